@@ -1,0 +1,346 @@
+//! Chunking: cutting a file into line ranges of bounded size for full-text search.
+//!
+//! [`chunk_tree`] is cAST split-then-merge ("cAST: Enhancing Code Retrieval-Augmented Generation
+//! with Structural Chunking via Abstract Syntax Tree"), generic over tree-sitter trees: a node that
+//! fits the size limit is a candidate, adjacent candidates are merged greedily while the merged
+//! size fits, and a node too big is split into its children. Comments preceding a node travel with
+//! it, so Javadoc stays with the method it documents. [`chunk_text`] does the same over paragraphs
+//! and lines for files without a tree.
+//!
+//! Size is measured in non-whitespace characters ([`non_ws_chars`]). Every chunk covers whole lines;
+//! chunks are ordered, do not overlap, and together cover every non-blank line. A chunk exceeds the
+//! limit only when it is a single line that does. Both walks are iterative.
+
+use crate::model::{Chunk, RepoPath, Symbol, SymbolKind};
+use tree_sitter::Node;
+
+/// What chunk headers are made of, besides the chunk itself.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkContext<'a> {
+    pub path: &'a RepoPath,
+    pub module: &'a str,
+    pub package: Option<&'a str>,
+    /// Imports as written (`java.util.List`, `static org.x.Y.z`, `java.io.*`).
+    pub imports: &'a [String],
+    /// The file's symbols, any order.
+    pub symbols: &'a [Symbol],
+}
+
+/// Chunks a parsed file: cAST split-then-merge over the tree rooted at `root`.
+pub fn chunk_tree(root: Node<'_>, src: &[u8], ctx: &ChunkContext<'_>, max_chars: usize) -> Vec<Chunk> {
+    let lines = LineIndex::new(src);
+    let mut merger = Merger::new(&lines, max_chars);
+    // Nodes of every split so far; a unit is a run of siblings `arena[from..=to]`.
+    let mut arena = vec![root];
+    let mut stack = vec![Unit::Nodes(0, 0)];
+    let mut cursor = root.walk();
+    while let Some(unit) = stack.pop() {
+        match unit {
+            Unit::Lines { start, end, code } => {
+                for l in start..=end {
+                    merger.offer(l, l, code.then_some(l));
+                }
+            }
+            Unit::Nodes(from, to) => {
+                let (start, _) = node_lines(arena[from]);
+                let (_, end) = node_lines(arena[to]);
+                let code = arena[from..=to].iter().find(|n| !n.is_extra()).map(|n| node_lines(*n).0);
+                if merger.offer(start, end, code) {
+                    continue;
+                }
+                if from < to {
+                    stack.extend((from..=to).rev().map(|i| Unit::Nodes(i, i)));
+                    continue;
+                }
+                let node = arena[from];
+                let base = arena.len();
+                arena.extend(node.children(&mut cursor));
+                if arena.len() == base {
+                    stack.push(Unit::Lines { start, end, code: code.is_some() });
+                    continue;
+                }
+                // Group each run of comments with the node that follows it.
+                let mut units = Vec::new();
+                let mut run_start = None;
+                for i in base..arena.len() {
+                    if arena[i].is_extra() {
+                        run_start.get_or_insert(i);
+                    } else {
+                        units.push(Unit::Nodes(run_start.take().unwrap_or(i), i));
+                    }
+                }
+                if let Some(r) = run_start {
+                    units.extend((r..arena.len()).map(|i| Unit::Nodes(i, i)));
+                }
+                stack.extend(units.into_iter().rev());
+            }
+        }
+    }
+    build_chunks(src, &lines, merger.finish(), ctx)
+}
+
+/// Chunks a file without a tree: paragraphs (runs of non-blank lines) merged while they fit,
+/// paragraphs too big split into lines.
+pub fn chunk_text(src: &[u8], ctx: &ChunkContext<'_>, max_chars: usize) -> Vec<Chunk> {
+    let lines = LineIndex::new(src);
+    let mut merger = Merger::new(&lines, max_chars);
+    let n = lines.line_count();
+    let mut l = 1;
+    while l <= n {
+        if lines.is_blank(l) {
+            l += 1;
+            continue;
+        }
+        let start = l;
+        while l < n && !lines.is_blank(l + 1) {
+            l += 1;
+        }
+        if !merger.offer(start, l, Some(start)) {
+            for k in start..=l {
+                merger.offer(k, k, Some(k));
+            }
+        }
+        l += 1;
+    }
+    build_chunks(src, &lines, merger.finish(), ctx)
+}
+
+/// Number of non-whitespace characters in UTF-8 bytes (invalid bytes count one each).
+pub fn non_ws_chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| !b.is_ascii_whitespace() && (b & 0xC0) != 0x80).count()
+}
+
+/// 1-based first and last line of a node. A node whose last byte is a newline ends on that line.
+pub(crate) fn node_lines(n: Node<'_>) -> (u32, u32) {
+    let (s, e) = (n.start_position(), n.end_position());
+    let end_row = if e.column == 0 && e.row > s.row { e.row - 1 } else { e.row };
+    (s.row as u32 + 1, end_row as u32 + 1)
+}
+
+enum Unit {
+    /// Siblings `arena[from..=to]`, offered together.
+    Nodes(usize, usize),
+    /// Lines of a leaf too big to be one chunk, offered one by one.
+    Lines { start: u32, end: u32, code: bool },
+}
+
+/// Line starts and non-whitespace prefix sums of a file.
+pub(crate) struct LineIndex {
+    /// Byte offset of each line's first byte.
+    starts: Vec<usize>,
+    /// `cum[i]`: non-whitespace characters on lines `1..=i`; `cum[0] = 0`.
+    cum: Vec<usize>,
+    len: usize,
+}
+
+impl LineIndex {
+    pub(crate) fn new(src: &[u8]) -> LineIndex {
+        let mut starts = vec![0];
+        let mut cum = vec![0];
+        let mut count = 0;
+        for (i, &b) in src.iter().enumerate() {
+            if b == b'\n' {
+                cum.push(count);
+                starts.push(i + 1);
+            } else if !b.is_ascii_whitespace() && (b & 0xC0) != 0x80 {
+                count += 1;
+            }
+        }
+        cum.push(count);
+        LineIndex { starts, cum, len: src.len() }
+    }
+
+    pub(crate) fn line_count(&self) -> u32 {
+        self.starts.len() as u32
+    }
+
+    /// Non-whitespace characters on lines `start..=end` (1-based).
+    pub(crate) fn size(&self, start: u32, end: u32) -> usize {
+        self.cum[end as usize] - self.cum[start as usize - 1]
+    }
+
+    pub(crate) fn is_blank(&self, line: u32) -> bool {
+        self.size(line, line) == 0
+    }
+
+    /// Byte range of lines `start..=end`, without the last line's `\n` or `\r\n`.
+    pub(crate) fn byte_range(&self, src: &[u8], start: u32, end: u32) -> (usize, usize) {
+        let a = self.starts[start as usize - 1];
+        let mut b = self.starts.get(end as usize).map_or(self.len, |&next| next - 1);
+        if b > a && src[b - 1] == b'\r' {
+            b -= 1;
+        }
+        (a, b)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: u32,
+    end: u32,
+    /// First line of code, after leading comments (for finding the chunk's symbol).
+    code: Option<u32>,
+}
+
+/// Greedy merging of line ranges offered in order.
+struct Merger<'a> {
+    lines: &'a LineIndex,
+    max: usize,
+    done: Vec<Span>,
+    cur: Option<Span>,
+    /// Last line taken by `done` or `cur`.
+    covered: u32,
+}
+
+impl<'a> Merger<'a> {
+    fn new(lines: &'a LineIndex, max: usize) -> Self {
+        Merger { lines, max, done: Vec::new(), cur: None, covered: 0 }
+    }
+
+    /// Offers lines `start..=end` (clipped to lines not yet taken) as one unit. Returns false,
+    /// taking nothing, when the unit spans several lines and does not fit on its own: the caller
+    /// then offers its parts.
+    fn offer(&mut self, start: u32, end: u32, code: Option<u32>) -> bool {
+        let start = start.max(self.covered + 1);
+        if end < start {
+            return true;
+        }
+        let code = code.map(|c| c.max(start));
+        if let Some(cur) = &mut self.cur {
+            if self.lines.size(cur.start, end) <= self.max {
+                cur.end = end;
+                cur.code = cur.code.or(code);
+                self.covered = end;
+                return true;
+            }
+        }
+        if start == end || self.lines.size(start, end) <= self.max {
+            self.done.extend(self.cur.take());
+            self.cur = Some(Span { start, end, code });
+            self.covered = end;
+            return true;
+        }
+        false
+    }
+
+    /// The spans, trimmed of blank edge lines, with any non-blank line left out (a hole in the
+    /// tree) attached to a neighbour.
+    fn finish(mut self) -> Vec<Span> {
+        self.done.extend(self.cur.take());
+        let lines = self.lines;
+        let mut spans: Vec<Span> = Vec::with_capacity(self.done.len());
+        for mut s in self.done {
+            while s.start < s.end && lines.is_blank(s.start) {
+                s.start += 1;
+            }
+            while s.end > s.start && lines.is_blank(s.end) {
+                s.end -= 1;
+            }
+            if lines.is_blank(s.start) {
+                continue;
+            }
+            s.code = s.code.map(|c| c.clamp(s.start, s.end));
+            spans.push(s);
+        }
+        // Safety net: tree-sitter trees have no holes, but a missed line would break coverage.
+        let n = lines.line_count();
+        let mut prev_end = 0;
+        for i in 0..=spans.len() {
+            let gap_end = spans.get(i).map_or(n, |s| s.start - 1);
+            if gap_end > prev_end && lines.size(prev_end + 1, gap_end) > 0 {
+                let last = (prev_end + 1..=gap_end).rev().find(|&l| !lines.is_blank(l)).unwrap_or(gap_end);
+                let first = (prev_end + 1..=gap_end).find(|&l| !lines.is_blank(l)).unwrap_or(prev_end + 1);
+                match (i.checked_sub(1), spans.get_mut(i)) {
+                    (Some(p), _) => spans[p].end = last,
+                    (None, Some(next)) => next.start = first,
+                    (None, None) => spans.push(Span { start: first, end: last, code: None }),
+                }
+            }
+            prev_end = spans.get(i).map_or(n, |s| s.end);
+        }
+        spans
+    }
+}
+
+fn build_chunks(src: &[u8], lines: &LineIndex, spans: Vec<Span>, ctx: &ChunkContext<'_>) -> Vec<Chunk> {
+    spans
+        .into_iter()
+        .map(|s| {
+            let (start_byte, end_byte) = lines.byte_range(src, s.start, s.end);
+            let text = String::from_utf8_lossy(&src[start_byte..end_byte]).into_owned();
+            let symbol = innermost_symbol(ctx.symbols, s.code.unwrap_or(s.start), s.end);
+            Chunk {
+                start_line: s.start,
+                end_line: s.end,
+                start_byte,
+                end_byte,
+                header: header(ctx, symbol, &text),
+                text,
+                symbol: symbol.map(|s| s.id.clone()),
+            }
+        })
+        .collect()
+}
+
+/// The smallest symbol whose lines contain `start..=end` (on ties the later, i.e. inner, one).
+fn innermost_symbol(symbols: &[Symbol], start: u32, end: u32) -> Option<&Symbol> {
+    symbols
+        .iter()
+        .filter(|s| s.start_line <= start && end <= s.end_line)
+        .min_by_key(|s| s.end_line - s.start_line)
+}
+
+/// The contextual header search indexes with a chunk:
+///
+/// ```text
+/// // file: src/main/java/org/x/FilenameUtils.java  module: commons-io
+/// // scope: org.x.FilenameUtils > getExtension
+/// // signature: public static String getExtension(final String fileName)
+/// // imports: java.io.File, java.util.Objects
+/// ```
+///
+/// Scope is the enclosing type's qualified name, then ` > member` for members; imports are those
+/// whose simple name occurs in the chunk text.
+fn header(ctx: &ChunkContext<'_>, symbol: Option<&Symbol>, text: &str) -> String {
+    let mut h = format!("// file: {}  module: {}", ctx.path, ctx.module);
+    let scope = match symbol {
+        Some(s) if s.kind.is_type() || s.kind == SymbolKind::Package => Some(s.qualified_name.clone()),
+        Some(s) => Some(match s.qualified_name.rsplit_once('.') {
+            Some((owner, name)) => format!("{owner} > {name}"),
+            None => s.qualified_name.clone(),
+        }),
+        None => ctx.package.map(str::to_string),
+    };
+    if let Some(scope) = scope {
+        h.push_str("\n// scope: ");
+        h.push_str(&scope);
+    }
+    if let Some(s) = symbol.filter(|s| !s.signature.is_empty()) {
+        h.push_str("\n// signature: ");
+        h.push_str(&s.signature);
+    }
+    let mut used = ctx.imports.iter().filter(|i| {
+        let simple = i.rsplit('.').next().unwrap_or(i);
+        simple != "*" && contains_identifier(text, simple)
+    });
+    if let Some(first) = used.next() {
+        h.push_str("\n// imports: ");
+        h.push_str(first);
+        for i in used {
+            h.push_str(", ");
+            h.push_str(i);
+        }
+    }
+    h
+}
+
+/// Whether `ident` occurs in `text` as a whole identifier.
+fn contains_identifier(text: &str, ident: &str) -> bool {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    !ident.is_empty()
+        && text.match_indices(ident).any(|(i, _)| {
+            !text[..i].chars().next_back().is_some_and(is_ident)
+                && !text[i + ident.len()..].chars().next().is_some_and(is_ident)
+        })
+}
+

@@ -1,0 +1,187 @@
+//! The language table: which files are parsed structurally, and the one entry point that turns a
+//! file's bytes into symbols and chunks.
+//!
+//! Adding a language means one module under `lang/` and one arm in [`detect`] and [`analyze`].
+//! Analysis never fails: when structural parsing is abandoned (too deep, too slow, parser error)
+//! the file is chunked as text and [`FileAnalysis::degraded`] says why.
+
+pub mod java;
+
+use crate::chunk::{self, ChunkContext};
+use crate::model::{FileAnalysis, Language, RepoPath};
+use std::panic::{self, AssertUnwindSafe};
+use std::time::Duration;
+
+/// Budgets that keep one pathological file from stalling or crashing an index run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseLimits {
+    /// Wall-clock budget for the tree-sitter parse of one file.
+    pub timeout: Duration,
+    /// Bracket nesting depth above which a file is not parsed structurally (tree-sitter recurses
+    /// per nesting level in places; real files reach about 3,300).
+    pub max_depth: usize,
+    /// Chunk size limit, in non-whitespace characters.
+    pub max_chunk_chars: usize,
+}
+
+impl Default for ParseLimits {
+    fn default() -> Self {
+        ParseLimits { timeout: Duration::from_secs(2), max_depth: 5000, max_chunk_chars: 1500 }
+    }
+}
+
+/// Extensions indexed as plain text (compared case-insensitively).
+const TEXT_EXTENSIONS: &[&str] = &[
+    "md", "markdown", "txt", "adoc", "rst", "xml", "yml", "yaml", "properties", "json", "gradle",
+    "kts", "sql", "sh", "html", "js", "ts", "py", "go", "rs", "c", "h", "cpp", "kt", "scala",
+    "toml", "ini", "cfg", "conf",
+];
+
+/// Extension-less file names indexed as plain text.
+const TEXT_FILE_NAMES: &[&str] = &["README", "Dockerfile", "Makefile", "Jenkinsfile"];
+
+/// The language a file is analysed as, from its name; `None` for files codemap does not index.
+pub fn detect(path: &RepoPath) -> Option<Language> {
+    let name = path.file_name();
+    let Some((stem, ext)) = name.rsplit_once('.') else {
+        return TEXT_FILE_NAMES.contains(&name).then_some(Language::Text);
+    };
+    if stem.is_empty() {
+        return None; // dot files such as `.gitignore`
+    }
+    if ext.eq_ignore_ascii_case("java") {
+        Some(Language::Java)
+    } else if TEXT_EXTENSIONS.iter().any(|t| ext.eq_ignore_ascii_case(t)) {
+        Some(Language::Text)
+    } else {
+        None
+    }
+}
+
+/// Analyses one file: symbols, imports and chunks for structural languages, chunks only for text.
+///
+/// Never panics and never recurses on the syntax tree. When structural parsing is abandoned
+/// (nesting deeper than `limits.max_depth`, parse slower than `limits.timeout`, parser failure)
+/// the result is a text-only analysis with `degraded: Some(reason)`. `src` may be invalid UTF-8:
+/// line numbers count `\n` bytes of the original; stored text is converted lossily.
+pub fn analyze(
+    lang: Language,
+    path: &RepoPath,
+    module: &str,
+    src: &[u8],
+    limits: &ParseLimits,
+) -> FileAnalysis {
+    let structural = match lang {
+        Language::Java => java::analyze,
+        Language::Text => return text_analysis(path, module, src, limits, None),
+    };
+    // A bug in extraction must cost one file, not the run.
+    match panic::catch_unwind(AssertUnwindSafe(|| structural(path, module, src, limits))) {
+        Ok(Ok(analysis)) => analysis,
+        Ok(Err(reason)) => text_analysis(path, module, src, limits, Some(reason)),
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            tracing::error!(path = %path, panic = %msg, "structural analysis panicked");
+            text_analysis(path, module, src, limits, Some(format!("internal error: {msg}")))
+        }
+    }
+}
+
+fn text_analysis(
+    path: &RepoPath,
+    module: &str,
+    src: &[u8],
+    limits: &ParseLimits,
+    degraded: Option<String>,
+) -> FileAnalysis {
+    let ctx = ChunkContext { path, module, package: None, imports: &[], symbols: &[] };
+    FileAnalysis {
+        chunks: chunk::chunk_text(src, &ctx, limits.max_chunk_chars),
+        degraded,
+        ..FileAnalysis::default()
+    }
+}
+
+/// Deepest nesting of `(`, `[` and `{` in C-family source, ignoring comments, string, text-block
+/// and character literals. Linear, allocation-free: decides whether a tree-sitter parse is safe.
+pub(crate) fn bracket_depth(src: &[u8]) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    let mut i = 0;
+    while i < src.len() {
+        match src[i] {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'/' if src.get(i + 1) == Some(&b'/') => {
+                i = memchr(b'\n', src, i).unwrap_or(src.len());
+            }
+            b'/' if src.get(i + 1) == Some(&b'*') => {
+                i = find(b"*/", src, i + 2).map_or(src.len(), |j| j + 1);
+            }
+            b'"' if src[i..].starts_with(b"\"\"\"") => {
+                i = find(b"\"\"\"", src, i + 3).map_or(src.len(), |j| j + 2);
+            }
+            q @ (b'"' | b'\'') => {
+                // A literal ends at its closing quote or, if unterminated, at the line end.
+                i += 1;
+                while i < src.len() && src[i] != q && src[i] != b'\n' {
+                    i += if src[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    max
+}
+
+fn memchr(b: u8, src: &[u8], from: usize) -> Option<usize> {
+    src.get(from..)?.iter().position(|&c| c == b).map(|p| p + from)
+}
+
+fn find(needle: &[u8], src: &[u8], from: usize) -> Option<usize> {
+    src.get(from..)?.windows(needle.len()).position(|w| w == needle).map(|p| p + from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(s: &str) -> RepoPath {
+        RepoPath::new(s).unwrap()
+    }
+
+    #[test]
+    fn detect_maps_extensions() {
+        assert_eq!(detect(&path("src/A.java")), Some(Language::Java));
+        assert_eq!(detect(&path("pom.xml")), Some(Language::Text));
+        assert_eq!(detect(&path("docs/README.MD")), Some(Language::Text));
+        assert_eq!(detect(&path("README")), Some(Language::Text));
+        assert_eq!(detect(&path("lib/a.jar")), None);
+        assert_eq!(detect(&path(".gitignore")), None);
+        assert_eq!(detect(&path("LICENSE")), None);
+    }
+
+    #[test]
+    fn bracket_depth_ignores_comments_and_literals() {
+        assert_eq!(bracket_depth(b"class A { void f() { g(\"((((\", '(', '\\''); } }"), 3);
+        assert_eq!(bracket_depth(b"// ((((\n/* {{{{ */ x"), 0);
+        assert_eq!(bracket_depth(b"s = \"\"\"\n (((( \n\"\"\"; ((1))"), 2);
+        assert_eq!(bracket_depth(b"\"unterminated (((\n(x)"), 1);
+        assert_eq!(bracket_depth(b")))((("), 3);
+    }
+
+    #[test]
+    fn text_files_are_chunked_without_symbols() {
+        let a = analyze(Language::Text, &path("a.md"), "m", b"# T\n\nhello\n", &ParseLimits::default());
+        assert!(a.symbols.is_empty() && a.degraded.is_none());
+        assert_eq!(a.chunks.len(), 1);
+        assert_eq!((a.chunks[0].start_line, a.chunks[0].end_line), (1, 3));
+    }
+}

@@ -1,0 +1,841 @@
+//! Java: a tree-sitter-java parse under a time budget, then symbols from one iterative cursor walk.
+//!
+//! Naming scheme (qualified names; ids add `java:` and `#member(params)`):
+//! * types nest by dots: `pkg.Outer.Inner`;
+//! * members: `pkg.Outer.member`, constructors carry the class name (`pkg.Outer.Outer`) and the id
+//!   member `<init>`: `java:pkg.Outer#<init>(int,String)`; parameter types as written, generics
+//!   and annotations dropped, varargs kept (`String...`), C-style array names folded (`int[]`);
+//! * local classes: `<enclosing type>.<method>.<Local>` (`pkg.Outer.run.Helper`); declared in an
+//!   initializer or a field's lambda: `<enclosing type>.<Local>`;
+//! * anonymous classes follow javac's `Outer$1`: `<enclosing class>.<N>`, N counting anonymous
+//!   classes (including enum constant bodies) per directly enclosing class, in source order. An
+//!   anonymous class is a `Class` symbol named `N` whose signature is `new Runnable()`; an enum
+//!   constant's body is numbered the same way but its members' parent is the constant.
+//!
+//! Parents: a type's members → the type; a top-level type → the package symbol; a local or
+//! anonymous class → the enclosing method, field or (in initializers) type. Visibility and
+//! `is_static` are the effective ones: interface and annotation members are public, their fields and
+//! member types static, and so are enum constants and nested enums, records and interfaces.
+
+use crate::chunk::{self, ChunkContext};
+use crate::lang::{ParseLimits, bracket_depth};
+use crate::model::{FileAnalysis, RepoPath, Symbol, SymbolId, SymbolKind};
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+use std::sync::OnceLock;
+use std::time::Instant;
+use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
+
+/// The tree-sitter grammar.
+pub fn language() -> tree_sitter::Language {
+    tree_sitter_java::LANGUAGE.into()
+}
+
+/// Parses and extracts one Java file; `Err(reason)` when it must be indexed as text instead.
+pub(crate) fn analyze(
+    path: &RepoPath,
+    module: &str,
+    src: &[u8],
+    limits: &ParseLimits,
+) -> Result<FileAnalysis, String> {
+    let depth = bracket_depth(src);
+    if depth > limits.max_depth {
+        return Err(format!("nesting depth {depth} exceeds the limit of {}", limits.max_depth));
+    }
+    let tree = parse(src, limits)?;
+    let root = tree.root_node();
+    let (package, imports, symbols) = extract(root, src);
+    let ctx = ChunkContext { path, module, package: package.as_deref(), imports: &imports, symbols: &symbols };
+    let chunks = chunk::chunk_tree(root, src, &ctx, limits.max_chunk_chars);
+    Ok(FileAnalysis { package, imports, symbols, chunks, degraded: None })
+}
+
+thread_local! {
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+/// Parses with this thread's parser, giving up after `limits.timeout`.
+pub(crate) fn parse(src: &[u8], limits: &ParseLimits) -> Result<Tree, String> {
+    PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let parser = match &mut *slot {
+            Some(p) => p,
+            empty => {
+                let mut p = Parser::new();
+                p.set_language(&language()).map_err(|e| format!("tree-sitter-java unusable: {e}"))?;
+                empty.insert(p)
+            }
+        };
+        let deadline = Instant::now() + limits.timeout;
+        let mut timed_out = false;
+        let mut progress = |_: &ParseState| {
+            if Instant::now() >= deadline {
+                timed_out = true;
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let mut read = |i: usize, _| src.get(i..).unwrap_or_default();
+        let options = ParseOptions::new().progress_callback(&mut progress);
+        let tree = parser.parse_with_options(&mut read, None, Some(options));
+        match tree {
+            Some(tree) => Ok(tree),
+            None => {
+                parser.reset(); // otherwise the next parse resumes this one
+                Err(if timed_out {
+                    format!("parse timed out after {} ms", limits.timeout.as_millis())
+                } else {
+                    "parser gave up".to_string()
+                })
+            }
+        }
+    })
+}
+
+/// The node kinds extraction distinguishes, by tree-sitter kind id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum K {
+    Other,
+    /// Nodes that never contain declarations: not descended into.
+    Opaque,
+    Package,
+    Import,
+    Class,
+    Interface,
+    Enum,
+    Record,
+    AnnotationType,
+    Method,
+    Constructor,
+    CompactConstructor,
+    AnnotationElement,
+    Field,
+    EnumConstant,
+    ObjectCreation,
+    ClassBody,
+    Modifiers,
+    Annotation,
+    BlockComment,
+    FormalParameter,
+    SpreadParameter,
+}
+
+fn kinds() -> &'static [K] {
+    static TABLE: OnceLock<Vec<K>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let lang = language();
+        (0..lang.node_kind_count() as u16)
+            .map(|id| {
+                if !lang.node_kind_is_named(id) {
+                    return K::Other;
+                }
+                match lang.node_kind_for_id(id).unwrap_or_default() {
+                    "package_declaration" => K::Package,
+                    "import_declaration" => K::Import,
+                    "class_declaration" => K::Class,
+                    "interface_declaration" => K::Interface,
+                    "enum_declaration" => K::Enum,
+                    "record_declaration" => K::Record,
+                    "annotation_type_declaration" => K::AnnotationType,
+                    "method_declaration" => K::Method,
+                    "constructor_declaration" => K::Constructor,
+                    "compact_constructor_declaration" => K::CompactConstructor,
+                    "annotation_type_element_declaration" => K::AnnotationElement,
+                    "field_declaration" | "constant_declaration" => K::Field,
+                    "enum_constant" => K::EnumConstant,
+                    "object_creation_expression" => K::ObjectCreation,
+                    "class_body" => K::ClassBody,
+                    "modifiers" => K::Modifiers,
+                    "annotation" | "marker_annotation" => K::Annotation,
+                    "block_comment" => K::BlockComment,
+                    "formal_parameter" => K::FormalParameter,
+                    "spread_parameter" => K::SpreadParameter,
+                    "line_comment" | "string_literal" | "character_literal" | "formal_parameters"
+                    | "type_parameters" | "type_arguments" | "throws" | "superclass"
+                    | "super_interfaces" | "extends_interfaces" | "permits" | "identifier"
+                    | "scoped_identifier" | "type_identifier" => K::Opaque,
+                    _ => K::Other,
+                }
+            })
+            .collect()
+    })
+}
+
+fn kind(n: Node<'_>) -> K {
+    kinds().get(n.kind_id() as usize).copied().unwrap_or(K::Other)
+}
+
+/// Package, imports and symbols (in source order) of a parsed file.
+pub(crate) fn extract(root: Node<'_>, src: &[u8]) -> (Option<String>, Vec<String>, Vec<Symbol>) {
+    let mut x = Extractor {
+        src,
+        package: None,
+        imports: Vec::new(),
+        symbols: Vec::new(),
+        ids: HashSet::new(),
+        scopes: vec![Scope::root()],
+        pending: Vec::new(),
+    };
+    let mut cursor = root.walk();
+    // The `/**` comment since the last non-comment sibling of the current node.
+    let mut doc: Option<Node<'_>> = None;
+    loop {
+        let node = cursor.node();
+        let depth = cursor.depth() as usize;
+        while x.scopes.len() > 1 && x.scopes.last().is_some_and(|s| s.depth >= depth) {
+            x.scopes.pop();
+        }
+        if let Some(i) = x.pending.iter().rposition(|(id, _)| *id == node.id()) {
+            let (_, scope) = x.pending.swap_remove(i);
+            x.push_scope(scope, depth);
+        }
+        if x.visit(node, doc, depth) && cursor.goto_first_child() {
+            doc = None;
+            continue;
+        }
+        loop {
+            let here = cursor.node();
+            if cursor.goto_next_sibling() {
+                doc = match kind(here) {
+                    K::BlockComment if src[here.start_byte()..].starts_with(b"/**") => Some(here),
+                    _ if here.is_extra() => doc,
+                    _ => None,
+                };
+                break;
+            }
+            if !cursor.goto_parent() {
+                return (x.package, x.imports, x.symbols);
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ScopeKind {
+    Root,
+    /// A type body; `interface_like` for interfaces and annotation types.
+    Type { interface_like: bool },
+    /// A method, constructor or field initializer.
+    Member,
+}
+
+/// Where declarations met by the walk belong.
+#[derive(Debug)]
+struct Scope {
+    /// Cursor depth of the node that opened it; it covers deeper nodes only.
+    depth: usize,
+    kind: ScopeKind,
+    /// Qualified-name prefix for declarations inside.
+    qname: String,
+    /// Index in the scope stack of the innermost type scope (itself for types).
+    owner: usize,
+    /// Symbol index of the parent of declarations directly inside.
+    parent: Option<usize>,
+    /// Anonymous classes numbered so far (type scopes).
+    anon: u32,
+    /// Record components' parameter types, for the compact constructor's id.
+    record_params: Option<String>,
+}
+
+impl Scope {
+    /// A member scope named `qname`; callers override the rest.
+    fn new(qname: String) -> Scope {
+        Scope { depth: 0, kind: ScopeKind::Member, qname, owner: 0, parent: None, anon: 0, record_params: None }
+    }
+
+    fn root() -> Scope {
+        Scope { kind: ScopeKind::Root, ..Scope::new(String::new()) }
+    }
+}
+
+struct Extractor<'s> {
+    src: &'s [u8],
+    package: Option<String>,
+    imports: Vec<String>,
+    symbols: Vec<Symbol>,
+    ids: HashSet<SymbolId>,
+    scopes: Vec<Scope>,
+    /// Scopes to open when the walk reaches the node with this id (anonymous bodies, declarators).
+    pending: Vec<(usize, Scope)>,
+}
+
+/// Modifier facts of a declaration.
+#[derive(Default)]
+struct Mods {
+    visibility: &'static str,
+    is_static: bool,
+    annotations: Vec<String>,
+}
+
+impl<'s> Extractor<'s> {
+    fn text(&self, n: Node<'_>) -> std::borrow::Cow<'s, str> {
+        String::from_utf8_lossy(&self.src[n.start_byte()..n.end_byte()])
+    }
+
+    fn scope(&self) -> &Scope {
+        self.scopes.last().expect("the root scope is never popped")
+    }
+
+    fn owner(&self) -> &Scope {
+        &self.scopes[self.scope().owner]
+    }
+
+    fn push_scope(&mut self, mut scope: Scope, depth: usize) {
+        scope.depth = depth;
+        if let ScopeKind::Type { .. } = scope.kind {
+            scope.owner = self.scopes.len();
+        }
+        self.scopes.push(scope);
+    }
+
+    /// Handles one node; returns whether to walk into its children.
+    fn visit(&mut self, node: Node<'_>, doc: Option<Node<'_>>, depth: usize) -> bool {
+        match kind(node) {
+            K::Opaque | K::BlockComment => false,
+            K::Package => {
+                self.package_decl(node);
+                false
+            }
+            K::Import => {
+                self.import_decl(node);
+                false
+            }
+            k @ (K::Class | K::Interface | K::Enum | K::Record | K::AnnotationType) => {
+                self.type_decl(node, k, doc, depth);
+                true
+            }
+            k @ (K::Method | K::Constructor | K::CompactConstructor | K::AnnotationElement) => {
+                self.callable(node, k, doc, depth);
+                true
+            }
+            K::Field => {
+                self.field_decl(node, doc);
+                true
+            }
+            K::EnumConstant => {
+                self.enum_constant(node, doc);
+                true
+            }
+            K::ObjectCreation => {
+                self.anonymous_class(node);
+                true
+            }
+            _ => true,
+        }
+    }
+
+    fn package_decl(&mut self, node: Node<'_>) {
+        let mut cursor = node.walk();
+        let name = node.named_children(&mut cursor).find(|c| matches!(c.kind(), "identifier" | "scoped_identifier"));
+        let Some(name) = name else { return };
+        let pkg = self.text(name).into_owned();
+        let idx = self.push_symbol(Decl {
+            node,
+            name,
+            kind: SymbolKind::Package,
+            simple: pkg.clone(),
+            qualified_name: pkg.clone(),
+            id: format!("java:{pkg}"),
+            signature: format!("package {pkg}"),
+            doc: None,
+            mods: Mods::default(),
+            parent: None,
+        });
+        self.scopes[0].qname = pkg.clone();
+        self.scopes[0].parent = idx;
+        self.package = Some(pkg);
+    }
+
+    fn import_decl(&mut self, node: Node<'_>) {
+        let mut s = String::new();
+        let mut cursor = node.walk();
+        for c in node.children(&mut cursor) {
+            match c.kind() {
+                "static" => s.push_str("static "),
+                "asterisk" => s.push_str(".*"),
+                "identifier" | "scoped_identifier" => s.push_str(&self.text(c)),
+                _ => {}
+            }
+        }
+        if !s.is_empty() {
+            self.imports.push(s);
+        }
+    }
+
+    fn type_decl(&mut self, node: Node<'_>, k: K, doc: Option<Node<'_>>, depth: usize) {
+        let Some(name) = node.child_by_field_name("name") else { return };
+        let simple = self.text(name).into_owned();
+        let qualified_name = join(&self.scope().qname, &simple);
+        let parent = self.scope().parent;
+        let mut mods = self.mods(node);
+        self.implicit_mods(&mut mods, true, k != K::Class);
+        let kind = match k {
+            K::Interface => SymbolKind::Interface,
+            K::Enum => SymbolKind::Enum,
+            K::Record => SymbolKind::Record,
+            K::AnnotationType => SymbolKind::Annotation,
+            _ => SymbolKind::Class,
+        };
+        let record_params = (k == K::Record)
+            .then(|| node.child_by_field_name("parameters").map(|p| self.param_types(p)))
+            .flatten();
+        let body = node.child_by_field_name("body").map(|b| b.start_byte());
+        let idx = self.push_symbol(Decl {
+            node,
+            name,
+            kind,
+            simple,
+            id: format!("java:{qualified_name}"),
+            qualified_name: qualified_name.clone(),
+            signature: self.head(node, body),
+            doc,
+            mods,
+            parent,
+        });
+        let interface_like = matches!(k, K::Interface | K::AnnotationType);
+        let scope = Scope {
+            kind: ScopeKind::Type { interface_like },
+            parent: idx.or(parent),
+            record_params,
+            ..Scope::new(qualified_name)
+        };
+        self.push_scope(scope, depth);
+    }
+
+    fn callable(&mut self, node: Node<'_>, k: K, doc: Option<Node<'_>>, depth: usize) {
+        let Some(name) = node.child_by_field_name("name") else { return };
+        let simple = self.text(name).into_owned();
+        let owner = self.owner();
+        let params = match k {
+            K::CompactConstructor => owner.record_params.clone().unwrap_or_default(),
+            K::AnnotationElement => String::new(),
+            _ => node.child_by_field_name("parameters").map(|p| self.param_types(p)).unwrap_or_default(),
+        };
+        let (kind, member) = match k {
+            K::Constructor | K::CompactConstructor => (SymbolKind::Constructor, "<init>"),
+            _ => (SymbolKind::Method, simple.as_str()),
+        };
+        let id = format!("java:{}#{member}({params})", owner.qname);
+        let qualified_name = join(&owner.qname, &simple);
+        let owner_idx = self.scope().owner;
+        let parent = self.scope().parent;
+        let mut mods = self.mods(node);
+        self.implicit_mods(&mut mods, false, false);
+        let body = node.child_by_field_name("body").map(|b| b.start_byte());
+        let signature = self.head(node, body);
+        let idx = self.push_symbol(Decl {
+            node,
+            name,
+            kind,
+            simple,
+            qualified_name: qualified_name.clone(),
+            id,
+            signature,
+            doc,
+            mods,
+            parent,
+        });
+        let scope = Scope { owner: owner_idx, parent: idx.or(parent), ..Scope::new(qualified_name) };
+        self.push_scope(scope, depth);
+    }
+
+    /// One symbol per declarator: `int a, b;` declares two fields.
+    fn field_decl(&mut self, node: Node<'_>, doc: Option<Node<'_>>) {
+        let mut mods = self.mods(node);
+        self.implicit_mods(&mut mods, true, false);
+        let owner_qname = self.owner().qname.clone();
+        let owner_idx = self.scope().owner;
+        let parent = self.scope().parent;
+        // Modifiers without annotations, then the type.
+        let prefix = node.child_by_field_name("type").map(|t| self.head(node, Some(t.end_byte())));
+        let mut cursor = node.walk();
+        let declarators: Vec<Node<'_>> = node.children_by_field_name("declarator", &mut cursor).collect();
+        for decl in declarators {
+            let Some(name) = decl.child_by_field_name("name") else { continue };
+            let value = decl.child_by_field_name("value");
+            let name_end = value.map_or(decl.end_byte(), |v| v.start_byte());
+            let mut signature = collapse(&self.src[name.start_byte()..name_end]).trim_end_matches([' ', '=']).to_string();
+            if let Some(prefix) = &prefix {
+                signature = format!("{prefix} {signature}");
+            }
+            if let Some(v) = value.map(|v| collapse(&self.src[v.start_byte()..v.end_byte()])) {
+                if v.len() <= MAX_VALUE_IN_SIGNATURE {
+                    signature = format!("{signature} = {v}");
+                }
+            }
+            let simple = self.text(name).into_owned();
+            let idx = self.push_symbol(Decl {
+                node,
+                name,
+                kind: SymbolKind::Field,
+                id: format!("java:{owner_qname}#{simple}"),
+                qualified_name: join(&owner_qname, &simple),
+                simple,
+                signature,
+                doc,
+                mods: Mods { annotations: mods.annotations.clone(), ..mods },
+                parent,
+            });
+            // Anonymous classes in the initializer belong to the field.
+            let scope = Scope { owner: owner_idx, parent: idx.or(parent), ..Scope::new(owner_qname.clone()) };
+            self.pending.push((decl.id(), scope));
+        }
+    }
+
+    fn enum_constant(&mut self, node: Node<'_>, doc: Option<Node<'_>>) {
+        let Some(name) = node.child_by_field_name("name") else { return };
+        let simple = self.text(name).into_owned();
+        let owner_qname = self.owner().qname.clone();
+        let parent = self.scope().parent;
+        let mut mods = self.mods(node);
+        mods.visibility = "public";
+        mods.is_static = true;
+        let body = node.child_by_field_name("body");
+        let idx = self.push_symbol(Decl {
+            node,
+            name,
+            kind: SymbolKind::Constant,
+            id: format!("java:{owner_qname}#{simple}"),
+            qualified_name: join(&owner_qname, &simple),
+            simple,
+            signature: self.head(node, body.map(|b| b.start_byte())),
+            doc,
+            mods,
+            parent,
+        });
+        if let Some(body) = body {
+            // The body is an anonymous class (javac's `Color$1`) whose members belong to the constant.
+            let n = self.next_anonymous();
+            let scope = Scope {
+                kind: ScopeKind::Type { interface_like: false },
+                parent: idx.or(parent),
+                ..Scope::new(format!("{owner_qname}.{n}"))
+            };
+            self.pending.push((body.id(), scope));
+        }
+    }
+
+    /// `new X(..) { .. }`: a class symbol named by its number.
+    fn anonymous_class(&mut self, node: Node<'_>) {
+        let last = node.child(node.child_count().saturating_sub(1) as u32);
+        let Some(body) = last.filter(|b| kind(*b) == K::ClassBody) else { return };
+        if self.owner().kind == ScopeKind::Root {
+            return; // not inside a type: broken source
+        }
+        let n = self.next_anonymous();
+        let qualified_name = format!("{}.{n}", self.owner().qname);
+        let parent = self.scope().parent;
+        let idx = self.push_symbol(Decl {
+            node,
+            name: node.child_by_field_name("type").unwrap_or(node),
+            kind: SymbolKind::Class,
+            simple: n.to_string(),
+            id: format!("java:{qualified_name}"),
+            qualified_name: qualified_name.clone(),
+            signature: self.head(node, Some(body.start_byte())),
+            doc: None,
+            mods: Mods::default(),
+            parent,
+        });
+        let scope = Scope {
+            kind: ScopeKind::Type { interface_like: false },
+            parent: idx.or(parent),
+            ..Scope::new(qualified_name)
+        };
+        self.pending.push((body.id(), scope));
+    }
+
+    /// Numbers the next anonymous class of the innermost enclosing class.
+    fn next_anonymous(&mut self) -> u32 {
+        let owner = self.scope().owner;
+        self.scopes[owner].anon += 1;
+        self.scopes[owner].anon
+    }
+
+    /// Explicit modifiers and annotations of a declaration.
+    fn mods(&self, node: Node<'_>) -> Mods {
+        let mut mods = Mods::default();
+        let mut cursor = node.walk();
+        for c in node.children(&mut cursor) {
+            match kind(c) {
+                K::Annotation => mods.annotations.push(collapse(&self.src[c.start_byte()..c.end_byte()])),
+                K::Modifiers => {
+                    let mut inner = c.walk();
+                    for m in c.children(&mut inner) {
+                        match m.kind() {
+                            "public" => mods.visibility = "public",
+                            "protected" => mods.visibility = "protected",
+                            "private" => mods.visibility = "private",
+                            "static" => mods.is_static = true,
+                            _ if kind(m) == K::Annotation => {
+                                mods.annotations.push(collapse(&self.src[m.start_byte()..m.end_byte()]))
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        mods
+    }
+
+    /// Adds what the enclosing type implies for a member declared directly inside: interface and
+    /// annotation members are public, and static when `static_in_interface` (fields, types);
+    /// `static_in_type` marks members static in any type (nested enums, records, interfaces).
+    fn implicit_mods(&self, mods: &mut Mods, static_in_interface: bool, static_in_type: bool) {
+        if let ScopeKind::Type { interface_like } = self.scope().kind {
+            mods.is_static |= static_in_type || (interface_like && static_in_interface);
+            if interface_like && mods.visibility.is_empty() {
+                mods.visibility = "public";
+            }
+        }
+    }
+
+    /// Erased parameter types of a `formal_parameters` node, comma-separated.
+    fn param_types(&self, params: Node<'_>) -> String {
+        let mut out = String::new();
+        let mut cursor = params.walk();
+        for p in params.named_children(&mut cursor) {
+            let (ty, suffix) = match kind(p) {
+                K::FormalParameter => {
+                    let dims = p.child_by_field_name("dimensions").map(|d| erase(&self.src[d.start_byte()..d.end_byte()]));
+                    (p.child_by_field_name("type"), dims.unwrap_or_default())
+                }
+                K::SpreadParameter => {
+                    let mut c = p.walk();
+                    let ty = p.named_children(&mut c).find(|t| !matches!(kind(*t), K::Modifiers | K::Annotation) && t.kind() != "variable_declarator");
+                    (ty, "...".to_string())
+                }
+                _ => continue, // receiver parameter, comments
+            };
+            if !out.is_empty() {
+                out.push(',');
+            }
+            if let Some(ty) = ty {
+                out.push_str(&erase(&self.src[ty.start_byte()..ty.end_byte()]));
+            }
+            out.push_str(&suffix);
+        }
+        out
+    }
+
+    /// Declaration head: from the node start to `end` (the body), without annotations, comments
+    /// or a trailing `;`, whitespace collapsed.
+    fn head(&self, node: Node<'_>, end: Option<usize>) -> String {
+        let end = end.unwrap_or(node.end_byte());
+        let mut holes = Vec::new();
+        let mut cursor = node.walk();
+        for c in node.children(&mut cursor) {
+            if c.start_byte() >= end {
+                break;
+            }
+            match kind(c) {
+                K::Annotation => holes.push(c.byte_range()),
+                K::Modifiers => {
+                    let mut inner = c.walk();
+                    holes.extend(c.children(&mut inner).filter(|m| kind(*m) == K::Annotation || m.is_extra()).map(|m| m.byte_range()));
+                }
+                _ if c.is_extra() => holes.push(c.byte_range()),
+                _ => {}
+            }
+        }
+        let mut out = String::new();
+        let mut at = node.start_byte();
+        for h in holes.iter().chain(std::iter::once(&(end..end))) {
+            if h.start > at {
+                out.push_str(&collapse(&self.src[at..h.start]));
+                out.push(' ');
+            }
+            at = at.max(h.end);
+        }
+        let out = collapse(out.as_bytes());
+        out.trim_end_matches(';').trim_end().to_string()
+    }
+
+    fn push_symbol(&mut self, d: Decl<'_>) -> Option<usize> {
+        if d.simple.is_empty() {
+            return None;
+        }
+        let mut id = SymbolId(d.id);
+        if self.ids.contains(&id) {
+            // Only broken or unusual source (same local class name in two overloads) gets here.
+            let base = id.0.clone();
+            id = (2..)
+                .map(|n| SymbolId(format!("{base}~{n}")))
+                .find(|i| !self.ids.contains(i))
+                .expect("unbounded range");
+        }
+        self.ids.insert(id.clone());
+        let (start_line, end_line) = chunk::node_lines(d.node);
+        let bytes = &self.src[d.node.start_byte()..d.node.end_byte()];
+        self.symbols.push(Symbol {
+            id,
+            kind: d.kind,
+            name: d.simple,
+            qualified_name: d.qualified_name,
+            signature: d.signature,
+            doc: d.doc.and_then(|c| first_sentence(&self.src[c.start_byte()..c.end_byte()])),
+            parent: d.parent.map(|p| self.symbols[p].id.clone()),
+            start_line,
+            end_line,
+            name_line: d.name.start_position().row as u32 + 1,
+            annotations: d.mods.annotations,
+            visibility: d.mods.visibility.to_string(),
+            is_static: d.mods.is_static,
+            body_hash: blake3::hash(bytes).to_hex()[..16].to_string(),
+        });
+        Some(self.symbols.len() - 1)
+    }
+}
+
+/// What a symbol is made from.
+struct Decl<'t> {
+    node: Node<'t>,
+    name: Node<'t>,
+    kind: SymbolKind,
+    simple: String,
+    qualified_name: String,
+    id: String,
+    signature: String,
+    doc: Option<Node<'t>>,
+    mods: Mods,
+    parent: Option<usize>,
+}
+
+/// Field initializers longer than this (collapsed) are left out of the field's signature.
+const MAX_VALUE_IN_SIGNATURE: usize = 80;
+
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() { name.to_string() } else { format!("{prefix}.{name}") }
+}
+
+/// Lossy text with whitespace runs collapsed to one space, trimmed.
+fn collapse(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// A type as written, without generics, annotations or whitespace: `final Map.Entry<K, V> []`
+/// → `Map.Entry[]`.
+fn erase(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = String::with_capacity(text.len());
+    let (mut angle, mut paren) = (0usize, 0usize);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '<' => angle += 1,
+            '>' => angle = angle.saturating_sub(1),
+            '(' => paren += 1,
+            ')' => paren = paren.saturating_sub(1),
+            '@' if angle == 0 && paren == 0 => {
+                // Skip the annotation name; its arguments are skipped as a parenthesised group.
+                while chars.peek().is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.')) {
+                    chars.next();
+                }
+            }
+            _ if angle > 0 || paren > 0 || c.is_whitespace() => {}
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The first sentence of a Javadoc comment, as plain text.
+fn first_sentence(comment: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(comment);
+    let body = text.trim_start_matches("/**");
+    let body = body.strip_suffix("*/").unwrap_or(body);
+    let mut plain = String::new();
+    for line in body.lines() {
+        let line = line.trim_start().trim_start_matches('*').trim();
+        if line.starts_with('@') {
+            break; // block tags
+        }
+        plain.push_str(line);
+        plain.push(' ');
+    }
+    let plain = strip_markup(&plain);
+    let plain = collapse(plain.as_bytes());
+    let sentence = match plain.find(". ") {
+        Some(i) => &plain[..=i],
+        None => &plain,
+    };
+    let sentence = sentence.trim();
+    (!sentence.is_empty()).then(|| sentence.to_string())
+}
+
+/// Removes HTML tags and unwraps inline tags: `{@code x}` → `x`, `{@link A#b label}` → `label`,
+/// `{@link A#b}` → `A#b`, `{@inheritDoc}` → nothing.
+fn strip_markup(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find(['<', '{', '&']) {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        if rest.starts_with('<') {
+            match rest.find('>') {
+                Some(j) => rest = &rest[j + 1..],
+                None => {
+                    out.push_str(rest);
+                    rest = "";
+                }
+            }
+        } else if rest.starts_with("{@") {
+            // Find the matching brace.
+            let mut depth = 0;
+            let end = rest.char_indices().find(|&(_, c)| {
+                depth += match c {
+                    '{' => 1,
+                    '}' => -1,
+                    _ => 0,
+                };
+                depth == 0
+            });
+            let Some((j, _)) = end else {
+                out.push_str(rest);
+                rest = "";
+                continue;
+            };
+            let inner = &rest[2..j];
+            let (tag, arg) = inner.split_once(char::is_whitespace).unwrap_or((inner, ""));
+            let arg = arg.trim();
+            match tag {
+                "link" | "linkplain" => {
+                    let (target, label) = arg.split_once(char::is_whitespace).unwrap_or((arg, ""));
+                    out.push_str(if label.trim().is_empty() { target } else { label.trim() });
+                }
+                "inheritDoc" => {}
+                _ => out.push_str(arg),
+            }
+            rest = &rest[j + 1..];
+        } else if rest.starts_with('&') {
+            let entities = [("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"), ("&quot;", "\""), ("&nbsp;", " ")];
+            match entities.iter().find(|(e, _)| rest.starts_with(e)) {
+                Some((e, r)) => {
+                    out.push_str(r);
+                    rest = &rest[e.len()..];
+                }
+                None => {
+                    out.push('&');
+                    rest = &rest[1..];
+                }
+            }
+        } else {
+            out.push('{');
+            rest = &rest[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}

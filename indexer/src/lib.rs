@@ -1,0 +1,21 @@
+//! codemap's indexer: a repository → files → parse → symbols and chunks → an embedded store.
+//!
+//! It walks a work tree (gitignore-aware, safe on bad input), parses each supported language with
+//! tree-sitter, cuts AST-aware chunks with contextual headers, and writes them incrementally into
+//! one index folder (SQLite for structure, tantivy for full text). Every run is a snapshot; two
+//! snapshots can be diffed. It knows nothing about chat, docs or LLMs.
+
+pub mod analyzer;
+pub mod chunk;
+pub mod diff;
+pub mod git;
+pub mod lang;
+pub mod model;
+pub mod module;
+pub mod store;
+pub mod walk;
+
+pub use model::{
+    Chunk, FileAnalysis, Language, Provenance, RepoPath, SkipReason, Snapshot, Symbol, SymbolId,
+    SymbolKind,
+};

@@ -1,0 +1,312 @@
+//! The data model every other part of codemap reads: files, symbols, chunks, snapshots.
+//!
+//! Plain data, no I/O. Line numbers are 1-based and inclusive everywhere.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A path relative to the repository root, always `/`-separated, never starting with `/` or `./`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RepoPath(String);
+
+impl RepoPath {
+    /// Builds a repo path from a relative path, normalising separators.
+    /// Returns `None` for absolute paths and paths with `..`, NUL or empty components.
+    pub fn new(rel: &str) -> Option<RepoPath> {
+        let s = rel.replace('\\', "/");
+        let s = s.trim_start_matches("./");
+        if s.is_empty() || s.starts_with('/') || s.contains('\0') {
+            return None;
+        }
+        if s.split('/').any(|c| c.is_empty() || c == "..") {
+            return None;
+        }
+        Some(RepoPath(s.to_string()))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+    /// The file name (last component).
+    pub fn file_name(&self) -> &str {
+        self.0.rsplit('/').next().unwrap_or(&self.0)
+    }
+}
+
+impl fmt::Display for RepoPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Stable symbol id from the qualified name, e.g. `java:org.apache.x.Foo#bar(int,String)`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SymbolId(pub String);
+
+impl fmt::Display for SymbolId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Languages the indexer understands structurally. Everything else indexed is `Text`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Java,
+    Text,
+}
+
+impl Language {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Language::Java => "java",
+            Language::Text => "text",
+        }
+    }
+    pub fn parse(s: &str) -> Language {
+        match s {
+            "java" => Language::Java,
+            _ => Language::Text,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SymbolKind {
+    Package,
+    Class,
+    Interface,
+    Enum,
+    Record,
+    Annotation,
+    Method,
+    Constructor,
+    Field,
+    /// An enum constant (`RED` in `enum Color { RED }`).
+    Constant,
+}
+
+impl SymbolKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SymbolKind::Package => "package",
+            SymbolKind::Class => "class",
+            SymbolKind::Interface => "interface",
+            SymbolKind::Enum => "enum",
+            SymbolKind::Record => "record",
+            SymbolKind::Annotation => "annotation",
+            SymbolKind::Method => "method",
+            SymbolKind::Constructor => "constructor",
+            SymbolKind::Field => "field",
+            SymbolKind::Constant => "constant",
+        }
+    }
+    pub fn parse(s: &str) -> Option<SymbolKind> {
+        Some(match s {
+            "package" => SymbolKind::Package,
+            "class" => SymbolKind::Class,
+            "interface" => SymbolKind::Interface,
+            "enum" => SymbolKind::Enum,
+            "record" => SymbolKind::Record,
+            "annotation" => SymbolKind::Annotation,
+            "method" => SymbolKind::Method,
+            "constructor" => SymbolKind::Constructor,
+            "field" => SymbolKind::Field,
+            "constant" => SymbolKind::Constant,
+            _ => return None,
+        })
+    }
+    /// Types: things that can own members.
+    pub fn is_type(self) -> bool {
+        matches!(
+            self,
+            SymbolKind::Class
+                | SymbolKind::Interface
+                | SymbolKind::Enum
+                | SymbolKind::Record
+                | SymbolKind::Annotation
+        )
+    }
+    pub fn is_callable(self) -> bool {
+        matches!(self, SymbolKind::Method | SymbolKind::Constructor)
+    }
+}
+
+/// One declaration found in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Symbol {
+    pub id: SymbolId,
+    pub kind: SymbolKind,
+    /// Simple name (`bar`; constructors carry the class name).
+    pub name: String,
+    /// Dotted qualified name without parameters: `org.x.Outer.Inner.bar`.
+    /// Anonymous classes appear as `Outer.1`, local classes as `Outer.method.Local`.
+    pub qualified_name: String,
+    /// The declaration head as written, whitespace collapsed, without the body
+    /// (`public static String getExtension(String fileName)`).
+    pub signature: String,
+    /// First sentence of the Javadoc, if any.
+    pub doc: Option<String>,
+    /// Enclosing symbol (type or method for local/anonymous classes).
+    pub parent: Option<SymbolId>,
+    /// Range of the declaration: annotations and modifiers included, Javadoc excluded.
+    pub start_line: u32,
+    pub end_line: u32,
+    /// Line of the name token (what ctags and the bytecode oracle call the declaration line).
+    pub name_line: u32,
+    pub annotations: Vec<String>,
+    /// `public`, `protected`, `private` or `` (package-private).
+    pub visibility: String,
+    pub is_static: bool,
+    /// blake3 of the declaration's text (hex, 16 chars): detects changed bodies between snapshots.
+    pub body_hash: String,
+}
+
+/// A unit of full-text search: a whole method or class, or a merged run of small siblings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chunk {
+    pub start_line: u32,
+    pub end_line: u32,
+    pub start_byte: usize,
+    pub end_byte: usize,
+    /// Contextualized header: file, module, scope chain, signature, imports used.
+    pub header: String,
+    /// The source text of the chunk (lossy UTF-8 of the original bytes).
+    pub text: String,
+    /// Innermost symbol whose range covers the chunk, if any.
+    pub symbol: Option<SymbolId>,
+}
+
+/// What analysing one file produced.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct FileAnalysis {
+    pub package: Option<String>,
+    pub imports: Vec<String>,
+    pub symbols: Vec<Symbol>,
+    pub chunks: Vec<Chunk>,
+    /// Why structural parsing was abandoned and the file indexed as text, if it was.
+    pub degraded: Option<String>,
+}
+
+/// Why a file found by the walk was not indexed.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "reason", content = "detail")]
+pub enum SkipReason {
+    TooLarge { size: u64, cap: u64 },
+    Binary,
+    Minified,
+    Secret { rule: String },
+    SymlinkOutsideRoot,
+    Unreadable { error: String },
+    UnsupportedType,
+}
+
+impl SkipReason {
+    /// Short stable label used in summaries and the database.
+    pub fn label(&self) -> &'static str {
+        match self {
+            SkipReason::TooLarge { .. } => "too_large",
+            SkipReason::Binary => "binary",
+            SkipReason::Minified => "minified",
+            SkipReason::Secret { .. } => "secret",
+            SkipReason::SymlinkOutsideRoot => "symlink_outside_root",
+            SkipReason::Unreadable { .. } => "unreadable",
+            SkipReason::UnsupportedType => "unsupported_type",
+        }
+    }
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkipReason::TooLarge { size, cap } => write!(f, "too large ({size} bytes > cap {cap})"),
+            SkipReason::Binary => f.write_str("binary (NUL byte in the first 8 KiB)"),
+            SkipReason::Minified => f.write_str("minified (very long lines)"),
+            SkipReason::Secret { rule } => write!(f, "secret-like file ({rule})"),
+            SkipReason::SymlinkOutsideRoot => f.write_str("symlink pointing outside the root"),
+            SkipReason::Unreadable { error } => write!(f, "unreadable: {error}"),
+            SkipReason::UnsupportedType => f.write_str("not a source or text type codemap indexes"),
+        }
+    }
+}
+
+/// Marks on an indexed file that lower its weight in answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Provenance {
+    #[default]
+    Source,
+    Test,
+    Generated,
+    Vendored,
+}
+
+impl Provenance {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provenance::Source => "source",
+            Provenance::Test => "test",
+            Provenance::Generated => "generated",
+            Provenance::Vendored => "vendored",
+        }
+    }
+    pub fn parse(s: &str) -> Provenance {
+        match s {
+            "test" => Provenance::Test,
+            "generated" => Provenance::Generated,
+            "vendored" => Provenance::Vendored,
+            _ => Provenance::Source,
+        }
+    }
+}
+
+/// One index run, as recorded in the store.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub generation: u64,
+    /// Git commit of HEAD when the run started, if the root is a git work tree.
+    pub commit: Option<String>,
+    /// Whether the work tree had changes relative to `commit` (unknown → false).
+    pub dirty: bool,
+    /// Unix seconds.
+    pub created_at: i64,
+    pub files: u64,
+    pub symbols: u64,
+    pub chunks: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repo_path_rejects_escapes_and_normalises() {
+        assert_eq!(RepoPath::new("./a\\b.java").unwrap().as_str(), "a/b.java");
+        assert!(RepoPath::new("../x").is_none());
+        assert!(RepoPath::new("/etc/passwd").is_none());
+        assert!(RepoPath::new("a//b").is_none());
+        assert!(RepoPath::new("a\0b").is_none());
+        assert_eq!(RepoPath::new("src/Foo.java").unwrap().file_name(), "Foo.java");
+    }
+
+    #[test]
+    fn kinds_round_trip_through_their_labels() {
+        for k in [
+            SymbolKind::Package,
+            SymbolKind::Class,
+            SymbolKind::Interface,
+            SymbolKind::Enum,
+            SymbolKind::Record,
+            SymbolKind::Annotation,
+            SymbolKind::Method,
+            SymbolKind::Constructor,
+            SymbolKind::Field,
+            SymbolKind::Constant,
+        ] {
+            assert_eq!(SymbolKind::parse(k.as_str()), Some(k));
+        }
+    }
+}

@@ -1,0 +1,549 @@
+//! The relational half of the embedded index: files, symbols, chunks, skipped files and snapshots
+//! in one SQLite file.
+//!
+//! Files and symbols are versioned by generation (`gen_from`, `gen_to`): a row is alive for the
+//! generations `[gen_from, gen_to)`, so any snapshot can be read back and two snapshots diffed
+//! without copying unchanged rows. A whole run is applied in one transaction, which is what makes
+//! it visible atomically; a killed run rolls back and readers keep the previous snapshot (WAL).
+
+use crate::diff::{FileVersion, SymbolVersion};
+use crate::model::{Chunk, FileAnalysis, Language, Provenance, RepoPath, Snapshot, Symbol};
+use crate::store::StoreError;
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Bump when the schema changes; an index with another version is rebuilt.
+pub const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA: &str = r#"
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS snapshots(
+  generation INTEGER PRIMARY KEY, commit_sha TEXT, dirty INTEGER NOT NULL, created_at INTEGER NOT NULL,
+  files INTEGER NOT NULL, symbols INTEGER NOT NULL, chunks INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS files(
+  path TEXT NOT NULL, gen_from INTEGER NOT NULL, gen_to INTEGER,
+  language TEXT NOT NULL, hash TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+  lines INTEGER NOT NULL, module TEXT NOT NULL, provenance TEXT NOT NULL, degraded TEXT);
+CREATE INDEX IF NOT EXISTS files_current ON files(path) WHERE gen_to IS NULL;
+CREATE INDEX IF NOT EXISTS files_gen ON files(gen_from, gen_to);
+CREATE TABLE IF NOT EXISTS symbols(
+  file TEXT NOT NULL, gen_from INTEGER NOT NULL, gen_to INTEGER,
+  sym_id TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL, qname TEXT NOT NULL,
+  signature TEXT NOT NULL, doc TEXT, parent TEXT, start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL, name_line INTEGER NOT NULL, annotations TEXT NOT NULL,
+  visibility TEXT NOT NULL, is_static INTEGER NOT NULL, body_hash TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE) WHERE gen_to IS NULL;
+CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qname) WHERE gen_to IS NULL;
+CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file, gen_to);
+CREATE INDEX IF NOT EXISTS symbols_gen ON symbols(gen_from, gen_to);
+CREATE TABLE IF NOT EXISTS chunks(
+  id TEXT PRIMARY KEY, file TEXT NOT NULL, ord INTEGER NOT NULL, start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL, symbol TEXT, header TEXT NOT NULL, text TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file, ord);
+CREATE TABLE IF NOT EXISTS skipped(path TEXT PRIMARY KEY, reason TEXT NOT NULL, detail TEXT NOT NULL);
+"#;
+
+/// A file as recorded in the current snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRow {
+    pub path: RepoPath,
+    pub language: Language,
+    pub hash: String,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub lines: u32,
+    pub module: String,
+    pub provenance: Provenance,
+    pub degraded: Option<String>,
+}
+
+/// A symbol with the file it is declared in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SymbolRow {
+    pub path: RepoPath,
+    pub symbol: Symbol,
+}
+
+/// A stored chunk with its file and id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkRow {
+    pub id: String,
+    pub path: RepoPath,
+    pub ord: u32,
+    pub chunk: Chunk,
+}
+
+/// A file (re)analysed in this run.
+pub struct FileUpdate<'a> {
+    pub row: FileRow,
+    pub analysis: &'a FileAnalysis,
+    pub chunk_ids: Vec<String>,
+}
+
+/// Everything one run changes, applied in one transaction.
+pub struct RunChanges<'a> {
+    pub commit: Option<String>,
+    pub dirty: bool,
+    pub created_at: i64,
+    pub updated: Vec<FileUpdate<'a>>,
+    pub removed: Vec<RepoPath>,
+    /// Unchanged content whose mtime moved (kept in place, not versioned).
+    pub touched: Vec<(RepoPath, i64)>,
+    /// The complete list of skipped files for this run.
+    pub skipped: Vec<(RepoPath, String, String)>,
+    /// Whether the chunk set changes (the full-text index must then follow this generation).
+    pub text_changed: bool,
+}
+
+pub struct Catalog {
+    conn: Connection,
+}
+
+impl Catalog {
+    /// Opens (creating if needed) the catalog for writing.
+    pub fn open(path: &Path) -> Result<Catalog, StoreError> {
+        let conn = Connection::open(path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.execute_batch(SCHEMA)?;
+        let version: Option<String> = conn
+            .query_row("SELECT value FROM meta WHERE key='schema_version'", [], |r| r.get(0))
+            .optional()?;
+        match version {
+            None => {
+                conn.execute(
+                    "INSERT INTO meta(key, value) VALUES('schema_version', ?1)",
+                    [SCHEMA_VERSION.to_string()],
+                )?;
+            }
+            Some(v) if v == SCHEMA_VERSION.to_string() => {}
+            Some(v) => return Err(StoreError::SchemaMismatch { found: v, expected: SCHEMA_VERSION }),
+        }
+        Ok(Catalog { conn })
+    }
+
+    /// Opens an existing catalog read-only (readers never block the writer).
+    pub fn open_read(path: &Path) -> Result<Catalog, StoreError> {
+        if !path.exists() {
+            return Err(StoreError::NoIndex(path.parent().unwrap_or(path).to_path_buf()));
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        Ok(Catalog { conn })
+    }
+
+    pub fn last_snapshot(&self) -> Result<Option<Snapshot>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT generation, commit_sha, dirty, created_at, files, symbols, chunks
+                 FROM snapshots ORDER BY generation DESC LIMIT 1",
+                [],
+                snapshot_from_row,
+            )
+            .optional()?)
+    }
+
+    pub fn snapshots(&self) -> Result<Vec<Snapshot>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT generation, commit_sha, dirty, created_at, files, symbols, chunks
+             FROM snapshots ORDER BY generation",
+        )?;
+        let rows = st.query_map([], snapshot_from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The generation whose chunk set the full-text index must hold (0 before any run).
+    pub fn text_generation(&self) -> Result<u64, StoreError> {
+        let v: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key='text_gen'", [], |r| r.get(0))
+            .optional()?;
+        Ok(v.and_then(|v| v.parse().ok()).unwrap_or(0))
+    }
+
+    /// Current files keyed by path.
+    pub fn current_files(&self) -> Result<HashMap<RepoPath, FileRow>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT path, language, hash, size, mtime_ns, lines, module, provenance, degraded
+             FROM files WHERE gen_to IS NULL",
+        )?;
+        let rows = st.query_map([], file_from_row)?;
+        let mut out = HashMap::new();
+        for r in rows {
+            let r = r?;
+            out.insert(r.path.clone(), r);
+        }
+        Ok(out)
+    }
+
+    pub fn file(&self, path: &str) -> Result<Option<FileRow>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT path, language, hash, size, mtime_ns, lines, module, provenance, degraded
+                 FROM files WHERE gen_to IS NULL AND path = ?1",
+                [path],
+                file_from_row,
+            )
+            .optional()?)
+    }
+
+    pub fn skipped(&self) -> Result<Vec<(String, String, String)>, StoreError> {
+        let mut st = self.conn.prepare("SELECT path, reason, detail FROM skipped ORDER BY path")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Ids of every chunk in the current snapshot.
+    pub fn chunk_ids(&self) -> Result<Vec<String>, StoreError> {
+        let mut st = self.conn.prepare("SELECT id FROM chunks")?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Chunk ids of the given files (current snapshot).
+    pub fn chunk_ids_of(&self, paths: &[&str]) -> Result<Vec<String>, StoreError> {
+        let mut st = self.conn.prepare_cached("SELECT id FROM chunks WHERE file = ?1")?;
+        let mut out = Vec::new();
+        for p in paths {
+            for id in st.query_map([p], |r| r.get::<_, String>(0))? {
+                out.push(id?);
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn chunk(&self, id: &str) -> Result<Option<ChunkRow>, StoreError> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT id, file, ord, start_line, end_line, symbol, header, text FROM chunks WHERE id = ?1",
+        )?;
+        Ok(st.query_row([id], chunk_from_row).optional()?)
+    }
+
+    pub fn chunks_of(&self, path: &str) -> Result<Vec<ChunkRow>, StoreError> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT id, file, ord, start_line, end_line, symbol, header, text
+             FROM chunks WHERE file = ?1 ORDER BY ord",
+        )?;
+        let rows = st.query_map([path], chunk_from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Every chunk of the current snapshot, in file order (used to rebuild the full-text index).
+    pub fn all_chunks(&self) -> Result<Vec<ChunkRow>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT id, file, ord, start_line, end_line, symbol, header, text
+             FROM chunks ORDER BY file, ord",
+        )?;
+        let rows = st.query_map([], chunk_from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Symbols whose simple name equals `name` (case-insensitive) or whose qualified name equals
+    /// or ends with `.name`.
+    pub fn symbols_named(&self, name: &str) -> Result<Vec<SymbolRow>, StoreError> {
+        let mut out = Vec::new();
+        if name.contains('.') || name.contains('#') {
+            let q = name.replace('#', ".");
+            let simple = q.rsplit('.').next().unwrap_or(&q).to_string();
+            let suffix = format!(".{q}");
+            let mut st = self.conn.prepare_cached(&format!(
+                "SELECT {SYMBOL_COLS} FROM symbols WHERE gen_to IS NULL AND name = ?1 COLLATE NOCASE"
+            ))?;
+            for r in st.query_map([&simple], symbol_from_row)? {
+                let r = r?;
+                let qn = &r.symbol.qualified_name;
+                if qn == &q || qn.ends_with(&suffix) {
+                    out.push(r);
+                }
+            }
+        } else {
+            let mut st = self.conn.prepare_cached(&format!(
+                "SELECT {SYMBOL_COLS} FROM symbols WHERE gen_to IS NULL AND name = ?1 COLLATE NOCASE"
+            ))?;
+            for r in st.query_map([name], symbol_from_row)? {
+                out.push(r?);
+            }
+        }
+        out.sort_by(|a, b| {
+            (a.path.as_str(), a.symbol.start_line).cmp(&(b.path.as_str(), b.symbol.start_line))
+        });
+        Ok(out)
+    }
+
+    /// Symbols whose simple name starts with `prefix` (case-insensitive), at most `limit`.
+    pub fn symbols_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<SymbolRow>, StoreError> {
+        let escaped = prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+        let mut st = self.conn.prepare_cached(&format!(
+            "SELECT {SYMBOL_COLS} FROM symbols WHERE gen_to IS NULL AND name LIKE ?1 ESCAPE '\\' LIMIT ?2"
+        ))?;
+        let rows = st.query_map(params![format!("{escaped}%"), limit as i64], symbol_from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Symbols of one file in the current snapshot, in source order.
+    pub fn symbols_of(&self, path: &str) -> Result<Vec<SymbolRow>, StoreError> {
+        let mut st = self.conn.prepare_cached(&format!(
+            "SELECT {SYMBOL_COLS} FROM symbols WHERE gen_to IS NULL AND file = ?1 ORDER BY start_line, rowid"
+        ))?;
+        let rows = st.query_map([path], symbol_from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Every symbol of the current snapshot, ordered by file and line.
+    pub fn all_symbols(&self) -> Result<Vec<SymbolRow>, StoreError> {
+        let mut st = self.conn.prepare(&format!(
+            "SELECT {SYMBOL_COLS} FROM symbols WHERE gen_to IS NULL ORDER BY file, start_line, rowid"
+        ))?;
+        let rows = st.query_map([], symbol_from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Files alive at generation `generation`.
+    pub fn files_at(&self, generation: u64) -> Result<Vec<FileVersion>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT path, hash FROM files
+             WHERE gen_from <= ?1 AND (gen_to IS NULL OR gen_to > ?1) ORDER BY path",
+        )?;
+        let rows = st.query_map([generation as i64], |r| {
+            Ok(FileVersion { path: r.get(0)?, hash: r.get(1)? })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Symbols alive at generation `generation`.
+    pub fn symbols_at(&self, generation: u64) -> Result<Vec<SymbolVersion>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT file, sym_id, kind, qname, start_line, end_line, body_hash FROM symbols
+             WHERE gen_from <= ?1 AND (gen_to IS NULL OR gen_to > ?1) ORDER BY file, start_line",
+        )?;
+        let rows = st.query_map([generation as i64], |r| {
+            Ok(SymbolVersion {
+                path: r.get(0)?,
+                id: r.get(1)?,
+                kind: r.get(2)?,
+                qualified_name: r.get(3)?,
+                start_line: r.get(4)?,
+                end_line: r.get(5)?,
+                body_hash: r.get(6)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Counts for `status`: files, symbols, chunks in the current snapshot.
+    pub fn counts(&self) -> Result<(u64, u64, u64), StoreError> {
+        let f: i64 = self.conn.query_row("SELECT count(*) FROM files WHERE gen_to IS NULL", [], |r| r.get(0))?;
+        let s: i64 =
+            self.conn.query_row("SELECT count(*) FROM symbols WHERE gen_to IS NULL", [], |r| r.get(0))?;
+        let c: i64 = self.conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
+        Ok((f as u64, s as u64, c as u64))
+    }
+
+    /// Applies one run in a single transaction and records its snapshot. Returns the snapshot.
+    pub fn apply(&mut self, run: &RunChanges<'_>) -> Result<Snapshot, StoreError> {
+        let tx = self.conn.transaction()?;
+        let last: i64 =
+            tx.query_row("SELECT COALESCE(MAX(generation), 0) FROM snapshots", [], |r| r.get(0))?;
+        let generation = last + 1;
+        for path in &run.removed {
+            retire_file(&tx, path.as_str(), generation)?;
+        }
+        for (path, mtime) in &run.touched {
+            tx.execute(
+                "UPDATE files SET mtime_ns = ?2 WHERE path = ?1 AND gen_to IS NULL",
+                params![path.as_str(), mtime],
+            )?;
+        }
+        {
+            let mut ins_file = tx.prepare_cached(
+                "INSERT INTO files(path, gen_from, language, hash, size, mtime_ns, lines, module, provenance, degraded)
+                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )?;
+            let mut ins_sym = tx.prepare_cached(
+                "INSERT INTO symbols(file, gen_from, sym_id, kind, name, qname, signature, doc, parent,
+                   start_line, end_line, name_line, annotations, visibility, is_static, body_hash)
+                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+            )?;
+            let mut ins_chunk = tx.prepare_cached(
+                "INSERT OR REPLACE INTO chunks(id, file, ord, start_line, end_line, symbol, header, text)
+                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?;
+            for u in &run.updated {
+                let p = u.row.path.as_str();
+                retire_file(&tx, p, generation)?;
+                ins_file.execute(params![
+                    p,
+                    generation,
+                    u.row.language.as_str(),
+                    u.row.hash,
+                    u.row.size as i64,
+                    u.row.mtime_ns,
+                    u.row.lines,
+                    u.row.module,
+                    u.row.provenance.as_str(),
+                    u.row.degraded,
+                ])?;
+                for s in &u.analysis.symbols {
+                    ins_sym.execute(params![
+                        p,
+                        generation,
+                        s.id.0,
+                        s.kind.as_str(),
+                        s.name,
+                        s.qualified_name,
+                        s.signature,
+                        s.doc,
+                        s.parent.as_ref().map(|x| x.0.as_str()),
+                        s.start_line,
+                        s.end_line,
+                        s.name_line,
+                        serde_json::to_string(&s.annotations).unwrap_or_else(|_| "[]".into()),
+                        s.visibility,
+                        s.is_static,
+                        s.body_hash,
+                    ])?;
+                }
+                for (ord, (c, id)) in u.analysis.chunks.iter().zip(&u.chunk_ids).enumerate() {
+                    ins_chunk.execute(params![
+                        id,
+                        p,
+                        ord as i64,
+                        c.start_line,
+                        c.end_line,
+                        c.symbol.as_ref().map(|x| x.0.as_str()),
+                        c.header,
+                        c.text,
+                    ])?;
+                }
+            }
+        }
+        if run.text_changed {
+            tx.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES('text_gen', ?1)",
+                [generation.to_string()],
+            )?;
+        }
+        tx.execute("DELETE FROM skipped", [])?;
+        {
+            let mut ins = tx.prepare_cached("INSERT OR REPLACE INTO skipped(path, reason, detail) VALUES(?1, ?2, ?3)")?;
+            for (p, reason, detail) in &run.skipped {
+                ins.execute(params![p.as_str(), reason, detail])?;
+            }
+        }
+        let files: i64 = tx.query_row("SELECT count(*) FROM files WHERE gen_to IS NULL", [], |r| r.get(0))?;
+        let symbols: i64 =
+            tx.query_row("SELECT count(*) FROM symbols WHERE gen_to IS NULL", [], |r| r.get(0))?;
+        let chunks: i64 = tx.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
+        tx.execute(
+            "INSERT INTO snapshots(generation, commit_sha, dirty, created_at, files, symbols, chunks)
+             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![generation, run.commit, run.dirty, run.created_at, files, symbols, chunks],
+        )?;
+        tx.commit()?;
+        Ok(Snapshot {
+            generation: generation as u64,
+            commit: run.commit.clone(),
+            dirty: run.dirty,
+            created_at: run.created_at,
+            files: files as u64,
+            symbols: symbols as u64,
+            chunks: chunks as u64,
+        })
+    }
+}
+
+/// Ends the current version of a file: its rows stop being alive at `generation`, its chunks go.
+fn retire_file(tx: &Transaction<'_>, path: &str, generation: i64) -> Result<(), StoreError> {
+    tx.execute("UPDATE files SET gen_to = ?2 WHERE path = ?1 AND gen_to IS NULL", params![path, generation])?;
+    tx.execute("UPDATE symbols SET gen_to = ?2 WHERE file = ?1 AND gen_to IS NULL", params![path, generation])?;
+    tx.execute("DELETE FROM chunks WHERE file = ?1", [path])?;
+    Ok(())
+}
+
+const SYMBOL_COLS: &str = "file, sym_id, kind, name, qname, signature, doc, parent, start_line, end_line,
+    name_line, annotations, visibility, is_static, body_hash";
+
+fn symbol_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
+    let path: String = r.get(0)?;
+    let kind: String = r.get(2)?;
+    let annotations: String = r.get(11)?;
+    Ok(SymbolRow {
+        path: repo_path(path),
+        symbol: Symbol {
+            id: crate::model::SymbolId(r.get(1)?),
+            kind: crate::model::SymbolKind::parse(&kind).unwrap_or(crate::model::SymbolKind::Class),
+            name: r.get(3)?,
+            qualified_name: r.get(4)?,
+            signature: r.get(5)?,
+            doc: r.get(6)?,
+            parent: r.get::<_, Option<String>>(7)?.map(crate::model::SymbolId),
+            start_line: r.get(8)?,
+            end_line: r.get(9)?,
+            name_line: r.get(10)?,
+            annotations: serde_json::from_str(&annotations).unwrap_or_default(),
+            visibility: r.get(12)?,
+            is_static: r.get(13)?,
+            body_hash: r.get(14)?,
+        },
+    })
+}
+
+fn chunk_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
+    let path: String = r.get(1)?;
+    let text: String = r.get(7)?;
+    Ok(ChunkRow {
+        id: r.get(0)?,
+        path: repo_path(path),
+        ord: r.get(2)?,
+        chunk: Chunk {
+            start_line: r.get(3)?,
+            end_line: r.get(4)?,
+            start_byte: 0,
+            end_byte: text.len(),
+            symbol: r.get::<_, Option<String>>(5)?.map(crate::model::SymbolId),
+            header: r.get(6)?,
+            text,
+        },
+    })
+}
+
+fn file_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
+    let path: String = r.get(0)?;
+    let lang: String = r.get(1)?;
+    let prov: String = r.get(7)?;
+    Ok(FileRow {
+        path: repo_path(path),
+        language: Language::parse(&lang),
+        hash: r.get(2)?,
+        size: r.get::<_, i64>(3)? as u64,
+        mtime_ns: r.get(4)?,
+        lines: r.get(5)?,
+        module: r.get(6)?,
+        provenance: Provenance::parse(&prov),
+        degraded: r.get(8)?,
+    })
+}
+
+fn snapshot_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Snapshot> {
+    Ok(Snapshot {
+        generation: r.get::<_, i64>(0)? as u64,
+        commit: r.get(1)?,
+        dirty: r.get(2)?,
+        created_at: r.get(3)?,
+        files: r.get::<_, i64>(4)? as u64,
+        symbols: r.get::<_, i64>(5)? as u64,
+        chunks: r.get::<_, i64>(6)? as u64,
+    })
+}
+
+/// Paths in the catalog were validated on the way in; a row that fails now is kept verbatim.
+fn repo_path(s: String) -> RepoPath {
+    RepoPath::new(&s).unwrap_or_else(|| RepoPath::new("invalid-path").expect("literal is valid"))
+}

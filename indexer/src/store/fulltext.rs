@@ -1,0 +1,224 @@
+//! The full-text half of the embedded index: one tantivy document per chunk.
+//!
+//! Documents hold only what search needs (ids, path, analysed text); everything shown to a user
+//! is read back from the catalog by chunk id, so a document the catalog does not know (left by a
+//! killed run) is invisible and is collected by the next run's reconcile.
+
+use crate::analyzer::{self, CODE_TOKENIZER};
+use crate::store::StoreError;
+use std::path::Path;
+use tantivy::collector::TopDocs;
+use tantivy::directory::MmapDirectory;
+use tantivy::query::QueryParser;
+use tantivy::schema::{
+    Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
+};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+
+/// What one chunk contributes to the full-text index.
+pub struct ChunkDoc<'a> {
+    pub id: &'a str,
+    pub path: &'a str,
+    /// Symbol names declared in or covering the chunk (boosted).
+    pub symbols: &'a str,
+    pub header: &'a str,
+    pub body: &'a str,
+    pub provenance: &'a str,
+}
+
+#[derive(Clone, Copy)]
+struct Fields {
+    id: Field,
+    path: Field,
+    symbols: Field,
+    header: Field,
+    body: Field,
+    provenance: Field,
+}
+
+pub struct FullText {
+    index: Index,
+    fields: Fields,
+    reader: IndexReader,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let code = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(CODE_TOKENIZER)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
+    let fields = Fields {
+        id: b.add_text_field("id", STRING | STORED),
+        path: b.add_text_field("path", STRING | STORED),
+        symbols: b.add_text_field("symbols", code.clone()),
+        header: b.add_text_field("header", code.clone()),
+        body: b.add_text_field("body", code),
+        provenance: b.add_text_field("provenance", STRING),
+    };
+    (b.build(), fields)
+}
+
+impl FullText {
+    /// Opens the index in `dir`, creating it when absent.
+    pub fn open(dir: &Path) -> Result<FullText, StoreError> {
+        std::fs::create_dir_all(dir)?;
+        let (schema, fields) = schema();
+        let mmap = MmapDirectory::open(dir).map_err(|e| StoreError::Tantivy(e.into()))?;
+        let index = Index::open_or_create(mmap, schema)?;
+        analyzer::register(&index);
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        Ok(FullText { index, fields, reader })
+    }
+
+    /// A writer for one run. tantivy's own lock makes a second writer fail at once.
+    pub fn writer(&self, threads: usize) -> Result<TextWriter, StoreError> {
+        let threads = threads.clamp(1, 4);
+        let writer = self.index.writer_with_num_threads(threads, 64_000_000 * threads)?;
+        Ok(TextWriter { writer, fields: self.fields })
+    }
+
+    /// The payload of the last commit (`gen=N` when that generation is fully reconciled).
+    pub fn payload(&self) -> Result<Option<String>, StoreError> {
+        Ok(self.index.load_metas()?.payload)
+    }
+
+    pub fn reload(&self) -> Result<(), StoreError> {
+        self.reader.reload()?;
+        Ok(())
+    }
+
+    /// Every chunk id present in the index (committed state).
+    pub fn all_ids(&self) -> Result<Vec<String>, StoreError> {
+        let searcher = self.reader.searcher();
+        let mut out = Vec::new();
+        for seg in searcher.segment_readers() {
+            let store = seg.get_store_reader(64)?;
+            let alive = seg.alive_bitset();
+            for doc in 0..seg.max_doc() {
+                if alive.is_some_and(|a| !a.is_alive(doc)) {
+                    continue;
+                }
+                let d: TantivyDocument = store.get(doc)?;
+                if let Some(id) = d.get_first(self.fields.id).and_then(|v| v.as_str()) {
+                    out.push(id.to_string());
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// BM25 over symbols (×3), header (×1.5) and body; returns (chunk id, path, score).
+    /// `include` filters by provenance before ranking is cut off, when given.
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<(String, String, f32)>, StoreError> {
+        let mut qp = QueryParser::for_index(
+            &self.index,
+            vec![self.fields.symbols, self.fields.header, self.fields.body],
+        );
+        qp.set_field_boost(self.fields.symbols, 3.0);
+        qp.set_field_boost(self.fields.header, 1.5);
+        let (q, _errors) = qp.parse_query_lenient(&sanitize(query));
+        let searcher = self.reader.searcher();
+        let top = searcher.search(&q, &TopDocs::with_limit(limit.max(1)).order_by_score())?;
+        let mut out = Vec::with_capacity(top.len());
+        for (score, addr) in top {
+            let d: TantivyDocument = searcher.doc(addr)?;
+            let id = d.get_first(self.fields.id).and_then(|v| v.as_str()).unwrap_or_default();
+            let path = d.get_first(self.fields.path).and_then(|v| v.as_str()).unwrap_or_default();
+            out.push((id.to_string(), path.to_string(), score));
+        }
+        Ok(out)
+    }
+}
+
+/// Query syntax characters a user does not mean (`getX()`, `a.b:c`) become spaces.
+fn sanitize(q: &str) -> String {
+    q.chars()
+        .map(|c| if c.is_alphanumeric() || c == '_' || c == '$' || c == '"' || c.is_whitespace() { c } else { ' ' })
+        .collect()
+}
+
+pub struct TextWriter {
+    writer: IndexWriter,
+    fields: Fields,
+}
+
+impl TextWriter {
+    pub fn add(&mut self, d: &ChunkDoc<'_>) -> Result<(), StoreError> {
+        let f = self.fields;
+        let mut doc = TantivyDocument::default();
+        doc.add_text(f.id, d.id);
+        doc.add_text(f.path, d.path);
+        doc.add_text(f.symbols, d.symbols);
+        doc.add_text(f.header, d.header);
+        doc.add_text(f.body, d.body);
+        doc.add_text(f.provenance, d.provenance);
+        self.writer.add_document(doc)?;
+        Ok(())
+    }
+
+    pub fn delete_id(&mut self, id: &str) {
+        self.writer.delete_term(Term::from_field_text(self.fields.id, id));
+    }
+
+    pub fn delete_all(&mut self) -> Result<(), StoreError> {
+        self.writer.delete_all_documents()?;
+        Ok(())
+    }
+
+    /// Commits durably with `payload` recorded atomically in meta.json.
+    pub fn commit(&mut self, payload: &str) -> Result<(), StoreError> {
+        let mut prepared = self.writer.prepare_commit()?;
+        prepared.set_payload(payload);
+        prepared.commit()?;
+        Ok(())
+    }
+
+    /// Waits for merges so the writer's lock is released cleanly.
+    pub fn finish(self) -> Result<(), StoreError> {
+        self.writer.wait_merging_threads()?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_finds_by_identifier_parts_and_payload_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let ft = FullText::open(dir.path()).unwrap();
+        let mut w = ft.writer(1).unwrap();
+        w.add(&ChunkDoc {
+            id: "c1",
+            path: "src/FilenameUtils.java",
+            symbols: "getExtension",
+            header: "// file: src/FilenameUtils.java",
+            body: "public static String getExtension(String fileName) { return null; }",
+            provenance: "source",
+        })
+        .unwrap();
+        w.add(&ChunkDoc {
+            id: "c2",
+            path: "src/Other.java",
+            symbols: "run",
+            header: "",
+            body: "void run() {}",
+            provenance: "source",
+        })
+        .unwrap();
+        w.commit("gen=1").unwrap();
+        w.finish().unwrap();
+        ft.reload().unwrap();
+        assert_eq!(ft.payload().unwrap().as_deref(), Some("gen=1"));
+        let hits = ft.search("extension of a file name", 10).unwrap();
+        assert_eq!(hits[0].0, "c1");
+        let hits = ft.search("getExtension()", 10).unwrap();
+        assert_eq!(hits[0].0, "c1");
+        let mut ids = ft.all_ids().unwrap();
+        ids.sort();
+        assert_eq!(ids, vec!["c1", "c2"]);
+    }
+}

@@ -1,0 +1,161 @@
+//! `codemap search`: exact symbol hits first, then BM25 over contextualized chunks.
+//!
+//! Exact identifier matches are never outranked by near misses: a query that names a symbol gets
+//! its declaration on top, then the full-text hits in score order (tests, generated and vendored
+//! code demoted). Every hit is a range read back from the catalog, so it exists in the snapshot.
+
+use indexer::model::Provenance;
+use indexer::store::EmbeddedIndex;
+use indexer::store::StoreError;
+use serde::Serialize;
+use std::collections::HashSet;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HitSource {
+    Symbol,
+    Text,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hit {
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// Qualified name of the symbol the hit is (or lies in), if known.
+    pub symbol: Option<String>,
+    pub kind: Option<String>,
+    pub source: HitSource,
+    pub score: f32,
+    /// First non-blank line of the hit, for display.
+    pub preview: String,
+}
+
+/// Weight applied to full-text scores of code users rarely mean unless they ask for it.
+fn provenance_weight(p: Provenance) -> f32 {
+    match p {
+        Provenance::Source => 1.0,
+        Provenance::Test => 0.6,
+        Provenance::Generated | Provenance::Vendored => 0.5,
+    }
+}
+
+/// Identifier-looking words of a query (`FileUtils.copyFile`, `deduct_stock`, `getExtension`).
+pub fn identifiers(query: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = query
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '.' || c == '#'))
+        .map(|w| w.trim_matches(|c| c == '.' || c == '#'))
+        .filter(|w| w.chars().count() >= 2 && w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_'))
+        .collect();
+    let mut seen = HashSet::new();
+    out.retain(|w| seen.insert(*w));
+    out
+}
+
+/// Runs the symbol leg and the BM25 leg and merges them.
+pub fn search(index: &EmbeddedIndex, query: &str, limit: usize) -> Result<Vec<Hit>, SearchError> {
+    let mut hits = symbol_hits(index, query, limit)?;
+    let files = index.catalog.current_files()?;
+    let mut text_hits = Vec::new();
+    for (id, _path, score) in index.text.search(query, limit * 3)? {
+        // Documents the catalog does not know belong to no published snapshot.
+        let Some(row) = index.catalog.chunk(&id)? else { continue };
+        let prov = files.get(&row.path).map(|f| f.provenance).unwrap_or_default();
+        let c = &row.chunk;
+        text_hits.push(Hit {
+            path: row.path.to_string(),
+            start_line: c.start_line,
+            end_line: c.end_line,
+            symbol: c.symbol.as_ref().map(|s| display_symbol(&s.0)),
+            kind: None,
+            source: HitSource::Text,
+            score: score * provenance_weight(prov),
+            preview: preview(&c.text),
+        });
+    }
+    text_hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let mut seen: HashSet<(String, u32, u32)> = hits.iter().map(|h| (h.path.clone(), h.start_line, h.end_line)).collect();
+    for h in text_hits {
+        if seen.insert((h.path.clone(), h.start_line, h.end_line)) {
+            hits.push(h);
+        }
+    }
+    hits.truncate(limit);
+    Ok(hits)
+}
+
+/// Declarations whose name is one of the query's identifiers; exact case first, sources first.
+fn symbol_hits(index: &EmbeddedIndex, query: &str, limit: usize) -> Result<Vec<Hit>, SearchError> {
+    let files = index.catalog.current_files()?;
+    let mut scored: Vec<(i32, Hit)> = Vec::new();
+    for (rank, word) in identifiers(query).into_iter().enumerate() {
+        let rows = index.catalog.symbols_named(word)?;
+        let simple = word.rsplit(['.', '#']).next().unwrap_or(word);
+        for r in rows {
+            let s = &r.symbol;
+            let prov = files.get(&r.path).map(|f| f.provenance).unwrap_or_default();
+            let mut score = 100 - rank as i32;
+            if s.name == simple {
+                score += 50;
+            }
+            if s.kind.is_type() {
+                score += 5;
+            }
+            if prov != Provenance::Source {
+                score -= 40;
+            }
+            scored.push((
+                score,
+                Hit {
+                    path: r.path.to_string(),
+                    start_line: s.start_line,
+                    end_line: s.end_line,
+                    symbol: Some(s.qualified_name.clone()),
+                    kind: Some(s.kind.as_str().to_string()),
+                    source: HitSource::Symbol,
+                    score: score as f32,
+                    preview: s.signature.clone(),
+                },
+            ));
+        }
+    }
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| (&a.1.path, a.1.start_line).cmp(&(&b.1.path, b.1.start_line))));
+    Ok(scored.into_iter().take(limit).map(|(_, h)| h).collect())
+}
+
+/// `java:org.x.Foo#bar(int)` → `org.x.Foo.bar(int)`.
+fn display_symbol(id: &str) -> String {
+    let s = id.split_once(':').map(|(_, r)| r).unwrap_or(id);
+    s.replace('#', ".")
+}
+
+fn preview(text: &str) -> String {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let mut p: String = line.chars().take(120).collect();
+    if line.chars().count() > 120 {
+        p.push('…');
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_keep_qualified_names_and_drop_noise() {
+        assert_eq!(identifiers("who calls FileUtils.copyFile()?"), vec!["who", "calls", "FileUtils.copyFile"]);
+        assert_eq!(identifiers("deduct_stock 1x a"), vec!["deduct_stock"]);
+    }
+
+    #[test]
+    fn display_symbol_strips_language_and_hash() {
+        assert_eq!(display_symbol("java:org.x.Foo#bar(int)"), "org.x.Foo.bar(int)");
+    }
+}

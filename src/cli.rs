@@ -1,0 +1,87 @@
+//! Command-line surface (clap derive). Only argument shapes live here.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(name = "codemap", version, about = "Makes a large code repository answerable: index, search, symbols, snapshots.")]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct Global {
+    /// Index folder (default: <repo>/.codemap).
+    #[arg(long, global = true, env = "CODEMAP_INDEX_DIR")]
+    pub index_dir: Option<PathBuf>,
+    /// Repository the query commands read (default: the current directory or the nearest parent
+    /// holding a .codemap folder).
+    #[arg(long, global = true)]
+    pub repo: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Index a repository (incremental: only changed files are parsed).
+    Index(IndexArgs),
+    /// Keep the index current while files change.
+    Watch(IndexArgs),
+    /// What is indexed, what was skipped and why.
+    Status {
+        /// List files (indexed, degraded and skipped).
+        #[arg(short, long)]
+        verbose: bool,
+    },
+    /// Full-text and symbol search; one `path:start-end` per hit.
+    Search {
+        query: String,
+        #[arg(short = 'n', long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Definitions by simple or qualified name.
+    Symbol { name: String },
+    /// Show what the pipeline produced for one file.
+    Dump { what: DumpWhat, file: String },
+    /// Export the index as JSONL on stdout.
+    Export { what: ExportWhat },
+    /// Files and symbols added, removed and changed between two snapshots (default: the last two).
+    Diff { from: Option<u64>, to: Option<u64> },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct IndexArgs {
+    /// Repository root (default: current directory).
+    pub path: Option<PathBuf>,
+    /// Skip files larger than this many bytes.
+    #[arg(long, default_value_t = 1024 * 1024)]
+    pub max_file_size: u64,
+    /// Parser threads (0 = all cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Throw the index away and build it again.
+    #[arg(long)]
+    pub rebuild: bool,
+    /// Extra ignore globs (gitignore syntax), repeatable.
+    #[arg(long = "exclude")]
+    pub exclude: Vec<String>,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy)]
+pub enum DumpWhat {
+    Chunks,
+    Symbols,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy)]
+pub enum ExportWhat {
+    Symbols,
+}

@@ -1,0 +1,27 @@
+//! `codemap`: the one binary. Parses arguments, sets up logging, dispatches to a command, and turns
+//! the outcome into an exit code (0 done, 1 nothing found, 2 error).
+
+mod cli;
+mod cmd;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("CODEMAP_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match cmd::run(args) {
+        Ok(cmd::Outcome::Done) => ExitCode::SUCCESS,
+        Ok(cmd::Outcome::NothingFound) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
