@@ -128,7 +128,10 @@ pub struct CodeTokenStream<'a> {
 enum Pending {
     Nothing,
     /// Words `parts[next..]` of an identifier whose first word sits at `position`.
-    Parts { next: usize, position: usize },
+    Parts {
+        next: usize,
+        position: usize,
+    },
     /// The CJK run `at..end`; the unigram at `at` is emitted when `bigram_next` is false, the
     /// bigram starting at `at` otherwise.
     Cjk {
@@ -156,6 +159,7 @@ impl CodeTokenStream<'_> {
         let position = self.next_position;
         match word.kind {
             WordKind::Cjk => {
+                self.next_position += self.text[word.start..word.end].chars().count();
                 self.pending = Pending::Cjk {
                     at: word.start,
                     end: word.end,
@@ -567,7 +571,10 @@ mod tests {
     #[test]
     fn long_tokens_are_dropped() {
         let long_word = "a".repeat(65);
-        assert_eq!(raw(&format!("x {long_word} y")), pairs(&[("x", 0), ("y", 2)]));
+        assert_eq!(
+            raw(&format!("x {long_word} y")),
+            pairs(&[("x", 0), ("y", 2)])
+        );
         // Too long as a whole, but its words are fine.
         let long_ident = format!("{}_{}", "b".repeat(40), "c".repeat(40));
         assert_eq!(
@@ -599,7 +606,10 @@ mod tests {
         let indexing = TextFieldIndexing::default()
             .set_tokenizer(CODE_TOKENIZER)
             .set_index_option(IndexRecordOption::WithFreqsAndPositions);
-        let body = schema.add_text_field("body", TextOptions::default().set_indexing_options(indexing));
+        let body = schema.add_text_field(
+            "body",
+            TextOptions::default().set_indexing_options(indexing),
+        );
         let index = Index::create_in_ram(schema.build());
         register(&index);
         let mut writer = index.writer::<TantivyDocument>(15_000_000).unwrap();
@@ -614,7 +624,12 @@ mod tests {
         let mut parser = QueryParser::for_index(index, vec![body]);
         parser.set_conjunction_by_default();
         let query = parser.parse_query(query).unwrap();
-        index.reader().unwrap().searcher().search(&query, &Count).unwrap()
+        index
+            .reader()
+            .unwrap()
+            .searcher()
+            .search(&query, &Count)
+            .unwrap()
     }
 
     #[test]
@@ -640,6 +655,27 @@ mod tests {
         }
         for query in ["\"extension get\"", "banana", "\"public getExtension\""] {
             assert_eq!(hits(&index, body, query), 0, "query {query:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn token_streams_are_well_formed(
+            text in "[a-zA-Z0-9_$ .(){}\n\t\u{e9}\u{130}\u{4e00}-\u{4e10}\u{ac00}\u{ff10}\u{1f600}-]{0,80}"
+        ) {
+            let mut tokenizer = CodeTokenizer::default();
+            let mut stream = tokenizer.token_stream(&text);
+            let mut last = 0;
+            while let Some(t) = stream.next() {
+                proptest::prop_assert!(!t.text.is_empty());
+                proptest::prop_assert!(t.offset_from < t.offset_to && t.offset_to <= text.len());
+                proptest::prop_assert!(text.is_char_boundary(t.offset_from));
+                proptest::prop_assert!(text.is_char_boundary(t.offset_to));
+                proptest::prop_assert!(t.offset_to - t.offset_from <= MAX_TOKEN_BYTES);
+                proptest::prop_assert!(t.position >= last, "positions go back at {:?}", t);
+                last = t.position;
+            }
+            let _ = split_identifier(&text);
         }
     }
 

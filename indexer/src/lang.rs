@@ -149,6 +149,31 @@ fn find(needle: &[u8], src: &[u8], from: usize) -> Option<usize> {
     src.get(from..)?.windows(needle.len()).position(|w| w == needle).map(|p| p + from)
 }
 
+/// The harness every language's fixtures run through: a fixture marks each line that holds a
+/// symbol's name with `def: <id> <id>…` (in a comment), and the symbols found must be exactly
+/// those, on exactly those lines.
+#[cfg(test)]
+pub(crate) fn assert_inline_defs(lang: Language, path: &str, src: &[u8]) -> FileAnalysis {
+    use std::collections::BTreeMap;
+    let path = RepoPath::new(path).expect("fixture path");
+    let analysis = analyze(lang, &path, "fixtures", src, &ParseLimits::default());
+    assert_eq!(analysis.degraded, None, "{path}");
+    let mut expected: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    for (i, line) in String::from_utf8_lossy(src).lines().enumerate() {
+        if let Some((_, ids)) = line.split_once("def: ") {
+            expected.insert(i as u32 + 1, ids.split_whitespace().map(str::to_string).collect());
+        }
+    }
+    let mut found: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    for s in &analysis.symbols {
+        found.entry(s.name_line).or_default().push(s.id.0.clone());
+    }
+    for (line, ids) in expected.iter().chain(&found) {
+        assert_eq!(found.get(line), expected.get(line), "{path}:{line}: symbols {ids:?}");
+    }
+    analysis
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,8 +12,11 @@ pub mod git;
 pub mod lang;
 pub mod model;
 pub mod module;
+pub mod overlay;
+pub mod pipeline;
 pub mod store;
 pub mod walk;
+pub mod watch;
 
 pub use model::{
     Chunk, FileAnalysis, Language, Provenance, RepoPath, SkipReason, Snapshot, Symbol, SymbolId,

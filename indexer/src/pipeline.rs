@@ -258,6 +258,23 @@ pub fn run(
     })
 }
 
+/// Analyses one changed file for the watch overlay (no comparison with the stored version).
+pub(crate) fn analyse_for_overlay(
+    w: &WalkedFile,
+    module: &str,
+    wopts: &WalkOptions,
+    limits: &ParseLimits,
+) -> crate::overlay::OverlayFile {
+    match analyse_file(w, module, None, wopts, limits) {
+        Outcome::New { row, analysis, chunk_ids } => crate::overlay::OverlayFile::Changed {
+            provenance: row.provenance,
+            chunks: chunk_ids.into_iter().zip(analysis.chunks).collect(),
+            symbols: analysis.symbols,
+        },
+        Outcome::Skipped(_) | Outcome::SameContent => crate::overlay::OverlayFile::Removed,
+    }
+}
+
 /// Reads, classifies, hashes and (when the content is new) analyses one file.
 fn analyse_file(
     w: &WalkedFile,

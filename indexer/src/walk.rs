@@ -192,10 +192,12 @@ fn extra_ignores(root: &Path, patterns: &[String]) -> Result<Gitignore, WalkErro
                 error: e.to_string(),
             })?;
     }
-    builder.build().map_err(|e| WalkError::InvalidIgnorePattern {
-        pattern: patterns.join(", "),
-        error: e.to_string(),
-    })
+    builder
+        .build()
+        .map_err(|e| WalkError::InvalidIgnorePattern {
+            pattern: patterns.join(", "),
+            error: e.to_string(),
+        })
 }
 
 /// What one pass over the tree collected, unsorted.
@@ -238,7 +240,8 @@ fn scan(root: &Path, opts: &WalkOptions, rules: Option<Arc<Gitignore>>) -> Scan 
         opts,
         sink: &sink,
     });
-    sink.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner())
+    sink.into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Prunes what the walk must not descend or list: hidden and VCS directories, extra ignores.
@@ -249,8 +252,7 @@ fn keep_entry(entry: &DirEntry, include_hidden: bool, rules: Option<&Gitignore>)
     let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
     if is_dir {
         let name = entry.file_name().to_string_lossy();
-        if NEVER_DESCENDED.contains(&name.as_ref()) || (!include_hidden && name.starts_with('.'))
-        {
+        if NEVER_DESCENDED.contains(&name.as_ref()) || (!include_hidden && name.starts_with('.')) {
             return false;
         }
     }

@@ -1,6 +1,54 @@
 //! codemap's query side: turns a question or a search string into ranked, cited places in the
 //! indexed snapshot. Reads the index; never writes it. Knows nothing about chat platforms.
+//!
+//! `ask` pipeline: [`question`] (intent, identifiers, weighted terms, zh→en glossary) →
+//! [`retrieve`] (exact symbols, BM25 chunks, symbol cards, method bodies, vectors; RRF fusion;
+//! structure and provenance boosts) → [`answer::plan`] (callers, chain, trace frames by intent;
+//! [`graph`] behind a trait) → [`assemble`] (map → chain → key code → one-liners, token budget,
+//! [`Level`]) → index-only answer or [`llm`] prose with [`citation`] checks and [`sanitize`]d
+//! input and output; [`freshness`] on every answer.
 
+pub mod answer;
+pub mod ask;
+pub mod assemble;
+pub mod batch;
+pub mod chain;
+pub mod citation;
+pub mod embed;
+pub mod freshness;
+pub mod fusion;
+pub mod graph;
+pub mod llm;
+pub mod question;
+pub mod render;
+pub mod retrieve;
+pub mod sanitize;
 pub mod search;
+pub mod summary;
+pub mod terms;
+pub mod view;
 
+pub use answer::{Answer, AnswerMode, Level};
+pub use ask::{AskOptions, Asker, ask};
+pub use batch::{BatchReport, run_batch};
+pub use citation::Citation;
+pub use embed::{Embedder, FakeEmbedder, OpenAiEmbedder, VectorLeg};
+pub use graph::{CallGraph, LexicalGraph, NoGraph};
+pub use llm::{ChatModel, LlmConfig, LlmError, OpenAiChat};
+pub use render::render_text;
 pub use search::{Hit, HitSource, SearchError, search};
+
+use indexer::store::StoreError;
+
+/// Errors of the query side.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Search(#[from] SearchError),
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    #[error("reading or writing: {0}")]
+    Io(#[from] std::io::Error),
+}

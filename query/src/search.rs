@@ -90,11 +90,22 @@ pub fn search(index: &EmbeddedIndex, query: &str, limit: usize) -> Result<Vec<Hi
     Ok(hits)
 }
 
+/// Whether a query word is meant as a code name: `getExtension`, `FileUtils`, `deduct_stock`,
+/// `Foo.bar` — or the whole query is one word. Plain words ("file") are left to full text.
+fn looks_like_code(word: &str, single: bool) -> bool {
+    single
+        || word.contains(['_', '.', '#', '$'])
+        || word.chars().skip(1).any(|c| c.is_uppercase())
+        || word.chars().next().is_some_and(|c| c.is_uppercase()) && word.chars().any(|c| c.is_lowercase())
+}
+
 /// Declarations whose name is one of the query's identifiers; exact case first, sources first.
 fn symbol_hits(index: &EmbeddedIndex, query: &str, limit: usize) -> Result<Vec<Hit>, SearchError> {
     let files = index.catalog.current_files()?;
     let mut scored: Vec<(i32, Hit)> = Vec::new();
-    for (rank, word) in identifiers(query).into_iter().enumerate() {
+    let words = identifiers(query);
+    let single = words.len() == 1;
+    for (rank, word) in words.into_iter().filter(|w| looks_like_code(w, single)).enumerate() {
         let rows = index.catalog.symbols_named(word)?;
         let simple = word.rsplit(['.', '#']).next().unwrap_or(word);
         for r in rows {
@@ -152,6 +163,16 @@ mod tests {
     fn identifiers_keep_qualified_names_and_drop_noise() {
         assert_eq!(identifiers("who calls FileUtils.copyFile()?"), vec!["who", "calls", "FileUtils.copyFile"]);
         assert_eq!(identifiers("deduct_stock 1x a"), vec!["deduct_stock"]);
+    }
+
+    #[test]
+    fn only_code_looking_words_go_to_the_symbol_leg() {
+        assert!(looks_like_code("getExtension", false));
+        assert!(looks_like_code("FileUtils", false));
+        assert!(looks_like_code("deduct_stock", false));
+        assert!(!looks_like_code("file", false));
+        assert!(looks_like_code("Tailer", false));
+        assert!(looks_like_code("file", true));
     }
 
     #[test]

@@ -179,11 +179,12 @@ pub(crate) fn extract(root: Node<'_>, src: &[u8]) -> (Option<String>, Vec<String
         pending: Vec::new(),
     };
     let mut cursor = root.walk();
+    // Tracked here: `TreeCursor::depth` costs O(depth).
+    let mut depth = 0usize;
     // The `/**` comment since the last non-comment sibling of the current node.
     let mut doc: Option<Node<'_>> = None;
     loop {
         let node = cursor.node();
-        let depth = cursor.depth() as usize;
         while x.scopes.len() > 1 && x.scopes.last().is_some_and(|s| s.depth >= depth) {
             x.scopes.pop();
         }
@@ -192,6 +193,7 @@ pub(crate) fn extract(root: Node<'_>, src: &[u8]) -> (Option<String>, Vec<String
             x.push_scope(scope, depth);
         }
         if x.visit(node, doc, depth) && cursor.goto_first_child() {
+            depth += 1;
             doc = None;
             continue;
         }
@@ -208,6 +210,7 @@ pub(crate) fn extract(root: Node<'_>, src: &[u8]) -> (Option<String>, Vec<String
             if !cursor.goto_parent() {
                 return (x.package, x.imports, x.symbols);
             }
+            depth -= 1;
         }
     }
 }
@@ -622,31 +625,39 @@ impl<'s> Extractor<'s> {
         out
     }
 
-    /// Declaration head: from the node start to `end` (the body), without annotations, comments
-    /// or a trailing `;`, whitespace collapsed.
+    /// Declaration head: from the node start to `end` (the body), without the declaration's
+    /// annotations, comments or a trailing `;`, whitespace collapsed.
     fn head(&self, node: Node<'_>, end: Option<usize>) -> String {
         let end = end.unwrap_or(node.end_byte());
         let mut holes = Vec::new();
         let mut cursor = node.walk();
-        for c in node.children(&mut cursor) {
-            if c.start_byte() >= end {
-                break;
-            }
-            match kind(c) {
-                K::Annotation => holes.push(c.byte_range()),
-                K::Modifiers => {
-                    let mut inner = c.walk();
-                    holes.extend(c.children(&mut inner).filter(|m| kind(*m) == K::Annotation || m.is_extra()).map(|m| m.byte_range()));
+        let mut depth = 0;
+        let mut descend = true;
+        // Iterative walk over the head's nodes: comments anywhere, annotations of the declaration
+        // (direct children, in `modifiers`, on the return type).
+        'walk: loop {
+            if descend && cursor.goto_first_child() {
+                depth += 1;
+            } else {
+                while !cursor.goto_next_sibling() {
+                    if depth <= 1 || !cursor.goto_parent() {
+                        break 'walk;
+                    }
+                    depth -= 1;
                 }
-                _ if c.is_extra() => holes.push(c.byte_range()),
-                _ => {}
             }
+            let n = cursor.node();
+            let hole = n.start_byte() < end && (n.is_extra() || (kind(n) == K::Annotation && depth <= 2));
+            if hole {
+                holes.push(n.byte_range());
+            }
+            descend = !hole && n.start_byte() < end;
         }
         let mut out = String::new();
         let mut at = node.start_byte();
         for h in holes.iter().chain(std::iter::once(&(end..end))) {
             if h.start > at {
-                out.push_str(&collapse(&self.src[at..h.start]));
+                out.push_str(&String::from_utf8_lossy(&self.src[at..h.start]));
                 out.push(' ');
             }
             at = at.max(h.end);
@@ -839,3 +850,6 @@ fn strip_markup(s: &str) -> String {
     out.push_str(rest);
     out
 }
+
+#[cfg(test)]
+mod tests;

@@ -72,6 +72,15 @@ impl FullText {
         Ok(FullText { index, fields, reader })
     }
 
+    /// An in-memory index with the same schema (the watch overlay); commits cost no fsync.
+    pub fn open_ram() -> Result<FullText, StoreError> {
+        let (schema, fields) = schema();
+        let index = Index::create_in_ram(schema);
+        analyzer::register(&index);
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        Ok(FullText { index, fields, reader })
+    }
+
     /// A writer for one run. tantivy's own lock makes a second writer fail at once.
     pub fn writer(&self, threads: usize) -> Result<TextWriter, StoreError> {
         let threads = threads.clamp(1, 4);
@@ -162,6 +171,10 @@ impl TextWriter {
         self.writer.delete_term(Term::from_field_text(self.fields.id, id));
     }
 
+    pub fn delete_path(&mut self, path: &str) {
+        self.writer.delete_term(Term::from_field_text(self.fields.path, path));
+    }
+
     pub fn delete_all(&mut self) -> Result<(), StoreError> {
         self.writer.delete_all_documents()?;
         Ok(())
@@ -172,6 +185,12 @@ impl TextWriter {
         let mut prepared = self.writer.prepare_commit()?;
         prepared.set_payload(payload);
         prepared.commit()?;
+        Ok(())
+    }
+
+    /// Commits without a payload (in-memory overlay).
+    pub fn commit_quick(&mut self) -> Result<(), StoreError> {
+        self.writer.commit()?;
         Ok(())
     }
 

@@ -1,0 +1,149 @@
+use super::*;
+use crate::lang::{self, ParseLimits, assert_inline_defs};
+use crate::model::Language;
+use std::time::Duration;
+
+const KITCHEN: &[u8] = include_bytes!("../../../tests/fixtures/java/Kitchen.java");
+const KITCHEN_PATH: &str = "src/main/java/org/example/kitchen/Kitchen.java";
+
+fn analyze_java(src: &[u8], limits: &ParseLimits) -> FileAnalysis {
+    let path = RepoPath::new("src/A.java").unwrap();
+    lang::analyze(Language::Java, &path, "m", src, limits)
+}
+
+fn symbol<'a>(a: &'a FileAnalysis, id: &str) -> &'a Symbol {
+    a.symbols.iter().find(|s| s.id.0 == id).unwrap_or_else(|| panic!("no symbol {id}"))
+}
+
+/// One short paragraph per symbol, for the snapshot.
+fn render(symbols: &[Symbol]) -> String {
+    let mut out = String::new();
+    for s in symbols {
+        let vis = if s.visibility.is_empty() { "package-private" } else { &s.visibility };
+        let stat = if s.is_static { " static" } else { "" };
+        out.push_str(&format!(
+            "{} {} lines {}-{} name@{} {vis}{stat}\n  qname: {}\n  parent: {}\n  sig: {}\n",
+            s.kind.as_str(),
+            s.id,
+            s.start_line,
+            s.end_line,
+            s.name_line,
+            s.qualified_name,
+            s.parent.as_ref().map_or("-", |p| p.0.as_str()),
+            s.signature,
+        ));
+        if let Some(d) = &s.doc {
+            out.push_str(&format!("  doc: {d}\n"));
+        }
+        if !s.annotations.is_empty() {
+            out.push_str(&format!("  annotations: {}\n", s.annotations.join(" ")));
+        }
+    }
+    out
+}
+
+#[test]
+fn kitchen_fixture_symbols_are_where_its_comments_say() {
+    let a = assert_inline_defs(Language::Java, KITCHEN_PATH, KITCHEN);
+    assert_eq!(a.package.as_deref(), Some("org.example.kitchen"));
+    assert_eq!(
+        a.imports,
+        ["java.util.List", "java.util.Map", "java.util.function.*", "static java.util.Objects.requireNonNull"]
+    );
+}
+
+#[test]
+fn kitchen_fixture_symbol_details() {
+    let a = analyze_java(KITCHEN, &ParseLimits::default());
+    insta::assert_snapshot!(render(&a.symbols));
+}
+
+#[test]
+fn declaration_range_includes_annotations_but_not_javadoc() {
+    let src = b"class A {\n  /** Doc. */\n  @Override\n  public\n  String toString() {\n    return \"\";\n  }\n}\n";
+    let a = analyze_java(src, &ParseLimits::default());
+    let m = symbol(&a, "java:A#toString()");
+    assert_eq!((m.start_line, m.name_line, m.end_line), (3, 5, 7));
+    assert_eq!(m.doc.as_deref(), Some("Doc."));
+    assert_eq!(m.signature, "public String toString()");
+    assert_eq!(m.annotations, ["@Override"]);
+}
+
+#[test]
+fn javadoc_is_taken_only_when_it_precedes_the_declaration() {
+    let src = b"class A {\n  /** For f. */\n  // note\n  void f() {}\n  /** Orphan. */\n  int x;\n  void g() {}\n}\n";
+    let a = analyze_java(src, &ParseLimits::default());
+    assert_eq!(symbol(&a, "java:A#f()").doc.as_deref(), Some("For f."));
+    assert_eq!(symbol(&a, "java:A#x").doc.as_deref(), Some("Orphan."));
+    assert_eq!(symbol(&a, "java:A#g()").doc, None);
+}
+
+#[test]
+fn invalid_utf8_in_a_comment_keeps_later_line_numbers() {
+    let mut src = b"package p;\nclass A {\n  /* caf\xe9 \xff\xfe\n  \xc3 */\n".to_vec();
+    src.extend_from_slice(b"  void f() {}\n  String s = \"\xe9\";\n  void g() {}\n}\n");
+    let a = analyze_java(&src, &ParseLimits::default());
+    assert_eq!(a.degraded, None);
+    assert_eq!(symbol(&a, "java:p.A#f()").name_line, 5);
+    assert_eq!(symbol(&a, "java:p.A#s").name_line, 6);
+    assert_eq!(symbol(&a, "java:p.A#g()").name_line, 7);
+    assert!(a.chunks.iter().any(|c| c.text.contains('\u{fffd}')));
+}
+
+/// Ten thousand nested blocks: must end as text on a default-sized thread stack.
+#[test]
+fn deep_nesting_degrades_to_text_without_crashing() {
+    let src = format!("class A {{ void f() {{ {} }} }}\n", "{".repeat(10_000) + &"}".repeat(10_000));
+    let parens = format!("class A {{ int x = {}1{}; }}\n", "(".repeat(10_000), ")".repeat(10_000));
+    let worker = std::thread::Builder::new().stack_size(2 << 20).spawn(move || {
+        [src, parens].map(|s| analyze_java(s.as_bytes(), &ParseLimits::default()))
+    });
+    for a in worker.unwrap().join().expect("no crash") {
+        assert!(a.degraded.as_deref().unwrap_or_default().contains("nesting depth 10002"), "{:?}", a.degraded);
+        assert!(a.symbols.is_empty());
+        assert!(!a.chunks.is_empty());
+    }
+}
+
+#[test]
+fn parse_timeout_degrades_and_the_parser_recovers() {
+    let src: String = (0..200).map(|i| format!("class C{i} {{ void f() {{ g({i}); }} }}\n")).collect();
+    let limits = ParseLimits { timeout: Duration::ZERO, ..ParseLimits::default() };
+    let a = analyze_java(src.as_bytes(), &limits);
+    assert_eq!(a.degraded.as_deref(), Some("parse timed out after 0 ms"));
+    assert!(a.symbols.is_empty() && !a.chunks.is_empty());
+    // The cancelled parse must not leak into the next one on this thread.
+    let b = analyze_java(b"class B { void h() {} }", &ParseLimits::default());
+    assert_eq!(b.degraded, None);
+    assert_eq!(b.symbols.iter().map(|s| s.id.0.as_str()).collect::<Vec<_>>(), ["java:B", "java:B#h()"]);
+}
+
+#[test]
+fn broken_source_still_yields_symbols() {
+    let a = analyze_java(b"class A {\n  void f( {\n  }\n  void g() {}\n", &ParseLimits::default());
+    assert_eq!(a.degraded, None);
+    assert!(a.symbols.iter().any(|s| s.id.0 == "java:A#g()"), "{:?}", a.symbols);
+}
+
+#[test]
+fn first_sentence_of_javadoc() {
+    let doc = |s: &str| first_sentence(s.as_bytes());
+    assert_eq!(doc("/** Gets the {@code int} value. More. */").as_deref(), Some("Gets the int value."));
+    assert_eq!(
+        doc("/**\n * Returns <i>the</i> {@link java.io.File file}, see {@link #x()}\n * e.g. 1.5 &amp; more.\n *\n * @return x\n */")
+            .as_deref(),
+        Some("Returns the file, see #x() e.g.")
+    );
+    assert_eq!(doc("/** {@code Map<K, {V}>} only */").as_deref(), Some("Map<K, {V}> only"));
+    assert_eq!(doc("/** {@inheritDoc} */"), None);
+    assert_eq!(doc("/***/"), None);
+}
+
+#[test]
+fn erasure_keeps_what_is_written_minus_generics_and_annotations() {
+    let e = |s: &str| erase(s.as_bytes());
+    assert_eq!(e("Map.Entry<K, List<V>>"), "Map.Entry");
+    assert_eq!(e("@NonNull String @Deprecated []"), "String[]");
+    assert_eq!(e("@a.b.C(x = \"(\") int"), "int");
+    assert_eq!(e("java.util.List<int[]>[]"), "java.util.List[]");
+}

@@ -1,0 +1,311 @@
+//! The answer model (serialisable, what the CLI, bot and batch mode print) and the per-intent
+//! plan: which units an answer cites, in which order, and the chain it shows.
+
+use crate::QueryError;
+use crate::chain;
+use crate::citation::Citation;
+use crate::freshness::Freshness;
+use crate::graph::CallGraph;
+use crate::question::{Intent, Question};
+use crate::retrieve::{Ranked, Retriever, UnitKey};
+use crate::view::{SnapshotView, SymIdx, short_qualified, split_top_level};
+use indexer::model::Provenance;
+use serde::{Deserialize, Serialize};
+
+/// How much an answer discloses: names and one-liners, plus signatures and the graph, plus code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Surface,
+    #[default]
+    Structured,
+    Full,
+}
+
+impl std::str::FromStr for Level {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Level, String> {
+        match s {
+            "surface" => Ok(Level::Surface),
+            "structured" => Ok(Level::Structured),
+            "full" => Ok(Level::Full),
+            _ => Err(format!("unknown level {s:?}; expected surface, structured or full")),
+        }
+    }
+}
+
+/// Who wrote the answer text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AnswerMode {
+    /// Composed from the index alone.
+    Index,
+    /// Prose from an LLM, citations checked.
+    Llm,
+}
+
+/// A step of a call chain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChainStep {
+    pub symbol: String,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
+/// A file of the map, with its module and one line about it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MapEntry {
+    pub module: String,
+    pub path: String,
+    pub summary: String,
+    /// Symbols of this file the answer cites.
+    pub symbols: Vec<String>,
+}
+
+/// Code shown in an answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Snippet {
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub symbol: Option<String>,
+    pub code: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Answer {
+    pub question: String,
+    pub intent: Intent,
+    pub level: Level,
+    pub mode: AnswerMode,
+    /// The answer as prose or a structured summary (plain text, no links).
+    pub answer: String,
+    /// Checked locations, best first.
+    pub citations: Vec<Citation>,
+    pub chain: Vec<ChainStep>,
+    pub map: Vec<MapEntry>,
+    pub snippets: Vec<Snippet>,
+    /// One-line summaries of the other relevant places.
+    pub related: Vec<String>,
+    pub freshness: Freshness,
+    /// What the reader should know: fallbacks, removed citations, truncations.
+    pub notes: Vec<String>,
+}
+
+/// What an answer will cite and show.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    /// Units in citation order.
+    pub units: Vec<UnitKey>,
+    /// The symbols the question is about (named target, entry).
+    pub targets: Vec<SymIdx>,
+    pub chain: Vec<SymIdx>,
+    pub notes: Vec<String>,
+}
+
+/// Orders what to cite for the question's intent.
+pub fn plan(r: &Retriever<'_, '_>, q: &Question, ranked: &[Ranked], graph: &dyn CallGraph) -> Result<Plan, QueryError> {
+    let v = r.view;
+    let exact: Vec<SymIdx> = ranked
+        .iter()
+        .filter(|x| x.exact)
+        .filter_map(|x| match x.key {
+            UnitKey::Sym(i) => Some(i),
+            _ => None,
+        })
+        .collect();
+    let exact_callables: Vec<SymIdx> = exact.iter().copied().filter(|&i| v.sym(i).symbol.kind.is_callable()).collect();
+    let top_callable = ranked.iter().find_map(|x| match x.key {
+        UnitKey::Sym(i) if v.sym(i).symbol.kind.is_callable() => Some(i),
+        _ => None,
+    });
+    let mut p = Plan::default();
+    match q.intent {
+        Intent::Callers | Intent::Impact => {
+            let targets = if exact_callables.is_empty() { top_callable.into_iter().collect() } else { source_first(v, exact_callables) };
+            let mut callers = callers_of(v, graph, &targets)?;
+            if q.intent == Intent::Impact {
+                let second = callers_of(v, graph, &callers)?;
+                callers.extend(second.into_iter().filter(|c| !targets.contains(c)));
+                dedup(&mut callers);
+            }
+            if callers.is_empty() && !targets.is_empty() {
+                p.notes.push("no callers found in the indexed code".into());
+            }
+            p.units.extend(callers.iter().map(|&c| UnitKey::Sym(c)));
+            p.units.extend(targets.iter().map(|&t| UnitKey::Sym(t)));
+            p.targets = targets;
+        }
+        Intent::Callees => {
+            let targets = if exact_callables.is_empty() { top_callable.into_iter().collect() } else { exact_callables };
+            p.units.extend(targets.iter().map(|&t| UnitKey::Sym(t)));
+            for &t in &targets {
+                for e in graph.callees(&v.sym(t).symbol.id)? {
+                    if let Some(c) = v.by_id(&e.to.0) {
+                        p.units.push(UnitKey::Sym(c));
+                    }
+                }
+            }
+            p.targets = targets;
+        }
+        Intent::Flow => {
+            let entry = flow_entry(v, q, ranked, &exact);
+            p.chain = chain::build(r, q, ranked, graph, entry)?;
+            p.units.extend(p.chain.iter().map(|&c| UnitKey::Sym(c)));
+            p.targets = entry.into_iter().collect();
+        }
+        Intent::Trace => {
+            for f in &q.frames {
+                let class = f.class.rsplit('.').next().unwrap_or(&f.class);
+                let mut found: Vec<SymIdx> = v
+                    .named(&f.method)
+                    .iter()
+                    .copied()
+                    .filter(|&i| v.owner_name(i) == Some(class) || (f.method == "<init>"))
+                    .collect();
+                if let Some(line) = f.line {
+                    let at_line: Vec<SymIdx> = found
+                        .iter()
+                        .copied()
+                        .filter(|&i| {
+                            let s = &v.sym(i).symbol;
+                            s.start_line <= line && line <= s.end_line
+                        })
+                        .collect();
+                    if !at_line.is_empty() {
+                        found = at_line;
+                    }
+                }
+                p.units.extend(found.iter().map(|&i| UnitKey::Sym(i)));
+                p.targets.extend(found);
+            }
+            if p.targets.is_empty() && !q.frames.is_empty() {
+                p.notes.push("no frame of the trace is in the indexed code".into());
+            }
+        }
+        Intent::Locate | Intent::Definition | Intent::Config => {}
+    }
+    for x in ranked {
+        p.units.push(x.key.clone());
+    }
+    dedup(&mut p.units);
+    Ok(p)
+}
+
+fn dedup<T: PartialEq + Clone>(v: &mut Vec<T>) {
+    let mut out: Vec<T> = Vec::with_capacity(v.len());
+    for x in v.drain(..) {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    *v = out;
+}
+
+fn source_first(v: &SnapshotView<'_>, mut xs: Vec<SymIdx>) -> Vec<SymIdx> {
+    xs.sort_by_key(|&i| v.provenance(&v.sym(i).path) != Provenance::Source);
+    xs
+}
+
+/// Callers of any of `targets`: source before tests, confident first, then by place.
+fn callers_of(v: &SnapshotView<'_>, graph: &dyn CallGraph, targets: &[SymIdx]) -> Result<Vec<SymIdx>, QueryError> {
+    let mut found: Vec<(SymIdx, f32)> = Vec::new();
+    for &t in targets {
+        for e in graph.callers(&v.sym(t).symbol.id)? {
+            if let Some(c) = v.by_id(&e.from.0)
+                && !targets.contains(&c)
+            {
+                match found.iter_mut().find(|(x, _)| *x == c) {
+                    Some(f) => f.1 = f.1.max(e.confidence),
+                    None => found.push((c, e.confidence)),
+                }
+            }
+        }
+    }
+    found.sort_by(|a, b| {
+        let pa = v.provenance(&v.sym(a.0).path) != Provenance::Source;
+        let pb = v.provenance(&v.sym(b.0).path) != Provenance::Source;
+        pa.cmp(&pb)
+            .then(b.1.total_cmp(&a.1))
+            .then_with(|| (&v.sym(a.0).path, v.sym(a.0).symbol.start_line).cmp(&(&v.sym(b.0).path, v.sym(b.0).symbol.start_line)))
+    });
+    Ok(found.into_iter().map(|(c, _)| c).collect())
+}
+
+/// Where a flow starts: the named method (the overload whose arity the question shows), or the
+/// best-ranked member of a named type, or nothing (the chain builder then picks and climbs).
+fn flow_entry(v: &SnapshotView<'_>, q: &Question, ranked: &[Ranked], exact: &[SymIdx]) -> Option<SymIdx> {
+    let callables: Vec<SymIdx> = exact.iter().copied().filter(|&i| v.sym(i).symbol.kind.is_callable()).collect();
+    if !callables.is_empty() {
+        let arity = q.identifiers.iter().find_map(|id| arity_in_text(&q.text, &id.name));
+        let pick = callables
+            .iter()
+            .copied()
+            .filter(|&i| v.provenance(&v.sym(i).path) == Provenance::Source)
+            .min_by_key(|&i| {
+                let n = v.sym(i).param_count().unwrap_or(0);
+                match arity {
+                    Some(a) => (n.abs_diff(a), n),
+                    None => (0, n),
+                }
+            });
+        return pick.or(callables.first().copied());
+    }
+    let types: Vec<SymIdx> = exact.iter().copied().filter(|&i| v.sym(i).symbol.kind.is_type()).collect();
+    if !types.is_empty() {
+        return ranked.iter().find_map(|x| match x.key {
+            UnitKey::Sym(i) if v.sym(i).symbol.kind.is_callable() && v.owner_type(i).is_some_and(|o| types.contains(&o)) => Some(i),
+            _ => None,
+        });
+    }
+    None
+}
+
+/// Number of arguments written after `name(` in the question, if any.
+fn arity_in_text(text: &str, name: &str) -> Option<usize> {
+    let at = text.find(&format!("{name}("))?;
+    let rest = &text[at + name.len() + 1..];
+    let close = rest.find(')')?;
+    let inside = rest[..close].trim();
+    Some(if inside.is_empty() { 0 } else { split_top_level(inside).len() })
+}
+
+/// A unit as a citation.
+pub fn citation_of(v: &SnapshotView<'_>, u: &UnitKey) -> Citation {
+    match u {
+        UnitKey::Sym(i) => {
+            let s = v.sym(*i);
+            Citation {
+                path: s.path.clone(),
+                start_line: s.symbol.start_line,
+                end_line: s.symbol.end_line,
+                symbol: Some(short_qualified(&s.symbol.qualified_name, &s.path)),
+            }
+        }
+        UnitKey::Range { path, start, end } => Citation {
+            path: path.clone(),
+            start_line: *start,
+            end_line: *end,
+            symbol: v.enclosing(path, *start, |_| true).map(|i| short_qualified(&v.sym(i).symbol.qualified_name, path)),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arity_from_question_text() {
+        assert_eq!(arity_in_text("What happens when I call copyDirectory(src, dest)?", "copyDirectory"), Some(2));
+        assert_eq!(arity_in_text("call run()", "run"), Some(0));
+        assert_eq!(arity_in_text("call run", "run"), None);
+    }
+
+    #[test]
+    fn levels_parse() {
+        assert_eq!("full".parse::<Level>(), Ok(Level::Full));
+        assert!("x".parse::<Level>().is_err());
+    }
+}

@@ -1,0 +1,182 @@
+//! Call chains for flow questions: from an entry method, follow the callees that matter to the
+//! question (overload hand-offs, `doX` workers, methods whose text or name holds the question's
+//! words), and, when the entry is deep inside a flow, climb its callers first.
+
+use crate::QueryError;
+use crate::graph::CallGraph;
+use crate::question::Question;
+use crate::retrieve::{Ranked, Retriever, UnitKey};
+use crate::view::{SymIdx, prose_stems};
+use indexer::model::Provenance;
+use std::collections::HashMap;
+
+/// Longest chain returned.
+pub const MAX_CHAIN: usize = 8;
+/// Strongest callees followed from one method.
+const BRANCH: usize = 2;
+const MAX_UP: usize = 3;
+
+struct Ctx<'r, 'v, 'a> {
+    r: &'r Retriever<'v, 'a>,
+    q: &'r Question,
+    graph: &'r dyn CallGraph,
+    top: HashMap<SymIdx, usize>,
+    rel_cache: std::cell::RefCell<HashMap<SymIdx, f32>>,
+    max_rel: f32,
+}
+
+impl Ctx<'_, '_, '_> {
+    /// Relevance of a method to the question, 0..~1.5.
+    fn rel(&self, i: SymIdx) -> Result<f32, QueryError> {
+        if let Some(&r) = self.rel_cache.borrow().get(&i) {
+            return Ok(r);
+        }
+        let v = self.r.view;
+        let mut s = self.r.body_score(i, self.q)? / self.max_rel.max(1e-3);
+        // Words of the owning type's name count too (`FileAlterationMonitor.run`).
+        if let Some(owner) = v.owner_name(i) {
+            let owner_words = prose_stems(owner);
+            let hits = self.q.terms.iter().filter(|t| t.weight >= 0.6 && owner_words.contains(&t.stem)).count();
+            s += 0.15 * hits as f32;
+        }
+        if let Some(&rank) = self.top.get(&i) {
+            s += 0.4 / (1.0 + rank as f32 / 5.0);
+        }
+        self.rel_cache.borrow_mut().insert(i, s);
+        Ok(s)
+    }
+
+    fn is_source_callable(&self, i: SymIdx) -> bool {
+        let v = self.r.view;
+        let s = v.sym(i);
+        s.symbol.kind.is_callable() && v.provenance(&s.path) == Provenance::Source
+    }
+}
+
+/// Builds the chain for a flow question. `entry` is where it starts if the question names it.
+pub fn build(
+    r: &Retriever<'_, '_>,
+    q: &Question,
+    ranked: &[Ranked],
+    graph: &dyn CallGraph,
+    entry: Option<SymIdx>,
+) -> Result<Vec<SymIdx>, QueryError> {
+    let v = r.view;
+    let top: HashMap<SymIdx, usize> = ranked
+        .iter()
+        .filter_map(|x| match x.key {
+            UnitKey::Sym(i) => Some(i),
+            _ => None,
+        })
+        .take(30)
+        .enumerate()
+        .map(|(k, i)| (i, k))
+        .collect();
+    let mut max_rel: f32 = 0.0;
+    for &i in top.keys() {
+        if v.sym(i).symbol.kind.is_callable() {
+            max_rel = max_rel.max(r.body_score(i, q)?);
+        }
+    }
+    let ctx = Ctx { r, q, graph, top, rel_cache: Default::default(), max_rel };
+
+    let start = match entry {
+        Some(e) => e,
+        None => {
+            let Some(first) = ranked.iter().find_map(|x| match x.key {
+                UnitKey::Sym(i) if ctx.is_source_callable(i) => Some(i),
+                _ => None,
+            }) else {
+                return Ok(Vec::new());
+            };
+            first
+        }
+    };
+
+    // Climb: when the question did not name the entry, the best hit may sit mid-flow.
+    let mut up: Vec<SymIdx> = Vec::new();
+    if entry.is_none() {
+        let mut cur = start;
+        for _ in 0..MAX_UP {
+            let mut best: Option<(SymIdx, f32)> = None;
+            let callers = graph.callers(&v.sym(cur).symbol.id)?;
+            for e in callers.iter().filter(|e| e.confidence >= 0.5) {
+                let Some(c) = v.by_id(&e.from.0) else { continue };
+                if c == cur || up.contains(&c) || c == start || !ctx.is_source_callable(c) {
+                    continue;
+                }
+                let mut score = ctx.rel(c)?;
+                if callers.len() == 1 {
+                    score += 0.3;
+                }
+                if best.is_none_or(|(_, b)| score > b) {
+                    best = Some((c, score));
+                }
+            }
+            match best {
+                Some((c, s)) if s >= 0.3 => {
+                    up.push(c);
+                    cur = c;
+                }
+                _ => break,
+            }
+        }
+        up.reverse();
+    }
+
+    let mut chain: Vec<SymIdx> = up;
+    // Walk down from the top of the climbed part through the start.
+    let roots: Vec<SymIdx> = chain.clone();
+    chain.push(start);
+    let mut out = Vec::new();
+    if roots.is_empty() {
+        descend(&ctx, start, &mut out, 0)?;
+    } else {
+        // The climbed path is kept as is, then the start's own callees.
+        out.extend(roots.iter().copied());
+        descend(&ctx, start, &mut out, 0)?;
+    }
+    out.truncate(MAX_CHAIN);
+    Ok(out)
+}
+
+/// Depth-first: the method, then its strongest callees.
+fn descend(ctx: &Ctx<'_, '_, '_>, node: SymIdx, out: &mut Vec<SymIdx>, depth: usize) -> Result<(), QueryError> {
+    if out.contains(&node) || out.len() >= MAX_CHAIN || depth > 7 {
+        return Ok(());
+    }
+    out.push(node);
+    let v = ctx.r.view;
+    let me = &v.sym(node).symbol;
+    let mut scored: Vec<(SymIdx, f32)> = Vec::new();
+    for e in ctx.graph.callees(&me.id)? {
+        if e.confidence < 0.5 {
+            continue;
+        }
+        let Some(c) = v.by_id(&e.to.0) else { continue };
+        if c == node || out.contains(&c) || !ctx.is_source_callable(c) || scored.iter().any(|(x, _)| *x == c) {
+            continue;
+        }
+        let cs = &v.sym(c).symbol;
+        let mut s = ctx.rel(c)? * e.confidence;
+        let (a, b) = (me.name.to_lowercase(), cs.name.to_lowercase());
+        if a == b {
+            s += 0.6; // an overload taking over
+        } else if b.contains(&a) || a.contains(&b) {
+            s += 0.35;
+        }
+        let lines = cs.end_line - cs.start_line + 1;
+        if lines <= 3 && a != b {
+            s -= 0.3; // accessors and trivial helpers
+        }
+        scored.push((c, s));
+    }
+    scored.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+    for (c, s) in scored.into_iter().take(BRANCH) {
+        if s < 0.35 {
+            break;
+        }
+        descend(ctx, c, out, depth + 1)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,66 @@
+//! Call-graph access for answers: callers and callees of a symbol.
+//!
+//! [`CallGraph`] is the seam where the indexer's stored call graph plugs in. Until then
+//! [`LexicalGraph`] answers from the snapshot text alone (call sites read from method bodies,
+//! resolved by name, owner type and argument count), and [`NoGraph`] answers nothing.
+
+pub mod callsite;
+pub mod lexical;
+
+pub use lexical::LexicalGraph;
+
+use crate::QueryError;
+use indexer::model::SymbolId;
+use serde::Serialize;
+
+/// What kind of use an edge records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EdgeKind {
+    Call,
+    New,
+    Rpc,
+    Db,
+    Event,
+    Inherits,
+    Implements,
+    Overrides,
+    Route,
+    Config,
+}
+
+/// `from` uses `to` at `path:line`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Edge {
+    pub from: SymbolId,
+    pub to: SymbolId,
+    pub kind: EdgeKind,
+    /// Use site.
+    pub path: String,
+    pub line: u32,
+    /// 1.0 when the callee is certain (same type, named type); lower for name-only matches.
+    pub confidence: f32,
+}
+
+/// Callers and callees of symbols in one snapshot.
+///
+/// Contract: edges name symbols of the same snapshot the caller reads; results are deterministic
+/// (same input, same order); an unknown id yields an empty list, not an error.
+pub trait CallGraph {
+    /// Edges whose `to` is `id`, most confident first.
+    fn callers(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError>;
+    /// Edges whose `from` is `id`, in source order of the use sites.
+    fn callees(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError>;
+}
+
+/// A graph with no edges: answers still work, without expansion.
+pub struct NoGraph;
+
+impl CallGraph for NoGraph {
+    fn callers(&self, _: &SymbolId) -> Result<Vec<Edge>, QueryError> {
+        Ok(Vec::new())
+    }
+    fn callees(&self, _: &SymbolId) -> Result<Vec<Edge>, QueryError> {
+        Ok(Vec::new())
+    }
+}

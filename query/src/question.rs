@@ -1,0 +1,611 @@
+//! Question understanding: what kind of answer is wanted (intent), which identifiers are named,
+//! and which weighted search terms stand for the rest (stems, code synonyms, a zh→en glossary).
+//!
+//! Pure functions over the question text; nothing here reads the index.
+
+pub mod glossary;
+pub mod lexicon;
+
+use crate::terms::{self, is_cjk};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// What the asker wants back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Intent {
+    /// Where is behaviour X implemented.
+    Locate,
+    /// Where is type/thing X declared.
+    Definition,
+    /// Who calls X.
+    Callers,
+    /// What does X call.
+    Callees,
+    /// How does A lead to B (a call chain).
+    Flow,
+    /// Where is a setting read.
+    Config,
+    /// A pasted stack trace: take me to the frames.
+    Trace,
+    /// What is affected if X changes.
+    Impact,
+}
+
+impl Intent {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Intent::Locate => "locate",
+            Intent::Definition => "definition",
+            Intent::Callers => "callers",
+            Intent::Callees => "callees",
+            Intent::Flow => "flow",
+            Intent::Config => "config",
+            Intent::Trace => "trace",
+            Intent::Impact => "impact",
+        }
+    }
+}
+
+/// Which kind of declaration a definition question asks for, when it says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KindHint {
+    Type,
+    Class,
+    Interface,
+    Enum,
+    Annotation,
+}
+
+/// An identifier written in the question (`FileUtils.copyDirectory`, `deduct_stock`, `getBOM`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ident {
+    /// As written, `#` turned into `.`, call parentheses dropped.
+    pub text: String,
+    /// Last segment: the simple name.
+    pub name: String,
+    /// Everything before the last segment (`FileUtils`, `org.x.Foo`), if any.
+    pub qualifier: Option<String>,
+}
+
+/// Where a search term came from; decides its weight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TermOrigin {
+    /// A content word of the question.
+    Word,
+    /// A word of an identifier the question names.
+    Identifier,
+    /// The English of a Chinese glossary word.
+    Glossary,
+    /// A spelled-out abbreviation (`dir` → `directory`).
+    Spelling,
+    /// A code synonym of a question word.
+    Synonym,
+    /// A keyword suggested by an LLM rewrite.
+    Rewrite,
+}
+
+impl TermOrigin {
+    pub fn weight(self) -> f32 {
+        match self {
+            TermOrigin::Word | TermOrigin::Identifier | TermOrigin::Glossary => 1.0,
+            TermOrigin::Spelling => 0.8,
+            TermOrigin::Rewrite => 0.6,
+            TermOrigin::Synonym => 0.3,
+        }
+    }
+}
+
+/// One search term: a stem as the index holds it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Term {
+    pub stem: String,
+    /// The word it was made from (for display and for query strings).
+    pub word: String,
+    pub weight: f32,
+    pub origin: TermOrigin,
+}
+
+/// A frame of a pasted stack trace: `at org.x.Foo.bar(Foo.java:42)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Frame {
+    /// `org.x.Foo` (inner classes dotted).
+    pub class: String,
+    pub method: String,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+}
+
+/// A question, understood.
+#[derive(Debug, Clone, Serialize)]
+pub struct Question {
+    pub text: String,
+    pub intent: Intent,
+    pub identifiers: Vec<Ident>,
+    /// camelCase joins of neighbouring content words (`file name` → `fileName`).
+    pub guessed: Vec<String>,
+    /// Quoted strings and dotted keys (`'tail -f'`, `os.name`): text to look for literally.
+    pub literals: Vec<String>,
+    /// Weighted search terms, strongest first, one per stem.
+    pub terms: Vec<Term>,
+    /// Chinese text the glossary does not cover, kept for full-text matching of comments.
+    pub cjk: Vec<String>,
+    pub kind_hint: Option<KindHint>,
+    pub frames: Vec<Frame>,
+    /// The question asks about tests (so tests are not demoted).
+    pub wants_tests: bool,
+    /// The question asks about generated or vendored code.
+    pub wants_generated: bool,
+}
+
+impl Question {
+    /// Terms as a plain query string (each word once), strongest first.
+    pub fn query_string(&self) -> String {
+        let mut words: Vec<&str> = self.terms.iter().map(|t| t.word.as_str()).collect();
+        words.extend(self.identifiers.iter().map(|i| i.name.as_str()));
+        words.extend(self.cjk.iter().map(String::as_str));
+        words.join(" ")
+    }
+
+    /// Weight of a stem in this question (0 when absent).
+    pub fn weight_of(&self, stem: &str) -> f32 {
+        self.terms.iter().find(|t| t.stem == stem).map(|t| t.weight).unwrap_or(0.0)
+    }
+
+    /// Adds keywords (e.g. from an LLM rewrite) as extra terms.
+    pub fn add_rewrite_terms(&mut self, words: &[String]) {
+        let mut acc = TermAcc::from(&self.terms);
+        for w in words {
+            for t in terms::analyze(w) {
+                acc.add(&t, w, TermOrigin::Rewrite);
+            }
+        }
+        self.terms = acc.finish();
+    }
+}
+
+/// Understands a question.
+pub fn understand(text: &str) -> Question {
+    let frames = parse_frames(text);
+    let lower = text.to_lowercase();
+    let identifiers = find_identifiers(text);
+    let literals = find_literals(text);
+    let kind_hint = kind_hint(&lower);
+    let intent = detect_intent(&lower, text, &identifiers, &frames, kind_hint);
+
+    let mut acc = TermAcc::default();
+    let mut content_words: Vec<String> = Vec::new();
+    let mut cjk = Vec::new();
+    for ident in &identifiers {
+        for part in ident.text.split('.') {
+            for w in indexer::analyzer::split_identifier(part) {
+                if !is_stop(&w) {
+                    acc.add(&terms::stem(&w), &w, TermOrigin::Identifier);
+                }
+            }
+        }
+    }
+    for word in words(text) {
+        if word.chars().any(is_cjk) {
+            for seg in glossary::segment(&word) {
+                match seg {
+                    glossary::Segment::Known(_, en) => {
+                        for e in en {
+                            acc.add(&terms::stem(e), e, TermOrigin::Glossary);
+                            content_words.push(e.to_string());
+                        }
+                    }
+                    glossary::Segment::Unknown(s) => cjk.push(s),
+                }
+            }
+            continue;
+        }
+        if identifiers.iter().any(|i| i.text.split('.').any(|p| p == word)) {
+            continue;
+        }
+        for w in indexer::analyzer::split_identifier(&word) {
+            if is_stop(&w) || w.len() < 2 || w.chars().all(|c| c.is_ascii_digit()) {
+                continue;
+            }
+            acc.add(&terms::stem(&w), &w, TermOrigin::Word);
+            content_words.push(w.clone());
+            if let Some((_, full)) = lexicon::SPELLINGS.iter().find(|(short, _)| *short == w) {
+                acc.add(&terms::stem(full), full, TermOrigin::Spelling);
+            }
+        }
+    }
+    // Synonyms of every direct word, at a low weight.
+    let direct: Vec<(String, String)> = acc
+        .terms
+        .iter()
+        .filter(|t| t.origin != TermOrigin::Synonym)
+        .map(|t| (t.word.clone(), t.stem.clone()))
+        .collect();
+    for (word, stem) in &direct {
+        for group in lexicon::SYNONYMS {
+            if group.iter().any(|g| g == word || terms::stem(g) == *stem) {
+                for g in group.iter() {
+                    if !is_stop(g) {
+                        acc.add(&terms::stem(g), g, TermOrigin::Synonym);
+                    }
+                }
+            }
+        }
+    }
+    let guessed = guess_identifiers(&content_words);
+    let lower_all = lower.as_str();
+    Question {
+        text: text.to_string(),
+        intent,
+        identifiers,
+        guessed,
+        literals,
+        terms: acc.finish(),
+        cjk,
+        kind_hint,
+        frames,
+        wants_tests: has_any_word(lower_all, &["test", "tests", "testing", "unit", "junit", "spec", "测试"]),
+        wants_generated: has_any_word(lower_all, &["generated", "vendored", "vendor", "third-party", "生成"]),
+    }
+}
+
+/// Accumulates terms, one per stem, keeping the strongest origin.
+#[derive(Default)]
+struct TermAcc {
+    terms: Vec<Term>,
+    index: HashMap<String, usize>,
+}
+
+impl TermAcc {
+    fn from(terms: &[Term]) -> TermAcc {
+        let mut acc = TermAcc::default();
+        for t in terms {
+            acc.add(&t.stem, &t.word, t.origin);
+        }
+        acc
+    }
+
+    fn add(&mut self, stem: &str, word: &str, origin: TermOrigin) {
+        if stem.is_empty() {
+            return;
+        }
+        let weight = origin.weight();
+        match self.index.get(stem) {
+            Some(&i) => {
+                if self.terms[i].weight < weight {
+                    self.terms[i].weight = weight;
+                    self.terms[i].origin = origin;
+                    self.terms[i].word = word.to_string();
+                }
+            }
+            None => {
+                self.index.insert(stem.to_string(), self.terms.len());
+                self.terms.push(Term { stem: stem.to_string(), word: word.to_string(), weight, origin });
+            }
+        }
+    }
+
+    fn finish(self) -> Vec<Term> {
+        let mut t = self.terms;
+        // Stable: question order among equal weights.
+        t.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+        t
+    }
+}
+
+fn is_stop(w: &str) -> bool {
+    let w = w.to_lowercase();
+    lexicon::STOP_WORDS.contains(&w.as_str())
+}
+
+fn has_any_word(lower: &str, words: &[&str]) -> bool {
+    words.iter().any(|w| {
+        if w.chars().any(is_cjk) {
+            return lower.contains(w);
+        }
+        lower
+            .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+            .any(|x| x == *w)
+    })
+}
+
+/// Words of the text: identifier-ish runs (letters, digits, `_`, `$`) and CJK runs.
+fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut cur_cjk = false;
+    for c in text.chars() {
+        let cjk = is_cjk(c);
+        let word_char = c.is_alphanumeric() || c == '_' || c == '$';
+        if word_char && (cur.is_empty() || cjk == cur_cjk) {
+            cur.push(c);
+            cur_cjk = cjk;
+        } else {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            if word_char {
+                cur.push(c);
+                cur_cjk = cjk;
+            }
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Identifiers written in the question: camelCase, PascalCase with two humps, snake_case,
+/// `Type.member` / `Type#member`, anything followed by `(` or inside backticks.
+pub fn find_identifiers(text: &str) -> Vec<Ident> {
+    let mut out: Vec<Ident> = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if !(c.is_ascii_alphabetic() || c == '_' || c == '$') || (i > 0 && is_ident_char(chars[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len()
+            && (is_ident_char(chars[i])
+                || ((chars[i] == '.' || chars[i] == '#')
+                    && i + 1 < chars.len()
+                    && (chars[i + 1].is_ascii_alphabetic() || chars[i + 1] == '_')))
+        {
+            i += 1;
+        }
+        let raw: String = chars[start..i].iter().collect();
+        let called = chars.get(i) == Some(&'(');
+        let ticked = start > 0 && chars[start - 1] == '`';
+        let text = raw.replace('#', ".");
+        let parts: Vec<&str> = text.split('.').collect();
+        let name = parts.last().copied().unwrap_or("").to_string();
+        let looks = parts.iter().any(|p| looks_like_identifier(p))
+            || called
+            || ticked
+            || (parts.len() > 1 && parts[..parts.len() - 1].iter().any(|p| p.starts_with(char::is_uppercase)));
+        if looks && name.len() >= 2 {
+            let qualifier = (parts.len() > 1).then(|| parts[..parts.len() - 1].join("."));
+            // Lower-case dotted keys (`os.name`) are literals, not identifiers.
+            let dotted_key = parts.len() > 1 && parts.iter().all(|p| p.chars().all(|c| c.is_lowercase() || c.is_ascii_digit()));
+            if !dotted_key && !out.iter().any(|o| o.text == text) {
+                out.push(Ident { text, name, qualifier });
+            }
+        }
+    }
+    out
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '$'
+}
+
+/// camelCase (`getBOM`, `isSymlink`), PascalCase with two humps (`FileUtils`, `IOCase`) or
+/// snake_case (`deduct_stock`).
+fn looks_like_identifier(w: &str) -> bool {
+    let chars: Vec<char> = w.chars().collect();
+    if chars.len() < 3 {
+        return false;
+    }
+    let inner_underscore = w.trim_matches('_').contains('_') && w.chars().any(|c| c.is_lowercase());
+    let lower_then_upper = chars.windows(2).any(|p| p[0].is_lowercase() && p[1].is_uppercase());
+    let upper_run_then_lower = chars.windows(3).any(|p| p[0].is_uppercase() && p[1].is_uppercase() && p[2].is_lowercase());
+    inner_underscore || lower_then_upper || upper_run_then_lower
+}
+
+/// Quoted strings and lower-case dotted keys.
+fn find_literals(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for q in ['\'', '"', '`'] {
+        let mut parts = text.split(q);
+        parts.next();
+        while let (Some(inside), Some(_)) = (parts.next(), parts.clone().next()) {
+            let s = inside.trim();
+            if !s.is_empty() && s.len() <= 40 && !out.contains(&s.to_string()) {
+                out.push(s.to_string());
+            }
+        }
+    }
+    for w in text.split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')' || c == '?') {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        let parts: Vec<&str> = w.split('.').collect();
+        if parts.len() > 1
+            && parts.iter().all(|p| !p.is_empty() && p.chars().all(|c| c.is_lowercase() || c.is_ascii_digit() || c == '-' || c == '_'))
+            && !out.contains(&w.to_string())
+        {
+            out.push(w.to_string());
+        }
+    }
+    out
+}
+
+/// camelCase joins of neighbouring content words.
+fn guess_identifiers(words: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let camel = |ws: &[String]| {
+        let mut s = ws[0].to_lowercase();
+        for w in &ws[1..] {
+            let mut cs = w.chars();
+            if let Some(f) = cs.next() {
+                s.extend(f.to_uppercase());
+                s.push_str(&cs.as_str().to_lowercase());
+            }
+        }
+        s
+    };
+    for n in [2, 3] {
+        for win in words.windows(n) {
+            let g = camel(win);
+            if !out.contains(&g) {
+                out.push(g);
+            }
+        }
+    }
+    out
+}
+
+fn kind_hint(lower: &str) -> Option<KindHint> {
+    for (w, k) in [
+        ("interface", KindHint::Interface),
+        ("enum", KindHint::Enum),
+        ("annotation", KindHint::Annotation),
+        ("class", KindHint::Class),
+        ("type", KindHint::Type),
+        ("record", KindHint::Type),
+        ("接口", KindHint::Interface),
+        ("枚举", KindHint::Enum),
+        ("注解", KindHint::Annotation),
+        ("类", KindHint::Class),
+    ] {
+        if has_any_word(lower, &[w]) {
+            return Some(k);
+        }
+    }
+    None
+}
+
+fn contains_any(lower: &str, phrases: &[&str]) -> bool {
+    phrases.iter().any(|p| lower.contains(p))
+}
+
+fn detect_intent(lower: &str, text: &str, idents: &[Ident], frames: &[Frame], kind: Option<KindHint>) -> Intent {
+    if frames.len() >= 1 && (frames.len() >= 2 || lower.contains("exception") || lower.contains("error")) {
+        return Intent::Trace;
+    }
+    if contains_any(lower, &["stack trace", "stacktrace", "堆栈", "报错栈"]) {
+        return Intent::Trace;
+    }
+    if contains_any(lower, &["impact", "what breaks", "would break", "affected if", "affects", "blast radius", "if i change", "影响"]) {
+        return Intent::Impact;
+    }
+    let named = !idents.is_empty();
+    if contains_any(lower, &["who calls", "what calls", "which methods call", "which method calls", "which functions call",
+        "callers of", "called from", "call sites", "call site", "who uses", "usages of", "谁调用", "哪里调用", "哪些地方调用", "被调用", "被谁调用"])
+        || (named && contains_any(lower, &[" used", " referenced", " invoked"]) && !lower.contains("used to"))
+        || (named && lower.starts_with("what call"))
+    {
+        return Intent::Callers;
+    }
+    if contains_any(lower, &["what does", "which methods does", "what methods does"]) && contains_any(lower, &[" call?", " call ", " invoke", "calls?"])
+        || contains_any(lower, &["callees", "调用了哪些", "调用哪些"])
+    {
+        return Intent::Callees;
+    }
+    if contains_any(lower, &["what happens when", "what happens if", "call chain", "flow", "walk me through", "step by step",
+        "end up", "lead to", "leads to", "sequence of", "how does a", "how does the", "流程", "调用链", "过程", "经过"])
+    {
+        return Intent::Flow;
+    }
+    if contains_any(lower, &["defined", "declared", "definition", "declaration", "定义", "声明"])
+        || (kind.is_some() && !contains_any(lower, &["where does", "how does", "implemented", "where do"]))
+    {
+        return Intent::Definition;
+    }
+    let _ = text;
+    if contains_any(lower, &["config", "setting", "system property", "property", "properties", "env var", "environment variable",
+        "yml", "yaml", "配置", "参数"])
+    {
+        return Intent::Config;
+    }
+    Intent::Locate
+}
+
+/// Frames of a pasted Java stack trace.
+pub fn parse_frames(text: &str) -> Vec<Frame> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let l = line.trim();
+        let Some(rest) = l.strip_prefix("at ") else { continue };
+        let Some(open) = rest.find('(') else { continue };
+        let (qual, loc) = (&rest[..open], &rest[open + 1..]);
+        let loc = loc.trim_end_matches(')');
+        let Some(dot) = qual.rfind('.') else { continue };
+        let class = qual[..dot].trim_start_matches(|c: char| !c.is_alphanumeric()).replace('$', ".");
+        let method = qual[dot + 1..].to_string();
+        let (file, line_no) = match loc.split_once(':') {
+            Some((f, n)) => (Some(f.to_string()), n.parse().ok()),
+            None => (if loc.ends_with(".java") { Some(loc.to_string()) } else { None }, None),
+        };
+        if class.is_empty() || method.is_empty() {
+            continue;
+        }
+        out.push(Frame { class, method, file, line: line_no });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stems(q: &Question) -> Vec<&str> {
+        q.terms.iter().filter(|t| t.origin != TermOrigin::Synonym).map(|t| t.stem.as_str()).collect()
+    }
+
+    #[test]
+    fn intents_from_phrasing() {
+        assert_eq!(understand("Who calls OrderService.cancel?").intent, Intent::Callers);
+        assert_eq!(understand("Where is PaymentGateway.verify used?").intent, Intent::Callers);
+        assert_eq!(understand("What happens when I call checkout()?").intent, Intent::Flow);
+        assert_eq!(understand("Where is the retry policy defined?").intent, Intent::Definition);
+        assert_eq!(understand("Which interface do I implement to receive events?").intent, Intent::Definition);
+        assert_eq!(understand("Where is the timeout setting read?").intent, Intent::Config);
+        assert_eq!(understand("Where is the invoice total computed?").intent, Intent::Locate);
+        assert_eq!(understand("谁调用了 deductStock").intent, Intent::Callers);
+        assert_eq!(understand("下单流程是怎样的").intent, Intent::Flow);
+        let trace = "java.lang.IllegalStateException: boom\n\tat com.x.OrderService.cancel(OrderService.java:42)\n\tat com.x.Api.handle(Api.java:10)";
+        let q = understand(trace);
+        assert_eq!(q.intent, Intent::Trace);
+        assert_eq!(q.frames[0], Frame { class: "com.x.OrderService".into(), method: "cancel".into(), file: Some("OrderService.java".into()), line: Some(42) });
+    }
+
+    #[test]
+    fn identifiers_are_found_and_split() {
+        let q = understand("Who calls FileStore.lastModifiedUnchecked and deduct_stock()?");
+        let names: Vec<&str> = q.identifiers.iter().map(|i| i.text.as_str()).collect();
+        assert_eq!(names, vec!["FileStore.lastModifiedUnchecked", "deduct_stock"]);
+        assert_eq!(q.identifiers[0].qualifier.as_deref(), Some("FileStore"));
+        assert_eq!(q.identifiers[0].name, "lastModifiedUnchecked");
+        let s = stems(&q);
+        assert!(s.contains(&"modifi"), "{s:?}");
+        assert!(s.contains(&"deduct"), "{s:?}");
+        // Plain capitalised words are not identifiers.
+        assert!(understand("Where does Windows handle this?").identifiers.is_empty());
+    }
+
+    #[test]
+    fn stop_words_drop_and_synonyms_come_in_low() {
+        let q = understand("Where is the code that removes an expired session?");
+        let s = stems(&q);
+        assert!(s.contains(&"remov") && s.contains(&"expir") && s.contains(&"session"), "{s:?}");
+        assert!(!s.contains(&"code") && !s.contains(&"where"), "{s:?}");
+        let del = q.terms.iter().find(|t| t.stem == "delet").expect("synonym of remove");
+        assert!(del.weight < 1.0);
+    }
+
+    #[test]
+    fn chinese_questions_translate_through_the_glossary() {
+        let q = understand("订单超时自动取消逻辑在哪?");
+        let s = stems(&q);
+        for w in ["order", "timeout", "cancel"] {
+            assert!(s.contains(&w), "{w} missing from {s:?}");
+        }
+        let q = understand("支付宝回调验签在哪里");
+        assert!(q.cjk.contains(&"宝".to_string()));
+        assert!(stems(&q).contains(&"callback"));
+    }
+
+    #[test]
+    fn literals_and_guesses() {
+        let q = understand("Where is the os.name property read, and what does 'tail -f' do to the file name?");
+        assert!(q.literals.contains(&"os.name".to_string()), "{:?}", q.literals);
+        assert!(q.literals.contains(&"tail -f".to_string()), "{:?}", q.literals);
+        assert!(q.guessed.contains(&"fileName".to_string()), "{:?}", q.guessed);
+        assert!(q.identifiers.is_empty(), "{:?}", q.identifiers);
+    }
+}

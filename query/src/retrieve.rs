@@ -1,0 +1,473 @@
+//! Recall and ranking: the legs (exact symbols, BM25 over contextualized chunks, symbol cards,
+//! method bodies, vectors when configured) fused with RRF, then adjusted by structure and
+//! provenance. Exact identifier hits stay on top.
+//!
+//! Units are symbols (methods, constructors, types, fields) or, for text without symbols, chunk
+//! line ranges.
+
+use crate::QueryError;
+use crate::embed::VectorLeg;
+use crate::fusion::{self, Leg};
+use crate::graph::CallGraph;
+use crate::question::{Intent, KindHint, Question, TermOrigin};
+use crate::view::{SnapshotView, SymIdx, prose_stems};
+use indexer::model::{Provenance, SymbolKind};
+use std::collections::{HashMap, HashSet};
+
+/// Something an answer can cite.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum UnitKey {
+    Sym(SymIdx),
+    Range { path: String, start: u32, end: u32 },
+}
+
+/// A ranked unit.
+#[derive(Debug, Clone)]
+pub struct Ranked {
+    pub key: UnitKey,
+    pub score: f32,
+    /// Found by an exact identifier lookup.
+    pub exact: bool,
+    /// Legs that found it.
+    pub legs: Vec<&'static str>,
+}
+
+/// Knobs of recall.
+#[derive(Clone, Copy)]
+pub struct RecallOptions<'o> {
+    /// Chunks read from the full-text leg.
+    pub bm25_depth: usize,
+    /// Units kept per leg.
+    pub leg_depth: usize,
+    pub vectors: Option<&'o dyn VectorLeg>,
+}
+
+impl Default for RecallOptions<'_> {
+    fn default() -> Self {
+        RecallOptions { bm25_depth: 80, leg_depth: 120, vectors: None }
+    }
+}
+
+/// Annotations that mark entry points, transactions and framework edges.
+const ENTRY_ANNOTATIONS: &[&str] = &[
+    "RequestMapping", "GetMapping", "PostMapping", "PutMapping", "DeleteMapping", "PatchMapping",
+    "Scheduled", "KafkaListener", "RabbitListener", "JmsListener", "EventListener", "StreamListener",
+    "RocketMQMessageListener", "MessageMapping", "Path", "GET", "POST", "PUT", "DELETE", "Transactional",
+    "FeignClient", "DubboService", "DubboReference", "Mapper", "Select", "Update", "Insert", "Delete",
+    "Value", "ConfigurationProperties", "Bean", "PostConstruct", "Subscribe", "Async",
+];
+
+pub struct Retriever<'v, 'a> {
+    pub view: &'v SnapshotView<'a>,
+}
+
+impl<'v, 'a> Retriever<'v, 'a> {
+    pub fn new(view: &'v SnapshotView<'a>) -> Self {
+        Retriever { view }
+    }
+
+    /// Symbols an identifier of the question names: simple name match, narrowed by the qualifier.
+    pub fn exact(&self, q: &Question) -> Vec<SymIdx> {
+        let v = self.view;
+        let mut out = Vec::new();
+        for ident in &q.identifiers {
+            let mut found: Vec<SymIdx> = v
+                .named(&ident.name)
+                .iter()
+                .copied()
+                .filter(|&i| v.sym(i).symbol.name == ident.name || v.named(&ident.name).len() == 1)
+                .filter(|&i| match &ident.qualifier {
+                    None => true,
+                    Some(qual) => {
+                        let last = qual.rsplit('.').next().unwrap_or(qual);
+                        v.owner_name(i) == Some(last)
+                            || v.sym(i).symbol.qualified_name.ends_with(&format!("{qual}.{}", v.sym(i).symbol.name))
+                    }
+                })
+                .collect();
+            if found.is_empty() {
+                // Case differs, or the qualifier is a supertype: fall back to the name alone.
+                found = v.named(&ident.name).to_vec();
+            }
+            found.sort_by_key(|&i| {
+                let s = v.sym(i);
+                (v.provenance(&s.path) != Provenance::Source, !s.symbol.kind.is_type(), s.path.clone(), s.symbol.start_line)
+            });
+            for i in found {
+                if !out.contains(&i) {
+                    out.push(i);
+                }
+            }
+        }
+        out
+    }
+
+    /// Ranks units for a question.
+    pub fn rank(&self, q: &Question, graph: &dyn CallGraph, opts: &RecallOptions<'_>) -> Result<Vec<Ranked>, QueryError> {
+        let _ = graph;
+        let v = self.view;
+        let exact = self.exact(q);
+        let mut legs: Vec<Leg<UnitKey>> = Vec::new();
+
+        // BM25 over contextualized chunks.
+        let bm25 = self.bm25_leg(q, opts.bm25_depth)?;
+        legs.push(Leg { name: "bm25", weight: 1.0, items: bm25 });
+
+        // Symbol cards: names, doc sentences, parameters, members.
+        let cards = self.card_leg(q, opts.leg_depth);
+        legs.push(Leg { name: "cards", weight: 1.0, items: cards.into_iter().map(UnitKey::Sym).collect() });
+
+        // Guessed identifiers named exactly.
+        let mut guessed = Vec::new();
+        for g in &q.guessed {
+            for &i in v.named(g) {
+                if !guessed.contains(&UnitKey::Sym(i)) {
+                    guessed.push(UnitKey::Sym(i));
+                }
+            }
+        }
+        if !guessed.is_empty() {
+            legs.push(Leg { name: "guess", weight: 0.5, items: guessed });
+        }
+
+        if let Some(vl) = opts.vectors {
+            let mut items = Vec::new();
+            for (chunk_id, _) in vl.nearest(&q.text, opts.bm25_depth)? {
+                if let Some(row) = v.index.catalog.chunk(&chunk_id)? {
+                    for u in self.units_of_chunk(row.path.as_str(), row.chunk.start_line, row.chunk.end_line, q)? {
+                        if !items.contains(&u) {
+                            items.push(u);
+                        }
+                    }
+                }
+            }
+            legs.push(Leg { name: "vector", weight: 1.0, items });
+        }
+
+        // Method bodies of everything found so far, scored at method granularity.
+        let mut pool: Vec<UnitKey> = Vec::new();
+        let mut seen = HashSet::new();
+        for leg in &legs {
+            for u in leg.items.iter().take(opts.leg_depth) {
+                if seen.insert(u.clone()) {
+                    pool.push(u.clone());
+                }
+            }
+        }
+        for &e in &exact {
+            if seen.insert(UnitKey::Sym(e)) {
+                pool.push(UnitKey::Sym(e));
+            }
+        }
+        let mut body_scored: Vec<(UnitKey, f32)> = Vec::new();
+        for u in &pool {
+            if let UnitKey::Sym(i) = u
+                && v.sym(*i).symbol.kind.is_callable()
+            {
+                let s = self.body_score(*i, q)?;
+                if s > 0.0 {
+                    body_scored.push((u.clone(), s));
+                }
+            }
+        }
+        body_scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        legs.push(Leg { name: "body", weight: 1.0, items: body_scored.into_iter().map(|(u, _)| u).collect() });
+
+        let fused = fusion::rrf(&legs, fusion::RRF_K);
+        let mut ranked: Vec<Ranked> = fused
+            .into_iter()
+            .map(|(key, score)| {
+                let found_by: Vec<&'static str> = legs.iter().filter(|l| l.items.contains(&key)).map(|l| l.name).collect();
+                Ranked { score: score * self.boost(&key, q), exact: false, legs: found_by, key }
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+        self.promote_workers(&mut ranked, graph)?;
+
+        // Exact hits first, in their order.
+        let mut out: Vec<Ranked> = Vec::new();
+        for &e in &exact {
+            let key = UnitKey::Sym(e);
+            let score = ranked.iter().find(|r| r.key == key).map(|r| r.score).unwrap_or(0.0);
+            out.push(Ranked { key, score, exact: true, legs: vec!["exact"] });
+        }
+        for r in ranked {
+            if !out.iter().any(|o| o.key == r.key) {
+                out.push(r);
+            }
+        }
+        Ok(out)
+    }
+
+    fn bm25_leg(&self, q: &Question, depth: usize) -> Result<Vec<UnitKey>, QueryError> {
+        let v = self.view;
+        let mut words: Vec<String> = q
+            .terms
+            .iter()
+            .filter(|t| t.origin != TermOrigin::Synonym)
+            .map(|t| t.word.clone())
+            .collect();
+        words.extend(q.identifiers.iter().map(|i| i.name.clone()));
+        words.extend(q.cjk.iter().cloned());
+        if words.is_empty() {
+            return Ok(Vec::new());
+        }
+        let query = words.join(" ");
+        let mut items = Vec::new();
+        for (id, _path, _score) in v.index.text.search(&query, depth)? {
+            let Some(row) = v.index.catalog.chunk(&id)? else { continue };
+            for u in self.units_of_chunk(row.path.as_str(), row.chunk.start_line, row.chunk.end_line, q)? {
+                if !items.contains(&u) {
+                    items.push(u);
+                }
+            }
+        }
+        Ok(items)
+    }
+
+    /// The units a chunk stands for: the callables it overlaps (best matching first), else the
+    /// innermost symbol covering it, else its line range.
+    fn units_of_chunk(&self, path: &str, start: u32, end: u32, q: &Question) -> Result<Vec<UnitKey>, QueryError> {
+        let v = self.view;
+        let mut callables: Vec<SymIdx> = v
+            .in_file(path)
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let s = &v.sym(i).symbol;
+                s.kind.is_callable() && s.start_line <= end && start <= s.end_line
+            })
+            .collect();
+        // A method nested in another (anonymous or local class) stands for itself only.
+        if !callables.is_empty() {
+            let mut scored = Vec::new();
+            for &c in &callables {
+                scored.push((c, self.body_score(c, q)?));
+            }
+            scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            callables = scored.into_iter().filter(|(_, s)| *s > 0.0).map(|(c, _)| c).collect();
+            if !callables.is_empty() {
+                return Ok(callables.into_iter().map(UnitKey::Sym).collect());
+            }
+        }
+        if let Some(i) = v.enclosing(path, start, |_| true) {
+            let s = &v.sym(i).symbol;
+            if s.start_line <= start && end <= s.end_line || s.kind.is_type() {
+                return Ok(vec![UnitKey::Sym(i)]);
+            }
+        }
+        Ok(vec![UnitKey::Range { path: path.to_string(), start, end }])
+    }
+
+    /// Card leg: symbols ranked by question terms in their name, doc, parameters and members.
+    pub fn card_leg(&self, q: &Question, depth: usize) -> Vec<SymIdx> {
+        let v = self.view;
+        let (cards, _) = v.cards();
+        let weights: HashMap<&str, f32> = q.terms.iter().map(|t| (t.stem.as_str(), t.weight * v.idf(&t.stem))).collect();
+        if weights.is_empty() {
+            return Vec::new();
+        }
+        let mut scored: Vec<(SymIdx, f32)> = Vec::new();
+        for (i, c) in cards.iter().enumerate() {
+            let kind = v.sym(i).symbol.kind;
+            if matches!(kind, SymbolKind::Package) {
+                continue;
+            }
+            let mut s = 0.0;
+            let mut name_hit = 0usize;
+            for w in dedup(&c.name) {
+                if let Some(x) = weights.get(w.as_str()) {
+                    s += 3.0 * x;
+                    name_hit += 1;
+                }
+            }
+            for w in dedup(&c.doc) {
+                if let Some(x) = weights.get(w.as_str()) {
+                    s += 1.5 * x;
+                }
+            }
+            for w in dedup(&c.params) {
+                if let Some(x) = weights.get(w.as_str()) {
+                    s += 0.5 * x;
+                }
+            }
+            if kind.is_type() {
+                let members = dedup(&c.members);
+                for w in &members {
+                    if let Some(x) = weights.get(w.as_str()) {
+                        s += 1.0 * x;
+                    }
+                }
+            }
+            if s <= 0.0 {
+                continue;
+            }
+            // Names made mostly of question words are better than long names with one hit.
+            let name_len = c.name.len().max(1) as f32;
+            s *= 0.6 + 0.4 * (name_hit as f32 / name_len);
+            scored.push((i, s));
+        }
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        scored.truncate(depth);
+        scored.into_iter().map(|(i, _)| i).collect()
+    }
+
+    /// How much of the question a method's own text (signature, doc and body) holds.
+    pub fn body_score(&self, i: SymIdx, q: &Question) -> Result<f32, QueryError> {
+        let v = self.view;
+        let s = v.sym(i);
+        let text = v.text(&s.path, s.symbol.start_line, s.symbol.end_line)?;
+        let mut tf: HashMap<String, u32> = HashMap::new();
+        for w in prose_stems(&text) {
+            *tf.entry(w).or_default() += 1;
+        }
+        for w in s.symbol.doc.as_deref().map(prose_stems).unwrap_or_default() {
+            *tf.entry(w).or_default() += 1;
+        }
+        let lower = text.to_lowercase();
+        let mut score = 0.0;
+        for t in &q.terms {
+            if let Some(&n) = tf.get(&t.stem) {
+                score += t.weight * v.idf(&t.stem) * (1.0 + (n as f32).ln());
+            }
+        }
+        for lit in &q.literals {
+            if lit.len() >= 2 && lower.contains(&lit.to_lowercase()) {
+                score += 2.0;
+            }
+        }
+        let lines = (s.symbol.end_line - s.symbol.start_line + 1) as f32;
+        Ok(score / (1.0 + 0.15 * lines.ln().max(0.0)))
+    }
+
+    /// Multiplier for structure, kind and provenance.
+    fn boost(&self, key: &UnitKey, q: &Question) -> f32 {
+        let v = self.view;
+        let path = match key {
+            UnitKey::Sym(i) => v.sym(*i).path.as_str(),
+            UnitKey::Range { path, .. } => path.as_str(),
+        };
+        let mut b = match v.provenance(path) {
+            Provenance::Source => 1.0,
+            Provenance::Test if q.wants_tests => 1.0,
+            Provenance::Test => 0.3,
+            _ if q.wants_generated => 1.0,
+            _ => 0.4,
+        };
+        let UnitKey::Sym(i) = key else { return b * 0.6 };
+        let s = &v.sym(*i).symbol;
+        if s.annotations.iter().any(|a| {
+            let name = a.trim_start_matches('@');
+            let name = name.split('(').next().unwrap_or(name);
+            let name = name.rsplit('.').next().unwrap_or(name);
+            ENTRY_ANNOTATIONS.contains(&name)
+        }) {
+            b *= 1.15;
+        }
+        if s.kind == SymbolKind::Method && s.name == "main" && s.is_static {
+            b *= 1.1;
+        }
+        let is_type = s.kind.is_type();
+        match q.intent {
+            Intent::Definition => {
+                if is_type {
+                    b *= 1.6;
+                    let hinted = match q.kind_hint {
+                        Some(KindHint::Interface) => s.kind == SymbolKind::Interface,
+                        Some(KindHint::Enum) => s.kind == SymbolKind::Enum,
+                        Some(KindHint::Class) => s.kind == SymbolKind::Class,
+                        Some(KindHint::Annotation) => s.kind == SymbolKind::Annotation,
+                        Some(KindHint::Type) | None => true,
+                    };
+                    if hinted {
+                        b *= 1.3;
+                    }
+                } else if s.kind.is_callable() {
+                    b *= 0.7;
+                }
+            }
+            _ => {
+                if is_type {
+                    b *= 0.75;
+                } else if matches!(s.kind, SymbolKind::Field | SymbolKind::Constant) {
+                    b *= 0.5;
+                }
+            }
+        }
+        b
+    }
+
+    /// A short method that hands its work to one other method (an overload, a `doX` helper)
+    /// is a delegator: the worker it calls is ranked just above it.
+    fn promote_workers(&self, ranked: &mut Vec<Ranked>, graph: &dyn CallGraph) -> Result<(), QueryError> {
+        let v = self.view;
+        let top: Vec<(usize, SymIdx, f32)> = ranked
+            .iter()
+            .enumerate()
+            .take(12)
+            .filter_map(|(k, r)| match r.key {
+                UnitKey::Sym(i) if v.sym(i).symbol.kind.is_callable() => Some((k, i, r.score)),
+                _ => None,
+            })
+            .collect();
+        let mut lifts: Vec<(SymIdx, f32)> = Vec::new();
+        for (_, i, score) in top {
+            let s = &v.sym(i).symbol;
+            if s.end_line - s.start_line > 8 {
+                continue;
+            }
+            let edges = graph.callees(&s.id)?;
+            let workers: Vec<SymIdx> = edges
+                .iter()
+                .filter(|e| e.confidence >= 0.7)
+                .filter_map(|e| v.by_id(&e.to.0))
+                .filter(|&w| w != i && is_worker_name(&s.name, &v.sym(w).symbol.name))
+                .collect();
+            let mut distinct = workers.clone();
+            distinct.dedup();
+            if let [w] = distinct.as_slice() {
+                lifts.push((*w, score * 1.02 + 1e-6));
+            }
+        }
+        for (w, score) in lifts {
+            match ranked.iter_mut().find(|r| r.key == UnitKey::Sym(w)) {
+                Some(r) => {
+                    if r.score < score {
+                        r.score = score;
+                        r.legs.push("worker");
+                    }
+                }
+                None => ranked.push(Ranked { key: UnitKey::Sym(w), score, exact: false, legs: vec!["worker"] }),
+            }
+        }
+        ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+        Ok(())
+    }
+}
+
+/// `normalize` → `doNormalize`, `normalizeInternal`, `normalize0`, or an overload `normalize`.
+fn is_worker_name(delegator: &str, callee: &str) -> bool {
+    let d = delegator.to_lowercase();
+    let c = callee.to_lowercase();
+    c == d || (c.contains(&d) && c.len() <= d.len() + 8)
+}
+
+fn dedup(v: &[String]) -> Vec<&String> {
+    let mut out: Vec<&String> = v.iter().collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_names() {
+        assert!(is_worker_name("normalize", "doNormalize"));
+        assert!(is_worker_name("copyDirectory", "copyDirectory"));
+        assert!(is_worker_name("sizeOf", "sizeOf0"));
+        assert!(!is_worker_name("copy", "toString"));
+    }
+}

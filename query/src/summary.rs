@@ -1,0 +1,75 @@
+//! The summary tree: one line per method and per file, made from doc comments and signatures
+//! (no LLM), used by the map and for the "rest" of an answer.
+
+use crate::view::{SnapshotView, SymIdx, short_qualified};
+use indexer::model::SymbolKind;
+
+/// One line about a symbol: its first doc sentence, else its declaration head.
+pub fn symbol_line(view: &SnapshotView<'_>, i: SymIdx) -> String {
+    let s = view.sym(i);
+    let name = short_qualified(&s.symbol.qualified_name, &s.path);
+    match s.symbol.doc.as_deref().map(first_sentence).filter(|d| !d.is_empty()) {
+        Some(doc) => format!("{name} — {doc}"),
+        None => format!("{name} — {}", clip(&s.symbol.signature, 140)),
+    }
+}
+
+/// One line about a file: its main type's doc sentence (or kind and size), and how many
+/// methods it has.
+pub fn file_line(view: &SnapshotView<'_>, path: &str) -> String {
+    let syms = view.in_file(path);
+    let stem = path.rsplit('/').next().unwrap_or(path).split('.').next().unwrap_or("");
+    let main = syms
+        .iter()
+        .copied()
+        .find(|&i| view.sym(i).symbol.kind.is_type() && view.sym(i).symbol.name == stem)
+        .or_else(|| syms.iter().copied().find(|&i| view.sym(i).symbol.kind.is_type()));
+    let methods = syms.iter().filter(|&&i| view.sym(i).symbol.kind == SymbolKind::Method).count();
+    match main {
+        Some(t) => {
+            let s = &view.sym(t).symbol;
+            let what = s.doc.as_deref().map(first_sentence).filter(|d| !d.is_empty()).unwrap_or_else(|| format!("{} {}", s.kind.as_str(), s.name));
+            format!("{what} ({methods} methods)")
+        }
+        None => format!("{} lines", view.line_count(path).unwrap_or(0)),
+    }
+}
+
+/// The first sentence of a doc comment, tags and markup removed.
+pub fn first_sentence(doc: &str) -> String {
+    let mut s = String::new();
+    let mut in_tag = false;
+    for c in doc.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            _ if in_tag => {}
+            '{' | '}' => {}
+            _ => s.push(c),
+        }
+    }
+    let s = s.replace("@code ", "").replace("@link ", "").replace("@linkplain ", "");
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let end = s.find(". ").map(|p| p + 1).unwrap_or(s.len());
+    clip(&s[..end], 160)
+}
+
+pub fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_sentence_drops_markup() {
+        assert_eq!(first_sentence("Gets the {@code extension} of a <b>file</b>. More text."), "Gets the extension of a file.");
+        assert_eq!(clip("abcdef", 3), "abc…");
+    }
+}
