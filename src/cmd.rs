@@ -3,6 +3,7 @@
 mod index;
 mod inspect;
 mod search;
+mod watch;
 
 use crate::cli::{Cli, Command, Global};
 use anyhow::{Context, Result};
@@ -19,7 +20,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     let g = &cli.global;
     match cli.command {
         Command::Index(a) => index::index(g, &a),
-        Command::Watch(a) => index::watch(g, &a),
+        Command::Watch(a) => watch::watch(g, &a),
         Command::Status { verbose } => inspect::status(g, verbose),
         Command::Search { query, limit } => search::search(g, &query, limit),
         Command::Symbol { name } => search::symbol(g, &name),

@@ -344,3 +344,6 @@ fn contains_identifier(text: &str, ident: &str) -> bool {
         })
 }
 
+
+#[cfg(test)]
+mod tests;

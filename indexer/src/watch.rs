@@ -84,7 +84,12 @@ pub fn run(
             match rx.recv_timeout(Duration::from_millis(50)) {
                 Ok(Ok(events)) => {
                     let arrived = Instant::now();
-                    let mut paths: Vec<_> = events.iter().flat_map(|e| e.paths.iter().cloned()).collect();
+                    // Reading a file raises access events; only content and name changes matter.
+                    let mut paths: Vec<_> = events
+                        .iter()
+                        .filter(|e| e.kind.is_create() || e.kind.is_modify() || e.kind.is_remove())
+                        .flat_map(|e| e.paths.iter().cloned())
+                        .collect();
                     paths.sort();
                     paths.dedup();
                     for abs in paths {

@@ -62,7 +62,7 @@ mod tests {
     fn items_ranked_high_in_several_legs_win() {
         let legs = vec![
             Leg { name: "bm25", weight: 1.0, items: vec!["a", "b", "c"] },
-            Leg { name: "vec", weight: 1.0, items: vec!["c", "b", "d"] },
+            Leg { name: "vec", weight: 1.0, items: vec!["d", "b", "c"] },
         ];
         let fused = rrf(&legs, RRF_K);
         let order: Vec<&str> = fused.iter().map(|(k, _)| *k).collect();

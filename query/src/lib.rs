@@ -36,7 +36,7 @@ pub use embed::{Embedder, FakeEmbedder, OpenAiEmbedder, VectorLeg};
 pub use graph::{CallGraph, LexicalGraph, NoGraph};
 pub use llm::{ChatModel, LlmConfig, LlmError, OpenAiChat};
 pub use render::render_text;
-pub use search::{Hit, HitSource, SearchError, search};
+pub use search::{Hit, HitSource, SearchError, search, search_with_overlay};
 
 use indexer::store::StoreError;
 

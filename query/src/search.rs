@@ -4,11 +4,11 @@
 //! its declaration on top, then the full-text hits in score order (tests, generated and vendored
 //! code demoted). Every hit is a range read back from the catalog, so it exists in the snapshot.
 
-use indexer::model::Provenance;
-use indexer::store::EmbeddedIndex;
-use indexer::store::StoreError;
-use serde::Serialize;
-use std::collections::HashSet;
+use indexer::model::{Chunk, Provenance, RepoPath, Symbol};
+use indexer::overlay::Overlay;
+use indexer::store::{EmbeddedIndex, StoreError};
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
@@ -16,14 +16,14 @@ pub enum SearchError {
     Store(#[from] StoreError),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum HitSource {
     Symbol,
     Text,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hit {
     pub path: String,
     pub start_line: u32,
@@ -58,26 +58,38 @@ pub fn identifiers(query: &str) -> Vec<&str> {
     out
 }
 
-/// Runs the symbol leg and the BM25 leg and merges them.
+/// Runs the symbol leg and the BM25 leg over the committed index and merges them.
 pub fn search(index: &EmbeddedIndex, query: &str, limit: usize) -> Result<Vec<Hit>, SearchError> {
-    let mut hits = symbol_hits(index, query, limit)?;
-    let files = index.catalog.current_files()?;
+    search_with_overlay(index, None, query, limit)
+}
+
+/// As [`search`], with a watch overlay laid on top: files in the overlay hide their committed
+/// versions and are searched from memory.
+pub fn search_with_overlay(
+    index: &EmbeddedIndex,
+    overlay: Option<&Overlay>,
+    query: &str,
+    limit: usize,
+) -> Result<Vec<Hit>, SearchError> {
+    let shadowed = |p: &RepoPath| overlay.is_some_and(|o| o.shadows(p));
+    let mut provenance = Provenances::new(index);
+    let mut hits = symbol_hits(index, overlay, query, limit, &mut provenance)?;
     let mut text_hits = Vec::new();
     for (id, _path, score) in index.text.search(query, limit * 3)? {
         // Documents the catalog does not know belong to no published snapshot.
         let Some(row) = index.catalog.chunk(&id)? else { continue };
-        let prov = files.get(&row.path).map(|f| f.provenance).unwrap_or_default();
-        let c = &row.chunk;
-        text_hits.push(Hit {
-            path: row.path.to_string(),
-            start_line: c.start_line,
-            end_line: c.end_line,
-            symbol: c.symbol.as_ref().map(|s| display_symbol(&s.0)),
-            kind: None,
-            source: HitSource::Text,
-            score: score * provenance_weight(prov),
-            preview: preview(&c.text),
-        });
+        if shadowed(&row.path) {
+            continue;
+        }
+        let prov = provenance.of(&row.path)?;
+        text_hits.push(text_hit(&row.path, &row.chunk, score * provenance_weight(prov)));
+    }
+    if let Some(o) = overlay {
+        for (id, _path, score) in o.search(query, limit * 3)? {
+            if let Some((path, chunk, prov)) = o.chunk(&id) {
+                text_hits.push(text_hit(path, chunk, score * provenance_weight(prov)));
+            }
+        }
     }
     text_hits.sort_by(|a, b| b.score.total_cmp(&a.score));
     let mut seen: HashSet<(String, u32, u32)> = hits.iter().map(|h| (h.path.clone(), h.start_line, h.end_line)).collect();
@@ -90,6 +102,39 @@ pub fn search(index: &EmbeddedIndex, query: &str, limit: usize) -> Result<Vec<Hi
     Ok(hits)
 }
 
+fn text_hit(path: &RepoPath, c: &Chunk, score: f32) -> Hit {
+    Hit {
+        path: path.to_string(),
+        start_line: c.start_line,
+        end_line: c.end_line,
+        symbol: c.symbol.as_ref().map(|s| display_symbol(&s.0)),
+        kind: None,
+        source: HitSource::Text,
+        score,
+        preview: preview(&c.text),
+    }
+}
+
+/// Provenance of files by path, looked up once per query.
+struct Provenances<'a> {
+    index: &'a EmbeddedIndex,
+    cache: HashMap<RepoPath, Provenance>,
+}
+
+impl<'a> Provenances<'a> {
+    fn new(index: &'a EmbeddedIndex) -> Self {
+        Provenances { index, cache: HashMap::new() }
+    }
+    fn of(&mut self, p: &RepoPath) -> Result<Provenance, StoreError> {
+        if let Some(v) = self.cache.get(p) {
+            return Ok(*v);
+        }
+        let v = self.index.catalog.file(p.as_str())?.map(|f| f.provenance).unwrap_or_default();
+        self.cache.insert(p.clone(), v);
+        Ok(v)
+    }
+}
+
 /// Whether a query word is meant as a code name: `getExtension`, `FileUtils`, `deduct_stock`,
 /// `Foo.bar` — or the whole query is one word. Plain words ("file") are left to full text.
 fn looks_like_code(word: &str, single: bool) -> bool {
@@ -100,17 +145,30 @@ fn looks_like_code(word: &str, single: bool) -> bool {
 }
 
 /// Declarations whose name is one of the query's identifiers; exact case first, sources first.
-fn symbol_hits(index: &EmbeddedIndex, query: &str, limit: usize) -> Result<Vec<Hit>, SearchError> {
-    let files = index.catalog.current_files()?;
+fn symbol_hits(
+    index: &EmbeddedIndex,
+    overlay: Option<&Overlay>,
+    query: &str,
+    limit: usize,
+    provenance: &mut Provenances<'_>,
+) -> Result<Vec<Hit>, SearchError> {
     let mut scored: Vec<(i32, Hit)> = Vec::new();
     let words = identifiers(query);
     let single = words.len() == 1;
     for (rank, word) in words.into_iter().filter(|w| looks_like_code(w, single)).enumerate() {
-        let rows = index.catalog.symbols_named(word)?;
         let simple = word.rsplit(['.', '#']).next().unwrap_or(word);
-        for r in rows {
-            let s = &r.symbol;
-            let prov = files.get(&r.path).map(|f| f.provenance).unwrap_or_default();
+        let mut found: Vec<(RepoPath, Symbol, Provenance)> = Vec::new();
+        for r in index.catalog.symbols_named(word)? {
+            if overlay.is_some_and(|o| o.shadows(&r.path)) {
+                continue;
+            }
+            let prov = provenance.of(&r.path)?;
+            found.push((r.path, r.symbol, prov));
+        }
+        if let Some(o) = overlay {
+            found.extend(o.symbols_named(word).into_iter().map(|(p, s, v)| (p.clone(), s.clone(), v)));
+        }
+        for (path, s, prov) in &found {
             let mut score = 100 - rank as i32;
             if s.name == simple {
                 score += 50;
@@ -118,13 +176,13 @@ fn symbol_hits(index: &EmbeddedIndex, query: &str, limit: usize) -> Result<Vec<H
             if s.kind.is_type() {
                 score += 5;
             }
-            if prov != Provenance::Source {
+            if *prov != Provenance::Source {
                 score -= 40;
             }
             scored.push((
                 score,
                 Hit {
-                    path: r.path.to_string(),
+                    path: path.to_string(),
                     start_line: s.start_line,
                     end_line: s.end_line,
                     symbol: Some(s.qualified_name.clone()),

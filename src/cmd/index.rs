@@ -91,8 +91,3 @@ fn report(g: &Global, s: &RunSummary) -> Result<()> {
     }
     Ok(())
 }
-
-pub fn watch(g: &Global, a: &IndexArgs) -> Result<Outcome> {
-    let _ = (g, a);
-    anyhow::bail!("watch is not available yet")
-}

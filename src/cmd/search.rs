@@ -1,12 +1,15 @@
 //! `search` and `symbol`.
 
-use super::{Outcome, open_index, print_json};
+use super::{Outcome, open_index, print_json, read_target};
 use crate::cli::Global;
 use anyhow::Result;
 
 pub fn search(g: &Global, q: &str, limit: usize) -> Result<Outcome> {
-    let idx = open_index(g)?;
-    let hits = query::search(&idx, q, limit)?;
+    let dir = read_target(g)?;
+    let hits = match super::watch::ask_watcher(&dir, q, limit) {
+        Some(hits) => hits?,
+        None => query::search(&open_index(g)?, q, limit)?,
+    };
     if g.json {
         print_json(&hits)?;
     } else {

@@ -745,6 +745,18 @@ fn erase(bytes: &[u8]) -> String {
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
+            // Only annotation arguments hold literals: skip them whole.
+            '"' | '\'' => {
+                while let Some(d) = chars.next() {
+                    match d {
+                        '\\' => {
+                            chars.next();
+                        }
+                        _ if d == c => break,
+                        _ => {}
+                    }
+                }
+            }
             '<' => angle += 1,
             '>' => angle = angle.saturating_sub(1),
             '(' => paren += 1,

@@ -191,12 +191,12 @@ fn arguments(s: &str, open: usize) -> Option<(Vec<&str>, usize)> {
 pub fn local_types(text: &str) -> Vec<(String, String)> {
     let masked = mask_comments_and_strings(text);
     let toks: Vec<&str> = masked
-        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '<' || c == '>' || c == '[' || c == ']' || c == '.' || c == '=' || c == ';' || c == ',' || c == ')' || c == '('))
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '<' || c == '>' || c == '[' || c == ']' || c == '.' || c == '=' || c == ';' || c == ',' || c == ')'))
         .filter(|t| !t.is_empty())
         .collect();
     let mut out = Vec::new();
     for w in toks.windows(2) {
-        let ty = w[0].trim_start_matches('(');
+        let ty = w[0];
         let ty_base = ty.split('<').next().unwrap_or(ty).trim_end_matches("[]");
         let ty_base = ty_base.rsplit('.').next().unwrap_or(ty_base);
         if !ty_base.starts_with(char::is_uppercase) || !ty_base.chars().all(|c| c.is_alphanumeric() || c == '_') {

@@ -99,7 +99,7 @@ fn deep_nesting_degrades_to_text_without_crashing() {
         [src, parens].map(|s| analyze_java(s.as_bytes(), &ParseLimits::default()))
     });
     for a in worker.unwrap().join().expect("no crash") {
-        assert!(a.degraded.as_deref().unwrap_or_default().contains("nesting depth 10002"), "{:?}", a.degraded);
+        assert!(a.degraded.as_deref().unwrap_or_default().starts_with("nesting depth 1000"), "{:?}", a.degraded);
         assert!(a.symbols.is_empty());
         assert!(!a.chunks.is_empty());
     }

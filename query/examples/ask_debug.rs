@@ -1,0 +1,41 @@
+//! Shows what the ask pipeline sees for one question: the understood question, the ranked units
+//! with the legs that found them, the plan and the chain.
+//!
+//! ```sh
+//! cargo run -p query --example ask_debug -- INDEX_DIR "who calls Foo.bar?"
+//! ```
+
+use indexer::store::{EmbeddedIndex, IndexDir};
+use query::answer::{citation_of, plan};
+use query::graph::LexicalGraph;
+use query::question::understand;
+use query::retrieve::{RecallOptions, Retriever};
+use query::view::SnapshotView;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [dir, question, ..] = args.as_slice() else {
+        eprintln!("usage: ask_debug INDEX_DIR QUESTION");
+        std::process::exit(2);
+    };
+    let index = EmbeddedIndex::open(&IndexDir::new(dir.as_str()))?;
+    let view = SnapshotView::new(&index)?;
+    let q = understand(question);
+    println!("intent: {:?}  kind: {:?}", q.intent, q.kind_hint);
+    println!("identifiers: {:?}", q.identifiers.iter().map(|i| &i.text).collect::<Vec<_>>());
+    println!("terms: {}", q.terms.iter().map(|t| format!("{}:{:.1}", t.stem, t.weight)).collect::<Vec<_>>().join(" "));
+    let graph = LexicalGraph::new(&view);
+    let r = Retriever::new(&view);
+    let ranked = r.rank(&q, &graph, &RecallOptions::default())?;
+    for (k, x) in ranked.iter().take(25).enumerate() {
+        let c = citation_of(&view, &x.key);
+        println!("{:>3} {:.4} {:<45} {}:{}-{} {:?}", k + 1, x.score, c.symbol.unwrap_or_default(), c.path.rsplit('/').next().unwrap_or(""), c.start_line, c.end_line, x.legs);
+    }
+    let p = plan(&r, &q, &ranked, &graph)?;
+    println!("chain:");
+    for &i in &p.chain {
+        let c = citation_of(&view, &query::retrieve::UnitKey::Sym(i));
+        println!("  {} {}", c.symbol.clone().unwrap_or_default(), c.label());
+    }
+    Ok(())
+}
