@@ -4,7 +4,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
-#[command(name = "codemap", version, about = "Makes a large code repository answerable: index, search, symbols, snapshots.")]
+#[command(
+    name = "codemap",
+    version,
+    about = "Makes a large code repository answerable: index, search, symbols, snapshots."
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: Global,

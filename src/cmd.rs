@@ -32,8 +32,13 @@ pub fn run(cli: Cli) -> Result<Outcome> {
 
 /// The repository root and index folder for a command that writes (`index`, `watch`).
 fn write_target(g: &Global, path: Option<&Path>) -> Result<(PathBuf, IndexDir)> {
-    let root = path.map(Path::to_path_buf).or_else(|| g.repo.clone()).unwrap_or_else(|| PathBuf::from("."));
-    let root = root.canonicalize().with_context(|| format!("repository root {} not found", root.display()))?;
+    let root = path
+        .map(Path::to_path_buf)
+        .or_else(|| g.repo.clone())
+        .unwrap_or_else(|| PathBuf::from("."));
+    let root = root
+        .canonicalize()
+        .with_context(|| format!("repository root {} not found", root.display()))?;
     let dir = g.index_dir.clone().unwrap_or_else(|| root.join(".codemap"));
     Ok((root, IndexDir::new(dir)))
 }
@@ -45,7 +50,9 @@ fn read_target(g: &Global) -> Result<IndexDir> {
         return Ok(IndexDir::new(d));
     }
     let start = g.repo.clone().unwrap_or_else(|| PathBuf::from("."));
-    let start = start.canonicalize().with_context(|| format!("repository {} not found", start.display()))?;
+    let start = start
+        .canonicalize()
+        .with_context(|| format!("repository {} not found", start.display()))?;
     for dir in start.ancestors() {
         let candidate = IndexDir::new(dir.join(".codemap"));
         if candidate.exists() {
@@ -60,7 +67,8 @@ fn read_target(g: &Global) -> Result<IndexDir> {
 
 fn open_index(g: &Global) -> Result<EmbeddedIndex> {
     let dir = read_target(g)?;
-    EmbeddedIndex::open(&dir).with_context(|| format!("opening the index in {}", dir.root().display()))
+    EmbeddedIndex::open(&dir)
+        .with_context(|| format!("opening the index in {}", dir.root().display()))
 }
 
 fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {

@@ -22,7 +22,12 @@ use tree_sitter::Parser;
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["parse", dir, threads] => parse(Path::new(dir), threads.parse()?),
         ["tantivy", dir, out, threads] => tantivy(Path::new(dir), Path::new(out), threads.parse()?),
         _ => bail!("usage: anchors parse DIR THREADS | anchors tantivy DIR OUT THREADS"),
@@ -32,9 +37,14 @@ fn main() -> Result<()> {
 /// Every `.java` file under `dir`, sorted (hidden files and ignore files are not special).
 fn java_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
-    for entry in ignore::WalkBuilder::new(dir).standard_filters(false).build() {
+    for entry in ignore::WalkBuilder::new(dir)
+        .standard_filters(false)
+        .build()
+    {
         let entry = entry?;
-        if entry.file_type().is_some_and(|t| t.is_file()) && entry.path().extension().is_some_and(|e| e == "java") {
+        if entry.file_type().is_some_and(|t| t.is_file())
+            && entry.path().extension().is_some_and(|e| e == "java")
+        {
             files.push(entry.into_path());
         }
     }
@@ -57,12 +67,18 @@ fn parse(dir: &Path, threads: usize) -> Result<()> {
             p
         });
     }
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
     let parse_start = Instant::now();
     let with_errors = pool.install(|| {
         sources
             .par_iter()
-            .filter(|src| PARSER.with_borrow_mut(|p| p.parse(src, None).is_none_or(|t| t.root_node().has_error())))
+            .filter(|src| {
+                PARSER.with_borrow_mut(|p| {
+                    p.parse(src, None).is_none_or(|t| t.root_node().has_error())
+                })
+            })
             .count()
     });
     let parse_s = parse_start.elapsed().as_secs_f64();
@@ -81,17 +97,24 @@ fn tantivy(dir: &Path, out: &Path, threads: usize) -> Result<()> {
     let path_f = schema.add_text_field("path", STRING | STORED);
     let body_f = schema.add_text_field("body", TEXT);
     std::fs::create_dir_all(out)?;
-    let index = Index::create_in_dir(out, schema.build()).with_context(|| format!("creating {}", out.display()))?;
-    let mut writer: tantivy::IndexWriter = index.writer_with_num_threads(threads, threads * 100_000_000)?;
+    let index = Index::create_in_dir(out, schema.build())
+        .with_context(|| format!("creating {}", out.display()))?;
+    let mut writer: tantivy::IndexWriter =
+        index.writer_with_num_threads(threads, threads * 100_000_000)?;
     let files = java_files(dir)?;
     for path in &files {
         let body = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         let rel = path.strip_prefix(dir).unwrap_or(path).to_string_lossy();
-        writer.add_document(doc!(path_f => rel.as_ref(), body_f => String::from_utf8_lossy(&body).as_ref()))?;
+        writer.add_document(
+            doc!(path_f => rel.as_ref(), body_f => String::from_utf8_lossy(&body).as_ref()),
+        )?;
     }
     writer.commit()?;
     writer.wait_merging_threads()?;
-    let size: u64 = std::fs::read_dir(out)?.filter_map(|e| e.ok()?.metadata().ok()).map(|m| m.len()).sum();
+    let size: u64 = std::fs::read_dir(out)?
+        .filter_map(|e| e.ok()?.metadata().ok())
+        .map(|m| m.len())
+        .sum();
     println!(
         "tantivy: files={} threads={threads} budget_mb={} seconds={:.3} index_bytes={size}",
         files.len(),

@@ -39,7 +39,9 @@ fn main() -> anyhow::Result<()> {
     let (mut symbols, mut degraded) = (0, 0);
     for file in &files {
         let rel = relative(&root, file);
-        let Some(repo_path) = RepoPath::new(&rel) else { continue };
+        let Some(repo_path) = RepoPath::new(&rel) else {
+            continue;
+        };
         let src = std::fs::read(file)?;
         let analysis = lang::analyze(Language::Java, &repo_path, "corpus", &src, &limits);
         degraded += usize::from(analysis.degraded.is_some());
@@ -56,7 +58,10 @@ fn main() -> anyhow::Result<()> {
         }
     }
     w.flush()?;
-    eprintln!("{} files, {symbols} symbols, {degraded} degraded -> {out}", files.len());
+    eprintln!(
+        "{} files, {symbols} symbols, {degraded} degraded -> {out}",
+        files.len()
+    );
     Ok(())
 }
 

@@ -27,54 +27,93 @@ pub struct ChunkContext<'a> {
 }
 
 /// Chunks a parsed file: cAST split-then-merge over the tree rooted at `root`.
-pub fn chunk_tree(root: Node<'_>, src: &[u8], ctx: &ChunkContext<'_>, max_chars: usize) -> Vec<Chunk> {
+pub fn chunk_tree(
+    root: Node<'_>,
+    src: &[u8],
+    ctx: &ChunkContext<'_>,
+    max_chars: usize,
+) -> Vec<Chunk> {
     let lines = LineIndex::new(src);
     let mut merger = Merger::new(&lines, max_chars);
     // Nodes of every split so far; a unit is a run of siblings `arena[from..=to]`.
     let mut arena = vec![root];
-    let mut stack = vec![Unit::Nodes(0, 0)];
+    let mut stack = vec![Unit::Nodes {
+        from: 0,
+        to: 0,
+        fresh: true,
+    }];
     let mut cursor = root.walk();
+    let name_field = root.language().field_id_for_name("name");
     while let Some(unit) = stack.pop() {
-        match unit {
+        let (from, to, fresh) = match unit {
             Unit::Lines { start, end, code } => {
                 for l in start..=end {
                     merger.offer(l, l, code.then_some(l));
                 }
+                continue;
             }
-            Unit::Nodes(from, to) => {
-                let (start, _) = node_lines(arena[from]);
-                let (_, end) = node_lines(arena[to]);
-                let code = arena[from..=to].iter().find(|n| !n.is_extra()).map(|n| node_lines(*n).0);
-                if merger.offer(start, end, code) {
-                    continue;
-                }
-                if from < to {
-                    stack.extend((from..=to).rev().map(|i| Unit::Nodes(i, i)));
-                    continue;
-                }
-                let node = arena[from];
-                let base = arena.len();
-                arena.extend(node.children(&mut cursor));
-                if arena.len() == base {
-                    stack.push(Unit::Lines { start, end, code: code.is_some() });
-                    continue;
-                }
-                // Group each run of comments with the node that follows it.
-                let mut units = Vec::new();
-                let mut run_start = None;
-                for i in base..arena.len() {
-                    if arena[i].is_extra() {
-                        run_start.get_or_insert(i);
-                    } else {
-                        units.push(Unit::Nodes(run_start.take().unwrap_or(i), i));
-                    }
-                }
-                if let Some(r) = run_start {
-                    units.extend((r..arena.len()).map(|i| Unit::Nodes(i, i)));
-                }
-                stack.extend(units.into_iter().rev());
+            Unit::Nodes { from, to, fresh } => (from, to, fresh),
+        };
+        let (start, _) = node_lines(arena[from]);
+        let (_, end) = node_lines(arena[to]);
+        let code = arena[from..=to]
+            .iter()
+            .find(|n| !n.is_extra())
+            .map(|n| node_lines(*n).0);
+        if merger.offer(start, end, code) {
+            continue;
+        }
+        // Too big. A declaration (a node with a name) that starts a line starts a chunk, with
+        // its leading comments.
+        let node = arena[to];
+        if fresh && name_field.is_some_and(|f| node.child_by_field_id(f.get()).is_some()) {
+            merger.flush_before(start);
+        }
+        if from < to {
+            stack.push(Unit::Nodes {
+                from: to,
+                to,
+                fresh: false,
+            });
+            stack.extend((from..to).rev().map(|i| Unit::Nodes {
+                from: i,
+                to: i,
+                fresh: false,
+            }));
+            continue;
+        }
+        let base = arena.len();
+        arena.extend(node.children(&mut cursor));
+        if arena.len() == base {
+            stack.push(Unit::Lines {
+                start,
+                end,
+                code: code.is_some(),
+            });
+            continue;
+        }
+        // Group each run of comments with the node that follows it.
+        let mut units = Vec::new();
+        let mut run_start = None;
+        for (i, child) in arena.iter().enumerate().skip(base) {
+            if child.is_extra() {
+                run_start.get_or_insert(i);
+            } else {
+                units.push(Unit::Nodes {
+                    from: run_start.take().unwrap_or(i),
+                    to: i,
+                    fresh: true,
+                });
             }
         }
+        if let Some(r) = run_start {
+            units.extend((r..arena.len()).map(|i| Unit::Nodes {
+                from: i,
+                to: i,
+                fresh: true,
+            }));
+        }
+        stack.extend(units.into_iter().rev());
     }
     build_chunks(src, &lines, merger.finish(), ctx)
 }
@@ -107,19 +146,27 @@ pub fn chunk_text(src: &[u8], ctx: &ChunkContext<'_>, max_chars: usize) -> Vec<C
 
 /// Number of non-whitespace characters in UTF-8 bytes (invalid bytes count one each).
 pub fn non_ws_chars(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| !b.is_ascii_whitespace() && (b & 0xC0) != 0x80).count()
+    bytes
+        .iter()
+        .filter(|&&b| !b.is_ascii_whitespace() && (b & 0xC0) != 0x80)
+        .count()
 }
 
 /// 1-based first and last line of a node. A node whose last byte is a newline ends on that line.
 pub(crate) fn node_lines(n: Node<'_>) -> (u32, u32) {
     let (s, e) = (n.start_position(), n.end_position());
-    let end_row = if e.column == 0 && e.row > s.row { e.row - 1 } else { e.row };
+    let end_row = if e.column == 0 && e.row > s.row {
+        e.row - 1
+    } else {
+        e.row
+    };
     (s.row as u32 + 1, end_row as u32 + 1)
 }
 
 enum Unit {
-    /// Siblings `arena[from..=to]`, offered together.
-    Nodes(usize, usize),
+    /// Siblings `arena[from..=to]` (leading comments, then a node), offered together; `fresh`
+    /// when a split may start a new chunk.
+    Nodes { from: usize, to: usize, fresh: bool },
     /// Lines of a leaf too big to be one chunk, offered one by one.
     Lines { start: u32, end: u32, code: bool },
 }
@@ -147,7 +194,11 @@ impl LineIndex {
             }
         }
         cum.push(count);
-        LineIndex { starts, cum, len: src.len() }
+        LineIndex {
+            starts,
+            cum,
+            len: src.len(),
+        }
     }
 
     pub(crate) fn line_count(&self) -> u32 {
@@ -166,7 +217,10 @@ impl LineIndex {
     /// Byte range of lines `start..=end`, without the last line's `\n` or `\r\n`.
     pub(crate) fn byte_range(&self, src: &[u8], start: u32, end: u32) -> (usize, usize) {
         let a = self.starts[start as usize - 1];
-        let mut b = self.starts.get(end as usize).map_or(self.len, |&next| next - 1);
+        let mut b = self
+            .starts
+            .get(end as usize)
+            .map_or(self.len, |&next| next - 1);
         if b > a && src[b - 1] == b'\r' {
             b -= 1;
         }
@@ -194,7 +248,13 @@ struct Merger<'a> {
 
 impl<'a> Merger<'a> {
     fn new(lines: &'a LineIndex, max: usize) -> Self {
-        Merger { lines, max, done: Vec::new(), cur: None, covered: 0 }
+        Merger {
+            lines,
+            max,
+            done: Vec::new(),
+            cur: None,
+            covered: 0,
+        }
     }
 
     /// Offers lines `start..=end` (clipped to lines not yet taken) as one unit. Returns false,
@@ -206,13 +266,13 @@ impl<'a> Merger<'a> {
             return true;
         }
         let code = code.map(|c| c.max(start));
-        if let Some(cur) = &mut self.cur {
-            if self.lines.size(cur.start, end) <= self.max {
-                cur.end = end;
-                cur.code = cur.code.or(code);
-                self.covered = end;
-                return true;
-            }
+        if let Some(cur) = &mut self.cur
+            && self.lines.size(cur.start, end) <= self.max
+        {
+            cur.end = end;
+            cur.code = cur.code.or(code);
+            self.covered = end;
+            return true;
         }
         if start == end || self.lines.size(start, end) <= self.max {
             self.done.extend(self.cur.take());
@@ -221,6 +281,13 @@ impl<'a> Merger<'a> {
             return true;
         }
         false
+    }
+
+    /// Ends the pending chunk if it ends before `line`.
+    fn flush_before(&mut self, line: u32) {
+        if self.cur.is_some_and(|c| c.end < line) {
+            self.done.extend(self.cur.take());
+        }
     }
 
     /// The spans, trimmed of blank edge lines, with any non-blank line left out (a hole in the
@@ -248,12 +315,21 @@ impl<'a> Merger<'a> {
         for i in 0..=spans.len() {
             let gap_end = spans.get(i).map_or(n, |s| s.start - 1);
             if gap_end > prev_end && lines.size(prev_end + 1, gap_end) > 0 {
-                let last = (prev_end + 1..=gap_end).rev().find(|&l| !lines.is_blank(l)).unwrap_or(gap_end);
-                let first = (prev_end + 1..=gap_end).find(|&l| !lines.is_blank(l)).unwrap_or(prev_end + 1);
+                let last = (prev_end + 1..=gap_end)
+                    .rev()
+                    .find(|&l| !lines.is_blank(l))
+                    .unwrap_or(gap_end);
+                let first = (prev_end + 1..=gap_end)
+                    .find(|&l| !lines.is_blank(l))
+                    .unwrap_or(prev_end + 1);
                 match (i.checked_sub(1), spans.get_mut(i)) {
                     (Some(p), _) => spans[p].end = last,
                     (None, Some(next)) => next.start = first,
-                    (None, None) => spans.push(Span { start: first, end: last, code: None }),
+                    (None, None) => spans.push(Span {
+                        start: first,
+                        end: last,
+                        code: None,
+                    }),
                 }
             }
             prev_end = spans.get(i).map_or(n, |s| s.end);
@@ -262,24 +338,76 @@ impl<'a> Merger<'a> {
     }
 }
 
-fn build_chunks(src: &[u8], lines: &LineIndex, spans: Vec<Span>, ctx: &ChunkContext<'_>) -> Vec<Chunk> {
+fn build_chunks(
+    src: &[u8],
+    lines: &LineIndex,
+    spans: Vec<Span>,
+    ctx: &ChunkContext<'_>,
+) -> Vec<Chunk> {
+    let imports = ImportNames::new(ctx.imports);
+    let mut used = vec![false; ctx.imports.len()];
     spans
         .into_iter()
         .map(|s| {
             let (start_byte, end_byte) = lines.byte_range(src, s.start, s.end);
             let text = String::from_utf8_lossy(&src[start_byte..end_byte]).into_owned();
             let symbol = innermost_symbol(ctx.symbols, s.code.unwrap_or(s.start), s.end);
+            imports.mark_used(&src[start_byte..end_byte], &mut used);
             Chunk {
                 start_line: s.start,
                 end_line: s.end,
                 start_byte,
                 end_byte,
-                header: header(ctx, symbol, &text),
+                header: header(ctx, symbol, &used),
                 text,
                 symbol: symbol.map(|s| s.id.clone()),
             }
         })
         .collect()
+}
+
+/// Simple names of a file's imports (`List` for `java.util.List`), to find those a chunk uses.
+struct ImportNames<'a> {
+    /// (simple name, index in the import list), sorted by name.
+    names: Vec<(&'a [u8], usize)>,
+}
+
+impl<'a> ImportNames<'a> {
+    fn new(imports: &'a [String]) -> Self {
+        let mut names: Vec<_> = imports
+            .iter()
+            .enumerate()
+            .map(|(i, imp)| (imp.rsplit('.').next().unwrap_or(imp).as_bytes(), i))
+            .filter(|(n, _)| *n != b"*")
+            .collect();
+        names.sort_unstable();
+        ImportNames { names }
+    }
+
+    /// Sets `used[i]` for each import whose simple name occurs in `text` as an identifier.
+    fn mark_used(&self, text: &[u8], used: &mut [bool]) {
+        used.fill(false);
+        if self.names.is_empty() {
+            return;
+        }
+        let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80;
+        let mut i = 0;
+        while i < text.len() {
+            if !is_ident(text[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < text.len() && is_ident(text[i]) {
+                i += 1;
+            }
+            let word = &text[start..i];
+            let first = self.names.partition_point(|(n, _)| *n < word);
+            for (_, idx) in self.names[first..].iter().take_while(|(n, _)| *n == word) {
+                used[*idx] = true;
+            }
+        }
+    }
 }
 
 /// The smallest symbol whose lines contain `start..=end` (on ties the later, i.e. inner, one).
@@ -300,11 +428,13 @@ fn innermost_symbol(symbols: &[Symbol], start: u32, end: u32) -> Option<&Symbol>
 /// ```
 ///
 /// Scope is the enclosing type's qualified name, then ` > member` for members; imports are those
-/// whose simple name occurs in the chunk text.
-fn header(ctx: &ChunkContext<'_>, symbol: Option<&Symbol>, text: &str) -> String {
+/// whose simple name occurs in the chunk text (`used`, by import index).
+fn header(ctx: &ChunkContext<'_>, symbol: Option<&Symbol>, used: &[bool]) -> String {
     let mut h = format!("// file: {}  module: {}", ctx.path, ctx.module);
     let scope = match symbol {
-        Some(s) if s.kind.is_type() || s.kind == SymbolKind::Package => Some(s.qualified_name.clone()),
+        Some(s) if s.kind.is_type() || s.kind == SymbolKind::Package => {
+            Some(s.qualified_name.clone())
+        }
         Some(s) => Some(match s.qualified_name.rsplit_once('.') {
             Some((owner, name)) => format!("{owner} > {name}"),
             None => s.qualified_name.clone(),
@@ -319,10 +449,12 @@ fn header(ctx: &ChunkContext<'_>, symbol: Option<&Symbol>, text: &str) -> String
         h.push_str("\n// signature: ");
         h.push_str(&s.signature);
     }
-    let mut used = ctx.imports.iter().filter(|i| {
-        let simple = i.rsplit('.').next().unwrap_or(i);
-        simple != "*" && contains_identifier(text, simple)
-    });
+    let mut used = ctx
+        .imports
+        .iter()
+        .zip(used)
+        .filter(|(_, u)| **u)
+        .map(|(i, _)| i);
     if let Some(first) = used.next() {
         h.push_str("\n// imports: ");
         h.push_str(first);
@@ -333,17 +465,6 @@ fn header(ctx: &ChunkContext<'_>, symbol: Option<&Symbol>, text: &str) -> String
     }
     h
 }
-
-/// Whether `ident` occurs in `text` as a whole identifier.
-fn contains_identifier(text: &str, ident: &str) -> bool {
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-    !ident.is_empty()
-        && text.match_indices(ident).any(|(i, _)| {
-            !text[..i].chars().next_back().is_some_and(is_ident)
-                && !text[i + ident.len()..].chars().next().is_some_and(is_ident)
-        })
-}
-
 
 #[cfg(test)]
 mod tests;

@@ -63,9 +63,19 @@ pub fn diff(
     old_symbols: &[SymbolVersion],
     new_symbols: &[SymbolVersion],
 ) -> SnapshotDiff {
-    let mut d = SnapshotDiff { from, to, ..Default::default() };
-    let old_f: BTreeMap<&str, &str> = old_files.iter().map(|f| (f.path.as_str(), f.hash.as_str())).collect();
-    let new_f: BTreeMap<&str, &str> = new_files.iter().map(|f| (f.path.as_str(), f.hash.as_str())).collect();
+    let mut d = SnapshotDiff {
+        from,
+        to,
+        ..Default::default()
+    };
+    let old_f: BTreeMap<&str, &str> = old_files
+        .iter()
+        .map(|f| (f.path.as_str(), f.hash.as_str()))
+        .collect();
+    let new_f: BTreeMap<&str, &str> = new_files
+        .iter()
+        .map(|f| (f.path.as_str(), f.hash.as_str()))
+        .collect();
     for (p, h) in &new_f {
         match old_f.get(p) {
             None => d.files_added.push(p.to_string()),
@@ -73,21 +83,32 @@ pub fn diff(
             Some(_) => {}
         }
     }
-    d.files_removed = old_f.keys().filter(|p| !new_f.contains_key(*p)).map(|p| p.to_string()).collect();
+    d.files_removed = old_f
+        .keys()
+        .filter(|p| !new_f.contains_key(*p))
+        .map(|p| p.to_string())
+        .collect();
 
     let old_s = keyed(old_symbols);
     let new_s = keyed(new_symbols);
     for (k, n) in &new_s {
         match old_s.get(k) {
             None => d.symbols_added.push((*n).clone()),
-            Some(o) if o.body_hash != n.body_hash => {
-                d.symbols_changed.push(ChangedSymbol { old: (*o).clone(), new: (*n).clone() })
-            }
+            Some(o) if o.body_hash != n.body_hash => d.symbols_changed.push(ChangedSymbol {
+                old: (*o).clone(),
+                new: (*n).clone(),
+            }),
             Some(_) => {}
         }
     }
-    d.symbols_removed = old_s.iter().filter(|(k, _)| !new_s.contains_key(*k)).map(|(_, s)| (*s).clone()).collect();
-    let by_place = |a: &SymbolVersion, b: &SymbolVersion| (&a.path, a.start_line).cmp(&(&b.path, b.start_line));
+    d.symbols_removed = old_s
+        .iter()
+        .filter(|(k, _)| !new_s.contains_key(*k))
+        .map(|(_, s)| (*s).clone())
+        .collect();
+    let by_place = |a: &SymbolVersion, b: &SymbolVersion| {
+        (&a.path, a.start_line).cmp(&(&b.path, b.start_line))
+    };
     d.symbols_added.sort_by(by_place);
     d.symbols_removed.sort_by(by_place);
     d.symbols_changed.sort_by(|a, b| by_place(&a.new, &b.new));
@@ -125,18 +146,41 @@ mod tests {
     }
 
     fn file(path: &str, hash: &str) -> FileVersion {
-        FileVersion { path: path.into(), hash: hash.into() }
+        FileVersion {
+            path: path.into(),
+            hash: hash.into(),
+        }
     }
 
     #[test]
     fn moved_symbol_is_unchanged_and_edited_one_is_changed() {
-        let old = [sym("A.java", "A#a()", 10, "h1"), sym("A.java", "A#b()", 20, "h2")];
-        let new = [sym("A.java", "A#a()", 12, "h1"), sym("A.java", "A#b()", 22, "h3"), sym("A.java", "A#c()", 30, "h4")];
-        let d = diff(1, 2, &[file("A.java", "x")], &[file("A.java", "y")], &old, &new);
+        let old = [
+            sym("A.java", "A#a()", 10, "h1"),
+            sym("A.java", "A#b()", 20, "h2"),
+        ];
+        let new = [
+            sym("A.java", "A#a()", 12, "h1"),
+            sym("A.java", "A#b()", 22, "h3"),
+            sym("A.java", "A#c()", 30, "h4"),
+        ];
+        let d = diff(
+            1,
+            2,
+            &[file("A.java", "x")],
+            &[file("A.java", "y")],
+            &old,
+            &new,
+        );
         assert_eq!(d.files_changed, vec!["A.java"]);
         assert_eq!(d.symbols_changed.len(), 1);
         assert_eq!(d.symbols_changed[0].new.id, "A#b()");
-        assert_eq!(d.symbols_added.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), vec!["A#c()"]);
+        assert_eq!(
+            d.symbols_added
+                .iter()
+                .map(|s| s.id.as_str())
+                .collect::<Vec<_>>(),
+            vec!["A#c()"]
+        );
         assert!(d.symbols_removed.is_empty());
     }
 
@@ -147,13 +191,25 @@ mod tests {
         assert_eq!(d.files_removed, vec!["B.java"]);
         assert_eq!(d.symbols_removed.len(), 1);
         assert!(!d.is_empty());
-        assert!(diff(1, 1, &[file("B.java", "x")], &[file("B.java", "x")], &old, &old).is_empty());
+        assert!(
+            diff(
+                1,
+                1,
+                &[file("B.java", "x")],
+                &[file("B.java", "x")],
+                &old,
+                &old
+            )
+            .is_empty()
+        );
     }
 
     fn arb_symbols() -> impl Strategy<Value = Vec<SymbolVersion>> {
         prop::collection::vec((0..3u8, 0..6u8, 1..50u32, 0..3u8), 0..20).prop_map(|v| {
             v.into_iter()
-                .map(|(f, i, l, h)| sym(&format!("F{f}.java"), &format!("S{i}"), l, &format!("h{h}")))
+                .map(|(f, i, l, h)| {
+                    sym(&format!("F{f}.java"), &format!("S{i}"), l, &format!("h{h}"))
+                })
                 .collect()
         })
     }

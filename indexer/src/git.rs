@@ -9,12 +9,18 @@ pub fn head(root: &Path) -> (Option<String>, bool) {
     let Some(commit) = run(root, &["rev-parse", "--verify", "--quiet", "HEAD"]) else {
         return (None, false);
     };
-    let dirty = run(root, &["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    let dirty = run(root, &["status", "--porcelain", "--untracked-files=no"])
+        .is_some_and(|s| !s.is_empty());
     (Some(commit), dirty)
 }
 
 fn run(root: &Path, args: &[&str]) -> Option<String> {
-    let out = Command::new("git").arg("-C").arg(root).args(args).output().ok()?;
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .output()
+        .ok()?;
     if !out.status.success() {
         return None;
     }
@@ -35,13 +41,29 @@ mod tests {
     fn reads_head_and_dirtiness() {
         let tmp = tempfile::tempdir().unwrap();
         let git = |args: &[&str]| {
-            let ok = Command::new("git").arg("-C").arg(tmp.path()).args(args).output().unwrap().status.success();
+            let ok = Command::new("git")
+                .arg("-C")
+                .arg(tmp.path())
+                .args(args)
+                .output()
+                .unwrap()
+                .status
+                .success();
             assert!(ok, "git {args:?}");
         };
         git(&["init", "-q"]);
         std::fs::write(tmp.path().join("a.txt"), "one\n").unwrap();
         git(&["add", "."]);
-        git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"]);
+        git(&[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "-m",
+            "x",
+        ]);
         let (commit, dirty) = head(tmp.path());
         assert_eq!(commit.unwrap().len(), 40);
         assert!(!dirty);

@@ -26,15 +26,45 @@ pub struct ParseLimits {
 
 impl Default for ParseLimits {
     fn default() -> Self {
-        ParseLimits { timeout: Duration::from_secs(2), max_depth: 5000, max_chunk_chars: 1500 }
+        ParseLimits {
+            timeout: Duration::from_secs(2),
+            max_depth: 5000,
+            max_chunk_chars: 1500,
+        }
     }
 }
 
 /// Extensions indexed as plain text (compared case-insensitively).
 const TEXT_EXTENSIONS: &[&str] = &[
-    "md", "markdown", "txt", "adoc", "rst", "xml", "yml", "yaml", "properties", "json", "gradle",
-    "kts", "sql", "sh", "html", "js", "ts", "py", "go", "rs", "c", "h", "cpp", "kt", "scala",
-    "toml", "ini", "cfg", "conf",
+    "md",
+    "markdown",
+    "txt",
+    "adoc",
+    "rst",
+    "xml",
+    "yml",
+    "yaml",
+    "properties",
+    "json",
+    "gradle",
+    "kts",
+    "sql",
+    "sh",
+    "html",
+    "js",
+    "ts",
+    "py",
+    "go",
+    "rs",
+    "c",
+    "h",
+    "cpp",
+    "kt",
+    "scala",
+    "toml",
+    "ini",
+    "cfg",
+    "conf",
 ];
 
 /// Extension-less file names indexed as plain text.
@@ -86,7 +116,13 @@ pub fn analyze(
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_default();
             tracing::error!(path = %path, panic = %msg, "structural analysis panicked");
-            text_analysis(path, module, src, limits, Some(format!("internal error: {msg}")))
+            text_analysis(
+                path,
+                module,
+                src,
+                limits,
+                Some(format!("internal error: {msg}")),
+            )
         }
     }
 }
@@ -98,7 +134,13 @@ fn text_analysis(
     limits: &ParseLimits,
     degraded: Option<String>,
 ) -> FileAnalysis {
-    let ctx = ChunkContext { path, module, package: None, imports: &[], symbols: &[] };
+    let ctx = ChunkContext {
+        path,
+        module,
+        package: None,
+        imports: &[],
+        symbols: &[],
+    };
     FileAnalysis {
         chunks: chunk::chunk_text(src, &ctx, limits.max_chunk_chars),
         degraded,
@@ -142,11 +184,17 @@ pub(crate) fn bracket_depth(src: &[u8]) -> usize {
 }
 
 fn memchr(b: u8, src: &[u8], from: usize) -> Option<usize> {
-    src.get(from..)?.iter().position(|&c| c == b).map(|p| p + from)
+    src.get(from..)?
+        .iter()
+        .position(|&c| c == b)
+        .map(|p| p + from)
 }
 
 fn find(needle: &[u8], src: &[u8], from: usize) -> Option<usize> {
-    src.get(from..)?.windows(needle.len()).position(|w| w == needle).map(|p| p + from)
+    src.get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|p| p + from)
 }
 
 /// The harness every language's fixtures run through: a fixture marks each line that holds a
@@ -161,7 +209,10 @@ pub(crate) fn assert_inline_defs(lang: Language, path: &str, src: &[u8]) -> File
     let mut expected: BTreeMap<u32, Vec<String>> = BTreeMap::new();
     for (i, line) in String::from_utf8_lossy(src).lines().enumerate() {
         if let Some((_, ids)) = line.split_once("def: ") {
-            expected.insert(i as u32 + 1, ids.split_whitespace().map(str::to_string).collect());
+            expected.insert(
+                i as u32 + 1,
+                ids.split_whitespace().map(str::to_string).collect(),
+            );
         }
     }
     let mut found: BTreeMap<u32, Vec<String>> = BTreeMap::new();
@@ -169,7 +220,11 @@ pub(crate) fn assert_inline_defs(lang: Language, path: &str, src: &[u8]) -> File
         found.entry(s.name_line).or_default().push(s.id.0.clone());
     }
     for (line, ids) in expected.iter().chain(&found) {
-        assert_eq!(found.get(line), expected.get(line), "{path}:{line}: symbols {ids:?}");
+        assert_eq!(
+            found.get(line),
+            expected.get(line),
+            "{path}:{line}: symbols {ids:?}"
+        );
     }
     analysis
 }
@@ -195,7 +250,10 @@ mod tests {
 
     #[test]
     fn bracket_depth_ignores_comments_and_literals() {
-        assert_eq!(bracket_depth(b"class A { void f() { g(\"((((\", '(', '\\''); } }"), 3);
+        assert_eq!(
+            bracket_depth(b"class A { void f() { g(\"((((\", '(', '\\''); } }"),
+            3
+        );
         assert_eq!(bracket_depth(b"// ((((\n/* {{{{ */ x"), 0);
         assert_eq!(bracket_depth(b"s = \"\"\"\n (((( \n\"\"\"; ((1))"), 2);
         assert_eq!(bracket_depth(b"\"unterminated (((\n(x)"), 1);
@@ -204,7 +262,13 @@ mod tests {
 
     #[test]
     fn text_files_are_chunked_without_symbols() {
-        let a = analyze(Language::Text, &path("a.md"), "m", b"# T\n\nhello\n", &ParseLimits::default());
+        let a = analyze(
+            Language::Text,
+            &path("a.md"),
+            "m",
+            b"# T\n\nhello\n",
+            &ParseLimits::default(),
+        );
         assert!(a.symbols.is_empty() && a.degraded.is_none());
         assert_eq!(a.chunks.len(), 1);
         assert_eq!((a.chunks[0].start_line, a.chunks[0].end_line), (1, 3));

@@ -201,7 +201,6 @@ pub enum SkipReason {
     Secret { rule: String },
     SymlinkOutsideRoot,
     Unreadable { error: String },
-    UnsupportedType,
 }
 
 impl SkipReason {
@@ -214,7 +213,6 @@ impl SkipReason {
             SkipReason::Secret { .. } => "secret",
             SkipReason::SymlinkOutsideRoot => "symlink_outside_root",
             SkipReason::Unreadable { .. } => "unreadable",
-            SkipReason::UnsupportedType => "unsupported_type",
         }
     }
 }
@@ -228,7 +226,6 @@ impl fmt::Display for SkipReason {
             SkipReason::Secret { rule } => write!(f, "secret-like file ({rule})"),
             SkipReason::SymlinkOutsideRoot => f.write_str("symlink pointing outside the root"),
             SkipReason::Unreadable { error } => write!(f, "unreadable: {error}"),
-            SkipReason::UnsupportedType => f.write_str("not a source or text type codemap indexes"),
         }
     }
 }
@@ -289,7 +286,10 @@ mod tests {
         assert!(RepoPath::new("/etc/passwd").is_none());
         assert!(RepoPath::new("a//b").is_none());
         assert!(RepoPath::new("a\0b").is_none());
-        assert_eq!(RepoPath::new("src/Foo.java").unwrap().file_name(), "Foo.java");
+        assert_eq!(
+            RepoPath::new("src/Foo.java").unwrap().file_name(),
+            "Foo.java"
+        );
     }
 
     #[test]

@@ -14,7 +14,11 @@ use std::collections::HashMap;
 #[derive(Debug, Clone)]
 pub enum OverlayFile {
     /// New content, not yet in the committed index.
-    Changed { provenance: Provenance, chunks: Vec<(String, Chunk)>, symbols: Vec<Symbol> },
+    Changed {
+        provenance: Provenance,
+        chunks: Vec<(String, Chunk)>,
+        symbols: Vec<Symbol>,
+    },
     /// Deleted (or now skipped): hide the committed version.
     Removed,
 }
@@ -68,7 +72,13 @@ impl Overlay {
     pub fn put(&mut self, path: RepoPath, file: OverlayFile) -> Result<(), StoreError> {
         self.forget(&path);
         self.writer.delete_path(path.as_str());
-        if let OverlayFile::Changed { provenance, chunks, symbols, .. } = &file {
+        if let OverlayFile::Changed {
+            provenance,
+            chunks,
+            symbols,
+            ..
+        } = &file
+        {
             for (id, c) in chunks {
                 let names = crate::pipeline::symbol_names(c, symbols.iter());
                 self.writer.add(&ChunkDoc {
@@ -97,8 +107,12 @@ impl Overlay {
     /// Drops every entry put before `mark`: a commit that started at `mark` read those files
     /// after they were put, so the committed index is at least as new. Returns how many went.
     pub fn settle(&mut self, mark: u64) -> Result<usize, StoreError> {
-        let old: Vec<RepoPath> =
-            self.seqs.iter().filter(|(_, s)| **s < mark).map(|(p, _)| p.clone()).collect();
+        let old: Vec<RepoPath> = self
+            .seqs
+            .iter()
+            .filter(|(_, s)| **s < mark)
+            .map(|(p, _)| p.clone())
+            .collect();
         for path in &old {
             self.forget(path);
             self.files.remove(path);
@@ -121,7 +135,11 @@ impl Overlay {
     }
 
     /// BM25 over the overlay's chunks: (chunk id, path, score).
-    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<(String, String, f32)>, StoreError> {
+    pub fn search(
+        &self,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<(String, String, f32)>, StoreError> {
         if self.files.is_empty() {
             return Ok(Vec::new());
         }
@@ -132,9 +150,12 @@ impl Overlay {
     pub fn chunk(&self, id: &str) -> Option<(&RepoPath, &Chunk, Provenance)> {
         let path = self.chunk_paths.get(id)?;
         match self.files.get(path)? {
-            OverlayFile::Changed { chunks, provenance, .. } => {
-                chunks.iter().find(|(cid, _)| cid == id).map(|(_, c)| (path, c, *provenance))
-            }
+            OverlayFile::Changed {
+                chunks, provenance, ..
+            } => chunks
+                .iter()
+                .find(|(cid, _)| cid == id)
+                .map(|(_, c)| (path, c, *provenance)),
             OverlayFile::Removed => None,
         }
     }
@@ -144,8 +165,16 @@ impl Overlay {
         let simple = name.rsplit(['.', '#']).next().unwrap_or(name);
         let mut out = Vec::new();
         for (path, f) in &self.files {
-            if let OverlayFile::Changed { symbols, provenance, .. } = f {
-                for s in symbols.iter().filter(|s| s.name.eq_ignore_ascii_case(simple)) {
+            if let OverlayFile::Changed {
+                symbols,
+                provenance,
+                ..
+            } = f
+            {
+                for s in symbols
+                    .iter()
+                    .filter(|s| s.name.eq_ignore_ascii_case(simple))
+                {
                     out.push((path, s, *provenance));
                 }
             }
@@ -185,11 +214,19 @@ mod tests {
         let hits = o.search("quokka", 5).unwrap();
         assert_eq!(hits[0].0, "c1");
         assert_eq!(o.chunk("c1").unwrap().0, &p);
-        assert_eq!(o.settle(before).unwrap(), 0, "a commit that started earlier keeps the entry");
+        assert_eq!(
+            o.settle(before).unwrap(),
+            0,
+            "a commit that started earlier keeps the entry"
+        );
         let mark = o.mark();
-        o.put(RepoPath::new("Later.java").unwrap(), OverlayFile::Removed).unwrap();
+        o.put(RepoPath::new("Later.java").unwrap(), OverlayFile::Removed)
+            .unwrap();
         assert_eq!(o.settle(mark).unwrap(), 1);
-        assert!(o.shadows(&RepoPath::new("Later.java").unwrap()), "put after the mark stays");
+        assert!(
+            o.shadows(&RepoPath::new("Later.java").unwrap()),
+            "put after the mark stays"
+        );
         assert!(o.search("quokka", 5).unwrap().is_empty());
         assert!(!o.shadows(&p));
     }

@@ -12,7 +12,7 @@
 //! payload that does not match the catalog's text generation and reconciles the two.
 
 use crate::lang::{self, ParseLimits};
-use crate::model::{FileAnalysis, Provenance, RepoPath, SkipReason, Snapshot};
+use crate::model::{FileAnalysis, RepoPath, SkipReason, Snapshot};
 use crate::module::ModuleMap;
 use crate::store::catalog::{Catalog, FileRow, FileUpdate, RunChanges, SymbolRow};
 use crate::store::fulltext::{ChunkDoc, FullText, TextWriter};
@@ -75,7 +75,11 @@ enum Outcome {
     Skipped(SkipReason),
     /// Same content as the stored version: only the mtime moves.
     SameContent,
-    New { row: FileRow, analysis: FileAnalysis, chunk_ids: Vec<String> },
+    New {
+        row: FileRow,
+        analysis: FileAnalysis,
+        chunk_ids: Vec<String>,
+    },
 }
 
 /// Runs one incremental index of `root` into `dir`.
@@ -103,7 +107,11 @@ pub fn run(
     let in_sync = text.payload()?.as_deref() == Some(format!("gen={text_gen}").as_str())
         || (text_gen == 0 && catalog.last_snapshot()?.is_none());
     let mut writer: Option<TextWriter> = None;
-    let threads = if opts.threads == 0 { rayon::current_num_threads() } else { opts.threads };
+    let threads = if opts.threads == 0 {
+        rayon::current_num_threads()
+    } else {
+        opts.threads
+    };
     if !in_sync {
         tracing::info!("full-text index out of step with the catalog (killed run?); reconciling");
         let w = writer.insert(text.writer(threads)?);
@@ -120,7 +128,9 @@ pub fn run(
     for f in walked.files {
         let module = modules.module_of(&f.path);
         match current.get(&f.path) {
-            Some(prev) if prev.mtime_ns == f.mtime_ns && prev.size == f.size && prev.module == module => {
+            Some(prev)
+                if prev.mtime_ns == f.mtime_ns && prev.size == f.size && prev.module == module =>
+            {
                 unchanged += 1
             }
             _ => to_read.push(f),
@@ -128,11 +138,18 @@ pub fn run(
     }
     let seen: HashSet<&RepoPath> = paths.iter().collect();
     let removed: Vec<RepoPath> = {
-        let mut r: Vec<RepoPath> = current.keys().filter(|p| !seen.contains(p)).cloned().collect();
+        let mut r: Vec<RepoPath> = current
+            .keys()
+            .filter(|p| !seen.contains(p))
+            .cloned()
+            .collect();
         r.sort();
         r
     };
-    progress(Progress::Planned { to_analyse: to_read.len(), unchanged });
+    progress(Progress::Planned {
+        to_analyse: to_read.len(),
+        unchanged,
+    });
 
     let total = to_read.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
@@ -141,7 +158,8 @@ pub fn run(
             .into_par_iter()
             .map(|w| {
                 let module = modules.module_of(&w.path).to_string();
-                let outcome = analyse_file(&w, &module, current.get(&w.path), &opts.walk, &opts.limits);
+                let outcome =
+                    analyse_file(&w, &module, current.get(&w.path), &opts.walk, &opts.limits);
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 if n % 64 == 0 || n == total {
                     progress(Progress::Analysed { done: n, total });
@@ -171,10 +189,18 @@ pub fn run(
                 }
             }
             Outcome::SameContent => {
-                touched.push((a.walked.path.clone(), a.walked.mtime_ns));
+                let racy = unix_now_ns().saturating_sub(a.walked.mtime_ns) < RACY_WINDOW_NS;
+                touched.push((
+                    a.walked.path.clone(),
+                    if racy { 0 } else { a.walked.mtime_ns },
+                ));
                 unchanged += 1;
             }
-            Outcome::New { row, analysis, chunk_ids } => {
+            Outcome::New {
+                row,
+                analysis,
+                chunk_ids,
+            } => {
                 if current.contains_key(&row.path) {
                     changed += 1
                 } else {
@@ -183,18 +209,31 @@ pub fn run(
                 if let Some(reason) = &analysis.degraded {
                     degraded.push((row.path.clone(), reason.clone()));
                 }
-                updates.push(FileUpdate { row: row.clone(), analysis, chunk_ids: chunk_ids.clone() });
+                updates.push(FileUpdate {
+                    row: row.clone(),
+                    analysis,
+                    chunk_ids: chunk_ids.clone(),
+                });
             }
         }
     }
     skipped.sort_by(|a, b| a.0.cmp(&b.0));
 
     // Chunk documents to add (new ids) and, after the catalog commit, to delete (gone ids).
-    let replaced: Vec<&str> =
-        updates.iter().map(|u| u.row.path.as_str()).chain(removed.iter().map(|p| p.as_str())).collect();
+    let replaced: Vec<&str> = updates
+        .iter()
+        .map(|u| u.row.path.as_str())
+        .chain(removed.iter().map(|p| p.as_str()))
+        .collect();
     let old_ids: HashSet<String> = catalog.chunk_ids_of(&replaced)?.into_iter().collect();
-    let new_ids: HashSet<&str> = updates.iter().flat_map(|u| u.chunk_ids.iter().map(|s| s.as_str())).collect();
-    let gone: Vec<&String> = old_ids.iter().filter(|id| !new_ids.contains(id.as_str())).collect();
+    let new_ids: HashSet<&str> = updates
+        .iter()
+        .flat_map(|u| u.chunk_ids.iter().map(|s| s.as_str()))
+        .collect();
+    let gone: Vec<&String> = old_ids
+        .iter()
+        .filter(|id| !new_ids.contains(id.as_str()))
+        .collect();
     let text_changed = !gone.is_empty() || new_ids.iter().any(|id| !old_ids.contains(*id));
 
     if text_changed {
@@ -219,12 +258,16 @@ pub fn run(
                 })?;
             }
         }
+        crash_point("after-text-add");
         w.commit("pending")?;
+        crash_point("after-pending-commit");
     }
 
     let (commit, dirty) = git::head(root);
-    let skipped_rows =
-        skipped.iter().map(|(p, r)| (p.clone(), r.label().to_string(), r.to_string())).collect();
+    let skipped_rows = skipped
+        .iter()
+        .map(|(p, r)| (p.clone(), r.label().to_string(), r.to_string()))
+        .collect();
     let snapshot = catalog.apply(&RunChanges {
         commit,
         dirty,
@@ -236,6 +279,7 @@ pub fn run(
         text_changed,
     })?;
 
+    crash_point("after-catalog-commit");
     if let Some(mut w) = writer {
         for id in gone {
             w.delete_id(id);
@@ -266,7 +310,11 @@ pub(crate) fn analyse_for_overlay(
     limits: &ParseLimits,
 ) -> crate::overlay::OverlayFile {
     match analyse_file(w, module, None, wopts, limits) {
-        Outcome::New { row, analysis, chunk_ids } => crate::overlay::OverlayFile::Changed {
+        Outcome::New {
+            row,
+            analysis,
+            chunk_ids,
+        } => crate::overlay::OverlayFile::Changed {
             provenance: row.provenance,
             chunks: chunk_ids.into_iter().zip(analysis.chunks).collect(),
             symbols: analysis.symbols,
@@ -285,17 +333,23 @@ fn analyse_file(
 ) -> Outcome {
     let bytes = match std::fs::read(&w.abs) {
         Ok(b) => b,
-        Err(e) => return Outcome::Skipped(SkipReason::Unreadable { error: e.to_string() }),
+        Err(e) => {
+            return Outcome::Skipped(SkipReason::Unreadable {
+                error: e.to_string(),
+            });
+        }
     };
     // The file may have grown since the walk measured it.
     if bytes.len() as u64 > wopts.max_file_size {
-        return Outcome::Skipped(SkipReason::TooLarge { size: bytes.len() as u64, cap: wopts.max_file_size });
+        return Outcome::Skipped(SkipReason::TooLarge {
+            size: bytes.len() as u64,
+            cap: wopts.max_file_size,
+        });
     }
     let provenance = match walk::classify_content(&w.path, &bytes) {
         Ok(p) => p,
         Err(reason) => return Outcome::Skipped(reason),
     };
-    let provenance = if provenance == Provenance::Source { walk::path_provenance(&w.path) } else { provenance };
     let hash = blake3::hash(&bytes).to_hex().to_string();
     if let Some(prev) = prev
         && prev.hash == hash
@@ -305,10 +359,17 @@ fn analyse_file(
         return Outcome::SameContent;
     }
     let analysis = lang::analyze(w.language, &w.path, module, &bytes, limits);
-    let chunk_ids = analysis.chunks.iter().map(|c| chunk_id(&w.path, c)).collect();
-    // A file rewritten while we read it gets mtime 0, so the next run reads it again.
+    let chunk_ids = analysis
+        .chunks
+        .iter()
+        .map(|c| chunk_id(&w.path, c))
+        .collect();
+    // A file rewritten while we read it, or so recently that another write could share its
+    // mtime (clocks tick coarsely; git calls this "racily clean"), gets mtime 0 so that the next
+    // run compares its content instead of trusting the mtime.
+    let racy = unix_now_ns().saturating_sub(w.mtime_ns) < RACY_WINDOW_NS;
     let mtime_ns = match std::fs::metadata(&w.abs).ok().map(|m| mtime_ns(&m)) {
-        Some(m) if m == w.mtime_ns => w.mtime_ns,
+        Some(m) if m == w.mtime_ns && !racy => w.mtime_ns,
         _ => 0,
     };
     let lines = bytecount_lines(&bytes);
@@ -355,7 +416,10 @@ pub fn chunk_id(path: &RepoPath, c: &Chunk) -> String {
 }
 
 /// Names searched with a boost: symbols declared inside the chunk and the one covering it.
-pub fn symbol_names<'a>(c: &Chunk, symbols: impl Iterator<Item = &'a crate::model::Symbol>) -> String {
+pub fn symbol_names<'a>(
+    c: &Chunk,
+    symbols: impl Iterator<Item = &'a crate::model::Symbol>,
+) -> String {
     let mut names = String::new();
     for s in symbols {
         let declared_here = s.name_line >= c.start_line && s.name_line <= c.end_line;
@@ -403,6 +467,19 @@ fn reconcile(catalog: &Catalog, text: &FullText, w: &mut TextWriter) -> Result<(
     Ok(())
 }
 
+/// Test hook: `CODEMAP_CRASH_AT=<point>` aborts the process there, like a power cut or SIGKILL,
+/// so the crash-safety tests can stop a run at each step of the commit protocol.
+pub(crate) fn crash_point(name: &str) {
+    static AT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    if AT
+        .get_or_init(|| std::env::var("CODEMAP_CRASH_AT").ok())
+        .as_deref()
+        == Some(name)
+    {
+        std::process::abort();
+    }
+}
+
 fn remove_index_files(dir: &IndexDir) -> Result<(), StoreError> {
     for suffix in ["", "-wal", "-shm"] {
         let p = dir.root().join(format!("index.db{suffix}"));
@@ -414,6 +491,16 @@ fn remove_index_files(dir: &IndexDir) -> Result<(), StoreError> {
         std::fs::remove_dir_all(dir.text())?;
     }
     Ok(())
+}
+
+/// Files modified less than this before being read are re-checked by content next run.
+const RACY_WINDOW_NS: i64 = 2_000_000_000;
+
+fn unix_now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
 }
 
 fn unix_now() -> i64 {

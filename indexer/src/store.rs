@@ -27,7 +27,9 @@ pub enum StoreError {
     Locked { dir: PathBuf, holder: String },
     #[error("no index in {0}; run `codemap index` first")]
     NoIndex(PathBuf),
-    #[error("index format {found} is not the expected {expected}; it will be rebuilt by `codemap index`")]
+    #[error(
+        "index format {found} is not the expected {expected}; it will be rebuilt by `codemap index`"
+    )]
     SchemaMismatch { found: String, expected: i64 },
 }
 
@@ -86,7 +88,11 @@ impl WriteLock {
                 let holder = holder.trim();
                 return Err(StoreError::Locked {
                     dir: dir.root().to_path_buf(),
-                    holder: if holder.is_empty() { "unknown pid".into() } else { holder.to_string() },
+                    holder: if holder.is_empty() {
+                        "unknown pid".into()
+                    } else {
+                        holder.to_string()
+                    },
                 });
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(e.into()),
@@ -113,7 +119,11 @@ impl EmbeddedIndex {
         }
         let catalog = catalog::Catalog::open_read(&dir.catalog())?;
         let text = fulltext::FullText::open(&dir.text())?;
-        Ok(EmbeddedIndex { dir: dir.clone(), catalog, text })
+        Ok(EmbeddedIndex {
+            dir: dir.clone(),
+            catalog,
+            text,
+        })
     }
 }
 
@@ -126,9 +136,14 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = IndexDir::new(tmp.path().join(".codemap"));
         let first = WriteLock::acquire(&dir).unwrap();
-        let err = WriteLock::acquire(&dir).err().expect("second lock must fail");
+        let err = WriteLock::acquire(&dir)
+            .err()
+            .expect("second lock must fail");
         let msg = err.to_string();
-        assert!(msg.contains(&format!("pid {}", std::process::id())), "{msg}");
+        assert!(
+            msg.contains(&format!("pid {}", std::process::id())),
+            "{msg}"
+        );
         drop(first);
         WriteLock::acquire(&dir).expect("lock is free again after drop");
     }

@@ -11,10 +11,10 @@ use crate::model::RepoPath;
 use crate::overlay::{Overlay, OverlayFile};
 use crate::pipeline::{self, IndexError, IndexOptions, RunSummary};
 use crate::store::catalog::Catalog;
-use std::collections::HashMap;
 use crate::store::{IndexDir, StoreError};
 use notify_debouncer_full::notify::RecursiveMode;
 use notify_debouncer_full::{DebounceEventResult, new_debouncer};
+use std::collections::HashMap;
 use std::path::{Component, Path};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -93,12 +93,20 @@ pub fn run(
                     paths.sort();
                     paths.dedup();
                     for abs in paths {
-                        let Some(rel) = relevant(root, dir, &abs) else { continue };
+                        let Some(rel) = relevant(root, dir, &abs) else {
+                            continue;
+                        };
                         let file = analyse_one(&abs, &rel, &modules.of(&rel), &opts.index);
-                        let put = overlay.write().map_err(|_| poisoned()).and_then(|mut o| o.put(rel.clone(), file));
+                        let put = overlay
+                            .write()
+                            .map_err(|_| poisoned())
+                            .and_then(|mut o| o.put(rel.clone(), file));
                         match put {
                             Ok(()) => {
-                                report(WatchEvent::Updated { path: rel, latency: arrived.elapsed() });
+                                report(WatchEvent::Updated {
+                                    path: rel,
+                                    latency: arrived.elapsed(),
+                                });
                                 first_pending.get_or_insert(arrived);
                                 last_event = arrived;
                             }
@@ -142,14 +150,18 @@ fn flusher(
             Ok(o) => o.mark(),
             Err(_) => break,
         };
-        let result = pipeline::run(root, dir, opts, &|_| {}).map_err(|e| e.to_string()).and_then(|summary| {
-            let mut o = overlay.write().map_err(|_| poisoned().to_string())?;
-            o.settle(mark).map_err(|e| e.to_string())?;
-            Ok(summary)
-        });
+        let result = pipeline::run(root, dir, opts, &|_| {})
+            .map_err(|e| e.to_string())
+            .and_then(|summary| {
+                let mut o = overlay.write().map_err(|_| poisoned().to_string())?;
+                o.settle(mark).map_err(|e| e.to_string())?;
+                Ok(summary)
+            });
         match result {
             Ok(summary) => report(WatchEvent::Committed(summary)),
-            Err(e) => report(WatchEvent::Error(format!("durable commit failed (will retry on the next change): {e}"))),
+            Err(e) => report(WatchEvent::Error(format!(
+                "durable commit failed (will retry on the next change): {e}"
+            ))),
         }
         if stop.load(Ordering::Relaxed) {
             break;
@@ -189,7 +201,9 @@ fn relevant(root: &Path, dir: &IndexDir, abs: &Path) -> Option<RepoPath> {
 /// Reads and analyses one changed file for the overlay; a file that is gone or would be skipped
 /// hides its committed version.
 fn analyse_one(abs: &Path, rel: &RepoPath, module: &str, opts: &IndexOptions) -> OverlayFile {
-    let Ok(meta) = std::fs::symlink_metadata(abs) else { return OverlayFile::Removed };
+    let Ok(meta) = std::fs::symlink_metadata(abs) else {
+        return OverlayFile::Removed;
+    };
     if !meta.is_file() {
         return OverlayFile::Removed;
     }
@@ -216,7 +230,9 @@ impl Modules {
         let mut by_dir = HashMap::new();
         for (p, f) in &files {
             let d = p.as_str().rsplit_once('/').map(|(d, _)| d).unwrap_or("");
-            by_dir.entry(d.to_string()).or_insert_with(|| f.module.clone());
+            by_dir
+                .entry(d.to_string())
+                .or_insert_with(|| f.module.clone());
         }
         let by_file = files.into_iter().map(|(p, f)| (p, f.module)).collect();
         Ok(Modules { by_file, by_dir })

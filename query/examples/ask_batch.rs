@@ -22,24 +22,37 @@ fn main() -> ExitCode {
         .map(|l| l.parse::<Level>())
         .transpose();
     let (Ok(level), [index_dir, input, output, ..]) = (level, positional.as_slice()) else {
-        eprintln!("usage: ask_batch INDEX_DIR IN.jsonl OUT.jsonl [--level surface|structured|full]");
+        eprintln!(
+            "usage: ask_batch INDEX_DIR IN.jsonl OUT.jsonl [--level surface|structured|full]"
+        );
         return ExitCode::from(2);
     };
     let run = || -> Result<query::BatchReport, Box<dyn std::error::Error>> {
         let index = EmbeddedIndex::open(&IndexDir::new(index_dir.as_str()))?;
         let asker = Asker::new(&index)?;
-        let opts = AskOptions { level: level.unwrap_or_default(), ..AskOptions::default() };
+        let opts = AskOptions {
+            level: level.unwrap_or_default(),
+            ..AskOptions::default()
+        };
         let input = BufReader::new(std::fs::File::open(input.as_str())?);
         let output = BufWriter::new(std::fs::File::create(output.as_str())?);
         Ok(run_batch(&asker, input, output, &opts)?)
     };
     match run() {
         Ok(report) => {
-            eprintln!("answered {} question(s), {} failed", report.answered, report.failed.len());
+            eprintln!(
+                "answered {} question(s), {} failed",
+                report.answered,
+                report.failed.len()
+            );
             for (line, err) in &report.failed {
                 eprintln!("  line {line}: {err}");
             }
-            if report.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+            if report.failed.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
         }
         Err(e) => {
             eprintln!("error: {e}");

@@ -22,14 +22,33 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let view = SnapshotView::new(&index)?;
     let q = understand(question);
     println!("intent: {:?}  kind: {:?}", q.intent, q.kind_hint);
-    println!("identifiers: {:?}", q.identifiers.iter().map(|i| &i.text).collect::<Vec<_>>());
-    println!("terms: {}", q.terms.iter().map(|t| format!("{}:{:.1}", t.stem, t.weight)).collect::<Vec<_>>().join(" "));
+    println!(
+        "identifiers: {:?}",
+        q.identifiers.iter().map(|i| &i.text).collect::<Vec<_>>()
+    );
+    println!(
+        "terms: {}",
+        q.terms
+            .iter()
+            .map(|t| format!("{}:{:.1}", t.stem, t.weight))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     let graph = LexicalGraph::new(&view);
     let r = Retriever::new(&view);
     let ranked = r.rank(&q, &graph, &RecallOptions::default())?;
     for (k, x) in ranked.iter().take(25).enumerate() {
         let c = citation_of(&view, &x.key);
-        println!("{:>3} {:.4} {:<45} {}:{}-{} {:?}", k + 1, x.score, c.symbol.unwrap_or_default(), c.path.rsplit('/').next().unwrap_or(""), c.start_line, c.end_line, x.legs);
+        println!(
+            "{:>3} {:.4} {:<45} {}:{}-{} {:?}",
+            k + 1,
+            x.score,
+            c.symbol.unwrap_or_default(),
+            c.path.rsplit('/').next().unwrap_or(""),
+            c.start_line,
+            c.end_line,
+            x.legs
+        );
     }
     let p = plan(&r, &q, &ranked, &graph)?;
     println!("chain:");

@@ -29,7 +29,9 @@ impl std::str::FromStr for Level {
             "surface" => Ok(Level::Surface),
             "structured" => Ok(Level::Structured),
             "full" => Ok(Level::Full),
-            _ => Err(format!("unknown level {s:?}; expected surface, structured or full")),
+            _ => Err(format!(
+                "unknown level {s:?}; expected surface, structured or full"
+            )),
         }
     }
 }
@@ -105,7 +107,12 @@ pub struct Plan {
 }
 
 /// Orders what to cite for the question's intent.
-pub fn plan(r: &Retriever<'_, '_>, q: &Question, ranked: &[Ranked], graph: &dyn CallGraph) -> Result<Plan, QueryError> {
+pub fn plan(
+    r: &Retriever<'_, '_>,
+    q: &Question,
+    ranked: &[Ranked],
+    graph: &dyn CallGraph,
+) -> Result<Plan, QueryError> {
     let v = r.view;
     let exact: Vec<SymIdx> = ranked
         .iter()
@@ -115,7 +122,11 @@ pub fn plan(r: &Retriever<'_, '_>, q: &Question, ranked: &[Ranked], graph: &dyn 
             _ => None,
         })
         .collect();
-    let exact_callables: Vec<SymIdx> = exact.iter().copied().filter(|&i| v.sym(i).symbol.kind.is_callable()).collect();
+    let exact_callables: Vec<SymIdx> = exact
+        .iter()
+        .copied()
+        .filter(|&i| v.sym(i).symbol.kind.is_callable())
+        .collect();
     let top_callable = ranked.iter().find_map(|x| match x.key {
         UnitKey::Sym(i) if v.sym(i).symbol.kind.is_callable() => Some(i),
         _ => None,
@@ -123,7 +134,11 @@ pub fn plan(r: &Retriever<'_, '_>, q: &Question, ranked: &[Ranked], graph: &dyn 
     let mut p = Plan::default();
     match q.intent {
         Intent::Callers | Intent::Impact => {
-            let targets = if exact_callables.is_empty() { top_callable.into_iter().collect() } else { source_first(v, exact_callables) };
+            let targets = if exact_callables.is_empty() {
+                top_callable.into_iter().collect()
+            } else {
+                source_first(v, exact_callables)
+            };
             let mut callers = callers_of(v, graph, &targets)?;
             if q.intent == Intent::Impact {
                 let second = callers_of(v, graph, &callers)?;
@@ -138,7 +153,11 @@ pub fn plan(r: &Retriever<'_, '_>, q: &Question, ranked: &[Ranked], graph: &dyn 
             p.targets = targets;
         }
         Intent::Callees => {
-            let targets = if exact_callables.is_empty() { top_callable.into_iter().collect() } else { exact_callables };
+            let targets = if exact_callables.is_empty() {
+                top_callable.into_iter().collect()
+            } else {
+                exact_callables
+            };
             p.units.extend(targets.iter().map(|&t| UnitKey::Sym(t)));
             for &t in &targets {
                 for e in graph.callees(&v.sym(t).symbol.id)? {
@@ -181,7 +200,8 @@ pub fn plan(r: &Retriever<'_, '_>, q: &Question, ranked: &[Ranked], graph: &dyn 
                 p.targets.extend(found);
             }
             if p.targets.is_empty() && !q.frames.is_empty() {
-                p.notes.push("no frame of the trace is in the indexed code".into());
+                p.notes
+                    .push("no frame of the trace is in the indexed code".into());
             }
         }
         Intent::Locate | Intent::Definition | Intent::Config => {}
@@ -209,7 +229,11 @@ fn source_first(v: &SnapshotView<'_>, mut xs: Vec<SymIdx>) -> Vec<SymIdx> {
 }
 
 /// Callers of any of `targets`: source before tests, confident first, then by place.
-fn callers_of(v: &SnapshotView<'_>, graph: &dyn CallGraph, targets: &[SymIdx]) -> Result<Vec<SymIdx>, QueryError> {
+fn callers_of(
+    v: &SnapshotView<'_>,
+    graph: &dyn CallGraph,
+    targets: &[SymIdx],
+) -> Result<Vec<SymIdx>, QueryError> {
     let mut found: Vec<(SymIdx, f32)> = Vec::new();
     for &t in targets {
         for e in graph.callers(&v.sym(t).symbol.id)? {
@@ -226,19 +250,32 @@ fn callers_of(v: &SnapshotView<'_>, graph: &dyn CallGraph, targets: &[SymIdx]) -
     found.sort_by(|a, b| {
         let pa = v.provenance(&v.sym(a.0).path) != Provenance::Source;
         let pb = v.provenance(&v.sym(b.0).path) != Provenance::Source;
-        pa.cmp(&pb)
-            .then(b.1.total_cmp(&a.1))
-            .then_with(|| (&v.sym(a.0).path, v.sym(a.0).symbol.start_line).cmp(&(&v.sym(b.0).path, v.sym(b.0).symbol.start_line)))
+        pa.cmp(&pb).then(b.1.total_cmp(&a.1)).then_with(|| {
+            (&v.sym(a.0).path, v.sym(a.0).symbol.start_line)
+                .cmp(&(&v.sym(b.0).path, v.sym(b.0).symbol.start_line))
+        })
     });
     Ok(found.into_iter().map(|(c, _)| c).collect())
 }
 
 /// Where a flow starts: the named method (the overload whose arity the question shows), or the
 /// best-ranked member of a named type, or nothing (the chain builder then picks and climbs).
-fn flow_entry(v: &SnapshotView<'_>, q: &Question, ranked: &[Ranked], exact: &[SymIdx]) -> Option<SymIdx> {
-    let callables: Vec<SymIdx> = exact.iter().copied().filter(|&i| v.sym(i).symbol.kind.is_callable()).collect();
+fn flow_entry(
+    v: &SnapshotView<'_>,
+    q: &Question,
+    ranked: &[Ranked],
+    exact: &[SymIdx],
+) -> Option<SymIdx> {
+    let callables: Vec<SymIdx> = exact
+        .iter()
+        .copied()
+        .filter(|&i| v.sym(i).symbol.kind.is_callable())
+        .collect();
     if !callables.is_empty() {
-        let arity = q.identifiers.iter().find_map(|id| arity_in_text(&q.text, &id.name));
+        let arity = q
+            .identifiers
+            .iter()
+            .find_map(|id| arity_in_text(&q.text, &id.name));
         let pick = callables
             .iter()
             .copied()
@@ -252,10 +289,19 @@ fn flow_entry(v: &SnapshotView<'_>, q: &Question, ranked: &[Ranked], exact: &[Sy
             });
         return pick.or(callables.first().copied());
     }
-    let types: Vec<SymIdx> = exact.iter().copied().filter(|&i| v.sym(i).symbol.kind.is_type()).collect();
+    let types: Vec<SymIdx> = exact
+        .iter()
+        .copied()
+        .filter(|&i| v.sym(i).symbol.kind.is_type())
+        .collect();
     if !types.is_empty() {
         return ranked.iter().find_map(|x| match x.key {
-            UnitKey::Sym(i) if v.sym(i).symbol.kind.is_callable() && v.owner_type(i).is_some_and(|o| types.contains(&o)) => Some(i),
+            UnitKey::Sym(i)
+                if v.sym(i).symbol.kind.is_callable()
+                    && v.owner_type(i).is_some_and(|o| types.contains(&o)) =>
+            {
+                Some(i)
+            }
             _ => None,
         });
     }
@@ -268,7 +314,11 @@ fn arity_in_text(text: &str, name: &str) -> Option<usize> {
     let rest = &text[at + name.len() + 1..];
     let close = rest.find(')')?;
     let inside = rest[..close].trim();
-    Some(if inside.is_empty() { 0 } else { split_top_level(inside).len() })
+    Some(if inside.is_empty() {
+        0
+    } else {
+        split_top_level(inside).len()
+    })
 }
 
 /// A unit as a citation.
@@ -287,7 +337,9 @@ pub fn citation_of(v: &SnapshotView<'_>, u: &UnitKey) -> Citation {
             path: path.clone(),
             start_line: *start,
             end_line: *end,
-            symbol: v.enclosing(path, *start, |_| true).map(|i| short_qualified(&v.sym(i).symbol.qualified_name, path)),
+            symbol: v
+                .enclosing(path, *start, |_| true)
+                .map(|i| short_qualified(&v.sym(i).symbol.qualified_name, path)),
         },
     }
 }
@@ -298,7 +350,13 @@ mod tests {
 
     #[test]
     fn arity_from_question_text() {
-        assert_eq!(arity_in_text("What happens when I call copyDirectory(src, dest)?", "copyDirectory"), Some(2));
+        assert_eq!(
+            arity_in_text(
+                "What happens when I call copyDirectory(src, dest)?",
+                "copyDirectory"
+            ),
+            Some(2)
+        );
         assert_eq!(arity_in_text("call run()", "run"), Some(0));
         assert_eq!(arity_in_text("call run", "run"), None);
     }

@@ -57,7 +57,11 @@ impl Default for AskOptions<'_> {
 }
 
 /// Answers one question over an index. For many questions, build an [`Asker`] once.
-pub fn ask(index: &EmbeddedIndex, question: &str, opts: &AskOptions<'_>) -> Result<Answer, QueryError> {
+pub fn ask(
+    index: &EmbeddedIndex,
+    question: &str,
+    opts: &AskOptions<'_>,
+) -> Result<Answer, QueryError> {
     Asker::new(index)?.ask(question, opts)
 }
 
@@ -68,7 +72,9 @@ pub struct Asker<'a> {
 
 impl<'a> Asker<'a> {
     pub fn new(index: &'a EmbeddedIndex) -> Result<Asker<'a>, QueryError> {
-        Ok(Asker { view: SnapshotView::new(index)? })
+        Ok(Asker {
+            view: SnapshotView::new(index)?,
+        })
     }
 
     pub fn view(&self) -> &SnapshotView<'a> {
@@ -95,18 +101,26 @@ impl<'a> Asker<'a> {
             }
         };
         let retriever = Retriever::new(v);
-        let recall = RecallOptions { vectors: opts.vectors, ..RecallOptions::default() };
+        let recall = RecallOptions {
+            vectors: opts.vectors,
+            ..RecallOptions::default()
+        };
         let ranked = retriever.rank(&q, graph, &recall)?;
         let p = plan(&retriever, &q, &ranked, graph)?;
         notes.extend(p.notes.iter().cloned());
         let assembled = assemble(v, &p, graph, opts.level, opts.token_budget, opts.limit)?;
         if assembled.truncated {
-            notes.push(format!("context cut to the {}-token budget", opts.token_budget));
+            notes.push(format!(
+                "context cut to the {}-token budget",
+                opts.token_budget
+            ));
         }
         let mut citations: Vec<Citation> = Vec::new();
         for u in &p.units {
             let c = crate::answer::citation_of(v, u);
-            if !citations.iter().any(|x| x.path == c.path && x.start_line == c.start_line && x.end_line == c.end_line) {
+            if !citations.iter().any(|x| {
+                x.path == c.path && x.start_line == c.start_line && x.end_line == c.end_line
+            }) {
                 citations.push(c);
             }
             if citations.len() >= opts.limit {
@@ -114,9 +128,16 @@ impl<'a> Asker<'a> {
             }
         }
         let snapshot = v.index.catalog.last_snapshot()?;
-        let root = opts.repo_root.clone().or_else(|| default_repo_root(v.index));
+        let root = opts
+            .repo_root
+            .clone()
+            .or_else(|| default_repo_root(v.index));
         let head = root.as_deref().and_then(freshness::git_head);
-        let fresh = freshness::describe(snapshot.as_ref(), head, opts.now.unwrap_or_else(freshness::unix_now));
+        let fresh = freshness::describe(
+            snapshot.as_ref(),
+            head,
+            opts.now.unwrap_or_else(freshness::unix_now),
+        );
 
         let index_text = index_answer(v, &q, &citations, &assembled);
         let mut answer = Answer {
@@ -134,17 +155,30 @@ impl<'a> Asker<'a> {
             notes,
         };
         if answer.citations.is_empty() {
-            answer.notes.push("nothing in the index matched the question".into());
+            answer
+                .notes
+                .push("nothing in the index matched the question".into());
         }
         if let Some(llm) = opts.llm {
-            match llm_answer(llm, v, &q, &assembled, &answer.citations, &opts.allowed_link_prefixes) {
+            match llm_answer(
+                llm,
+                v,
+                &q,
+                &assembled,
+                &answer.citations,
+                &opts.allowed_link_prefixes,
+            ) {
                 Ok((text, verified, mut llm_notes)) => {
                     answer.mode = AnswerMode::Llm;
                     answer.answer = text;
                     // The model's checked citations first, then the retrieval's.
                     let mut cits = verified;
                     for c in std::mem::take(&mut answer.citations) {
-                        if !cits.iter().any(|x| x.path == c.path && x.start_line == c.start_line && x.end_line == c.end_line) {
+                        if !cits.iter().any(|x| {
+                            x.path == c.path
+                                && x.start_line == c.start_line
+                                && x.end_line == c.end_line
+                        }) {
                             cits.push(c);
                         }
                     }
@@ -154,7 +188,9 @@ impl<'a> Asker<'a> {
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "LLM answer failed; answering from the index");
-                    answer.notes.push(format!("LLM unavailable ({e}); this is the index-only answer"));
+                    answer.notes.push(format!(
+                        "LLM unavailable ({e}); this is the index-only answer"
+                    ));
                 }
             }
         }
@@ -165,11 +201,18 @@ impl<'a> Asker<'a> {
 /// `<repo>` for an index folder `<repo>/.codemap`.
 fn default_repo_root(index: &EmbeddedIndex) -> Option<PathBuf> {
     let root = index.dir.root();
-    (root.file_name()? == ".codemap").then(|| root.parent().map(|p| p.to_path_buf())).flatten()
+    (root.file_name()? == ".codemap")
+        .then(|| root.parent().map(|p| p.to_path_buf()))
+        .flatten()
 }
 
 /// The structured answer without an LLM: best locations, the chain, a snippet.
-fn index_answer(v: &SnapshotView<'_>, q: &Question, citations: &[Citation], a: &Assembled) -> String {
+fn index_answer(
+    v: &SnapshotView<'_>,
+    q: &Question,
+    citations: &[Citation],
+    a: &Assembled,
+) -> String {
     let mut s = String::new();
     let Some(best) = citations.first() else {
         return "No indexed code matches this question. Try naming a class or method, or check `codemap status` for what is indexed.".into();
@@ -177,8 +220,22 @@ fn index_answer(v: &SnapshotView<'_>, q: &Question, citations: &[Citation], a: &
     let name = |c: &Citation| c.symbol.clone().unwrap_or_else(|| c.path.clone());
     match q.intent {
         Intent::Callers | Intent::Impact => {
-            let n = citations.iter().take_while(|c| !a.chain.iter().any(|x| Some(&x.symbol) == c.symbol.as_ref())).count();
-            s.push_str(&format!("{} of {}:\n", if q.intent == Intent::Impact { "Affected" } else { "Callers" }, q.identifiers.first().map(|i| i.text.as_str()).unwrap_or("the best match")));
+            let n = citations
+                .iter()
+                .take_while(|c| !a.chain.iter().any(|x| Some(&x.symbol) == c.symbol.as_ref()))
+                .count();
+            s.push_str(&format!(
+                "{} of {}:\n",
+                if q.intent == Intent::Impact {
+                    "Affected"
+                } else {
+                    "Callers"
+                },
+                q.identifiers
+                    .first()
+                    .map(|i| i.text.as_str())
+                    .unwrap_or("the best match")
+            ));
             for c in citations.iter().take(n.min(10)) {
                 s.push_str(&format!("- {} — {}\n", name(c), c.label()));
             }
@@ -186,7 +243,14 @@ fn index_answer(v: &SnapshotView<'_>, q: &Question, citations: &[Citation], a: &
         Intent::Flow if !a.chain.is_empty() => {
             s.push_str("Call chain:\n");
             for (k, c) in a.chain.iter().enumerate() {
-                s.push_str(&format!("{}. {} — {}:{}-{}\n", k + 1, c.symbol, c.path, c.start_line, c.end_line));
+                s.push_str(&format!(
+                    "{}. {} — {}:{}-{}\n",
+                    k + 1,
+                    c.symbol,
+                    c.path,
+                    c.start_line,
+                    c.end_line
+                ));
             }
         }
         _ => {
@@ -198,7 +262,12 @@ fn index_answer(v: &SnapshotView<'_>, q: &Question, citations: &[Citation], a: &
                 let doc = line.split_once(" — ").map(|(_, d)| d).unwrap_or(&line);
                 s.push_str(&format!("  {doc}\n"));
             }
-            let more: Vec<String> = citations.iter().skip(1).take(4).map(|c| format!("- {} — {}", name(c), c.label())).collect();
+            let more: Vec<String> = citations
+                .iter()
+                .skip(1)
+                .take(4)
+                .map(|c| format!("- {} — {}", name(c), c.label()))
+                .collect();
             if !more.is_empty() {
                 s.push_str("Also:\n");
                 s.push_str(&more.join("\n"));
@@ -208,7 +277,12 @@ fn index_answer(v: &SnapshotView<'_>, q: &Question, citations: &[Citation], a: &
     }
     if let Some(sn) = a.snippets.first() {
         let code: Vec<&str> = sn.code.lines().take(8).collect();
-        s.push_str(&format!("\n{}:{}\n{}\n", sn.path, sn.start_line, code.join("\n")));
+        s.push_str(&format!(
+            "\n{}:{}\n{}\n",
+            sn.path,
+            sn.start_line,
+            code.join("\n")
+        ));
     }
     s
 }
@@ -237,7 +311,11 @@ fn llm_answer(
         q.intent.as_str(),
         question,
         a.text,
-        retrieved.iter().map(|c| format!("- {} {}", c.label(), c.symbol.as_deref().unwrap_or(""))).collect::<Vec<_>>().join("\n"),
+        retrieved
+            .iter()
+            .map(|c| format!("- {} {}", c.label(), c.symbol.as_deref().unwrap_or("")))
+            .collect::<Vec<_>>()
+            .join("\n"),
     );
     let reply = llm.complete(&[Message::system(SYSTEM_PROMPT), Message::user(user)])?;
     let (reply, _) = sanitize::strip_invisible(&reply);
@@ -258,7 +336,10 @@ fn llm_answer(
         notes.push(msg);
     }
     if checked.verified.is_empty() {
-        notes.push("the model cited no verifiable location; the locations below come from the index".into());
+        notes.push(
+            "the model cited no verifiable location; the locations below come from the index"
+                .into(),
+        );
     }
     Ok((text, checked.verified, notes))
 }
@@ -281,7 +362,9 @@ impl Resolver for ViewResolver<'_, '_> {
         self.0.line_count(path)
     }
     fn symbol_at(&self, path: &str, line: u32) -> Option<String> {
-        self.0.enclosing(path, line, |_| true).map(|i| short_qualified(&self.0.sym(i).symbol.qualified_name, path))
+        self.0
+            .enclosing(path, line, |_| true)
+            .map(|i| short_qualified(&self.0.sym(i).symbol.qualified_name, path))
     }
 }
 
@@ -301,8 +384,13 @@ fn rewrite(llm: &dyn ChatModel, q: &Question) -> Result<Vec<String>, crate::llm:
         .next()
         .unwrap_or("")
         .split(|c: char| c.is_whitespace() || c == ',')
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '_').to_string())
-        .filter(|w| w.len() >= 2 && w.len() <= 64 && w.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '_')
+                .to_string()
+        })
+        .filter(|w| {
+            w.len() >= 2 && w.len() <= 64 && w.chars().all(|c| c.is_alphanumeric() || c == '_')
+        })
         .take(12)
         .collect())
 }

@@ -74,15 +74,31 @@ pub fn assemble(
             .iter()
             .map(|u| citation_of(v, u))
             .filter(|c| &c.path == f)
-            .filter_map(|c| c.symbol.map(|s| s.rsplit('.').next().unwrap_or(&s).to_string()))
+            .filter_map(|c| {
+                c.symbol
+                    .map(|s| s.rsplit('.').next().unwrap_or(&s).to_string())
+            })
             .collect();
-        let entry = MapEntry { module: v.module(f).to_string(), path: f.clone(), summary: summary::file_line(v, f), symbols };
+        let entry = MapEntry {
+            module: v.module(f).to_string(),
+            path: f.clone(),
+            summary: summary::file_line(v, f),
+            symbols,
+        };
         let line = format!(
             "- [{}] {} — {}{}",
-            if entry.module.is_empty() { "." } else { &entry.module },
+            if entry.module.is_empty() {
+                "."
+            } else {
+                &entry.module
+            },
             entry.path,
             entry.summary,
-            if entry.symbols.is_empty() { String::new() } else { format!(" (cited: {})", entry.symbols.join(", ")) }
+            if entry.symbols.is_empty() {
+                String::new()
+            } else {
+                format!(" (cited: {})", entry.symbols.join(", "))
+            }
         );
         if !push(&mut text, &line, &mut used, &mut a) {
             break;
@@ -101,7 +117,12 @@ pub fn assemble(
                 end_line: s.symbol.end_line,
             });
         }
-        let line = a.chain.iter().map(|c| format!("{} ({}:{})", c.symbol, c.path, c.start_line)).collect::<Vec<_>>().join(" → ");
+        let line = a
+            .chain
+            .iter()
+            .map(|c| format!("{} ({}:{})", c.symbol, c.path, c.start_line))
+            .collect::<Vec<_>>()
+            .join(" → ");
         push(&mut text, "## Chain", &mut used, &mut a);
         push(&mut text, &line, &mut used, &mut a);
     }
@@ -110,13 +131,21 @@ pub fn assemble(
     let key: Vec<UnitKey> = if plan.chain.is_empty() {
         units.iter().take(KEY_UNITS).map(|u| (*u).clone()).collect()
     } else {
-        plan.chain.iter().take(KEY_UNITS + 2).map(|&i| UnitKey::Sym(i)).collect()
+        plan.chain
+            .iter()
+            .take(KEY_UNITS + 2)
+            .map(|&i| UnitKey::Sym(i))
+            .collect()
     };
     if level != Level::Surface {
         push(&mut text, "## Key places", &mut used, &mut a);
         for u in &key {
             let c = citation_of(v, u);
-            let mut d = format!("- {} at {}", c.symbol.clone().unwrap_or_else(|| c.path.clone()), c.label());
+            let mut d = format!(
+                "- {} at {}",
+                c.symbol.clone().unwrap_or_else(|| c.path.clone()),
+                c.label()
+            );
             if let UnitKey::Sym(i) = u {
                 let s = &v.sym(*i).symbol;
                 d.push_str(&format!("\n  signature: {}", s.signature));
@@ -124,8 +153,20 @@ pub fn assemble(
                     d.push_str(&format!("\n  doc: {}", summary::first_sentence(doc)));
                 }
                 if s.kind.is_callable() {
-                    let callers = neighbour_names(v, graph.callers(&s.id)?.iter().map(|e| (&e.from, &e.path, e.line)));
-                    let callees = neighbour_names(v, graph.callees(&s.id)?.iter().map(|e| (&e.to, &e.path, e.line)));
+                    let callers = neighbour_names(
+                        v,
+                        graph
+                            .callers(&s.id)?
+                            .iter()
+                            .map(|e| (&e.from, &e.path, e.line)),
+                    );
+                    let callees = neighbour_names(
+                        v,
+                        graph
+                            .callees(&s.id)?
+                            .iter()
+                            .map(|e| (&e.to, &e.path, e.line)),
+                    );
                     if !callers.is_empty() {
                         d.push_str(&format!("\n  called by: {}", callers.join(", ")));
                     }
@@ -151,11 +192,18 @@ pub fn assemble(
             }
             let (code, _) = sanitize::strip_invisible(&code);
             let shown_end = c.start_line + code.lines().count().max(1) as u32 - 1;
-            let fenced = sanitize::fence(&format!("{}:{}-{}", c.path, c.start_line, shown_end), &code);
+            let fenced =
+                sanitize::fence(&format!("{}:{}-{}", c.path, c.start_line, shown_end), &code);
             if !push(&mut text, &fenced, &mut used, &mut a) {
                 break;
             }
-            a.snippets.push(Snippet { path: c.path.clone(), start_line: c.start_line, end_line: shown_end, symbol: c.symbol.clone(), code });
+            a.snippets.push(Snippet {
+                path: c.path.clone(),
+                start_line: c.start_line,
+                end_line: shown_end,
+                symbol: c.symbol.clone(),
+                code,
+            });
         }
     }
 
@@ -177,12 +225,20 @@ pub fn assemble(
     Ok(a)
 }
 
-fn neighbour_names<'e>(v: &SnapshotView<'_>, edges: impl Iterator<Item = (&'e indexer::model::SymbolId, &'e String, u32)>) -> Vec<String> {
+fn neighbour_names<'e>(
+    v: &SnapshotView<'_>,
+    edges: impl Iterator<Item = (&'e indexer::model::SymbolId, &'e String, u32)>,
+) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for (id, path, line) in edges {
         if let Some(i) = v.by_id(&id.0) {
             let s = v.sym(i);
-            let n = format!("{} ({}:{})", short_qualified(&s.symbol.qualified_name, &s.path), path, line);
+            let n = format!(
+                "{} ({}:{})",
+                short_qualified(&s.symbol.qualified_name, &s.path),
+                path,
+                line
+            );
             if !out.contains(&n) {
                 out.push(n);
             }

@@ -29,7 +29,12 @@ pub struct BatchReport {
 }
 
 /// Answers every question of `input`, writing one JSON line per answered question.
-pub fn run_batch(asker: &Asker<'_>, input: impl BufRead, mut output: impl Write, opts: &AskOptions<'_>) -> Result<BatchReport, QueryError> {
+pub fn run_batch(
+    asker: &Asker<'_>,
+    input: impl BufRead,
+    mut output: impl Write,
+    opts: &AskOptions<'_>,
+) -> Result<BatchReport, QueryError> {
     let mut report = BatchReport::default();
     for (n, line) in input.lines().enumerate() {
         let line = line?;
@@ -45,7 +50,11 @@ pub fn run_batch(asker: &Asker<'_>, input: impl BufRead, mut output: impl Write,
         };
         match asker.ask(&item.question, opts) {
             Ok(a) => {
-                let out = Out { id: &item.id, answer: &a.answer, citations: &a.citations };
+                let out = Out {
+                    id: &item.id,
+                    answer: &a.answer,
+                    citations: &a.citations,
+                };
                 serde_json::to_writer(&mut output, &out).map_err(std::io::Error::other)?;
                 output.write_all(b"\n")?;
                 report.answered += 1;

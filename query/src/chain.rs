@@ -4,7 +4,7 @@
 
 use crate::QueryError;
 use crate::graph::CallGraph;
-use crate::question::Question;
+use crate::question::{Question, TermOrigin};
 use crate::retrieve::{Ranked, Retriever, UnitKey};
 use crate::view::{SymIdx, prose_stems};
 use indexer::model::Provenance;
@@ -36,7 +36,15 @@ impl Ctx<'_, '_, '_> {
         // Words of the owning type's name count too (`FileAlterationMonitor.run`).
         if let Some(owner) = v.owner_name(i) {
             let owner_words = prose_stems(owner);
-            let hits = self.q.terms.iter().filter(|t| t.weight >= 0.6 && owner_words.contains(&t.stem)).count();
+            let hits = self
+                .q
+                .terms
+                .iter()
+                .filter(|t| {
+                    matches!(t.origin, TermOrigin::Word | TermOrigin::Glossary)
+                        && owner_words.contains(&t.stem)
+                })
+                .count();
             s += 0.15 * hits as f32;
         }
         if let Some(&rank) = self.top.get(&i) {
@@ -78,70 +86,92 @@ pub fn build(
             max_rel = max_rel.max(r.body_score(i, q)?);
         }
     }
-    let ctx = Ctx { r, q, graph, top, rel_cache: Default::default(), max_rel };
-
-    let start = match entry {
-        Some(e) => e,
-        None => {
-            let Some(first) = ranked.iter().find_map(|x| match x.key {
-                UnitKey::Sym(i) if ctx.is_source_callable(i) => Some(i),
-                _ => None,
-            }) else {
-                return Ok(Vec::new());
-            };
-            first
-        }
+    let ctx = Ctx {
+        r,
+        q,
+        graph,
+        top,
+        rel_cache: Default::default(),
+        max_rel,
     };
 
-    // Climb: when the question did not name the entry, the best hit may sit mid-flow.
+    if let Some(e) = entry {
+        let mut out = Vec::new();
+        descend(&ctx, e, &mut out, 0)?;
+        out.truncate(MAX_CHAIN);
+        return Ok(out);
+    }
+    // No named entry: try the best hits as starting points, each climbing to where its flow
+    // begins, and keep the chain that holds the most relevant code.
+    let seeds: Vec<SymIdx> = ranked
+        .iter()
+        .filter_map(|x| match x.key {
+            UnitKey::Sym(i) if ctx.is_source_callable(i) && r.has_body(i) => Some(i),
+            _ => None,
+        })
+        .take(6)
+        .collect();
+    let mut best: Option<(Vec<SymIdx>, f32)> = None;
+    for (rank, &seed) in seeds.iter().enumerate() {
+        let mut out = climb(&ctx, seed)?;
+        descend(&ctx, seed, &mut out, 0)?;
+        out.truncate(MAX_CHAIN);
+        let mut score = 0.0;
+        for &n in out.iter().take(6) {
+            score += ctx.rel(n)?;
+        }
+        score += 0.3 * seeds.iter().filter(|s| out.contains(s)).count() as f32;
+        score -= 0.1 * rank as f32;
+        if best.as_ref().is_none_or(|(_, b)| score > *b) {
+            best = Some((out, score));
+        }
+    }
+    Ok(best.map(|(c, _)| c).unwrap_or_default())
+}
+
+/// The callers above `start` that lead into it, outermost first (not including `start`).
+fn climb(ctx: &Ctx<'_, '_, '_>, start: SymIdx) -> Result<Vec<SymIdx>, QueryError> {
+    let v = ctx.r.view;
     let mut up: Vec<SymIdx> = Vec::new();
-    if entry.is_none() {
-        let mut cur = start;
-        for _ in 0..MAX_UP {
-            let mut best: Option<(SymIdx, f32)> = None;
-            let callers = graph.callers(&v.sym(cur).symbol.id)?;
-            for e in callers.iter().filter(|e| e.confidence >= 0.5) {
-                let Some(c) = v.by_id(&e.from.0) else { continue };
-                if c == cur || up.contains(&c) || c == start || !ctx.is_source_callable(c) {
-                    continue;
-                }
-                let mut score = ctx.rel(c)?;
-                if callers.len() == 1 {
-                    score += 0.3;
-                }
-                if best.is_none_or(|(_, b)| score > b) {
-                    best = Some((c, score));
-                }
+    let mut cur = start;
+    for _ in 0..MAX_UP {
+        let mut best: Option<(SymIdx, f32)> = None;
+        let callers: Vec<SymIdx> = ctx
+            .graph
+            .callers(&v.sym(cur).symbol.id)?
+            .iter()
+            .filter(|e| e.confidence >= 0.5)
+            .filter_map(|e| v.by_id(&e.from.0))
+            .filter(|&c| c != cur && c != start && !up.contains(&c) && ctx.is_source_callable(c))
+            .collect();
+        for &c in &callers {
+            let mut score = ctx.rel(c)?;
+            if callers.len() == 1 {
+                score += 0.3;
             }
-            match best {
-                Some((c, s)) if s >= 0.3 => {
-                    up.push(c);
-                    cur = c;
-                }
-                _ => break,
+            if best.is_none_or(|(_, b)| score > b) {
+                best = Some((c, score));
             }
         }
-        up.reverse();
+        match best {
+            Some((c, s)) if s >= 0.3 => {
+                up.push(c);
+                cur = c;
+            }
+            _ => break,
+        }
     }
-
-    let mut chain: Vec<SymIdx> = up;
-    // Walk down from the top of the climbed part through the start.
-    let roots: Vec<SymIdx> = chain.clone();
-    chain.push(start);
-    let mut out = Vec::new();
-    if roots.is_empty() {
-        descend(&ctx, start, &mut out, 0)?;
-    } else {
-        // The climbed path is kept as is, then the start's own callees.
-        out.extend(roots.iter().copied());
-        descend(&ctx, start, &mut out, 0)?;
-    }
-    out.truncate(MAX_CHAIN);
-    Ok(out)
+    up.reverse();
+    Ok(up)
 }
 
 /// Depth-first: the method, then its strongest callees.
-fn descend(ctx: &Ctx<'_, '_, '_>, node: SymIdx, out: &mut Vec<SymIdx>, depth: usize) -> Result<(), QueryError> {
+fn descend(
+    ctx: &Ctx<'_, '_, '_>,
+    node: SymIdx,
+    out: &mut Vec<SymIdx>,
+    depth: usize,
+) -> Result<(), QueryError> {
     if out.contains(&node) || out.len() >= MAX_CHAIN || depth > 7 {
         return Ok(());
     }
@@ -154,26 +184,45 @@ fn descend(ctx: &Ctx<'_, '_, '_>, node: SymIdx, out: &mut Vec<SymIdx>, depth: us
             continue;
         }
         let Some(c) = v.by_id(&e.to.0) else { continue };
-        if c == node || out.contains(&c) || !ctx.is_source_callable(c) || scored.iter().any(|(x, _)| *x == c) {
+        if c == node
+            || out.contains(&c)
+            || !ctx.is_source_callable(c)
+            || scored.iter().any(|(x, _)| *x == c)
+        {
             continue;
         }
         let cs = &v.sym(c).symbol;
         let mut s = ctx.rel(c)? * e.confidence;
         let (a, b) = (me.name.to_lowercase(), cs.name.to_lowercase());
-        if a == b {
+        let same_owner = v.owner_type(c) == v.owner_type(node);
+        if a == b && same_owner {
             s += 0.6; // an overload taking over
-        } else if b.contains(&a) || a.contains(&b) {
+        } else if same_owner && (b.contains(&a) || a.contains(&b)) {
             s += 0.35;
         }
         let lines = cs.end_line - cs.start_line + 1;
-        if lines <= 3 && a != b {
-            s -= 0.3; // accessors and trivial helpers
+        let overload = a == b && same_owner;
+        // Where the flow goes on: callees that call further into the code base.
+        let leaf = !ctx.graph.callees(&cs.id)?.iter().any(|e| {
+            e.confidence >= 0.5
+                && v.by_id(&e.to.0)
+                    .is_some_and(|t| t != c && ctx.is_source_callable(t))
+        });
+        if leaf && lines <= 5 && !overload {
+            s -= 0.3; // accessors, openers and other trivial helpers
+        } else if !leaf {
+            s += 0.15;
         }
         scored.push((c, s));
     }
     scored.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+    if std::env::var_os("CODEMAP_DEBUG_CHAIN").is_some() {
+        for (c, s) in &scored {
+            eprintln!("  {} -> {} {:.2}", me.name, v.sym(*c).symbol.signature, s);
+        }
+    }
     for (c, s) in scored.into_iter().take(BRANCH) {
-        if s < 0.35 {
+        if s < 0.3 {
             break;
         }
         descend(ctx, c, out, depth + 1)?;

@@ -93,7 +93,12 @@ pub fn find_citations(text: &str) -> Vec<RawCitation> {
                 j = nk;
             }
         }
-        out.push(RawCitation { span: (start, j), path: path.trim_start_matches("./").to_string(), start_line: first, end_line: last });
+        out.push(RawCitation {
+            span: (start, j),
+            path: path.trim_start_matches("./").to_string(),
+            start_line: first,
+            end_line: last,
+        });
         i = j;
     }
     out
@@ -107,7 +112,12 @@ fn number(b: &[u8], from: usize) -> (Option<u32>, usize) {
     if j == from || j - from > 9 {
         return (None, from);
     }
-    (std::str::from_utf8(&b[from..j]).ok().and_then(|s| s.parse().ok()), j)
+    (
+        std::str::from_utf8(&b[from..j])
+            .ok()
+            .and_then(|s| s.parse().ok()),
+        j,
+    )
 }
 
 fn is_path_byte(c: u8) -> bool {
@@ -115,7 +125,12 @@ fn is_path_byte(c: u8) -> bool {
 }
 
 fn has_extension(p: &str) -> bool {
-    p.rsplit_once('.').is_some_and(|(stem, ext)| !stem.is_empty() && (1..=10).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphanumeric()) && ext.chars().any(|c| c.is_ascii_alphabetic()))
+    p.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=10).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && ext.chars().any(|c| c.is_ascii_alphabetic())
+    })
 }
 
 /// Outcome of checking an answer's citations.
@@ -141,8 +156,16 @@ pub fn check(text: &str, r: &dyn Resolver) -> Checked {
         let written = text[raw.span.0..raw.span.1].to_string();
         let resolved = r.resolve_path(&raw.path).and_then(|p| {
             let n = r.line_count(&p)?;
-            let (s, e) = (raw.start_line.min(raw.end_line), raw.start_line.max(raw.end_line));
-            (s >= 1 && e <= n).then(|| Citation { symbol: r.symbol_at(&p, s), path: p, start_line: s, end_line: e })
+            let (s, e) = (
+                raw.start_line.min(raw.end_line),
+                raw.start_line.max(raw.end_line),
+            );
+            (s >= 1 && e <= n).then(|| Citation {
+                symbol: r.symbol_at(&p, s),
+                path: p,
+                start_line: s,
+                end_line: e,
+            })
         });
         new_text.push_str(&text[last..raw.span.0]);
         match resolved {
@@ -172,7 +195,10 @@ mod tests {
     impl Resolver for Fake {
         fn resolve_path(&self, cited: &str) -> Option<String> {
             let files = ["src/main/java/a/Foo.java", "src/main/java/a/Bar.java"];
-            files.iter().find(|f| **f == cited || f.ends_with(&format!("/{cited}"))).map(|s| s.to_string())
+            files
+                .iter()
+                .find(|f| **f == cited || f.ends_with(&format!("/{cited}")))
+                .map(|s| s.to_string())
         }
         fn line_count(&self, _: &str) -> Option<u32> {
             Some(100)
@@ -184,17 +210,35 @@ mod tests {
 
     #[test]
     fn finds_the_usual_spellings() {
-        let c = find_citations("see src/A.java:12-30, B.java#L5-L9 and `x/y.rs:7`. Not 3:4 or e.g. v1.2");
-        let got: Vec<(String, u32, u32)> = c.iter().map(|c| (c.path.clone(), c.start_line, c.end_line)).collect();
-        assert_eq!(got, vec![("src/A.java".into(), 12, 30), ("B.java".into(), 5, 9), ("x/y.rs".into(), 7, 7)]);
+        let c = find_citations(
+            "see src/A.java:12-30, B.java#L5-L9 and `x/y.rs:7`. Not 3:4 or e.g. v1.2",
+        );
+        let got: Vec<(String, u32, u32)> = c
+            .iter()
+            .map(|c| (c.path.clone(), c.start_line, c.end_line))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("src/A.java".into(), 12, 30),
+                ("B.java".into(), 5, 9),
+                ("x/y.rs".into(), 7, 7)
+            ]
+        );
     }
 
     #[test]
     fn unresolved_citations_are_cut_and_reported() {
-        let ch = check("Real: Foo.java:10-20. Fake: src/Nope.java:5. Out of range: src/main/java/a/Bar.java:99-140.", &Fake);
+        let ch = check(
+            "Real: Foo.java:10-20. Fake: src/Nope.java:5. Out of range: src/main/java/a/Bar.java:99-140.",
+            &Fake,
+        );
         assert_eq!(ch.verified.len(), 1);
         assert_eq!(ch.verified[0].path, "src/main/java/a/Foo.java");
-        assert_eq!(ch.dropped, vec!["src/Nope.java:5", "src/main/java/a/Bar.java:99-140"]);
+        assert_eq!(
+            ch.dropped,
+            vec!["src/Nope.java:5", "src/main/java/a/Bar.java:99-140"]
+        );
         assert!(ch.text.contains("src/main/java/a/Foo.java:10-20"));
         assert_eq!(ch.text.matches(REMOVED_MARK).count(), 2);
     }

@@ -29,13 +29,32 @@ pub struct OpenAiEmbedder {
 }
 
 impl OpenAiEmbedder {
-    pub fn new(base_url: &str, model: &str, dim: usize, api_key_env: Option<&str>, timeout_secs: f64) -> Result<Self, LlmError> {
+    pub fn new(
+        base_url: &str,
+        model: &str,
+        dim: usize,
+        api_key_env: Option<&str>,
+        timeout_secs: f64,
+    ) -> Result<Self, LlmError> {
         let key = match api_key_env {
-            Some(var) => Some(std::env::var(var).map_err(|_| LlmError::MissingKey(var.to_string()))?),
+            Some(var) => {
+                Some(std::env::var(var).map_err(|_| LlmError::MissingKey(var.to_string()))?)
+            }
             None => None,
         };
-        let client = http_client(timeout_secs).map_err(|e| LlmError::Unavailable { url: base_url.to_string(), detail: e.to_string() })?;
-        Ok(OpenAiEmbedder { base_url: base_url.trim_end_matches('/').to_string(), model: model.to_string(), dim, key, retries: 2, timeout_secs, client })
+        let client = http_client(timeout_secs).map_err(|e| LlmError::Unavailable {
+            url: base_url.to_string(),
+            detail: e.to_string(),
+        })?;
+        Ok(OpenAiEmbedder {
+            base_url: base_url.trim_end_matches('/').to_string(),
+            model: model.to_string(),
+            dim,
+            key,
+            retries: 2,
+            timeout_secs,
+            client,
+        })
     }
 }
 
@@ -57,11 +76,23 @@ impl Embedder for OpenAiEmbedder {
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, LlmError> {
         let url = format!("{}/embeddings", self.base_url);
         let body = serde_json::json!({ "model": self.model, "input": texts });
-        let text = post_json(&self.client, &url, self.key.as_deref(), &body, self.retries, self.timeout_secs)?;
+        let text = post_json(
+            &self.client,
+            &url,
+            self.key.as_deref(),
+            &body,
+            self.retries,
+            self.timeout_secs,
+        )?;
         let mut parsed: EmbeddingResponse =
-            serde_json::from_str(&text).map_err(|e| LlmError::BadResponse { url: url.clone(), detail: e.to_string() })?;
+            serde_json::from_str(&text).map_err(|e| LlmError::BadResponse {
+                url: url.clone(),
+                detail: e.to_string(),
+            })?;
         parsed.data.sort_by_key(|d| d.index);
-        if parsed.data.len() != texts.len() || parsed.data.iter().any(|d| d.embedding.len() != self.dim) {
+        if parsed.data.len() != texts.len()
+            || parsed.data.iter().any(|d| d.embedding.len() != self.dim)
+        {
             return Err(LlmError::BadResponse {
                 url,
                 detail: format!("expected {} vectors of dimension {}", texts.len(), self.dim),
@@ -139,13 +170,19 @@ impl<E: Embedder> InMemoryVectors<E> {
     pub fn build(embedder: E, docs: &[(String, String)]) -> Result<Self, LlmError> {
         let texts: Vec<String> = docs.iter().map(|(_, t)| t.clone()).collect();
         let vecs = embedder.embed(&texts)?;
-        Ok(InMemoryVectors { embedder, items: docs.iter().map(|(id, _)| id.clone()).zip(vecs).collect() })
+        Ok(InMemoryVectors {
+            embedder,
+            items: docs.iter().map(|(id, _)| id.clone()).zip(vecs).collect(),
+        })
     }
 }
 
 impl<E: Embedder> VectorLeg for InMemoryVectors<E> {
     fn nearest(&self, question: &str, k: usize) -> Result<Vec<(String, f32)>, QueryError> {
-        let q = self.embedder.embed(&[question.to_string()]).map_err(QueryError::Llm)?;
+        let q = self
+            .embedder
+            .embed(&[question.to_string()])
+            .map_err(QueryError::Llm)?;
         let q = &q[0];
         let mut scored: Vec<(String, f32)> = self
             .items
@@ -166,12 +203,18 @@ mod tests {
     fn fake_embedder_is_deterministic_and_similar_texts_are_near() {
         let e = FakeEmbedder { dim: 64 };
         let docs = vec![
-            ("a".to_string(), "cancel the order after a timeout".to_string()),
+            (
+                "a".to_string(),
+                "cancel the order after a timeout".to_string(),
+            ),
             ("b".to_string(), "render the invoice as pdf".to_string()),
         ];
         let vi = InMemoryVectors::build(FakeEmbedder { dim: 64 }, &docs).unwrap();
         let top = vi.nearest("order timeout cancel", 2).unwrap();
         assert_eq!(top[0].0, "a");
-        assert_eq!(e.embed(&["x y".into()]).unwrap(), e.embed(&["x y".into()]).unwrap());
+        assert_eq!(
+            e.embed(&["x y".into()]).unwrap(),
+            e.embed(&["x y".into()]).unwrap()
+        );
     }
 }

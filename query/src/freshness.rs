@@ -25,7 +25,12 @@ pub struct Freshness {
 
 /// HEAD of the git work tree at `root`, if any. Shells out to `git rev-parse`.
 pub fn git_head(root: &Path) -> Option<String> {
-    let out = Command::new("git").arg("-C").arg(root).args(["rev-parse", "--verify", "--quiet", "HEAD"]).output().ok()?;
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["rev-parse", "--verify", "--quiet", "HEAD"])
+        .output()
+        .ok()?;
     if !out.status.success() {
         return None;
     }
@@ -50,7 +55,12 @@ pub fn describe(snapshot: Option<&Snapshot>, head: Option<String>, now: i64) -> 
     let age = (now - s.created_at).max(0);
     let short = |c: &str| c.chars().take(10).collect::<String>();
     let mut summary = match &s.commit {
-        Some(c) => format!("indexed at {}{} ({})", short(c), if s.dirty { "+dirty" } else { "" }, age_text(age)),
+        Some(c) => format!(
+            "indexed at {}{} ({})",
+            short(c),
+            if s.dirty { "+dirty" } else { "" },
+            age_text(age)
+        ),
         None => format!("indexed {} (not a git commit)", age_text(age)),
     };
     let head_moved = match (&s.commit, &head) {
@@ -58,11 +68,23 @@ pub fn describe(snapshot: Option<&Snapshot>, head: Option<String>, now: i64) -> 
         _ => None,
     };
     match (head_moved, &head) {
-        (Some(true), Some(h)) => summary.push_str(&format!("; HEAD has moved to {} since, re-index for fresh results", short(h))),
+        (Some(true), Some(h)) => summary.push_str(&format!(
+            "; HEAD has moved to {} since, re-index for fresh results",
+            short(h)
+        )),
         (Some(false), _) => summary.push_str("; HEAD unchanged"),
         _ => {}
     }
-    Freshness { generation: s.generation, commit: s.commit.clone(), dirty: s.dirty, indexed_at: s.created_at, age_secs: age, head, head_moved, summary }
+    Freshness {
+        generation: s.generation,
+        commit: s.commit.clone(),
+        dirty: s.dirty,
+        indexed_at: s.created_at,
+        age_secs: age,
+        head,
+        head_moved,
+        summary,
+    }
 }
 
 /// `45 s ago`, `12 min ago`, `3 h ago`, `2 d ago`.
@@ -76,7 +98,10 @@ pub fn age_text(secs: i64) -> String {
 }
 
 pub fn unix_now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -84,14 +109,29 @@ mod tests {
     use super::*;
 
     fn snap(commit: Option<&str>) -> Snapshot {
-        Snapshot { generation: 3, commit: commit.map(String::from), dirty: false, created_at: 1000, files: 1, symbols: 1, chunks: 1 }
+        Snapshot {
+            generation: 3,
+            commit: commit.map(String::from),
+            dirty: false,
+            created_at: 1000,
+            files: 1,
+            symbols: 1,
+            chunks: 1,
+        }
     }
 
     #[test]
     fn says_when_head_moved() {
-        let f = describe(Some(&snap(Some("aaaaaaaaaaaa"))), Some("bbbbbbbbbbbb".into()), 1000 + 7200);
+        let f = describe(
+            Some(&snap(Some("aaaaaaaaaaaa"))),
+            Some("bbbbbbbbbbbb".into()),
+            1000 + 7200,
+        );
         assert_eq!(f.head_moved, Some(true));
-        assert_eq!(f.summary, "indexed at aaaaaaaaaa (2 h ago); HEAD has moved to bbbbbbbbbb since, re-index for fresh results");
+        assert_eq!(
+            f.summary,
+            "indexed at aaaaaaaaaa (2 h ago); HEAD has moved to bbbbbbbbbb since, re-index for fresh results"
+        );
         let f = describe(Some(&snap(Some("aaaa"))), Some("aaaa".into()), 1030);
         assert_eq!(f.summary, "indexed at aaaa (30 s ago); HEAD unchanged");
         let f = describe(Some(&snap(None)), None, 1000 + 3 * 86_400);

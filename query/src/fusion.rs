@@ -61,8 +61,16 @@ mod tests {
     #[test]
     fn items_ranked_high_in_several_legs_win() {
         let legs = vec![
-            Leg { name: "bm25", weight: 1.0, items: vec!["a", "b", "c"] },
-            Leg { name: "vec", weight: 1.0, items: vec!["d", "b", "c"] },
+            Leg {
+                name: "bm25",
+                weight: 1.0,
+                items: vec!["a", "b", "c"],
+            },
+            Leg {
+                name: "vec",
+                weight: 1.0,
+                items: vec!["d", "b", "c"],
+            },
         ];
         let fused = rrf(&legs, RRF_K);
         let order: Vec<&str> = fused.iter().map(|(k, _)| *k).collect();
@@ -73,8 +81,16 @@ mod tests {
     #[test]
     fn exact_hits_cannot_lose_to_near_misses() {
         let legs = vec![
-            Leg { name: "bm25", weight: 1.0, items: vec!["near1", "near2", "exact"] },
-            Leg { name: "vec", weight: 1.0, items: vec!["near1", "near2"] },
+            Leg {
+                name: "bm25",
+                weight: 1.0,
+                items: vec!["near1", "near2", "exact"],
+            },
+            Leg {
+                name: "vec",
+                weight: 1.0,
+                items: vec!["near1", "near2"],
+            },
         ];
         let out = protect_exact(&["exact"], rrf(&legs, RRF_K));
         assert_eq!(out, vec!["exact", "near1", "near2"]);
@@ -82,7 +98,18 @@ mod tests {
 
     #[test]
     fn ties_break_deterministically() {
-        let legs = vec![Leg { name: "a", weight: 1.0, items: vec!["x"] }, Leg { name: "b", weight: 1.0, items: vec!["y"] }];
+        let legs = vec![
+            Leg {
+                name: "a",
+                weight: 1.0,
+                items: vec!["x"],
+            },
+            Leg {
+                name: "b",
+                weight: 1.0,
+                items: vec!["y"],
+            },
+        ];
         for _ in 0..5 {
             let order: Vec<&str> = rrf(&legs, RRF_K).into_iter().map(|(k, _)| k).collect();
             assert_eq!(order, vec!["x", "y"]);

@@ -17,10 +17,16 @@ pub struct Message {
 
 impl Message {
     pub fn system(c: impl Into<String>) -> Message {
-        Message { role: "system".into(), content: c.into() }
+        Message {
+            role: "system".into(),
+            content: c.into(),
+        }
     }
     pub fn user(c: impl Into<String>) -> Message {
-        Message { role: "user".into(), content: c.into() }
+        Message {
+            role: "user".into(),
+            content: c.into(),
+        }
     }
 }
 
@@ -31,7 +37,11 @@ pub enum LlmError {
     #[error("LLM endpoint {url} timed out after {secs:.1} s")]
     Timeout { url: String, secs: f64 },
     #[error("LLM endpoint {url} answered HTTP {status}: {body}")]
-    Status { url: String, status: u16, body: String },
+    Status {
+        url: String,
+        status: u16,
+        body: String,
+    },
     #[error("LLM endpoint {url} sent a response that is not a chat completion: {detail}")]
     BadResponse { url: String, detail: String },
     #[error("the LLM API key variable {0} is not set; export it or remove the key setting")]
@@ -106,18 +116,27 @@ impl OpenAiChat {
             Some(var) => Some(std::env::var(var).map_err(|_| LlmError::MissingKey(var.clone()))?),
             None => None,
         };
-        let client = http_client(cfg.timeout_secs).map_err(|e| LlmError::Unavailable { url: cfg.base_url.clone(), detail: e.to_string() })?;
+        let client = http_client(cfg.timeout_secs).map_err(|e| LlmError::Unavailable {
+            url: cfg.base_url.clone(),
+            detail: e.to_string(),
+        })?;
         Ok(OpenAiChat { cfg, key, client })
     }
 
     fn url(&self) -> String {
-        format!("{}/chat/completions", self.cfg.base_url.trim_end_matches('/'))
+        format!(
+            "{}/chat/completions",
+            self.cfg.base_url.trim_end_matches('/')
+        )
     }
 }
 
 pub(crate) fn http_client(timeout_secs: f64) -> reqwest::Result<reqwest::blocking::Client> {
     let t = Duration::from_secs_f64(timeout_secs.max(0.05));
-    reqwest::blocking::Client::builder().timeout(t).connect_timeout(t.min(Duration::from_secs(10))).build()
+    reqwest::blocking::Client::builder()
+        .timeout(t)
+        .connect_timeout(t.min(Duration::from_secs(10)))
+        .build()
 }
 
 #[derive(Deserialize)]
@@ -138,15 +157,28 @@ impl ChatModel for OpenAiChat {
             "temperature": 0,
             "max_tokens": self.cfg.max_tokens,
         });
-        let text = post_json(&self.client, &url, self.key.as_deref(), &body, self.cfg.retries, self.cfg.timeout_secs)?;
+        let text = post_json(
+            &self.client,
+            &url,
+            self.key.as_deref(),
+            &body,
+            self.cfg.retries,
+            self.cfg.timeout_secs,
+        )?;
         let parsed: ChatResponse =
-            serde_json::from_str(&text).map_err(|e| LlmError::BadResponse { url: url.clone(), detail: e.to_string() })?;
+            serde_json::from_str(&text).map_err(|e| LlmError::BadResponse {
+                url: url.clone(),
+                detail: e.to_string(),
+            })?;
         parsed
             .choices
             .into_iter()
             .next()
             .map(|c| c.message.content)
-            .ok_or(LlmError::BadResponse { url, detail: "no choices".into() })
+            .ok_or(LlmError::BadResponse {
+                url,
+                detail: "no choices".into(),
+            })
     }
 
     fn describe(&self) -> String {
@@ -176,14 +208,24 @@ pub(crate) fn post_json(
                 if status.is_success() {
                     return Ok(text);
                 }
-                let e = LlmError::Status { url: url.to_string(), status: status.as_u16(), body: text.chars().take(300).collect() };
+                let e = LlmError::Status {
+                    url: url.to_string(),
+                    status: status.as_u16(),
+                    body: text.chars().take(300).collect(),
+                };
                 if !(status.as_u16() == 429 || status.is_server_error()) {
                     return Err(e);
                 }
                 e
             }
-            Err(e) if e.is_timeout() => LlmError::Timeout { url: url.to_string(), secs: timeout_secs },
-            Err(e) => LlmError::Unavailable { url: url.to_string(), detail: error_chain(&e) },
+            Err(e) if e.is_timeout() => LlmError::Timeout {
+                url: url.to_string(),
+                secs: timeout_secs,
+            },
+            Err(e) => LlmError::Unavailable {
+                url: url.to_string(),
+                detail: error_chain(&e),
+            },
         };
         if attempt >= retries {
             return Err(err);

@@ -151,7 +151,11 @@ impl Question {
 
     /// Weight of a stem in this question (0 when absent).
     pub fn weight_of(&self, stem: &str) -> f32 {
-        self.terms.iter().find(|t| t.stem == stem).map(|t| t.weight).unwrap_or(0.0)
+        self.terms
+            .iter()
+            .find(|t| t.stem == stem)
+            .map(|t| t.weight)
+            .unwrap_or(0.0)
     }
 
     /// Adds keywords (e.g. from an LLM rewrite) as extra terms.
@@ -202,7 +206,10 @@ pub fn understand(text: &str) -> Question {
             }
             continue;
         }
-        if identifiers.iter().any(|i| i.text.split('.').any(|p| p == word)) {
+        if identifiers
+            .iter()
+            .any(|i| i.text.split('.').any(|p| p == word))
+        {
             continue;
         }
         for w in indexer::analyzer::split_identifier(&word) {
@@ -246,8 +253,14 @@ pub fn understand(text: &str) -> Question {
         cjk,
         kind_hint,
         frames,
-        wants_tests: has_any_word(lower_all, &["test", "tests", "testing", "unit", "junit", "spec", "测试"]),
-        wants_generated: has_any_word(lower_all, &["generated", "vendored", "vendor", "third-party", "生成"]),
+        wants_tests: has_any_word(
+            lower_all,
+            &["test", "tests", "testing", "unit", "junit", "spec", "测试"],
+        ),
+        wants_generated: has_any_word(
+            lower_all,
+            &["generated", "vendored", "vendor", "third-party", "生成"],
+        ),
     }
 }
 
@@ -282,7 +295,12 @@ impl TermAcc {
             }
             None => {
                 self.index.insert(stem.to_string(), self.terms.len());
-                self.terms.push(Term { stem: stem.to_string(), word: word.to_string(), weight, origin });
+                self.terms.push(Term {
+                    stem: stem.to_string(),
+                    word: word.to_string(),
+                    weight,
+                    origin,
+                });
             }
         }
     }
@@ -346,7 +364,9 @@ pub fn find_identifiers(text: &str) -> Vec<Ident> {
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
-        if !(c.is_ascii_alphabetic() || c == '_' || c == '$') || (i > 0 && is_ident_char(chars[i - 1])) {
+        if !(c.is_ascii_alphabetic() || c == '_' || c == '$')
+            || (i > 0 && is_ident_char(chars[i - 1]))
+        {
             i += 1;
             continue;
         }
@@ -368,13 +388,23 @@ pub fn find_identifiers(text: &str) -> Vec<Ident> {
         let looks = parts.iter().any(|p| looks_like_identifier(p))
             || called
             || ticked
-            || (parts.len() > 1 && parts[..parts.len() - 1].iter().any(|p| p.starts_with(char::is_uppercase)));
+            || (parts.len() > 1
+                && parts[..parts.len() - 1]
+                    .iter()
+                    .any(|p| p.starts_with(char::is_uppercase)));
         if looks && name.len() >= 2 {
             let qualifier = (parts.len() > 1).then(|| parts[..parts.len() - 1].join("."));
             // Lower-case dotted keys (`os.name`) are literals, not identifiers.
-            let dotted_key = parts.len() > 1 && parts.iter().all(|p| p.chars().all(|c| c.is_lowercase() || c.is_ascii_digit()));
+            let dotted_key = parts.len() > 1
+                && parts
+                    .iter()
+                    .all(|p| p.chars().all(|c| c.is_lowercase() || c.is_ascii_digit()));
             if !dotted_key && !out.iter().any(|o| o.text == text) {
-                out.push(Ident { text, name, qualifier });
+                out.push(Ident {
+                    text,
+                    name,
+                    qualifier,
+                });
             }
         }
     }
@@ -393,8 +423,12 @@ fn looks_like_identifier(w: &str) -> bool {
         return false;
     }
     let inner_underscore = w.trim_matches('_').contains('_') && w.chars().any(|c| c.is_lowercase());
-    let lower_then_upper = chars.windows(2).any(|p| p[0].is_lowercase() && p[1].is_uppercase());
-    let upper_run_then_lower = chars.windows(3).any(|p| p[0].is_uppercase() && p[1].is_uppercase() && p[2].is_lowercase());
+    let lower_then_upper = chars
+        .windows(2)
+        .any(|p| p[0].is_lowercase() && p[1].is_uppercase());
+    let upper_run_then_lower = chars
+        .windows(3)
+        .any(|p| p[0].is_uppercase() && p[1].is_uppercase() && p[2].is_lowercase());
     inner_underscore || lower_then_upper || upper_run_then_lower
 }
 
@@ -411,11 +445,16 @@ fn find_literals(text: &str) -> Vec<String> {
             }
         }
     }
-    for w in text.split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')' || c == '?') {
+    for w in text.split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')' || c == '?')
+    {
         let w = w.trim_matches(|c: char| !c.is_alphanumeric());
         let parts: Vec<&str> = w.split('.').collect();
         if parts.len() > 1
-            && parts.iter().all(|p| !p.is_empty() && p.chars().all(|c| c.is_lowercase() || c.is_ascii_digit() || c == '-' || c == '_'))
+            && parts.iter().all(|p| {
+                !p.is_empty()
+                    && p.chars()
+                        .all(|c| c.is_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+            })
             && !out.contains(&w.to_string())
         {
             out.push(w.to_string());
@@ -473,43 +512,130 @@ fn contains_any(lower: &str, phrases: &[&str]) -> bool {
     phrases.iter().any(|p| lower.contains(p))
 }
 
-fn detect_intent(lower: &str, text: &str, idents: &[Ident], frames: &[Frame], kind: Option<KindHint>) -> Intent {
-    if frames.len() >= 1 && (frames.len() >= 2 || lower.contains("exception") || lower.contains("error")) {
+fn detect_intent(
+    lower: &str,
+    text: &str,
+    idents: &[Ident],
+    frames: &[Frame],
+    kind: Option<KindHint>,
+) -> Intent {
+    if frames.len() >= 1
+        && (frames.len() >= 2 || lower.contains("exception") || lower.contains("error"))
+    {
         return Intent::Trace;
     }
     if contains_any(lower, &["stack trace", "stacktrace", "堆栈", "报错栈"]) {
         return Intent::Trace;
     }
-    if contains_any(lower, &["impact", "what breaks", "would break", "affected if", "affects", "blast radius", "if i change", "影响"]) {
+    if contains_any(
+        lower,
+        &[
+            "impact",
+            "what breaks",
+            "would break",
+            "affected if",
+            "affects",
+            "blast radius",
+            "if i change",
+            "影响",
+        ],
+    ) {
         return Intent::Impact;
     }
     let named = !idents.is_empty();
-    if contains_any(lower, &["who calls", "what calls", "which methods call", "which method calls", "which functions call",
-        "callers of", "called from", "call sites", "call site", "who uses", "usages of", "谁调用", "哪里调用", "哪些地方调用", "被调用", "被谁调用"])
-        || (named && contains_any(lower, &[" used", " referenced", " invoked"]) && !lower.contains("used to"))
+    if contains_any(
+        lower,
+        &[
+            "who calls",
+            "what calls",
+            "which methods call",
+            "which method calls",
+            "which functions call",
+            "callers of",
+            "called from",
+            "call sites",
+            "call site",
+            "who uses",
+            "usages of",
+            "谁调用",
+            "哪里调用",
+            "哪些地方调用",
+            "被调用",
+            "被谁调用",
+        ],
+    ) || (named
+        && contains_any(lower, &[" used", " referenced", " invoked"])
+        && !lower.contains("used to"))
         || (named && lower.starts_with("what call"))
     {
         return Intent::Callers;
     }
-    if contains_any(lower, &["what does", "which methods does", "what methods does"]) && contains_any(lower, &[" call?", " call ", " invoke", "calls?"])
+    if contains_any(
+        lower,
+        &["what does", "which methods does", "what methods does"],
+    ) && contains_any(lower, &[" call?", " call ", " invoke", "calls?"])
         || contains_any(lower, &["callees", "调用了哪些", "调用哪些"])
     {
         return Intent::Callees;
     }
-    if contains_any(lower, &["what happens when", "what happens if", "call chain", "flow", "walk me through", "step by step",
-        "end up", "lead to", "leads to", "sequence of", "how does a", "how does the", "流程", "调用链", "过程", "经过"])
-    {
+    if contains_any(
+        lower,
+        &[
+            "what happens when",
+            "what happens if",
+            "call chain",
+            "flow",
+            "walk me through",
+            "step by step",
+            "end up",
+            "lead to",
+            "leads to",
+            "sequence of",
+            "how does a",
+            "how does the",
+            "流程",
+            "调用链",
+            "过程",
+            "经过",
+        ],
+    ) {
         return Intent::Flow;
     }
-    if contains_any(lower, &["defined", "declared", "definition", "declaration", "定义", "声明"])
-        || (kind.is_some() && !contains_any(lower, &["where does", "how does", "implemented", "where do"]))
+    if contains_any(
+        lower,
+        &[
+            "defined",
+            "declared",
+            "definition",
+            "declaration",
+            "定义",
+            "声明",
+        ],
+    ) || (kind.is_some()
+        && !contains_any(
+            lower,
+            &["where does", "how does", "implemented", "where do"],
+        ))
     {
         return Intent::Definition;
     }
     let _ = text;
-    if contains_any(lower, &["config", "setting", "system property", "property", "properties", "env var", "environment variable",
-        "yml", "yaml", "配置", "参数"])
-    {
+    if contains_any(
+        lower,
+        &[
+            "config",
+            "setting",
+            "system property",
+            "property",
+            "properties",
+            "env var",
+            "environment variable",
+            "yml",
+            "yaml",
+            "配置",
+            "参数",
+        ],
+    ) {
         return Intent::Config;
     }
     Intent::Locate
@@ -520,21 +646,37 @@ pub fn parse_frames(text: &str) -> Vec<Frame> {
     let mut out = Vec::new();
     for line in text.lines() {
         let l = line.trim();
-        let Some(rest) = l.strip_prefix("at ") else { continue };
+        let Some(rest) = l.strip_prefix("at ") else {
+            continue;
+        };
         let Some(open) = rest.find('(') else { continue };
         let (qual, loc) = (&rest[..open], &rest[open + 1..]);
         let loc = loc.trim_end_matches(')');
         let Some(dot) = qual.rfind('.') else { continue };
-        let class = qual[..dot].trim_start_matches(|c: char| !c.is_alphanumeric()).replace('$', ".");
+        let class = qual[..dot]
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .replace('$', ".");
         let method = qual[dot + 1..].to_string();
         let (file, line_no) = match loc.split_once(':') {
             Some((f, n)) => (Some(f.to_string()), n.parse().ok()),
-            None => (if loc.ends_with(".java") { Some(loc.to_string()) } else { None }, None),
+            None => (
+                if loc.ends_with(".java") {
+                    Some(loc.to_string())
+                } else {
+                    None
+                },
+                None,
+            ),
         };
         if class.is_empty() || method.is_empty() {
             continue;
         }
-        out.push(Frame { class, method, file, line: line_no });
+        out.push(Frame {
+            class,
+            method,
+            file,
+            line: line_no,
+        });
     }
     out
 }
@@ -544,47 +686,94 @@ mod tests {
     use super::*;
 
     fn stems(q: &Question) -> Vec<&str> {
-        q.terms.iter().filter(|t| t.origin != TermOrigin::Synonym).map(|t| t.stem.as_str()).collect()
+        q.terms
+            .iter()
+            .filter(|t| t.origin != TermOrigin::Synonym)
+            .map(|t| t.stem.as_str())
+            .collect()
     }
 
     #[test]
     fn intents_from_phrasing() {
-        assert_eq!(understand("Who calls OrderService.cancel?").intent, Intent::Callers);
-        assert_eq!(understand("Where is PaymentGateway.verify used?").intent, Intent::Callers);
-        assert_eq!(understand("What happens when I call checkout()?").intent, Intent::Flow);
-        assert_eq!(understand("Where is the retry policy defined?").intent, Intent::Definition);
-        assert_eq!(understand("Which interface do I implement to receive events?").intent, Intent::Definition);
-        assert_eq!(understand("Where is the timeout setting read?").intent, Intent::Config);
-        assert_eq!(understand("Where is the invoice total computed?").intent, Intent::Locate);
+        assert_eq!(
+            understand("Who calls OrderService.cancel?").intent,
+            Intent::Callers
+        );
+        assert_eq!(
+            understand("Where is PaymentGateway.verify used?").intent,
+            Intent::Callers
+        );
+        assert_eq!(
+            understand("What happens when I call checkout()?").intent,
+            Intent::Flow
+        );
+        assert_eq!(
+            understand("Where is the retry policy defined?").intent,
+            Intent::Definition
+        );
+        assert_eq!(
+            understand("Which interface do I implement to receive events?").intent,
+            Intent::Definition
+        );
+        assert_eq!(
+            understand("Where is the timeout setting read?").intent,
+            Intent::Config
+        );
+        assert_eq!(
+            understand("Where is the invoice total computed?").intent,
+            Intent::Locate
+        );
         assert_eq!(understand("谁调用了 deductStock").intent, Intent::Callers);
         assert_eq!(understand("下单流程是怎样的").intent, Intent::Flow);
         let trace = "java.lang.IllegalStateException: boom\n\tat com.x.OrderService.cancel(OrderService.java:42)\n\tat com.x.Api.handle(Api.java:10)";
         let q = understand(trace);
         assert_eq!(q.intent, Intent::Trace);
-        assert_eq!(q.frames[0], Frame { class: "com.x.OrderService".into(), method: "cancel".into(), file: Some("OrderService.java".into()), line: Some(42) });
+        assert_eq!(
+            q.frames[0],
+            Frame {
+                class: "com.x.OrderService".into(),
+                method: "cancel".into(),
+                file: Some("OrderService.java".into()),
+                line: Some(42)
+            }
+        );
     }
 
     #[test]
     fn identifiers_are_found_and_split() {
         let q = understand("Who calls FileStore.lastModifiedUnchecked and deduct_stock()?");
         let names: Vec<&str> = q.identifiers.iter().map(|i| i.text.as_str()).collect();
-        assert_eq!(names, vec!["FileStore.lastModifiedUnchecked", "deduct_stock"]);
+        assert_eq!(
+            names,
+            vec!["FileStore.lastModifiedUnchecked", "deduct_stock"]
+        );
         assert_eq!(q.identifiers[0].qualifier.as_deref(), Some("FileStore"));
         assert_eq!(q.identifiers[0].name, "lastModifiedUnchecked");
         let s = stems(&q);
         assert!(s.contains(&"modifi"), "{s:?}");
         assert!(s.contains(&"deduct"), "{s:?}");
         // Plain capitalised words are not identifiers.
-        assert!(understand("Where does Windows handle this?").identifiers.is_empty());
+        assert!(
+            understand("Where does Windows handle this?")
+                .identifiers
+                .is_empty()
+        );
     }
 
     #[test]
     fn stop_words_drop_and_synonyms_come_in_low() {
         let q = understand("Where is the code that removes an expired session?");
         let s = stems(&q);
-        assert!(s.contains(&"remov") && s.contains(&"expir") && s.contains(&"session"), "{s:?}");
+        assert!(
+            s.contains(&"remov") && s.contains(&"expir") && s.contains(&"session"),
+            "{s:?}"
+        );
         assert!(!s.contains(&"code") && !s.contains(&"where"), "{s:?}");
-        let del = q.terms.iter().find(|t| t.stem == "delet").expect("synonym of remove");
+        let del = q
+            .terms
+            .iter()
+            .find(|t| t.stem == "delet")
+            .expect("synonym of remove");
         assert!(del.weight < 1.0);
     }
 
@@ -602,10 +791,24 @@ mod tests {
 
     #[test]
     fn literals_and_guesses() {
-        let q = understand("Where is the os.name property read, and what does 'tail -f' do to the file name?");
-        assert!(q.literals.contains(&"os.name".to_string()), "{:?}", q.literals);
-        assert!(q.literals.contains(&"tail -f".to_string()), "{:?}", q.literals);
-        assert!(q.guessed.contains(&"fileName".to_string()), "{:?}", q.guessed);
+        let q = understand(
+            "Where is the os.name property read, and what does 'tail -f' do to the file name?",
+        );
+        assert!(
+            q.literals.contains(&"os.name".to_string()),
+            "{:?}",
+            q.literals
+        );
+        assert!(
+            q.literals.contains(&"tail -f".to_string()),
+            "{:?}",
+            q.literals
+        );
+        assert!(
+            q.guessed.contains(&"fileName".to_string()),
+            "{:?}",
+            q.guessed
+        );
         assert!(q.identifiers.is_empty(), "{:?}", q.identifiers);
     }
 }

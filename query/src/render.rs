@@ -11,19 +11,36 @@ pub fn render_text(a: &Answer) -> String {
     if a.mode == AnswerMode::Llm && !a.chain.is_empty() {
         let _ = writeln!(s, "\nChain:");
         for c in &a.chain {
-            let _ = writeln!(s, "  {} — {}:{}-{}", c.symbol, c.path, c.start_line, c.end_line);
+            let _ = writeln!(
+                s,
+                "  {} — {}:{}-{}",
+                c.symbol, c.path, c.start_line, c.end_line
+            );
         }
     }
     if !a.citations.is_empty() {
         let _ = writeln!(s, "\nCitations:");
         for (k, c) in a.citations.iter().enumerate() {
-            let _ = writeln!(s, "  {:>2}. {}{}", k + 1, c.label(), c.symbol.as_ref().map(|x| format!("  {x}")).unwrap_or_default());
+            let _ = writeln!(
+                s,
+                "  {:>2}. {}{}",
+                k + 1,
+                c.label(),
+                c.symbol
+                    .as_ref()
+                    .map(|x| format!("  {x}"))
+                    .unwrap_or_default()
+            );
         }
     }
     if a.level != Level::Surface && !a.map.is_empty() {
         let _ = writeln!(s, "\nMap:");
         for m in &a.map {
-            let module = if m.module.is_empty() { String::new() } else { format!("[{}] ", m.module) };
+            let module = if m.module.is_empty() {
+                String::new()
+            } else {
+                format!("[{}] ", m.module)
+            };
             let _ = writeln!(s, "  {module}{} — {}", m.path, m.summary);
         }
     }

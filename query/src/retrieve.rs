@@ -44,17 +44,50 @@ pub struct RecallOptions<'o> {
 
 impl Default for RecallOptions<'_> {
     fn default() -> Self {
-        RecallOptions { bm25_depth: 80, leg_depth: 120, vectors: None }
+        RecallOptions {
+            bm25_depth: 80,
+            leg_depth: 120,
+            vectors: None,
+        }
     }
 }
 
 /// Annotations that mark entry points, transactions and framework edges.
 const ENTRY_ANNOTATIONS: &[&str] = &[
-    "RequestMapping", "GetMapping", "PostMapping", "PutMapping", "DeleteMapping", "PatchMapping",
-    "Scheduled", "KafkaListener", "RabbitListener", "JmsListener", "EventListener", "StreamListener",
-    "RocketMQMessageListener", "MessageMapping", "Path", "GET", "POST", "PUT", "DELETE", "Transactional",
-    "FeignClient", "DubboService", "DubboReference", "Mapper", "Select", "Update", "Insert", "Delete",
-    "Value", "ConfigurationProperties", "Bean", "PostConstruct", "Subscribe", "Async",
+    "RequestMapping",
+    "GetMapping",
+    "PostMapping",
+    "PutMapping",
+    "DeleteMapping",
+    "PatchMapping",
+    "Scheduled",
+    "KafkaListener",
+    "RabbitListener",
+    "JmsListener",
+    "EventListener",
+    "StreamListener",
+    "RocketMQMessageListener",
+    "MessageMapping",
+    "Path",
+    "GET",
+    "POST",
+    "PUT",
+    "DELETE",
+    "Transactional",
+    "FeignClient",
+    "DubboService",
+    "DubboReference",
+    "Mapper",
+    "Select",
+    "Update",
+    "Insert",
+    "Delete",
+    "Value",
+    "ConfigurationProperties",
+    "Bean",
+    "PostConstruct",
+    "Subscribe",
+    "Async",
 ];
 
 pub struct Retriever<'v, 'a> {
@@ -66,32 +99,64 @@ impl<'v, 'a> Retriever<'v, 'a> {
         Retriever { view }
     }
 
-    /// Symbols an identifier of the question names: simple name match, narrowed by the qualifier.
+    /// Symbols an identifier of the question names: the exact (case-sensitive) simple name,
+    /// narrowed by the qualifier. A type's constructors stand in for it only when the question
+    /// writes a call (`new Foo(` or `Foo(`); fields only when nothing else has the name.
     pub fn exact(&self, q: &Question) -> Vec<SymIdx> {
         let v = self.view;
         let mut out = Vec::new();
         for ident in &q.identifiers {
-            let mut found: Vec<SymIdx> = v
+            let called = q.text.contains(&format!("{}(", ident.name));
+            let named: Vec<SymIdx> = v
                 .named(&ident.name)
                 .iter()
                 .copied()
-                .filter(|&i| v.sym(i).symbol.name == ident.name || v.named(&ident.name).len() == 1)
+                .filter(|&i| v.sym(i).symbol.name == ident.name)
+                .collect();
+            let has_type = named.iter().any(|&i| v.sym(i).symbol.kind.is_type());
+            let mut found: Vec<SymIdx> = named
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    !(has_type && !called && v.sym(i).symbol.kind == SymbolKind::Constructor)
+                })
                 .filter(|&i| match &ident.qualifier {
                     None => true,
                     Some(qual) => {
                         let last = qual.rsplit('.').next().unwrap_or(qual);
                         v.owner_name(i) == Some(last)
-                            || v.sym(i).symbol.qualified_name.ends_with(&format!("{qual}.{}", v.sym(i).symbol.name))
+                            || v.sym(i)
+                                .symbol
+                                .qualified_name
+                                .ends_with(&format!("{qual}.{}", v.sym(i).symbol.name))
                     }
                 })
                 .collect();
-            if found.is_empty() {
-                // Case differs, or the qualifier is a supertype: fall back to the name alone.
-                found = v.named(&ident.name).to_vec();
+            if found.is_empty() && ident.qualifier.is_some() {
+                // The qualifier may be a supertype or a variable: the name alone.
+                found = named.clone();
+            }
+            if found.iter().any(|&i| {
+                !matches!(
+                    v.sym(i).symbol.kind,
+                    SymbolKind::Field | SymbolKind::Constant
+                )
+            }) {
+                found.retain(|&i| {
+                    !matches!(
+                        v.sym(i).symbol.kind,
+                        SymbolKind::Field | SymbolKind::Constant
+                    )
+                });
             }
             found.sort_by_key(|&i| {
                 let s = v.sym(i);
-                (v.provenance(&s.path) != Provenance::Source, !s.symbol.kind.is_type(), s.path.clone(), s.symbol.start_line)
+                (
+                    v.provenance(&s.path) != Provenance::Source,
+                    !s.symbol.kind.is_type(),
+                    s.path.clone(),
+                    s.symbol.start_line,
+                )
             });
             for i in found {
                 if !out.contains(&i) {
@@ -102,8 +167,32 @@ impl<'v, 'a> Retriever<'v, 'a> {
         out
     }
 
+    /// Exact hits that go above everything: named methods always; named types when the question
+    /// asks for a definition or is little more than the name.
+    fn protected(&self, q: &Question, exact: &[SymIdx]) -> Vec<SymIdx> {
+        let v = self.view;
+        let plain_words = q
+            .terms
+            .iter()
+            .filter(|t| t.origin == TermOrigin::Word || t.origin == TermOrigin::Glossary)
+            .count();
+        exact
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let k = v.sym(i).symbol.kind;
+                !k.is_type() || q.intent == Intent::Definition || plain_words <= 1
+            })
+            .collect()
+    }
+
     /// Ranks units for a question.
-    pub fn rank(&self, q: &Question, graph: &dyn CallGraph, opts: &RecallOptions<'_>) -> Result<Vec<Ranked>, QueryError> {
+    pub fn rank(
+        &self,
+        q: &Question,
+        graph: &dyn CallGraph,
+        opts: &RecallOptions<'_>,
+    ) -> Result<Vec<Ranked>, QueryError> {
         let _ = graph;
         let v = self.view;
         let exact = self.exact(q);
@@ -111,37 +200,62 @@ impl<'v, 'a> Retriever<'v, 'a> {
 
         // BM25 over contextualized chunks.
         let bm25 = self.bm25_leg(q, opts.bm25_depth)?;
-        legs.push(Leg { name: "bm25", weight: 1.0, items: bm25 });
+        legs.push(Leg {
+            name: "bm25",
+            weight: 1.0,
+            items: bm25,
+        });
 
         // Symbol cards: names, doc sentences, parameters, members.
         let cards = self.card_leg(q, opts.leg_depth);
-        legs.push(Leg { name: "cards", weight: 1.0, items: cards.into_iter().map(UnitKey::Sym).collect() });
+        legs.push(Leg {
+            name: "cards",
+            weight: 1.0,
+            items: cards.into_iter().map(UnitKey::Sym).collect(),
+        });
 
         // Guessed identifiers named exactly.
         let mut guessed = Vec::new();
         for g in &q.guessed {
             for &i in v.named(g) {
-                if !guessed.contains(&UnitKey::Sym(i)) {
+                let field = matches!(
+                    v.sym(i).symbol.kind,
+                    SymbolKind::Field | SymbolKind::Constant
+                );
+                if (!field || q.intent == Intent::Config) && !guessed.contains(&UnitKey::Sym(i)) {
                     guessed.push(UnitKey::Sym(i));
                 }
             }
         }
         if !guessed.is_empty() {
-            legs.push(Leg { name: "guess", weight: 0.5, items: guessed });
+            legs.push(Leg {
+                name: "guess",
+                weight: 0.4,
+                items: guessed,
+            });
         }
 
         if let Some(vl) = opts.vectors {
             let mut items = Vec::new();
             for (chunk_id, _) in vl.nearest(&q.text, opts.bm25_depth)? {
                 if let Some(row) = v.index.catalog.chunk(&chunk_id)? {
-                    for u in self.units_of_chunk(row.path.as_str(), row.chunk.start_line, row.chunk.end_line, q)? {
+                    for u in self.units_of_chunk(
+                        row.path.as_str(),
+                        row.chunk.start_line,
+                        row.chunk.end_line,
+                        q,
+                    )? {
                         if !items.contains(&u) {
                             items.push(u);
                         }
                     }
                 }
             }
-            legs.push(Leg { name: "vector", weight: 1.0, items });
+            legs.push(Leg {
+                name: "vector",
+                weight: 1.0,
+                items,
+            });
         }
 
         // Method bodies of everything found so far, scored at method granularity.
@@ -171,25 +285,71 @@ impl<'v, 'a> Retriever<'v, 'a> {
             }
         }
         body_scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        legs.push(Leg { name: "body", weight: 1.0, items: body_scored.into_iter().map(|(u, _)| u).collect() });
+        legs.push(Leg {
+            name: "body",
+            weight: 1.0,
+            items: body_scored.into_iter().map(|(u, _)| u).collect(),
+        });
 
         let fused = fusion::rrf(&legs, fusion::RRF_K);
+        let exact_types: Vec<SymIdx> = exact
+            .iter()
+            .copied()
+            .filter(|&i| v.sym(i).symbol.kind.is_type())
+            .collect();
         let mut ranked: Vec<Ranked> = fused
             .into_iter()
             .map(|(key, score)| {
-                let found_by: Vec<&'static str> = legs.iter().filter(|l| l.items.contains(&key)).map(|l| l.name).collect();
-                Ranked { score: score * self.boost(&key, q), exact: false, legs: found_by, key }
+                let found_by: Vec<&'static str> = legs
+                    .iter()
+                    .filter(|l| l.items.contains(&key))
+                    .map(|l| l.name)
+                    .collect();
+                let mut b = self.boost(&key, q);
+                if let UnitKey::Sym(i) = key
+                    && v.owner_type(i).is_some_and(|o| exact_types.contains(&o))
+                {
+                    b *= 1.3;
+                }
+                let exact_hit = matches!(key, UnitKey::Sym(i) if exact.contains(&i));
+                Ranked {
+                    score: score * b,
+                    exact: exact_hit,
+                    legs: found_by,
+                    key,
+                }
             })
             .collect();
+        for &e in &exact {
+            if !ranked.iter().any(|r| r.key == UnitKey::Sym(e)) {
+                let floor = ranked.iter().map(|r| r.score).fold(f32::INFINITY, f32::min);
+                let score = if floor.is_finite() { floor * 0.5 } else { 0.0 };
+                ranked.push(Ranked {
+                    key: UnitKey::Sym(e),
+                    score,
+                    exact: true,
+                    legs: vec!["exact"],
+                });
+            }
+        }
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
         self.promote_workers(&mut ranked, graph)?;
 
         // Exact hits first, in their order.
         let mut out: Vec<Ranked> = Vec::new();
-        for &e in &exact {
+        for e in self.protected(q, &exact) {
             let key = UnitKey::Sym(e);
-            let score = ranked.iter().find(|r| r.key == key).map(|r| r.score).unwrap_or(0.0);
-            out.push(Ranked { key, score, exact: true, legs: vec!["exact"] });
+            let score = ranked
+                .iter()
+                .find(|r| r.key == key)
+                .map(|r| r.score)
+                .unwrap_or(0.0);
+            out.push(Ranked {
+                key,
+                score,
+                exact: true,
+                legs: vec!["exact"],
+            });
         }
         for r in ranked {
             if !out.iter().any(|o| o.key == r.key) {
@@ -215,8 +375,15 @@ impl<'v, 'a> Retriever<'v, 'a> {
         let query = words.join(" ");
         let mut items = Vec::new();
         for (id, _path, _score) in v.index.text.search(&query, depth)? {
-            let Some(row) = v.index.catalog.chunk(&id)? else { continue };
-            for u in self.units_of_chunk(row.path.as_str(), row.chunk.start_line, row.chunk.end_line, q)? {
+            let Some(row) = v.index.catalog.chunk(&id)? else {
+                continue;
+            };
+            for u in self.units_of_chunk(
+                row.path.as_str(),
+                row.chunk.start_line,
+                row.chunk.end_line,
+                q,
+            )? {
                 if !items.contains(&u) {
                     items.push(u);
                 }
@@ -227,7 +394,13 @@ impl<'v, 'a> Retriever<'v, 'a> {
 
     /// The units a chunk stands for: the callables it overlaps (best matching first), else the
     /// innermost symbol covering it, else its line range.
-    fn units_of_chunk(&self, path: &str, start: u32, end: u32, q: &Question) -> Result<Vec<UnitKey>, QueryError> {
+    fn units_of_chunk(
+        &self,
+        path: &str,
+        start: u32,
+        end: u32,
+        q: &Question,
+    ) -> Result<Vec<UnitKey>, QueryError> {
         let v = self.view;
         let mut callables: Vec<SymIdx> = v
             .in_file(path)
@@ -245,9 +418,20 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 scored.push((c, self.body_score(c, q)?));
             }
             scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            callables = scored.into_iter().filter(|(_, s)| *s > 0.0).map(|(c, _)| c).collect();
+            callables = scored
+                .into_iter()
+                .filter(|(_, s)| *s > 0.0)
+                .map(|(c, _)| c)
+                .collect();
             if !callables.is_empty() {
-                return Ok(callables.into_iter().map(UnitKey::Sym).collect());
+                let mut units: Vec<UnitKey> = callables.into_iter().map(UnitKey::Sym).collect();
+                // A definition question is about the type these members belong to.
+                if q.intent == Intent::Definition
+                    && let Some(t) = v.enclosing(path, start, |k| k.is_type())
+                {
+                    units.push(UnitKey::Sym(t));
+                }
+                return Ok(units);
             }
         }
         if let Some(i) = v.enclosing(path, start, |_| true) {
@@ -256,14 +440,22 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 return Ok(vec![UnitKey::Sym(i)]);
             }
         }
-        Ok(vec![UnitKey::Range { path: path.to_string(), start, end }])
+        Ok(vec![UnitKey::Range {
+            path: path.to_string(),
+            start,
+            end,
+        }])
     }
 
     /// Card leg: symbols ranked by question terms in their name, doc, parameters and members.
     pub fn card_leg(&self, q: &Question, depth: usize) -> Vec<SymIdx> {
         let v = self.view;
         let (cards, _) = v.cards();
-        let weights: HashMap<&str, f32> = q.terms.iter().map(|t| (t.stem.as_str(), t.weight * v.idf(&t.stem))).collect();
+        let weights: HashMap<&str, f32> = q
+            .terms
+            .iter()
+            .map(|t| (t.stem.as_str(), t.weight * v.idf(&t.stem)))
+            .collect();
         if weights.is_empty() {
             return Vec::new();
         }
@@ -275,9 +467,15 @@ impl<'v, 'a> Retriever<'v, 'a> {
             }
             let mut s = 0.0;
             let mut name_hit = 0usize;
+            // A constructor's name is its class's: it says little about what the code does.
+            let name_weight = if kind == SymbolKind::Constructor {
+                1.0
+            } else {
+                3.0
+            };
             for w in dedup(&c.name) {
                 if let Some(x) = weights.get(w.as_str()) {
-                    s += 3.0 * x;
+                    s += name_weight * x;
                     name_hit += 1;
                 }
             }
@@ -340,6 +538,20 @@ impl<'v, 'a> Retriever<'v, 'a> {
         Ok(score / (1.0 + 0.15 * lines.ln().max(0.0)))
     }
 
+    /// Whether a callable has a body with at least one statement (not abstract, not `{}`).
+    pub fn has_body(&self, i: SymIdx) -> bool {
+        let v = self.view;
+        let s = v.sym(i);
+        let Ok(text) = v.text(&s.path, s.symbol.start_line, s.symbol.end_line) else {
+            return true;
+        };
+        let masked = crate::graph::callsite::mask_comments_and_strings(&text);
+        match (masked.find('{'), masked.rfind('}')) {
+            (Some(a), Some(b)) if a < b => !masked[a + 1..b].trim().is_empty(),
+            _ => false,
+        }
+    }
+
     /// Multiplier for structure, kind and provenance.
     fn boost(&self, key: &UnitKey, q: &Question) -> f32 {
         let v = self.view;
@@ -368,6 +580,17 @@ impl<'v, 'a> Retriever<'v, 'a> {
             b *= 1.1;
         }
         let is_type = s.kind.is_type();
+        if matches!(q.intent, Intent::Locate | Intent::Flow | Intent::Config) {
+            let creation = ["creat", "construct", "instanti", "initi", "new", "build"]
+                .iter()
+                .any(|w| q.weight_of(w) >= 0.6);
+            if s.kind == SymbolKind::Constructor && !creation {
+                b *= 0.7;
+            }
+            if s.kind.is_callable() && !self.has_body(*i) {
+                b *= 0.5;
+            }
+        }
         match q.intent {
             Intent::Definition => {
                 if is_type {
@@ -397,36 +620,59 @@ impl<'v, 'a> Retriever<'v, 'a> {
         b
     }
 
-    /// A short method that hands its work to one other method (an overload, a `doX` helper)
-    /// is a delegator: the worker it calls is ranked just above it.
-    fn promote_workers(&self, ranked: &mut Vec<Ranked>, graph: &dyn CallGraph) -> Result<(), QueryError> {
+    /// A short method that hands its work to one other method (an overload, a `doX` helper, an
+    /// iterator's `hasNext`) is a delegator: the method that does the work, found by following
+    /// single hand-offs, is ranked just above it.
+    fn promote_workers(
+        &self,
+        ranked: &mut Vec<Ranked>,
+        graph: &dyn CallGraph,
+    ) -> Result<(), QueryError> {
         let v = self.view;
-        let top: Vec<(usize, SymIdx, f32)> = ranked
+        let lines = |i: SymIdx| {
+            let s = &v.sym(i).symbol;
+            s.end_line - s.start_line + 1
+        };
+        let top: Vec<(SymIdx, f32)> = ranked
             .iter()
-            .enumerate()
             .take(12)
-            .filter_map(|(k, r)| match r.key {
-                UnitKey::Sym(i) if v.sym(i).symbol.kind.is_callable() => Some((k, i, r.score)),
+            .filter_map(|r| match r.key {
+                UnitKey::Sym(i) if v.sym(i).symbol.kind.is_callable() => Some((i, r.score)),
                 _ => None,
             })
             .collect();
         let mut lifts: Vec<(SymIdx, f32)> = Vec::new();
-        for (_, i, score) in top {
-            let s = &v.sym(i).symbol;
-            if s.end_line - s.start_line > 8 {
-                continue;
-            }
-            let edges = graph.callees(&s.id)?;
-            let workers: Vec<SymIdx> = edges
-                .iter()
-                .filter(|e| e.confidence >= 0.7)
-                .filter_map(|e| v.by_id(&e.to.0))
-                .filter(|&w| w != i && is_worker_name(&s.name, &v.sym(w).symbol.name))
-                .collect();
-            let mut distinct = workers.clone();
-            distinct.dedup();
-            if let [w] = distinct.as_slice() {
-                lifts.push((*w, score * 1.02 + 1e-6));
+        for (i, score) in top {
+            let mut cur = i;
+            for _hop in 0..3 {
+                if lines(cur) > 8 {
+                    break;
+                }
+                let me = &v.sym(cur).symbol;
+                let mut targets: Vec<SymIdx> = graph
+                    .callees(&me.id)?
+                    .iter()
+                    .filter(|e| e.confidence >= 0.7)
+                    .filter_map(|e| v.by_id(&e.to.0))
+                    .filter(|&w| {
+                        w != cur
+                            && w != i
+                            && v.sym(w).symbol.kind.is_callable()
+                            && v.provenance(&v.sym(w).path) == Provenance::Source
+                    })
+                    .collect();
+                targets.sort();
+                targets.dedup();
+                let [w] = targets.as_slice() else { break };
+                let w = *w;
+                let related = is_worker_name(&me.name, &v.sym(w).symbol.name);
+                if lines(w) > 8 || related {
+                    lifts.push((w, score * 1.02 + 1e-6));
+                }
+                if lines(w) > 8 {
+                    break;
+                }
+                cur = w;
             }
         }
         for (w, score) in lifts {
@@ -437,7 +683,12 @@ impl<'v, 'a> Retriever<'v, 'a> {
                         r.legs.push("worker");
                     }
                 }
-                None => ranked.push(Ranked { key: UnitKey::Sym(w), score, exact: false, legs: vec!["worker"] }),
+                None => ranked.push(Ranked {
+                    key: UnitKey::Sym(w),
+                    score,
+                    exact: false,
+                    legs: vec!["worker"],
+                }),
             }
         }
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));

@@ -52,7 +52,11 @@ pub fn fence(label: &str, code: &str) -> String {
 /// autolinked URLs become `[link removed]`, reference definitions are dropped. URLs that start
 /// with one of `allowed` are kept. Returns the text and how many links were removed.
 pub fn strip_links(text: &str, allowed: &[String]) -> (String, usize) {
-    let ok = |url: &str| allowed.iter().any(|a| !a.is_empty() && url.starts_with(a.as_str()));
+    let ok = |url: &str| {
+        allowed
+            .iter()
+            .any(|a| !a.is_empty() && url.starts_with(a.as_str()))
+    };
     let mut removed = 0;
     let mut out_lines = Vec::new();
     for line in text.lines() {
@@ -118,11 +122,19 @@ pub fn strip_links(text: &str, allowed: &[String]) -> (String, usize) {
         let at_word_start = i == 0 || !chars[i - 1].is_alphanumeric();
         if at_word_start && looks_like_url(&rest) {
             let mut end = i;
-            while end < chars.len() && !chars[end].is_whitespace() && !matches!(chars[end], '"' | '\'' | '<' | '>' | '`') {
+            while end < chars.len()
+                && !chars[end].is_whitespace()
+                && !matches!(chars[end], '"' | '\'' | '<' | '>' | '`')
+            {
                 end += 1;
             }
             // Trailing punctuation belongs to the sentence.
-            while end > i && matches!(chars[end - 1], '.' | ',' | ';' | ':' | ')' | ']' | '!' | '?') {
+            while end > i
+                && matches!(
+                    chars[end - 1],
+                    '.' | ',' | ';' | ':' | ')' | ']' | '!' | '?'
+                )
+            {
                 end -= 1;
             }
             let url: String = chars[i..end].iter().collect();
@@ -142,12 +154,25 @@ pub fn strip_links(text: &str, allowed: &[String]) -> (String, usize) {
 }
 
 fn find_from(chars: &[char], from: usize, target: char) -> Option<usize> {
-    (from..chars.len()).take_while(|&k| chars[k] != '\n').find(|&k| chars[k] == target)
+    (from..chars.len())
+        .take_while(|&k| chars[k] != '\n')
+        .find(|&k| chars[k] == target)
 }
 
 fn looks_like_url(s: &str) -> bool {
     let l = s.to_ascii_lowercase();
-    ["http://", "https://", "ftp://", "file://", "data:", "javascript:", "mailto:", "www."].iter().any(|p| l.starts_with(p))
+    [
+        "http://",
+        "https://",
+        "ftp://",
+        "file://",
+        "data:",
+        "javascript:",
+        "mailto:",
+        "www.",
+    ]
+    .iter()
+    .any(|p| l.starts_with(p))
 }
 
 #[cfg(test)]
@@ -175,13 +200,19 @@ mod tests {
         );
         assert_eq!(n, 5, "{t}");
         assert!(!t.contains("evil") && !t.contains("http"), "{t}");
-        assert!(t.contains("See the docs and  or [link removed]. Also [link removed]."), "{t}");
+        assert!(
+            t.contains("See the docs and  or [link removed]. Also [link removed]."),
+            "{t}"
+        );
     }
 
     #[test]
     fn allowed_links_survive() {
         let allowed = vec!["https://git.example/repo/".to_string()];
-        let (t, n) = strip_links("at https://git.example/repo/blob/abc/A.java#L3 and https://other.example", &allowed);
+        let (t, n) = strip_links(
+            "at https://git.example/repo/blob/abc/A.java#L3 and https://other.example",
+            &allowed,
+        );
         assert_eq!(n, 1);
         assert!(t.contains("https://git.example/repo/blob/abc/A.java#L3"));
     }

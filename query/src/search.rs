@@ -51,7 +51,12 @@ pub fn identifiers(query: &str) -> Vec<&str> {
     let mut out: Vec<&str> = query
         .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '.' || c == '#'))
         .map(|w| w.trim_matches(|c| c == '.' || c == '#'))
-        .filter(|w| w.chars().count() >= 2 && w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_'))
+        .filter(|w| {
+            w.chars().count() >= 2
+                && w.chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphabetic() || c == '_')
+        })
         .collect();
     let mut seen = HashSet::new();
     out.retain(|w| seen.insert(*w));
@@ -77,12 +82,18 @@ pub fn search_with_overlay(
     let mut text_hits = Vec::new();
     for (id, _path, score) in index.text.search(query, limit * 3)? {
         // Documents the catalog does not know belong to no published snapshot.
-        let Some(row) = index.catalog.chunk(&id)? else { continue };
+        let Some(row) = index.catalog.chunk(&id)? else {
+            continue;
+        };
         if shadowed(&row.path) {
             continue;
         }
         let prov = provenance.of(&row.path)?;
-        text_hits.push(text_hit(&row.path, &row.chunk, score * provenance_weight(prov)));
+        text_hits.push(text_hit(
+            &row.path,
+            &row.chunk,
+            score * provenance_weight(prov),
+        ));
     }
     if let Some(o) = overlay {
         for (id, _path, score) in o.search(query, limit * 3)? {
@@ -92,7 +103,10 @@ pub fn search_with_overlay(
         }
     }
     text_hits.sort_by(|a, b| b.score.total_cmp(&a.score));
-    let mut seen: HashSet<(String, u32, u32)> = hits.iter().map(|h| (h.path.clone(), h.start_line, h.end_line)).collect();
+    let mut seen: HashSet<(String, u32, u32)> = hits
+        .iter()
+        .map(|h| (h.path.clone(), h.start_line, h.end_line))
+        .collect();
     for h in text_hits {
         if seen.insert((h.path.clone(), h.start_line, h.end_line)) {
             hits.push(h);
@@ -123,13 +137,21 @@ struct Provenances<'a> {
 
 impl<'a> Provenances<'a> {
     fn new(index: &'a EmbeddedIndex) -> Self {
-        Provenances { index, cache: HashMap::new() }
+        Provenances {
+            index,
+            cache: HashMap::new(),
+        }
     }
     fn of(&mut self, p: &RepoPath) -> Result<Provenance, StoreError> {
         if let Some(v) = self.cache.get(p) {
             return Ok(*v);
         }
-        let v = self.index.catalog.file(p.as_str())?.map(|f| f.provenance).unwrap_or_default();
+        let v = self
+            .index
+            .catalog
+            .file(p.as_str())?
+            .map(|f| f.provenance)
+            .unwrap_or_default();
         self.cache.insert(p.clone(), v);
         Ok(v)
     }
@@ -141,7 +163,8 @@ fn looks_like_code(word: &str, single: bool) -> bool {
     single
         || word.contains(['_', '.', '#', '$'])
         || word.chars().skip(1).any(|c| c.is_uppercase())
-        || word.chars().next().is_some_and(|c| c.is_uppercase()) && word.chars().any(|c| c.is_lowercase())
+        || word.chars().next().is_some_and(|c| c.is_uppercase())
+            && word.chars().any(|c| c.is_lowercase())
 }
 
 /// Declarations whose name is one of the query's identifiers; exact case first, sources first.
@@ -155,7 +178,11 @@ fn symbol_hits(
     let mut scored: Vec<(i32, Hit)> = Vec::new();
     let words = identifiers(query);
     let single = words.len() == 1;
-    for (rank, word) in words.into_iter().filter(|w| looks_like_code(w, single)).enumerate() {
+    for (rank, word) in words
+        .into_iter()
+        .filter(|w| looks_like_code(w, single))
+        .enumerate()
+    {
         let simple = word.rsplit(['.', '#']).next().unwrap_or(word);
         let mut found: Vec<(RepoPath, Symbol, Provenance)> = Vec::new();
         for r in index.catalog.symbols_named(word)? {
@@ -166,7 +193,11 @@ fn symbol_hits(
             found.push((r.path, r.symbol, prov));
         }
         if let Some(o) = overlay {
-            found.extend(o.symbols_named(word).into_iter().map(|(p, s, v)| (p.clone(), s.clone(), v)));
+            found.extend(
+                o.symbols_named(word)
+                    .into_iter()
+                    .map(|(p, s, v)| (p.clone(), s.clone(), v)),
+            );
         }
         for (path, s, prov) in &found {
             let mut score = 100 - rank as i32;
@@ -194,7 +225,10 @@ fn symbol_hits(
             ));
         }
     }
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| (&a.1.path, a.1.start_line).cmp(&(&b.1.path, b.1.start_line))));
+    scored.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then_with(|| (&a.1.path, a.1.start_line).cmp(&(&b.1.path, b.1.start_line)))
+    });
     Ok(scored.into_iter().take(limit).map(|(_, h)| h).collect())
 }
 
@@ -205,7 +239,11 @@ fn display_symbol(id: &str) -> String {
 }
 
 fn preview(text: &str) -> String {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
     let mut p: String = line.chars().take(120).collect();
     if line.chars().count() > 120 {
         p.push('…');
@@ -219,7 +257,10 @@ mod tests {
 
     #[test]
     fn identifiers_keep_qualified_names_and_drop_noise() {
-        assert_eq!(identifiers("who calls FileUtils.copyFile()?"), vec!["who", "calls", "FileUtils.copyFile"]);
+        assert_eq!(
+            identifiers("who calls FileUtils.copyFile()?"),
+            vec!["who", "calls", "FileUtils.copyFile"]
+        );
         assert_eq!(identifiers("deduct_stock 1x a"), vec!["deduct_stock"]);
     }
 
@@ -235,6 +276,9 @@ mod tests {
 
     #[test]
     fn display_symbol_strips_language_and_hash() {
-        assert_eq!(display_symbol("java:org.x.Foo#bar(int)"), "org.x.Foo.bar(int)");
+        assert_eq!(
+            display_symbol("java:org.x.Foo#bar(int)"),
+            "org.x.Foo.bar(int)"
+        );
     }
 }

@@ -8,7 +8,13 @@ use indexer::model::SymbolKind;
 pub fn symbol_line(view: &SnapshotView<'_>, i: SymIdx) -> String {
     let s = view.sym(i);
     let name = short_qualified(&s.symbol.qualified_name, &s.path);
-    match s.symbol.doc.as_deref().map(first_sentence).filter(|d| !d.is_empty()) {
+    match s
+        .symbol
+        .doc
+        .as_deref()
+        .map(first_sentence)
+        .filter(|d| !d.is_empty())
+    {
         Some(doc) => format!("{name} — {doc}"),
         None => format!("{name} — {}", clip(&s.symbol.signature, 140)),
     }
@@ -18,17 +24,35 @@ pub fn symbol_line(view: &SnapshotView<'_>, i: SymIdx) -> String {
 /// methods it has.
 pub fn file_line(view: &SnapshotView<'_>, path: &str) -> String {
     let syms = view.in_file(path);
-    let stem = path.rsplit('/').next().unwrap_or(path).split('.').next().unwrap_or("");
+    let stem = path
+        .rsplit('/')
+        .next()
+        .unwrap_or(path)
+        .split('.')
+        .next()
+        .unwrap_or("");
     let main = syms
         .iter()
         .copied()
         .find(|&i| view.sym(i).symbol.kind.is_type() && view.sym(i).symbol.name == stem)
-        .or_else(|| syms.iter().copied().find(|&i| view.sym(i).symbol.kind.is_type()));
-    let methods = syms.iter().filter(|&&i| view.sym(i).symbol.kind == SymbolKind::Method).count();
+        .or_else(|| {
+            syms.iter()
+                .copied()
+                .find(|&i| view.sym(i).symbol.kind.is_type())
+        });
+    let methods = syms
+        .iter()
+        .filter(|&&i| view.sym(i).symbol.kind == SymbolKind::Method)
+        .count();
     match main {
         Some(t) => {
             let s = &view.sym(t).symbol;
-            let what = s.doc.as_deref().map(first_sentence).filter(|d| !d.is_empty()).unwrap_or_else(|| format!("{} {}", s.kind.as_str(), s.name));
+            let what = s
+                .doc
+                .as_deref()
+                .map(first_sentence)
+                .filter(|d| !d.is_empty())
+                .unwrap_or_else(|| format!("{} {}", s.kind.as_str(), s.name));
             format!("{what} ({methods} methods)")
         }
         None => format!("{} lines", view.line_count(path).unwrap_or(0)),
@@ -48,7 +72,10 @@ pub fn first_sentence(doc: &str) -> String {
             _ => s.push(c),
         }
     }
-    let s = s.replace("@code ", "").replace("@link ", "").replace("@linkplain ", "");
+    let s = s
+        .replace("@code ", "")
+        .replace("@link ", "")
+        .replace("@linkplain ", "");
     let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
     let end = s.find(". ").map(|p| p + 1).unwrap_or(s.len());
     clip(&s[..end], 160)
@@ -69,7 +96,10 @@ mod tests {
 
     #[test]
     fn first_sentence_drops_markup() {
-        assert_eq!(first_sentence("Gets the {@code extension} of a <b>file</b>. More text."), "Gets the extension of a file.");
+        assert_eq!(
+            first_sentence("Gets the {@code extension} of a <b>file</b>. More text."),
+            "Gets the extension of a file."
+        );
         assert_eq!(clip("abcdef", 3), "abc…");
     }
 }

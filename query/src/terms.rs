@@ -30,7 +30,10 @@ pub fn stem(word: &str) -> String {
     if let Some(s) = STEMS.with(|m| m.borrow().get(word).cloned()) {
         return s;
     }
-    let s = analyze(word).into_iter().next().unwrap_or_else(|| word.to_lowercase());
+    let s = analyze(word)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| word.to_lowercase());
     STEMS.with(|m| {
         let mut m = m.borrow_mut();
         if m.len() > 200_000 {
@@ -44,7 +47,10 @@ pub fn stem(word: &str) -> String {
 /// Stemmed words of an identifier (`getPrefixLength` → `get`, `prefix`, `length`), without the
 /// whole-identifier token.
 pub fn identifier_stems(ident: &str) -> Vec<String> {
-    indexer::analyzer::split_identifier(ident).iter().map(|w| stem(w)).collect()
+    indexer::analyzer::split_identifier(ident)
+        .iter()
+        .map(|w| stem(w))
+        .collect()
 }
 
 /// Whether `c` is a CJK ideograph, kana or Hangul syllable.
@@ -71,7 +77,10 @@ mod tests {
         assert!(t.contains(&"extens".to_string()), "{t:?}");
         assert!(t.contains(&"file".to_string()), "{t:?}");
         assert_eq!(stem("created"), stem("create"));
-        assert_eq!(identifier_stems("getPrefixLength"), vec!["get", "prefix", "length"]);
+        assert_eq!(
+            identifier_stems("getPrefixLength"),
+            vec!["get", "prefix", "length"]
+        );
     }
 
     #[test]

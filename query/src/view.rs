@@ -35,13 +35,22 @@ impl Sym {
 
 /// Drops the package from a qualified name, using the file name to find where the type starts.
 pub fn short_qualified(qname: &str, path: &str) -> String {
-    let file_stem = path.rsplit('/').next().unwrap_or(path).split('.').next().unwrap_or("");
+    let file_stem = path
+        .rsplit('/')
+        .next()
+        .unwrap_or(path)
+        .split('.')
+        .next()
+        .unwrap_or("");
     let parts: Vec<&str> = qname.split('.').collect();
     match parts.iter().position(|p| *p == file_stem) {
         Some(i) => parts[i..].join("."),
         None => {
             // First capitalised segment starts the type.
-            let i = parts.iter().position(|p| p.starts_with(char::is_uppercase)).unwrap_or(0);
+            let i = parts
+                .iter()
+                .position(|p| p.starts_with(char::is_uppercase))
+                .unwrap_or(0);
             parts[i..].join(".")
         }
     }
@@ -79,19 +88,37 @@ pub fn params_text(signature: &str) -> Option<&str> {
 /// Parameter types of a declaration head, simple names without generics (`Map<K,V> m` → `Map`,
 /// `String... names` → `String...`).
 pub fn param_types(signature: &str) -> Vec<String> {
-    let Some(p) = params_text(signature) else { return Vec::new() };
+    let Some(p) = params_text(signature) else {
+        return Vec::new();
+    };
     if p.trim().is_empty() {
         return Vec::new();
     }
     split_top_level(p)
         .into_iter()
         .map(|param| {
-            let words: Vec<&str> = param.split_whitespace().filter(|w| !w.starts_with('@') && *w != "final").collect();
-            let ty = if words.len() >= 2 { words[..words.len() - 1].join(" ") } else { words.join(" ") };
+            let words: Vec<&str> = param
+                .split_whitespace()
+                .filter(|w| !w.starts_with('@') && *w != "final")
+                .collect();
+            let ty = if words.len() >= 2 {
+                words[..words.len() - 1].join(" ")
+            } else {
+                words.join(" ")
+            };
             let varargs = ty.contains("...");
-            let base = ty.split('<').next().unwrap_or(&ty).trim_end_matches("...").trim();
+            let base = ty
+                .split('<')
+                .next()
+                .unwrap_or(&ty)
+                .trim_end_matches("...")
+                .trim();
             let base = base.rsplit('.').next().unwrap_or(base);
-            if varargs { format!("{base}...") } else { base.to_string() }
+            if varargs {
+                format!("{base}...")
+            } else {
+                base.to_string()
+            }
         })
         .collect()
 }
@@ -153,18 +180,28 @@ pub struct SnapshotView<'a> {
 
 impl<'a> SnapshotView<'a> {
     pub fn new(index: &'a EmbeddedIndex) -> Result<SnapshotView<'a>, QueryError> {
-        let files: HashMap<String, FileRow> =
-            index.catalog.current_files()?.into_iter().map(|(p, f)| (p.as_str().to_string(), f)).collect();
+        let files: HashMap<String, FileRow> = index
+            .catalog
+            .current_files()?
+            .into_iter()
+            .map(|(p, f)| (p.as_str().to_string(), f))
+            .collect();
         let mut symbols = Vec::new();
         for r in index.catalog.all_symbols()? {
-            symbols.push(Sym { path: r.path.as_str().to_string(), symbol: r.symbol });
+            symbols.push(Sym {
+                path: r.path.as_str().to_string(),
+                symbol: r.symbol,
+            });
         }
         let mut by_path: HashMap<String, Vec<SymIdx>> = HashMap::new();
         let mut by_name: HashMap<String, Vec<SymIdx>> = HashMap::new();
         let mut by_id = HashMap::new();
         for (i, s) in symbols.iter().enumerate() {
             by_path.entry(s.path.clone()).or_default().push(i);
-            by_name.entry(s.symbol.name.to_lowercase()).or_default().push(i);
+            by_name
+                .entry(s.symbol.name.to_lowercase())
+                .or_default()
+                .push(i);
             by_id.insert(s.symbol.id.0.clone(), i);
         }
         Ok(SnapshotView {
@@ -184,16 +221,25 @@ impl<'a> SnapshotView<'a> {
     }
 
     pub fn provenance(&self, path: &str) -> Provenance {
-        self.files.get(path).map(|f| f.provenance).unwrap_or_default()
+        self.files
+            .get(path)
+            .map(|f| f.provenance)
+            .unwrap_or_default()
     }
 
     pub fn module(&self, path: &str) -> &str {
-        self.files.get(path).map(|f| f.module.as_str()).unwrap_or("")
+        self.files
+            .get(path)
+            .map(|f| f.module.as_str())
+            .unwrap_or("")
     }
 
     /// Symbols whose simple name is `name` (case-insensitive).
     pub fn named(&self, name: &str) -> &[SymIdx] {
-        self.by_name.get(&name.to_lowercase()).map(Vec::as_slice).unwrap_or(&[])
+        self.by_name
+            .get(&name.to_lowercase())
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
     }
 
     pub fn by_id(&self, id: &str) -> Option<SymIdx> {
@@ -206,7 +252,12 @@ impl<'a> SnapshotView<'a> {
     }
 
     /// The innermost symbol of `path` covering `line` whose kind passes `keep`.
-    pub fn enclosing(&self, path: &str, line: u32, keep: impl Fn(SymbolKind) -> bool) -> Option<SymIdx> {
+    pub fn enclosing(
+        &self,
+        path: &str,
+        line: u32,
+        keep: impl Fn(SymbolKind) -> bool,
+    ) -> Option<SymIdx> {
         self.in_file(path)
             .iter()
             .copied()
@@ -222,19 +273,28 @@ impl<'a> SnapshotView<'a> {
 
     /// The type a member belongs to (its nearest enclosing type symbol).
     pub fn owner_type(&self, i: SymIdx) -> Option<SymIdx> {
-        let mut cur = self.symbols[i].symbol.parent.as_ref().and_then(|p| self.by_id(&p.0));
+        let mut cur = self.symbols[i]
+            .symbol
+            .parent
+            .as_ref()
+            .and_then(|p| self.by_id(&p.0));
         while let Some(c) = cur {
             if self.symbols[c].symbol.kind.is_type() {
                 return Some(c);
             }
-            cur = self.symbols[c].symbol.parent.as_ref().and_then(|p| self.by_id(&p.0));
+            cur = self.symbols[c]
+                .symbol
+                .parent
+                .as_ref()
+                .and_then(|p| self.by_id(&p.0));
         }
         None
     }
 
     /// Simple name of the owning type (`FileUtils` for `FileUtils.copyFile`).
     pub fn owner_name(&self, i: SymIdx) -> Option<&str> {
-        self.owner_type(i).map(|t| self.symbols[t].symbol.name.as_str())
+        self.owner_type(i)
+            .map(|t| self.symbols[t].symbol.name.as_str())
     }
 
     /// Direct members of a type.
@@ -295,7 +355,14 @@ impl<'a> SnapshotView<'a> {
                 .map(|s| Card {
                     name: terms::identifier_stems(&s.symbol.name),
                     doc: s.symbol.doc.as_deref().map(prose_stems).unwrap_or_default(),
-                    params: params_text(&s.symbol.signature).map(prose_stems).unwrap_or_default(),
+                    params: if s.symbol.kind.is_type() {
+                        // `class Foo extends Bar implements Baz`: what it is built from.
+                        prose_stems(&s.symbol.signature)
+                    } else {
+                        params_text(&s.symbol.signature)
+                            .map(prose_stems)
+                            .unwrap_or_default()
+                    },
                     members: Vec::new(),
                 })
                 .collect();
@@ -351,19 +418,31 @@ mod tests {
     #[test]
     fn parameters_are_counted_and_typed() {
         assert_eq!(param_count("public static void f()"), Some(0));
-        assert_eq!(param_count("void f(Map<K, V> m, int[] a, String... rest)"), Some(3));
-        assert_eq!(param_types("void f(final Map<K, V> m, @Nullable java.io.File f, String... rest)"), vec!["Map", "File", "String..."]);
+        assert_eq!(
+            param_count("void f(Map<K, V> m, int[] a, String... rest)"),
+            Some(3)
+        );
+        assert_eq!(
+            param_types("void f(final Map<K, V> m, @Nullable java.io.File f, String... rest)"),
+            vec!["Map", "File", "String..."]
+        );
         assert_eq!(param_count("class Foo"), None);
     }
 
     #[test]
     fn short_names_start_at_the_file_type() {
-        assert_eq!(short_qualified("org.x.Foo.Inner.bar", "src/org/x/Foo.java"), "Foo.Inner.bar");
+        assert_eq!(
+            short_qualified("org.x.Foo.Inner.bar", "src/org/x/Foo.java"),
+            "Foo.Inner.bar"
+        );
         assert_eq!(short_qualified("org.x.Foo", "src/org/x/Foo.java"), "Foo");
     }
 
     #[test]
     fn top_level_split_ignores_nested_commas_and_strings() {
-        assert_eq!(split_top_level("a, f(b, c), \"x,y\", 'c'"), vec!["a", "f(b, c)", "\"x,y\"", "'c'"]);
+        assert_eq!(
+            split_top_level("a, f(b, c), \"x,y\", 'c'"),
+            vec!["a", "f(b, c)", "\"x,y\"", "'c'"]
+        );
     }
 }

@@ -10,7 +10,11 @@ use std::collections::BTreeMap;
 
 pub fn options(a: &IndexArgs) -> IndexOptions {
     IndexOptions {
-        walk: WalkOptions { max_file_size: a.max_file_size, extra_ignores: a.exclude.clone(), ..Default::default() },
+        walk: WalkOptions {
+            max_file_size: a.max_file_size,
+            extra_ignores: a.exclude.clone(),
+            ..Default::default()
+        },
         threads: a.threads,
         rebuild: a.rebuild,
         ..Default::default()
@@ -19,7 +23,11 @@ pub fn options(a: &IndexArgs) -> IndexOptions {
 
 pub fn index(g: &Global, a: &IndexArgs) -> Result<Outcome> {
     let (root, dir) = write_target(g, a.path.as_deref())?;
-    let bar = if a.quiet || g.json { ProgressBar::hidden() } else { ProgressBar::new(0) };
+    let bar = if a.quiet || g.json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
     bar.set_style(
         ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} files ({eta})")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
@@ -35,7 +43,11 @@ pub fn index(g: &Global, a: &IndexArgs) -> Result<Outcome> {
         .with_context(|| format!("indexing {} into {}", root.display(), dir.root().display()))?;
     bar.finish_and_clear();
     report(g, &summary)?;
-    Ok(if summary.snapshot.files == 0 { Outcome::NothingFound } else { Outcome::Done })
+    Ok(if summary.snapshot.files == 0 {
+        Outcome::NothingFound
+    } else {
+        Outcome::Done
+    })
 }
 
 /// One summary line, plus an explanation when nothing was indexed.
@@ -58,7 +70,11 @@ fn report(g: &Global, s: &RunSummary) -> Result<()> {
         let parts: Vec<String> = reasons.iter().map(|(k, v)| format!("{v} {k}")).collect();
         format!(", skipped {}", parts.join(", "))
     };
-    let degraded = if s.degraded.is_empty() { String::new() } else { format!(", {} as text only", s.degraded.len()) };
+    let degraded = if s.degraded.is_empty() {
+        String::new()
+    } else {
+        format!(", {} as text only", s.degraded.len())
+    };
     println!(
         "indexed {} files ({} added, {} changed, {} removed, {} unchanged){}{}; {} symbols, {} chunks; snapshot {} in {:.2}s",
         s.snapshot.files,
@@ -79,10 +95,16 @@ fn report(g: &Global, s: &RunSummary) -> Result<()> {
     if s.snapshot.files == 0 {
         let mut why = Vec::new();
         if s.ignored_count > 0 {
-            why.push(format!("{} excluded by .gitignore/.ignore or hidden", s.ignored_count));
+            why.push(format!(
+                "{} excluded by .gitignore/.ignore or hidden",
+                s.ignored_count
+            ));
         }
         if !s.skipped.is_empty() {
-            why.push(format!("{} skipped (`codemap status -v` lists them)", s.skipped.len()));
+            why.push(format!(
+                "{} skipped (`codemap status -v` lists them)",
+                s.skipped.len()
+            ));
         }
         if why.is_empty() {
             why.push("no source or text files found".to_string());

@@ -42,15 +42,25 @@ pub fn status(g: &Global, verbose: bool) -> Result<Outcome> {
         Some(s) => println!(
             "snapshot {} at {}{} ({} ago)",
             s.generation,
-            s.commit.as_deref().map(|c| &c[..c.len().min(12)]).unwrap_or("no commit"),
-            if s.dirty { " + uncommitted changes" } else { "" },
+            s.commit
+                .as_deref()
+                .map(|c| &c[..c.len().min(12)])
+                .unwrap_or("no commit"),
+            if s.dirty {
+                " + uncommitted changes"
+            } else {
+                ""
+            },
             age(s.created_at)
         ),
         None => println!("no snapshot yet"),
     }
     println!("{files} files, {symbols} symbols, {chunks} chunks");
     if !degraded.is_empty() {
-        println!("{} files indexed as text only (parse abandoned)", degraded.len());
+        println!(
+            "{} files indexed as text only (parse abandoned)",
+            degraded.len()
+        );
     }
     if reasons.is_empty() {
         println!("nothing skipped");
@@ -60,8 +70,19 @@ pub fn status(g: &Global, verbose: bool) -> Result<Outcome> {
     }
     if verbose {
         for f in &listed {
-            let note = f.degraded.as_deref().map(|d| format!("  [text only: {d}]")).unwrap_or_default();
-            println!("  {}  {} {} {}{}", f.path, f.language.as_str(), f.provenance.as_str(), f.module, note);
+            let note = f
+                .degraded
+                .as_deref()
+                .map(|d| format!("  [text only: {d}]"))
+                .unwrap_or_default();
+            println!(
+                "  {}  {} {} {}{}",
+                f.path,
+                f.language.as_str(),
+                f.provenance.as_str(),
+                f.module,
+                note
+            );
         }
         for (p, _, detail) in &skipped {
             println!("  skipped {p}: {detail}");
@@ -90,7 +111,9 @@ pub fn dump(g: &Global, what: DumpWhat, file: &str) -> Result<Outcome> {
     let idx = open_index(g)?;
     let path = file.trim_start_matches("./");
     if idx.catalog.file(path)?.is_none() {
-        bail!("{path} is not in the index (paths are relative to the repository root; `codemap status -v` lists them)");
+        bail!(
+            "{path} is not in the index (paths are relative to the repository root; `codemap status -v` lists them)"
+        );
     }
     match what {
         DumpWhat::Chunks => {
@@ -106,7 +129,13 @@ pub fn dump(g: &Global, what: DumpWhat, file: &str) -> Result<Outcome> {
                 print_json(&v)?;
             } else {
                 for c in &chunks {
-                    println!("── {}:{}-{}  {}", path, c.chunk.start_line, c.chunk.end_line, c.chunk.symbol.as_ref().map(|s| s.0.as_str()).unwrap_or(""));
+                    println!(
+                        "── {}:{}-{}  {}",
+                        path,
+                        c.chunk.start_line,
+                        c.chunk.end_line,
+                        c.chunk.symbol.as_ref().map(|s| s.0.as_str()).unwrap_or("")
+                    );
                     println!("{}", c.chunk.header);
                     println!("{}", c.chunk.text);
                 }
@@ -119,7 +148,14 @@ pub fn dump(g: &Global, what: DumpWhat, file: &str) -> Result<Outcome> {
             } else {
                 for s in &symbols {
                     let s = &s.symbol;
-                    println!("{:>5}-{:<5} {:<11} {}  {}", s.start_line, s.end_line, s.kind.as_str(), s.qualified_name, s.signature);
+                    println!(
+                        "{:>5}-{:<5} {:<11} {}  {}",
+                        s.start_line,
+                        s.end_line,
+                        s.kind.as_str(),
+                        s.qualified_name,
+                        s.signature
+                    );
                 }
             }
         }
@@ -150,12 +186,17 @@ pub fn export(g: &Global, what: ExportWhat) -> Result<Outcome> {
 pub fn diff(g: &Global, from: Option<u64>, to: Option<u64>) -> Result<Outcome> {
     let idx = open_index(g)?;
     let snaps = idx.catalog.snapshots()?;
-    let Some(last) = snaps.last() else { bail!("the index has no snapshot yet") };
+    let Some(last) = snaps.last() else {
+        bail!("the index has no snapshot yet")
+    };
     let to = to.unwrap_or(last.generation);
     let from = from.unwrap_or(to.saturating_sub(1));
     for gen_ in [from, to] {
         if gen_ != 0 && !snaps.iter().any(|s| s.generation == gen_) {
-            bail!("no snapshot {gen_}; snapshots run from 1 to {}", last.generation);
+            bail!(
+                "no snapshot {gen_}; snapshots run from 1 to {}",
+                last.generation
+            );
         }
     }
     let d = diff::diff(
@@ -170,13 +211,40 @@ pub fn diff(g: &Global, from: Option<u64>, to: Option<u64>) -> Result<Outcome> {
         print_json(&d)?;
     } else {
         println!("snapshot {from} → {to}");
-        for f in &d.files_added { println!("+ {f}"); }
-        for f in &d.files_removed { println!("- {f}"); }
-        for f in &d.files_changed { println!("~ {f}"); }
-        for s in &d.symbols_added { println!("  + {} {} {}:{}", s.kind, s.qualified_name, s.path, s.start_line); }
-        for s in &d.symbols_removed { println!("  - {} {} {}:{}", s.kind, s.qualified_name, s.path, s.start_line); }
-        for c in &d.symbols_changed { println!("  ~ {} {} {}:{}", c.new.kind, c.new.qualified_name, c.new.path, c.new.start_line); }
-        if d.is_empty() { println!("no changes"); }
+        for f in &d.files_added {
+            println!("+ {f}");
+        }
+        for f in &d.files_removed {
+            println!("- {f}");
+        }
+        for f in &d.files_changed {
+            println!("~ {f}");
+        }
+        for s in &d.symbols_added {
+            println!(
+                "  + {} {} {}:{}",
+                s.kind, s.qualified_name, s.path, s.start_line
+            );
+        }
+        for s in &d.symbols_removed {
+            println!(
+                "  - {} {} {}:{}",
+                s.kind, s.qualified_name, s.path, s.start_line
+            );
+        }
+        for c in &d.symbols_changed {
+            println!(
+                "  ~ {} {} {}:{}",
+                c.new.kind, c.new.qualified_name, c.new.path, c.new.start_line
+            );
+        }
+        if d.is_empty() {
+            println!("no changes");
+        }
     }
-    Ok(if d.is_empty() { Outcome::NothingFound } else { Outcome::Done })
+    Ok(if d.is_empty() {
+        Outcome::NothingFound
+    } else {
+        Outcome::Done
+    })
 }

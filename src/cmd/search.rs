@@ -15,10 +15,17 @@ pub fn search(g: &Global, q: &str, limit: usize) -> Result<Outcome> {
     } else {
         for h in &hits {
             let sym = h.symbol.as_deref().unwrap_or("");
-            println!("{}:{}-{}  {}  {}", h.path, h.start_line, h.end_line, sym, h.preview);
+            println!(
+                "{}:{}-{}  {}  {}",
+                h.path, h.start_line, h.end_line, sym, h.preview
+            );
         }
     }
-    Ok(if hits.is_empty() { Outcome::NothingFound } else { Outcome::Done })
+    Ok(if hits.is_empty() {
+        Outcome::NothingFound
+    } else {
+        Outcome::Done
+    })
 }
 
 pub fn symbol(g: &Global, name: &str) -> Result<Outcome> {
@@ -37,8 +44,20 @@ pub fn symbol(g: &Global, name: &str) -> Result<Outcome> {
     } else {
         for r in &rows {
             let s = &r.symbol;
-            println!("{}:{}-{}  {} {}  {}", r.path, s.start_line, s.end_line, s.kind.as_str(), s.qualified_name, s.signature);
+            println!(
+                "{}:{}-{}  {} {}  {}",
+                r.path,
+                s.start_line,
+                s.end_line,
+                s.kind.as_str(),
+                s.qualified_name,
+                s.signature
+            );
         }
     }
-    Ok(if rows.is_empty() { Outcome::NothingFound } else { Outcome::Done })
+    Ok(if rows.is_empty() {
+        Outcome::NothingFound
+    } else {
+        Outcome::Done
+    })
 }

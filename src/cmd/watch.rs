@@ -34,13 +34,21 @@ pub fn watch(g: &Global, a: &IndexArgs) -> Result<Outcome> {
     let (root, dir) = write_target(g, a.path.as_deref())?;
     let listener = bind(&dir)?;
     let overlay = Arc::new(RwLock::new(Overlay::new()?));
-    let opts = WatchOptions { index: super::index::options(a), ..Default::default() };
+    let opts = WatchOptions {
+        index: super::index::options(a),
+        ..Default::default()
+    };
     let stop = AtomicBool::new(false);
     let (ready_tx, ready_rx) = mpsc::channel::<()>();
     let quiet = a.quiet;
     let report = move |e: WatchEvent| match e {
         WatchEvent::Ready(s) => {
-            println!("watching {} ({} files indexed, snapshot {})", root_display(&s), s.snapshot.files, s.snapshot.generation);
+            println!(
+                "watching {} ({} files indexed, snapshot {})",
+                root_display(&s),
+                s.snapshot.files,
+                s.snapshot.generation
+            );
             let _ = std::io::stdout().flush();
             let _ = ready_tx.send(());
         }
@@ -78,9 +86,13 @@ fn bind(dir: &IndexDir) -> Result<UnixListener> {
     let path = dir.watch_socket();
     if path.exists() {
         if UnixStream::connect(&path).is_ok() {
-            bail!("another `codemap watch` is already serving {}", dir.root().display());
+            bail!(
+                "another `codemap watch` is already serving {}",
+                dir.root().display()
+            );
         }
-        std::fs::remove_file(&path).with_context(|| format!("removing stale {}", path.display()))?;
+        std::fs::remove_file(&path)
+            .with_context(|| format!("removing stale {}", path.display()))?;
     }
     UnixListener::bind(&path).with_context(|| format!("binding {}", path.display()))
 }
@@ -95,7 +107,10 @@ fn serve(listener: UnixListener, dir: &IndexDir, overlay: &RwLock<Overlay>) {
     };
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
-        let response = answer(&index, overlay, &stream).unwrap_or_else(|e| Response { hits: vec![], error: Some(format!("{e:#}")) });
+        let response = answer(&index, overlay, &stream).unwrap_or_else(|e| Response {
+            hits: vec![],
+            error: Some(format!("{e:#}")),
+        });
         let mut stream = stream;
         if let Ok(line) = serde_json::to_string(&response) {
             let _ = writeln!(stream, "{line}");
@@ -103,13 +118,19 @@ fn serve(listener: UnixListener, dir: &IndexDir, overlay: &RwLock<Overlay>) {
     }
 }
 
-fn answer(index: &EmbeddedIndex, overlay: &RwLock<Overlay>, stream: &UnixStream) -> Result<Response> {
+fn answer(
+    index: &EmbeddedIndex,
+    overlay: &RwLock<Overlay>,
+    stream: &UnixStream,
+) -> Result<Response> {
     stream.set_read_timeout(Some(Duration::from_secs(2)))?;
     let mut line = String::new();
     BufReader::new(stream).read_line(&mut line)?;
     let req: Request = serde_json::from_str(&line).context("bad request")?;
     index.text.reload()?;
-    let o = overlay.read().map_err(|_| anyhow::anyhow!("overlay unavailable"))?;
+    let o = overlay
+        .read()
+        .map_err(|_| anyhow::anyhow!("overlay unavailable"))?;
     let hits = query::search_with_overlay(index, Some(&o), &req.query, req.limit)?;
     Ok(Response { hits, error: None })
 }
@@ -119,7 +140,10 @@ pub fn ask_watcher(dir: &IndexDir, q: &str, limit: usize) -> Option<Result<Vec<q
     let mut stream = UnixStream::connect(dir.watch_socket()).ok()?;
     let io = (|| -> Result<Response> {
         stream.set_read_timeout(Some(Duration::from_secs(5)))?;
-        let req = serde_json::to_string(&Request { query: q.to_string(), limit })?;
+        let req = serde_json::to_string(&Request {
+            query: q.to_string(),
+            limit,
+        })?;
         writeln!(stream, "{req}")?;
         let mut line = String::new();
         BufReader::new(&stream).read_line(&mut line)?;

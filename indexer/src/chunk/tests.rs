@@ -7,7 +7,10 @@ const KITCHEN: &[u8] = include_bytes!("../../tests/fixtures/java/Kitchen.java");
 
 fn analyze(lang: Language, src: &[u8], max: usize) -> FileAnalysis {
     let path = RepoPath::new("src/main/java/org/example/kitchen/Kitchen.java").unwrap();
-    let limits = ParseLimits { max_chunk_chars: max, ..ParseLimits::default() };
+    let limits = ParseLimits {
+        max_chunk_chars: max,
+        ..ParseLimits::default()
+    };
     lang::analyze(lang, &path, "kitchen", src, &limits)
 }
 
@@ -18,20 +21,38 @@ fn check_invariants(src: &[u8], chunks: &[Chunk], max: usize) -> Result<(), Test
     let mut covered = vec![false; lines.line_count() as usize + 1];
     let mut prev_end = 0;
     for c in chunks {
-        prop_assert!(prev_end < c.start_line && c.start_line <= c.end_line, "order: {prev_end} then {c:?}");
+        prop_assert!(
+            prev_end < c.start_line && c.start_line <= c.end_line,
+            "order: {prev_end} then {c:?}"
+        );
         prop_assert!(c.end_line <= lines.line_count());
         prev_end = c.end_line;
-        prop_assert!(!lines.is_blank(c.start_line) && !lines.is_blank(c.end_line), "blank edge: {c:?}");
+        prop_assert!(
+            !lines.is_blank(c.start_line) && !lines.is_blank(c.end_line),
+            "blank edge: {c:?}"
+        );
         let size = lines.size(c.start_line, c.end_line);
-        prop_assert!(size <= max || c.start_line == c.end_line, "size {size} > {max}: {c:?}");
-        prop_assert_eq!((c.start_byte, c.end_byte), lines.byte_range(src, c.start_line, c.end_line));
-        prop_assert_eq!(&c.text, &String::from_utf8_lossy(&src[c.start_byte..c.end_byte]));
+        prop_assert!(
+            size <= max || c.start_line == c.end_line,
+            "size {size} > {max}: {c:?}"
+        );
+        prop_assert_eq!(
+            (c.start_byte, c.end_byte),
+            lines.byte_range(src, c.start_line, c.end_line)
+        );
+        prop_assert_eq!(
+            &c.text,
+            &String::from_utf8_lossy(&src[c.start_byte..c.end_byte])
+        );
         for l in c.start_line..=c.end_line {
             covered[l as usize] = true;
         }
     }
     for l in 1..=lines.line_count() {
-        prop_assert!(covered[l as usize] || lines.is_blank(l), "line {l} not covered");
+        prop_assert!(
+            covered[l as usize] || lines.is_blank(l),
+            "line {l} not covered"
+        );
     }
     Ok(())
 }
@@ -42,17 +63,30 @@ fn render(chunks: &[Chunk]) -> String {
         .iter()
         .map(|c| {
             let sym = c.symbol.as_ref().map_or("-", |s| s.0.as_str());
-            format!("lines {}-{} ({} chars) {sym}\n{}\n", c.start_line, c.end_line, non_ws_chars(c.text.as_bytes()), c.header)
+            format!(
+                "lines {}-{} ({} chars) {sym}\n{}\n",
+                c.start_line,
+                c.end_line,
+                non_ws_chars(c.text.as_bytes()),
+                c.header
+            )
         })
         .collect()
 }
 
 #[test]
 fn small_file_is_one_chunk() {
-    let a = analyze(Language::Java, b"\n\npackage p;\n\nclass A {\n  void f() {}\n}\n\n", 1500);
+    let a = analyze(
+        Language::Java,
+        b"\n\npackage p;\n\nclass A {\n  void f() {}\n}\n\n",
+        1500,
+    );
     assert_eq!(a.chunks.len(), 1);
     assert_eq!((a.chunks[0].start_line, a.chunks[0].end_line), (3, 7));
-    assert_eq!(a.chunks[0].text, "package p;\n\nclass A {\n  void f() {}\n}");
+    assert_eq!(
+        a.chunks[0].text,
+        "package p;\n\nclass A {\n  void f() {}\n}"
+    );
 }
 
 #[test]
@@ -64,18 +98,32 @@ fn kitchen_chunks_snapshot() {
 
 #[test]
 fn javadoc_travels_with_its_method_and_the_header_names_it() {
-    let mut src = String::from("package p;\n\nimport java.io.File;\nimport java.util.List;\nimport java.util.*;\n\npublic class A {\n");
+    let mut src = String::from(
+        "package p;\n\nimport java.io.File;\nimport java.util.List;\nimport java.util.*;\n\npublic class A {\n",
+    );
     for i in 0..3 {
-        src.push_str(&format!("\n    /**\n     * Method {i}.\n     */\n    public static File m{i}(final File f) {{\n"));
+        src.push_str(&format!(
+            "\n    /**\n     * Method {i}.\n     */\n    public static File m{i}(final File f) {{\n"
+        ));
         for j in 0..10 {
-            src.push_str(&format!("        f = new File(f, \"segment-{j}-of-method\");\n"));
+            src.push_str(&format!(
+                "        f = new File(f, \"segment-{j}-of-method\");\n"
+            ));
         }
         src.push_str("        return f;\n    }\n");
     }
     src.push_str("}\n");
     let a = analyze(Language::Java, src.as_bytes(), 500);
     check_invariants(src.as_bytes(), &a.chunks, 500).unwrap();
-    let m1 = a.chunks.iter().find(|c| c.symbol.as_ref().is_some_and(|s| s.0 == "java:p.A#m1(File)")).expect("m1 chunk");
+    let m1 = a
+        .chunks
+        .iter()
+        .find(|c| {
+            c.symbol
+                .as_ref()
+                .is_some_and(|s| s.0 == "java:p.A#m1(File)")
+        })
+        .expect("m1 chunk");
     assert!(m1.text.trim_start().starts_with("/**"), "{}", m1.text);
     assert!(m1.text.trim_end().ends_with('}'));
     assert_eq!(
@@ -91,7 +139,9 @@ fn javadoc_travels_with_its_method_and_the_header_names_it() {
 fn big_method_is_split_between_statements() {
     let mut src = String::from("class A {\n  void f() {\n");
     for i in 0..60 {
-        src.push_str(&format!("    call(\"argument number {i}\",\n         {i});\n"));
+        src.push_str(&format!(
+            "    call(\"argument number {i}\",\n         {i});\n"
+        ));
     }
     src.push_str("  }\n}\n");
     let a = analyze(Language::Java, src.as_bytes(), 300);
@@ -99,34 +149,61 @@ fn big_method_is_split_between_statements() {
     assert!(a.chunks.len() > 5);
     for c in &a.chunks[1..a.chunks.len() - 1] {
         // Each statement spans two lines; none may be cut.
-        assert!(!c.text.trim_end().ends_with(','), "statement cut: {}", c.text);
+        assert!(
+            !c.text.trim_end().ends_with(','),
+            "statement cut: {}",
+            c.text
+        );
         assert_eq!(c.symbol.as_ref().map(|s| s.0.as_str()), Some("java:A#f()"));
     }
 }
 
 #[test]
 fn overlong_line_is_a_chunk_of_its_own() {
-    let src = format!("class A {{\n  int a;\n  String s = \"{}\";\n  int b;\n}}\n", "x".repeat(400));
+    let src = format!(
+        "class A {{\n  int a;\n  String s = \"{}\";\n  int b;\n}}\n",
+        "x".repeat(400)
+    );
     let a = analyze(Language::Java, src.as_bytes(), 100);
     check_invariants(src.as_bytes(), &a.chunks, 100).unwrap();
-    assert!(a.chunks.iter().any(|c| c.start_line == 3 && c.end_line == 3));
+    assert!(
+        a.chunks
+            .iter()
+            .any(|c| c.start_line == 3 && c.end_line == 3)
+    );
 }
 
 #[test]
 fn text_is_chunked_by_paragraphs() {
     let src = b"# Title\n\nFirst paragraph\nstill first.\n\n\nSecond paragraph.\n";
     let a = analyze(Language::Text, src, 40);
-    let spans: Vec<_> = a.chunks.iter().map(|c| (c.start_line, c.end_line)).collect();
+    let spans: Vec<_> = a
+        .chunks
+        .iter()
+        .map(|c| (c.start_line, c.end_line))
+        .collect();
     assert_eq!(spans, [(1, 4), (7, 7)]);
-    assert_eq!(a.chunks[0].header, "// file: src/main/java/org/example/kitchen/Kitchen.java  module: kitchen");
+    assert_eq!(
+        a.chunks[0].header,
+        "// file: src/main/java/org/example/kitchen/Kitchen.java  module: kitchen"
+    );
 }
 
 #[test]
-fn identifiers_match_whole_words_only() {
-    assert!(contains_identifier("new File(x)", "File"));
-    assert!(!contains_identifier("new FileReader(x)", "File"));
-    assert!(!contains_identifier("myFile", "File"));
-    assert!(contains_identifier("File", "File"));
+fn imports_are_matched_as_whole_identifiers() {
+    let imports = ["java.io.File", "java.util.*", "static a.B.c", "x.File"].map(String::from);
+    let names = ImportNames::new(&imports);
+    let mut used = vec![false; 4];
+    let cases: [(&str, [bool; 4]); 4] = [
+        ("new File(x)", [true, false, false, true]),
+        ("new FileReader(myFile)", [false; 4]),
+        ("c(File)", [true, false, true, true]),
+        ("", [false; 4]),
+    ];
+    for (text, want) in cases {
+        names.mark_used(text.as_bytes(), &mut used);
+        assert_eq!(used, want, "{text}");
+    }
 }
 
 /// Java-ish source: classes of methods of nested blocks and statements, with comments, blank
@@ -141,18 +218,32 @@ fn java_source() -> impl Strategy<Value = String> {
         Just(String::new()),
     ];
     let block = stmt.prop_recursive(4, 64, 8, |inner| {
-        (prop::collection::vec(inner, 0..8), "(if \\(x\\)|while \\(y\\)|)").prop_map(|(body, head)| {
-            format!("{head} {{\n{}\n}}", body.join("\n"))
-        })
+        (
+            prop::collection::vec(inner, 0..8),
+            "(if \\(x\\)|while \\(y\\)|)",
+        )
+            .prop_map(|(body, head)| format!("{head} {{\n{}\n}}", body.join("\n")))
     });
-    let method = ("[a-z]{1,6}", prop::collection::vec(block, 0..6), prop::bool::ANY).prop_map(|(name, body, doc)| {
-        let doc = if doc { "/**\n * Does it.\n */\n" } else { "" };
-        format!("{doc}  void {name}() {{\n{}\n  }}\n", body.join("\n    "))
-    });
-    prop::collection::vec(("[A-Z][a-z]{0,5}", prop::collection::vec(method, 0..6)), 1..3).prop_map(|classes| {
+    let method = (
+        "[a-z]{1,6}",
+        prop::collection::vec(block, 0..6),
+        prop::bool::ANY,
+    )
+        .prop_map(|(name, body, doc)| {
+            let doc = if doc { "/**\n * Does it.\n */\n" } else { "" };
+            format!("{doc}  void {name}() {{\n{}\n  }}\n", body.join("\n    "))
+        });
+    prop::collection::vec(
+        ("[A-Z][a-z]{0,5}", prop::collection::vec(method, 0..6)),
+        1..3,
+    )
+    .prop_map(|classes| {
         let mut s = String::from("package p;\n\nimport java.util.List;\n\n");
         for (name, methods) in classes {
-            s.push_str(&format!("class {name} {{\n\n{}\n}}\n\n", methods.join("\n")));
+            s.push_str(&format!(
+                "class {name} {{\n\n{}\n}}\n\n",
+                methods.join("\n")
+            ));
         }
         s
     })

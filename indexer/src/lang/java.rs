@@ -41,14 +41,29 @@ pub(crate) fn analyze(
 ) -> Result<FileAnalysis, String> {
     let depth = bracket_depth(src);
     if depth > limits.max_depth {
-        return Err(format!("nesting depth {depth} exceeds the limit of {}", limits.max_depth));
+        return Err(format!(
+            "nesting depth {depth} exceeds the limit of {}",
+            limits.max_depth
+        ));
     }
     let tree = parse(src, limits)?;
     let root = tree.root_node();
     let (package, imports, symbols) = extract(root, src);
-    let ctx = ChunkContext { path, module, package: package.as_deref(), imports: &imports, symbols: &symbols };
+    let ctx = ChunkContext {
+        path,
+        module,
+        package: package.as_deref(),
+        imports: &imports,
+        symbols: &symbols,
+    };
     let chunks = chunk::chunk_tree(root, src, &ctx, limits.max_chunk_chars);
-    Ok(FileAnalysis { package, imports, symbols, chunks, degraded: None })
+    Ok(FileAnalysis {
+        package,
+        imports,
+        symbols,
+        chunks,
+        degraded: None,
+    })
 }
 
 thread_local! {
@@ -63,7 +78,8 @@ pub(crate) fn parse(src: &[u8], limits: &ParseLimits) -> Result<Tree, String> {
             Some(p) => p,
             empty => {
                 let mut p = Parser::new();
-                p.set_language(&language()).map_err(|e| format!("tree-sitter-java unusable: {e}"))?;
+                p.set_language(&language())
+                    .map_err(|e| format!("tree-sitter-java unusable: {e}"))?;
                 empty.insert(p)
             }
         };
@@ -152,10 +168,10 @@ fn kinds() -> &'static [K] {
                     "block_comment" => K::BlockComment,
                     "formal_parameter" => K::FormalParameter,
                     "spread_parameter" => K::SpreadParameter,
-                    "line_comment" | "string_literal" | "character_literal" | "formal_parameters"
-                    | "type_parameters" | "type_arguments" | "throws" | "superclass"
-                    | "super_interfaces" | "extends_interfaces" | "permits" | "identifier"
-                    | "scoped_identifier" | "type_identifier" => K::Opaque,
+                    "line_comment" | "string_literal" | "character_literal"
+                    | "formal_parameters" | "type_parameters" | "type_arguments" | "throws"
+                    | "superclass" | "super_interfaces" | "extends_interfaces" | "permits"
+                    | "identifier" | "scoped_identifier" | "type_identifier" => K::Opaque,
                     _ => K::Other,
                 }
             })
@@ -164,7 +180,10 @@ fn kinds() -> &'static [K] {
 }
 
 fn kind(n: Node<'_>) -> K {
-    kinds().get(n.kind_id() as usize).copied().unwrap_or(K::Other)
+    kinds()
+        .get(n.kind_id() as usize)
+        .copied()
+        .unwrap_or(K::Other)
 }
 
 /// Package, imports and symbols (in source order) of a parsed file.
@@ -219,7 +238,9 @@ pub(crate) fn extract(root: Node<'_>, src: &[u8]) -> (Option<String>, Vec<String
 enum ScopeKind {
     Root,
     /// A type body; `interface_like` for interfaces and annotation types.
-    Type { interface_like: bool },
+    Type {
+        interface_like: bool,
+    },
     /// A method, constructor or field initializer.
     Member,
 }
@@ -245,11 +266,22 @@ struct Scope {
 impl Scope {
     /// A member scope named `qname`; callers override the rest.
     fn new(qname: String) -> Scope {
-        Scope { depth: 0, kind: ScopeKind::Member, qname, owner: 0, parent: None, anon: 0, record_params: None }
+        Scope {
+            depth: 0,
+            kind: ScopeKind::Member,
+            qname,
+            owner: 0,
+            parent: None,
+            anon: 0,
+            record_params: None,
+        }
     }
 
     fn root() -> Scope {
-        Scope { kind: ScopeKind::Root, ..Scope::new(String::new()) }
+        Scope {
+            kind: ScopeKind::Root,
+            ..Scope::new(String::new())
+        }
     }
 }
 
@@ -331,7 +363,9 @@ impl<'s> Extractor<'s> {
 
     fn package_decl(&mut self, node: Node<'_>) {
         let mut cursor = node.walk();
-        let name = node.named_children(&mut cursor).find(|c| matches!(c.kind(), "identifier" | "scoped_identifier"));
+        let name = node
+            .named_children(&mut cursor)
+            .find(|c| matches!(c.kind(), "identifier" | "scoped_identifier"));
         let Some(name) = name else { return };
         let pkg = self.text(name).into_owned();
         let idx = self.push_symbol(Decl {
@@ -368,7 +402,9 @@ impl<'s> Extractor<'s> {
     }
 
     fn type_decl(&mut self, node: Node<'_>, k: K, doc: Option<Node<'_>>, depth: usize) {
-        let Some(name) = node.child_by_field_name("name") else { return };
+        let Some(name) = node.child_by_field_name("name") else {
+            return;
+        };
         let simple = self.text(name).into_owned();
         let qualified_name = join(&self.scope().qname, &simple);
         let parent = self.scope().parent;
@@ -382,7 +418,10 @@ impl<'s> Extractor<'s> {
             _ => SymbolKind::Class,
         };
         let record_params = (k == K::Record)
-            .then(|| node.child_by_field_name("parameters").map(|p| self.param_types(p)))
+            .then(|| {
+                node.child_by_field_name("parameters")
+                    .map(|p| self.param_types(p))
+            })
             .flatten();
         let body = node.child_by_field_name("body").map(|b| b.start_byte());
         let idx = self.push_symbol(Decl {
@@ -408,13 +447,18 @@ impl<'s> Extractor<'s> {
     }
 
     fn callable(&mut self, node: Node<'_>, k: K, doc: Option<Node<'_>>, depth: usize) {
-        let Some(name) = node.child_by_field_name("name") else { return };
+        let Some(name) = node.child_by_field_name("name") else {
+            return;
+        };
         let simple = self.text(name).into_owned();
         let owner = self.owner();
         let params = match k {
             K::CompactConstructor => owner.record_params.clone().unwrap_or_default(),
             K::AnnotationElement => String::new(),
-            _ => node.child_by_field_name("parameters").map(|p| self.param_types(p)).unwrap_or_default(),
+            _ => node
+                .child_by_field_name("parameters")
+                .map(|p| self.param_types(p))
+                .unwrap_or_default(),
         };
         let (kind, member) = match k {
             K::Constructor | K::CompactConstructor => (SymbolKind::Constructor, "<init>"),
@@ -440,7 +484,11 @@ impl<'s> Extractor<'s> {
             mods,
             parent,
         });
-        let scope = Scope { owner: owner_idx, parent: idx.or(parent), ..Scope::new(qualified_name) };
+        let scope = Scope {
+            owner: owner_idx,
+            parent: idx.or(parent),
+            ..Scope::new(qualified_name)
+        };
         self.push_scope(scope, depth);
     }
 
@@ -452,21 +500,29 @@ impl<'s> Extractor<'s> {
         let owner_idx = self.scope().owner;
         let parent = self.scope().parent;
         // Modifiers without annotations, then the type.
-        let prefix = node.child_by_field_name("type").map(|t| self.head(node, Some(t.end_byte())));
+        let prefix = node
+            .child_by_field_name("type")
+            .map(|t| self.head(node, Some(t.end_byte())));
         let mut cursor = node.walk();
-        let declarators: Vec<Node<'_>> = node.children_by_field_name("declarator", &mut cursor).collect();
+        let declarators: Vec<Node<'_>> = node
+            .children_by_field_name("declarator", &mut cursor)
+            .collect();
         for decl in declarators {
-            let Some(name) = decl.child_by_field_name("name") else { continue };
+            let Some(name) = decl.child_by_field_name("name") else {
+                continue;
+            };
             let value = decl.child_by_field_name("value");
             let name_end = value.map_or(decl.end_byte(), |v| v.start_byte());
-            let mut signature = collapse(&self.src[name.start_byte()..name_end]).trim_end_matches([' ', '=']).to_string();
+            let mut signature = collapse(&self.src[name.start_byte()..name_end])
+                .trim_end_matches([' ', '='])
+                .to_string();
             if let Some(prefix) = &prefix {
                 signature = format!("{prefix} {signature}");
             }
-            if let Some(v) = value.map(|v| collapse(&self.src[v.start_byte()..v.end_byte()])) {
-                if v.len() <= MAX_VALUE_IN_SIGNATURE {
-                    signature = format!("{signature} = {v}");
-                }
+            if let Some(v) = value.map(|v| collapse(&self.src[v.start_byte()..v.end_byte()]))
+                && v.len() <= MAX_VALUE_IN_SIGNATURE
+            {
+                signature = format!("{signature} = {v}");
             }
             let simple = self.text(name).into_owned();
             let idx = self.push_symbol(Decl {
@@ -478,17 +534,26 @@ impl<'s> Extractor<'s> {
                 simple,
                 signature,
                 doc,
-                mods: Mods { annotations: mods.annotations.clone(), ..mods },
+                mods: Mods {
+                    annotations: mods.annotations.clone(),
+                    ..mods
+                },
                 parent,
             });
             // Anonymous classes in the initializer belong to the field.
-            let scope = Scope { owner: owner_idx, parent: idx.or(parent), ..Scope::new(owner_qname.clone()) };
+            let scope = Scope {
+                owner: owner_idx,
+                parent: idx.or(parent),
+                ..Scope::new(owner_qname.clone())
+            };
             self.pending.push((decl.id(), scope));
         }
     }
 
     fn enum_constant(&mut self, node: Node<'_>, doc: Option<Node<'_>>) {
-        let Some(name) = node.child_by_field_name("name") else { return };
+        let Some(name) = node.child_by_field_name("name") else {
+            return;
+        };
         let simple = self.text(name).into_owned();
         let owner_qname = self.owner().qname.clone();
         let parent = self.scope().parent;
@@ -512,7 +577,9 @@ impl<'s> Extractor<'s> {
             // The body is an anonymous class (javac's `Color$1`) whose members belong to the constant.
             let n = self.next_anonymous();
             let scope = Scope {
-                kind: ScopeKind::Type { interface_like: false },
+                kind: ScopeKind::Type {
+                    interface_like: false,
+                },
                 parent: idx.or(parent),
                 ..Scope::new(format!("{owner_qname}.{n}"))
             };
@@ -522,8 +589,10 @@ impl<'s> Extractor<'s> {
 
     /// `new X(..) { .. }`: a class symbol named by its number.
     fn anonymous_class(&mut self, node: Node<'_>) {
-        let last = node.child(node.child_count().saturating_sub(1) as u32);
-        let Some(body) = last.filter(|b| kind(*b) == K::ClassBody) else { return };
+        let last = node.child(node.child_count().saturating_sub(1));
+        let Some(body) = last.filter(|b| kind(*b) == K::ClassBody) else {
+            return;
+        };
         if self.owner().kind == ScopeKind::Root {
             return; // not inside a type: broken source
         }
@@ -543,7 +612,9 @@ impl<'s> Extractor<'s> {
             parent,
         });
         let scope = Scope {
-            kind: ScopeKind::Type { interface_like: false },
+            kind: ScopeKind::Type {
+                interface_like: false,
+            },
             parent: idx.or(parent),
             ..Scope::new(qualified_name)
         };
@@ -563,7 +634,9 @@ impl<'s> Extractor<'s> {
         let mut cursor = node.walk();
         for c in node.children(&mut cursor) {
             match kind(c) {
-                K::Annotation => mods.annotations.push(collapse(&self.src[c.start_byte()..c.end_byte()])),
+                K::Annotation => mods
+                    .annotations
+                    .push(collapse(&self.src[c.start_byte()..c.end_byte()])),
                 K::Modifiers => {
                     let mut inner = c.walk();
                     for m in c.children(&mut inner) {
@@ -572,9 +645,9 @@ impl<'s> Extractor<'s> {
                             "protected" => mods.visibility = "protected",
                             "private" => mods.visibility = "private",
                             "static" => mods.is_static = true,
-                            _ if kind(m) == K::Annotation => {
-                                mods.annotations.push(collapse(&self.src[m.start_byte()..m.end_byte()]))
-                            }
+                            _ if kind(m) == K::Annotation => mods
+                                .annotations
+                                .push(collapse(&self.src[m.start_byte()..m.end_byte()])),
                             _ => {}
                         }
                     }
@@ -604,12 +677,17 @@ impl<'s> Extractor<'s> {
         for p in params.named_children(&mut cursor) {
             let (ty, suffix) = match kind(p) {
                 K::FormalParameter => {
-                    let dims = p.child_by_field_name("dimensions").map(|d| erase(&self.src[d.start_byte()..d.end_byte()]));
+                    let dims = p
+                        .child_by_field_name("dimensions")
+                        .map(|d| erase(&self.src[d.start_byte()..d.end_byte()]));
                     (p.child_by_field_name("type"), dims.unwrap_or_default())
                 }
                 K::SpreadParameter => {
                     let mut c = p.walk();
-                    let ty = p.named_children(&mut c).find(|t| !matches!(kind(*t), K::Modifiers | K::Annotation) && t.kind() != "variable_declarator");
+                    let ty = p.named_children(&mut c).find(|t| {
+                        !matches!(kind(*t), K::Modifiers | K::Annotation)
+                            && t.kind() != "variable_declarator"
+                    });
                     (ty, "...".to_string())
                 }
                 _ => continue, // receiver parameter, comments
@@ -647,7 +725,8 @@ impl<'s> Extractor<'s> {
                 }
             }
             let n = cursor.node();
-            let hole = n.start_byte() < end && (n.is_extra() || (kind(n) == K::Annotation && depth <= 2));
+            let hole =
+                n.start_byte() < end && (n.is_extra() || (kind(n) == K::Annotation && depth <= 2));
             if hole {
                 holes.push(n.byte_range());
             }
@@ -688,7 +767,9 @@ impl<'s> Extractor<'s> {
             name: d.simple,
             qualified_name: d.qualified_name,
             signature: d.signature,
-            doc: d.doc.and_then(|c| first_sentence(&self.src[c.start_byte()..c.end_byte()])),
+            doc: d
+                .doc
+                .and_then(|c| first_sentence(&self.src[c.start_byte()..c.end_byte()])),
             parent: d.parent.map(|p| self.symbols[p].id.clone()),
             start_line,
             end_line,
@@ -720,7 +801,11 @@ struct Decl<'t> {
 const MAX_VALUE_IN_SIGNATURE: usize = 80;
 
 fn join(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() { name.to_string() } else { format!("{prefix}.{name}") }
+    if prefix.is_empty() {
+        name.to_string()
+    } else {
+        format!("{prefix}.{name}")
+    }
 }
 
 /// Lossy text with whitespace runs collapsed to one space, trimmed.
@@ -763,7 +848,10 @@ fn erase(bytes: &[u8]) -> String {
             ')' => paren = paren.saturating_sub(1),
             '@' if angle == 0 && paren == 0 => {
                 // Skip the annotation name; its arguments are skipped as a parenthesised group.
-                while chars.peek().is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.')) {
+                while chars
+                    .peek()
+                    .is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.'))
+                {
                     chars.next();
                 }
             }
@@ -836,14 +924,24 @@ fn strip_markup(s: &str) -> String {
             match tag {
                 "link" | "linkplain" => {
                     let (target, label) = arg.split_once(char::is_whitespace).unwrap_or((arg, ""));
-                    out.push_str(if label.trim().is_empty() { target } else { label.trim() });
+                    out.push_str(if label.trim().is_empty() {
+                        target
+                    } else {
+                        label.trim()
+                    });
                 }
                 "inheritDoc" => {}
                 _ => out.push_str(arg),
             }
             rest = &rest[j + 1..];
         } else if rest.starts_with('&') {
-            let entities = [("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"), ("&quot;", "\""), ("&nbsp;", " ")];
+            let entities = [
+                ("&lt;", "<"),
+                ("&gt;", ">"),
+                ("&amp;", "&"),
+                ("&quot;", "\""),
+                ("&nbsp;", " "),
+            ];
             match entities.iter().find(|(e, _)| rest.starts_with(e)) {
                 Some((e, r)) => {
                     out.push_str(r);

@@ -109,7 +109,11 @@ impl Catalog {
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.execute_batch(SCHEMA)?;
         let version: Option<String> = conn
-            .query_row("SELECT value FROM meta WHERE key='schema_version'", [], |r| r.get(0))
+            .query_row(
+                "SELECT value FROM meta WHERE key='schema_version'",
+                [],
+                |r| r.get(0),
+            )
             .optional()?;
         match version {
             None => {
@@ -119,7 +123,12 @@ impl Catalog {
                 )?;
             }
             Some(v) if v == SCHEMA_VERSION.to_string() => {}
-            Some(v) => return Err(StoreError::SchemaMismatch { found: v, expected: SCHEMA_VERSION }),
+            Some(v) => {
+                return Err(StoreError::SchemaMismatch {
+                    found: v,
+                    expected: SCHEMA_VERSION,
+                });
+            }
         }
         Ok(Catalog { conn })
     }
@@ -127,7 +136,9 @@ impl Catalog {
     /// Opens an existing catalog read-only (readers never block the writer).
     pub fn open_read(path: &Path) -> Result<Catalog, StoreError> {
         if !path.exists() {
-            return Err(StoreError::NoIndex(path.parent().unwrap_or(path).to_path_buf()));
+            return Err(StoreError::NoIndex(
+                path.parent().unwrap_or(path).to_path_buf(),
+            ));
         }
         let conn = Connection::open_with_flags(
             path,
@@ -162,7 +173,9 @@ impl Catalog {
     pub fn text_generation(&self) -> Result<u64, StoreError> {
         let v: Option<String> = self
             .conn
-            .query_row("SELECT value FROM meta WHERE key='text_gen'", [], |r| r.get(0))
+            .query_row("SELECT value FROM meta WHERE key='text_gen'", [], |r| {
+                r.get(0)
+            })
             .optional()?;
         Ok(v.and_then(|v| v.parse().ok()).unwrap_or(0))
     }
@@ -195,7 +208,9 @@ impl Catalog {
     }
 
     pub fn skipped(&self) -> Result<Vec<(String, String, String)>, StoreError> {
-        let mut st = self.conn.prepare("SELECT path, reason, detail FROM skipped ORDER BY path")?;
+        let mut st = self
+            .conn
+            .prepare("SELECT path, reason, detail FROM skipped ORDER BY path")?;
         let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -209,7 +224,9 @@ impl Catalog {
 
     /// Chunk ids of the given files (current snapshot).
     pub fn chunk_ids_of(&self, paths: &[&str]) -> Result<Vec<String>, StoreError> {
-        let mut st = self.conn.prepare_cached("SELECT id FROM chunks WHERE file = ?1")?;
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT id FROM chunks WHERE file = ?1")?;
         let mut out = Vec::new();
         for p in paths {
             for id in st.query_map([p], |r| r.get::<_, String>(0))? {
@@ -278,12 +295,22 @@ impl Catalog {
     }
 
     /// Symbols whose simple name starts with `prefix` (case-insensitive), at most `limit`.
-    pub fn symbols_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<SymbolRow>, StoreError> {
-        let escaped = prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    pub fn symbols_with_prefix(
+        &self,
+        prefix: &str,
+        limit: usize,
+    ) -> Result<Vec<SymbolRow>, StoreError> {
+        let escaped = prefix
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
         let mut st = self.conn.prepare_cached(&format!(
             "SELECT {SYMBOL_COLS} FROM symbols WHERE gen_to IS NULL AND name LIKE ?1 ESCAPE '\\' LIMIT ?2"
         ))?;
-        let rows = st.query_map(params![format!("{escaped}%"), limit as i64], symbol_from_row)?;
+        let rows = st.query_map(
+            params![format!("{escaped}%"), limit as i64],
+            symbol_from_row,
+        )?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -312,7 +339,10 @@ impl Catalog {
              WHERE gen_from <= ?1 AND (gen_to IS NULL OR gen_to > ?1) ORDER BY path",
         )?;
         let rows = st.query_map([generation as i64], |r| {
-            Ok(FileVersion { path: r.get(0)?, hash: r.get(1)? })
+            Ok(FileVersion {
+                path: r.get(0)?,
+                hash: r.get(1)?,
+            })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -339,18 +369,30 @@ impl Catalog {
 
     /// Counts for `status`: files, symbols, chunks in the current snapshot.
     pub fn counts(&self) -> Result<(u64, u64, u64), StoreError> {
-        let f: i64 = self.conn.query_row("SELECT count(*) FROM files WHERE gen_to IS NULL", [], |r| r.get(0))?;
-        let s: i64 =
-            self.conn.query_row("SELECT count(*) FROM symbols WHERE gen_to IS NULL", [], |r| r.get(0))?;
-        let c: i64 = self.conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
+        let f: i64 =
+            self.conn
+                .query_row("SELECT count(*) FROM files WHERE gen_to IS NULL", [], |r| {
+                    r.get(0)
+                })?;
+        let s: i64 = self.conn.query_row(
+            "SELECT count(*) FROM symbols WHERE gen_to IS NULL",
+            [],
+            |r| r.get(0),
+        )?;
+        let c: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
         Ok((f as u64, s as u64, c as u64))
     }
 
     /// Applies one run in a single transaction and records its snapshot. Returns the snapshot.
     pub fn apply(&mut self, run: &RunChanges<'_>) -> Result<Snapshot, StoreError> {
         let tx = self.conn.transaction()?;
-        let last: i64 =
-            tx.query_row("SELECT COALESCE(MAX(generation), 0) FROM snapshots", [], |r| r.get(0))?;
+        let last: i64 = tx.query_row(
+            "SELECT COALESCE(MAX(generation), 0) FROM snapshots",
+            [],
+            |r| r.get(0),
+        )?;
         let generation = last + 1;
         for path in &run.removed {
             retire_file(&tx, path.as_str(), generation)?;
@@ -432,20 +474,29 @@ impl Catalog {
         }
         tx.execute("DELETE FROM skipped", [])?;
         {
-            let mut ins = tx.prepare_cached("INSERT OR REPLACE INTO skipped(path, reason, detail) VALUES(?1, ?2, ?3)")?;
+            let mut ins = tx.prepare_cached(
+                "INSERT OR REPLACE INTO skipped(path, reason, detail) VALUES(?1, ?2, ?3)",
+            )?;
             for (p, reason, detail) in &run.skipped {
                 ins.execute(params![p.as_str(), reason, detail])?;
             }
         }
-        let files: i64 = tx.query_row("SELECT count(*) FROM files WHERE gen_to IS NULL", [], |r| r.get(0))?;
-        let symbols: i64 =
-            tx.query_row("SELECT count(*) FROM symbols WHERE gen_to IS NULL", [], |r| r.get(0))?;
+        let files: i64 =
+            tx.query_row("SELECT count(*) FROM files WHERE gen_to IS NULL", [], |r| {
+                r.get(0)
+            })?;
+        let symbols: i64 = tx.query_row(
+            "SELECT count(*) FROM symbols WHERE gen_to IS NULL",
+            [],
+            |r| r.get(0),
+        )?;
         let chunks: i64 = tx.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
         tx.execute(
             "INSERT INTO snapshots(generation, commit_sha, dirty, created_at, files, symbols, chunks)
              VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![generation, run.commit, run.dirty, run.created_at, files, symbols, chunks],
         )?;
+        crate::pipeline::crash_point("inside-catalog-transaction");
         tx.commit()?;
         Ok(Snapshot {
             generation: generation as u64,
@@ -461,13 +512,20 @@ impl Catalog {
 
 /// Ends the current version of a file: its rows stop being alive at `generation`, its chunks go.
 fn retire_file(tx: &Transaction<'_>, path: &str, generation: i64) -> Result<(), StoreError> {
-    tx.execute("UPDATE files SET gen_to = ?2 WHERE path = ?1 AND gen_to IS NULL", params![path, generation])?;
-    tx.execute("UPDATE symbols SET gen_to = ?2 WHERE file = ?1 AND gen_to IS NULL", params![path, generation])?;
+    tx.execute(
+        "UPDATE files SET gen_to = ?2 WHERE path = ?1 AND gen_to IS NULL",
+        params![path, generation],
+    )?;
+    tx.execute(
+        "UPDATE symbols SET gen_to = ?2 WHERE file = ?1 AND gen_to IS NULL",
+        params![path, generation],
+    )?;
     tx.execute("DELETE FROM chunks WHERE file = ?1", [path])?;
     Ok(())
 }
 
-const SYMBOL_COLS: &str = "file, sym_id, kind, name, qname, signature, doc, parent, start_line, end_line,
+const SYMBOL_COLS: &str =
+    "file, sym_id, kind, name, qname, signature, doc, parent, start_line, end_line,
     name_line, annotations, visibility, is_static, body_hash";
 
 fn symbol_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {

@@ -68,8 +68,15 @@ impl FullText {
         let mmap = MmapDirectory::open(dir).map_err(|e| StoreError::Tantivy(e.into()))?;
         let index = Index::open_or_create(mmap, schema)?;
         analyzer::register(&index);
-        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(FullText { index, fields, reader })
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok(FullText {
+            index,
+            fields,
+            reader,
+        })
     }
 
     /// An in-memory index with the same schema (the watch overlay); commits cost no fsync.
@@ -77,15 +84,27 @@ impl FullText {
         let (schema, fields) = schema();
         let index = Index::create_in_ram(schema);
         analyzer::register(&index);
-        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(FullText { index, fields, reader })
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok(FullText {
+            index,
+            fields,
+            reader,
+        })
     }
 
     /// A writer for one run. tantivy's own lock makes a second writer fail at once.
     pub fn writer(&self, threads: usize) -> Result<TextWriter, StoreError> {
         let threads = threads.clamp(1, 4);
-        let writer = self.index.writer_with_num_threads(threads, 64_000_000 * threads)?;
-        Ok(TextWriter { writer, fields: self.fields })
+        let writer = self
+            .index
+            .writer_with_num_threads(threads, 64_000_000 * threads)?;
+        Ok(TextWriter {
+            writer,
+            fields: self.fields,
+        })
     }
 
     /// The payload of the last commit (`gen=N` when that generation is fully reconciled).
@@ -120,7 +139,11 @@ impl FullText {
 
     /// BM25 over symbols (×3), header (×1.5) and body; returns (chunk id, path, score).
     /// `include` filters by provenance before ranking is cut off, when given.
-    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<(String, String, f32)>, StoreError> {
+    pub fn search(
+        &self,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<(String, String, f32)>, StoreError> {
         let mut qp = QueryParser::for_index(
             &self.index,
             vec![self.fields.symbols, self.fields.header, self.fields.body],
@@ -133,8 +156,14 @@ impl FullText {
         let mut out = Vec::with_capacity(top.len());
         for (score, addr) in top {
             let d: TantivyDocument = searcher.doc(addr)?;
-            let id = d.get_first(self.fields.id).and_then(|v| v.as_str()).unwrap_or_default();
-            let path = d.get_first(self.fields.path).and_then(|v| v.as_str()).unwrap_or_default();
+            let id = d
+                .get_first(self.fields.id)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default();
+            let path = d
+                .get_first(self.fields.path)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default();
             out.push((id.to_string(), path.to_string(), score));
         }
         Ok(out)
@@ -144,7 +173,13 @@ impl FullText {
 /// Query syntax characters a user does not mean (`getX()`, `a.b:c`) become spaces.
 fn sanitize(q: &str) -> String {
     q.chars()
-        .map(|c| if c.is_alphanumeric() || c == '_' || c == '$' || c == '"' || c.is_whitespace() { c } else { ' ' })
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' || c == '$' || c == '"' || c.is_whitespace() {
+                c
+            } else {
+                ' '
+            }
+        })
         .collect()
 }
 
@@ -168,11 +203,13 @@ impl TextWriter {
     }
 
     pub fn delete_id(&mut self, id: &str) {
-        self.writer.delete_term(Term::from_field_text(self.fields.id, id));
+        self.writer
+            .delete_term(Term::from_field_text(self.fields.id, id));
     }
 
     pub fn delete_path(&mut self, path: &str) {
-        self.writer.delete_term(Term::from_field_text(self.fields.path, path));
+        self.writer
+            .delete_term(Term::from_field_text(self.fields.path, path));
     }
 
     pub fn delete_all(&mut self) -> Result<(), StoreError> {

@@ -17,8 +17,27 @@ pub struct CallSite {
 }
 
 const NOT_CALLS: &[&str] = &[
-    "if", "for", "while", "switch", "catch", "synchronized", "return", "throw", "try", "else", "do",
-    "assert", "case", "super", "this", "instanceof", "sizeof", "typeof", "function", "elif", "when",
+    "if",
+    "for",
+    "while",
+    "switch",
+    "catch",
+    "synchronized",
+    "return",
+    "throw",
+    "try",
+    "else",
+    "do",
+    "assert",
+    "case",
+    "super",
+    "this",
+    "instanceof",
+    "sizeof",
+    "typeof",
+    "function",
+    "elif",
+    "when",
 ];
 
 /// Blanks out comments and string/char literals, keeping line structure and byte offsets.
@@ -107,9 +126,15 @@ pub fn call_sites(body: &str, first_line: u32, skip_decl: Option<&str>) -> Vec<C
             continue;
         }
         let (qualifier, constructor) = qualifier_before(&masked, start);
-        let Some((args, close)) = arguments(&masked, j) else { continue };
+        let Some((args, close)) = arguments(&masked, j) else {
+            continue;
+        };
         let arg_texts: Vec<String> = args.iter().map(|a| a.trim().to_string()).collect();
-        let arity = if arg_texts.len() == 1 && arg_texts[0].is_empty() { 0 } else { arg_texts.len() };
+        let arity = if arg_texts.len() == 1 && arg_texts[0].is_empty() {
+            0
+        } else {
+            arg_texts.len()
+        };
         let _ = close;
         out.push(CallSite {
             name: name.to_string(),
@@ -131,7 +156,8 @@ fn is_ident(c: u8) -> bool {
 fn qualifier_before(s: &str, start: usize) -> (Option<String>, bool) {
     let b = s.as_bytes();
     let mut k = start;
-    while k > 0 && (b[k - 1] == b' ' || b[k - 1] == b'\t' || b[k - 1] == b'\n' || b[k - 1] == b'\r') {
+    while k > 0 && (b[k - 1] == b' ' || b[k - 1] == b'\t' || b[k - 1] == b'\n' || b[k - 1] == b'\r')
+    {
         k -= 1;
     }
     if k >= 3 && &s[k - 3..k] == "new" && (k == 3 || !is_ident(b[k - 4])) {
@@ -141,7 +167,8 @@ fn qualifier_before(s: &str, start: usize) -> (Option<String>, bool) {
         return (None, false);
     }
     let mut e = k - 1;
-    while e > 0 && (b[e - 1] == b' ' || b[e - 1] == b'\n' || b[e - 1] == b'\t' || b[e - 1] == b'\r') {
+    while e > 0 && (b[e - 1] == b' ' || b[e - 1] == b'\n' || b[e - 1] == b'\t' || b[e - 1] == b'\r')
+    {
         e -= 1;
     }
     if e > 0 && b[e - 1] == b')' {
@@ -191,7 +218,20 @@ fn arguments(s: &str, open: usize) -> Option<(Vec<&str>, usize)> {
 pub fn local_types(text: &str) -> Vec<(String, String)> {
     let masked = mask_comments_and_strings(text);
     let toks: Vec<&str> = masked
-        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '<' || c == '>' || c == '[' || c == ']' || c == '.' || c == '=' || c == ';' || c == ',' || c == ')'))
+        .split(|c: char| {
+            !(c.is_alphanumeric()
+                || c == '_'
+                || c == '$'
+                || c == '<'
+                || c == '>'
+                || c == '['
+                || c == ']'
+                || c == '.'
+                || c == '='
+                || c == ';'
+                || c == ','
+                || c == ')')
+        })
         .filter(|t| !t.is_empty())
         .collect();
     let mut out = Vec::new();
@@ -199,15 +239,25 @@ pub fn local_types(text: &str) -> Vec<(String, String)> {
         let ty = w[0];
         let ty_base = ty.split('<').next().unwrap_or(ty).trim_end_matches("[]");
         let ty_base = ty_base.rsplit('.').next().unwrap_or(ty_base);
-        if !ty_base.starts_with(char::is_uppercase) || !ty_base.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        if !ty_base.starts_with(char::is_uppercase)
+            || !ty_base.chars().all(|c| c.is_alphanumeric() || c == '_')
+        {
             continue;
         }
-        let name: String = w[1].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let name: String = w[1]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
         if name.is_empty() || !name.starts_with(char::is_lowercase) {
             continue;
         }
         let rest = &w[1][name.len()..];
-        if rest.is_empty() || rest.starts_with('=') || rest.starts_with(';') || rest.starts_with(',') || rest.starts_with(')') {
+        if rest.is_empty()
+            || rest.starts_with('=')
+            || rest.starts_with(';')
+            || rest.starts_with(',')
+            || rest.starts_with(')')
+        {
             out.push((name, ty_base.to_string()));
         }
     }
@@ -222,8 +272,10 @@ mod tests {
     fn finds_calls_with_qualifiers_and_arity() {
         let body = "public static void copy(File a, File b) throws IOException {\n  // copy(x) in a comment\n  String s = \"call(me)\";\n  if (a.exists()) {\n    doCopy(a, b, f(1, 2));\n    PathUtils.delete(b.toPath());\n    Foo x = new Foo(a);\n  }\n}";
         let calls = call_sites(body, 10, Some("copy"));
-        let names: Vec<(&str, Option<&str>, usize, u32)> =
-            calls.iter().map(|c| (c.name.as_str(), c.qualifier.as_deref(), c.arity, c.line)).collect();
+        let names: Vec<(&str, Option<&str>, usize, u32)> = calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.qualifier.as_deref(), c.arity, c.line))
+            .collect();
         assert_eq!(
             names,
             vec![
@@ -249,7 +301,9 @@ mod tests {
 
     #[test]
     fn local_types_from_declarations() {
-        let t = local_types("void f(File src, List<String> names) { InputStream in = open(src); Reader r; }");
+        let t = local_types(
+            "void f(File src, List<String> names) { InputStream in = open(src); Reader r; }",
+        );
         assert!(t.contains(&("src".into(), "File".into())), "{t:?}");
         assert!(t.contains(&("names".into(), "List".into())), "{t:?}");
         assert!(t.contains(&("in".into(), "InputStream".into())), "{t:?}");

@@ -25,7 +25,10 @@ pub struct LexicalGraph<'v, 'a> {
 
 impl<'v, 'a> LexicalGraph<'v, 'a> {
     pub fn new(view: &'v SnapshotView<'a>) -> LexicalGraph<'v, 'a> {
-        LexicalGraph { view, callees: RefCell::new(HashMap::new()) }
+        LexicalGraph {
+            view,
+            callees: RefCell::new(HashMap::new()),
+        }
     }
 
     fn callees_of(&self, i: SymIdx) -> Result<Vec<Edge>, QueryError> {
@@ -44,7 +47,11 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
                     edges.push(Edge {
                         from: s.symbol.id.clone(),
                         to: v.sym(to).symbol.id.clone(),
-                        kind: if site.constructor { EdgeKind::New } else { EdgeKind::Call },
+                        kind: if site.constructor {
+                            EdgeKind::New
+                        } else {
+                            EdgeKind::Call
+                        },
                         path: s.path.clone(),
                         line: site.line,
                         confidence,
@@ -57,21 +64,38 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
     }
 
     /// Candidate callees of one call site with a confidence each.
-    fn resolve(&self, from: SymIdx, site: &CallSite, locals: &[(String, String)]) -> Vec<(SymIdx, f32)> {
+    fn resolve(
+        &self,
+        from: SymIdx,
+        site: &CallSite,
+        locals: &[(String, String)],
+    ) -> Vec<(SymIdx, f32)> {
         let v = self.view;
         let from_sym = v.sym(from);
         let owner = v.owner_type(from);
         let owner_name = owner.map(|o| v.sym(o).symbol.name.clone());
         let mut cands: Vec<SymIdx> = if site.constructor {
-            let ctors: Vec<SymIdx> =
-                v.named(&site.name).iter().copied().filter(|&c| v.sym(c).symbol.kind == SymbolKind::Constructor).collect();
+            let ctors: Vec<SymIdx> = v
+                .named(&site.name)
+                .iter()
+                .copied()
+                .filter(|&c| v.sym(c).symbol.kind == SymbolKind::Constructor)
+                .collect();
             if ctors.is_empty() {
-                v.named(&site.name).iter().copied().filter(|&c| v.sym(c).symbol.kind.is_type()).collect()
+                v.named(&site.name)
+                    .iter()
+                    .copied()
+                    .filter(|&c| v.sym(c).symbol.kind.is_type())
+                    .collect()
             } else {
                 ctors
             }
         } else {
-            v.named(&site.name).iter().copied().filter(|&c| v.sym(c).symbol.kind.is_callable()).collect()
+            v.named(&site.name)
+                .iter()
+                .copied()
+                .filter(|&c| v.sym(c).symbol.kind.is_callable())
+                .collect()
         };
         // Case-insensitive name lookup; calls are case-sensitive.
         cands.retain(|&c| v.sym(c).symbol.name == site.name);
@@ -87,11 +111,19 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
             }
             None | Some("this") => {
                 confidence = 1.0;
-                let same_owner: Vec<SymIdx> = cands.iter().copied().filter(|&c| owner.is_some() && v.owner_type(c) == owner).collect();
+                let same_owner: Vec<SymIdx> = cands
+                    .iter()
+                    .copied()
+                    .filter(|&c| owner.is_some() && v.owner_type(c) == owner)
+                    .collect();
                 if !same_owner.is_empty() {
                     same_owner
                 } else {
-                    let same_file: Vec<SymIdx> = cands.iter().copied().filter(|&c| v.sym(c).path == from_sym.path).collect();
+                    let same_file: Vec<SymIdx> = cands
+                        .iter()
+                        .copied()
+                        .filter(|&c| v.sym(c).path == from_sym.path)
+                        .collect();
                     if !same_file.is_empty() {
                         same_file
                     } else {
@@ -103,11 +135,16 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
             }
             Some("super") => {
                 confidence = 0.6;
-                cands.iter().copied().filter(|&c| v.owner_type(c) != owner).collect()
+                cands
+                    .iter()
+                    .copied()
+                    .filter(|&c| v.owner_type(c) != owner)
+                    .collect()
             }
             Some(q) if q.starts_with(char::is_uppercase) && q.chars().any(char::is_lowercase) => {
                 confidence = 1.0;
-                let named: Vec<SymIdx> = cands.iter().copied().filter(|&c| owned_by(c, q)).collect();
+                let named: Vec<SymIdx> =
+                    cands.iter().copied().filter(|&c| owned_by(c, q)).collect();
                 if named.is_empty() {
                     confidence = 0.3;
                     cands.clone()
@@ -123,11 +160,14 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
                     .or_else(|| self.field_type(from, q));
                 match declared {
                     Some(t) => {
-                        let named: Vec<SymIdx> = cands.iter().copied().filter(|&c| owned_by(c, &t)).collect();
+                        let named: Vec<SymIdx> =
+                            cands.iter().copied().filter(|&c| owned_by(c, &t)).collect();
                         if named.is_empty() {
                             // A supertype we cannot see, or a library type: name-only guess.
                             confidence = 0.3;
-                            if t.starts_with(char::is_uppercase) && owner_name.as_deref() != Some(t.as_str()) {
+                            if t.starts_with(char::is_uppercase)
+                                && owner_name.as_deref() != Some(t.as_str())
+                            {
                                 cands.clone()
                             } else {
                                 Vec::new()
@@ -170,7 +210,9 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
                 let types = param_types(&v.sym(c).symbol.signature);
                 let mut s = 0;
                 for (k, arg) in site.args.iter().enumerate() {
-                    let Some(pt) = types.get(k).or(types.last()) else { break };
+                    let Some(pt) = types.get(k).or(types.last()) else {
+                        break;
+                    };
                     let pt = pt.trim_end_matches("...");
                     if let Some(at) = arg_type(arg, locals) {
                         if at == pt {
@@ -190,7 +232,11 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
                 confidence *= 0.8;
             }
         }
-        by_arity.into_iter().filter(|&c| c != from || site.qualifier.is_none()).map(|c| (c, confidence)).collect()
+        by_arity
+            .into_iter()
+            .filter(|&c| c != from || site.qualifier.is_none())
+            .map(|c| (c, confidence))
+            .collect()
     }
 
     /// Declared type of a field `name` of the type owning `from` (`private final Foo name;`).
@@ -202,7 +248,9 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
             if s.kind == SymbolKind::Field && s.name == name {
                 let head = s.signature.split('=').next().unwrap_or(&s.signature);
                 let words: Vec<&str> = head.split_whitespace().collect();
-                let pos = words.iter().position(|w| w.trim_end_matches([';', ',']) == name)?;
+                let pos = words
+                    .iter()
+                    .position(|w| w.trim_end_matches([';', ',']) == name)?;
                 let ty = words.get(pos.checked_sub(1)?)?;
                 let base = ty.split('<').next().unwrap_or(ty).trim_end_matches("[]");
                 return Some(base.rsplit('.').next().unwrap_or(base).to_string());
@@ -216,7 +264,10 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
 fn arg_type(arg: &str, locals: &[(String, String)]) -> Option<String> {
     let a = arg.trim();
     if let Some(rest) = a.strip_prefix("new ") {
-        let t: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let t: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
         return (!t.is_empty()).then_some(t);
     }
     if a.starts_with('"') {
@@ -236,7 +287,9 @@ fn assignable(from: &str, to: &str) -> bool {
 impl CallGraph for LexicalGraph<'_, '_> {
     fn callers(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError> {
         let v = self.view;
-        let Some(target) = v.by_id(&id.0) else { return Ok(Vec::new()) };
+        let Some(target) = v.by_id(&id.0) else {
+            return Ok(Vec::new());
+        };
         let name = v.sym(target).symbol.name.clone();
         let mut paths: Vec<String> = Vec::new();
         for (_, path, _) in v.index.text.search(&name, CALLER_SEARCH_LIMIT)? {
@@ -267,7 +320,11 @@ impl CallGraph for LexicalGraph<'_, '_> {
                 }
             }
         }
-        out.sort_by(|a, b| b.confidence.total_cmp(&a.confidence).then_with(|| (&a.path, a.line).cmp(&(&b.path, b.line))));
+        out.sort_by(|a, b| {
+            b.confidence
+                .total_cmp(&a.confidence)
+                .then_with(|| (&a.path, a.line).cmp(&(&b.path, b.line)))
+        });
         Ok(out)
     }
 
@@ -286,7 +343,8 @@ fn contains_call(line: &str, name: &str) -> bool {
     while let Some(p) = line[from..].find(name) {
         let s = from + p;
         let e = s + name.len();
-        let before_ok = s == 0 || !(b[s - 1].is_ascii_alphanumeric() || b[s - 1] == b'_' || b[s - 1] == b'$');
+        let before_ok =
+            s == 0 || !(b[s - 1].is_ascii_alphanumeric() || b[s - 1] == b'_' || b[s - 1] == b'$');
         let rest = line[e..].trim_start();
         if before_ok && rest.starts_with('(') {
             return true;
@@ -313,7 +371,10 @@ mod tests {
         let locals = vec![("in".to_string(), "InputStream".to_string())];
         assert_eq!(arg_type("in", &locals).as_deref(), Some("InputStream"));
         assert_eq!(arg_type("\"x\"", &locals).as_deref(), Some("String"));
-        assert_eq!(arg_type("new StringBuilderWriter()", &locals).as_deref(), Some("StringBuilderWriter"));
+        assert_eq!(
+            arg_type("new StringBuilderWriter()", &locals).as_deref(),
+            Some("StringBuilderWriter")
+        );
         assert!(assignable("FileInputStream", "InputStream"));
     }
 }

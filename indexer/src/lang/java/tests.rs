@@ -12,14 +12,21 @@ fn analyze_java(src: &[u8], limits: &ParseLimits) -> FileAnalysis {
 }
 
 fn symbol<'a>(a: &'a FileAnalysis, id: &str) -> &'a Symbol {
-    a.symbols.iter().find(|s| s.id.0 == id).unwrap_or_else(|| panic!("no symbol {id}"))
+    a.symbols
+        .iter()
+        .find(|s| s.id.0 == id)
+        .unwrap_or_else(|| panic!("no symbol {id}"))
 }
 
 /// One short paragraph per symbol, for the snapshot.
 fn render(symbols: &[Symbol]) -> String {
     let mut out = String::new();
     for s in symbols {
-        let vis = if s.visibility.is_empty() { "package-private" } else { &s.visibility };
+        let vis = if s.visibility.is_empty() {
+            "package-private"
+        } else {
+            &s.visibility
+        };
         let stat = if s.is_static { " static" } else { "" };
         out.push_str(&format!(
             "{} {} lines {}-{} name@{} {vis}{stat}\n  qname: {}\n  parent: {}\n  sig: {}\n",
@@ -48,7 +55,12 @@ fn kitchen_fixture_symbols_are_where_its_comments_say() {
     assert_eq!(a.package.as_deref(), Some("org.example.kitchen"));
     assert_eq!(
         a.imports,
-        ["java.util.List", "java.util.Map", "java.util.function.*", "static java.util.Objects.requireNonNull"]
+        [
+            "java.util.List",
+            "java.util.Map",
+            "java.util.function.*",
+            "static java.util.Objects.requireNonNull"
+        ]
     );
 }
 
@@ -93,13 +105,27 @@ fn invalid_utf8_in_a_comment_keeps_later_line_numbers() {
 /// Ten thousand nested blocks: must end as text on a default-sized thread stack.
 #[test]
 fn deep_nesting_degrades_to_text_without_crashing() {
-    let src = format!("class A {{ void f() {{ {} }} }}\n", "{".repeat(10_000) + &"}".repeat(10_000));
-    let parens = format!("class A {{ int x = {}1{}; }}\n", "(".repeat(10_000), ")".repeat(10_000));
-    let worker = std::thread::Builder::new().stack_size(2 << 20).spawn(move || {
-        [src, parens].map(|s| analyze_java(s.as_bytes(), &ParseLimits::default()))
-    });
+    let src = format!(
+        "class A {{ void f() {{ {} }} }}\n",
+        "{".repeat(10_000) + &"}".repeat(10_000)
+    );
+    let parens = format!(
+        "class A {{ int x = {}1{}; }}\n",
+        "(".repeat(10_000),
+        ")".repeat(10_000)
+    );
+    let worker = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || [src, parens].map(|s| analyze_java(s.as_bytes(), &ParseLimits::default())));
     for a in worker.unwrap().join().expect("no crash") {
-        assert!(a.degraded.as_deref().unwrap_or_default().starts_with("nesting depth 1000"), "{:?}", a.degraded);
+        assert!(
+            a.degraded
+                .as_deref()
+                .unwrap_or_default()
+                .starts_with("nesting depth 1000"),
+            "{:?}",
+            a.degraded
+        );
         assert!(a.symbols.is_empty());
         assert!(!a.chunks.is_empty());
     }
@@ -107,34 +133,58 @@ fn deep_nesting_degrades_to_text_without_crashing() {
 
 #[test]
 fn parse_timeout_degrades_and_the_parser_recovers() {
-    let src: String = (0..200).map(|i| format!("class C{i} {{ void f() {{ g({i}); }} }}\n")).collect();
-    let limits = ParseLimits { timeout: Duration::ZERO, ..ParseLimits::default() };
+    let src: String = (0..200)
+        .map(|i| format!("class C{i} {{ void f() {{ g({i}); }} }}\n"))
+        .collect();
+    let limits = ParseLimits {
+        timeout: Duration::ZERO,
+        ..ParseLimits::default()
+    };
     let a = analyze_java(src.as_bytes(), &limits);
     assert_eq!(a.degraded.as_deref(), Some("parse timed out after 0 ms"));
     assert!(a.symbols.is_empty() && !a.chunks.is_empty());
     // The cancelled parse must not leak into the next one on this thread.
     let b = analyze_java(b"class B { void h() {} }", &ParseLimits::default());
     assert_eq!(b.degraded, None);
-    assert_eq!(b.symbols.iter().map(|s| s.id.0.as_str()).collect::<Vec<_>>(), ["java:B", "java:B#h()"]);
+    assert_eq!(
+        b.symbols
+            .iter()
+            .map(|s| s.id.0.as_str())
+            .collect::<Vec<_>>(),
+        ["java:B", "java:B#h()"]
+    );
 }
 
 #[test]
 fn broken_source_still_yields_symbols() {
-    let a = analyze_java(b"class A {\n  void f( {\n  }\n  void g() {}\n", &ParseLimits::default());
+    let a = analyze_java(
+        b"class A {\n  void f( {\n  }\n  void g() {}\n",
+        &ParseLimits::default(),
+    );
     assert_eq!(a.degraded, None);
-    assert!(a.symbols.iter().any(|s| s.id.0 == "java:A#g()"), "{:?}", a.symbols);
+    assert!(
+        a.symbols.iter().any(|s| s.id.0 == "java:A#g()"),
+        "{:?}",
+        a.symbols
+    );
 }
 
 #[test]
 fn first_sentence_of_javadoc() {
     let doc = |s: &str| first_sentence(s.as_bytes());
-    assert_eq!(doc("/** Gets the {@code int} value. More. */").as_deref(), Some("Gets the int value."));
+    assert_eq!(
+        doc("/** Gets the {@code int} value. More. */").as_deref(),
+        Some("Gets the int value.")
+    );
     assert_eq!(
         doc("/**\n * Returns <i>the</i> {@link java.io.File file}, see {@link #x()}\n * e.g. 1.5 &amp; more.\n *\n * @return x\n */")
             .as_deref(),
         Some("Returns the file, see #x() e.g.")
     );
-    assert_eq!(doc("/** {@code Map<K, {V}>} only */").as_deref(), Some("Map<K, {V}> only"));
+    assert_eq!(
+        doc("/** {@code Map<K, {V}>} only */").as_deref(),
+        Some("Map<K, {V}> only")
+    );
     assert_eq!(doc("/** {@inheritDoc} */"), None);
     assert_eq!(doc("/***/"), None);
 }
@@ -146,4 +196,56 @@ fn erasure_keeps_what_is_written_minus_generics_and_annotations() {
     assert_eq!(e("@NonNull String @Deprecated []"), "String[]");
     assert_eq!(e("@a.b.C(x = \"(\") int"), "int");
     assert_eq!(e("java.util.List<int[]>[]"), "java.util.List[]");
+}
+
+#[test]
+#[ignore]
+fn experiment_timing() {
+    let mut files = Vec::new();
+    let mut dirs = vec![std::path::PathBuf::from(
+        "/work/corpora/commons-io-2.11.0/src",
+    )];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p)
+            } else if p.extension().is_some_and(|e| e == "java") {
+                files.push(std::fs::read(p).unwrap())
+            }
+        }
+    }
+    let limits = ParseLimits::default();
+    for _ in 0..2 {
+        let t = std::time::Instant::now();
+        let mut trees = Vec::new();
+        for f in &files {
+            trees.push(parse(f, &limits).unwrap());
+        }
+        let tp = t.elapsed();
+        let t = std::time::Instant::now();
+        let mut all = Vec::new();
+        for (f, tr) in files.iter().zip(&trees) {
+            all.push(extract(tr.root_node(), f));
+        }
+        let te = t.elapsed();
+        let t = std::time::Instant::now();
+        let path = RepoPath::new("A.java").unwrap();
+        let mut n = 0;
+        for ((f, tr), (p, i, s)) in files.iter().zip(&trees).zip(&all) {
+            let ctx = ChunkContext {
+                path: &path,
+                module: "m",
+                package: p.as_deref(),
+                imports: i,
+                symbols: s,
+            };
+            n += chunk::chunk_tree(tr.root_node(), f, &ctx, 1500).len();
+        }
+        let tc = t.elapsed();
+        println!(
+            "{} files: parse {tp:?} extract {te:?} chunk {tc:?} ({n} chunks)",
+            files.len()
+        );
+    }
 }

@@ -1,0 +1,70 @@
+//! Helpers shared by the end-to-end tests: fixture repositories and running the binary.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn codemap() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_codemap"))
+}
+
+/// Runs `codemap ARGS` with the index in `idx`, returning the output.
+pub fn run(idx: &Path, args: &[&str]) -> Output {
+    codemap()
+        .arg("--index-dir")
+        .arg(idx)
+        .args(args)
+        .output()
+        .expect("codemap runs")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+/// A small Java class with a method whose body carries `marker`.
+pub fn java_class(pkg: &str, name: &str, marker: &str) -> String {
+    format!(
+        "package {pkg};\n\n/** {name} does things. */\npublic class {name} {{\n    private int count;\n\n    /** Runs it. */\n    public void run{name}(int times) {{\n        // {marker}\n        count += times;\n    }}\n}}\n"
+    )
+}
+
+/// Parsed `search --json` hits: (path, start_line, end_line).
+pub fn search(idx: &Path, q: &str) -> Vec<(String, u64, u64)> {
+    let o = run(idx, &["search", q, "--json", "-n", "200"]);
+    let v: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or(serde_json::Value::Array(vec![]));
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|h| {
+                    (
+                        h["path"].as_str().unwrap_or_default().to_string(),
+                        h["start_line"].as_u64().unwrap_or(0),
+                        h["end_line"].as_u64().unwrap_or(0),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Every hit's range must lie inside its file as it is on disk (citations are facts).
+pub fn assert_hits_resolve(root: &Path, hits: &[(String, u64, u64)]) {
+    for (p, s, e) in hits {
+        let bytes = std::fs::read(root.join(p)).unwrap_or_else(|_| panic!("cited file {p} exists"));
+        let lines = bytes.split(|&b| b == b'\n').count() as u64;
+        assert!(
+            *s >= 1 && s <= e && *e <= lines,
+            "{p}:{s}-{e} outside 1..={lines}"
+        );
+    }
+}
