@@ -7,8 +7,10 @@
 //! ```
 //!
 //! One record per symbol: `{"file", "symbol", "kind", "line", "end_line"}` with `symbol` the
-//! qualified name (`org.x.Outer.1.run` for anonymous classes) and `line` the name line. Types,
-//! fields and constants are written too; the scorer ignores their kinds.
+//! qualified name and `line` the name line. Types, fields and constants are written too; the
+//! scorer ignores their kinds. Members of anonymous classes (`org.x.Outer.1.run`, which the scorer
+//! reads as `Outer.run`) are left out, as the scorer's oracle leaves them out, unless
+//! `--include-anonymous` is given (then score with `--include-anonymous` too).
 
 use indexer::lang::{self, ParseLimits};
 use indexer::{Language, RepoPath};
@@ -16,9 +18,11 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 fn main() -> anyhow::Result<()> {
-    let mut args = std::env::args().skip(1);
-    let (Some(root), Some(out)) = (args.next(), args.next()) else {
-        anyhow::bail!("usage: defs_export <corpus root> <out.jsonl>");
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let include_anonymous = args.iter().any(|a| a == "--include-anonymous");
+    args.retain(|a| a != "--include-anonymous");
+    let [root, out] = &args[..] else {
+        anyhow::bail!("usage: defs_export [--include-anonymous] <corpus root> <out.jsonl>");
     };
     let root = PathBuf::from(root);
     let mut files = Vec::new();
@@ -34,7 +38,7 @@ fn main() -> anyhow::Result<()> {
         }
     }
     files.sort();
-    let mut w = BufWriter::new(std::fs::File::create(&out)?);
+    let mut w = BufWriter::new(std::fs::File::create(out)?);
     let limits = ParseLimits::default();
     let (mut symbols, mut degraded) = (0, 0);
     for file in &files {
@@ -46,6 +50,13 @@ fn main() -> anyhow::Result<()> {
         let analysis = lang::analyze(Language::Java, &repo_path, "corpus", &src, &limits);
         degraded += usize::from(analysis.degraded.is_some());
         for s in &analysis.symbols {
+            let anonymous = s
+                .qualified_name
+                .split('.')
+                .any(|part| part.bytes().all(|b| b.is_ascii_digit()));
+            if anonymous && !include_anonymous {
+                continue;
+            }
             let record = serde_json::json!({
                 "file": rel,
                 "symbol": s.qualified_name,

@@ -77,7 +77,7 @@ enum Outcome {
     SameContent,
     New {
         row: FileRow,
-        analysis: FileAnalysis,
+        analysis: Box<FileAnalysis>,
         chunk_ids: Vec<String>,
     },
 }
@@ -161,7 +161,7 @@ pub fn run(
                 let outcome =
                     analyse_file(&w, &module, current.get(&w.path), &opts.walk, &opts.limits);
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                if n % 64 == 0 || n == total {
+                if n.is_multiple_of(64) || n == total {
                     progress(Progress::Analysed { done: n, total });
                 }
                 Analysed { walked: w, outcome }
@@ -314,11 +314,14 @@ pub(crate) fn analyse_for_overlay(
             row,
             analysis,
             chunk_ids,
-        } => crate::overlay::OverlayFile::Changed {
-            provenance: row.provenance,
-            chunks: chunk_ids.into_iter().zip(analysis.chunks).collect(),
-            symbols: analysis.symbols,
-        },
+        } => {
+            let analysis = *analysis;
+            crate::overlay::OverlayFile::Changed {
+                provenance: row.provenance,
+                chunks: chunk_ids.into_iter().zip(analysis.chunks).collect(),
+                symbols: analysis.symbols,
+            }
+        }
         Outcome::Skipped(_) | Outcome::SameContent => crate::overlay::OverlayFile::Removed,
     }
 }
@@ -385,7 +388,7 @@ fn analyse_file(
             provenance,
             degraded: analysis.degraded.clone(),
         },
-        analysis,
+        analysis: Box::new(analysis),
         chunk_ids,
     }
 }

@@ -15,6 +15,8 @@ pub const MAX_CHAIN: usize = 8;
 /// Strongest callees followed from one method.
 const BRANCH: usize = 2;
 const MAX_UP: usize = 3;
+/// Best hits tried as chain starts when the question names none.
+const SEEDS: usize = 10;
 
 struct Ctx<'r, 'v, 'a> {
     r: &'r Retriever<'v, 'a>,
@@ -109,7 +111,7 @@ pub fn build(
             UnitKey::Sym(i) if ctx.is_source_callable(i) && r.has_body(i) => Some(i),
             _ => None,
         })
-        .take(6)
+        .take(SEEDS)
         .collect();
     let mut best: Option<(Vec<SymIdx>, f32)> = None;
     for (rank, &seed) in seeds.iter().enumerate() {
@@ -121,7 +123,7 @@ pub fn build(
             score += ctx.rel(n)?;
         }
         score += 0.3 * seeds.iter().filter(|s| out.contains(s)).count() as f32;
-        score -= 0.1 * rank as f32;
+        score -= 0.05 * rank as f32;
         if best.as_ref().is_none_or(|(_, b)| score > *b) {
             best = Some((out, score));
         }
@@ -166,66 +168,85 @@ fn climb(ctx: &Ctx<'_, '_, '_>, start: SymIdx) -> Result<Vec<SymIdx>, QueryError
 }
 
 /// Depth-first: the method, then its strongest callees.
-fn descend(
-    ctx: &Ctx<'_, '_, '_>,
-    node: SymIdx,
-    out: &mut Vec<SymIdx>,
-    depth: usize,
-) -> Result<(), QueryError> {
+fn descend(ctx: &Ctx<'_, '_, '_>, node: SymIdx, out: &mut Vec<SymIdx>, depth: usize) -> Result<(), QueryError> {
     if out.contains(&node) || out.len() >= MAX_CHAIN || depth > 7 {
         return Ok(());
     }
     out.push(node);
     let v = ctx.r.view;
     let me = &v.sym(node).symbol;
-    let mut scored: Vec<(SymIdx, f32)> = Vec::new();
+    let params: Vec<String> = crate::view::params_text(&me.signature)
+        .map(|p| {
+            crate::view::split_top_level(p)
+                .iter()
+                .filter_map(|x| x.split_whitespace().last().map(|w| w.trim_start_matches("...").to_string()))
+                .filter(|w| !w.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let file = v.file_lines(&v.sym(node).path)?;
+    let mut scored: Vec<(SymIdx, f32, bool)> = Vec::new();
     for e in ctx.graph.callees(&me.id)? {
         if e.confidence < 0.5 {
             continue;
         }
         let Some(c) = v.by_id(&e.to.0) else { continue };
-        if c == node
-            || out.contains(&c)
-            || !ctx.is_source_callable(c)
-            || scored.iter().any(|(x, _)| *x == c)
-        {
+        if c == node || out.contains(&c) || !ctx.is_source_callable(c) || scored.iter().any(|(x, _, _)| *x == c) {
             continue;
         }
         let cs = &v.sym(c).symbol;
         let mut s = ctx.rel(c)? * e.confidence;
         let (a, b) = (me.name.to_lowercase(), cs.name.to_lowercase());
         let same_owner = v.owner_type(c) == v.owner_type(node);
-        if a == b && same_owner {
+        let overload = a == b && same_owner;
+        if overload {
             s += 0.6; // an overload taking over
         } else if same_owner && (b.contains(&a) || a.contains(&b)) {
             s += 0.35;
         }
         let lines = cs.end_line - cs.start_line + 1;
-        let overload = a == b && same_owner;
         // Where the flow goes on: callees that call further into the code base.
-        let leaf = !ctx.graph.callees(&cs.id)?.iter().any(|e| {
-            e.confidence >= 0.5
-                && v.by_id(&e.to.0)
-                    .is_some_and(|t| t != c && ctx.is_source_callable(t))
-        });
+        let leaf = !ctx
+            .graph
+            .callees(&cs.id)?
+            .iter()
+            .any(|e| e.confidence >= 0.5 && v.by_id(&e.to.0).is_some_and(|t| t != c && ctx.is_source_callable(t)));
         if leaf && lines <= 5 && !overload {
             s -= 0.3; // accessors, openers and other trivial helpers
         } else if !leaf {
             s += 0.15;
         }
-        scored.push((c, s));
+        // The call hands on the method's own parameters: the flow continues there.
+        let site = file.get((e.line as usize).saturating_sub(1)).map(String::as_str).unwrap_or("");
+        if params.iter().any(|p| has_word(site, p)) {
+            s += 0.2;
+        }
+        scored.push((c, s, leaf));
     }
     scored.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
     if std::env::var_os("CODEMAP_DEBUG_CHAIN").is_some() {
-        for (c, s) in &scored {
+        for (c, s, _) in &scored {
             eprintln!("  {} -> {} {:.2}", me.name, v.sym(*c).symbol.signature, s);
         }
     }
-    for (c, s) in scored.into_iter().take(BRANCH) {
+    let mut followed = 0;
+    for &(c, s, _) in scored.iter().take(BRANCH) {
         if s < 0.3 {
             break;
         }
         descend(ctx, c, out, depth + 1)?;
+        followed += 1;
+    }
+    // Nothing clearly relevant: keep going down the best callee that calls further, so the
+    // chain reaches where the work happens.
+    if followed == 0
+        && let Some(&(c, _, _)) = scored.iter().find(|(_, s, leaf)| *s > 0.1 && !leaf)
+    {
+        descend(ctx, c, out, depth + 1)?;
     }
     Ok(())
+}
+
+fn has_word(line: &str, w: &str) -> bool {
+    line.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).any(|x| x == w)
 }

@@ -83,10 +83,11 @@ pub(crate) fn parse(src: &[u8], limits: &ParseLimits) -> Result<Tree, String> {
                 empty.insert(p)
             }
         };
-        let deadline = Instant::now() + limits.timeout;
+        // No deadline when the timeout does not fit an `Instant`.
+        let deadline = Instant::now().checked_add(limits.timeout);
         let mut timed_out = false;
         let mut progress = |_: &ParseState| {
-            if Instant::now() >= deadline {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
                 timed_out = true;
                 ControlFlow::Break(())
             } else {

@@ -199,53 +199,20 @@ fn erasure_keeps_what_is_written_minus_generics_and_annotations() {
 }
 
 #[test]
-#[ignore]
-fn experiment_timing() {
-    let mut files = Vec::new();
-    let mut dirs = vec![std::path::PathBuf::from(
-        "/work/corpora/commons-io-2.11.0/src",
-    )];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p)
-            } else if p.extension().is_some_and(|e| e == "java") {
-                files.push(std::fs::read(p).unwrap())
-            }
-        }
-    }
-    let limits = ParseLimits::default();
-    for _ in 0..2 {
-        let t = std::time::Instant::now();
-        let mut trees = Vec::new();
-        for f in &files {
-            trees.push(parse(f, &limits).unwrap());
-        }
-        let tp = t.elapsed();
-        let t = std::time::Instant::now();
-        let mut all = Vec::new();
-        for (f, tr) in files.iter().zip(&trees) {
-            all.push(extract(tr.root_node(), f));
-        }
-        let te = t.elapsed();
-        let t = std::time::Instant::now();
-        let path = RepoPath::new("A.java").unwrap();
-        let mut n = 0;
-        for ((f, tr), (p, i, s)) in files.iter().zip(&trees).zip(&all) {
-            let ctx = ChunkContext {
-                path: &path,
-                module: "m",
-                package: p.as_deref(),
-                imports: i,
-                symbols: s,
-            };
-            n += chunk::chunk_tree(tr.root_node(), f, &ctx, 1500).len();
-        }
-        let tc = t.elapsed();
-        println!(
-            "{} files: parse {tp:?} extract {te:?} chunk {tc:?} ({n} chunks)",
-            files.len()
-        );
-    }
+fn anonymous_classes_are_numbered_like_javac() {
+    let src = include_bytes!("../../../tests/fixtures/java/Anonymous.java");
+    let a = assert_inline_defs(Language::Java, "src/T.java", src);
+    assert_eq!(
+        symbol(&a, "java:T.4").parent.as_ref().unwrap().0,
+        "java:T#<init>()"
+    );
+    assert_eq!(symbol(&a, "java:T.3").parent.as_ref().unwrap().0, "java:T");
+    assert_eq!(
+        symbol(&a, "java:T.5.1").parent.as_ref().unwrap().0,
+        "java:T.5#inner()"
+    );
+    assert_eq!(
+        symbol(&a, "java:T.m.L.1").parent.as_ref().unwrap().0,
+        "java:T.m.L#x"
+    );
 }
