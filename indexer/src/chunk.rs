@@ -3,9 +3,14 @@
 //! [`chunk_tree`] is cAST split-then-merge ("cAST: Enhancing Code Retrieval-Augmented Generation
 //! with Structural Chunking via Abstract Syntax Tree"), generic over tree-sitter trees: a node that
 //! fits the size limit is a candidate, adjacent candidates are merged greedily while the merged
-//! size fits, and a node too big is split into its children. Comments preceding a node travel with
+//! size fits, and a node too big is split into its children (a leaf too big into its lines).
+//! Merging continues across the levels of a split, except that a too-big declaration (a node with a
+//! `name` field) starting on its own line starts a new chunk. Comments preceding a node travel with
 //! it, so Javadoc stays with the method it documents. [`chunk_text`] does the same over paragraphs
 //! and lines for files without a tree.
+//!
+//! A chunk's symbol is the innermost symbol containing its lines, leading comment lines not
+//! counted (a method's chunk starts at its Javadoc, the symbol's range does not).
 //!
 //! Size is measured in non-whitespace characters ([`non_ws_chars`]). Every chunk covers whole lines;
 //! chunks are ordered, do not overlap, and together cover every non-blank line. A chunk exceeds the

@@ -223,7 +223,8 @@ mod tests {
             for s in &old { state.entry((s.path.clone(), s.id.clone())).or_default().push(s.body_hash.clone()); }
             for s in &d.symbols_removed {
                 let v = state.get_mut(&(s.path.clone(), s.id.clone())).unwrap();
-                v.pop();
+                let pos = v.iter().position(|h| *h == s.body_hash).unwrap();
+                v.remove(pos);
             }
             for c in &d.symbols_changed {
                 let v = state.get_mut(&(c.old.path.clone(), c.old.id.clone())).unwrap();

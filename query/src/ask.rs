@@ -8,7 +8,7 @@ use crate::citation::{self, Citation, Resolver};
 use crate::embed::VectorLeg;
 use crate::freshness;
 use crate::graph::{CallGraph, LexicalGraph};
-use crate::llm::{ChatModel, Message};
+use crate::llm::{ChatModel, LlmError, Message};
 use crate::question::{self, Intent, Question};
 use crate::retrieve::{RecallOptions, Retriever};
 use crate::sanitize;
@@ -86,9 +86,14 @@ impl<'a> Asker<'a> {
         let (clean, _) = sanitize::strip_invisible(text);
         let mut q = question::understand(&clean);
         let mut notes = Vec::new();
+        // An endpoint that is down fails the rewrite; then the answer does not try it again.
+        let mut llm_down: Option<LlmError> = None;
         if let (Some(llm), true) = (opts.llm, opts.llm_rewrite) {
             match rewrite(llm, &q) {
                 Ok(words) => q.add_rewrite_terms(&words),
+                Err(e @ (LlmError::Unavailable { .. } | LlmError::Timeout { .. })) => {
+                    llm_down = Some(e)
+                }
                 Err(e) => tracing::warn!(error = %e, "query rewrite skipped"),
             }
         }
@@ -160,14 +165,18 @@ impl<'a> Asker<'a> {
                 .push("nothing in the index matched the question".into());
         }
         if let Some(llm) = opts.llm {
-            match llm_answer(
-                llm,
-                v,
-                &q,
-                &assembled,
-                &answer.citations,
-                &opts.allowed_link_prefixes,
-            ) {
+            let result = match llm_down {
+                Some(e) => Err(e),
+                None => llm_answer(
+                    llm,
+                    v,
+                    &q,
+                    &assembled,
+                    &answer.citations,
+                    &opts.allowed_link_prefixes,
+                ),
+            };
+            match result {
                 Ok((text, verified, mut llm_notes)) => {
                     answer.mode = AnswerMode::Llm;
                     answer.answer = text;
@@ -332,7 +341,10 @@ fn llm_answer(
             checked.dropped.len(),
             checked.dropped.join(", ")
         );
-        text.push_str(&format!("\n\n(Note: {msg}.)"));
+        text.push_str(&format!(
+            "\n\n(Note: {} citation(s) that did not resolve against the indexed snapshot were removed.)",
+            checked.dropped.len()
+        ));
         notes.push(msg);
     }
     if checked.verified.is_empty() {

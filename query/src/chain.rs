@@ -168,7 +168,12 @@ fn climb(ctx: &Ctx<'_, '_, '_>, start: SymIdx) -> Result<Vec<SymIdx>, QueryError
 }
 
 /// Depth-first: the method, then its strongest callees.
-fn descend(ctx: &Ctx<'_, '_, '_>, node: SymIdx, out: &mut Vec<SymIdx>, depth: usize) -> Result<(), QueryError> {
+fn descend(
+    ctx: &Ctx<'_, '_, '_>,
+    node: SymIdx,
+    out: &mut Vec<SymIdx>,
+    depth: usize,
+) -> Result<(), QueryError> {
     if out.contains(&node) || out.len() >= MAX_CHAIN || depth > 7 {
         return Ok(());
     }
@@ -179,19 +184,27 @@ fn descend(ctx: &Ctx<'_, '_, '_>, node: SymIdx, out: &mut Vec<SymIdx>, depth: us
         .map(|p| {
             crate::view::split_top_level(p)
                 .iter()
-                .filter_map(|x| x.split_whitespace().last().map(|w| w.trim_start_matches("...").to_string()))
+                .filter_map(|x| {
+                    x.split_whitespace()
+                        .last()
+                        .map(|w| w.trim_start_matches("...").to_string())
+                })
                 .filter(|w| !w.is_empty())
                 .collect()
         })
         .unwrap_or_default();
     let file = v.file_lines(&v.sym(node).path)?;
-    let mut scored: Vec<(SymIdx, f32, bool)> = Vec::new();
+    let mut scored: Vec<(SymIdx, f32, bool, u32)> = Vec::new();
     for e in ctx.graph.callees(&me.id)? {
         if e.confidence < 0.5 {
             continue;
         }
         let Some(c) = v.by_id(&e.to.0) else { continue };
-        if c == node || out.contains(&c) || !ctx.is_source_callable(c) || scored.iter().any(|(x, _, _)| *x == c) {
+        if c == node
+            || out.contains(&c)
+            || !ctx.is_source_callable(c)
+            || scored.iter().any(|(x, _, _, _)| *x == c)
+        {
             continue;
         }
         let cs = &v.sym(c).symbol;
@@ -206,47 +219,57 @@ fn descend(ctx: &Ctx<'_, '_, '_>, node: SymIdx, out: &mut Vec<SymIdx>, depth: us
         }
         let lines = cs.end_line - cs.start_line + 1;
         // Where the flow goes on: callees that call further into the code base.
-        let leaf = !ctx
-            .graph
-            .callees(&cs.id)?
-            .iter()
-            .any(|e| e.confidence >= 0.5 && v.by_id(&e.to.0).is_some_and(|t| t != c && ctx.is_source_callable(t)));
+        let leaf = !ctx.graph.callees(&cs.id)?.iter().any(|e| {
+            e.confidence >= 0.5
+                && v.by_id(&e.to.0)
+                    .is_some_and(|t| t != c && ctx.is_source_callable(t))
+        });
         if leaf && lines <= 5 && !overload {
             s -= 0.3; // accessors, openers and other trivial helpers
         } else if !leaf {
             s += 0.15;
         }
         // The call hands on the method's own parameters: the flow continues there.
-        let site = file.get((e.line as usize).saturating_sub(1)).map(String::as_str).unwrap_or("");
+        let site = file
+            .get((e.line as usize).saturating_sub(1))
+            .map(String::as_str)
+            .unwrap_or("");
         if params.iter().any(|p| has_word(site, p)) {
             s += 0.2;
         }
-        scored.push((c, s, leaf));
+        scored.push((c, s, leaf, e.line));
     }
     scored.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
     if std::env::var_os("CODEMAP_DEBUG_CHAIN").is_some() {
-        for (c, s, _) in &scored {
+        for (c, s, _, _) in &scored {
             eprintln!("  {} -> {} {:.2}", me.name, v.sym(*c).symbol.signature, s);
         }
     }
-    let mut followed = 0;
-    for &(c, s, _) in scored.iter().take(BRANCH) {
-        if s < 0.3 {
-            break;
-        }
-        descend(ctx, c, out, depth + 1)?;
-        followed += 1;
+    // The strongest callees, visited in the order the method calls them.
+    let mut chosen: Vec<(SymIdx, u32)> = scored
+        .iter()
+        .take(BRANCH)
+        .filter(|x| x.1 >= 0.3)
+        .map(|x| (x.0, x.3))
+        .collect();
+    if chosen.is_empty() {
+        // Nothing clearly relevant: keep going down the best callee that calls further, so the
+        // chain reaches where the work happens.
+        chosen.extend(
+            scored
+                .iter()
+                .find(|x| x.1 > 0.1 && !x.2)
+                .map(|x| (x.0, x.3)),
+        );
     }
-    // Nothing clearly relevant: keep going down the best callee that calls further, so the
-    // chain reaches where the work happens.
-    if followed == 0
-        && let Some(&(c, _, _)) = scored.iter().find(|(_, s, leaf)| *s > 0.1 && !leaf)
-    {
+    chosen.sort_by_key(|&(c, line)| (line, c));
+    for (c, _) in chosen {
         descend(ctx, c, out, depth + 1)?;
     }
     Ok(())
 }
 
 fn has_word(line: &str, w: &str) -> bool {
-    line.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).any(|x| x == w)
+    line.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .any(|x| x == w)
 }

@@ -17,6 +17,9 @@
 //! `is_static` are the effective ones: interface and annotation members are public, their fields and
 //! member types static, and so are enum constants and nested enums, records and interfaces.
 
+mod javadoc;
+mod signature;
+
 use crate::chunk::{self, ChunkContext};
 use crate::lang::{ParseLimits, bracket_depth};
 use crate::model::{FileAnalysis, RepoPath, Symbol, SymbolId, SymbolKind};
@@ -421,7 +424,7 @@ impl<'s> Extractor<'s> {
         let record_params = (k == K::Record)
             .then(|| {
                 node.child_by_field_name("parameters")
-                    .map(|p| self.param_types(p))
+                    .map(|p| signature::param_types(self.src, p))
             })
             .flatten();
         let body = node.child_by_field_name("body").map(|b| b.start_byte());
@@ -432,7 +435,7 @@ impl<'s> Extractor<'s> {
             simple,
             id: format!("java:{qualified_name}"),
             qualified_name: qualified_name.clone(),
-            signature: self.head(node, body),
+            signature: signature::head(self.src, node, body),
             doc,
             mods,
             parent,
@@ -458,7 +461,7 @@ impl<'s> Extractor<'s> {
             K::AnnotationElement => String::new(),
             _ => node
                 .child_by_field_name("parameters")
-                .map(|p| self.param_types(p))
+                .map(|p| signature::param_types(self.src, p))
                 .unwrap_or_default(),
         };
         let (kind, member) = match k {
@@ -472,7 +475,7 @@ impl<'s> Extractor<'s> {
         let mut mods = self.mods(node);
         self.implicit_mods(&mut mods, false, false);
         let body = node.child_by_field_name("body").map(|b| b.start_byte());
-        let signature = self.head(node, body);
+        let signature = signature::head(self.src, node, body);
         let idx = self.push_symbol(Decl {
             node,
             name,
@@ -503,7 +506,7 @@ impl<'s> Extractor<'s> {
         // Modifiers without annotations, then the type.
         let prefix = node
             .child_by_field_name("type")
-            .map(|t| self.head(node, Some(t.end_byte())));
+            .map(|t| signature::head(self.src, node, Some(t.end_byte())));
         let mut cursor = node.walk();
         let declarators: Vec<Node<'_>> = node
             .children_by_field_name("declarator", &mut cursor)
@@ -514,13 +517,14 @@ impl<'s> Extractor<'s> {
             };
             let value = decl.child_by_field_name("value");
             let name_end = value.map_or(decl.end_byte(), |v| v.start_byte());
-            let mut signature = collapse(&self.src[name.start_byte()..name_end])
+            let mut signature = signature::collapse(&self.src[name.start_byte()..name_end])
                 .trim_end_matches([' ', '='])
                 .to_string();
             if let Some(prefix) = &prefix {
                 signature = format!("{prefix} {signature}");
             }
-            if let Some(v) = value.map(|v| collapse(&self.src[v.start_byte()..v.end_byte()]))
+            if let Some(v) =
+                value.map(|v| signature::collapse(&self.src[v.start_byte()..v.end_byte()]))
                 && v.len() <= MAX_VALUE_IN_SIGNATURE
             {
                 signature = format!("{signature} = {v}");
@@ -569,7 +573,7 @@ impl<'s> Extractor<'s> {
             id: format!("java:{owner_qname}#{simple}"),
             qualified_name: join(&owner_qname, &simple),
             simple,
-            signature: self.head(node, body.map(|b| b.start_byte())),
+            signature: signature::head(self.src, node, body.map(|b| b.start_byte())),
             doc,
             mods,
             parent,
@@ -607,7 +611,7 @@ impl<'s> Extractor<'s> {
             simple: n.to_string(),
             id: format!("java:{qualified_name}"),
             qualified_name: qualified_name.clone(),
-            signature: self.head(node, Some(body.start_byte())),
+            signature: signature::head(self.src, node, Some(body.start_byte())),
             doc: None,
             mods: Mods::default(),
             parent,
@@ -637,7 +641,7 @@ impl<'s> Extractor<'s> {
             match kind(c) {
                 K::Annotation => mods
                     .annotations
-                    .push(collapse(&self.src[c.start_byte()..c.end_byte()])),
+                    .push(signature::collapse(&self.src[c.start_byte()..c.end_byte()])),
                 K::Modifiers => {
                     let mut inner = c.walk();
                     for m in c.children(&mut inner) {
@@ -648,7 +652,7 @@ impl<'s> Extractor<'s> {
                             "static" => mods.is_static = true,
                             _ if kind(m) == K::Annotation => mods
                                 .annotations
-                                .push(collapse(&self.src[m.start_byte()..m.end_byte()])),
+                                .push(signature::collapse(&self.src[m.start_byte()..m.end_byte()])),
                             _ => {}
                         }
                     }
@@ -669,81 +673,6 @@ impl<'s> Extractor<'s> {
                 mods.visibility = "public";
             }
         }
-    }
-
-    /// Erased parameter types of a `formal_parameters` node, comma-separated.
-    fn param_types(&self, params: Node<'_>) -> String {
-        let mut out = String::new();
-        let mut cursor = params.walk();
-        for p in params.named_children(&mut cursor) {
-            let (ty, suffix) = match kind(p) {
-                K::FormalParameter => {
-                    let dims = p
-                        .child_by_field_name("dimensions")
-                        .map(|d| erase(&self.src[d.start_byte()..d.end_byte()]));
-                    (p.child_by_field_name("type"), dims.unwrap_or_default())
-                }
-                K::SpreadParameter => {
-                    let mut c = p.walk();
-                    let ty = p.named_children(&mut c).find(|t| {
-                        !matches!(kind(*t), K::Modifiers | K::Annotation)
-                            && t.kind() != "variable_declarator"
-                    });
-                    (ty, "...".to_string())
-                }
-                _ => continue, // receiver parameter, comments
-            };
-            if !out.is_empty() {
-                out.push(',');
-            }
-            if let Some(ty) = ty {
-                out.push_str(&erase(&self.src[ty.start_byte()..ty.end_byte()]));
-            }
-            out.push_str(&suffix);
-        }
-        out
-    }
-
-    /// Declaration head: from the node start to `end` (the body), without the declaration's
-    /// annotations, comments or a trailing `;`, whitespace collapsed.
-    fn head(&self, node: Node<'_>, end: Option<usize>) -> String {
-        let end = end.unwrap_or(node.end_byte());
-        let mut holes = Vec::new();
-        let mut cursor = node.walk();
-        let mut depth = 0;
-        let mut descend = true;
-        // Iterative walk over the head's nodes: comments anywhere, annotations of the declaration
-        // (direct children, in `modifiers`, on the return type).
-        'walk: loop {
-            if descend && cursor.goto_first_child() {
-                depth += 1;
-            } else {
-                while !cursor.goto_next_sibling() {
-                    if depth <= 1 || !cursor.goto_parent() {
-                        break 'walk;
-                    }
-                    depth -= 1;
-                }
-            }
-            let n = cursor.node();
-            let hole =
-                n.start_byte() < end && (n.is_extra() || (kind(n) == K::Annotation && depth <= 2));
-            if hole {
-                holes.push(n.byte_range());
-            }
-            descend = !hole && n.start_byte() < end;
-        }
-        let mut out = String::new();
-        let mut at = node.start_byte();
-        for h in holes.iter().chain(std::iter::once(&(end..end))) {
-            if h.start > at {
-                out.push_str(&String::from_utf8_lossy(&self.src[at..h.start]));
-                out.push(' ');
-            }
-            at = at.max(h.end);
-        }
-        let out = collapse(out.as_bytes());
-        out.trim_end_matches(';').trim_end().to_string()
     }
 
     fn push_symbol(&mut self, d: Decl<'_>) -> Option<usize> {
@@ -770,7 +699,7 @@ impl<'s> Extractor<'s> {
             signature: d.signature,
             doc: d
                 .doc
-                .and_then(|c| first_sentence(&self.src[c.start_byte()..c.end_byte()])),
+                .and_then(|c| javadoc::first_sentence(&self.src[c.start_byte()..c.end_byte()])),
             parent: d.parent.map(|p| self.symbols[p].id.clone()),
             start_line,
             end_line,
@@ -807,159 +736,6 @@ fn join(prefix: &str, name: &str) -> String {
     } else {
         format!("{prefix}.{name}")
     }
-}
-
-/// Lossy text with whitespace runs collapsed to one space, trimmed.
-fn collapse(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let mut out = String::with_capacity(text.len());
-    for word in text.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-    out
-}
-
-/// A type as written, without generics, annotations or whitespace: `final Map.Entry<K, V> []`
-/// → `Map.Entry[]`.
-fn erase(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let mut out = String::with_capacity(text.len());
-    let (mut angle, mut paren) = (0usize, 0usize);
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            // Only annotation arguments hold literals: skip them whole.
-            '"' | '\'' => {
-                while let Some(d) = chars.next() {
-                    match d {
-                        '\\' => {
-                            chars.next();
-                        }
-                        _ if d == c => break,
-                        _ => {}
-                    }
-                }
-            }
-            '<' => angle += 1,
-            '>' => angle = angle.saturating_sub(1),
-            '(' => paren += 1,
-            ')' => paren = paren.saturating_sub(1),
-            '@' if angle == 0 && paren == 0 => {
-                // Skip the annotation name; its arguments are skipped as a parenthesised group.
-                while chars
-                    .peek()
-                    .is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.'))
-                {
-                    chars.next();
-                }
-            }
-            _ if angle > 0 || paren > 0 || c.is_whitespace() => {}
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// The first sentence of a Javadoc comment, as plain text.
-fn first_sentence(comment: &[u8]) -> Option<String> {
-    let text = String::from_utf8_lossy(comment);
-    let body = text.trim_start_matches("/**");
-    let body = body.strip_suffix("*/").unwrap_or(body);
-    let mut plain = String::new();
-    for line in body.lines() {
-        let line = line.trim_start().trim_start_matches('*').trim();
-        if line.starts_with('@') {
-            break; // block tags
-        }
-        plain.push_str(line);
-        plain.push(' ');
-    }
-    let plain = strip_markup(&plain);
-    let plain = collapse(plain.as_bytes());
-    let sentence = match plain.find(". ") {
-        Some(i) => &plain[..=i],
-        None => &plain,
-    };
-    let sentence = sentence.trim();
-    (!sentence.is_empty()).then(|| sentence.to_string())
-}
-
-/// Removes HTML tags and unwraps inline tags: `{@code x}` → `x`, `{@link A#b label}` → `label`,
-/// `{@link A#b}` → `A#b`, `{@inheritDoc}` → nothing.
-fn strip_markup(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(i) = rest.find(['<', '{', '&']) {
-        out.push_str(&rest[..i]);
-        rest = &rest[i..];
-        if rest.starts_with('<') {
-            match rest.find('>') {
-                Some(j) => rest = &rest[j + 1..],
-                None => {
-                    out.push_str(rest);
-                    rest = "";
-                }
-            }
-        } else if rest.starts_with("{@") {
-            // Find the matching brace.
-            let mut depth = 0;
-            let end = rest.char_indices().find(|&(_, c)| {
-                depth += match c {
-                    '{' => 1,
-                    '}' => -1,
-                    _ => 0,
-                };
-                depth == 0
-            });
-            let Some((j, _)) = end else {
-                out.push_str(rest);
-                rest = "";
-                continue;
-            };
-            let inner = &rest[2..j];
-            let (tag, arg) = inner.split_once(char::is_whitespace).unwrap_or((inner, ""));
-            let arg = arg.trim();
-            match tag {
-                "link" | "linkplain" => {
-                    let (target, label) = arg.split_once(char::is_whitespace).unwrap_or((arg, ""));
-                    out.push_str(if label.trim().is_empty() {
-                        target
-                    } else {
-                        label.trim()
-                    });
-                }
-                "inheritDoc" => {}
-                _ => out.push_str(arg),
-            }
-            rest = &rest[j + 1..];
-        } else if rest.starts_with('&') {
-            let entities = [
-                ("&lt;", "<"),
-                ("&gt;", ">"),
-                ("&amp;", "&"),
-                ("&quot;", "\""),
-                ("&nbsp;", " "),
-            ];
-            match entities.iter().find(|(e, _)| rest.starts_with(e)) {
-                Some((e, r)) => {
-                    out.push_str(r);
-                    rest = &rest[e.len()..];
-                }
-                None => {
-                    out.push('&');
-                    rest = &rest[1..];
-                }
-            }
-        } else {
-            out.push('{');
-            rest = &rest[1..];
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 #[cfg(test)]

@@ -170,35 +170,6 @@ fn broken_source_still_yields_symbols() {
 }
 
 #[test]
-fn first_sentence_of_javadoc() {
-    let doc = |s: &str| first_sentence(s.as_bytes());
-    assert_eq!(
-        doc("/** Gets the {@code int} value. More. */").as_deref(),
-        Some("Gets the int value.")
-    );
-    assert_eq!(
-        doc("/**\n * Returns <i>the</i> {@link java.io.File file}, see {@link #x()}\n * e.g. 1.5 &amp; more.\n *\n * @return x\n */")
-            .as_deref(),
-        Some("Returns the file, see #x() e.g.")
-    );
-    assert_eq!(
-        doc("/** {@code Map<K, {V}>} only */").as_deref(),
-        Some("Map<K, {V}> only")
-    );
-    assert_eq!(doc("/** {@inheritDoc} */"), None);
-    assert_eq!(doc("/***/"), None);
-}
-
-#[test]
-fn erasure_keeps_what_is_written_minus_generics_and_annotations() {
-    let e = |s: &str| erase(s.as_bytes());
-    assert_eq!(e("Map.Entry<K, List<V>>"), "Map.Entry");
-    assert_eq!(e("@NonNull String @Deprecated []"), "String[]");
-    assert_eq!(e("@a.b.C(x = \"(\") int"), "int");
-    assert_eq!(e("java.util.List<int[]>[]"), "java.util.List[]");
-}
-
-#[test]
 fn anonymous_classes_are_numbered_like_javac() {
     let src = include_bytes!("../../../tests/fixtures/java/Anonymous.java");
     let a = assert_inline_defs(Language::Java, "src/T.java", src);
