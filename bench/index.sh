@@ -43,6 +43,21 @@ check() { # check LABEL VALUE OP LIMIT UNIT
   printf '  %-44s %s  (%s %s, target %s %s)\n' "$1" "$verdict" "$2" "$5" "$3 $4" "$5"
 }
 
+# Every child runs in its own process group (set -m) and is waited for in the background, so an
+# interrupt stops it (with its children) and the trap puts the edited corpus file back.
+set -m
+CHILD= WATCH_PID= BACKUP= EDIT_PATH=
+stop() { # stop PID: end a process group this script started
+  if [ -n "$1" ] && kill -0 "$1" 2>/dev/null; then kill -- "-$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; fi
+}
+restore() { if [ -n "$BACKUP" ] && [ -f "$BACKUP" ] && ! cmp -s "$BACKUP" "$EDIT_PATH"; then cp -p "$BACKUP" "$EDIT_PATH"; fi; }
+cleanup() { stop "$CHILD"; restore; stop "$WATCH_PID"; CHILD= WATCH_PID=; }
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+# job CMD... : run CMD as a separate job (own process group) and wait for it.
+job() { local rc=0; "$@" </dev/null & CHILD=$!; wait "$CHILD" || rc=$?; CHILD=; return "$rc"; }
+
 START_LOAD=$(loadavg)
 START_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
 CORES=$(nproc)
@@ -62,18 +77,21 @@ fi
 if [ ! -d "$CORPUS" ]; then
   [ -f "$MAKE_CORPUS" ] || die "no corpus at $CORPUS and no make-corpus.sh at $MAKE_CORPUS"
   say "building the corpus: $MAKE_CORPUS $BENCH_DIR (tomcat10 $TOMCAT_VERSION, openjdk-17 $OPENJDK_VERSION)"
-  bash "$MAKE_CORPUS" "$BENCH_DIR"
+  job bash "$MAKE_CORPUS" "$BENCH_DIR"
 fi
 CORPUS=$(cd "$CORPUS" && pwd)
-[ -f "$CORPUS/$EDIT_FILE" ] || die "edit file $CORPUS/$EDIT_FILE not found"
+EDIT_PATH=$CORPUS/$EDIT_FILE
+[ -f "$EDIT_PATH" ] || die "edit file $EDIT_PATH not found"
+WORK=$BENCH_DIR/work/index-sh
+BACKUP=$WORK/edit-file.orig
+restore # a run killed with -9 may have left its edit behind
+rm -rf "$WORK" && mkdir -p "$WORK/logs"
 read -r C_FILES < <(find "$CORPUS" -type f -name '*.java' | wc -l)
 read -r C_LINES C_BYTES < <(find "$CORPUS" -type f -name '*.java' -print0 | xargs -0 cat | wc -lc) # also warms the page cache
 say "corpus-1m: $C_FILES files, $C_LINES lines, $C_BYTES bytes ($CORPUS)"
 if [ "$C_FILES $C_LINES $C_BYTES" != "3467 1015292 38159123" ]; then
   say "WARNING: corpus-1m differs from perf-anchors.md (3467 files, 1015292 lines, 38159123 bytes)"
 fi
-WORK=$BENCH_DIR/work/index-sh
-rm -rf "$WORK" && mkdir -p "$WORK/logs"
 IDX=$WORK/codemap-idx   # outside the corpus, so watch never sees its own writes
 TV_OUT=$WORK/anchor-tantivy
 
@@ -84,11 +102,11 @@ ANCHORS=${ANCHORS_BIN:-$TARGET/release/examples/anchors}
 CODEMAP_OK=1 CODEMAP_WHY=
 if [ -z "${CODEMAP_BIN:-}" ] || [ -z "${ANCHORS_BIN:-}" ]; then
   say "cargo build --release (log: $WORK/logs/build.log)"
-  if ! (cd "$ROOT" && cargo build --release --bin codemap --example anchors -p codemap -p indexer) >"$WORK/logs/build.log" 2>&1; then
+  if ! job cargo build --manifest-path "$ROOT/Cargo.toml" --release --bin codemap --example anchors -p codemap -p indexer >"$WORK/logs/build.log" 2>&1; then
     tail -n 15 "$WORK/logs/build.log" >&2
     say "building codemap failed; measuring the anchors only"
     CODEMAP_OK=0 CODEMAP_WHY="codemap did not build"
-    (cd "$ROOT" && cargo build --release -p indexer --example anchors) >>"$WORK/logs/build.log" 2>&1 \
+    job cargo build --manifest-path "$ROOT/Cargo.toml" --release -p indexer --example anchors >>"$WORK/logs/build.log" 2>&1 \
       || { tail -n 15 "$WORK/logs/build.log" >&2; die "the anchors example does not build either"; }
   fi
 fi
@@ -103,7 +121,7 @@ DIRTY=$(git -C "$ROOT" status --porcelain | wc -l)
 timed() {
   local log=$1 t0 t1; shift
   t0=$EPOCHREALTIME
-  if ! /usr/bin/time -v -o "$log.time" "$@" >"$log" 2>&1; then
+  if ! job /usr/bin/time -v -o "$log.time" "$@" >"$log" 2>&1; then
     printf 'FAILED: %s (log: %s)\n' "$*" "$log" >&2; tail -n 5 "$log" >&2; return 1
   fi
   t1=$EPOCHREALTIME
@@ -161,20 +179,9 @@ if [ "$CODEMAP_OK" = 1 ]; then
 fi
 
 # ---------------------------------------------------------------- 4. one-file edit under `codemap watch`
-EDIT_PATH=$CORPUS/$EDIT_FILE
-BACKUP=$WORK/edit-file.orig
-WATCH_PID= WATCH_STATUS= WATCH_CPU=- WATCH_HWM=-
+WATCH_STATUS= WATCH_CPU=- WATCH_HWM=-
 declare -a E_MS=()
 E_TIMEOUTS=0
-cleanup() {
-  if [ -f "$BACKUP" ] && ! cmp -s "$BACKUP" "$EDIT_PATH"; then cp -p "$BACKUP" "$EDIT_PATH"; fi
-  if [ -n "$WATCH_PID" ] && kill -0 "$WATCH_PID" 2>/dev/null; then
-    kill "$WATCH_PID" 2>/dev/null || true
-    wait "$WATCH_PID" 2>/dev/null || true
-  fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 proc_cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"; }
 rand_word() { local s= l=abcdefghijklmnopqrstuvwxyz i; for ((i = 0; i < 10; i++)); do s+=${l:RANDOM%26:1}; done; echo "$s"; }
 
@@ -185,15 +192,15 @@ else
   # The token goes in as a comment line just before the file's last closing brace (inside the class).
   LAST_BRACE=$(grep -n '^}' "$BACKUP" | tail -n 1 | cut -d: -f1)
   [ -n "$LAST_BRACE" ] || die "no closing brace in $EDIT_PATH"
-  WLOG=$WORK/logs/watch.log
-  "$CODEMAP" watch "$CORPUS" --index-dir "$IDX" --quiet >"$WLOG" 2>&1 &
+  WLOG=$WORK/logs/watch
+  "$CODEMAP" watch "$CORPUS" --index-dir "$IDX" --quiet >"$WLOG.out" 2>"$WLOG.err" </dev/null &
   WATCH_PID=$!
-  say "codemap watch started (pid $WATCH_PID, log $WLOG); waiting for 'watching'"
+  say "codemap watch started (pid $WATCH_PID, logs $WLOG.out/.err); waiting for 'watching' on its stdout"
   t0=$EPOCHREALTIME
-  while ! grep -q watching "$WLOG"; do
+  while ! grep -q watching "$WLOG.out"; do
     if ! kill -0 "$WATCH_PID" 2>/dev/null; then
       wait "$WATCH_PID" && rc=0 || rc=$?
-      WATCH_STATUS="not available (watch exited with $rc: $(tail -n 1 "$WLOG"))"
+      WATCH_STATUS="not available (watch exited with $rc: $(cat "$WLOG.out" "$WLOG.err" | tail -n 1))"
       WATCH_PID=
       break
     fi
@@ -207,6 +214,7 @@ else
     say "watch ready after $(calc "$EPOCHREALTIME - $t0")s; $EDITS edits of $EDIT_FILE"
     cpu0=$(proc_cpu_s "$WATCH_PID")
     for ((i = 1; i <= EDITS; i++)); do
+      if ! kill -0 "$WATCH_PID" 2>/dev/null; then WATCH_STATUS="watch exited during edit $i (log $WLOG.err)"; break; fi
       tok=cmzq$(rand_word)
       awk -v n="$LAST_BRACE" -v t="$tok" 'NR == n { print "    // " t } { print }' "$BACKUP" >"$WORK/edit-file.new"
       t0=${EPOCHREALTIME/./} # microseconds
@@ -223,12 +231,14 @@ else
       else E_TIMEOUTS=$((E_TIMEOUTS + 1)); echo "edit $i: not searchable after ${EDIT_TIMEOUT}s"; fi
       sleep 0.2 # let the watcher settle before the next edit
     done
-    WATCH_CPU=$(calc "$(proc_cpu_s "$WATCH_PID") - $cpu0")
-    WATCH_HWM=$(awk '/^VmHWM/{printf "%.1f", $2/1024}' "/proc/$WATCH_PID/status")
-    WATCH_STATUS=ok
+    if [ -z "$WATCH_STATUS" ] && cpu1=$(proc_cpu_s "$WATCH_PID" 2>/dev/null); then
+      WATCH_CPU=$(calc "$cpu1 - $cpu0")
+      WATCH_HWM=$(awk '/^VmHWM/{printf "%.1f", $2/1024}' "/proc/$WATCH_PID/status")
+      WATCH_STATUS=ok
+    fi
+    : "${WATCH_STATUS:=watch exited during the edits (log $WLOG.err)}"
   fi
   cleanup
-  WATCH_PID=
 fi
 
 # ---------------------------------------------------------------- 5. figures
@@ -236,7 +246,7 @@ END_LOAD=$(loadavg)
 row() { # row LABEL N WALLS CPUS RSSES (space-separated lists)
   local -a w=($3) c=($4) m=($5)
   printf '%-36s %3s %9s %13s %8s %9s\n' "$1" "$2" "$(median "${w[@]}")" "$(minmax "${w[@]}")" \
-    "$(median "${c[@]}")" "$(median "${m[@]}")"
+    "$(median "${c[@]}")" "$(printf '%.0f' "$(median "${m[@]}")")"
 }
 MAX_RSS=$( ((${#F_RSS[@]} + ${#N_RSS[@]})) && maxof "${F_RSS[@]}" "${N_RSS[@]}" || echo -)
 [ "$WATCH_HWM" != - ] && [ "$MAX_RSS" != - ] && MAX_RSS=$(maxof "$MAX_RSS" "$WATCH_HWM")
@@ -246,7 +256,7 @@ E_MED=$(median "${E_MS[@]}") E_P90=$(pctl 90 "${E_MS[@]}")
 
 echo
 echo "=== codemap index benchmark, $START_DATE"
-echo "$VERSION @ $REV ($DIRTY uncommitted paths), $(rustc --version | cut -d' ' -f1-2), $CORES cores"
+echo "$VERSION @ $REV ($DIRTY uncommitted paths), $(cd "$ROOT" && rustc --version | cut -d' ' -f1-2), $CORES cores"
 echo "corpus-1m: $C_FILES files, $C_LINES lines, $C_BYTES bytes; warm page cache; rounds: $ROUNDS (+$WARMUP warm-up), interleaved"
 echo "load average: start $START_LOAD, end $END_LOAD"
 echo

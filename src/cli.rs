@@ -28,6 +28,29 @@ pub struct Global {
     /// Print JSON instead of text.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Where the index is read from (and, for `index`, published to).
+    #[arg(long, global = true, value_enum, default_value_t = Backend::Embedded, env = "CODEMAP_BACKEND")]
+    pub backend: Backend,
+    /// Meilisearch URL (team mode).
+    #[arg(long, global = true, env = "MEILI_URL")]
+    pub meili_url: Option<String>,
+    /// Name of the environment variable holding the Meilisearch API key.
+    #[arg(long, global = true, default_value = "MEILI_MASTER_KEY")]
+    pub meili_key_env: String,
+    /// Prefix of codemap's Meilisearch index names.
+    #[arg(long, global = true, default_value = "codemap_")]
+    pub meili_prefix: String,
+    /// Repository scope in a shared server (default: the repository folder's name).
+    #[arg(long, global = true)]
+    pub repo_name: Option<String>,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// The local index folder.
+    Embedded,
+    /// A Meilisearch server (the local folder stays the indexer's working copy).
+    Meilisearch,
 }
 
 #[derive(Subcommand, Debug)]

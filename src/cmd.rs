@@ -5,9 +5,10 @@ mod inspect;
 mod search;
 mod watch;
 
-use crate::cli::{Cli, Command, Global};
+use crate::cli::{Backend, Cli, Command, Global};
 use anyhow::{Context, Result};
-use indexer::store::{EmbeddedIndex, IndexDir};
+use indexer::store::meilisearch::{MeiliConfig, MeiliStore};
+use indexer::store::{EmbeddedIndex, IndexDir, IndexRead};
 use std::path::{Path, PathBuf};
 
 /// How a command ended, for the exit code.
@@ -69,6 +70,44 @@ fn open_index(g: &Global) -> Result<EmbeddedIndex> {
     let dir = read_target(g)?;
     EmbeddedIndex::open(&dir)
         .with_context(|| format!("opening the index in {}", dir.root().display()))
+}
+
+/// The reader for query commands: the local folder, or the Meilisearch server in team mode.
+fn open_reader(g: &Global) -> Result<Box<dyn IndexRead>> {
+    match g.backend {
+        Backend::Embedded => Ok(Box::new(open_index(g)?)),
+        Backend::Meilisearch => {
+            let repo = match &g.repo_name {
+                Some(r) => r.clone(),
+                None => {
+                    let dir = g.repo.clone().unwrap_or_else(|| PathBuf::from("."));
+                    repo_name(
+                        &dir.canonicalize()
+                            .with_context(|| format!("repository {} not found", dir.display()))?,
+                    )
+                }
+            };
+            Ok(Box::new(meili(g, &repo)?))
+        }
+    }
+}
+
+/// A Meilisearch store for `repo` from the global flags.
+fn meili(g: &Global, repo: &str) -> Result<MeiliStore> {
+    let url = g
+        .meili_url
+        .clone()
+        .context("--backend meilisearch needs --meili-url URL (or MEILI_URL)")?;
+    let key = std::env::var(&g.meili_key_env).ok();
+    MeiliStore::connect(MeiliConfig::new(url, key, g.meili_prefix.clone(), repo))
+        .context("connecting to Meilisearch")
+}
+
+/// The default repository scope: the root folder's name.
+fn repo_name(root: &Path) -> String {
+    root.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "repo".into())
 }
 
 fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {

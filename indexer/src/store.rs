@@ -8,6 +8,10 @@
 
 pub mod catalog;
 pub mod fulltext;
+pub mod meilisearch;
+pub mod read;
+
+pub use read::{IndexRead, TextHit};
 
 use std::fs::File;
 use std::io::{Read, Seek, Write};
@@ -31,6 +35,9 @@ pub enum StoreError {
         "index format {found} is not the expected {expected}; it will be rebuilt by `codemap index`"
     )]
     SchemaMismatch { found: String, expected: i64 },
+    /// A server backend failed (message names the backend and its error).
+    #[error("{0}")]
+    Backend(String),
 }
 
 /// Paths inside an index folder.

@@ -14,7 +14,7 @@ use crate::retrieve::{RecallOptions, Retriever};
 use crate::sanitize;
 use crate::summary;
 use crate::view::{SnapshotView, short_qualified};
-use indexer::store::EmbeddedIndex;
+use indexer::store::{EmbeddedIndex, IndexRead};
 use std::path::PathBuf;
 
 /// How to answer.
@@ -68,12 +68,24 @@ pub fn ask(
 /// Answers questions over one snapshot, reusing its in-memory view.
 pub struct Asker<'a> {
     view: SnapshotView<'a>,
+    /// Where HEAD is read for freshness.
+    repo_root: Option<PathBuf>,
 }
 
 impl<'a> Asker<'a> {
+    /// Over the embedded index; HEAD is read in the repository holding its `.codemap` folder.
     pub fn new(index: &'a EmbeddedIndex) -> Result<Asker<'a>, QueryError> {
+        Asker::from_reader(index, default_repo_root(index))
+    }
+
+    /// Over any index backend; `repo_root` (if known) is where HEAD is read for freshness.
+    pub fn from_reader(
+        index: &'a dyn IndexRead,
+        repo_root: Option<PathBuf>,
+    ) -> Result<Asker<'a>, QueryError> {
         Ok(Asker {
             view: SnapshotView::new(index)?,
+            repo_root,
         })
     }
 
@@ -132,11 +144,8 @@ impl<'a> Asker<'a> {
                 break;
             }
         }
-        let snapshot = v.index.catalog.last_snapshot()?;
-        let root = opts
-            .repo_root
-            .clone()
-            .or_else(|| default_repo_root(v.index));
+        let snapshot = v.index.last_snapshot()?;
+        let root = opts.repo_root.clone().or_else(|| self.repo_root.clone());
         let head = root.as_deref().and_then(freshness::git_head);
         let fresh = freshness::describe(
             snapshot.as_ref(),

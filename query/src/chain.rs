@@ -19,6 +19,8 @@ const MAX_UP: usize = 3;
 const SEEDS: usize = 10;
 
 struct Ctx<'r, 'v, 'a> {
+    /// Lowest score of a callee worth following.
+    threshold: f32,
     r: &'r Retriever<'v, 'a>,
     q: &'r Question,
     graph: &'r dyn CallGraph,
@@ -88,7 +90,8 @@ pub fn build(
             max_rel = max_rel.max(r.body_score(i, q)?);
         }
     }
-    let ctx = Ctx {
+    let mut ctx = Ctx {
+        threshold: 0.3,
         r,
         q,
         graph,
@@ -99,6 +102,8 @@ pub fn build(
 
     if let Some(e) = entry {
         let mut out = Vec::new();
+        // A named entry: the asker wants its whole flow, so follow weaker callees too.
+        ctx.threshold = 0.15;
         descend(&ctx, e, &mut out, 0)?;
         out.truncate(MAX_CHAIN);
         return Ok(out);
@@ -218,14 +223,17 @@ fn descend(
             s += 0.35;
         }
         let lines = cs.end_line - cs.start_line + 1;
+        if !ctx.r.has_body(c) {
+            s -= 0.2; // abstract: the work happens in an implementation we cannot pick
+        }
         // Where the flow goes on: callees that call further into the code base.
         let leaf = !ctx.graph.callees(&cs.id)?.iter().any(|e| {
             e.confidence >= 0.5
                 && v.by_id(&e.to.0)
                     .is_some_and(|t| t != c && ctx.is_source_callable(t))
         });
-        if leaf && lines <= 5 && !overload {
-            s -= 0.3; // accessors, openers and other trivial helpers
+        if leaf && lines <= 5 && !overload && is_accessor(&cs.name) {
+            s -= 0.3; // getters, setters and predicates on state
         } else if !leaf {
             s += 0.15;
         }
@@ -245,11 +253,11 @@ fn descend(
             eprintln!("  {} -> {} {:.2}", me.name, v.sym(*c).symbol.signature, s);
         }
     }
-    // The strongest callees, visited in the order the method calls them.
+    // The strongest callees, strongest first: the main path before side branches.
     let mut chosen: Vec<(SymIdx, u32)> = scored
         .iter()
         .take(BRANCH)
-        .filter(|x| x.1 >= 0.3)
+        .filter(|x| x.1 >= ctx.threshold)
         .map(|x| (x.0, x.3))
         .collect();
     if chosen.is_empty() {
@@ -262,7 +270,6 @@ fn descend(
                 .map(|x| (x.0, x.3)),
         );
     }
-    chosen.sort_by_key(|&(c, line)| (line, c));
     for (c, _) in chosen {
         descend(ctx, c, out, depth + 1)?;
     }
@@ -272,4 +279,18 @@ fn descend(
 fn has_word(line: &str, w: &str) -> bool {
     line.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
         .any(|x| x == w)
+}
+
+/// `getX`, `setX`, `isX`, `hasX`, `withX` and the `Object` methods.
+fn is_accessor(name: &str) -> bool {
+    let starts = |p: &str| {
+        name.strip_prefix(p)
+            .is_some_and(|r| r.starts_with(|c: char| c.is_uppercase()))
+    };
+    starts("get")
+        || starts("set")
+        || starts("is")
+        || starts("has")
+        || starts("with")
+        || matches!(name, "equals" | "hashCode" | "toString" | "compareTo")
 }

@@ -90,6 +90,31 @@ const ENTRY_ANNOTATIONS: &[&str] = &[
     "Async",
 ];
 
+/// Code that changes an entity's state.
+const STATE_WRITES: &[&str] = &[
+    "setStatus(",
+    "setState(",
+    ".status = ",
+    ".state = ",
+    "transitionTo(",
+    "changeStatus(",
+];
+
+/// Code that reads a setting.
+const CONFIG_READS: &[&str] = &[
+    "getProperty(",
+    "getenv(",
+    "@Value(",
+    "getBoolean(",
+    "getInteger(",
+    "getLong(",
+    "getConfig",
+    "properties.get(",
+    "environment.get",
+    "Environment",
+    "@ConfigurationProperties",
+];
+
 pub struct Retriever<'v, 'a> {
     pub view: &'v SnapshotView<'a>,
 }
@@ -238,7 +263,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
         if let Some(vl) = opts.vectors {
             let mut items = Vec::new();
             for (chunk_id, _) in vl.nearest(&q.text, opts.bm25_depth)? {
-                if let Some(row) = v.index.catalog.chunk(&chunk_id)? {
+                if let Some(row) = v.index.chunk(&chunk_id)? {
                     for u in self.units_of_chunk(
                         row.path.as_str(),
                         row.chunk.start_line,
@@ -374,8 +399,8 @@ impl<'v, 'a> Retriever<'v, 'a> {
         }
         let query = words.join(" ");
         let mut items = Vec::new();
-        for (id, _path, _score) in v.index.text.search(&query, depth)? {
-            let Some(row) = v.index.catalog.chunk(&id)? else {
+        for (id, _path, _score) in v.index.search_chunks(&query, depth)? {
+            let Some(row) = v.index.chunk(&id)? else {
                 continue;
             };
             for u in self.units_of_chunk(
@@ -580,6 +605,21 @@ impl<'v, 'a> Retriever<'v, 'a> {
             b *= 1.1;
         }
         let is_type = s.kind.is_type();
+        if s.kind.is_callable() {
+            let text = v
+                .text(&v.sym(*i).path, s.start_line, s.end_line)
+                .unwrap_or_default();
+            // State changes, when the question is about states.
+            if (q.weight_of("status") >= 0.6 || q.weight_of("state") >= 0.6)
+                && STATE_WRITES.iter().any(|w| text.contains(w))
+            {
+                b *= 1.15;
+            }
+            // Settings read, for configuration questions.
+            if q.intent == Intent::Config && CONFIG_READS.iter().any(|w| text.contains(w)) {
+                b *= 1.3;
+            }
+        }
         if matches!(q.intent, Intent::Locate | Intent::Flow | Intent::Config) {
             let creation = ["creat", "construct", "instanti", "initi", "new", "build"]
                 .iter()

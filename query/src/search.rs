@@ -2,11 +2,11 @@
 //!
 //! Exact identifier matches are never outranked by near misses: a query that names a symbol gets
 //! its declaration on top, then the full-text hits in score order (tests, generated and vendored
-//! code demoted). Every hit is a range read back from the catalog, so it exists in the snapshot.
+//! code demoted). Every hit is a range read back from the index, so it exists in the snapshot.
 
 use indexer::model::{Chunk, Provenance, RepoPath, Symbol};
 use indexer::overlay::Overlay;
-use indexer::store::{EmbeddedIndex, StoreError};
+use indexer::store::{IndexRead, StoreError};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 
@@ -64,14 +64,14 @@ pub fn identifiers(query: &str) -> Vec<&str> {
 }
 
 /// Runs the symbol leg and the BM25 leg over the committed index and merges them.
-pub fn search(index: &EmbeddedIndex, query: &str, limit: usize) -> Result<Vec<Hit>, SearchError> {
+pub fn search(index: &dyn IndexRead, query: &str, limit: usize) -> Result<Vec<Hit>, SearchError> {
     search_with_overlay(index, None, query, limit)
 }
 
 /// As [`search`], with a watch overlay laid on top: files in the overlay hide their committed
 /// versions and are searched from memory.
 pub fn search_with_overlay(
-    index: &EmbeddedIndex,
+    index: &dyn IndexRead,
     overlay: Option<&Overlay>,
     query: &str,
     limit: usize,
@@ -80,9 +80,8 @@ pub fn search_with_overlay(
     let mut provenance = Provenances::new(index);
     let mut hits = symbol_hits(index, overlay, query, limit, &mut provenance)?;
     let mut text_hits = Vec::new();
-    for (id, _path, score) in index.text.search(query, limit * 3)? {
-        // Documents the catalog does not know belong to no published snapshot.
-        let Some(row) = index.catalog.chunk(&id)? else {
+    for (id, _path, score) in index.search_chunks(query, limit * 3)? {
+        let Some(row) = index.chunk(&id)? else {
             continue;
         };
         if shadowed(&row.path) {
@@ -131,12 +130,12 @@ fn text_hit(path: &RepoPath, c: &Chunk, score: f32) -> Hit {
 
 /// Provenance of files by path, looked up once per query.
 struct Provenances<'a> {
-    index: &'a EmbeddedIndex,
+    index: &'a dyn IndexRead,
     cache: HashMap<RepoPath, Provenance>,
 }
 
 impl<'a> Provenances<'a> {
-    fn new(index: &'a EmbeddedIndex) -> Self {
+    fn new(index: &'a dyn IndexRead) -> Self {
         Provenances {
             index,
             cache: HashMap::new(),
@@ -148,7 +147,6 @@ impl<'a> Provenances<'a> {
         }
         let v = self
             .index
-            .catalog
             .file(p.as_str())?
             .map(|f| f.provenance)
             .unwrap_or_default();
@@ -169,7 +167,7 @@ fn looks_like_code(word: &str, single: bool) -> bool {
 
 /// Declarations whose name is one of the query's identifiers; exact case first, sources first.
 fn symbol_hits(
-    index: &EmbeddedIndex,
+    index: &dyn IndexRead,
     overlay: Option<&Overlay>,
     query: &str,
     limit: usize,
@@ -185,7 +183,7 @@ fn symbol_hits(
     {
         let simple = word.rsplit(['.', '#']).next().unwrap_or(word);
         let mut found: Vec<(RepoPath, Symbol, Provenance)> = Vec::new();
-        for r in index.catalog.symbols_named(word)? {
+        for r in index.symbols_named(word)? {
             if overlay.is_some_and(|o| o.shadows(&r.path)) {
                 continue;
             }

@@ -7,7 +7,7 @@
 use crate::QueryError;
 use crate::terms;
 use indexer::model::{Provenance, Symbol, SymbolKind};
-use indexer::store::EmbeddedIndex;
+use indexer::store::IndexRead;
 use indexer::store::catalog::FileRow;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -168,7 +168,7 @@ pub struct Card {
 }
 
 pub struct SnapshotView<'a> {
-    pub index: &'a EmbeddedIndex,
+    pub index: &'a dyn IndexRead,
     pub files: HashMap<String, FileRow>,
     pub symbols: Vec<Sym>,
     by_path: HashMap<String, Vec<SymIdx>>,
@@ -179,15 +179,14 @@ pub struct SnapshotView<'a> {
 }
 
 impl<'a> SnapshotView<'a> {
-    pub fn new(index: &'a EmbeddedIndex) -> Result<SnapshotView<'a>, QueryError> {
+    pub fn new(index: &'a dyn IndexRead) -> Result<SnapshotView<'a>, QueryError> {
         let files: HashMap<String, FileRow> = index
-            .catalog
             .current_files()?
             .into_iter()
             .map(|(p, f)| (p.as_str().to_string(), f))
             .collect();
         let mut symbols = Vec::new();
-        for r in index.catalog.all_symbols()? {
+        for r in index.all_symbols()? {
             symbols.push(Sym {
                 path: r.path.as_str().to_string(),
                 symbol: r.symbol,
@@ -314,7 +313,7 @@ impl<'a> SnapshotView<'a> {
             return Ok(l.clone());
         }
         let mut lines: Vec<String> = Vec::new();
-        for c in self.index.catalog.chunks_of(path)? {
+        for c in self.index.chunks_of(path)? {
             let start = c.chunk.start_line.max(1) as usize;
             for (k, text) in c.chunk.text.lines().enumerate() {
                 let n = start + k;

@@ -43,6 +43,29 @@ pub fn index(g: &Global, a: &IndexArgs) -> Result<Outcome> {
         .with_context(|| format!("indexing {} into {}", root.display(), dir.root().display()))?;
     bar.finish_and_clear();
     report(g, &summary)?;
+    if g.backend == crate::cli::Backend::Meilisearch {
+        let repo = g
+            .repo_name
+            .clone()
+            .unwrap_or_else(|| super::repo_name(&root));
+        let store = super::meili(g, &repo)?;
+        let catalog = indexer::store::catalog::Catalog::open_read(&dir.catalog())?;
+        let p = store.publish(&catalog).with_context(|| {
+            format!(
+                "publishing snapshot {} to Meilisearch (the server keeps its previous snapshot)",
+                summary.snapshot.generation
+            )
+        })?;
+        if !g.json {
+            println!(
+                "published snapshot {} of {repo} to Meilisearch ({} files {}, {} tasks)",
+                p.to_generation,
+                p.paths,
+                if p.full { "in full" } else { "changed" },
+                p.tasks
+            );
+        }
+    }
     Ok(if summary.snapshot.files == 0 {
         Outcome::NothingFound
     } else {

@@ -1,14 +1,18 @@
 //! `search` and `symbol`.
 
-use super::{Outcome, open_index, print_json, read_target};
+use super::{Outcome, open_reader, print_json, read_target};
+use crate::cli::Backend;
 use crate::cli::Global;
 use anyhow::Result;
 
 pub fn search(g: &Global, q: &str, limit: usize) -> Result<Outcome> {
-    let dir = read_target(g)?;
-    let hits = match super::watch::ask_watcher(&dir, q, limit) {
+    let watcher = match g.backend {
+        Backend::Embedded => super::watch::ask_watcher(&read_target(g)?, q, limit),
+        Backend::Meilisearch => None,
+    };
+    let hits = match watcher {
         Some(hits) => hits?,
-        None => query::search(&open_index(g)?, q, limit)?,
+        None => query::search(open_reader(g)?.as_ref(), q, limit)?,
     };
     if g.json {
         print_json(&hits)?;
@@ -29,8 +33,7 @@ pub fn search(g: &Global, q: &str, limit: usize) -> Result<Outcome> {
 }
 
 pub fn symbol(g: &Global, name: &str) -> Result<Outcome> {
-    let idx = open_index(g)?;
-    let rows = idx.catalog.symbols_named(name)?;
+    let rows = open_reader(g)?.symbols_named(name)?;
     if g.json {
         let v: Vec<_> = rows
             .iter()

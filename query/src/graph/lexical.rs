@@ -292,7 +292,7 @@ impl CallGraph for LexicalGraph<'_, '_> {
         };
         let name = v.sym(target).symbol.name.clone();
         let mut paths: Vec<String> = Vec::new();
-        for (_, path, _) in v.index.text.search(&name, CALLER_SEARCH_LIMIT)? {
+        for (_, path, _) in v.index.search_chunks(&name, CALLER_SEARCH_LIMIT)? {
             if !paths.contains(&path) {
                 paths.push(path);
             }

@@ -1,0 +1,46 @@
+//! The call graph: per-file facts in, resolved edges out.
+//!
+//! Extraction ([`facts`], filled by `lang/`) sees one file; resolution sees the repository. After
+//! every run that changed a file, [`build`] rebuilds the whole graph in memory from the facts of
+//! all current files — a type table (project types and a small table of common JDK types,
+//! [`jdk`]), receiver typing and overload choice ([`resolve`]), type edges, then framework edges
+//! ([`frameworks`]: Spring routes and beans, Feign, Dubbo, MQ, events, MyBatis, config keys).
+//! The pipeline stores the edges grouped by the file that holds the use site and rewrites only
+//! the files whose edges changed.
+//!
+//! Pure: no I/O, no store. What an edge means is documented on [`Edge`].
+
+pub mod edge;
+pub mod facts;
+pub mod frameworks;
+pub mod jdk;
+pub mod resolve;
+pub mod types;
+
+pub use edge::{Edge, EdgeKind};
+pub use facts::FileFacts;
+
+use crate::model::RepoPath;
+
+/// Whether the graph is built (`CODEMAP_SKIP_GRAPH=1` turns extraction and resolution off, to
+/// measure what they cost; the index then has no edges).
+pub fn enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        std::env::var("CODEMAP_SKIP_GRAPH")
+            .map(|v| v.is_empty() || v == "0")
+            .unwrap_or(true)
+    })
+}
+
+/// Builds every edge of the repository from the facts of all its files. Deterministic: edges
+/// come sorted by use site (file, line), then kind and callee.
+pub fn build(files: &[(&RepoPath, &FileFacts)]) -> Vec<Edge> {
+    let table = types::TypeTable::build(files);
+    let mut edges = resolve::resolve_all(&table, files);
+    edges.extend(types::type_edges(&table, files));
+    edges.extend(frameworks::edges(&table, files));
+    edges.sort_by(edge::Edge::order);
+    edges.dedup();
+    edges
+}

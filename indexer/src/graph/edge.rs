@@ -1,0 +1,108 @@
+//! One edge of the graph: a use site in a file, who uses, what is used, and how.
+
+use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
+
+/// What kind of use an edge records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EdgeKind {
+    /// A method or constructor call, a method reference, a call through an injected bean.
+    Call,
+    /// A remote call: Feign client method → controller method, Dubbo reference → service.
+    Rpc,
+    /// Data access: mapper method → SQL statement → table.
+    Db,
+    /// Asynchronous delivery: MQ sender → listener, `publishEvent` → `@EventListener`,
+    /// scheduler → `@Scheduled` method.
+    Event,
+    /// An HTTP route → its handler method.
+    Route,
+    /// A configuration key used by a field or class (`@Value`, `@ConfigurationProperties`).
+    Config,
+    /// `extends` between classes or between interfaces.
+    Inherits,
+    /// A class implementing an interface.
+    Implements,
+    /// A method overriding or implementing a supertype's method.
+    Overrides,
+}
+
+impl EdgeKind {
+    pub const ALL: [EdgeKind; 9] = [
+        EdgeKind::Call,
+        EdgeKind::Rpc,
+        EdgeKind::Db,
+        EdgeKind::Event,
+        EdgeKind::Route,
+        EdgeKind::Config,
+        EdgeKind::Inherits,
+        EdgeKind::Implements,
+        EdgeKind::Overrides,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeKind::Call => "call",
+            EdgeKind::Rpc => "rpc",
+            EdgeKind::Db => "db",
+            EdgeKind::Event => "event",
+            EdgeKind::Route => "route",
+            EdgeKind::Config => "config",
+            EdgeKind::Inherits => "inherits",
+            EdgeKind::Implements => "implements",
+            EdgeKind::Overrides => "overrides",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<EdgeKind> {
+        EdgeKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Edges of the call graph proper (flow), as opposed to the type hierarchy.
+    pub fn is_flow(self) -> bool {
+        !matches!(
+            self,
+            EdgeKind::Inherits | EdgeKind::Implements | EdgeKind::Overrides
+        )
+    }
+}
+
+/// `caller` uses `callee` at `caller_file:line`.
+///
+/// Endpoints are symbol ids when the symbol is in the index (`java:pkg.Type#m(int)`), external
+/// ids for JDK and library members (`java:java.io.File#exists`, no file), or pseudo ids for
+/// things that are not Java declarations: `route:GET /api/orders/{}`, `mybatis:ns.id`,
+/// `table:t_order`, `config:order.timeout`, `mq:queue/order.cancel`, `schedule:cron=0 * * * * ?`.
+/// An unresolved call has no `callee`, only `callee_name` (the method name) and a confidence
+/// below 0.5.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Edge {
+    pub caller_file: String,
+    pub caller: String,
+    /// Qualified name for display (`pkg.Type.method`; constructors `pkg.Type.Type`).
+    pub caller_name: String,
+    /// Line of the use site in `caller_file` (javac's line for calls: the name token).
+    pub line: u32,
+    pub kind: EdgeKind,
+    pub callee: Option<String>,
+    pub callee_name: String,
+    pub callee_file: Option<String>,
+    pub callee_line: Option<u32>,
+    /// 1.0 certain; 0.8–0.9 resolved with a guess (overload, inherited from outside the repo);
+    /// below 0.5 unresolved.
+    pub confidence: f32,
+    /// How it was resolved, when that is worth saying (`bean`, `dubbo`, `exchange=x key=y`).
+    pub detail: String,
+}
+
+impl Edge {
+    /// Order of stored and exported edges: use site, then kind, then callee.
+    pub fn order(a: &Edge, b: &Edge) -> Ordering {
+        (a.caller_file.as_str(), a.line, a.kind, a.caller.as_str())
+            .cmp(&(b.caller_file.as_str(), b.line, b.kind, b.caller.as_str()))
+            .then_with(|| a.callee_name.cmp(&b.callee_name))
+            .then_with(|| a.callee.cmp(&b.callee))
+            .then_with(|| a.detail.cmp(&b.detail))
+    }
+}

@@ -1,0 +1,807 @@
+//! Team mode: the index published to a Meilisearch server, and read back from it.
+//!
+//! The embedded index stays the indexer's working copy (it plans incremental runs and keeps
+//! snapshot history); [`MeiliStore::publish`] pushes the difference between the snapshot the
+//! server has and the local one. Readers (bot, docgen, ask) need only the server's URL and a key.
+//!
+//! Layout: indexes `<prefix>files`, `<prefix>symbols`, `<prefix>chunks`, `<prefix>snapshots`, shared
+//! by many repositories; `repo` is filterable and every read filters on it inside the query.
+//! Document ids are blake3 hex of (repo, stable key), so upserts are idempotent across runs.
+//!
+//! Durability: every task is awaited with a bounded wait; a failed task stops the publish with the
+//! task's error and the snapshot document, which is what readers see as "last indexed", is only
+//! written after every other task succeeded. Re-running after a crash re-sends the same batch
+//! (delete-by-path, then add), so it converges without duplicates or orphans.
+
+use crate::analyzer::split_identifier;
+use crate::diff::FileVersion;
+use crate::model::{Chunk, Language, Provenance, RepoPath, Snapshot, Symbol, SymbolId, SymbolKind};
+use crate::store::StoreError;
+use crate::store::catalog::{Catalog, ChunkRow, FileRow, SymbolRow};
+use crate::store::read::{IndexRead, TextHit};
+use meilisearch_sdk::client::Client;
+use meilisearch_sdk::documents::{DocumentDeletionQuery, DocumentsQuery};
+use meilisearch_sdk::indexes::Index;
+use meilisearch_sdk::settings::Settings;
+use meilisearch_sdk::task_info::TaskInfo;
+use meilisearch_sdk::tasks::Task;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, HashMap};
+use std::time::Duration;
+
+/// Documents per add request: far under the 100 MB payload limit for our document sizes.
+const BATCH_DOCS: usize = 1000;
+/// Paths per delete-by-filter request.
+const BATCH_PATHS: usize = 100;
+/// Meilisearch indexes at most 65,535 word positions per attribute; keep well under it.
+const MAX_FIELD_WORDS: usize = 60_000;
+/// Page size when reading documents back.
+const PAGE: usize = 1000;
+
+/// Where and as whom to connect, and under which names.
+#[derive(Debug, Clone)]
+pub struct MeiliConfig {
+    pub url: String,
+    pub api_key: Option<String>,
+    /// Prefix of the index names (`codemap_` → `codemap_chunks`, …).
+    pub prefix: String,
+    /// Repository scope: documents carry it, every read filters on it.
+    pub repo: String,
+    /// Longest wait for one task.
+    pub task_timeout: Duration,
+}
+
+impl MeiliConfig {
+    pub fn new(
+        url: impl Into<String>,
+        api_key: Option<String>,
+        prefix: impl Into<String>,
+        repo: impl Into<String>,
+    ) -> Self {
+        MeiliConfig {
+            url: url.into(),
+            api_key,
+            prefix: prefix.into(),
+            repo: repo.into(),
+            task_timeout: Duration::from_secs(300),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct FileDoc {
+    id: String,
+    repo: String,
+    path: String,
+    language: String,
+    hash: String,
+    size: u64,
+    mtime_ns: i64,
+    lines: u32,
+    module: String,
+    provenance: String,
+    degraded: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct SymbolDoc {
+    id: String,
+    repo: String,
+    path: String,
+    ord: u32,
+    sym_id: String,
+    kind: String,
+    name: String,
+    name_lc: String,
+    qname: String,
+    signature: String,
+    doc: Option<String>,
+    parent: Option<String>,
+    start_line: u32,
+    end_line: u32,
+    name_line: u32,
+    annotations: Vec<String>,
+    visibility: String,
+    is_static: bool,
+    body_hash: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct ChunkDoc {
+    id: String,
+    repo: String,
+    path: String,
+    chunk_id: String,
+    ord: u32,
+    start_line: u32,
+    end_line: u32,
+    symbol: Option<String>,
+    /// Symbol names in the chunk, for a boosted match.
+    symbols: String,
+    /// Identifier parts (`getExtension` → `get extension`): Meilisearch does not split camelCase.
+    terms: String,
+    header: String,
+    text: String,
+    provenance: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct SnapshotDoc {
+    id: String,
+    repo: String,
+    generation: u64,
+    commit: Option<String>,
+    dirty: bool,
+    created_at: i64,
+    files: u64,
+    symbols: u64,
+    chunks: u64,
+}
+
+/// What one publish did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PublishSummary {
+    pub from_generation: u64,
+    pub to_generation: u64,
+    /// Paths whose documents were replaced or deleted.
+    pub paths: usize,
+    pub full: bool,
+    pub tasks: usize,
+}
+
+pub struct MeiliStore {
+    cfg: MeiliConfig,
+    client: Client,
+    rt: tokio::runtime::Runtime,
+}
+
+fn meili_err(e: meilisearch_sdk::errors::Error) -> StoreError {
+    StoreError::Backend(format!("meilisearch: {e}"))
+}
+
+/// A quoted filter value (`"a \"b\""`).
+fn quote(v: &str) -> String {
+    format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+fn doc_id(repo: &str, parts: &[&str]) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(repo.as_bytes());
+    for p in parts {
+        h.update(&[0]);
+        h.update(p.as_bytes());
+    }
+    h.finalize().to_hex()[..40].to_string()
+}
+
+/// Caps a field's word count so Meilisearch indexes all of what it keeps.
+fn cap_words(s: &str) -> String {
+    let mut words = 0;
+    for (i, c) in s.char_indices() {
+        if c.is_whitespace() {
+            words += 1;
+            if words >= MAX_FIELD_WORDS {
+                return s[..i].to_string();
+            }
+        }
+    }
+    s.to_string()
+}
+
+/// Identifier parts of a text, for the `terms` field and for queries.
+pub fn identifier_terms(text: &str) -> String {
+    let mut out = String::new();
+    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')) {
+        let parts = split_identifier(word);
+        if parts.len() > 1 {
+            for p in parts {
+                out.push_str(&p);
+                out.push(' ');
+            }
+        }
+    }
+    out
+}
+
+impl MeiliStore {
+    pub fn connect(cfg: MeiliConfig) -> Result<MeiliStore, StoreError> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let client = Client::new(cfg.url.clone(), cfg.api_key.clone()).map_err(meili_err)?;
+        Ok(MeiliStore { cfg, client, rt })
+    }
+
+    pub fn repo(&self) -> &str {
+        &self.cfg.repo
+    }
+
+    fn index(&self, name: &str) -> Index {
+        self.client.index(format!("{}{}", self.cfg.prefix, name))
+    }
+
+    fn scope(&self) -> String {
+        format!("repo = {}", quote(&self.cfg.repo))
+    }
+
+    fn wait(&self, task: TaskInfo) -> Result<(), StoreError> {
+        let t = self
+            .rt
+            .block_on(task.wait_for_completion(
+                &self.client,
+                Some(Duration::from_millis(20)),
+                Some(self.cfg.task_timeout),
+            ))
+            .map_err(meili_err)?;
+        match t {
+            Task::Succeeded { .. } => Ok(()),
+            Task::Failed { content } => Err(StoreError::Backend(format!(
+                "meilisearch task {} failed: {} ({})",
+                content.task.uid, content.error.error_message, content.error.error_code
+            ))),
+            other => Err(StoreError::Backend(format!(
+                "meilisearch task {} did not finish in time",
+                other.get_uid()
+            ))),
+        }
+    }
+
+    /// Creates the indexes and sets searchable, filterable and sortable attributes and ranking
+    /// rules explicitly. Idempotent.
+    pub fn ensure_settings(&self) -> Result<(), StoreError> {
+        let rules = [
+            "words",
+            "typo",
+            "proximity",
+            "attribute",
+            "sort",
+            "exactness",
+        ]
+        .map(String::from);
+        let specs: [(&str, Vec<&str>, Vec<&str>, Vec<&str>); 4] = [
+            ("files", vec!["path"], vec!["repo", "path"], vec!["path"]),
+            (
+                "symbols",
+                vec!["name", "qname", "signature", "doc"],
+                vec!["repo", "path", "name_lc", "kind", "sym_id"],
+                vec!["path", "start_line"],
+            ),
+            (
+                "chunks",
+                vec!["symbols", "terms", "header", "text"],
+                vec!["repo", "path", "chunk_id"],
+                vec!["path", "ord"],
+            ),
+            (
+                "snapshots",
+                vec!["repo"],
+                vec!["repo", "generation"],
+                vec!["generation"],
+            ),
+        ];
+        for (name, searchable, filterable, sortable) in specs {
+            let uid = format!("{}{}", self.cfg.prefix, name);
+            let task = self
+                .rt
+                .block_on(self.client.create_index(&uid, Some("id")))
+                .map_err(meili_err)?;
+            // "index already exists" is fine; anything else surfaces on the settings task.
+            let _ = self.wait(task);
+            let settings = Settings::new()
+                .with_searchable_attributes(searchable)
+                .with_filterable_attributes(filterable)
+                .with_sortable_attributes(sortable)
+                .with_ranking_rules(rules.clone());
+            let task = self
+                .rt
+                .block_on(self.index(name).set_settings(&settings))
+                .map_err(meili_err)?;
+            self.wait(task)?;
+        }
+        Ok(())
+    }
+
+    /// Pushes the local catalog's last snapshot to the server: only the files that changed since
+    /// the snapshot the server has, or everything when the server's snapshot is unknown locally.
+    pub fn publish(&self, catalog: &Catalog) -> Result<PublishSummary, StoreError> {
+        let Some(local) = catalog.last_snapshot()? else {
+            return Ok(PublishSummary::default());
+        };
+        self.ensure_settings()?;
+        let remote = self.last_snapshot()?;
+        let known: BTreeSet<u64> = catalog.snapshots()?.iter().map(|s| s.generation).collect();
+        let mut summary = PublishSummary {
+            to_generation: local.generation,
+            ..Default::default()
+        };
+        let (paths, full): (Vec<String>, bool) = match &remote {
+            Some(r) if r.generation == local.generation && r.commit == local.commit => {
+                summary.from_generation = r.generation;
+                return Ok(summary);
+            }
+            Some(r) if known.contains(&r.generation) => {
+                summary.from_generation = r.generation;
+                (
+                    changed_paths(
+                        &catalog.files_at(r.generation)?,
+                        &catalog.files_at(local.generation)?,
+                    ),
+                    false,
+                )
+            }
+            _ => {
+                let mut all: Vec<String> = catalog
+                    .current_files()?
+                    .into_keys()
+                    .map(|p| p.to_string())
+                    .collect();
+                all.sort();
+                (all, true)
+            }
+        };
+        summary.full = full;
+        summary.paths = paths.len();
+        let mut tasks = Vec::new();
+        if full {
+            for name in ["files", "symbols", "chunks"] {
+                let idx = self.index(name);
+                let filter = self.scope();
+                let mut q = DocumentDeletionQuery::new(&idx);
+                q.with_filter(&filter);
+                tasks.push(
+                    self.rt
+                        .block_on(idx.delete_documents_with(&q))
+                        .map_err(meili_err)?,
+                );
+            }
+        }
+        let files = catalog.current_files()?;
+        for batch in paths.chunks(BATCH_PATHS) {
+            if !full {
+                let list: Vec<String> = batch.iter().map(|p| quote(p)).collect();
+                let filter = format!("{} AND path IN [{}]", self.scope(), list.join(", "));
+                for name in ["files", "symbols", "chunks"] {
+                    let idx = self.index(name);
+                    let mut q = DocumentDeletionQuery::new(&idx);
+                    q.with_filter(&filter);
+                    tasks.push(
+                        self.rt
+                            .block_on(idx.delete_documents_with(&q))
+                            .map_err(meili_err)?,
+                    );
+                }
+            }
+            let (mut fdocs, mut sdocs, mut cdocs) = (Vec::new(), Vec::new(), Vec::new());
+            for p in batch {
+                let Some(f) = files.get(
+                    &RepoPath::new(p)
+                        .ok_or_else(|| StoreError::Backend(format!("bad path {p}")))?,
+                ) else {
+                    continue; // removed: its documents are deleted above
+                };
+                fdocs.push(self.file_doc(f));
+                let symbols = catalog.symbols_of(p)?;
+                for (ord, s) in symbols.iter().enumerate() {
+                    sdocs.push(self.symbol_doc(p, ord as u32, &s.symbol));
+                }
+                for c in catalog.chunks_of(p)? {
+                    cdocs.push(self.chunk_doc(&c, &symbols, f.provenance));
+                }
+            }
+            tasks.extend(self.add("files", &fdocs)?);
+            tasks.extend(self.add("symbols", &sdocs)?);
+            tasks.extend(self.add("chunks", &cdocs)?);
+        }
+        summary.tasks = tasks.len() + 1;
+        for t in tasks {
+            self.wait(t)?;
+        }
+        // Only now does the server's "last indexed" snapshot move.
+        let snap = SnapshotDoc {
+            id: doc_id(&self.cfg.repo, &["snapshot", &local.generation.to_string()]),
+            repo: self.cfg.repo.clone(),
+            generation: local.generation,
+            commit: local.commit.clone(),
+            dirty: local.dirty,
+            created_at: local.created_at,
+            files: local.files,
+            symbols: local.symbols,
+            chunks: local.chunks,
+        };
+        for t in self.add("snapshots", &[snap])? {
+            self.wait(t)?;
+        }
+        Ok(summary)
+    }
+
+    fn add<T: Serialize + Send + Sync>(
+        &self,
+        name: &str,
+        docs: &[T],
+    ) -> Result<Vec<TaskInfo>, StoreError> {
+        let idx = self.index(name);
+        let mut out = Vec::new();
+        for batch in docs.chunks(BATCH_DOCS) {
+            out.push(
+                self.rt
+                    .block_on(idx.add_or_replace(batch, Some("id")))
+                    .map_err(meili_err)?,
+            );
+        }
+        Ok(out)
+    }
+
+    fn file_doc(&self, f: &FileRow) -> FileDoc {
+        FileDoc {
+            id: doc_id(&self.cfg.repo, &["file", f.path.as_str()]),
+            repo: self.cfg.repo.clone(),
+            path: f.path.to_string(),
+            language: f.language.as_str().into(),
+            hash: f.hash.clone(),
+            size: f.size,
+            mtime_ns: f.mtime_ns,
+            lines: f.lines,
+            module: f.module.clone(),
+            provenance: f.provenance.as_str().into(),
+            degraded: f.degraded.clone(),
+        }
+    }
+
+    fn symbol_doc(&self, path: &str, ord: u32, s: &Symbol) -> SymbolDoc {
+        SymbolDoc {
+            id: doc_id(&self.cfg.repo, &["symbol", path, &ord.to_string()]),
+            repo: self.cfg.repo.clone(),
+            path: path.to_string(),
+            ord,
+            sym_id: s.id.0.clone(),
+            kind: s.kind.as_str().into(),
+            name: s.name.clone(),
+            name_lc: s.name.to_lowercase(),
+            qname: s.qualified_name.clone(),
+            signature: s.signature.clone(),
+            doc: s.doc.clone(),
+            parent: s.parent.as_ref().map(|p| p.0.clone()),
+            start_line: s.start_line,
+            end_line: s.end_line,
+            name_line: s.name_line,
+            annotations: s.annotations.clone(),
+            visibility: s.visibility.clone(),
+            is_static: s.is_static,
+            body_hash: s.body_hash.clone(),
+        }
+    }
+
+    fn chunk_doc(&self, c: &ChunkRow, symbols: &[SymbolRow], provenance: Provenance) -> ChunkDoc {
+        let names = crate::pipeline::symbol_names(&c.chunk, symbols.iter().map(|s| &s.symbol));
+        let terms = identifier_terms(&format!("{names}\n{}\n{}", c.chunk.header, c.chunk.text));
+        ChunkDoc {
+            id: doc_id(&self.cfg.repo, &["chunk", &c.id]),
+            repo: self.cfg.repo.clone(),
+            path: c.path.to_string(),
+            chunk_id: c.id.clone(),
+            ord: c.ord,
+            start_line: c.chunk.start_line,
+            end_line: c.chunk.end_line,
+            symbol: c.chunk.symbol.as_ref().map(|s| s.0.clone()),
+            symbols: names,
+            terms: cap_words(&terms),
+            header: cap_words(&c.chunk.header),
+            text: cap_words(&c.chunk.text),
+            provenance: provenance.as_str().into(),
+        }
+    }
+
+    /// All documents of an index matching `filter` (within the repo scope), page by page.
+    fn fetch_all<T: DeserializeOwned + Send + Sync + 'static>(
+        &self,
+        name: &str,
+        filter: &str,
+    ) -> Result<Vec<T>, StoreError> {
+        let idx = self.index(name);
+        let filter = format!("{} AND ({filter})", self.scope());
+        let mut out = Vec::new();
+        let mut offset = 0;
+        loop {
+            let mut q = DocumentsQuery::new(&idx);
+            q.with_filter(&filter).with_limit(PAGE).with_offset(offset);
+            let page = self
+                .rt
+                .block_on(idx.get_documents_with::<T>(&q))
+                .map_err(meili_err)?;
+            let n = page.results.len();
+            out.extend(page.results);
+            if n < PAGE {
+                break;
+            }
+            offset += n;
+        }
+        Ok(out)
+    }
+
+    /// Counts of this repo's documents per index: (files, symbols, chunks, snapshots).
+    pub fn counts(&self) -> Result<(usize, usize, usize, usize), StoreError> {
+        let n = |name: &str| -> Result<usize, StoreError> {
+            Ok(self
+                .fetch_all::<serde_json::Value>(name, "id EXISTS")?
+                .len())
+        };
+        Ok((n("files")?, n("symbols")?, n("chunks")?, n("snapshots")?))
+    }
+
+    /// Deletes this store's indexes (tests use a unique prefix each and clean up).
+    pub fn drop_indexes(&self) -> Result<(), StoreError> {
+        for name in ["files", "symbols", "chunks", "snapshots"] {
+            let uid = format!("{}{}", self.cfg.prefix, name);
+            if let Ok(t) = self.rt.block_on(self.client.delete_index(&uid)) {
+                let _ = self.wait(t);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Paths added, changed or removed between two file lists.
+fn changed_paths(old: &[FileVersion], new: &[FileVersion]) -> Vec<String> {
+    let old_m: HashMap<&str, &str> = old
+        .iter()
+        .map(|f| (f.path.as_str(), f.hash.as_str()))
+        .collect();
+    let new_m: HashMap<&str, &str> = new
+        .iter()
+        .map(|f| (f.path.as_str(), f.hash.as_str()))
+        .collect();
+    let mut out: BTreeSet<String> = BTreeSet::new();
+    for (p, h) in &new_m {
+        if old_m.get(p) != Some(h) {
+            out.insert(p.to_string());
+        }
+    }
+    for p in old_m.keys() {
+        if !new_m.contains_key(p) {
+            out.insert(p.to_string());
+        }
+    }
+    out.into_iter().collect()
+}
+
+fn file_row(d: FileDoc) -> Option<FileRow> {
+    Some(FileRow {
+        path: RepoPath::new(&d.path)?,
+        language: Language::parse(&d.language),
+        hash: d.hash,
+        size: d.size,
+        mtime_ns: d.mtime_ns,
+        lines: d.lines,
+        module: d.module,
+        provenance: Provenance::parse(&d.provenance),
+        degraded: d.degraded,
+    })
+}
+
+fn symbol_row(d: SymbolDoc) -> Option<SymbolRow> {
+    Some(SymbolRow {
+        path: RepoPath::new(&d.path)?,
+        symbol: Symbol {
+            id: SymbolId(d.sym_id),
+            kind: SymbolKind::parse(&d.kind)?,
+            name: d.name,
+            qualified_name: d.qname,
+            signature: d.signature,
+            doc: d.doc,
+            parent: d.parent.map(SymbolId),
+            start_line: d.start_line,
+            end_line: d.end_line,
+            name_line: d.name_line,
+            annotations: d.annotations,
+            visibility: d.visibility,
+            is_static: d.is_static,
+            body_hash: d.body_hash,
+        },
+    })
+}
+
+fn chunk_row(d: ChunkDoc) -> Option<ChunkRow> {
+    Some(ChunkRow {
+        id: d.chunk_id,
+        path: RepoPath::new(&d.path)?,
+        ord: d.ord,
+        chunk: Chunk {
+            start_line: d.start_line,
+            end_line: d.end_line,
+            start_byte: 0,
+            end_byte: d.text.len(),
+            header: d.header,
+            text: d.text,
+            symbol: d.symbol.map(SymbolId),
+        },
+    })
+}
+
+fn sort_symbols(v: &mut [SymbolRow]) {
+    v.sort_by(|a, b| {
+        (a.path.as_str(), a.symbol.start_line).cmp(&(b.path.as_str(), b.symbol.start_line))
+    });
+}
+
+impl IndexRead for MeiliStore {
+    fn last_snapshot(&self) -> Result<Option<Snapshot>, StoreError> {
+        let idx = self.index("snapshots");
+        let filter = self.scope();
+        let sort = ["generation:desc"];
+        let res = self.rt.block_on(
+            idx.search()
+                .with_filter(&filter)
+                .with_sort(&sort)
+                .with_limit(1)
+                .execute::<SnapshotDoc>(),
+        );
+        let res = match res {
+            Ok(r) => r,
+            // No index yet: nothing published.
+            Err(meilisearch_sdk::errors::Error::Meilisearch(e))
+                if e.error_code == meilisearch_sdk::errors::ErrorCode::IndexNotFound =>
+            {
+                return Ok(None);
+            }
+            Err(e) => return Err(meili_err(e)),
+        };
+        Ok(res.hits.into_iter().next().map(|h| {
+            let d = h.result;
+            Snapshot {
+                generation: d.generation,
+                commit: d.commit,
+                dirty: d.dirty,
+                created_at: d.created_at,
+                files: d.files,
+                symbols: d.symbols,
+                chunks: d.chunks,
+            }
+        }))
+    }
+
+    fn current_files(&self) -> Result<HashMap<RepoPath, FileRow>, StoreError> {
+        Ok(self
+            .fetch_all::<FileDoc>("files", "id EXISTS")?
+            .into_iter()
+            .filter_map(file_row)
+            .map(|f| (f.path.clone(), f))
+            .collect())
+    }
+
+    fn file(&self, path: &str) -> Result<Option<FileRow>, StoreError> {
+        Ok(self
+            .fetch_all::<FileDoc>("files", &format!("path = {}", quote(path)))?
+            .into_iter()
+            .find_map(file_row))
+    }
+
+    fn symbols_named(&self, name: &str) -> Result<Vec<SymbolRow>, StoreError> {
+        let q = name.replace('#', ".");
+        let simple = q.rsplit('.').next().unwrap_or(&q).to_lowercase();
+        let suffix = format!(".{q}");
+        let mut out: Vec<SymbolRow> = self
+            .fetch_all::<SymbolDoc>("symbols", &format!("name_lc = {}", quote(&simple)))?
+            .into_iter()
+            .filter_map(symbol_row)
+            .filter(|r| {
+                !q.contains('.')
+                    || r.symbol.qualified_name == q
+                    || r.symbol.qualified_name.ends_with(&suffix)
+            })
+            .collect();
+        sort_symbols(&mut out);
+        Ok(out)
+    }
+
+    fn symbols_of(&self, path: &str) -> Result<Vec<SymbolRow>, StoreError> {
+        let mut docs =
+            self.fetch_all::<SymbolDoc>("symbols", &format!("path = {}", quote(path)))?;
+        docs.sort_by_key(|d| d.ord);
+        Ok(docs.into_iter().filter_map(symbol_row).collect())
+    }
+
+    fn all_symbols(&self) -> Result<Vec<SymbolRow>, StoreError> {
+        let mut docs = self.fetch_all::<SymbolDoc>("symbols", "id EXISTS")?;
+        docs.sort_by(|a, b| (&a.path, a.ord).cmp(&(&b.path, b.ord)));
+        Ok(docs.into_iter().filter_map(symbol_row).collect())
+    }
+
+    fn chunk(&self, id: &str) -> Result<Option<ChunkRow>, StoreError> {
+        Ok(self
+            .fetch_all::<ChunkDoc>("chunks", &format!("chunk_id = {}", quote(id)))?
+            .into_iter()
+            .find_map(chunk_row))
+    }
+
+    fn chunks_of(&self, path: &str) -> Result<Vec<ChunkRow>, StoreError> {
+        let mut docs = self.fetch_all::<ChunkDoc>("chunks", &format!("path = {}", quote(path)))?;
+        docs.sort_by_key(|d| d.ord);
+        Ok(docs.into_iter().filter_map(chunk_row).collect())
+    }
+
+    fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
+        #[derive(Deserialize)]
+        struct Hit {
+            chunk_id: String,
+            path: String,
+        }
+        let idx = self.index("chunks");
+        let filter = self.scope();
+        let q = format!("{query} {}", identifier_terms(query));
+        let attrs = ["chunk_id", "path"];
+        let res = self
+            .rt
+            .block_on(
+                idx.search()
+                    .with_query(&q)
+                    .with_filter(&filter)
+                    .with_limit(limit)
+                    .with_attributes_to_retrieve(meilisearch_sdk::search::Selectors::Some(&attrs))
+                    .with_show_ranking_score(true)
+                    .execute::<Hit>(),
+            )
+            .map_err(meili_err)?;
+        Ok(res
+            .hits
+            .into_iter()
+            .map(|h| {
+                (
+                    h.result.chunk_id,
+                    h.result.path,
+                    h.ranking_score.unwrap_or(0.0) as f32,
+                )
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_valid_for_meilisearch_and_stable() {
+        let a = doc_id("repo-a", &["chunk", "x/y.java"]);
+        assert_eq!(a, doc_id("repo-a", &["chunk", "x/y.java"]));
+        assert_ne!(a, doc_id("repo-b", &["chunk", "x/y.java"]));
+        assert!(
+            a.len() <= 511
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        );
+    }
+
+    #[test]
+    fn filters_quote_user_text() {
+        assert_eq!(quote(r#"a"b\c"#), r#""a\"b\\c""#);
+    }
+
+    #[test]
+    fn long_fields_are_capped_below_the_word_limit() {
+        let long = "w ".repeat(MAX_FIELD_WORDS + 100);
+        assert!(cap_words(&long).split_whitespace().count() <= MAX_FIELD_WORDS);
+        assert_eq!(cap_words("short text"), "short text");
+    }
+
+    #[test]
+    fn identifier_terms_split_code_names() {
+        assert_eq!(
+            identifier_terms("call getExtension(fileName)").trim(),
+            "get extension file name"
+        );
+    }
+
+    #[test]
+    fn changed_paths_cover_add_change_remove() {
+        let f = |p: &str, h: &str| FileVersion {
+            path: p.into(),
+            hash: h.into(),
+        };
+        let got = changed_paths(
+            &[f("a", "1"), f("b", "1"), f("c", "1")],
+            &[f("a", "1"), f("b", "2"), f("d", "1")],
+        );
+        assert_eq!(got, vec!["b", "c", "d"]);
+    }
+}

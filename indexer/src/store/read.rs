@@ -1,0 +1,82 @@
+//! The read side of an index, whichever backend holds it: the embedded folder or Meilisearch.
+//!
+//! Everything the query side, the bot and docgen read goes through [`IndexRead`], so they work
+//! unchanged on either backend. One conformance suite (tests/store_conformance.rs) runs every
+//! implementation against the same expectations.
+
+use crate::model::{RepoPath, Snapshot};
+use crate::store::StoreError;
+use crate::store::catalog::{ChunkRow, FileRow, SymbolRow};
+use std::collections::HashMap;
+
+/// A full-text hit: chunk id, path, backend score (comparable within one result list only).
+pub type TextHit = (String, String, f32);
+
+/// Read access to one repository's last published snapshot.
+///
+/// Contracts common to all methods:
+/// - Reads see one published snapshot; never a half-applied run.
+/// - A reader is bound to one repository scope; no method returns another repository's data, and
+///   the scope is enforced by the backend's query (not by filtering results afterwards).
+/// - Unknown names, paths or ids give empty results / `None`, not errors. Errors mean the backend
+///   failed (I/O, server down), and say so.
+/// - Results are deterministic: the same snapshot and arguments give the same order.
+pub trait IndexRead {
+    /// The snapshot readers see (`None` before the first run).
+    fn last_snapshot(&self) -> Result<Option<Snapshot>, StoreError>;
+    /// Files of the snapshot keyed by path.
+    fn current_files(&self) -> Result<HashMap<RepoPath, FileRow>, StoreError>;
+    /// One file of the snapshot.
+    fn file(&self, path: &str) -> Result<Option<FileRow>, StoreError>;
+    /// Symbols by simple name (case-insensitive) or by qualified name / qualified suffix
+    /// (`Outer.method`, `pkg.Outer#method`), ordered by path then line.
+    fn symbols_named(&self, name: &str) -> Result<Vec<SymbolRow>, StoreError>;
+    /// Symbols of one file in source order.
+    fn symbols_of(&self, path: &str) -> Result<Vec<SymbolRow>, StoreError>;
+    /// Every symbol, ordered by path then line.
+    fn all_symbols(&self) -> Result<Vec<SymbolRow>, StoreError>;
+    /// One chunk by id.
+    fn chunk(&self, id: &str) -> Result<Option<ChunkRow>, StoreError>;
+    /// Chunks of one file in order.
+    fn chunks_of(&self, path: &str) -> Result<Vec<ChunkRow>, StoreError>;
+    /// Keyword search over chunks (symbols, header, body), best first, at most `limit`.
+    /// Every returned id resolves through [`IndexRead::chunk`].
+    fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError>;
+}
+
+impl IndexRead for crate::store::EmbeddedIndex {
+    fn last_snapshot(&self) -> Result<Option<Snapshot>, StoreError> {
+        self.catalog.last_snapshot()
+    }
+    fn current_files(&self) -> Result<HashMap<RepoPath, FileRow>, StoreError> {
+        self.catalog.current_files()
+    }
+    fn file(&self, path: &str) -> Result<Option<FileRow>, StoreError> {
+        self.catalog.file(path)
+    }
+    fn symbols_named(&self, name: &str) -> Result<Vec<SymbolRow>, StoreError> {
+        self.catalog.symbols_named(name)
+    }
+    fn symbols_of(&self, path: &str) -> Result<Vec<SymbolRow>, StoreError> {
+        self.catalog.symbols_of(path)
+    }
+    fn all_symbols(&self) -> Result<Vec<SymbolRow>, StoreError> {
+        self.catalog.all_symbols()
+    }
+    fn chunk(&self, id: &str) -> Result<Option<ChunkRow>, StoreError> {
+        self.catalog.chunk(id)
+    }
+    fn chunks_of(&self, path: &str) -> Result<Vec<ChunkRow>, StoreError> {
+        self.catalog.chunks_of(path)
+    }
+    fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
+        // Documents the catalog does not know belong to no published snapshot (a killed run).
+        let mut out = Vec::new();
+        for hit in self.text.search(query, limit)? {
+            if self.catalog.chunk(&hit.0)?.is_some() {
+                out.push(hit);
+            }
+        }
+        Ok(out)
+    }
+}
