@@ -389,6 +389,7 @@ impl MeiliStore {
                     cdocs.push(self.chunk_doc(&c, &symbols, f.provenance));
                 }
             }
+            crate::pipeline::crash_point("meili-between-delete-and-add");
             tasks.extend(self.add("files", &fdocs)?);
             tasks.extend(self.add("symbols", &sdocs)?);
             tasks.extend(self.add("chunks", &cdocs)?);
@@ -397,6 +398,7 @@ impl MeiliStore {
         for t in tasks {
             self.wait(t)?;
         }
+        crate::pipeline::crash_point("meili-before-snapshot");
         // Only now does the server's "last indexed" snapshot move.
         let snap = SnapshotDoc {
             id: doc_id(&self.cfg.repo, &["snapshot", &local.generation.to_string()]),

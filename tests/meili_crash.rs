@@ -1,0 +1,140 @@
+//! Killing a publish to Meilisearch mid-run, then re-running, leaves no duplicate and no orphan
+//! documents. Needs a real server (`MEILI_URL`, `MEILI_MASTER_KEY`); says so when skipped.
+
+mod support;
+use indexer::store::catalog::Catalog;
+use indexer::store::meilisearch::{MeiliConfig, MeiliStore};
+use indexer::store::{IndexDir, IndexRead};
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::Path;
+use support::*;
+
+fn repo(root: &Path, n: usize, marker: &str) {
+    for i in 0..n {
+        write(
+            root,
+            &format!("src/p{}/C{i}.java", i % 5),
+            java_class("p", &format!("C{i}"), &format!("{marker} m{i}")),
+        );
+    }
+}
+
+fn publish(idx: &Path, root: &Path, prefix: &str, crash_at: Option<&str>) -> std::process::Child {
+    let mut cmd = codemap();
+    cmd.args([
+        "--index-dir",
+        idx.to_str().unwrap(),
+        "--backend",
+        "meilisearch",
+        "--meili-prefix",
+        prefix,
+    ])
+    .args([
+        "--repo-name",
+        "crashy",
+        "index",
+        root.to_str().unwrap(),
+        "--quiet",
+    ])
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null());
+    if let Some(p) = crash_at {
+        cmd.env("CODEMAP_CRASH_AT", p);
+    }
+    cmd.spawn().unwrap()
+}
+
+fn assert_converged(store: &MeiliStore, idx: &Path) {
+    let catalog = Catalog::open_read(&IndexDir::new(idx).catalog()).unwrap();
+    let (files, symbols, chunks) = catalog.counts().unwrap();
+    let (mf, ms, mc, _) = store.counts().unwrap();
+    assert_eq!(
+        (mf as u64, ms as u64, mc as u64),
+        (files, symbols, chunks),
+        "server = local: no duplicates, no orphans"
+    );
+    let live: HashSet<String> = catalog
+        .current_files()
+        .unwrap()
+        .into_keys()
+        .map(|p| p.to_string())
+        .collect();
+    for s in store.all_symbols().unwrap() {
+        assert!(
+            live.contains(s.path.as_str()),
+            "orphan symbol in {}",
+            s.path
+        );
+    }
+    let local_chunks: HashSet<String> = catalog.chunk_ids().unwrap().into_iter().collect();
+    for f in &live {
+        for c in store.chunks_of(f).unwrap() {
+            assert!(local_chunks.contains(&c.id), "orphan chunk {} of {f}", c.id);
+        }
+    }
+    assert_eq!(
+        store.last_snapshot().unwrap().unwrap().generation,
+        catalog.last_snapshot().unwrap().unwrap().generation
+    );
+}
+
+#[test]
+fn killed_publish_then_rerun_converges() {
+    let Ok(url) = std::env::var("MEILI_URL") else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED killed_publish_then_rerun_converges: MEILI_URL is not set (needs a real Meilisearch server)"
+        );
+        return;
+    };
+    let key = std::env::var("MEILI_MASTER_KEY").ok();
+    let prefix = format!("crash{}_", std::process::id());
+    let store = MeiliStore::connect(MeiliConfig::new(&url, key, &prefix, "crashy")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("r");
+    let idx = tmp.path().join("idx");
+    repo(&root, 300, "v0");
+    assert!(
+        publish(&idx, &root, &prefix, None)
+            .wait()
+            .unwrap()
+            .success()
+    );
+    assert_converged(&store, &idx);
+
+    let mut round = 0;
+    for crash in ["meili-between-delete-and-add", "meili-before-snapshot"] {
+        round += 1;
+        repo(&root, 300 - round * 10, &format!("v{round}"));
+        for i in (300 - round * 10)..300 {
+            let _ = std::fs::remove_file(root.join(format!("src/p{}/C{i}.java", i % 5)));
+        }
+        let status = publish(&idx, &root, &prefix, Some(crash)).wait().unwrap();
+        assert!(!status.success(), "{crash}: the publish crashed");
+        assert!(
+            publish(&idx, &root, &prefix, None)
+                .wait()
+                .unwrap()
+                .success(),
+            "{crash}: rerun succeeds"
+        );
+        assert_converged(&store, &idx);
+    }
+    for delay_ms in [50u64, 150, 400] {
+        round += 1;
+        repo(&root, 280, &format!("v{round}"));
+        let mut child = publish(&idx, &root, &prefix, None);
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(
+            publish(&idx, &root, &prefix, None)
+                .wait()
+                .unwrap()
+                .success()
+        );
+        assert_converged(&store, &idx);
+    }
+    let _ = store.drop_indexes();
+}
