@@ -71,6 +71,8 @@ pub enum Command {
         #[arg(short = 'n', long, default_value_t = 20)]
         limit: usize,
     },
+    /// Answer a question with cited places in the code (index-only, or prose through an LLM).
+    Ask(AskArgs),
     /// Definitions by simple or qualified name.
     Symbol { name: String },
     /// Show what the pipeline produced for one file.
@@ -100,6 +102,38 @@ pub struct IndexArgs {
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct AskArgs {
+    /// The question, in English or Chinese.
+    #[arg(required_unless_present = "batch")]
+    pub question: Option<String>,
+    /// Answer every `{"id","question"}` line of this JSONL file; writes one
+    /// `{"id","answer","citations"}` line per question to stdout.
+    #[arg(long, conflicts_with = "question")]
+    pub batch: Option<std::path::PathBuf>,
+    /// Disclosure level: surface, structured or full.
+    #[arg(long, default_value = "structured")]
+    pub level: String,
+    /// Token budget of the assembled context.
+    #[arg(long, default_value_t = 6000)]
+    pub budget: usize,
+    /// Citations at most.
+    #[arg(short = 'n', long, default_value_t = 10)]
+    pub limit: usize,
+    /// OpenAI-compatible endpoint base URL (e.g. http://127.0.0.1:11434/v1); none = index-only.
+    #[arg(long, env = "CODEMAP_LLM_URL")]
+    pub llm_url: Option<String>,
+    /// Model name for the endpoint.
+    #[arg(long, env = "CODEMAP_LLM_MODEL", default_value = "gpt-4o-mini")]
+    pub llm_model: String,
+    /// Name of the environment variable holding the endpoint's API key.
+    #[arg(long, default_value = "CODEMAP_LLM_KEY")]
+    pub llm_key_env: String,
+    /// Per-request timeout of the endpoint, seconds.
+    #[arg(long, default_value_t = 60.0)]
+    pub llm_timeout: f64,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy)]

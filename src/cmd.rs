@@ -1,5 +1,6 @@
 //! One module per command family; this file resolves where the index is and dispatches.
 
+mod ask;
 mod index;
 mod inspect;
 mod search;
@@ -24,6 +25,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Watch(a) => watch::watch(g, &a),
         Command::Status { verbose } => inspect::status(g, verbose),
         Command::Search { query, limit } => search::search(g, &query, limit),
+        Command::Ask(a) => ask::ask(g, &a),
         Command::Symbol { name } => search::symbol(g, &name),
         Command::Dump { what, file } => inspect::dump(g, what, &file),
         Command::Export { what } => inspect::export(g, what),

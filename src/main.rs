@@ -8,6 +8,8 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Two TLS backends end up in rustls; pick one before any client exists (deps.md, gotcha 1).
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let args = cli::Cli::parse();
     tracing_subscriber::fmt()
         .with_env_filter(

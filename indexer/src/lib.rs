@@ -9,6 +9,7 @@ pub mod analyzer;
 pub mod chunk;
 pub mod diff;
 pub mod git;
+pub mod graph;
 pub mod lang;
 pub mod model;
 pub mod module;

@@ -189,6 +189,10 @@ pub struct FileAnalysis {
     pub chunks: Vec<Chunk>,
     /// Why structural parsing was abandoned and the file indexed as text, if it was.
     pub degraded: Option<String>,
+    /// What the call graph needs from this file (declarations, call sites, framework facts);
+    /// `None` for files that contribute nothing to it.
+    #[serde(default)]
+    pub facts: Option<Box<crate::graph::FileFacts>>,
 }
 
 /// Why a file found by the walk was not indexed.

@@ -103,6 +103,8 @@ pub struct Plan {
     /// The symbols the question is about (named target, entry).
     pub targets: Vec<SymIdx>,
     pub chain: Vec<SymIdx>,
+    /// Callers (callers, impact) or callees (callees) of the targets, in citation order.
+    pub related: Vec<SymIdx>,
     pub notes: Vec<String>,
 }
 
@@ -134,10 +136,21 @@ pub fn plan(
     let mut p = Plan::default();
     match q.intent {
         Intent::Callers | Intent::Impact => {
-            let targets = if exact_callables.is_empty() {
-                top_callable.into_iter().collect()
-            } else {
-                source_first(v, exact_callables)
+            let targets = match (exact_callables.is_empty(), q.identifiers.is_empty()) {
+                (false, _) => source_first(v, exact_callables),
+                // Named, but not in the index: say so rather than answer about something else.
+                (true, false) => {
+                    p.notes.push(format!(
+                        "{} is not a method in the indexed code; showing the closest matches",
+                        q.identifiers
+                            .iter()
+                            .map(|i| i.text.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                    Vec::new()
+                }
+                (true, true) => top_callable.into_iter().collect(),
             };
             let mut callers = callers_of(v, graph, &targets)?;
             if q.intent == Intent::Impact {
@@ -149,20 +162,34 @@ pub fn plan(
                 p.notes.push("no callers found in the indexed code".into());
             }
             p.units.extend(callers.iter().map(|&c| UnitKey::Sym(c)));
+            p.related = callers.clone();
             p.units.extend(targets.iter().map(|&t| UnitKey::Sym(t)));
             p.targets = targets;
         }
         Intent::Callees => {
-            let targets = if exact_callables.is_empty() {
-                top_callable.into_iter().collect()
-            } else {
-                exact_callables
+            let targets = match (exact_callables.is_empty(), q.identifiers.is_empty()) {
+                (false, _) => exact_callables,
+                (true, false) => {
+                    p.notes.push(format!(
+                        "{} is not a method in the indexed code; showing the closest matches",
+                        q.identifiers
+                            .iter()
+                            .map(|i| i.text.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                    Vec::new()
+                }
+                (true, true) => top_callable.into_iter().collect(),
             };
             p.units.extend(targets.iter().map(|&t| UnitKey::Sym(t)));
             for &t in &targets {
                 for e in graph.callees(&v.sym(t).symbol.id)? {
                     if let Some(c) = v.by_id(&e.to.0) {
                         p.units.push(UnitKey::Sym(c));
+                        if !p.related.contains(&c) {
+                            p.related.push(c);
+                        }
                     }
                 }
             }

@@ -2,7 +2,7 @@
 //! assemble, then answer from the index or through an LLM whose citations are checked.
 
 use crate::QueryError;
-use crate::answer::{Answer, AnswerMode, Level, plan};
+use crate::answer::{Answer, AnswerMode, Level, Plan, citation_of, plan};
 use crate::assemble::{Assembled, assemble};
 use crate::citation::{self, Citation, Resolver};
 use crate::embed::VectorLeg;
@@ -10,9 +10,11 @@ use crate::freshness;
 use crate::graph::{CallGraph, LexicalGraph};
 use crate::llm::{ChatModel, LlmError, Message};
 use crate::question::{self, Intent, Question};
+use crate::retrieve::UnitKey;
 use crate::retrieve::{RecallOptions, Retriever};
 use crate::sanitize;
 use crate::summary;
+use crate::view::SymIdx;
 use crate::view::{SnapshotView, short_qualified};
 use indexer::store::{EmbeddedIndex, IndexRead};
 use std::path::PathBuf;
@@ -153,7 +155,7 @@ impl<'a> Asker<'a> {
             opts.now.unwrap_or_else(freshness::unix_now),
         );
 
-        let index_text = index_answer(v, &q, &citations, &assembled);
+        let index_text = index_answer(v, &q, &p, &citations, &assembled);
         let mut answer = Answer {
             question: clean.clone(),
             intent: q.intent,
@@ -224,10 +226,12 @@ fn default_repo_root(index: &EmbeddedIndex) -> Option<PathBuf> {
         .flatten()
 }
 
-/// The structured answer without an LLM: best locations, the chain, a snippet.
+/// The structured answer without an LLM: best locations (or callers, callees, frames), the
+/// chain, a snippet.
 fn index_answer(
     v: &SnapshotView<'_>,
     q: &Question,
+    p: &Plan,
     citations: &[Citation],
     a: &Assembled,
 ) -> String {
@@ -236,26 +240,44 @@ fn index_answer(
         return "No indexed code matches this question. Try naming a class or method, or check `codemap status` for what is indexed.".into();
     };
     let name = |c: &Citation| c.symbol.clone().unwrap_or_else(|| c.path.clone());
+    let sym_line = |i: SymIdx| {
+        let c = citation_of(v, &UnitKey::Sym(i));
+        format!("- {} — {}", name(&c), c.label())
+    };
+    let targets = p
+        .targets
+        .iter()
+        .map(|&t| name(&citation_of(v, &UnitKey::Sym(t))))
+        .collect::<Vec<_>>()
+        .join(", ");
     match q.intent {
-        Intent::Callers | Intent::Impact => {
-            let n = citations
-                .iter()
-                .take_while(|c| !a.chain.iter().any(|x| Some(&x.symbol) == c.symbol.as_ref()))
-                .count();
-            s.push_str(&format!(
-                "{} of {}:\n",
-                if q.intent == Intent::Impact {
-                    "Affected"
-                } else {
-                    "Callers"
-                },
-                q.identifiers
-                    .first()
-                    .map(|i| i.text.as_str())
-                    .unwrap_or("the best match")
-            ));
-            for c in citations.iter().take(n.min(10)) {
-                s.push_str(&format!("- {} — {}\n", name(c), c.label()));
+        Intent::Callers | Intent::Impact | Intent::Callees if !p.targets.is_empty() => {
+            let (what, none) = match q.intent {
+                Intent::Callers => ("Callers of", "No callers of it in the indexed code."),
+                Intent::Impact => (
+                    "Code affected by a change to",
+                    "Nothing in the indexed code calls it.",
+                ),
+                _ => (
+                    "Calls made by",
+                    "It calls nothing else in the indexed code.",
+                ),
+            };
+            s.push_str(&format!("{what} {targets}:\n"));
+            if p.related.is_empty() {
+                s.push_str(none);
+                s.push('\n');
+            }
+            for &c in p.related.iter().take(12) {
+                s.push_str(&sym_line(c));
+                s.push('\n');
+            }
+        }
+        Intent::Trace if !p.targets.is_empty() => {
+            s.push_str("Frames of the trace in the indexed code:\n");
+            for &t in &p.targets {
+                s.push_str(&sym_line(t));
+                s.push('\n');
             }
         }
         Intent::Flow if !a.chain.is_empty() => {

@@ -205,8 +205,11 @@ fn descend(
             continue;
         }
         let Some(c) = v.by_id(&e.to.0) else { continue };
+        let object_method =
+            is_object_method(&v.sym(c).symbol) && v.owner_type(c) != v.owner_type(node);
         if c == node
             || out.contains(&c)
+            || object_method
             || !ctx.is_source_callable(c)
             || scored.iter().any(|(x, _, _, _)| *x == c)
         {
@@ -248,10 +251,8 @@ fn descend(
         scored.push((c, s, leaf, e.line));
     }
     scored.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
-    if std::env::var_os("CODEMAP_DEBUG_CHAIN").is_some() {
-        for (c, s, _, _) in &scored {
-            eprintln!("  {} -> {} {:.2}", me.name, v.sym(*c).symbol.signature, s);
-        }
+    for (c, s, _, _) in &scored {
+        tracing::debug!(from = %me.name, to = %v.sym(*c).symbol.signature, score = s, "chain callee");
     }
     // The strongest callees, strongest first: the main path before side branches.
     let mut chosen: Vec<(SymIdx, u32)> = scored
@@ -293,4 +294,18 @@ fn is_accessor(name: &str) -> bool {
         || starts("has")
         || starts("with")
         || matches!(name, "equals" | "hashCode" | "toString" | "compareTo")
+}
+
+/// An override of one of `java.lang.Object`'s methods (`toString()`, `equals(Object)`, …): every
+/// type has them, so a call to one says nothing about the flow.
+fn is_object_method(s: &indexer::model::Symbol) -> bool {
+    let n = crate::view::param_count(&s.signature).unwrap_or(0);
+    match s.name.as_str() {
+        "toString" | "hashCode" | "getClass" | "clone" | "finalize" | "notify" | "notifyAll" => {
+            n == 0
+        }
+        "equals" => n == 1,
+        "wait" => n <= 2,
+        _ => false,
+    }
 }

@@ -218,8 +218,14 @@ pub fn understand(text: &str) -> Question {
             }
             acc.add(&terms::stem(&w), &w, TermOrigin::Word);
             content_words.push(w.clone());
-            if let Some((_, full)) = lexicon::SPELLINGS.iter().find(|(short, _)| *short == w) {
-                acc.add(&terms::stem(full), full, TermOrigin::Spelling);
+            // Abbreviations both ways: code writes `dir` and `directory`, `max` and `maximum`.
+            for (short, full) in lexicon::SPELLINGS {
+                if *short == w {
+                    acc.add(&terms::stem(full), full, TermOrigin::Spelling);
+                } else if *full == w {
+                    // The short form hides inside many identifiers (`srcDir`): weak evidence.
+                    acc.add(&terms::stem(short), short, TermOrigin::Synonym);
+                }
             }
         }
     }
@@ -519,7 +525,7 @@ fn detect_intent(
     frames: &[Frame],
     kind: Option<KindHint>,
 ) -> Intent {
-    if frames.len() >= 1
+    if !frames.is_empty()
         && (frames.len() >= 2 || lower.contains("exception") || lower.contains("error"))
     {
         return Intent::Trace;

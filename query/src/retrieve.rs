@@ -149,11 +149,11 @@ impl<'v, 'a> Retriever<'v, 'a> {
                     None => true,
                     Some(qual) => {
                         let last = qual.rsplit('.').next().unwrap_or(qual);
+                        let qn = &v.sym(i).symbol.qualified_name;
+                        let name = &v.sym(i).symbol.name;
                         v.owner_name(i) == Some(last)
-                            || v.sym(i)
-                                .symbol
-                                .qualified_name
-                                .ends_with(&format!("{qual}.{}", v.sym(i).symbol.name))
+                            || *qn == format!("{qual}.{name}")
+                            || qn.ends_with(&format!(".{qual}.{name}"))
                     }
                 })
                 .collect();
@@ -452,7 +452,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 let mut units: Vec<UnitKey> = callables.into_iter().map(UnitKey::Sym).collect();
                 // A definition question is about the type these members belong to.
                 if q.intent == Intent::Definition
-                    && let Some(t) = v.enclosing(path, start, |k| k.is_type())
+                    && let Some(t) = self.type_of_chunk(path, start, end)
                 {
                     units.push(UnitKey::Sym(t));
                 }
@@ -465,11 +465,31 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 return Ok(vec![UnitKey::Sym(i)]);
             }
         }
+        // A chunk that starts before any declaration (package and imports, then a type).
+        if let Some(t) = self.type_of_chunk(path, start, end) {
+            return Ok(vec![UnitKey::Sym(t)]);
+        }
         Ok(vec![UnitKey::Range {
             path: path.to_string(),
             start,
             end,
         }])
+    }
+
+    /// The type a chunk belongs to: the innermost type holding its first line, else the first
+    /// type it overlaps (a chunk can start with the package line and imports).
+    fn type_of_chunk(&self, path: &str, start: u32, end: u32) -> Option<SymIdx> {
+        let v = self.view;
+        v.enclosing(path, start, |k| k.is_type()).or_else(|| {
+            v.in_file(path)
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    let s = &v.sym(i).symbol;
+                    s.kind.is_type() && s.start_line <= end && start <= s.end_line
+                })
+                .min_by_key(|&i| v.sym(i).symbol.start_line)
+        })
     }
 
     /// Card leg: symbols ranked by question terms in their name, doc, parameters and members.
@@ -617,7 +637,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
             }
             // Settings read, for configuration questions.
             if q.intent == Intent::Config && CONFIG_READS.iter().any(|w| text.contains(w)) {
-                b *= 1.3;
+                b *= 1.15;
             }
         }
         if matches!(q.intent, Intent::Locate | Intent::Flow | Intent::Config) {
@@ -644,6 +664,8 @@ impl<'v, 'a> Retriever<'v, 'a> {
                     };
                     if hinted {
                         b *= 1.3;
+                    } else {
+                        b *= 0.85;
                     }
                 } else if s.kind.is_callable() {
                     b *= 0.7;

@@ -322,6 +322,31 @@ fn index_only_answers_by_intent() {
     );
     assert!(a.answer.contains("Call chain:"), "{}", a.answer);
 
+    // Callees and impact.
+    let a = asker
+        .ask("What does OrderService.doCancel call?", &opts())
+        .unwrap();
+    assert_eq!(a.intent, Intent::Callees);
+    assert_eq!(symbols(&a)[0], "OrderService.doCancel");
+    assert!(
+        symbols(&a).contains(&"StockService.restoreStock".to_string()),
+        "{:?}",
+        symbols(&a)
+    );
+    let a = asker
+        .ask(
+            "What is the impact of changing StockService.restoreStock?",
+            &opts(),
+        )
+        .unwrap();
+    assert_eq!(a.intent, Intent::Impact);
+    assert_eq!(
+        symbols(&a)[..2],
+        ["OrderService.doCancel", "OrderService.cancelExpiredOrders"],
+        "{:?}",
+        symbols(&a)
+    );
+
     // Definition: the type first.
     let a = asker
         .ask("Where is the enum of order states defined?", &opts())

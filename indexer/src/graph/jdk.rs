@@ -193,7 +193,11 @@ mod tests {
             .map(|t| t.methods.len() + t.fields.len())
             .sum();
         assert_eq!(members, parsed);
-        let string = t.types.iter().find(|t| t.fqn == "java.lang.String").unwrap();
+        let string = t
+            .types
+            .iter()
+            .find(|t| t.fqn == "java.lang.String")
+            .unwrap();
         assert!(string.methods.iter().any(|m| m.name == "substring"));
         let map = t.types.iter().find(|t| t.fqn == "java.util.Map").unwrap();
         assert_eq!(map.params, ["K", "V"]);

@@ -17,6 +17,8 @@
 //! `is_static` are the effective ones: interface and annotation members are public, their fields and
 //! member types static, and so are enum constants and nested enums, records and interfaces.
 
+pub mod calls;
+mod frameworks;
 mod javadoc;
 mod signature;
 
@@ -60,12 +62,21 @@ pub(crate) fn analyze(
         symbols: &symbols,
     };
     let chunks = chunk::chunk_tree(root, src, &ctx, limits.max_chunk_chars);
+    // The call graph's facts come from the same tree.
+    let facts = crate::graph::enabled().then(|| {
+        let java = calls::extract(root, src, package.as_deref(), &imports, &symbols);
+        Box::new(crate::graph::FileFacts {
+            java: Some(java),
+            ..Default::default()
+        })
+    });
     Ok(FileAnalysis {
         package,
         imports,
         symbols,
         chunks,
         degraded: None,
+        facts,
     })
 }
 

@@ -306,10 +306,10 @@ impl CallGraph for LexicalGraph<'_, '_> {
                 if !contains_call(l, &name) {
                     continue;
                 }
-                if let Some(m) = v.enclosing(&path, k as u32 + 1, |k| k.is_callable()) {
-                    if !methods.contains(&m) {
-                        methods.push(m);
-                    }
+                if let Some(m) = v.enclosing(&path, k as u32 + 1, |k| k.is_callable())
+                    && !methods.contains(&m)
+                {
+                    methods.push(m);
                 }
             }
             for m in methods {

@@ -62,7 +62,6 @@ pub(super) struct Ids {
     pub ty: u16,
     pub body: u16,
     pub value: u16,
-    pub declarator: u16,
     pub parameters: u16,
     pub dimensions: u16,
     pub superclass: u16,
@@ -119,9 +118,16 @@ pub(super) fn ids() -> &'static Ids {
                     "class_body" | "enum_body" | "interface_body" | "annotation_type_body" => {
                         N::ClassBody
                     }
-                    "line_comment" | "block_comment" | "string_literal" | "character_literal"
-                    | "identifier" | "type_identifier" | "scoped_identifier"
-                    | "package_declaration" | "import_declaration" | "type_arguments"
+                    "line_comment"
+                    | "block_comment"
+                    | "string_literal"
+                    | "character_literal"
+                    | "identifier"
+                    | "type_identifier"
+                    | "scoped_identifier"
+                    | "package_declaration"
+                    | "import_declaration"
+                    | "type_arguments"
                     | "type_parameters" => N::Skip,
                     _ => N::Other,
                 }
@@ -135,7 +141,6 @@ pub(super) fn ids() -> &'static Ids {
             ty: f("type"),
             body: f("body"),
             value: f("value"),
-            declarator: f("declarator"),
             parameters: f("parameters"),
             dimensions: f("dimensions"),
             superclass: f("superclass"),
@@ -203,7 +208,10 @@ pub(crate) fn extract(
 ) -> JavaFacts {
     let mut by_line: HashMap<(u32, &str), Vec<usize>> = HashMap::new();
     for (i, s) in symbols.iter().enumerate() {
-        by_line.entry((s.name_line, s.name.as_str())).or_default().push(i);
+        by_line
+            .entry((s.name_line, s.name.as_str()))
+            .or_default()
+            .push(i);
     }
     let mut x = Walker {
         src,
@@ -663,10 +671,8 @@ impl<'s> Walker<'s, '_> {
         let t = &self.facts.types[ty as usize];
         let (qid, qname) = (t.id.clone(), t.qname.clone());
         for p in params.named_children(&mut params.walk()) {
-            let (Some(name), Some(tn)) = (
-                self.field(p, self.ids.name),
-                self.field(p, self.ids.ty),
-            ) else {
+            let (Some(name), Some(tn)) = (self.field(p, self.ids.name), self.field(p, self.ids.ty))
+            else {
                 continue;
             };
             let n = self.text(name).to_string();
@@ -731,24 +737,20 @@ impl<'s> Walker<'s, '_> {
         let interface_like = matches!(t.kind, TypeKind::Interface | TypeKind::Annotation);
         let id = match sym {
             Some(i) => self.symbols[i].id.0.clone(),
-            None => format!(
-                "{}#{}(?)",
-                t.id,
-                if is_ctor { "<init>" } else { simple }
-            ),
+            None => format!("{}#{}(?)", t.id, if is_ctor { "<init>" } else { simple }),
         };
+        let components: Vec<(String, TypeRef)> = t
+            .fields
+            .iter()
+            .filter(|f| !f.is_static)
+            .map(|f| (f.name.clone(), f.ty.clone()))
+            .collect();
         self.push_scope(depth);
         let mut params = Vec::new();
         let mut varargs = false;
         if k == N::CompactConstructor {
             // The record's components are the parameters.
-            let comps: Vec<(String, TypeRef)> = t
-                .fields
-                .iter()
-                .filter(|f| !f.is_static)
-                .map(|f| (f.name.clone(), f.ty.clone()))
-                .collect();
-            for (n, tr) in comps {
+            for (n, tr) in components {
                 params.push(self.declare(&n, local(Some(tr), None, false)));
             }
         } else if let Some(ps) = self.field(node, self.ids.parameters) {
@@ -849,9 +851,7 @@ impl<'s> Walker<'s, '_> {
             .map(|t| self.type_ref(t))
             .unwrap_or_default();
         let mut c = node.walk();
-        let decls: Vec<Node<'_>> = node
-            .children_by_field_id(self.ids.declarator, &mut c)
-            .collect();
+        let decls: Vec<Node<'_>> = node.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
             let Some(name) = self.field(d, self.ids.name) else {
                 continue;
@@ -995,9 +995,7 @@ impl<'s> Walker<'s, '_> {
         let base = self.field(node, self.ids.ty).map(|t| self.type_ref(t));
         let annotations = frameworks::modifiers(self, node).annotations;
         let mut c = node.walk();
-        let decls: Vec<Node<'_>> = node
-            .children_by_field_id(self.ids.declarator, &mut c)
-            .collect();
+        let decls: Vec<Node<'_>> = node.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
             let Some(name) = self.field(d, self.ids.name) else {
                 continue;
@@ -1236,8 +1234,14 @@ impl<'s> Walker<'s, '_> {
         };
         let Some(first) = kids.first() else { return };
         let (recv, ty) = match first.kind() {
-            "identifier" | "field_access" | "this" | "super" | "method_invocation"
-            | "parenthesized_expression" | "array_access" | "object_creation_expression"
+            "identifier"
+            | "field_access"
+            | "this"
+            | "super"
+            | "method_invocation"
+            | "parenthesized_expression"
+            | "array_access"
+            | "object_creation_expression"
             | "scoped_identifier" => (Some(self.expr(*first, 0)), None),
             _ => (None, Some(self.type_ref(*first))),
         };

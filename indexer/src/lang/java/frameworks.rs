@@ -95,10 +95,7 @@ fn value_of(w: &mut Walker<'_, '_>, n: Node<'_>, depth: usize) -> AnnValue {
         },
         "element_value_array_initializer" => {
             let mut c = n.walk();
-            let kids: Vec<Node<'_>> = n
-                .named_children(&mut c)
-                .filter(|k| !k.is_extra())
-                .collect();
+            let kids: Vec<Node<'_>> = n.named_children(&mut c).filter(|k| !k.is_extra()).collect();
             AnnValue::Array(
                 kids.into_iter()
                     .map(|k| value_of(w, k, depth + 1))

@@ -1,0 +1,1136 @@
+//! Call resolution: the static type of every receiver, then the method javac would pick.
+//!
+//! Receivers are typed from locals and parameters (bound by the extractor), fields of the
+//! enclosing and inherited types, static imports, type names (a static call), `this`/`super`,
+//! literals, casts, creations and the return types of earlier links of a chain (generics
+//! substituted: `Map<String, List<File>>.get(k).get(0).getName()` types every link). The method is
+//! looked up in the receiver's type and all its supertypes; overloads are chosen by argument count
+//! and, where known, argument types. When the receiver type is known but the method is not in the
+//! table (a JDK or library member), the edge names the receiver type; when the receiver type is
+//! unknown, the edge keeps the method name alone with a low confidence, never a guess.
+
+use crate::graph::edge::{Edge, EdgeKind};
+use crate::graph::facts::{Call, CallKind, Caller, Expr, FileFacts, JavaFacts, Lit};
+use crate::graph::types::{MethodInfo, Origin, Scope, Ty, TypeId, TypeTable, prim, subst};
+use crate::model::RepoPath;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Confidence of an edge whose callee is only a name.
+pub const UNRESOLVED: f32 = 0.2;
+
+/// What a call resolved to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    /// `table.types[ty].methods[idx]`.
+    Method {
+        ty: TypeId,
+        idx: usize,
+        conf: f32,
+    },
+    /// The default constructor of a type that declares none.
+    ImplicitCtor(TypeId),
+    /// A member of a type outside the table (or not listed in it): the receiver's type.
+    External {
+        owner: Arc<str>,
+        conf: f32,
+    },
+    Unresolved,
+    /// A placeholder the extractor never filled (broken source).
+    Skip,
+}
+
+/// The value of an expression as far as typing goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Val {
+    Value(Ty),
+    /// A type name used as a qualifier (static member access).
+    Type(Ty),
+    /// `super` or `X.super`: member lookup starts at this type.
+    Super(Ty),
+    Package(String),
+    Unknown,
+}
+
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub target: Target,
+    /// The type of the call expression.
+    pub ret: Ty,
+}
+
+/// Resolves the calls of every file (in parallel) into call edges; also returns, per file, the
+/// resolution of each call for the framework pass.
+pub fn resolve_all(table: &TypeTable, files: &[(&RepoPath, &FileFacts)]) -> Vec<Edge> {
+    let per_file: Vec<Vec<Edge>> = (0..files.len())
+        .into_par_iter()
+        .map(|fi| {
+            let Some(j) = &files[fi].1.java else {
+                return Vec::new();
+            };
+            let mut r = FileResolver::new(table, files, fi as u32, j);
+            r.resolve_calls();
+            r.edges()
+        })
+        .collect();
+    per_file.into_iter().flatten().collect()
+}
+
+/// Resolution state for one file: memoized call results and local types.
+pub struct FileResolver<'a> {
+    pub table: &'a TypeTable,
+    pub files: &'a [(&'a RepoPath, &'a FileFacts)],
+    pub fi: u32,
+    pub j: &'a JavaFacts,
+    calls: Vec<Option<Resolved>>,
+    locals: Vec<Option<Ty>>,
+    ancestry: HashMap<TypeId, Arc<Vec<Ty>>>,
+    depth: u32,
+}
+
+/// Calls nested deeper than this (through receivers and local initializers) are not typed.
+const MAX_DEPTH: u32 = 200;
+
+impl<'a> FileResolver<'a> {
+    pub fn new(
+        table: &'a TypeTable,
+        files: &'a [(&'a RepoPath, &'a FileFacts)],
+        fi: u32,
+        j: &'a JavaFacts,
+    ) -> FileResolver<'a> {
+        FileResolver {
+            table,
+            files,
+            fi,
+            j,
+            calls: vec![None; j.calls.len()],
+            locals: vec![None; j.locals.len()],
+            ancestry: HashMap::new(),
+            depth: 0,
+        }
+    }
+
+    pub fn path(&self) -> &'a str {
+        self.files[self.fi as usize].0.as_str()
+    }
+
+    /// The table id of this file's `types[i]`.
+    pub fn type_id(&self, i: u32) -> Option<TypeId> {
+        self.table
+            .file_types
+            .get(self.fi as usize)
+            .and_then(|v| v.get(i as usize))
+            .copied()
+    }
+
+    /// The scope names in `call` are resolved in.
+    pub fn scope_of(&self, call: &'a Call) -> Scope<'a> {
+        let tparams: &'a [String] = match call.caller {
+            Caller::Method(t, m) => self
+                .j
+                .types
+                .get(t as usize)
+                .and_then(|t| t.methods.get(m as usize))
+                .map(|m| m.type_params.as_slice())
+                .unwrap_or(&[]),
+            Caller::Type(_) => &[],
+        };
+        Scope {
+            file: self.fi,
+            lex: self.type_id(call.ctx),
+            method_tparams: tparams,
+        }
+    }
+
+    /// Resolves every call, innermost links of chains first.
+    pub fn resolve_calls(&mut self) {
+        for i in (0..self.j.calls.len()).rev() {
+            self.call(i as u32);
+        }
+    }
+
+    /// The resolution of call `i` (memoized).
+    pub fn call(&mut self, i: u32) -> Resolved {
+        if let Some(Some(r)) = self.calls.get(i as usize) {
+            return r.clone();
+        }
+        let Some(call) = self.j.calls.get(i as usize) else {
+            return Resolved {
+                target: Target::Skip,
+                ret: Ty::Unknown,
+            };
+        };
+        if self.depth > MAX_DEPTH {
+            return Resolved {
+                target: Target::Unresolved,
+                ret: Ty::Unknown,
+            };
+        }
+        self.depth += 1;
+        let r = self.resolve_call(call);
+        self.depth -= 1;
+        self.calls[i as usize] = Some(r.clone());
+        r
+    }
+
+    fn resolve_call(&mut self, call: &'a Call) -> Resolved {
+        if call.name.is_empty() && call.ty.is_none() {
+            return Resolved {
+                target: Target::Skip,
+                ret: Ty::Unknown,
+            };
+        }
+        let sc = self.scope_of(call);
+        match call.kind {
+            CallKind::Method => self.method_call(call, &sc),
+            CallKind::New => {
+                let ty = call
+                    .ty
+                    .as_ref()
+                    .map(|t| self.table.resolve_ref(t, &sc))
+                    .unwrap_or(Ty::Unknown);
+                let target = self.ctor_target(&ty, call);
+                let ret = match call.anon.and_then(|a| self.type_id(a)) {
+                    Some(a) => Ty::Class(a, Vec::new()),
+                    None => ty,
+                };
+                Resolved { target, ret }
+            }
+            CallKind::SuperCtor => {
+                let sup = sc
+                    .lex
+                    .and_then(|t| self.table.types[t as usize].superclass.clone())
+                    .or_else(|| self.table.object.map(|o| Ty::Class(o, Vec::new())))
+                    .unwrap_or(Ty::Unknown);
+                Resolved {
+                    target: self.ctor_target(&sup, call),
+                    ret: Ty::Prim("void"),
+                }
+            }
+            CallKind::ThisCtor => {
+                let me = sc
+                    .lex
+                    .map(|t| Ty::Class(t, Vec::new()))
+                    .unwrap_or(Ty::Unknown);
+                Resolved {
+                    target: self.ctor_target(&me, call),
+                    ret: Ty::Prim("void"),
+                }
+            }
+            CallKind::MethodRef => {
+                let base = match (&call.recv, &call.ty) {
+                    (Some(e), _) => match self.val(e, &sc) {
+                        Val::Value(t) | Val::Type(t) | Val::Super(t) => t,
+                        _ => Ty::Unknown,
+                    },
+                    (None, Some(tr)) => self.table.resolve_ref(tr, &sc),
+                    (None, None) => Ty::Unknown,
+                };
+                let target = if call.name == "new" {
+                    self.ctor_target(&base, call)
+                } else {
+                    match self.lookup(&base, &call.name, None, &[]) {
+                        Lookup::Found { ty, idx, conf, .. } => Target::Method {
+                            ty,
+                            idx,
+                            conf: conf.min(0.9),
+                        },
+                        Lookup::External(owner) => Target::External { owner, conf: 0.8 },
+                        Lookup::NotFound => Target::Unresolved,
+                    }
+                };
+                Resolved {
+                    target,
+                    ret: Ty::Unknown,
+                }
+            }
+        }
+    }
+
+    fn arg_types(&mut self, call: &'a Call, sc: &Scope<'a>) -> Vec<Ty> {
+        call.args
+            .iter()
+            .map(|a| match self.val(a, sc) {
+                Val::Value(t) => t,
+                _ => Ty::Unknown,
+            })
+            .collect()
+    }
+
+    fn method_call(&mut self, call: &'a Call, sc: &Scope<'a>) -> Resolved {
+        let args = self.arg_types(call, sc);
+        let argc = Some(call.args.len());
+        let unresolved = Resolved {
+            target: Target::Unresolved,
+            ret: Ty::Unknown,
+        };
+        let Some(recv) = &call.recv else {
+            // Implicit `this`: the enclosing types from the innermost out, then static imports.
+            let mut external: Option<Arc<str>> = None;
+            let mut lex = sc.lex;
+            while let Some(t) = lex {
+                let me = self.self_type(t);
+                match self.lookup(&me, &call.name, argc, &args) {
+                    Lookup::Found { ty, idx, conf, at } => {
+                        return self.found(ty, idx, conf, &at, &args, &me);
+                    }
+                    Lookup::External(o) => {
+                        if external.is_none() {
+                            external = Some(o);
+                        }
+                    }
+                    Lookup::NotFound => {}
+                }
+                lex = self.table.types[t as usize].outer;
+            }
+            if let Some(r) = self.static_import_call(&call.name, argc, &args, sc) {
+                return r;
+            }
+            return match external {
+                Some(owner) => Resolved {
+                    target: Target::External { owner, conf: 0.7 },
+                    ret: Ty::Unknown,
+                },
+                None => unresolved,
+            };
+        };
+        let base = match self.val(recv, sc) {
+            Val::Value(Ty::Var(_)) | Val::Value(Ty::Array(_)) => self
+                .table
+                .object
+                .map(|o| Ty::Class(o, Vec::new()))
+                .unwrap_or(Ty::Unknown),
+            Val::Value(t) | Val::Type(t) | Val::Super(t) => t,
+            Val::Package(_) | Val::Unknown => return unresolved,
+        };
+        match self.lookup(&base, &call.name, argc, &args) {
+            Lookup::Found { ty, idx, conf, at } => self.found(ty, idx, conf, &at, &args, &base),
+            Lookup::External(owner) => Resolved {
+                target: Target::External {
+                    owner,
+                    conf: if matches!(base, Ty::Ext(_)) { 0.9 } else { 0.8 },
+                },
+                ret: Ty::Unknown,
+            },
+            Lookup::NotFound => unresolved,
+        }
+    }
+
+    /// A found method: the target and the call's type (generics substituted). A method of the
+    /// JDK table is named by the receiver's static type, as javac names it in the instruction
+    /// (the table does not say which JDK class redeclares what).
+    fn found(
+        &mut self,
+        ty: TypeId,
+        idx: usize,
+        conf: f32,
+        at: &Ty,
+        args: &[Ty],
+        receiver: &Ty,
+    ) -> Resolved {
+        let r = self.found_in(ty, idx, conf, at, args);
+        if matches!(self.table.types[ty as usize].origin, Origin::Jdk) {
+            return Resolved {
+                target: Target::External {
+                    owner: self.table.display(receiver).into(),
+                    conf,
+                },
+                ret: r.ret,
+            };
+        }
+        r
+    }
+
+    fn found_in(&mut self, ty: TypeId, idx: usize, conf: f32, at: &Ty, args: &[Ty]) -> Resolved {
+        let m = &self.table.types[ty as usize].methods[idx];
+        let ret = match &m.ret {
+            Some(r) => {
+                let params = &self.table.types[ty as usize].params;
+                let at_args: &[Ty] = match at {
+                    Ty::Class(_, a) => a,
+                    _ => &[],
+                };
+                let r = subst(r, params, at_args);
+                self.infer(r, m, args)
+            }
+            None => Ty::Prim("void"),
+        };
+        Resolved {
+            target: Target::Method { ty, idx, conf },
+            ret,
+        }
+    }
+
+    /// Fills the `$0` placeholder and method type variables from the arguments.
+    fn infer(&self, r: Ty, m: &MethodInfo, args: &[Ty]) -> Ty {
+        match r {
+            Ty::Arg0 => args.first().cloned().unwrap_or(Ty::Unknown),
+            Ty::Class(id, a) if a.iter().any(|x| matches!(x, Ty::Arg0)) => Ty::Class(
+                id,
+                a.into_iter()
+                    .map(|x| match x {
+                        Ty::Arg0 => args.first().cloned().unwrap_or(Ty::Unknown),
+                        other => other,
+                    })
+                    .collect(),
+            ),
+            Ty::Var(v) if m.tparams.iter().any(|p| **p == *v) => {
+                // `<T> T f(T x)` and `<T> T f(Class<T> c)`.
+                for (p, a) in m.params.iter().zip(args) {
+                    match p {
+                        Ty::Var(pv) if *pv == v => return a.clone(),
+                        Ty::Class(_, pa) if matches!(pa.first(), Some(Ty::Var(pv)) if *pv == v) => {
+                            if let Ty::Class(_, aa) = a
+                                && let Some(x) = aa.first()
+                            {
+                                return x.clone();
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                Ty::Unknown
+            }
+            other => other,
+        }
+    }
+
+    fn static_import_call(
+        &mut self,
+        name: &str,
+        argc: Option<usize>,
+        args: &[Ty],
+        sc: &Scope<'a>,
+    ) -> Option<Resolved> {
+        let f = &self.table.files[sc.file as usize];
+        let mut owners: Vec<&str> = f
+            .static_single
+            .iter()
+            .filter(|(m, _)| m == name)
+            .map(|(_, t)| t.as_str())
+            .collect();
+        owners.extend(f.static_on_demand.iter().map(|s| s.as_str()));
+        let mut external = None;
+        for (k, owner) in owners.iter().enumerate() {
+            let single = k < owners.len() - f.static_on_demand.len();
+            match self.table.resolve_qualified(owner) {
+                Some(t) => {
+                    let me = Ty::Class(t, Vec::new());
+                    if let Lookup::Found { ty, idx, conf, at } = self.lookup(&me, name, argc, args)
+                    {
+                        return Some(self.found(ty, idx, conf, &at, args, &me));
+                    }
+                }
+                None if single && external.is_none() => external = Some(Arc::<str>::from(*owner)),
+                None => {}
+            }
+        }
+        external.map(|owner| Resolved {
+            target: Target::External { owner, conf: 0.9 },
+            ret: Ty::Unknown,
+        })
+    }
+
+    /// Constructor of `ty` for `call`'s arguments.
+    fn ctor_target(&mut self, ty: &Ty, call: &'a Call) -> Target {
+        match ty {
+            Ty::Class(t, _) => {
+                let info = &self.table.types[*t as usize];
+                if matches!(info.origin, Origin::Jdk) {
+                    return Target::External {
+                        owner: info.fqn.as_str().into(),
+                        conf: 1.0,
+                    };
+                }
+                // An anonymous class implementing an interface calls Object's constructor.
+                if info.is_interface() {
+                    return Target::External {
+                        owner: "java.lang.Object".into(),
+                        conf: 1.0,
+                    };
+                }
+                let sc = self.scope_of(call);
+                let args = if call.kind == CallKind::MethodRef {
+                    Vec::new()
+                } else {
+                    self.arg_types(call, &sc)
+                };
+                let argc = (call.kind != CallKind::MethodRef).then_some(call.args.len());
+                let ctors: Vec<usize> = info
+                    .methods
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| m.is_ctor)
+                    .map(|(i, _)| i)
+                    .collect();
+                if ctors.is_empty() {
+                    return Target::ImplicitCtor(*t);
+                }
+                let cands: Vec<(TypeId, usize, Ty)> =
+                    ctors.iter().map(|&i| (*t, i, ty.clone())).collect();
+                match self.pick(&cands, argc, &args) {
+                    Some((k, conf)) => Target::Method {
+                        ty: *t,
+                        idx: cands[k].1,
+                        conf,
+                    },
+                    None => Target::Method {
+                        ty: *t,
+                        idx: ctors[0],
+                        conf: 0.6,
+                    },
+                }
+            }
+            Ty::Ext(n) => Target::External {
+                owner: n.clone(),
+                conf: 1.0,
+            },
+            _ => Target::Unresolved,
+        }
+    }
+
+    /// `Class(t, its own type variables)`: the type of `this` in `t`.
+    fn self_type(&self, t: TypeId) -> Ty {
+        let info = &self.table.types[t as usize];
+        Ty::Class(
+            t,
+            info.params
+                .iter()
+                .map(|p| Ty::Var(p.as_str().into()))
+                .collect(),
+        )
+    }
+
+    /// Supertypes of `t` (nearest first), in terms of `t`'s type variables; cached.
+    fn ancestry_of(&mut self, t: TypeId) -> Arc<Vec<Ty>> {
+        if let Some(a) = self.ancestry.get(&t) {
+            return a.clone();
+        }
+        let a = Arc::new(self.table.ancestry(&self.self_type(t)));
+        self.ancestry.insert(t, a.clone());
+        a
+    }
+
+    /// Finds `name` in `base` and its supertypes.
+    fn lookup(&mut self, base: &Ty, name: &str, argc: Option<usize>, args: &[Ty]) -> Lookup {
+        let (t, actual) = match base {
+            Ty::Class(t, a) => (*t, a.clone()),
+            Ty::Ext(n) => return Lookup::External(n.clone()),
+            Ty::Prim(_) | Ty::Null | Ty::Unknown | Ty::Arg0 => return Lookup::NotFound,
+            Ty::Var(_) | Ty::Array(_) => match self.table.object {
+                Some(o) => (o, Vec::new()),
+                None => return Lookup::NotFound,
+            },
+        };
+        let params = self.table.types[t as usize].params.clone();
+        let anc = self.ancestry_of(t);
+        let mut cands: Vec<(TypeId, usize, Ty)> = Vec::new();
+        let mut external: Option<Arc<str>> = None;
+        for a in anc.iter() {
+            match a {
+                Ty::Class(at, _) => {
+                    let info = &self.table.types[*at as usize];
+                    let first = info.methods.partition_point(|m| m.name.as_str() < name);
+                    for (k, m) in info.methods[first..].iter().enumerate() {
+                        if m.name != name {
+                            break;
+                        }
+                        if !m.is_ctor {
+                            cands.push((*at, first + k, subst(a, &params, &actual)));
+                        }
+                    }
+                }
+                Ty::Ext(_) => {
+                    if external.is_none() {
+                        external = Some(self.table.display(base).into());
+                    }
+                }
+                _ => {}
+            }
+        }
+        if cands.is_empty() {
+            return match external {
+                Some(e) => Lookup::External(e),
+                None => Lookup::NotFound,
+            };
+        }
+        match self.pick(&cands, argc, args) {
+            Some((k, conf)) => {
+                let (ty, idx, at) = cands.swap_remove(k);
+                Lookup::Found { ty, idx, conf, at }
+            }
+            // No overload takes this many arguments: one inherited from outside the table may.
+            None if external.is_some() => Lookup::External(external.unwrap_or_else(|| "".into())),
+            None => {
+                let (ty, idx, at) = cands.swap_remove(0);
+                Lookup::Found {
+                    ty,
+                    idx,
+                    conf: 0.6,
+                    at,
+                }
+            }
+        }
+    }
+
+    /// The best candidate for the arguments: arity first, then argument types; nearest wins ties.
+    fn pick(
+        &self,
+        cands: &[(TypeId, usize, Ty)],
+        argc: Option<usize>,
+        args: &[Ty],
+    ) -> Option<(usize, f32)> {
+        let arity_ok: Vec<usize> = (0..cands.len())
+            .filter(|&k| {
+                let m = &self.table.types[cands[k].0 as usize].methods[cands[k].1];
+                match (argc, m.arity) {
+                    (None, _) | (_, None) => true,
+                    (Some(n), Some(a)) => n == a as usize || (m.varargs && n + 1 >= a as usize),
+                }
+            })
+            .collect();
+        match arity_ok.len() {
+            0 => None,
+            1 => Some((arity_ok[0], 1.0)),
+            _ => {
+                let mut best = (i32::MIN, arity_ok[0]);
+                let mut distinct = false;
+                for &k in &arity_ok {
+                    let m = &self.table.types[cands[k].0 as usize].methods[cands[k].1];
+                    let s = self.score(m, args);
+                    if s > best.0 {
+                        if best.0 != i32::MIN {
+                            distinct = true;
+                        }
+                        best = (s, k);
+                    } else if s < best.0 {
+                        distinct = true;
+                    }
+                }
+                // Same signature overridden along the hierarchy: the nearest is javac's pick.
+                let first =
+                    &self.table.types[cands[arity_ok[0]].0 as usize].methods[cands[arity_ok[0]].1];
+                let all_same = arity_ok.iter().all(|&k| {
+                    let m = &self.table.types[cands[k].0 as usize].methods[cands[k].1];
+                    m.params.len() == first.params.len()
+                        && m.params
+                            .iter()
+                            .zip(&first.params)
+                            .all(|(a, b)| erasure_eq(a, b))
+                });
+                let conf = if all_same || distinct { 1.0 } else { 0.9 };
+                Some((best.1, conf))
+            }
+        }
+    }
+
+    /// How well `args` fit `m`'s parameters (higher is better).
+    fn score(&self, m: &MethodInfo, args: &[Ty]) -> i32 {
+        let mut s = 0;
+        for (i, a) in args.iter().enumerate() {
+            let p = match m.params.get(i) {
+                Some(p) => p,
+                None => match m.params.last() {
+                    Some(Ty::Array(e)) if m.varargs => e,
+                    _ => continue,
+                },
+            };
+            // A varargs parameter also takes its element type.
+            let p = match p {
+                Ty::Array(e)
+                    if m.varargs && i + 1 == m.params.len() && !matches!(a, Ty::Array(_)) =>
+                {
+                    e
+                }
+                _ => p,
+            };
+            s += self.fit(a, p);
+        }
+        if m.varargs && args.len() != m.params.len() {
+            s -= 1;
+        }
+        s
+    }
+
+    fn fit(&self, a: &Ty, p: &Ty) -> i32 {
+        match (a, p) {
+            (Ty::Unknown, _) | (_, Ty::Unknown) | (_, Ty::Var(_)) => 0,
+            (Ty::Null, Ty::Prim(_)) => -10,
+            (Ty::Null, _) => 1,
+            (Ty::Prim(x), Ty::Prim(y)) if x == y => 3,
+            (Ty::Prim(x), Ty::Prim(y)) => {
+                if widens(x, y) {
+                    1
+                } else {
+                    -10
+                }
+            }
+            (Ty::Prim(x), Ty::Class(id, _)) => {
+                let fqn = self.table.types[*id as usize].fqn.as_str();
+                if boxed(x) == Some(fqn) {
+                    2
+                } else if fqn == "java.lang.Object" || fqn == "java.lang.Number" {
+                    1
+                } else {
+                    -10
+                }
+            }
+            (Ty::Class(_, _), Ty::Prim(y)) => {
+                if let Ty::Class(id, _) = a
+                    && boxed(y) == Some(self.table.types[*id as usize].fqn.as_str())
+                {
+                    2
+                } else {
+                    -10
+                }
+            }
+            (Ty::Class(x, _), Ty::Class(y, _)) => {
+                if x == y {
+                    3
+                } else if self.table.is_subtype(*x, *y) {
+                    2
+                } else if self.table.types[*x as usize].is_interface()
+                    || self.table.types[*y as usize].is_interface()
+                {
+                    // Possible through an unknown subtype: weakly wrong.
+                    -3
+                } else {
+                    -10
+                }
+            }
+            (Ty::Array(x), Ty::Array(y)) => self.fit(x, y).min(3),
+            (Ty::Array(_), Ty::Class(id, _)) => {
+                if Some(*id) == self.table.object {
+                    1
+                } else {
+                    -10
+                }
+            }
+            (Ty::Class(_, _), Ty::Array(_)) | (Ty::Prim(_), Ty::Array(_)) => -10,
+            (Ty::Ext(x), Ty::Ext(y)) => {
+                if x.rsplit('.').next() == y.rsplit('.').next() {
+                    3
+                } else {
+                    0
+                }
+            }
+            _ => 0,
+        }
+    }
+
+    /// The type of a local (memoized).
+    pub fn local_ty(&mut self, i: u32, sc: &Scope<'a>) -> Ty {
+        if let Some(Some(t)) = self.locals.get(i as usize) {
+            return t.clone();
+        }
+        let Some(l) = self.j.locals.get(i as usize) else {
+            return Ty::Unknown;
+        };
+        if self.depth > MAX_DEPTH {
+            return Ty::Unknown;
+        }
+        self.depth += 1;
+        let t = if let Some(tr) = &l.ty {
+            self.table.resolve_ref(tr, sc)
+        } else if let Some(init) = &l.init {
+            match self.val(init, sc) {
+                Val::Value(t) if l.each => self.element_type(&t),
+                Val::Value(t) => t,
+                _ => Ty::Unknown,
+            }
+        } else {
+            Ty::Unknown
+        };
+        self.depth -= 1;
+        if let Some(slot) = self.locals.get_mut(i as usize) {
+            *slot = Some(t.clone());
+        }
+        t
+    }
+
+    /// The element type of an array or `Iterable<T>`.
+    fn element_type(&mut self, t: &Ty) -> Ty {
+        match t {
+            Ty::Array(e) => (**e).clone(),
+            Ty::Class(id, args) => {
+                let params = self.table.types[*id as usize].params.clone();
+                let anc = self.ancestry_of(*id);
+                for a in anc.iter() {
+                    if let Ty::Class(aid, aargs) = a
+                        && self.table.types[*aid as usize].fqn == "java.lang.Iterable"
+                    {
+                        let x = aargs.first().cloned().unwrap_or(Ty::Unknown);
+                        return match subst(&x, &params, args) {
+                            Ty::Var(_) => Ty::Unknown,
+                            other => other,
+                        };
+                    }
+                }
+                Ty::Unknown
+            }
+            _ => Ty::Unknown,
+        }
+    }
+
+    /// Types an expression.
+    pub fn val(&mut self, e: &'a Expr, sc: &Scope<'a>) -> Val {
+        match e {
+            Expr::Unknown | Expr::Opaque | Expr::Lambda(_) | Expr::MethodRef => Val::Unknown,
+            Expr::Lit(l) => Val::Value(match l {
+                Lit::Int => Ty::Prim("int"),
+                Lit::Long => Ty::Prim("long"),
+                Lit::Float => Ty::Prim("float"),
+                Lit::Double => Ty::Prim("double"),
+                Lit::Char => Ty::Prim("char"),
+                Lit::Bool => Ty::Prim("boolean"),
+                Lit::Null => Ty::Null,
+            }),
+            Expr::Str(_) => Val::Value(self.string()),
+            Expr::Var(i) => Val::Value(self.local_ty(*i, sc)),
+            Expr::Name(n) => self.name_val(n, sc),
+            Expr::Field(q, n) => {
+                if n == "super" {
+                    return match self.val(q, sc) {
+                        Val::Type(Ty::Class(t, a)) => {
+                            let info = &self.table.types[t as usize];
+                            if info.is_interface() {
+                                Val::Super(Ty::Class(t, a))
+                            } else {
+                                info.superclass.clone().map_or(Val::Unknown, Val::Super)
+                            }
+                        }
+                        _ => Val::Unknown,
+                    };
+                }
+                let qv = self.val(q, sc);
+                self.member_val(qv, n)
+            }
+            Expr::Call(i) => Val::Value(self.call(*i).ret),
+            Expr::New(tr) | Expr::NewArray(tr) | Expr::Cast(tr) => {
+                Val::Value(self.table.resolve_ref(tr, sc))
+            }
+            Expr::This => match sc.lex {
+                Some(t) => Val::Value(self.self_type(t)),
+                None => Val::Unknown,
+            },
+            Expr::QualThis(n) => match self.table.resolve_name(n, sc) {
+                Some(t) => Val::Value(t),
+                None => Val::Unknown,
+            },
+            Expr::Super => match sc.lex {
+                Some(t) => {
+                    let info = &self.table.types[t as usize];
+                    match &info.superclass {
+                        Some(s) => Val::Super(s.clone()),
+                        None => self
+                            .table
+                            .object
+                            .map_or(Val::Unknown, |o| Val::Super(Ty::Class(o, Vec::new()))),
+                    }
+                }
+                None => Val::Unknown,
+            },
+            Expr::Index(a) => match self.val(a, sc) {
+                Val::Value(Ty::Array(e)) => Val::Value(*e),
+                _ => Val::Unknown,
+            },
+            Expr::Cond(a, b) => match self.val(a, sc) {
+                Val::Value(t) if !matches!(t, Ty::Null | Ty::Unknown) => Val::Value(t),
+                _ => self.val(b, sc),
+            },
+            Expr::Plus(a, b) => {
+                let x = self.val(a, sc);
+                let y = self.val(b, sc);
+                let s = self.string();
+                if x == Val::Value(s.clone()) || y == Val::Value(s.clone()) {
+                    Val::Value(s)
+                } else {
+                    numeric(x, y)
+                }
+            }
+            Expr::Arith(a, b) => {
+                let x = self.val(a, sc);
+                let y = self.val(b, sc);
+                numeric(x, y)
+            }
+            Expr::Bool => Val::Value(Ty::Prim("boolean")),
+            Expr::ClassLit(tr) => {
+                let inner = self.table.resolve_ref(tr, sc);
+                match self.table.by_fqn.get("java.lang.Class") {
+                    Some(&c) => Val::Value(Ty::Class(c, vec![inner])),
+                    None => Val::Value(Ty::Ext("java.lang.Class".into())),
+                }
+            }
+            Expr::Assign(x) => self.val(x, sc),
+        }
+    }
+
+    fn string(&self) -> Ty {
+        match self.table.string {
+            Some(s) => Ty::Class(s, Vec::new()),
+            None => Ty::Ext("java.lang.String".into()),
+        }
+    }
+
+    /// A simple name in an expression: a field of an enclosing type (declared or inherited), a
+    /// statically imported field, a type, or the start of a package name.
+    fn name_val(&mut self, n: &str, sc: &Scope<'a>) -> Val {
+        let mut lex = sc.lex;
+        while let Some(t) = lex {
+            if let Some(ty) = self.field_type(&self.self_type(t), n) {
+                return Val::Value(ty);
+            }
+            lex = self.table.types[t as usize].outer;
+        }
+        let f = &self.table.files[sc.file as usize];
+        let owners: Vec<String> = f
+            .static_single
+            .iter()
+            .filter(|(m, _)| m == n)
+            .map(|(_, t)| t.clone())
+            .chain(f.static_on_demand.iter().cloned())
+            .collect();
+        for o in owners {
+            if let Some(t) = self.table.resolve_qualified(&o)
+                && let Some(ty) = self.field_type(&Ty::Class(t, Vec::new()), n)
+            {
+                return Val::Value(ty);
+            }
+        }
+        if let Some(t) = self.table.resolve_simple(n, sc) {
+            return Val::Type(t);
+        }
+        if n.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return Val::Type(Ty::Ext(n.into()));
+        }
+        Val::Package(n.to_string())
+    }
+
+    /// `q.n` where `q` has been typed.
+    fn member_val(&mut self, q: Val, n: &str) -> Val {
+        match q {
+            Val::Value(Ty::Array(_)) if n == "length" => Val::Value(Ty::Prim("int")),
+            Val::Value(t) | Val::Super(t) => match self.field_type(&t, n) {
+                Some(ty) => Val::Value(ty),
+                None => Val::Unknown,
+            },
+            Val::Type(t) => {
+                if let Some(ty) = self.field_type(&t, n) {
+                    return Val::Value(ty);
+                }
+                if let Ty::Class(id, _) = t {
+                    if let Some(m) = self.table.member_type(id, n) {
+                        return Val::Type(Ty::Class(m, Vec::new()));
+                    }
+                    return Val::Unknown;
+                }
+                if let Ty::Ext(e) = t
+                    && n.starts_with(|c: char| c.is_ascii_uppercase())
+                    && !n
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())
+                {
+                    return Val::Type(Ty::Ext(format!("{e}.{n}").into()));
+                }
+                Val::Unknown
+            }
+            Val::Package(p) => {
+                let q = format!("{p}.{n}");
+                if let Some(&id) = self.table.by_fqn.get(&q) {
+                    Val::Type(Ty::Class(id, Vec::new()))
+                } else if self.table.is_package(&q) {
+                    Val::Package(q)
+                } else if n.starts_with(|c: char| c.is_ascii_uppercase()) {
+                    Val::Type(Ty::Ext(q.into()))
+                } else {
+                    Val::Package(q)
+                }
+            }
+            Val::Unknown => Val::Unknown,
+        }
+    }
+
+    /// The type of field `n` of `t` (declared or inherited), substituted.
+    pub fn field_type(&mut self, t: &Ty, n: &str) -> Option<Ty> {
+        let Ty::Class(id, actual) = t else {
+            return None;
+        };
+        let params = self.table.types[*id as usize].params.clone();
+        let anc = self.ancestry_of(*id);
+        for a in anc.iter() {
+            if let Ty::Class(aid, aargs) = a {
+                let info = &self.table.types[*aid as usize];
+                if let Some(f) = info.field(n) {
+                    let in_self = subst(&f.ty, &info.params, aargs);
+                    return Some(subst(&in_self, &params, actual));
+                }
+            }
+        }
+        None
+    }
+
+    /// This file's call edges.
+    pub fn edges(&mut self) -> Vec<Edge> {
+        let mut out = Vec::with_capacity(self.j.calls.len());
+        let path = self.path();
+        for (i, call) in self.j.calls.iter().enumerate() {
+            let r = self.call(i as u32);
+            let Some((caller, mut caller_name)) = caller_of(self.j, call.caller) else {
+                continue;
+            };
+            if let Caller::Type(_) = call.caller {
+                // Initializer code runs in `<clinit>` (static) or every constructor (instance).
+                caller_name.push_str(if call.is_static_ctx {
+                    ".<clinit>"
+                } else {
+                    ".<init>"
+                });
+            }
+            let name = match call.kind {
+                CallKind::New | CallKind::SuperCtor | CallKind::ThisCtor => "<init>",
+                _ if call.name == "new" => "<init>",
+                _ => call.name.as_str(),
+            };
+            let (callee, callee_name, callee_file, callee_line, confidence) = match &r.target {
+                Target::Skip => continue,
+                Target::Method { ty, idx, conf } => {
+                    let info = &self.table.types[*ty as usize];
+                    let m = &info.methods[*idx];
+                    let file = info.file().map(|f| self.files[f as usize].0.to_string());
+                    (
+                        Some(m.id.clone()),
+                        format!("{}.{}", info.fqn, m.name),
+                        file.clone(),
+                        file.map(|_| m.line),
+                        *conf,
+                    )
+                }
+                Target::ImplicitCtor(ty) => {
+                    let info = &self.table.types[*ty as usize];
+                    let file = info.file().map(|f| self.files[f as usize].0.to_string());
+                    (
+                        Some(info.id.clone()),
+                        format!("{}.{}", info.fqn, info.name),
+                        file.clone(),
+                        file.map(|_| info.line),
+                        1.0,
+                    )
+                }
+                Target::External { owner, conf } => (
+                    Some(format!("java:{owner}#{name}")),
+                    format!("{owner}.{name}"),
+                    None,
+                    None,
+                    *conf,
+                ),
+                Target::Unresolved => (None, name.to_string(), None, None, UNRESOLVED),
+            };
+            let detail = match call.kind {
+                CallKind::MethodRef => "method reference",
+                CallKind::New if call.anon.is_some() => "anonymous class",
+                _ if matches!(r.target, Target::Unresolved) => "receiver type unknown",
+                _ => "",
+            };
+            out.push(Edge {
+                caller_file: path.to_string(),
+                caller,
+                caller_name,
+                line: call.line,
+                kind: EdgeKind::Call,
+                callee,
+                callee_name,
+                callee_file,
+                callee_line,
+                confidence,
+                detail: detail.to_string(),
+            });
+        }
+        out
+    }
+}
+
+/// The symbol id and qualified name a call is attributed to.
+pub fn caller_of(j: &JavaFacts, c: Caller) -> Option<(String, String)> {
+    match c {
+        Caller::Method(t, m) => {
+            let t = j.types.get(t as usize)?;
+            let m = t.methods.get(m as usize)?;
+            Some((m.id.clone(), format!("{}.{}", t.qname, m.name)))
+        }
+        Caller::Type(t) => {
+            let t = j.types.get(t as usize)?;
+            Some((t.id.clone(), t.qname.clone()))
+        }
+    }
+}
+
+enum Lookup {
+    Found {
+        ty: TypeId,
+        idx: usize,
+        conf: f32,
+        /// The declaring type as seen from the receiver (type arguments substituted).
+        at: Ty,
+    },
+    External(Arc<str>),
+    NotFound,
+}
+
+fn numeric(x: Val, y: Val) -> Val {
+    let rank = |v: &Val| match v {
+        Val::Value(Ty::Prim(p)) => match *p {
+            "double" => 4,
+            "float" => 3,
+            "long" => 2,
+            "int" | "short" | "byte" | "char" => 1,
+            _ => 0,
+        },
+        _ => 0,
+    };
+    match rank(&x).max(rank(&y)) {
+        4 => Val::Value(Ty::Prim("double")),
+        3 => Val::Value(Ty::Prim("float")),
+        2 => Val::Value(Ty::Prim("long")),
+        1 => Val::Value(Ty::Prim("int")),
+        _ => Val::Unknown,
+    }
+}
+
+fn widens(from: &str, to: &str) -> bool {
+    let order = ["byte", "short", "int", "long", "float", "double"];
+    let pos = |p: &str| order.iter().position(|x| *x == p);
+    match (from, pos(from), pos(to)) {
+        ("char", _, Some(t)) => t >= 2,
+        (_, Some(f), Some(t)) => f < t,
+        _ => false,
+    }
+}
+
+fn boxed(p: &str) -> Option<&'static str> {
+    Some(match p {
+        "int" => "java.lang.Integer",
+        "long" => "java.lang.Long",
+        "short" => "java.lang.Short",
+        "byte" => "java.lang.Byte",
+        "char" => "java.lang.Character",
+        "boolean" => "java.lang.Boolean",
+        "float" => "java.lang.Float",
+        "double" => "java.lang.Double",
+        _ => return None,
+    })
+}
+
+fn erasure_eq(a: &Ty, b: &Ty) -> bool {
+    match (a, b) {
+        (Ty::Class(x, _), Ty::Class(y, _)) => x == y,
+        (Ty::Array(x), Ty::Array(y)) => erasure_eq(x, y),
+        (Ty::Var(_), Ty::Var(_)) => true,
+        _ => a == b,
+    }
+}
+
+#[allow(dead_code)]
+fn is_prim(t: &Ty) -> bool {
+    matches!(t, Ty::Prim(p) if prim(p).is_some())
+}

@@ -1,0 +1,972 @@
+//! The repository's type table: every declared type (project and the JDK table) with resolved
+//! supertypes, fields and methods; name resolution as javac does it for the common cases (type
+//! parameters, member types of the enclosing and inherited types, single-type imports, the same
+//! package, on-demand imports, `java.lang`); and the type edges (inherits, implements,
+//! overrides).
+
+use crate::graph::edge::{Edge, EdgeKind};
+use crate::graph::facts::{FileFacts, Import, JavaFacts, TypeKind, TypeRef};
+use crate::graph::jdk;
+use crate::model::RepoPath;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+pub type TypeId = u32;
+
+/// A resolved type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ty {
+    Unknown,
+    /// `int`, `boolean`, `void`, …
+    Prim(&'static str),
+    Null,
+    /// A type of the table with its type arguments (empty: raw or not generic).
+    Class(TypeId, Vec<Ty>),
+    /// A type outside the table, by qualified name when known (`org.slf4j.Logger`), else simple.
+    Ext(Arc<str>),
+    Array(Box<Ty>),
+    /// A type variable not bound here.
+    Var(Arc<str>),
+    /// The type of a call's first argument (JDK table `$0`).
+    Arg0,
+}
+
+impl Ty {
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Ty::Unknown)
+    }
+}
+
+const PRIMS: [&str; 9] = [
+    "int", "long", "short", "byte", "char", "boolean", "float", "double", "void",
+];
+
+pub fn prim(name: &str) -> Option<&'static str> {
+    PRIMS.iter().copied().find(|p| *p == name)
+}
+
+#[derive(Debug, Clone)]
+pub struct MethodInfo {
+    pub name: String,
+    /// Symbol id (project) or `java:fqn#name` (JDK).
+    pub id: String,
+    pub params: Vec<Ty>,
+    /// Number of parameters; `None` when any count is accepted (JDK table entries).
+    pub arity: Option<u8>,
+    pub varargs: bool,
+    /// `None` for constructors.
+    pub ret: Option<Ty>,
+    pub tparams: Vec<String>,
+    pub is_static: bool,
+    pub is_abstract: bool,
+    pub is_ctor: bool,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct FieldInfo {
+    pub name: String,
+    pub id: String,
+    pub ty: Ty,
+    pub is_static: bool,
+    /// Index of the field in its declaration (project types).
+    pub decl: Option<u32>,
+}
+
+/// Where a type comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// `files[file].java.types[decl]`.
+    Project {
+        file: u32,
+        decl: u32,
+    },
+    Jdk,
+}
+
+#[derive(Debug, Clone)]
+pub struct TypeInfo {
+    pub fqn: String,
+    pub id: String,
+    pub name: String,
+    pub kind: TypeKind,
+    pub origin: Origin,
+    pub outer: Option<TypeId>,
+    pub nested: Vec<TypeId>,
+    pub params: Vec<String>,
+    pub superclass: Option<Ty>,
+    pub interfaces: Vec<Ty>,
+    /// Sorted by name.
+    pub methods: Vec<MethodInfo>,
+    /// Sorted by name.
+    pub fields: Vec<FieldInfo>,
+    pub anonymous: bool,
+    pub local: bool,
+    pub is_abstract: bool,
+    pub line: u32,
+}
+
+impl TypeInfo {
+    pub fn methods_named<'a>(&'a self, name: &str) -> &'a [MethodInfo] {
+        let start = self.methods.partition_point(|m| m.name.as_str() < name);
+        let end = start
+            + self.methods[start..]
+                .iter()
+                .take_while(|m| m.name == name)
+                .count();
+        &self.methods[start..end]
+    }
+
+    pub fn field(&self, name: &str) -> Option<&FieldInfo> {
+        let i = self.fields.partition_point(|f| f.name.as_str() < name);
+        self.fields.get(i).filter(|f| f.name == name)
+    }
+
+    pub fn is_interface(&self) -> bool {
+        matches!(self.kind, TypeKind::Interface | TypeKind::Annotation)
+    }
+
+    pub fn file(&self) -> Option<u32> {
+        match self.origin {
+            Origin::Project { file, .. } => Some(file),
+            Origin::Jdk => None,
+        }
+    }
+}
+
+/// Import declarations of one file, ready for lookups.
+#[derive(Debug, Default)]
+pub struct FileCtx {
+    pub package: String,
+    /// Simple name → qualified name.
+    pub single: HashMap<String, String>,
+    pub on_demand: Vec<String>,
+    /// `import static a.B.m;`: member name → type's qualified name.
+    pub static_single: Vec<(String, String)>,
+    /// `import static a.B.*;`: qualified type names.
+    pub static_on_demand: Vec<String>,
+}
+
+impl FileCtx {
+    pub fn new(package: &str, imports: &[Import]) -> FileCtx {
+        let mut c = FileCtx {
+            package: package.to_string(),
+            ..FileCtx::default()
+        };
+        for i in imports {
+            match (i.is_static, i.on_demand) {
+                (false, false) => {
+                    let simple = i.path.rsplit('.').next().unwrap_or(&i.path);
+                    c.single.insert(simple.to_string(), i.path.clone());
+                }
+                (false, true) => c.on_demand.push(i.path.clone()),
+                (true, false) => {
+                    if let Some((ty, member)) = i.path.rsplit_once('.') {
+                        c.static_single.push((member.to_string(), ty.to_string()));
+                    }
+                }
+                (true, true) => c.static_on_demand.push(i.path.clone()),
+            }
+        }
+        c
+    }
+}
+
+pub struct TypeTable {
+    pub types: Vec<TypeInfo>,
+    pub by_fqn: HashMap<String, TypeId>,
+    /// Package → simple name → top-level type.
+    by_package: HashMap<String, HashMap<String, TypeId>>,
+    /// Known package names (and their prefixes).
+    packages: HashSet<String>,
+    /// Per input file (same order): imports. Empty for non-Java files.
+    pub files: Vec<FileCtx>,
+    /// Per input file: the table id of each of its declared types.
+    pub file_types: Vec<Vec<TypeId>>,
+    lang: HashSet<&'static str>,
+    /// Simple name → JDK type, for names in the JDK table that are unique.
+    jdk_simple: HashMap<String, TypeId>,
+    pub object: Option<TypeId>,
+    pub string: Option<TypeId>,
+}
+
+/// Where a name is being resolved: the file, the innermost lexically enclosing type, and the
+/// type parameters of the enclosing method.
+#[derive(Clone, Copy)]
+pub struct Scope<'a> {
+    pub file: u32,
+    pub lex: Option<TypeId>,
+    pub method_tparams: &'a [String],
+}
+
+impl TypeTable {
+    pub fn build(files: &[(&RepoPath, &FileFacts)]) -> TypeTable {
+        let jdk = jdk::table();
+        let mut t = TypeTable {
+            types: Vec::new(),
+            by_fqn: HashMap::new(),
+            by_package: HashMap::new(),
+            packages: HashSet::new(),
+            files: Vec::with_capacity(files.len()),
+            file_types: Vec::with_capacity(files.len()),
+            lang: jdk.lang.iter().map(|s| s.as_str()).collect(),
+            jdk_simple: HashMap::new(),
+            object: None,
+            string: None,
+        };
+        // Project types first: a repository that defines `java.lang.String` (the JDK's own
+        // sources) shadows the table.
+        for (fi, (_, facts)) in files.iter().enumerate() {
+            let Some(j) = &facts.java else {
+                t.files.push(FileCtx::default());
+                t.file_types.push(Vec::new());
+                continue;
+            };
+            t.files.push(FileCtx::new(&j.package, &j.imports));
+            let mut ids = Vec::with_capacity(j.types.len());
+            for (di, d) in j.types.iter().enumerate() {
+                let id = t.types.len() as TypeId;
+                let outer = d.outer.and_then(|o| ids.get(o as usize).copied());
+                t.types.push(TypeInfo {
+                    fqn: d.qname.clone(),
+                    id: d.id.clone(),
+                    name: d.name.clone(),
+                    kind: d.kind,
+                    origin: Origin::Project {
+                        file: fi as u32,
+                        decl: di as u32,
+                    },
+                    outer,
+                    nested: Vec::new(),
+                    params: d.type_params.clone(),
+                    superclass: None,
+                    interfaces: Vec::new(),
+                    methods: Vec::new(),
+                    fields: Vec::new(),
+                    anonymous: d.anonymous,
+                    local: d.local,
+                    is_abstract: d.is_abstract,
+                    line: d.line,
+                });
+                if let Some(o) = outer
+                    && !d.local
+                {
+                    t.types[o as usize].nested.push(id);
+                }
+                if !d.local {
+                    t.by_fqn.entry(d.qname.clone()).or_insert(id);
+                    if outer.is_none() {
+                        t.by_package
+                            .entry(j.package.clone())
+                            .or_default()
+                            .entry(d.name.clone())
+                            .or_insert(id);
+                    }
+                }
+                ids.push(id);
+            }
+            t.file_types.push(ids);
+            add_packages(&mut t.packages, &j.package);
+        }
+        // The JDK table.
+        let mut jdk_ids = Vec::with_capacity(jdk.types.len());
+        for jt in &jdk.types {
+            if let Some(&id) = t.by_fqn.get(&jt.fqn) {
+                jdk_ids.push((id, false));
+                continue;
+            }
+            let id = t.types.len() as TypeId;
+            let name = jt.fqn.rsplit('.').next().unwrap_or(&jt.fqn).to_string();
+            t.types.push(TypeInfo {
+                fqn: jt.fqn.clone(),
+                id: format!("java:{}", jt.fqn),
+                name: name.clone(),
+                kind: jt.kind,
+                origin: Origin::Jdk,
+                outer: None,
+                nested: Vec::new(),
+                params: jt.params.clone(),
+                superclass: None,
+                interfaces: Vec::new(),
+                methods: Vec::new(),
+                fields: Vec::new(),
+                anonymous: false,
+                local: false,
+                is_abstract: jt.kind == TypeKind::Interface,
+                line: 0,
+            });
+            t.by_fqn.insert(jt.fqn.clone(), id);
+            jdk_ids.push((id, true));
+            match t.jdk_simple.entry(name) {
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(id);
+                }
+                std::collections::hash_map::Entry::Occupied(mut o) => {
+                    // Not unique: only the java.lang one may keep the simple name.
+                    if jt.fqn.starts_with("java.lang.") && !jt.fqn[10..].contains('.') {
+                        o.insert(id);
+                    }
+                }
+            }
+        }
+        // Nesting and packages of JDK types.
+        for &(id, fresh) in &jdk_ids {
+            if !fresh {
+                continue;
+            }
+            let fqn = t.types[id as usize].fqn.clone();
+            let Some((prefix, simple)) = fqn.rsplit_once('.') else {
+                continue;
+            };
+            if let Some(&o) = t.by_fqn.get(prefix) {
+                t.types[id as usize].outer = Some(o);
+                t.types[o as usize].nested.push(id);
+            } else {
+                add_packages(&mut t.packages, prefix);
+                t.by_package
+                    .entry(prefix.to_string())
+                    .or_default()
+                    .entry(simple.to_string())
+                    .or_insert(id);
+            }
+        }
+        t.object = t.by_fqn.get("java.lang.Object").copied();
+        t.string = t.by_fqn.get("java.lang.String").copied();
+        // Members and supertypes of JDK types.
+        for (jt, &(id, fresh)) in jdk.types.iter().zip(&jdk_ids) {
+            if !fresh {
+                continue;
+            }
+            let resolve = |tr: &TypeRef| t.resolve_jdk(tr, id);
+            let mut supers: Vec<Ty> = jt.supers.iter().map(resolve).collect();
+            let mut methods: Vec<MethodInfo> = jt
+                .methods
+                .iter()
+                .map(|m| MethodInfo {
+                    name: m.name.clone(),
+                    id: format!("java:{}#{}", jt.fqn, m.name),
+                    params: Vec::new(),
+                    arity: m.arity,
+                    varargs: false,
+                    ret: Some(resolve(&m.ret)),
+                    tparams: Vec::new(),
+                    is_static: m.is_static,
+                    is_abstract: false,
+                    is_ctor: false,
+                    line: 0,
+                })
+                .collect();
+            methods.sort_by(|a, b| a.name.cmp(&b.name));
+            let mut fields: Vec<FieldInfo> = jt
+                .fields
+                .iter()
+                .map(|(n, ty)| FieldInfo {
+                    name: n.clone(),
+                    id: format!("java:{}#{n}", jt.fqn),
+                    ty: resolve(ty),
+                    is_static: n.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
+                    decl: None,
+                })
+                .collect();
+            fields.sort_by(|a, b| a.name.cmp(&b.name));
+            let info = &mut t.types[id as usize];
+            info.methods = methods;
+            info.fields = fields;
+            // A class's first supertype is its superclass when that is a class.
+            if jt.kind != TypeKind::Interface && !supers.is_empty() {
+                let first = supers.remove(0);
+                let is_class = match &first {
+                    Ty::Class(s, _) => !matches!(
+                        jdk.types.iter().find(|x| x.fqn == t.types[*s as usize].fqn),
+                        Some(x) if x.kind == TypeKind::Interface
+                    ),
+                    _ => true,
+                };
+                if is_class {
+                    t.types[id as usize].superclass = Some(first);
+                } else {
+                    supers.insert(0, first);
+                }
+            }
+            t.types[id as usize].interfaces = supers;
+        }
+        // Supertypes and members of project types.
+        for (fi, (_, facts)) in files.iter().enumerate() {
+            let Some(j) = &facts.java else { continue };
+            t.fill_project_types(fi as u32, j);
+        }
+        t
+    }
+
+    fn fill_project_types(&mut self, fi: u32, j: &JavaFacts) {
+        for (di, d) in j.types.iter().enumerate() {
+            let id = self.file_types[fi as usize][di];
+            let scope = Scope {
+                file: fi,
+                lex: Some(id),
+                method_tparams: &[],
+            };
+            // Supertypes are resolved where the declaration stands: its own member types are
+            // not in scope there, its outer type's are.
+            let outer_scope = Scope {
+                lex: self.types[id as usize].outer,
+                ..scope
+            };
+            let mut superclass = d
+                .superclass
+                .as_ref()
+                .map(|s| self.resolve_ref(s, &outer_scope));
+            let mut interfaces: Vec<Ty> = d
+                .interfaces
+                .iter()
+                .map(|i| self.resolve_ref(i, &outer_scope))
+                .collect();
+            // An anonymous class "extends" an interface: it implements it.
+            if d.anonymous
+                && let Some(Ty::Class(s, _)) = &superclass
+                && self.types[*s as usize].is_interface()
+            {
+                interfaces.push(superclass.take().unwrap_or(Ty::Unknown));
+            }
+            if d.kind == TypeKind::Interface {
+                // Interfaces list their supertypes as `extends`: the extractor puts them in
+                // `interfaces` already.
+                superclass = None;
+            }
+            let mut fields: Vec<FieldInfo> = d
+                .fields
+                .iter()
+                .enumerate()
+                .map(|(k, f)| FieldInfo {
+                    name: f.name.clone(),
+                    id: f.id.clone(),
+                    ty: self.resolve_ref(&f.ty, &scope),
+                    is_static: f.is_static,
+                    decl: Some(k as u32),
+                })
+                .collect();
+            fields.sort_by(|a, b| a.name.cmp(&b.name));
+            let mut methods: Vec<MethodInfo> = d
+                .methods
+                .iter()
+                .map(|m| {
+                    let ms = Scope {
+                        method_tparams: &m.type_params,
+                        ..scope
+                    };
+                    let params: Vec<Ty> = m
+                        .params
+                        .iter()
+                        .map(|&p| {
+                            j.locals
+                                .get(p as usize)
+                                .and_then(|l| l.ty.as_ref())
+                                .map(|tr| self.resolve_ref(tr, &ms))
+                                .unwrap_or(Ty::Unknown)
+                        })
+                        .collect();
+                    MethodInfo {
+                        name: m.name.clone(),
+                        id: m.id.clone(),
+                        arity: Some(params.len() as u8),
+                        params,
+                        varargs: m.varargs,
+                        ret: m.ret.as_ref().map(|r| self.resolve_ref(r, &ms)),
+                        tparams: m.type_params.clone(),
+                        is_static: m.is_static,
+                        is_abstract: m.is_abstract,
+                        is_ctor: m.is_ctor,
+                        line: m.line,
+                    }
+                })
+                .collect();
+            if d.kind == TypeKind::Enum {
+                // javac's implicit `values()` and `valueOf(String)`.
+                let me = Ty::Class(id, Vec::new());
+                for (name, params, ret) in [
+                    ("values", Vec::new(), Ty::Array(Box::new(me.clone()))),
+                    ("valueOf", vec![self.string_ty()], me.clone()),
+                ] {
+                    if d.methods.iter().any(|m| m.name == name) {
+                        continue;
+                    }
+                    methods.push(MethodInfo {
+                        name: name.to_string(),
+                        id: format!(
+                            "{}#{name}({})",
+                            d.id,
+                            if params.is_empty() { "" } else { "String" }
+                        ),
+                        arity: Some(params.len() as u8),
+                        params,
+                        varargs: false,
+                        ret: Some(ret),
+                        tparams: Vec::new(),
+                        is_static: true,
+                        is_abstract: false,
+                        is_ctor: false,
+                        line: d.line,
+                    });
+                }
+            }
+            methods.sort_by(|a, b| a.name.cmp(&b.name));
+            let info = &mut self.types[id as usize];
+            info.superclass = superclass;
+            info.interfaces = interfaces;
+            info.fields = fields;
+            info.methods = methods;
+        }
+    }
+
+    fn string_ty(&self) -> Ty {
+        match self.string {
+            Some(s) => Ty::Class(s, Vec::new()),
+            None => Ty::Ext("java.lang.String".into()),
+        }
+    }
+
+    /// Resolves a JDK table type name: the type's parameters, `$0`, qualified names, java.lang
+    /// and unique simple names.
+    fn resolve_jdk(&self, tr: &TypeRef, owner: TypeId) -> Ty {
+        let base = if tr.name == "$0" {
+            Ty::Arg0
+        } else if tr.name == "?" {
+            tr.args
+                .first()
+                .map(|a| self.resolve_jdk(a, owner))
+                .unwrap_or(Ty::Unknown)
+        } else if let Some(p) = prim(&tr.name) {
+            Ty::Prim(p)
+        } else if self.types[owner as usize].params.contains(&tr.name) {
+            Ty::Var(tr.name.as_str().into())
+        } else {
+            let id = self
+                .by_fqn
+                .get(&tr.name)
+                .or_else(|| self.by_fqn.get(&format!("java.lang.{}", tr.name)))
+                .or_else(|| self.jdk_simple.get(&tr.name))
+                .copied();
+            match id {
+                Some(id) => Ty::Class(
+                    id,
+                    tr.args.iter().map(|a| self.resolve_jdk(a, owner)).collect(),
+                ),
+                None if tr.name.len() == 1 => Ty::Var(tr.name.as_str().into()),
+                None => Ty::Ext(tr.name.as_str().into()),
+            }
+        };
+        wrap_dims(base, tr.dims)
+    }
+
+    /// Resolves a type as written in a project file.
+    pub fn resolve_ref(&self, tr: &TypeRef, scope: &Scope<'_>) -> Ty {
+        let base = if tr.name == "?" {
+            tr.args
+                .first()
+                .map(|a| self.resolve_ref(a, scope))
+                .unwrap_or(Ty::Unknown)
+        } else if tr.name.is_empty() || tr.name == "var" {
+            Ty::Unknown
+        } else if let Some(p) = prim(&tr.name) {
+            Ty::Prim(p)
+        } else {
+            match self.resolve_name(&tr.name, scope) {
+                Some(Ty::Class(id, _)) => Ty::Class(
+                    id,
+                    tr.args.iter().map(|a| self.resolve_ref(a, scope)).collect(),
+                ),
+                Some(other) => other,
+                None => Ty::Ext(
+                    self.qualify_unknown(&tr.name, scope)
+                        .unwrap_or_else(|| tr.name.as_str().into()),
+                ),
+            }
+        };
+        wrap_dims(base, tr.dims)
+    }
+
+    /// An unknown type's qualified name when an import names it.
+    fn qualify_unknown(&self, name: &str, scope: &Scope<'_>) -> Option<Arc<str>> {
+        let first = name.split('.').next()?;
+        let f = self.files.get(scope.file as usize)?;
+        let q = f.single.get(first)?;
+        Some(format!("{q}{}", &name[first.len()..]).into())
+    }
+
+    /// Resolves a (possibly dotted) type name to a table type or a type variable; `None` when
+    /// the name is not a known type.
+    pub fn resolve_name(&self, name: &str, scope: &Scope<'_>) -> Option<Ty> {
+        let Some((first, rest)) = name.split_once('.') else {
+            return self.resolve_simple(name, scope);
+        };
+        if let Some(Ty::Class(mut id, _)) = self.resolve_simple(first, scope) {
+            for part in rest.split('.') {
+                id = self.member_type(id, part)?;
+            }
+            return Some(Ty::Class(id, Vec::new()));
+        }
+        if let Some(&id) = self.by_fqn.get(name) {
+            return Some(Ty::Class(id, Vec::new()));
+        }
+        // `pkg.Outer.Inner` where only `pkg.Outer` is a table key.
+        let mut prefix_end = name.len();
+        while let Some(i) = name[..prefix_end].rfind('.') {
+            prefix_end = i;
+            if let Some(&id) = self.by_fqn.get(&name[..i]) {
+                let mut id = id;
+                for part in name[i + 1..].split('.') {
+                    id = self.member_type(id, part)?;
+                }
+                return Some(Ty::Class(id, Vec::new()));
+            }
+        }
+        None
+    }
+
+    /// javac's order for a simple type name.
+    pub fn resolve_simple(&self, name: &str, scope: &Scope<'_>) -> Option<Ty> {
+        if scope.method_tparams.iter().any(|p| p == name) {
+            return Some(Ty::Var(name.into()));
+        }
+        let mut lex = scope.lex;
+        while let Some(t) = lex {
+            let info = &self.types[t as usize];
+            if info.name == name && !info.anonymous {
+                return Some(Ty::Class(t, Vec::new()));
+            }
+            if info.params.iter().any(|p| p == name) {
+                return Some(Ty::Var(name.into()));
+            }
+            if let Some(m) = self.member_type(t, name) {
+                return Some(Ty::Class(m, Vec::new()));
+            }
+            // Local classes declared in the same method are visible by name.
+            lex = info.outer;
+        }
+        let f = self.files.get(scope.file as usize)?;
+        if let Some(q) = f.single.get(name) {
+            return match self.resolve_qualified(q) {
+                Some(id) => Some(Ty::Class(id, Vec::new())),
+                None => Some(Ty::Ext(q.as_str().into())),
+            };
+        }
+        // Local classes of this file (declared in a method) are found by their simple name.
+        if let Some(types) = self.file_types.get(scope.file as usize) {
+            for &t in types {
+                let info = &self.types[t as usize];
+                if info.local && !info.anonymous && info.name == name {
+                    return Some(Ty::Class(t, Vec::new()));
+                }
+            }
+        }
+        if let Some(&id) = self.by_package.get(&f.package).and_then(|m| m.get(name)) {
+            return Some(Ty::Class(id, Vec::new()));
+        }
+        for p in &f.on_demand {
+            if let Some(&id) = self.by_package.get(p).and_then(|m| m.get(name)) {
+                return Some(Ty::Class(id, Vec::new()));
+            }
+            if let Some(id) = self.resolve_qualified(p)
+                && let Some(m) = self.member_type(id, name)
+            {
+                return Some(Ty::Class(m, Vec::new()));
+            }
+        }
+        if let Some(&id) = self.by_package.get("java.lang").and_then(|m| m.get(name)) {
+            return Some(Ty::Class(id, Vec::new()));
+        }
+        if self.lang.contains(name) {
+            return Some(Ty::Ext(format!("java.lang.{name}").into()));
+        }
+        None
+    }
+
+    /// A qualified name (`a.b.C`, `a.b.C.D`) to a table type.
+    pub fn resolve_qualified(&self, q: &str) -> Option<TypeId> {
+        if let Some(&id) = self.by_fqn.get(q) {
+            return Some(id);
+        }
+        let (prefix, last) = q.rsplit_once('.')?;
+        let outer = self.resolve_qualified(prefix)?;
+        self.member_type(outer, last)
+    }
+
+    /// A member type named `name` of `t`, declared or inherited.
+    pub fn member_type(&self, t: TypeId, name: &str) -> Option<TypeId> {
+        let mut seen = Vec::new();
+        let mut stack = vec![t];
+        while let Some(t) = stack.pop() {
+            if seen.contains(&t) || seen.len() > 64 {
+                continue;
+            }
+            seen.push(t);
+            let info = &self.types[t as usize];
+            if let Some(&n) = info
+                .nested
+                .iter()
+                .find(|&&n| self.types[n as usize].name == name)
+            {
+                return Some(n);
+            }
+            for s in info.superclass.iter().chain(&info.interfaces) {
+                if let Ty::Class(s, _) = s {
+                    stack.push(*s);
+                }
+            }
+        }
+        None
+    }
+
+    pub fn is_package(&self, name: &str) -> bool {
+        self.packages.contains(name)
+    }
+
+    /// The direct supertypes of `ty`, with `ty`'s type arguments substituted into them.
+    pub fn supertypes(&self, ty: &Ty) -> Vec<Ty> {
+        let Ty::Class(id, args) = ty else {
+            return Vec::new();
+        };
+        let info = &self.types[*id as usize];
+        let mut out = Vec::new();
+        for s in info.superclass.iter().chain(&info.interfaces) {
+            out.push(subst(s, &info.params, args));
+        }
+        if out.is_empty()
+            && let Some(o) = self.object
+            && *id != o
+        {
+            out.push(Ty::Class(o, Vec::new()));
+        }
+        out
+    }
+
+    /// `ty` and all its supertypes, nearest first (breadth-first, each once), each with type
+    /// arguments substituted. Ends with `Object`.
+    pub fn ancestry(&self, ty: &Ty) -> Vec<Ty> {
+        let mut out: Vec<Ty> = vec![ty.clone()];
+        let mut seen: Vec<TypeId> = Vec::new();
+        if let Ty::Class(id, _) = ty {
+            seen.push(*id);
+        }
+        let mut i = 0;
+        while i < out.len() && out.len() < 256 {
+            for s in self.supertypes(&out[i]) {
+                match &s {
+                    Ty::Class(id, _) => {
+                        if Some(*id) == self.object || seen.contains(id) {
+                            continue;
+                        }
+                        seen.push(*id);
+                        out.push(s);
+                    }
+                    Ty::Ext(_) => {
+                        if !out.contains(&s) {
+                            out.push(s)
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
+        if let Some(o) = self.object
+            && !matches!(ty, Ty::Class(id, _) if *id == o)
+        {
+            out.push(Ty::Class(o, Vec::new()));
+        }
+        out
+    }
+
+    /// Whether `sub` is `sup` or one of its subtypes (unknowns are not).
+    pub fn is_subtype(&self, sub: TypeId, sup: TypeId) -> bool {
+        if sub == sup || Some(sup) == self.object {
+            return true;
+        }
+        self.ancestry(&Ty::Class(sub, Vec::new()))
+            .iter()
+            .any(|t| matches!(t, Ty::Class(id, _) if *id == sup))
+    }
+
+    /// A type's display name (qualified).
+    pub fn display(&self, ty: &Ty) -> String {
+        match ty {
+            Ty::Class(id, _) => self.types[*id as usize].fqn.clone(),
+            Ty::Ext(n) => n.to_string(),
+            Ty::Prim(p) => p.to_string(),
+            Ty::Array(e) => format!("{}[]", self.display(e)),
+            Ty::Var(v) => v.to_string(),
+            Ty::Null => "null".into(),
+            Ty::Unknown | Ty::Arg0 => "?".into(),
+        }
+    }
+}
+
+fn add_packages(set: &mut HashSet<String>, package: &str) {
+    let mut p = package;
+    while !p.is_empty() && set.insert(p.to_string()) {
+        match p.rfind('.') {
+            Some(i) => p = &p[..i],
+            None => break,
+        }
+    }
+}
+
+fn wrap_dims(mut t: Ty, dims: u8) -> Ty {
+    for _ in 0..dims {
+        t = Ty::Array(Box::new(t));
+    }
+    t
+}
+
+/// Replaces the type variables `params` by `args` in `ty` (raw types: variables stay).
+pub fn subst(ty: &Ty, params: &[String], args: &[Ty]) -> Ty {
+    if params.is_empty() || args.is_empty() {
+        return ty.clone();
+    }
+    match ty {
+        Ty::Var(v) => match params.iter().position(|p| **p == **v) {
+            Some(i) => args.get(i).cloned().unwrap_or(Ty::Unknown),
+            None => ty.clone(),
+        },
+        Ty::Class(id, a) if !a.is_empty() => {
+            Ty::Class(*id, a.iter().map(|x| subst(x, params, args)).collect())
+        }
+        Ty::Array(e) => Ty::Array(Box::new(subst(e, params, args))),
+        _ => ty.clone(),
+    }
+}
+
+/// Type edges: `inherits` (class → superclass, interface → superinterface), `implements`
+/// (class → interface) and `overrides` (method → the supertype methods it overrides).
+pub fn type_edges(table: &TypeTable, files: &[(&RepoPath, &FileFacts)]) -> Vec<Edge> {
+    let mut out = Vec::new();
+    for (id, info) in table.types.iter().enumerate() {
+        let Origin::Project { file, .. } = info.origin else {
+            continue;
+        };
+        if info.anonymous {
+            continue;
+        }
+        let path = files[file as usize].0.as_str();
+        let supers = info
+            .superclass
+            .iter()
+            .map(|s| (s, EdgeKind::Inherits))
+            .chain(info.interfaces.iter().map(|s| {
+                (
+                    s,
+                    if info.is_interface() {
+                        EdgeKind::Inherits
+                    } else {
+                        EdgeKind::Implements
+                    },
+                )
+            }));
+        for (s, kind) in supers {
+            let (callee, callee_name, callee_file, callee_line) = match s {
+                Ty::Class(sid, _) => {
+                    let si = &table.types[*sid as usize];
+                    if matches!(si.fqn.as_str(), "java.lang.Enum" | "java.lang.Record")
+                        || matches!(si.fqn.as_str(), "java.lang.annotation.Annotation")
+                    {
+                        continue;
+                    }
+                    (
+                        si.id.clone(),
+                        si.fqn.clone(),
+                        si.file().map(|f| files[f as usize].0.to_string()),
+                        si.file().map(|_| si.line),
+                    )
+                }
+                Ty::Ext(n) => (format!("java:{n}"), n.to_string(), None, None),
+                _ => continue,
+            };
+            out.push(Edge {
+                caller_file: path.to_string(),
+                caller: info.id.clone(),
+                caller_name: info.fqn.clone(),
+                line: info.line,
+                kind,
+                callee: Some(callee),
+                callee_name,
+                callee_file,
+                callee_line,
+                confidence: 1.0,
+                detail: String::new(),
+            });
+        }
+        // Overrides: each instance method against the nearest declaration of the same name and
+        // parameter count in every supertype path.
+        let me = Ty::Class(id as TypeId, Vec::new());
+        let ancestry = table.ancestry(&me);
+        for m in &info.methods {
+            if m.is_static || m.is_ctor {
+                continue;
+            }
+            let mut found: Vec<(TypeId, usize)> = Vec::new();
+            for a in ancestry.iter().skip(1) {
+                let Ty::Class(aid, _) = a else { continue };
+                let ai = &table.types[*aid as usize];
+                for (k, am) in ai.methods_named(&m.name).iter().enumerate() {
+                    if am.is_static || am.is_ctor {
+                        continue;
+                    }
+                    let arity_ok = am.arity.is_none_or(|n| n as usize == m.params.len());
+                    let types_ok = am.params.is_empty()
+                        || am
+                            .params
+                            .iter()
+                            .zip(&m.params)
+                            .all(|(p, q)| same_erasure(p, q));
+                    if arity_ok && types_ok {
+                        // Skip one already overridden by a nearer found method's type.
+                        if !found
+                            .iter()
+                            .any(|(f, _)| table.is_subtype(*f, *aid) && *f != *aid)
+                        {
+                            found.push((*aid, k));
+                        }
+                        break;
+                    }
+                }
+            }
+            for (aid, k) in found {
+                let ai = &table.types[aid as usize];
+                let am = &ai.methods_named(&m.name)[k];
+                out.push(Edge {
+                    caller_file: path.to_string(),
+                    caller: m.id.clone(),
+                    caller_name: format!("{}.{}", info.fqn, m.name),
+                    line: m.line,
+                    kind: EdgeKind::Overrides,
+                    callee: Some(am.id.clone()),
+                    callee_name: format!("{}.{}", ai.fqn, am.name),
+                    callee_file: ai.file().map(|f| files[f as usize].0.to_string()),
+                    callee_line: ai.file().map(|_| am.line),
+                    confidence: if am.params.is_empty() && !m.params.is_empty() {
+                        0.8
+                    } else {
+                        1.0
+                    },
+                    detail: String::new(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether two parameter types erase to the same type (type variables match anything).
+fn same_erasure(a: &Ty, b: &Ty) -> bool {
+    match (a, b) {
+        (Ty::Var(_), _) | (_, Ty::Var(_)) | (Ty::Unknown, _) | (_, Ty::Unknown) => true,
+        (Ty::Class(x, _), Ty::Class(y, _)) => x == y,
+        (Ty::Array(x), Ty::Array(y)) => same_erasure(x, y),
+        (Ty::Ext(x), Ty::Ext(y)) => x.rsplit('.').next() == y.rsplit('.').next(),
+        (Ty::Ext(x), Ty::Class(_, _)) | (Ty::Class(_, _), Ty::Ext(x)) => {
+            let _ = x;
+            false
+        }
+        _ => a == b,
+    }
+}

@@ -1,0 +1,73 @@
+//! `codemap ask`: one question, or a batch file of them.
+
+use super::{Outcome, open_reader, print_json, read_target};
+use crate::cli::{AskArgs, Backend, Global};
+use anyhow::{Context, Result};
+use query::{AskOptions, Asker, ChatModel, Level, LlmConfig, OpenAiChat};
+use std::io::{BufReader, Write};
+
+pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
+    let reader = open_reader(g)?;
+    let repo_root = match g.backend {
+        Backend::Embedded => read_target(g)?.root().parent().map(|p| p.to_path_buf()),
+        Backend::Meilisearch => g.repo.clone(),
+    };
+    let asker = Asker::from_reader(reader.as_ref(), repo_root).context("loading the snapshot")?;
+    let llm = match &a.llm_url {
+        Some(url) => Some(
+            OpenAiChat::new(LlmConfig {
+                base_url: url.clone(),
+                model: a.llm_model.clone(),
+                api_key_env: std::env::var(&a.llm_key_env)
+                    .is_ok()
+                    .then(|| a.llm_key_env.clone()),
+                timeout_secs: a.llm_timeout,
+                retries: 2,
+                max_tokens: 1200,
+            })
+            .context("configuring the LLM endpoint")?,
+        ),
+        None => None,
+    };
+    let level: Level = a.level.parse().map_err(|e: String| anyhow::anyhow!(e))?;
+    let opts = AskOptions {
+        level,
+        limit: a.limit,
+        token_budget: a.budget,
+        llm: llm.as_ref().map(|l| l as &dyn ChatModel),
+        ..Default::default()
+    };
+    if let Some(path) = &a.batch {
+        let input =
+            std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        let report = query::run_batch(&asker, BufReader::new(input), &mut out, &opts)?;
+        out.flush()?;
+        for (line, err) in &report.failed {
+            eprintln!("{}:{line}: {err}", path.display());
+        }
+        eprintln!(
+            "answered {} questions, {} lines failed",
+            report.answered,
+            report.failed.len()
+        );
+        return Ok(if report.answered == 0 {
+            Outcome::NothingFound
+        } else {
+            Outcome::Done
+        });
+    }
+    let question = a.question.as_deref().unwrap_or_default();
+    let answer = asker.ask(question, &opts)?;
+    if g.json {
+        print_json(&answer)?;
+    } else {
+        print!("{}", query::render_text(&answer));
+    }
+    Ok(if answer.citations.is_empty() {
+        Outcome::NothingFound
+    } else {
+        Outcome::Done
+    })
+}
