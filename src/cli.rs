@@ -78,7 +78,28 @@ pub enum Command {
     /// Show what the pipeline produced for one file.
     Dump { what: DumpWhat, file: String },
     /// Export the index as JSONL on stdout.
-    Export { what: ExportWhat },
+    Export {
+        what: ExportWhat,
+        /// Edge kinds to export (repeatable): call, rpc, db, event, route, config, inherits,
+        /// implements, overrides, or `all`. Default: the call graph (all but the type edges).
+        #[arg(long = "kind")]
+        kinds: Vec<String>,
+    },
+    /// Who calls SYMBOL (a method, class, route, table or config key), to a depth.
+    Callers(GraphArgs),
+    /// What SYMBOL calls, to a depth (calls through interfaces list their implementations).
+    Callees(GraphArgs),
+    /// Call chains from one symbol to another, shortest first.
+    Path {
+        from: String,
+        to: String,
+        /// Longest chain considered, in hops.
+        #[arg(long, default_value_t = 8)]
+        max_depth: usize,
+        /// Chains shown at most.
+        #[arg(short = 'n', long, default_value_t = 5)]
+        limit: usize,
+    },
     /// Files and symbols added, removed and changed between two snapshots (default: the last two).
     Diff { from: Option<u64>, to: Option<u64> },
 }
@@ -145,4 +166,19 @@ pub enum DumpWhat {
 #[derive(ValueEnum, Debug, Clone, Copy)]
 pub enum ExportWhat {
     Symbols,
+    /// Call-graph edges: `{"caller_file","caller_symbol","callee_file","callee_symbol","line","kind"}`.
+    Edges,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct GraphArgs {
+    /// A simple or qualified name (`deductStock`, `InventoryService.deductStock`), a symbol id,
+    /// or a pseudo id (`route:POST /api/orders`, `table:t_order`, `config:order.timeout`).
+    pub symbol: String,
+    /// Levels to follow.
+    #[arg(long, default_value_t = 1)]
+    pub depth: usize,
+    /// Hops shown at most.
+    #[arg(short = 'n', long, default_value_t = 200)]
+    pub limit: usize,
 }

@@ -1,12 +1,13 @@
 //! One module per command family; this file resolves where the index is and dispatches.
 
 mod ask;
+mod graph;
 mod index;
 mod inspect;
 mod search;
 mod watch;
 
-use crate::cli::{Backend, Cli, Command, Global};
+use crate::cli::{Backend, Cli, Command, ExportWhat, Global};
 use anyhow::{Context, Result};
 use indexer::store::meilisearch::{MeiliConfig, MeiliStore};
 use indexer::store::{EmbeddedIndex, IndexDir, IndexRead};
@@ -28,7 +29,19 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Ask(a) => ask::ask(g, &a),
         Command::Symbol { name } => search::symbol(g, &name),
         Command::Dump { what, file } => inspect::dump(g, what, &file),
-        Command::Export { what } => inspect::export(g, what),
+        Command::Export {
+            what: ExportWhat::Edges,
+            kinds,
+        } => graph::export_edges(g, &kinds),
+        Command::Export { what, .. } => inspect::export(g, what),
+        Command::Callers(a) => graph::callers(g, &a),
+        Command::Callees(a) => graph::callees(g, &a),
+        Command::Path {
+            from,
+            to,
+            max_depth,
+            limit,
+        } => graph::path(g, &from, &to, max_depth, limit),
         Command::Diff { from, to } => inspect::diff(g, from, to),
     }
 }

@@ -24,6 +24,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+mod graph;
+pub use graph::GraphStats;
+
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
     #[error(transparent)]
@@ -63,6 +66,8 @@ pub struct RunSummary {
     pub ignored_count: u64,
     pub reconciled: bool,
     pub elapsed: Duration,
+    /// What the call-graph stage did (`None` when it did not run: nothing changed).
+    pub graph: Option<GraphStats>,
 }
 
 /// A file whose content was (re)read this run.
@@ -102,6 +107,16 @@ pub fn run(
         }
         other => other?,
     };
+    // An index built with the graph turned off has no facts for its unchanged files.
+    if crate::graph::enabled() && catalog.last_snapshot()?.is_some() && !catalog.graph_ready()? {
+        tracing::warn!(
+            "index has no call graph; rebuilding {}",
+            dir.root().display()
+        );
+        drop(catalog);
+        remove_index_files(dir)?;
+        catalog = Catalog::open(&dir.catalog())?;
+    }
     let text = FullText::open(&dir.text())?;
     let text_gen = catalog.text_generation()?;
     let in_sync = text.payload()?.as_deref() == Some(format!("gen={text_gen}").as_str())
@@ -168,9 +183,13 @@ pub fn run(
             })
             .collect()
     };
-    let analysed = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-        Ok(pool) => pool.install(analyse),
-        Err(_) => analyse(),
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .ok();
+    let analysed = match &pool {
+        Some(pool) => pool.install(analyse),
+        None => analyse(),
     };
     progress(Progress::Writing);
 
@@ -263,6 +282,23 @@ pub fn run(
         crash_point("after-pending-commit");
     }
 
+    // The call graph, re-resolved over all files whenever one changed.
+    let mut graph_stats = None;
+    let graph_changes = if crate::graph::enabled()
+        && (!updates.is_empty() || !removed.is_empty() || !catalog.graph_ready()?)
+    {
+        let stored = graph::load(&catalog, &updates, &removed)?;
+        let stage = || graph::changes(stored, &updates, &removed);
+        let (changes, stats) = match &pool {
+            Some(pool) => pool.install(stage),
+            None => stage(),
+        };
+        graph_stats = Some(stats);
+        Some(changes)
+    } else {
+        None
+    };
+
     let (commit, dirty) = git::head(root);
     let skipped_rows = skipped
         .iter()
@@ -277,6 +313,7 @@ pub fn run(
         touched,
         skipped: skipped_rows,
         text_changed,
+        graph: graph_changes,
     })?;
 
     crash_point("after-catalog-commit");
@@ -299,6 +336,7 @@ pub fn run(
         ignored_count: walked.ignored_count,
         reconciled: !in_sync,
         elapsed: started.elapsed(),
+        graph: graph_stats,
     })
 }
 

@@ -6,8 +6,10 @@
 
 pub mod callsite;
 pub mod lexical;
+pub mod stored;
 
 pub use lexical::LexicalGraph;
+pub use stored::StoredGraph;
 
 use crate::QueryError;
 use indexer::model::SymbolId;

@@ -12,6 +12,7 @@ pub mod answer;
 pub mod ask;
 pub mod assemble;
 pub mod batch;
+pub mod calls;
 pub mod chain;
 pub mod citation;
 pub mod embed;

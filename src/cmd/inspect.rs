@@ -168,6 +168,7 @@ pub fn export(g: &Global, what: ExportWhat) -> Result<Outcome> {
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
     match what {
+        ExportWhat::Edges => return super::graph::export_edges(g, &[]),
         ExportWhat::Symbols => {
             for r in idx.catalog.all_symbols()? {
                 let s = &r.symbol;

@@ -96,6 +96,9 @@ pub struct TypeDecl {
     pub is_static: bool,
     pub is_abstract: bool,
     pub type_params: Vec<String>,
+    /// The first bound of each type parameter (`T extends Appendable`), same order.
+    #[serde(default)]
+    pub type_bounds: Vec<Option<TypeRef>>,
     /// `extends` of a class (at most one), or the created type of an anonymous class.
     pub superclass: Option<TypeRef>,
     /// `implements` of a class, `extends` of an interface.
@@ -134,6 +137,8 @@ pub struct MethodDecl {
     /// Return type; `None` for constructors.
     pub ret: Option<TypeRef>,
     pub type_params: Vec<String>,
+    #[serde(default)]
+    pub type_bounds: Vec<Option<TypeRef>>,
     pub is_static: bool,
     pub is_abstract: bool,
     pub is_ctor: bool,
@@ -305,4 +310,17 @@ pub struct ConfigKey {
     pub key: String,
     pub value: String,
     pub line: u32,
+}
+
+impl FileFacts {
+    /// Compact binary form for the store (bincode; the format follows the catalog's schema
+    /// version).
+    pub fn encode(&self) -> Vec<u8> {
+        bincode::serialize(self).unwrap_or_default()
+    }
+
+    /// `None` when `bytes` are not facts of this version (the file is then re-analysed).
+    pub fn decode(bytes: &[u8]) -> Option<FileFacts> {
+        bincode::deserialize(bytes).ok()
+    }
 }

@@ -296,7 +296,8 @@ impl<'a> FileResolver<'a> {
             };
         };
         let base = match self.val(recv, sc) {
-            Val::Value(Ty::Var(_)) | Val::Value(Ty::Array(_)) => self
+            Val::Value(Ty::Var(v)) | Val::Type(Ty::Var(v)) => self.bound_of(&v, call, sc),
+            Val::Value(Ty::Array(_)) => self
                 .table
                 .object
                 .map(|o| Ty::Class(o, Vec::new()))
@@ -330,12 +331,16 @@ impl<'a> FileResolver<'a> {
         receiver: &Ty,
     ) -> Resolved {
         let r = self.found_in(ty, idx, conf, at, args);
-        if matches!(self.table.types[ty as usize].origin, Origin::Jdk) {
+        let info = &self.table.types[ty as usize];
+        if matches!(info.origin, Origin::Jdk) {
+            // javac names `Object`'s own methods by `Object` when nothing nearer redeclares them.
+            let owner = if info.fqn == "java.lang.Object" {
+                info.fqn.as_str().into()
+            } else {
+                self.table.display(receiver).into()
+            };
             return Resolved {
-                target: Target::External {
-                    owner: self.table.display(receiver).into(),
-                    conf,
-                },
+                target: Target::External { owner, conf },
                 ret: r.ret,
             };
         }
@@ -490,6 +495,44 @@ impl<'a> FileResolver<'a> {
         }
     }
 
+    /// The bound of type variable `v` where `call` stands (`Object` when it has none).
+    fn bound_of(&mut self, v: &str, call: &'a Call, sc: &Scope<'a>) -> Ty {
+        let object = || {
+            self.table
+                .object
+                .map(|o| Ty::Class(o, Vec::new()))
+                .unwrap_or(Ty::Unknown)
+        };
+        if let Caller::Method(t, m) = call.caller
+            && let Some(md) = self
+                .j
+                .types
+                .get(t as usize)
+                .and_then(|t| t.methods.get(m as usize))
+            && let Some(i) = md.type_params.iter().position(|p| p == v)
+        {
+            return match md.type_bounds.get(i).and_then(|b| b.as_ref()) {
+                Some(b) => match self.table.resolve_ref(b, sc) {
+                    Ty::Var(_) => object(),
+                    other => other,
+                },
+                None => object(),
+            };
+        }
+        let mut lex = sc.lex;
+        while let Some(t) = lex {
+            let info = &self.table.types[t as usize];
+            if let Some(i) = info.params.iter().position(|p| p == v) {
+                return match info.bounds.get(i) {
+                    Some(Ty::Unknown) | Some(Ty::Var(_)) | None => object(),
+                    Some(b) => b.clone(),
+                };
+            }
+            lex = info.outer;
+        }
+        object()
+    }
+
     /// `Class(t, its own type variables)`: the type of `this` in `t`.
     fn self_type(&self, t: TypeId) -> Ty {
         let info = &self.table.types[t as usize];
@@ -547,6 +590,13 @@ impl<'a> FileResolver<'a> {
                     }
                 }
                 _ => {}
+            }
+            // The JDK table lists common members only: a JDK supertype may declare it.
+            if let Ty::Class(at, _) = a
+                && external.is_none()
+                && self.table.is_open_jdk(*at)
+            {
+                external = Some(self.table.display(base).into());
             }
         }
         if cands.is_empty() {

@@ -94,6 +94,8 @@ pub struct TypeInfo {
     pub outer: Option<TypeId>,
     pub nested: Vec<TypeId>,
     pub params: Vec<String>,
+    /// The bound of each type parameter (`Unknown` when it has none).
+    pub bounds: Vec<Ty>,
     pub superclass: Option<Ty>,
     pub interfaces: Vec<Ty>,
     /// Sorted by name.
@@ -239,6 +241,7 @@ impl TypeTable {
                     outer,
                     nested: Vec::new(),
                     params: d.type_params.clone(),
+                    bounds: Vec::new(),
                     superclass: None,
                     interfaces: Vec::new(),
                     methods: Vec::new(),
@@ -286,6 +289,7 @@ impl TypeTable {
                 outer: None,
                 nested: Vec::new(),
                 params: jt.params.clone(),
+                bounds: Vec::new(),
                 superclass: None,
                 interfaces: Vec::new(),
                 methods: Vec::new(),
@@ -510,7 +514,17 @@ impl TypeTable {
                 }
             }
             methods.sort_by(|a, b| a.name.cmp(&b.name));
+            let bounds: Vec<Ty> = d
+                .type_bounds
+                .iter()
+                .map(|b| {
+                    b.as_ref()
+                        .map(|b| self.resolve_ref(b, &scope))
+                        .unwrap_or(Ty::Unknown)
+                })
+                .collect();
             let info = &mut self.types[id as usize];
+            info.bounds = bounds;
             info.superclass = superclass;
             info.interfaces = interfaces;
             info.fields = fields;
@@ -715,6 +729,17 @@ impl TypeTable {
             }
         }
         None
+    }
+
+    /// A JDK type whose member list in the table is partial (everything but `Object` and marker
+    /// interfaces).
+    pub fn is_open_jdk(&self, t: TypeId) -> bool {
+        let info = &self.types[t as usize];
+        matches!(info.origin, Origin::Jdk)
+            && !matches!(
+                info.fqn.as_str(),
+                "java.lang.Object" | "java.io.Serializable" | "java.lang.Cloneable"
+            )
     }
 
     pub fn is_package(&self, name: &str) -> bool {

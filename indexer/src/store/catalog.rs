@@ -13,8 +13,12 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
 use std::collections::HashMap;
 use std::path::Path;
 
+mod graph;
+pub use graph::GraphChanges;
+
 /// Bump when the schema changes; an index with another version is rebuilt.
-pub const SCHEMA_VERSION: i64 = 1;
+/// 2: call graph (facts, edges, edge_files).
+pub const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -94,6 +98,8 @@ pub struct RunChanges<'a> {
     pub skipped: Vec<(RepoPath, String, String)>,
     /// Whether the chunk set changes (the full-text index must then follow this generation).
     pub text_changed: bool,
+    /// Call-graph facts and edges to write; `None` leaves the graph as it is.
+    pub graph: Option<GraphChanges>,
 }
 
 pub struct Catalog {
@@ -108,6 +114,7 @@ impl Catalog {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.execute_batch(SCHEMA)?;
+        conn.execute_batch(graph::SCHEMA)?;
         let version: Option<String> = conn
             .query_row(
                 "SELECT value FROM meta WHERE key='schema_version'",
@@ -496,6 +503,9 @@ impl Catalog {
              VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![generation, run.commit, run.dirty, run.created_at, files, symbols, chunks],
         )?;
+        if let Some(g) = &run.graph {
+            graph::apply(&tx, g)?;
+        }
         crate::pipeline::crash_point("inside-catalog-transaction");
         tx.commit()?;
         Ok(Snapshot {

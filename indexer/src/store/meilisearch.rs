@@ -498,10 +498,13 @@ impl MeiliStore {
     fn fetch_all<T: DeserializeOwned + Send + Sync + 'static>(
         &self,
         name: &str,
-        filter: &str,
+        filter: Option<&str>,
     ) -> Result<Vec<T>, StoreError> {
         let idx = self.index(name);
-        let filter = format!("{} AND ({filter})", self.scope());
+        let filter = match filter {
+            Some(f) => format!("{} AND ({f})", self.scope()),
+            None => self.scope(),
+        };
         let mut out = Vec::new();
         let mut offset = 0;
         loop {
@@ -524,9 +527,7 @@ impl MeiliStore {
     /// Counts of this repo's documents per index: (files, symbols, chunks, snapshots).
     pub fn counts(&self) -> Result<(usize, usize, usize, usize), StoreError> {
         let n = |name: &str| -> Result<usize, StoreError> {
-            Ok(self
-                .fetch_all::<serde_json::Value>(name, "id EXISTS")?
-                .len())
+            Ok(self.fetch_all::<serde_json::Value>(name, None)?.len())
         };
         Ok((n("files")?, n("symbols")?, n("chunks")?, n("snapshots")?))
     }
@@ -664,7 +665,7 @@ impl IndexRead for MeiliStore {
 
     fn current_files(&self) -> Result<HashMap<RepoPath, FileRow>, StoreError> {
         Ok(self
-            .fetch_all::<FileDoc>("files", "id EXISTS")?
+            .fetch_all::<FileDoc>("files", None)?
             .into_iter()
             .filter_map(file_row)
             .map(|f| (f.path.clone(), f))
@@ -673,7 +674,7 @@ impl IndexRead for MeiliStore {
 
     fn file(&self, path: &str) -> Result<Option<FileRow>, StoreError> {
         Ok(self
-            .fetch_all::<FileDoc>("files", &format!("path = {}", quote(path)))?
+            .fetch_all::<FileDoc>("files", Some(&format!("path = {}", quote(path))))?
             .into_iter()
             .find_map(file_row))
     }
@@ -683,7 +684,7 @@ impl IndexRead for MeiliStore {
         let simple = q.rsplit('.').next().unwrap_or(&q).to_lowercase();
         let suffix = format!(".{q}");
         let mut out: Vec<SymbolRow> = self
-            .fetch_all::<SymbolDoc>("symbols", &format!("name_lc = {}", quote(&simple)))?
+            .fetch_all::<SymbolDoc>("symbols", Some(&format!("name_lc = {}", quote(&simple))))?
             .into_iter()
             .filter_map(symbol_row)
             .filter(|r| {
@@ -698,26 +699,27 @@ impl IndexRead for MeiliStore {
 
     fn symbols_of(&self, path: &str) -> Result<Vec<SymbolRow>, StoreError> {
         let mut docs =
-            self.fetch_all::<SymbolDoc>("symbols", &format!("path = {}", quote(path)))?;
+            self.fetch_all::<SymbolDoc>("symbols", Some(&format!("path = {}", quote(path))))?;
         docs.sort_by_key(|d| d.ord);
         Ok(docs.into_iter().filter_map(symbol_row).collect())
     }
 
     fn all_symbols(&self) -> Result<Vec<SymbolRow>, StoreError> {
-        let mut docs = self.fetch_all::<SymbolDoc>("symbols", "id EXISTS")?;
+        let mut docs = self.fetch_all::<SymbolDoc>("symbols", None)?;
         docs.sort_by(|a, b| (&a.path, a.ord).cmp(&(&b.path, b.ord)));
         Ok(docs.into_iter().filter_map(symbol_row).collect())
     }
 
     fn chunk(&self, id: &str) -> Result<Option<ChunkRow>, StoreError> {
         Ok(self
-            .fetch_all::<ChunkDoc>("chunks", &format!("chunk_id = {}", quote(id)))?
+            .fetch_all::<ChunkDoc>("chunks", Some(&format!("chunk_id = {}", quote(id))))?
             .into_iter()
             .find_map(chunk_row))
     }
 
     fn chunks_of(&self, path: &str) -> Result<Vec<ChunkRow>, StoreError> {
-        let mut docs = self.fetch_all::<ChunkDoc>("chunks", &format!("path = {}", quote(path)))?;
+        let mut docs =
+            self.fetch_all::<ChunkDoc>("chunks", Some(&format!("path = {}", quote(path))))?;
         docs.sort_by_key(|d| d.ord);
         Ok(docs.into_iter().filter_map(chunk_row).collect())
     }

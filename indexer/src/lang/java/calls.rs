@@ -622,7 +622,7 @@ impl<'s> Walker<'s, '_> {
             }
             _ => {}
         }
-        let type_params = self.type_params(node);
+        let (type_params, type_bounds) = self.type_params(node);
         let ty = self.facts.types.len() as u32;
         self.facts.types.push(TypeDecl {
             qname,
@@ -645,6 +645,7 @@ impl<'s> Walker<'s, '_> {
                 }),
             is_abstract: mods.is_abstract || kind == TypeKind::Interface,
             type_params,
+            type_bounds,
             superclass,
             interfaces,
             annotations: mods.annotations,
@@ -697,6 +698,7 @@ impl<'s> Walker<'s, '_> {
                 varargs: false,
                 ret: Some(ty_ref),
                 type_params: Vec::new(),
+                type_bounds: Vec::new(),
                 is_static: false,
                 is_abstract: false,
                 is_ctor: false,
@@ -706,19 +708,29 @@ impl<'s> Walker<'s, '_> {
         }
     }
 
-    fn type_params(&self, node: Node<'_>) -> Vec<String> {
-        let mut out = Vec::new();
+    /// Type parameter names and their first bounds.
+    fn type_params(&self, node: Node<'_>) -> (Vec<String>, Vec<Option<TypeRef>>) {
+        let (mut names, mut bounds) = (Vec::new(), Vec::new());
         if let Some(tp) = self.field(node, self.ids.type_parameters) {
             for p in tp.named_children(&mut tp.walk()) {
-                if let Some(id) = p
-                    .named_children(&mut p.walk())
+                let mut c = p.walk();
+                let kids: Vec<Node<'_>> = p.named_children(&mut c).collect();
+                let Some(id) = kids
+                    .iter()
                     .find(|c| c.kind() == "type_identifier" || c.kind() == "identifier")
-                {
-                    out.push(self.text(id).to_string());
-                }
+                else {
+                    continue;
+                };
+                names.push(self.text(*id).to_string());
+                bounds.push(
+                    kids.iter()
+                        .find(|c| c.kind() == "type_bound")
+                        .and_then(|b| b.named_child(0))
+                        .map(|t| self.type_ref(t)),
+                );
             }
         }
-        out
+        (names, bounds)
     }
 
     fn method_decl(&mut self, node: Node<'_>, k: N, depth: usize) {
@@ -808,13 +820,15 @@ impl<'s> Walker<'s, '_> {
         };
         let is_static = mods.is_static;
         let has_body = self.field(node, self.ids.body).is_some();
+        let tparams = self.type_params(node);
         let method = MethodDecl {
             name: simple.to_string(),
             id,
             params,
             varargs,
             ret,
-            type_params: self.type_params(node),
+            type_params: tparams.0,
+            type_bounds: tparams.1,
             is_static,
             is_abstract: !has_body && !is_ctor && (mods.is_abstract || interface_like),
             is_ctor,
@@ -980,6 +994,7 @@ impl<'s> Walker<'s, '_> {
             is_static: false,
             is_abstract: false,
             type_params: Vec::new(),
+            type_bounds: Vec::new(),
             superclass: Some(sup),
             interfaces: Vec::new(),
             annotations: Vec::new(),
