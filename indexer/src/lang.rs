@@ -5,7 +5,9 @@
 //! Analysis never fails: when structural parsing is abandoned (too deep, too slow, parser error)
 //! the file is chunked as text and [`FileAnalysis::degraded`] says why.
 
+pub mod config;
 pub mod java;
+pub mod mybatis;
 
 use crate::chunk::{self, ChunkContext};
 use crate::model::{FileAnalysis, Language, RepoPath};
@@ -103,7 +105,11 @@ pub fn analyze(
 ) -> FileAnalysis {
     let structural = match lang {
         Language::Java => java::analyze,
-        Language::Text => return text_analysis(path, module, src, limits, None),
+        Language::Text => {
+            let mut a = text_analysis(path, module, src, limits, None);
+            a.facts = resource_facts(path, src);
+            return a;
+        }
     };
     // A bug in extraction must cost one file, not the run.
     match panic::catch_unwind(AssertUnwindSafe(|| structural(path, module, src, limits))) {
@@ -125,6 +131,27 @@ pub fn analyze(
             )
         }
     }
+}
+
+/// Call-graph facts of framework resource files: Spring configuration keys, MyBatis mappers.
+fn resource_facts(path: &RepoPath, src: &[u8]) -> Option<Box<crate::graph::FileFacts>> {
+    if !crate::graph::enabled() {
+        return None;
+    }
+    let facts = if config::is_config_file(path) {
+        crate::graph::FileFacts {
+            config: config::keys(path, src),
+            ..Default::default()
+        }
+    } else if path.file_name().ends_with(".xml") {
+        crate::graph::FileFacts {
+            mapper: Some(mybatis::mapper(src)?),
+            ..Default::default()
+        }
+    } else {
+        return None;
+    };
+    (!facts.is_empty()).then(|| Box::new(facts))
 }
 
 fn text_analysis(

@@ -67,7 +67,7 @@ pub fn find_nodes(catalog: &Catalog, name: &str) -> Result<Vec<Node>, QueryError
         }
         out.push(Node {
             id: s.id.0.clone(),
-            name: s.qualified_name.clone(),
+            name: display_name(&s.id.0, &s.qualified_name),
             path: Some(r.path.to_string()),
             line: Some(s.name_line),
         });
@@ -88,7 +88,7 @@ fn node_of(catalog: &Catalog, id: &str, fallback_name: &str) -> Result<Node, Que
     Ok(match catalog.symbol_by_id(id)? {
         Some(r) => Node {
             id: id.to_string(),
-            name: r.symbol.qualified_name.clone(),
+            name: display_name(id, &r.symbol.qualified_name),
             path: Some(r.path.to_string()),
             line: Some(r.symbol.name_line),
         },
@@ -151,7 +151,7 @@ impl<'c> Adjacency<'c> {
             .filter(|e| e.kind == EdgeKind::Overrides)
             .map(|e| Node {
                 id: e.caller.clone(),
-                name: e.caller_name.clone(),
+                name: display_name(&e.caller, &e.caller_name),
                 path: Some(e.caller_file.clone()),
                 line: Some(e.line),
             })
@@ -207,10 +207,19 @@ impl<'c> Adjacency<'c> {
     }
 }
 
+/// A qualified name with the parameter list of its id (`pkg.T.m(int,String)`), so overloads
+/// read apart.
+pub fn display_name(id: &str, qname: &str) -> String {
+    match (id.find('#'), id.find('(')) {
+        (Some(h), Some(p)) if p > h && !qname.contains('(') => format!("{qname}{}", &id[p..]),
+        _ => qname.to_string(),
+    }
+}
+
 fn caller_node(e: &Edge) -> Node {
     Node {
         id: e.caller.clone(),
-        name: e.caller_name.clone(),
+        name: display_name(&e.caller, &e.caller_name),
         path: Some(e.caller_file.clone()),
         line: None,
     }
@@ -219,7 +228,7 @@ fn caller_node(e: &Edge) -> Node {
 fn callee_node(e: &Edge) -> Node {
     Node {
         id: e.callee.clone().unwrap_or_else(|| e.callee_name.clone()),
-        name: e.callee_name.clone(),
+        name: display_name(e.callee.as_deref().unwrap_or_default(), &e.callee_name),
         path: e.callee_file.clone(),
         line: e.callee_line,
     }

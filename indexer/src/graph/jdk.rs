@@ -202,7 +202,8 @@ mod tests {
         let map = t.types.iter().find(|t| t.fqn == "java.util.Map").unwrap();
         assert_eq!(map.params, ["K", "V"]);
         let entry_set = map.methods.iter().find(|m| m.name == "entrySet").unwrap();
-        assert_eq!(entry_set.ret.args[0].args[0].name, "java.util.Map.Entry");
+        assert_eq!(entry_set.ret.args[0].name, "java.util.Map.Entry");
+        assert_eq!(entry_set.ret.args[0].args[1].name, "V");
     }
 
     #[test]
