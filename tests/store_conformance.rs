@@ -285,3 +285,45 @@ fn a_repo_scope_excludes_other_repos_from_every_read() {
     assert_eq!(b.symbols_named("deductStock").unwrap().len(), 1);
     check_reader(&a, 1);
 }
+
+#[test]
+fn a_full_rebuild_is_staged_and_swapped_in() {
+    let Some(server) = Server::from_env("a_full_rebuild_is_staged") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("shop");
+    fixture(&root, "v1");
+    let dir = build(&root, &tmp.path().join("idx"));
+    let store = server.store("shop");
+    store
+        .publish(&Catalog::open_read(&dir.catalog()).unwrap())
+        .unwrap();
+
+    // Rebuild the working copy from scratch with new content.
+    fixture(&root, "stagedmarker");
+    std::fs::remove_dir_all(tmp.path().join("idx")).unwrap();
+    let dir = build(&root, &tmp.path().join("idx"));
+    let catalog = Catalog::open_read(&dir.catalog()).unwrap();
+    let staged = store.stage_rebuild(&catalog).unwrap();
+    // Readers still see the old, complete snapshot while the new one waits in staging.
+    assert!(store.search_chunks("stagedmarker", 5).unwrap().is_empty());
+    check_reader(&store, 1);
+    staged.swap_in().unwrap();
+    let hits = store.search_chunks("stagedmarker", 5).unwrap();
+    assert_eq!(hits[0].1, "app/src/main/java/shop/order/OrderService.java");
+    let (files, symbols, chunks) = catalog.counts().unwrap();
+    let (mf, ms, mc, _) = store.counts().unwrap();
+    assert_eq!((mf as u64, ms as u64, mc as u64), (files, symbols, chunks));
+
+    // A prefix shared with another repository refuses a swap rebuild.
+    let other = tmp.path().join("other");
+    write(&other, "A.java", "class A {}\n");
+    let other_dir = build(&other, &tmp.path().join("i2"));
+    server
+        .store("other")
+        .publish(&Catalog::open_read(&other_dir.catalog()).unwrap())
+        .unwrap();
+    let err = store.stage_rebuild(&catalog).err().expect("refused");
+    assert!(err.to_string().contains("other repositories"), "{err}");
+}

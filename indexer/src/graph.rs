@@ -37,9 +37,9 @@ pub fn enabled() -> bool {
 /// come sorted by use site (file, line), then kind and callee.
 pub fn build(files: &[(&RepoPath, &FileFacts)]) -> Vec<Edge> {
     let table = types::TypeTable::build(files);
-    let mut edges = resolve::resolve_all(&table, files);
+    let (mut edges, fw) = resolve::resolve_all(&table, files);
     edges.extend(types::type_edges(&table, files));
-    edges.extend(frameworks::edges(&table, files));
+    edges.extend(frameworks::link(&table, files, &fw));
     edges.sort_by(edge::Edge::order);
     edges.dedup();
     edges

@@ -50,7 +50,16 @@ pub fn index(g: &Global, a: &IndexArgs) -> Result<Outcome> {
             .unwrap_or_else(|| super::repo_name(&root));
         let store = super::meili(g, &repo)?;
         let catalog = indexer::store::catalog::Catalog::open_read(&dir.catalog())?;
-        let p = store.publish(&catalog).with_context(|| {
+        let publish = || {
+            if a.rebuild {
+                // A full rebuild goes to staging indexes and is swapped in, so readers never see
+                // half an index.
+                store.stage_rebuild(&catalog)?.swap_in()
+            } else {
+                store.publish(&catalog)
+            }
+        };
+        let p = publish().with_context(|| {
             format!(
                 "publishing snapshot {} to Meilisearch (the server keeps its previous snapshot)",
                 summary.snapshot.generation

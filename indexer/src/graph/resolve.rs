@@ -11,6 +11,7 @@
 
 use crate::graph::edge::{Edge, EdgeKind};
 use crate::graph::facts::{Call, CallKind, Caller, Expr, FileFacts, JavaFacts, Lit};
+use crate::graph::frameworks;
 use crate::graph::types::{MethodInfo, Origin, Scope, Ty, TypeId, TypeTable, prim, subst};
 use crate::model::RepoPath;
 use rayon::prelude::*;
@@ -62,19 +63,29 @@ pub struct Resolved {
 
 /// Resolves the calls of every file (in parallel) into call edges; also returns, per file, the
 /// resolution of each call for the framework pass.
-pub fn resolve_all(table: &TypeTable, files: &[(&RepoPath, &FileFacts)]) -> Vec<Edge> {
-    let per_file: Vec<Vec<Edge>> = (0..files.len())
+pub fn resolve_all(
+    table: &TypeTable,
+    files: &[(&RepoPath, &FileFacts)],
+) -> (Vec<Edge>, Vec<frameworks::FileFw>) {
+    let per_file: Vec<(Vec<Edge>, frameworks::FileFw)> = (0..files.len())
         .into_par_iter()
         .map(|fi| {
             let Some(j) = &files[fi].1.java else {
-                return Vec::new();
+                return (Vec::new(), frameworks::FileFw::default());
             };
             let mut r = FileResolver::new(table, files, fi as u32, j);
             r.resolve_calls();
-            r.edges()
+            let fw = frameworks::collect(&mut r);
+            (r.edges(), fw)
         })
         .collect();
-    per_file.into_iter().flatten().collect()
+    let mut edges = Vec::new();
+    let mut fw = Vec::with_capacity(per_file.len());
+    for (e, f) in per_file {
+        edges.extend(e);
+        fw.push(f);
+    }
+    (edges, fw)
 }
 
 /// Resolution state for one file: memoized call results and local types.

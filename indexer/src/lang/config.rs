@@ -67,7 +67,10 @@ fn yaml(text: &str) -> Vec<ConfigKey> {
             stack.pop();
         }
         // A sequence item: `- key: v` opens an element `[n]` of the parent.
-        if let Some(rest) = body.strip_prefix("- ").or(if body == "-" { Some("") } else { None }) {
+        if let Some(rest) = body
+            .strip_prefix("- ")
+            .or(if body == "-" { Some("") } else { None })
+        {
             let n = match stack.last_mut() {
                 Some(parent) if parent.0 < indent || parent.0 == indent => {
                     let n = parent.2;
@@ -76,7 +79,10 @@ fn yaml(text: &str) -> Vec<ConfigKey> {
                 }
                 _ => 0,
             };
-            while stack.last().is_some_and(|s| s.0 >= indent && s.1.starts_with('[')) {
+            while stack
+                .last()
+                .is_some_and(|s| s.0 >= indent && s.1.starts_with('['))
+            {
                 stack.pop();
             }
             stack.push((indent, format!("[{n}]"), 0));
@@ -99,7 +105,10 @@ fn yaml(text: &str) -> Vec<ConfigKey> {
         let Some((k, v)) = split_key(body) else {
             continue;
         };
-        while stack.last().is_some_and(|s| s.0 >= indent && !s.1.starts_with('[')) {
+        while stack
+            .last()
+            .is_some_and(|s| s.0 >= indent && !s.1.starts_with('['))
+        {
             stack.pop();
         }
         stack.push((indent, unquote(k), 0));
@@ -203,7 +212,10 @@ mod tests {
         let src = "server:\n  port: 8080 # web\nspring:\n  application:\n    name: shop-order\n  cloud:\n    gateway:\n      routes:\n        - id: order\n          uri: lb://shop-order\n          predicates:\n            - Path=/api/orders/**\n---\nshop:\n  order:\n    timeout-minutes: 30\n";
         let keys = flat(src);
         let get = |k: &str| keys.iter().find(|x| x.0 == k).cloned();
-        assert_eq!(get("server.port"), Some(("server.port".into(), "8080".into(), 2)));
+        assert_eq!(
+            get("server.port"),
+            Some(("server.port".into(), "8080".into(), 2))
+        );
         assert_eq!(
             get("spring.application.name").map(|x| x.1),
             Some("shop-order".into())
@@ -225,6 +237,9 @@ mod tests {
         let keys = properties("# c\na.b-c=1\nx.y: two\n");
         assert_eq!(keys[0].key, "a.b-c");
         assert_eq!(keys[1].value, "two");
-        assert_eq!(canonical_key("shop.order.timeoutMinutes"), canonical_key("shop.order.timeout-minutes"));
+        assert_eq!(
+            canonical_key("shop.order.timeoutMinutes"),
+            canonical_key("shop.order.timeout-minutes")
+        );
     }
 }

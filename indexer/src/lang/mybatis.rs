@@ -121,7 +121,10 @@ fn sql_text(body: &str) -> String {
 
 /// Table names in SQL, in order of first mention, each once.
 pub fn tables(sql: &str) -> Vec<String> {
-    tables_with_lines(sql, 1).into_iter().map(|(t, _)| t).collect()
+    tables_with_lines(sql, 1)
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect()
 }
 
 /// Table names with the line (counted from `first_line`) they are first named on.
@@ -183,7 +186,9 @@ pub fn tables_with_lines(sql: &str, first_line: u32) -> Vec<(String, u32)> {
         };
         let mut j = i + skip;
         loop {
-            let Some((name, l)) = tokens.get(j) else { break };
+            let Some((name, l)) = tokens.get(j) else {
+                break;
+            };
             if let Some(n) = table_name(name) {
                 if !out.iter().any(|(x, _)| *x == n) {
                     out.push((n, *l));
@@ -229,10 +234,47 @@ fn is_identifier(t: &str) -> bool {
 
 fn is_keyword(t: &str) -> bool {
     const KW: &[&str] = &[
-        "select", "where", "set", "values", "value", "on", "left", "right", "inner", "outer",
-        "join", "group", "order", "by", "limit", "union", "and", "or", "as", "using", "having",
-        "natural", "cross", "full", "straight_join", "lateral", "dual", "ignore", "into", "from",
-        "offset", "for", "with", "when", "then", "else", "end", "case", "not", "exists", "in",
+        "select",
+        "where",
+        "set",
+        "values",
+        "value",
+        "on",
+        "left",
+        "right",
+        "inner",
+        "outer",
+        "join",
+        "group",
+        "order",
+        "by",
+        "limit",
+        "union",
+        "and",
+        "or",
+        "as",
+        "using",
+        "having",
+        "natural",
+        "cross",
+        "full",
+        "straight_join",
+        "lateral",
+        "dual",
+        "ignore",
+        "into",
+        "from",
+        "offset",
+        "for",
+        "with",
+        "when",
+        "then",
+        "else",
+        "end",
+        "case",
+        "not",
+        "exists",
+        "in",
     ];
     KW.iter().any(|k| t.eq_ignore_ascii_case(k))
 }
@@ -244,13 +286,24 @@ mod tests {
     #[test]
     fn tables_are_found_after_from_join_into_update() {
         assert_eq!(
-            tables("SELECT o.id FROM t_order o LEFT JOIN t_order_item i ON i.order_id = o.id WHERE o.id = #{id}"),
+            tables(
+                "SELECT o.id FROM t_order o LEFT JOIN t_order_item i ON i.order_id = o.id WHERE o.id = #{id}"
+            ),
             ["t_order", "t_order_item"]
         );
-        assert_eq!(tables("insert into `t_stock` (sku, qty) values (#{sku}, #{qty})"), ["t_stock"]);
+        assert_eq!(
+            tables("insert into `t_stock` (sku, qty) values (#{sku}, #{qty})"),
+            ["t_stock"]
+        );
         assert_eq!(tables("UPDATE t_coupon SET status = 1"), ["t_coupon"]);
-        assert_eq!(tables("select * from a, b as bb, c where a.x in (select y from d)"), ["a", "b", "c", "d"]);
-        assert_eq!(tables("delete from ${table} where id = 1"), Vec::<String>::new());
+        assert_eq!(
+            tables("select * from a, b as bb, c where a.x in (select y from d)"),
+            ["a", "b", "c", "d"]
+        );
+        assert_eq!(
+            tables("delete from ${table} where id = 1"),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
@@ -274,8 +327,15 @@ mod tests {
 "#;
         let m = mapper(xml).unwrap();
         assert_eq!(m.namespace, "com.shop.order.mapper.OrderMapper");
-        let ids: Vec<(&str, u32)> = m.statements.iter().map(|s| (s.id.as_str(), s.line)).collect();
-        assert_eq!(ids, [("insert", 5), ("selectById", 9), ("updateStatus", 13)]);
+        let ids: Vec<(&str, u32)> = m
+            .statements
+            .iter()
+            .map(|s| (s.id.as_str(), s.line))
+            .collect();
+        assert_eq!(
+            ids,
+            [("insert", 5), ("selectById", 9), ("updateStatus", 13)]
+        );
         assert_eq!(m.statements[0].tables, [("t_order".to_string(), 6)]);
         assert_eq!(m.statements[2].tables, [("t_order".to_string(), 14)]);
     }

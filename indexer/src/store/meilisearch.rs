@@ -532,6 +532,43 @@ impl MeiliStore {
         Ok((n("files")?, n("symbols")?, n("chunks")?, n("snapshots")?))
     }
 
+    /// Full rebuild, step 1: publishes the whole snapshot into staging indexes
+    /// (`<prefix>staging_*`) while readers keep using the live ones. Refused when the live indexes
+    /// hold other repositories' documents, since swapping whole indexes would drop those.
+    pub fn stage_rebuild(&self, catalog: &Catalog) -> Result<Staged<'_>, StoreError> {
+        self.ensure_settings()?;
+        for name in ["files", "symbols", "chunks", "snapshots"] {
+            let idx = self.index(name);
+            let filter = format!("repo != {}", quote(&self.cfg.repo));
+            let res = self
+                .rt
+                .block_on(
+                    idx.search()
+                        .with_filter(&filter)
+                        .with_limit(1)
+                        .execute::<serde_json::Value>(),
+                )
+                .map_err(meili_err)?;
+            if !res.hits.is_empty() {
+                return Err(StoreError::Backend(format!(
+                    "the indexes under prefix {:?} also hold other repositories; a swap rebuild needs a prefix of its own                      (publish incrementally instead)",
+                    self.cfg.prefix
+                )));
+            }
+        }
+        let staging = MeiliStore::connect(MeiliConfig {
+            prefix: format!("{}staging_", self.cfg.prefix),
+            ..self.cfg.clone()
+        })?;
+        staging.drop_indexes()?;
+        let summary = staging.publish(catalog)?;
+        Ok(Staged {
+            live: self,
+            staging,
+            summary,
+        })
+    }
+
     /// Deletes this store's indexes (tests use a unique prefix each and clean up).
     pub fn drop_indexes(&self) -> Result<(), StoreError> {
         for name in ["files", "symbols", "chunks", "snapshots"] {
@@ -541,6 +578,39 @@ impl MeiliStore {
             }
         }
         Ok(())
+    }
+}
+
+/// A complete snapshot waiting in staging indexes; [`Staged::swap_in`] makes it live atomically.
+pub struct Staged<'a> {
+    live: &'a MeiliStore,
+    staging: MeiliStore,
+    pub summary: PublishSummary,
+}
+
+impl Staged<'_> {
+    /// Swaps all four staging indexes with the live ones in one Meilisearch task, then deletes
+    /// the old data (now under the staging names).
+    pub fn swap_in(self) -> Result<PublishSummary, StoreError> {
+        let pairs: Vec<meilisearch_sdk::client::SwapIndexes> =
+            ["files", "symbols", "chunks", "snapshots"]
+                .iter()
+                .map(|n| meilisearch_sdk::client::SwapIndexes {
+                    indexes: (
+                        format!("{}{n}", self.live.cfg.prefix),
+                        format!("{}{n}", self.staging.cfg.prefix),
+                    ),
+                    rename: None,
+                })
+                .collect();
+        let task = self
+            .live
+            .rt
+            .block_on(self.live.client.swap_indexes(&pairs))
+            .map_err(meili_err)?;
+        self.live.wait(task)?;
+        self.staging.drop_indexes()?;
+        Ok(self.summary)
     }
 }
 

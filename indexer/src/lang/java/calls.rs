@@ -369,8 +369,9 @@ impl<'s> Walker<'s, '_> {
 
     /// Declares a local visible until the walk leaves the node at `depth` (a scope frame for it
     /// must exist or be pushed by the caller).
-    fn declare(&mut self, name: &str, local: Local) -> u32 {
+    fn declare(&mut self, name: &str, mut local: Local) -> u32 {
         let idx = self.facts.locals.len() as u32;
+        local.name = name.to_string();
         self.facts.locals.push(local);
         self.scope.push((name.to_string(), idx));
         idx

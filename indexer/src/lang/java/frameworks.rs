@@ -102,6 +102,12 @@ fn value_of(w: &mut Walker<'_, '_>, n: Node<'_>, depth: usize) -> AnnValue {
                     .collect(),
             )
         }
+        // Numbers keep their text (`fixedRate = 60000`): annotations are read for their values.
+        "decimal_integer_literal"
+        | "hex_integer_literal"
+        | "octal_integer_literal"
+        | "binary_integer_literal"
+        | "decimal_floating_point_literal" => AnnValue::Expr(Expr::Str(w.text(n).to_string())),
         _ => AnnValue::Expr(w.expr(n, 0)),
     }
 }
