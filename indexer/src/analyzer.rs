@@ -28,9 +28,8 @@
 //! `"string getExtension"`. A CJK run of `n` characters occupies `n` positions; a bigram shares
 //! the position of its first character.
 
-use tantivy::tokenizer::{
-    Language as StemLanguage, Stemmer, TextAnalyzer, Token, TokenStream, Tokenizer,
-};
+use std::collections::HashMap;
+use tantivy::tokenizer::{TextAnalyzer, Token, TokenFilter, TokenStream, Tokenizer};
 
 /// The name the analyzer is registered under in a tantivy index.
 pub const CODE_TOKENIZER: &str = "code";
@@ -49,8 +48,79 @@ pub fn register(index: &tantivy::Index) {
 /// The analyzer: [`CodeTokenizer`] followed by an English stemmer.
 pub fn code_analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(CodeTokenizer::default())
-        .filter(Stemmer::new(StemLanguage::English))
+        .filter(CachedStemmer)
         .build()
+}
+
+/// English stemming, memoised: code repeats the same identifiers and words all the time, and the
+/// Snowball stemmer is a visible share of indexing time. Same output as tantivy's [`Stemmer`].
+#[derive(Clone, Copy, Default)]
+pub struct CachedStemmer;
+
+/// Entries kept before the memo is dropped and started again (bounds memory on huge corpora).
+const STEM_CACHE_MAX: usize = 200_000;
+
+impl TokenFilter for CachedStemmer {
+    type Tokenizer<T: Tokenizer> = CachedStemmerFilter<T>;
+    fn transform<T: Tokenizer>(self, inner: T) -> CachedStemmerFilter<T> {
+        CachedStemmerFilter {
+            inner,
+            cache: HashMap::new(),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct CachedStemmerFilter<T> {
+    inner: T,
+    cache: HashMap<String, String>,
+}
+
+impl<T: Tokenizer> Tokenizer for CachedStemmerFilter<T> {
+    type TokenStream<'a> = CachedStemStream<'a, T::TokenStream<'a>>;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
+        let CachedStemmerFilter { inner, cache } = self;
+        if cache.len() > STEM_CACHE_MAX {
+            cache.clear();
+        }
+        CachedStemStream {
+            tail: inner.token_stream(text),
+            cache,
+            stemmer: frostem::Stemmer::new(frostem::Algorithm::English),
+        }
+    }
+}
+
+pub struct CachedStemStream<'a, T> {
+    tail: T,
+    cache: &'a mut HashMap<String, String>,
+    stemmer: frostem::Stemmer,
+}
+
+impl<T: TokenStream> TokenStream for CachedStemStream<'_, T> {
+    fn advance(&mut self) -> bool {
+        if !self.tail.advance() {
+            return false;
+        }
+        let token = self.tail.token_mut();
+        if let Some(stem) = self.cache.get(&token.text) {
+            if *stem != token.text {
+                token.text.clear();
+                token.text.push_str(stem);
+            }
+            return true;
+        }
+        let stem = self.stemmer.stem(&token.text).into_owned();
+        let word = std::mem::replace(&mut token.text, stem.clone());
+        self.cache.insert(word, stem);
+        true
+    }
+    fn token(&self) -> &Token {
+        self.tail.token()
+    }
+    fn token_mut(&mut self) -> &mut Token {
+        self.tail.token_mut()
+    }
 }
 
 /// Splits an identifier into its lowercased words, as the analyzer does (without stemming).
@@ -686,5 +756,30 @@ mod tests {
         assert_eq!(hits(&index, body, "订单状态"), 1);
         assert_eq!(hits(&index, body, "状态订单"), 0);
         assert_eq!(hits(&index, body, "用户"), 1);
+    }
+
+    #[test]
+    fn cached_stemming_matches_tantivys_stemmer_even_on_repeats() {
+        use tantivy::tokenizer::{Language, Stemmer};
+        let text = "deleting deleted deletes getExtension extensions running runs RUNNING getExtension 订单状态 utf8";
+        let mut plain = TextAnalyzer::builder(CodeTokenizer::default())
+            .filter(Stemmer::new(Language::English))
+            .build();
+        let mut cached = code_analyzer();
+        let collect = |a: &mut TextAnalyzer| {
+            let mut out = Vec::new();
+            let mut ts = a.token_stream(text);
+            while ts.advance() {
+                out.push((ts.token().text.clone(), ts.token().position));
+            }
+            out
+        };
+        let expected = collect(&mut plain);
+        assert_eq!(collect(&mut cached), expected);
+        assert_eq!(
+            collect(&mut cached),
+            expected,
+            "second pass served from the memo"
+        );
     }
 }

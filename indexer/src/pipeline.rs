@@ -191,7 +191,13 @@ pub fn run(
         Some(pool) => pool.install(analyse),
         None => analyse(),
     };
+    tracing::info!(
+        files = analysed.len(),
+        ms = started.elapsed().as_millis() as u64,
+        "walked and analysed"
+    );
     progress(Progress::Writing);
+    tracing::debug!(ms = started.elapsed().as_millis() as u64, "analysed");
 
     let mut skipped: Vec<(RepoPath, SkipReason)> = walked.skipped;
     let mut updates = Vec::new();
@@ -279,6 +285,10 @@ pub fn run(
         }
         crash_point("after-text-add");
         w.commit("pending")?;
+        tracing::debug!(
+            ms = started.elapsed().as_millis() as u64,
+            "full text committed"
+        );
         crash_point("after-pending-commit");
     }
 
@@ -299,11 +309,16 @@ pub fn run(
         None
     };
 
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "call graph resolved"
+    );
     let (commit, dirty) = git::head(root);
     let skipped_rows = skipped
         .iter()
         .map(|(p, r)| (p.clone(), r.label().to_string(), r.to_string()))
         .collect();
+    let apply_started = Instant::now();
     let snapshot = catalog.apply(&RunChanges {
         commit,
         dirty,
@@ -316,6 +331,14 @@ pub fn run(
         graph: graph_changes,
     })?;
 
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "catalog committed"
+    );
+    tracing::info!(
+        ms = apply_started.elapsed().as_millis() as u64,
+        "catalog transaction"
+    );
     crash_point("after-catalog-commit");
     if let Some(mut w) = writer {
         for id in gone {

@@ -34,7 +34,7 @@ pub use ask::{AskOptions, Asker, ask};
 pub use batch::{BatchReport, run_batch};
 pub use citation::Citation;
 pub use embed::{Embedder, FakeEmbedder, OpenAiEmbedder, VectorLeg};
-pub use graph::{CallGraph, LexicalGraph, NoGraph};
+pub use graph::{CallGraph, LexicalGraph, NoGraph, StoredGraph};
 pub use llm::{ChatModel, LlmConfig, LlmError, OpenAiChat};
 pub use render::render_text;
 pub use search::{Hit, HitSource, SearchError, search, search_with_overlay};

@@ -224,7 +224,12 @@ impl<'v, 'a> Retriever<'v, 'a> {
         let mut legs: Vec<Leg<UnitKey>> = Vec::new();
 
         // BM25 over contextualized chunks.
+        let t_ = std::time::Instant::now();
+        let timing = std::env::var_os("CODEMAP_ASK_TIMING").is_some();
         let bm25 = self.bm25_leg(q, opts.bm25_depth)?;
+        if timing {
+            eprintln!("TIMING  bm25 {:.1}", t_.elapsed().as_secs_f64() * 1e3);
+        }
         legs.push(Leg {
             name: "bm25",
             weight: 1.0,
@@ -233,6 +238,9 @@ impl<'v, 'a> Retriever<'v, 'a> {
 
         // Symbol cards: names, doc sentences, parameters, members.
         let cards = self.card_leg(q, opts.leg_depth);
+        if timing {
+            eprintln!("TIMING  cards {:.1}", t_.elapsed().as_secs_f64() * 1e3);
+        }
         legs.push(Leg {
             name: "cards",
             weight: 1.0,
@@ -316,6 +324,13 @@ impl<'v, 'a> Retriever<'v, 'a> {
             items: body_scored.into_iter().map(|(u, _)| u).collect(),
         });
 
+        if timing {
+            eprintln!(
+                "TIMING  body {:.1} pool {}",
+                t_.elapsed().as_secs_f64() * 1e3,
+                pool.len()
+            );
+        }
         let fused = fusion::rrf(&legs, fusion::RRF_K);
         let exact_types: Vec<SymIdx> = exact
             .iter()
@@ -358,7 +373,17 @@ impl<'v, 'a> Retriever<'v, 'a> {
             }
         }
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+        if timing {
+            eprintln!(
+                "TIMING  fused+boost {:.1} n {}",
+                t_.elapsed().as_secs_f64() * 1e3,
+                ranked.len()
+            );
+        }
         self.promote_workers(&mut ranked, graph)?;
+        if timing {
+            eprintln!("TIMING  workers {:.1}", t_.elapsed().as_secs_f64() * 1e3);
+        }
 
         // Exact hits first, in their order.
         let mut out: Vec<Ranked> = Vec::new();

@@ -49,6 +49,7 @@ pub(super) fn changes(
     updates: &[FileUpdate<'_>],
     removed: &[RepoPath],
 ) -> (GraphChanges, GraphStats) {
+    let started = std::time::Instant::now();
     let Stored {
         facts: stored,
         hashes: old,
@@ -73,7 +74,9 @@ pub(super) fn changes(
             .filter_map(|u| u.analysis.facts.as_deref().map(|f| (&u.row.path, f))),
     );
     inputs.sort_by(|a, b| a.0.cmp(b.0));
+    let decoded_at = started.elapsed();
     let edges = graph::build(&inputs);
+    let built_at = started.elapsed();
 
     let mut by_file: BTreeMap<&str, Vec<&Edge>> = BTreeMap::new();
     for e in &edges {
@@ -114,6 +117,15 @@ pub(super) fn changes(
         .map(|u| u.row.path.clone())
         .chain(removed.iter().cloned())
         .collect();
+    tracing::info!(
+        files = inputs.len(),
+        edges = edges.len(),
+        rewritten = out.edges.len(),
+        decode_ms = decoded_at.as_millis() as u64,
+        build_ms = (built_at - decoded_at).as_millis() as u64,
+        diff_ms = (started.elapsed() - built_at).as_millis() as u64,
+        "call graph"
+    );
     let stats = GraphStats {
         files: inputs.len(),
         edges: edges.len(),
