@@ -40,6 +40,9 @@ pub fn build(files: &[(&RepoPath, &FileFacts)]) -> Vec<Edge> {
     let (mut edges, fw) = resolve::resolve_all(&table, files);
     edges.extend(types::type_edges(&table, files));
     edges.extend(frameworks::link(&table, files, &fw));
+    for e in &mut edges {
+        e.normalize_names();
+    }
     edges.sort_by(edge::Edge::order);
     edges.dedup();
     edges

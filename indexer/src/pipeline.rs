@@ -84,6 +84,8 @@ enum Outcome {
         row: FileRow,
         analysis: Box<FileAnalysis>,
         chunk_ids: Vec<String>,
+        /// zstd of the bytes read (compressed here, on the parallel workers).
+        content: Vec<u8>,
     },
 }
 
@@ -225,6 +227,7 @@ pub fn run(
                 row,
                 analysis,
                 chunk_ids,
+                content,
             } => {
                 if current.contains_key(&row.path) {
                     changed += 1
@@ -238,6 +241,7 @@ pub fn run(
                     row: row.clone(),
                     analysis,
                     chunk_ids: chunk_ids.clone(),
+                    content: content.clone(),
                 });
             }
         }
@@ -375,6 +379,7 @@ pub(crate) fn analyse_for_overlay(
             row,
             analysis,
             chunk_ids,
+            ..
         } => {
             let analysis = *analysis;
             crate::overlay::OverlayFile::Changed {
@@ -451,6 +456,7 @@ fn analyse_file(
         },
         analysis: Box::new(analysis),
         chunk_ids,
+        content: crate::store::catalog::compress(&bytes),
     }
 }
 

@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::process::exit(2);
     };
     let index = EmbeddedIndex::open(&IndexDir::new(dir.as_str()))?;
-    let view = SnapshotView::new(&index)?;
+    let view = SnapshotView::open(&index, Some(index.dir.root()))?;
     let q = understand(question);
     println!("intent: {:?}  kind: {:?}", q.intent, q.kind_hint);
     println!(

@@ -9,7 +9,7 @@ use crate::graph::CallGraph;
 use crate::question::{Intent, Question};
 use crate::retrieve::{Ranked, Retriever, UnitKey};
 use crate::view::{SnapshotView, SymIdx, short_qualified, split_top_level};
-use indexer::model::Provenance;
+use indexer::model::{Provenance, SymbolId};
 use serde::{Deserialize, Serialize};
 
 /// How much an answer discloses: names and one-liners, plus signatures and the graph, plus code.
@@ -127,10 +127,10 @@ pub fn plan(
     let exact_callables: Vec<SymIdx> = exact
         .iter()
         .copied()
-        .filter(|&i| v.sym(i).symbol.kind.is_callable())
+        .filter(|&i| v.kind(i).is_callable())
         .collect();
     let top_callable = ranked.iter().find_map(|x| match x.key {
-        UnitKey::Sym(i) if v.sym(i).symbol.kind.is_callable() => Some(i),
+        UnitKey::Sym(i) if v.kind(i).is_callable() => Some(i),
         _ => None,
     });
     let mut p = Plan::default();
@@ -184,7 +184,7 @@ pub fn plan(
             };
             p.units.extend(targets.iter().map(|&t| UnitKey::Sym(t)));
             for &t in &targets {
-                for e in graph.callees(&v.sym(t).symbol.id)? {
+                for e in graph.callees(&SymbolId(v.id(t).to_string()))? {
                     if let Some(c) = v.by_id(&e.to.0) {
                         p.units.push(UnitKey::Sym(c));
                         if !p.related.contains(&c) {
@@ -206,8 +206,7 @@ pub fn plan(
                 let class = f.class.rsplit('.').next().unwrap_or(&f.class);
                 let mut found: Vec<SymIdx> = v
                     .named(&f.method)
-                    .iter()
-                    .copied()
+                    .into_iter()
                     .filter(|&i| v.owner_name(i) == Some(class) || (f.method == "<init>"))
                     .collect();
                 if let Some(line) = f.line {
@@ -215,8 +214,8 @@ pub fn plan(
                         .iter()
                         .copied()
                         .filter(|&i| {
-                            let s = &v.sym(i).symbol;
-                            s.start_line <= line && line <= s.end_line
+                            let (s, e) = v.span(i);
+                            s <= line && line <= e
                         })
                         .collect();
                     if !at_line.is_empty() {
@@ -251,7 +250,7 @@ fn dedup<T: PartialEq + Clone>(v: &mut Vec<T>) {
 }
 
 fn source_first(v: &SnapshotView<'_>, mut xs: Vec<SymIdx>) -> Vec<SymIdx> {
-    xs.sort_by_key(|&i| v.provenance(&v.sym(i).path) != Provenance::Source);
+    xs.sort_by_key(|&i| v.provenance_of(i) != Provenance::Source);
     xs
 }
 
@@ -263,7 +262,7 @@ fn callers_of(
 ) -> Result<Vec<SymIdx>, QueryError> {
     let mut found: Vec<(SymIdx, f32)> = Vec::new();
     for &t in targets {
-        for e in graph.callers(&v.sym(t).symbol.id)? {
+        for e in graph.callers(&SymbolId(v.id(t).to_string()))? {
             if let Some(c) = v.by_id(&e.from.0)
                 && !targets.contains(&c)
             {
@@ -275,12 +274,11 @@ fn callers_of(
         }
     }
     found.sort_by(|a, b| {
-        let pa = v.provenance(&v.sym(a.0).path) != Provenance::Source;
-        let pb = v.provenance(&v.sym(b.0).path) != Provenance::Source;
-        pa.cmp(&pb).then(b.1.total_cmp(&a.1)).then_with(|| {
-            (&v.sym(a.0).path, v.sym(a.0).symbol.start_line)
-                .cmp(&(&v.sym(b.0).path, v.sym(b.0).symbol.start_line))
-        })
+        let pa = v.provenance_of(a.0) != Provenance::Source;
+        let pb = v.provenance_of(b.0) != Provenance::Source;
+        pa.cmp(&pb)
+            .then(b.1.total_cmp(&a.1))
+            .then_with(|| (v.path(a.0), v.span(a.0).0).cmp(&(v.path(b.0), v.span(b.0).0)))
     });
     Ok(found.into_iter().map(|(c, _)| c).collect())
 }
@@ -296,7 +294,7 @@ fn flow_entry(
     let callables: Vec<SymIdx> = exact
         .iter()
         .copied()
-        .filter(|&i| v.sym(i).symbol.kind.is_callable())
+        .filter(|&i| v.kind(i).is_callable())
         .collect();
     if !callables.is_empty() {
         let arity = q
@@ -306,9 +304,9 @@ fn flow_entry(
         let pick = callables
             .iter()
             .copied()
-            .filter(|&i| v.provenance(&v.sym(i).path) == Provenance::Source)
+            .filter(|&i| v.provenance_of(i) == Provenance::Source)
             .min_by_key(|&i| {
-                let n = v.sym(i).param_count().unwrap_or(0);
+                let n = v.param_types(i).len();
                 match arity {
                     Some(a) => (n.abs_diff(a), n),
                     None => (0, n),
@@ -319,12 +317,12 @@ fn flow_entry(
     let types: Vec<SymIdx> = exact
         .iter()
         .copied()
-        .filter(|&i| v.sym(i).symbol.kind.is_type())
+        .filter(|&i| v.kind(i).is_type())
         .collect();
     if !types.is_empty() {
         return ranked.iter().find_map(|x| match x.key {
             UnitKey::Sym(i)
-                if v.sym(i).symbol.kind.is_callable()
+                if v.kind(i).is_callable()
                     && v.owner_type(i).is_some_and(|o| types.contains(&o)) =>
             {
                 Some(i)

@@ -17,7 +17,9 @@ use crate::summary;
 use crate::view::SymIdx;
 use crate::view::{SnapshotView, short_qualified};
 use indexer::store::{EmbeddedIndex, IndexRead};
+use std::cell::RefCell;
 use std::path::PathBuf;
+use std::rc::Rc;
 
 /// How to answer.
 pub struct AskOptions<'o> {
@@ -67,36 +69,69 @@ pub fn ask(
     Asker::new(index)?.ask(question, opts)
 }
 
-/// Answers questions over one snapshot, reusing its in-memory view.
+/// Answers questions over an index, reusing one [`SnapshotView`] while the snapshot stays the
+/// same and opening the new one when the index moved (checked at each question: one catalog
+/// read and the full-text index's `meta.json`).
 pub struct Asker<'a> {
-    view: SnapshotView<'a>,
+    index: &'a dyn IndexRead,
+    /// The index folder, where the view's tables are cached (embedded backend).
+    cache_dir: Option<PathBuf>,
+    view: RefCell<Rc<SnapshotView<'a>>>,
     /// Where HEAD is read for freshness.
     repo_root: Option<PathBuf>,
 }
 
 impl<'a> Asker<'a> {
     /// Over the embedded index; HEAD is read in the repository holding its `.codemap` folder.
+    /// The view's tables are cached in the index folder.
     pub fn new(index: &'a EmbeddedIndex) -> Result<Asker<'a>, QueryError> {
-        Asker::from_reader(index, default_repo_root(index))
+        Asker::with_cache(
+            index,
+            default_repo_root(index),
+            Some(index.dir.root().to_path_buf()),
+        )
     }
 
-    /// Over any index backend; `repo_root` (if known) is where HEAD is read for freshness.
+    /// Over any index backend; `repo_root` (if known) is where HEAD is read for freshness. The
+    /// view's tables are built in memory.
     pub fn from_reader(
         index: &'a dyn IndexRead,
         repo_root: Option<PathBuf>,
     ) -> Result<Asker<'a>, QueryError> {
+        Asker::with_cache(index, repo_root, None)
+    }
+
+    /// Over any index backend, caching the view's tables in `index_dir` (the embedded index's
+    /// folder) when given.
+    pub fn with_cache(
+        index: &'a dyn IndexRead,
+        repo_root: Option<PathBuf>,
+        index_dir: Option<PathBuf>,
+    ) -> Result<Asker<'a>, QueryError> {
+        let view = SnapshotView::open(index, index_dir.as_deref())?;
         Ok(Asker {
-            view: SnapshotView::new(index)?,
+            index,
+            cache_dir: index_dir,
+            view: RefCell::new(Rc::new(view)),
             repo_root,
         })
     }
 
-    pub fn view(&self) -> &SnapshotView<'a> {
-        &self.view
+    /// The view of the snapshot the index shows now.
+    pub fn view(&self) -> Result<Rc<SnapshotView<'a>>, QueryError> {
+        let current = self.view.borrow().clone();
+        let key = crate::viewdata::current_key(self.index, self.cache_dir.as_deref())?;
+        if key.key == current.key() && !current.is_stale() {
+            return Ok(current);
+        }
+        let fresh = Rc::new(SnapshotView::open(self.index, self.cache_dir.as_deref())?);
+        *self.view.borrow_mut() = fresh.clone();
+        Ok(fresh)
     }
 
     pub fn ask(&self, text: &str, opts: &AskOptions<'_>) -> Result<Answer, QueryError> {
-        let v = &self.view;
+        let view = self.view()?;
+        let v: &SnapshotView<'a> = &view;
         let (clean, _) = sanitize::strip_invisible(text);
         let mut q = question::understand(&clean);
         let mut notes = Vec::new();
@@ -307,7 +342,7 @@ fn index_answer(
         _ => {
             s.push_str(&format!("Best match: {} — {}\n", name(best), best.label()));
             if let Some(i) = v.enclosing(&best.path, best.start_line, |_| true)
-                && v.sym(i).symbol.start_line == best.start_line
+                && v.span(i).0 == best.start_line
             {
                 let line = summary::symbol_line(v, i);
                 let doc = line.split_once(" — ").map(|(_, d)| d).unwrap_or(&line);
@@ -404,13 +439,13 @@ pub struct ViewResolver<'v, 'a>(pub &'v SnapshotView<'a>);
 impl Resolver for ViewResolver<'_, '_> {
     fn resolve_path(&self, cited: &str) -> Option<String> {
         let v = self.0;
-        if v.files.contains_key(cited) {
+        if v.has_file(cited) {
             return Some(cited.to_string());
         }
         let suffix = format!("/{}", cited.trim_start_matches('/'));
-        let mut found = v.files.keys().filter(|p| p.ends_with(&suffix));
+        let mut found = v.paths().filter(|p| p.ends_with(&suffix));
         let first = found.next()?;
-        found.next().is_none().then(|| first.clone())
+        found.next().is_none().then(|| first.to_string())
     }
     fn line_count(&self, path: &str) -> Option<u32> {
         self.0.line_count(path)

@@ -7,7 +7,7 @@ use crate::graph::CallGraph;
 use crate::question::{Question, TermOrigin};
 use crate::retrieve::{Ranked, Retriever, UnitKey};
 use crate::view::{SymIdx, prose_stems};
-use indexer::model::Provenance;
+use indexer::model::{Provenance, SymbolId};
 use std::collections::HashMap;
 
 /// Longest chain returned.
@@ -60,8 +60,7 @@ impl Ctx<'_, '_, '_> {
 
     fn is_source_callable(&self, i: SymIdx) -> bool {
         let v = self.r.view;
-        let s = v.sym(i);
-        s.symbol.kind.is_callable() && v.provenance(&s.path) == Provenance::Source
+        v.kind(i).is_callable() && v.provenance_of(i) == Provenance::Source
     }
 }
 
@@ -86,7 +85,7 @@ pub fn build(
         .collect();
     let mut max_rel: f32 = 0.0;
     for &i in top.keys() {
-        if v.sym(i).symbol.kind.is_callable() {
+        if v.kind(i).is_callable() {
             max_rel = max_rel.max(r.body_score(i, q)?);
         }
     }
@@ -145,7 +144,7 @@ fn climb(ctx: &Ctx<'_, '_, '_>, start: SymIdx) -> Result<Vec<SymIdx>, QueryError
         let mut best: Option<(SymIdx, f32)> = None;
         let callers: Vec<SymIdx> = ctx
             .graph
-            .callers(&v.sym(cur).symbol.id)?
+            .callers(&SymbolId(v.id(cur).to_string()))?
             .iter()
             .filter(|e| e.confidence >= 0.5)
             .filter_map(|e| v.by_id(&e.from.0))
@@ -198,15 +197,15 @@ fn descend(
                 .collect()
         })
         .unwrap_or_default();
-    let file = v.file_lines(&v.sym(node).path)?;
+    let file = v.file_lines(v.path(node))?;
     let mut scored: Vec<(SymIdx, f32, bool, u32)> = Vec::new();
     for e in ctx.graph.callees(&me.id)? {
         if e.confidence < 0.5 {
             continue;
         }
         let Some(c) = v.by_id(&e.to.0) else { continue };
-        let object_method =
-            is_object_method(&v.sym(c).symbol) && v.owner_type(c) != v.owner_type(node);
+        let object_method = is_object_method(v.name(c), v.param_types(c).len())
+            && v.owner_type(c) != v.owner_type(node);
         if c == node
             || out.contains(&c)
             || object_method
@@ -215,9 +214,8 @@ fn descend(
         {
             continue;
         }
-        let cs = &v.sym(c).symbol;
         let mut s = ctx.rel(c)? * e.confidence;
-        let (a, b) = (me.name.to_lowercase(), cs.name.to_lowercase());
+        let (a, b) = (me.name.to_lowercase(), v.name(c).to_lowercase());
         let same_owner = v.owner_type(c) == v.owner_type(node);
         let overload = a == b && same_owner;
         if overload {
@@ -225,17 +223,17 @@ fn descend(
         } else if same_owner && (b.contains(&a) || a.contains(&b)) {
             s += 0.35;
         }
-        let lines = cs.end_line - cs.start_line + 1;
+        let lines = v.line_span(c);
         if !ctx.r.has_body(c) {
             s -= 0.2; // abstract: the work happens in an implementation we cannot pick
         }
         // Where the flow goes on: callees that call further into the code base.
-        let leaf = !ctx.graph.callees(&cs.id)?.iter().any(|e| {
+        let leaf = !ctx.graph.callees(&e.to)?.iter().any(|e| {
             e.confidence >= 0.5
                 && v.by_id(&e.to.0)
                     .is_some_and(|t| t != c && ctx.is_source_callable(t))
         });
-        if leaf && lines <= 5 && !overload && is_accessor(&cs.name) {
+        if leaf && lines <= 5 && !overload && is_accessor(v.name(c)) {
             s -= 0.3; // getters, setters and predicates on state
         } else if !leaf {
             s += 0.15;
@@ -252,7 +250,7 @@ fn descend(
     }
     scored.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
     for (c, s, _, _) in &scored {
-        tracing::debug!(from = %me.name, to = %v.sym(*c).symbol.signature, score = s, "chain callee");
+        tracing::debug!(from = %me.name, to = %v.name(*c), score = s, "chain callee");
     }
     // The strongest callees, strongest first: the main path before side branches.
     let mut chosen: Vec<(SymIdx, u32)> = scored
@@ -298,9 +296,8 @@ fn is_accessor(name: &str) -> bool {
 
 /// An override of one of `java.lang.Object`'s methods (`toString()`, `equals(Object)`, …): every
 /// type has them, so a call to one says nothing about the flow.
-fn is_object_method(s: &indexer::model::Symbol) -> bool {
-    let n = crate::view::param_count(&s.signature).unwrap_or(0);
-    match s.name.as_str() {
+fn is_object_method(name: &str, n: usize) -> bool {
+    match name {
         "toString" | "hashCode" | "getClass" | "clone" | "finalize" | "notify" | "notifyAll" => {
             n == 0
         }

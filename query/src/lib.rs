@@ -28,6 +28,7 @@ pub mod search;
 pub mod summary;
 pub mod terms;
 pub mod view;
+pub mod viewdata;
 
 pub use answer::{Answer, AnswerMode, Level};
 pub use ask::{AskOptions, Asker, ask};

@@ -11,7 +11,11 @@ use crate::fusion::{self, Leg};
 use crate::graph::CallGraph;
 use crate::question::{Intent, KindHint, Question, TermOrigin};
 use crate::view::{SnapshotView, SymIdx, prose_stems};
-use indexer::model::{Provenance, SymbolKind};
+use crate::viewdata::{
+    CARD_DOC, CARD_MEMBER, CARD_NAME, CARD_PARAMS, FLAG_ENTRY, FLAG_READS_CONFIG, FLAG_STATIC,
+    FLAG_WRITES_STATE,
+};
+use indexer::model::{Provenance, Symbol, SymbolKind};
 use std::collections::{HashMap, HashSet};
 
 /// Something an answer can cite.
@@ -115,6 +119,35 @@ const CONFIG_READS: &[&str] = &[
     "@ConfigurationProperties",
 ];
 
+/// Whether a symbol carries an entry-point, transaction or framework annotation.
+pub(crate) fn entry_annotated(s: &Symbol) -> bool {
+    s.annotations.iter().any(|a| {
+        let name = a.trim_start_matches('@');
+        let name = name.split('(').next().unwrap_or(name);
+        let name = name.rsplit('.').next().unwrap_or(name);
+        ENTRY_ANNOTATIONS.contains(&name)
+    })
+}
+
+/// Whether a callable's text (comments and strings masked) has a body with at least one
+/// statement (not abstract, not `{}`).
+pub(crate) fn has_body_text(masked: &str) -> bool {
+    match (masked.find('{'), masked.rfind('}')) {
+        (Some(a), Some(b)) if a < b => !masked[a + 1..b].trim().is_empty(),
+        _ => false,
+    }
+}
+
+/// Whether a callable's text changes an entity's state.
+pub(crate) fn writes_state(text: &str) -> bool {
+    STATE_WRITES.iter().any(|w| text.contains(w))
+}
+
+/// Whether a callable's text reads a setting.
+pub(crate) fn reads_config(text: &str) -> bool {
+    CONFIG_READS.iter().any(|w| text.contains(w))
+}
+
 pub struct Retriever<'v, 'a> {
     pub view: &'v SnapshotView<'a>,
 }
@@ -134,26 +167,24 @@ impl<'v, 'a> Retriever<'v, 'a> {
             let called = q.text.contains(&format!("{}(", ident.name));
             let named: Vec<SymIdx> = v
                 .named(&ident.name)
-                .iter()
-                .copied()
-                .filter(|&i| v.sym(i).symbol.name == ident.name)
+                .into_iter()
+                .filter(|&i| v.name(i) == ident.name)
                 .collect();
-            let has_type = named.iter().any(|&i| v.sym(i).symbol.kind.is_type());
+            let has_type = named.iter().any(|&i| v.kind(i).is_type());
             let mut found: Vec<SymIdx> = named
                 .iter()
                 .copied()
-                .filter(|&i| {
-                    !(has_type && !called && v.sym(i).symbol.kind == SymbolKind::Constructor)
-                })
+                .filter(|&i| !(has_type && !called && v.kind(i) == SymbolKind::Constructor))
                 .filter(|&i| match &ident.qualifier {
                     None => true,
                     Some(qual) => {
                         let last = qual.rsplit('.').next().unwrap_or(qual);
+                        if v.owner_name(i) == Some(last) {
+                            return true;
+                        }
                         let qn = &v.sym(i).symbol.qualified_name;
-                        let name = &v.sym(i).symbol.name;
-                        v.owner_name(i) == Some(last)
-                            || *qn == format!("{qual}.{name}")
-                            || qn.ends_with(&format!(".{qual}.{name}"))
+                        let name = v.name(i);
+                        *qn == format!("{qual}.{name}") || qn.ends_with(&format!(".{qual}.{name}"))
                     }
                 })
                 .collect();
@@ -161,26 +192,18 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 // The qualifier may be a supertype or a variable: the name alone.
                 found = named.clone();
             }
-            if found.iter().any(|&i| {
-                !matches!(
-                    v.sym(i).symbol.kind,
-                    SymbolKind::Field | SymbolKind::Constant
-                )
-            }) {
-                found.retain(|&i| {
-                    !matches!(
-                        v.sym(i).symbol.kind,
-                        SymbolKind::Field | SymbolKind::Constant
-                    )
-                });
+            if found
+                .iter()
+                .any(|&i| !matches!(v.kind(i), SymbolKind::Field | SymbolKind::Constant))
+            {
+                found.retain(|&i| !matches!(v.kind(i), SymbolKind::Field | SymbolKind::Constant));
             }
             found.sort_by_key(|&i| {
-                let s = v.sym(i);
                 (
-                    v.provenance(&s.path) != Provenance::Source,
-                    !s.symbol.kind.is_type(),
-                    s.path.clone(),
-                    s.symbol.start_line,
+                    v.provenance_of(i) != Provenance::Source,
+                    !v.kind(i).is_type(),
+                    v.path(i),
+                    v.span(i).0,
                 )
             });
             for i in found {
@@ -204,10 +227,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
         exact
             .iter()
             .copied()
-            .filter(|&i| {
-                let k = v.sym(i).symbol.kind;
-                !k.is_type() || q.intent == Intent::Definition || plain_words <= 1
-            })
+            .filter(|&i| !v.kind(i).is_type() || q.intent == Intent::Definition || plain_words <= 1)
             .collect()
     }
 
@@ -250,11 +270,8 @@ impl<'v, 'a> Retriever<'v, 'a> {
         // Guessed identifiers named exactly.
         let mut guessed = Vec::new();
         for g in &q.guessed {
-            for &i in v.named(g) {
-                let field = matches!(
-                    v.sym(i).symbol.kind,
-                    SymbolKind::Field | SymbolKind::Constant
-                );
+            for i in v.named(g) {
+                let field = matches!(v.kind(i), SymbolKind::Field | SymbolKind::Constant);
                 if (!field || q.intent == Intent::Config) && !guessed.contains(&UnitKey::Sym(i)) {
                     guessed.push(UnitKey::Sym(i));
                 }
@@ -309,7 +326,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
         let mut body_scored: Vec<(UnitKey, f32)> = Vec::new();
         for u in &pool {
             if let UnitKey::Sym(i) = u
-                && v.sym(*i).symbol.kind.is_callable()
+                && v.kind(*i).is_callable()
             {
                 let s = self.body_score(*i, q)?;
                 if s > 0.0 {
@@ -335,7 +352,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
         let exact_types: Vec<SymIdx> = exact
             .iter()
             .copied()
-            .filter(|&i| v.sym(i).symbol.kind.is_type())
+            .filter(|&i| v.kind(i).is_type())
             .collect();
         let mut ranked: Vec<Ranked> = fused
             .into_iter()
@@ -454,11 +471,9 @@ impl<'v, 'a> Retriever<'v, 'a> {
         let v = self.view;
         let mut callables: Vec<SymIdx> = v
             .in_file(path)
-            .iter()
-            .copied()
             .filter(|&i| {
-                let s = &v.sym(i).symbol;
-                s.kind.is_callable() && s.start_line <= end && start <= s.end_line
+                let (s, e) = v.span(i);
+                v.kind(i).is_callable() && s <= end && start <= e
             })
             .collect();
         // A method nested in another (anonymous or local class) stands for itself only.
@@ -485,8 +500,8 @@ impl<'v, 'a> Retriever<'v, 'a> {
             }
         }
         if let Some(i) = v.enclosing(path, start, |_| true) {
-            let s = &v.sym(i).symbol;
-            if s.start_line <= start && end <= s.end_line || s.kind.is_type() {
+            let (s, e) = v.span(i);
+            if s <= start && end <= e || v.kind(i).is_type() {
                 return Ok(vec![UnitKey::Sym(i)]);
             }
         }
@@ -507,20 +522,18 @@ impl<'v, 'a> Retriever<'v, 'a> {
         let v = self.view;
         v.enclosing(path, start, |k| k.is_type()).or_else(|| {
             v.in_file(path)
-                .iter()
-                .copied()
                 .filter(|&i| {
-                    let s = &v.sym(i).symbol;
-                    s.kind.is_type() && s.start_line <= end && start <= s.end_line
+                    let (s, e) = v.span(i);
+                    v.kind(i).is_type() && s <= end && start <= e
                 })
-                .min_by_key(|&i| v.sym(i).symbol.start_line)
+                .min_by_key(|&i| v.span(i).0)
         })
     }
 
     /// Card leg: symbols ranked by question terms in their name, doc, parameters and members.
+    /// Reads the postings of the question's stems only.
     pub fn card_leg(&self, q: &Question, depth: usize) -> Vec<SymIdx> {
         let v = self.view;
-        let (cards, _) = v.cards();
         let weights: HashMap<&str, f32> = q
             .terms
             .iter()
@@ -529,12 +542,23 @@ impl<'v, 'a> Retriever<'v, 'a> {
         if weights.is_empty() {
             return Vec::new();
         }
+        // Per symbol, the question stems its card holds and in which fields.
+        let mut hits: HashMap<SymIdx, Vec<(&str, u8)>> = HashMap::new();
+        for &stem in weights.keys() {
+            if let Some(postings) = v.card_postings(stem) {
+                for (i, fields) in postings {
+                    hits.entry(i).or_default().push((stem, fields));
+                }
+            }
+        }
         let mut scored: Vec<(SymIdx, f32)> = Vec::new();
-        for (i, c) in cards.iter().enumerate() {
-            let kind = v.sym(i).symbol.kind;
+        for (i, mut found) in hits {
+            let kind = v.kind(i);
             if matches!(kind, SymbolKind::Package) {
                 continue;
             }
+            // Summed field by field, stems in sorted order (as a card's words are visited).
+            found.sort_unstable();
             let mut s = 0.0;
             let mut name_hit = 0usize;
             // A constructor's name is its class's: it says little about what the code does.
@@ -543,27 +567,26 @@ impl<'v, 'a> Retriever<'v, 'a> {
             } else {
                 3.0
             };
-            for w in dedup(&c.name) {
-                if let Some(x) = weights.get(w.as_str()) {
-                    s += name_weight * x;
+            for &(w, f) in &found {
+                if f & CARD_NAME != 0 {
+                    s += name_weight * weights[w];
                     name_hit += 1;
                 }
             }
-            for w in dedup(&c.doc) {
-                if let Some(x) = weights.get(w.as_str()) {
-                    s += 1.5 * x;
+            for &(w, f) in &found {
+                if f & CARD_DOC != 0 {
+                    s += 1.5 * weights[w];
                 }
             }
-            for w in dedup(&c.params) {
-                if let Some(x) = weights.get(w.as_str()) {
-                    s += 0.5 * x;
+            for &(w, f) in &found {
+                if f & CARD_PARAMS != 0 {
+                    s += 0.5 * weights[w];
                 }
             }
             if kind.is_type() {
-                let members = dedup(&c.members);
-                for w in &members {
-                    if let Some(x) = weights.get(w.as_str()) {
-                        s += 1.0 * x;
+                for &(w, f) in &found {
+                    if f & CARD_MEMBER != 0 {
+                        s += 1.0 * weights[w];
                     }
                 }
             }
@@ -571,7 +594,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 continue;
             }
             // Names made mostly of question words are better than long names with one hit.
-            let name_len = c.name.len().max(1) as f32;
+            let name_len = v.card_name_len(i).max(1) as f32;
             s *= 0.6 + 0.4 * (name_hit as f32 / name_len);
             scored.push((i, s));
         }
@@ -583,13 +606,13 @@ impl<'v, 'a> Retriever<'v, 'a> {
     /// How much of the question a method's own text (signature, doc and body) holds.
     pub fn body_score(&self, i: SymIdx, q: &Question) -> Result<f32, QueryError> {
         let v = self.view;
-        let s = v.sym(i);
-        let text = v.text(&s.path, s.symbol.start_line, s.symbol.end_line)?;
+        let (start, end) = v.span(i);
+        let text = v.text(v.path(i), start, end)?;
         let mut tf: HashMap<String, u32> = HashMap::new();
         for w in prose_stems(&text) {
             *tf.entry(w).or_default() += 1;
         }
-        for w in s.symbol.doc.as_deref().map(prose_stems).unwrap_or_default() {
+        for w in v.doc(i).map(prose_stems).unwrap_or_default() {
             *tf.entry(w).or_default() += 1;
         }
         let lower = text.to_lowercase();
@@ -604,32 +627,23 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 score += 2.0;
             }
         }
-        let lines = (s.symbol.end_line - s.symbol.start_line + 1) as f32;
+        let lines = (end - start + 1) as f32;
         Ok(score / (1.0 + 0.15 * lines.ln().max(0.0)))
     }
 
     /// Whether a callable has a body with at least one statement (not abstract, not `{}`).
     pub fn has_body(&self, i: SymIdx) -> bool {
-        let v = self.view;
-        let s = v.sym(i);
-        let Ok(text) = v.text(&s.path, s.symbol.start_line, s.symbol.end_line) else {
-            return true;
-        };
-        let masked = crate::graph::callsite::mask_comments_and_strings(&text);
-        match (masked.find('{'), masked.rfind('}')) {
-            (Some(a), Some(b)) if a < b => !masked[a + 1..b].trim().is_empty(),
-            _ => false,
-        }
+        self.view.has_body(i)
     }
 
     /// Multiplier for structure, kind and provenance.
     fn boost(&self, key: &UnitKey, q: &Question) -> f32 {
         let v = self.view;
-        let path = match key {
-            UnitKey::Sym(i) => v.sym(*i).path.as_str(),
-            UnitKey::Range { path, .. } => path.as_str(),
+        let prov = match key {
+            UnitKey::Sym(i) => v.provenance_of(*i),
+            UnitKey::Range { path, .. } => v.provenance(path),
         };
-        let mut b = match v.provenance(path) {
+        let mut b = match prov {
             Provenance::Source => 1.0,
             Provenance::Test if q.wants_tests => 1.0,
             Provenance::Test => 0.3,
@@ -637,31 +651,23 @@ impl<'v, 'a> Retriever<'v, 'a> {
             _ => 0.4,
         };
         let UnitKey::Sym(i) = key else { return b * 0.6 };
-        let s = &v.sym(*i).symbol;
-        if s.annotations.iter().any(|a| {
-            let name = a.trim_start_matches('@');
-            let name = name.split('(').next().unwrap_or(name);
-            let name = name.rsplit('.').next().unwrap_or(name);
-            ENTRY_ANNOTATIONS.contains(&name)
-        }) {
+        let (kind, flags) = (v.kind(*i), v.flags(*i));
+        if flags & FLAG_ENTRY != 0 {
             b *= 1.15;
         }
-        if s.kind == SymbolKind::Method && s.name == "main" && s.is_static {
+        if kind == SymbolKind::Method && v.name(*i) == "main" && flags & FLAG_STATIC != 0 {
             b *= 1.1;
         }
-        let is_type = s.kind.is_type();
-        if s.kind.is_callable() {
-            let text = v
-                .text(&v.sym(*i).path, s.start_line, s.end_line)
-                .unwrap_or_default();
+        let is_type = kind.is_type();
+        if kind.is_callable() {
             // State changes, when the question is about states.
             if (q.weight_of("status") >= 0.6 || q.weight_of("state") >= 0.6)
-                && STATE_WRITES.iter().any(|w| text.contains(w))
+                && flags & FLAG_WRITES_STATE != 0
             {
                 b *= 1.15;
             }
             // Settings read, for configuration questions.
-            if q.intent == Intent::Config && CONFIG_READS.iter().any(|w| text.contains(w)) {
+            if q.intent == Intent::Config && flags & FLAG_READS_CONFIG != 0 {
                 b *= 1.15;
             }
         }
@@ -669,10 +675,10 @@ impl<'v, 'a> Retriever<'v, 'a> {
             let creation = ["creat", "construct", "instanti", "initi", "new", "build"]
                 .iter()
                 .any(|w| q.weight_of(w) >= 0.6);
-            if s.kind == SymbolKind::Constructor && !creation {
+            if kind == SymbolKind::Constructor && !creation {
                 b *= 0.7;
             }
-            if s.kind.is_callable() && !self.has_body(*i) {
+            if kind.is_callable() && !self.has_body(*i) {
                 b *= 0.5;
             }
         }
@@ -681,10 +687,10 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 if is_type {
                     b *= 1.6;
                     let hinted = match q.kind_hint {
-                        Some(KindHint::Interface) => s.kind == SymbolKind::Interface,
-                        Some(KindHint::Enum) => s.kind == SymbolKind::Enum,
-                        Some(KindHint::Class) => s.kind == SymbolKind::Class,
-                        Some(KindHint::Annotation) => s.kind == SymbolKind::Annotation,
+                        Some(KindHint::Interface) => kind == SymbolKind::Interface,
+                        Some(KindHint::Enum) => kind == SymbolKind::Enum,
+                        Some(KindHint::Class) => kind == SymbolKind::Class,
+                        Some(KindHint::Annotation) => kind == SymbolKind::Annotation,
                         Some(KindHint::Type) | None => true,
                     };
                     if hinted {
@@ -692,14 +698,14 @@ impl<'v, 'a> Retriever<'v, 'a> {
                     } else {
                         b *= 0.85;
                     }
-                } else if s.kind.is_callable() {
+                } else if kind.is_callable() {
                     b *= 0.7;
                 }
             }
             _ => {
                 if is_type {
                     b *= 0.75;
-                } else if matches!(s.kind, SymbolKind::Field | SymbolKind::Constant) {
+                } else if matches!(kind, SymbolKind::Field | SymbolKind::Constant) {
                     b *= 0.5;
                 }
             }
@@ -716,15 +722,12 @@ impl<'v, 'a> Retriever<'v, 'a> {
         graph: &dyn CallGraph,
     ) -> Result<(), QueryError> {
         let v = self.view;
-        let lines = |i: SymIdx| {
-            let s = &v.sym(i).symbol;
-            s.end_line - s.start_line + 1
-        };
+        let lines = |i: SymIdx| v.line_span(i);
         let top: Vec<(SymIdx, f32)> = ranked
             .iter()
             .take(12)
             .filter_map(|r| match r.key {
-                UnitKey::Sym(i) if v.sym(i).symbol.kind.is_callable() => Some((i, r.score)),
+                UnitKey::Sym(i) if v.kind(i).is_callable() => Some((i, r.score)),
                 _ => None,
             })
             .collect();
@@ -735,24 +738,24 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 if lines(cur) > 8 {
                     break;
                 }
-                let me = &v.sym(cur).symbol;
+                let me = indexer::model::SymbolId(v.id(cur).to_string());
                 let mut targets: Vec<SymIdx> = graph
-                    .callees(&me.id)?
+                    .callees(&me)?
                     .iter()
                     .filter(|e| e.confidence >= 0.7)
                     .filter_map(|e| v.by_id(&e.to.0))
                     .filter(|&w| {
                         w != cur
                             && w != i
-                            && v.sym(w).symbol.kind.is_callable()
-                            && v.provenance(&v.sym(w).path) == Provenance::Source
+                            && v.kind(w).is_callable()
+                            && v.provenance_of(w) == Provenance::Source
                     })
                     .collect();
                 targets.sort();
                 targets.dedup();
                 let [w] = targets.as_slice() else { break };
                 let w = *w;
-                let related = is_worker_name(&me.name, &v.sym(w).symbol.name);
+                let related = is_worker_name(v.name(cur), v.name(w));
                 if lines(w) > 8 || related {
                     lifts.push((w, score * 1.02 + 1e-6));
                 }
@@ -788,13 +791,6 @@ fn is_worker_name(delegator: &str, callee: &str) -> bool {
     let d = delegator.to_lowercase();
     let c = callee.to_lowercase();
     c == d || (c.contains(&d) && c.len() <= d.len() + 8)
-}
-
-fn dedup(v: &[String]) -> Vec<&String> {
-    let mut out: Vec<&String> = v.iter().collect();
-    out.sort();
-    out.dedup();
-    out
 }
 
 #[cfg(test)]

@@ -32,18 +32,10 @@ pub fn file_line(view: &SnapshotView<'_>, path: &str) -> String {
         .next()
         .unwrap_or("");
     let main = syms
-        .iter()
-        .copied()
-        .find(|&i| view.sym(i).symbol.kind.is_type() && view.sym(i).symbol.name == stem)
-        .or_else(|| {
-            syms.iter()
-                .copied()
-                .find(|&i| view.sym(i).symbol.kind.is_type())
-        });
-    let methods = syms
-        .iter()
-        .filter(|&&i| view.sym(i).symbol.kind == SymbolKind::Method)
-        .count();
+        .clone()
+        .find(|&i| view.kind(i).is_type() && view.name(i) == stem)
+        .or_else(|| syms.clone().find(|&i| view.kind(i).is_type()));
+    let methods = syms.filter(|&i| view.kind(i) == SymbolKind::Method).count();
     match main {
         Some(t) => {
             let s = &view.sym(t).symbol;

@@ -1,16 +1,20 @@
-//! An in-memory view of one snapshot for answering: every symbol with its file, lookups by name,
-//! path and id, and file text read back from the stored chunks (so what we quote is what was
-//! indexed, not what is on disk now).
+//! One snapshot as the ask pipeline sees it: symbols with their files, lookups by name, path and
+//! id, symbol cards, call sites, and file text read back from the stored chunks (so what we quote
+//! is what was indexed, not what is on disk now).
 //!
-//! Built once per index and reused across questions (batch runs, a bot).
+//! The lookups are tables derived once per snapshot and mapped from a file under the index folder
+//! ([`crate::viewdata`]); full symbol rows and text are read from the index per file, on demand.
+//! A view is reused across questions (batch runs, a bot).
 
 use crate::QueryError;
 use crate::terms;
-use indexer::model::{Provenance, Symbol, SymbolKind};
+use crate::viewdata::{self, ViewData};
+use indexer::model::{Provenance, Symbol, SymbolId, SymbolKind};
 use indexer::store::IndexRead;
-use indexer::store::catalog::FileRow;
-use std::cell::RefCell;
+use indexer::store::catalog::SymbolRow;
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
+use std::path::Path;
 use std::rc::Rc;
 
 /// Index of a symbol in [`SnapshotView::symbols`].
@@ -157,97 +161,249 @@ pub fn split_top_level(s: &str) -> Vec<&str> {
     out
 }
 
-/// What a symbol's card holds for the card leg: stems of its name, doc, parameters and (for types)
-/// member names.
-#[derive(Debug, Clone, Default)]
-pub struct Card {
-    pub name: Vec<String>,
-    pub doc: Vec<String>,
-    pub params: Vec<String>,
-    pub members: Vec<String>,
-}
-
+/// One snapshot as the ask pipeline reads it: the derived tables of [`ViewData`] (a file under the
+/// index folder, mapped; see [`crate::viewdata`]) for names, kinds, lines, parents, cards and call
+/// sites, and the index itself, per file and on demand, for full symbol rows and text. Opening one
+/// costs a key check and an `mmap`, not a load of the snapshot.
+///
+/// Symbol `i` ([`SymIdx`]) is the `i`-th symbol of the snapshot in (path, line) order, whatever
+/// has been loaded, so ties break the same way in every process.
 pub struct SnapshotView<'a> {
     pub index: &'a dyn IndexRead,
-    pub files: HashMap<String, FileRow>,
-    pub symbols: Vec<Sym>,
-    by_path: HashMap<String, Vec<SymIdx>>,
-    by_name: HashMap<String, Vec<SymIdx>>,
-    by_id: HashMap<String, SymIdx>,
-    lines: RefCell<HashMap<String, Rc<Vec<String>>>>,
-    cards: std::cell::OnceCell<(Vec<Card>, HashMap<String, u32>)>,
+    data: ViewData,
+    /// Full rows of each file's symbols, read when first needed.
+    syms: Vec<OnceCell<Vec<Sym>>>,
+    lines: RefCell<HashMap<usize, Rc<Vec<String>>>>,
+    /// A file read back did not match the tables: the index changed under this view.
+    stale: Cell<bool>,
 }
 
+/// Files whose text a view keeps at most; then it starts over (a bot answers for days).
+const MAX_CACHED_FILES: usize = 2000;
+
 impl<'a> SnapshotView<'a> {
+    /// A view built in memory (no index folder to keep its tables in).
     pub fn new(index: &'a dyn IndexRead) -> Result<SnapshotView<'a>, QueryError> {
-        let files: HashMap<String, FileRow> = index
-            .current_files()?
-            .into_iter()
-            .map(|(p, f)| (p.as_str().to_string(), f))
-            .collect();
-        let mut symbols = Vec::new();
-        for r in index.all_symbols()? {
-            symbols.push(Sym {
-                path: r.path.as_str().to_string(),
-                symbol: r.symbol,
-            });
-        }
-        let mut by_path: HashMap<String, Vec<SymIdx>> = HashMap::new();
-        let mut by_name: HashMap<String, Vec<SymIdx>> = HashMap::new();
-        let mut by_id = HashMap::new();
-        for (i, s) in symbols.iter().enumerate() {
-            by_path.entry(s.path.clone()).or_default().push(i);
-            by_name
-                .entry(s.symbol.name.to_lowercase())
-                .or_default()
-                .push(i);
-            by_id.insert(s.symbol.id.0.clone(), i);
-        }
+        SnapshotView::open(index, None)
+    }
+
+    /// A view whose tables are kept in (and read from) `index_dir`'s cache when given.
+    pub fn open(
+        index: &'a dyn IndexRead,
+        index_dir: Option<&Path>,
+    ) -> Result<SnapshotView<'a>, QueryError> {
+        let data = viewdata::open(index, index_dir)?;
+        let syms = (0..data.file_count()).map(|_| OnceCell::new()).collect();
         Ok(SnapshotView {
             index,
-            files,
-            symbols,
-            by_path,
-            by_name,
-            by_id,
+            data,
+            syms,
             lines: RefCell::new(HashMap::new()),
-            cards: std::cell::OnceCell::new(),
+            stale: Cell::new(false),
         })
     }
 
+    /// Key of the snapshot content these tables were built from ([`viewdata::current_key`]).
+    pub fn key(&self) -> &str {
+        &self.data.key
+    }
+
+    /// Whether something read from the index no longer matched the tables.
+    pub fn is_stale(&self) -> bool {
+        self.stale.get()
+    }
+
+    /// Number of symbols.
+    pub fn len(&self) -> usize {
+        self.data.sym_count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The full row of a symbol (its file's rows are read on first use).
     pub fn sym(&self, i: SymIdx) -> &Sym {
-        &self.symbols[i]
+        let f = self.data.file_of(i);
+        let range = self.data.file_syms(f);
+        let rows = self.syms[f].get_or_init(|| self.load_file_syms(f));
+        &rows[i - range.start]
+    }
+
+    fn load_file_syms(&self, f: usize) -> Vec<Sym> {
+        let path = self.data.file_path(f).to_string();
+        let range = self.data.file_syms(f);
+        let rows = match self.index.symbols_of(&path) {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::warn!(error = %e, path, "reading symbols");
+                Vec::new()
+            }
+        };
+        let mut used = vec![false; rows.len()];
+        let mut out = Vec::with_capacity(range.len());
+        for (k, i) in range.enumerate() {
+            let (start, end) = self.data.span(i);
+            let (name, kind) = (self.data.name(i), self.data.kind(i));
+            let same = |r: &SymbolRow| {
+                r.symbol.name == name
+                    && r.symbol.kind == kind
+                    && r.symbol.start_line == start
+                    && r.symbol.end_line == end
+            };
+            // In order when nothing changed; else the first unused row that matches.
+            let pick = if rows.get(k).is_some_and(|r| !used[k] && same(r)) {
+                Some(k)
+            } else {
+                (0..rows.len()).find(|&j| !used[j] && same(&rows[j]))
+            };
+            match pick {
+                Some(j) => {
+                    used[j] = true;
+                    out.push(Sym {
+                        path: path.clone(),
+                        symbol: rows[j].symbol.clone(),
+                    });
+                }
+                None => {
+                    self.stale.set(true);
+                    out.push(Sym {
+                        path: path.clone(),
+                        symbol: Symbol {
+                            id: SymbolId(self.data.id(i).to_string()),
+                            kind,
+                            name: name.to_string(),
+                            qualified_name: name.to_string(),
+                            signature: name.to_string(),
+                            doc: None,
+                            parent: self
+                                .data
+                                .parent(i)
+                                .map(|p| SymbolId(self.data.id(p).to_string())),
+                            start_line: start,
+                            end_line: end,
+                            name_line: start,
+                            annotations: Vec::new(),
+                            visibility: String::new(),
+                            is_static: self.data.flags(i) & viewdata::FLAG_STATIC != 0,
+                            body_hash: String::new(),
+                        },
+                    });
+                }
+            }
+        }
+        if rows.len() != out.len() {
+            self.stale.set(true);
+        }
+        out
+    }
+
+    /// Kind of a symbol (no row read).
+    pub fn kind(&self, i: SymIdx) -> SymbolKind {
+        self.data.kind(i)
+    }
+
+    /// Simple name of a symbol (no row read).
+    pub fn name(&self, i: SymIdx) -> &str {
+        self.data.name(i)
+    }
+
+    /// Id of a symbol (no row read).
+    pub fn id(&self, i: SymIdx) -> &str {
+        self.data.id(i)
+    }
+
+    /// First doc sentence of a symbol (no row read).
+    pub fn doc(&self, i: SymIdx) -> Option<&str> {
+        self.data.doc(i)
+    }
+
+    /// Path of a symbol's file.
+    pub fn path(&self, i: SymIdx) -> &str {
+        self.data.file_path(self.data.file_of(i))
+    }
+
+    /// Whether two symbols are in the same file.
+    pub fn same_file(&self, a: SymIdx, b: SymIdx) -> bool {
+        self.data.file_of(a) == self.data.file_of(b)
+    }
+
+    /// First and last line of a symbol.
+    pub fn span(&self, i: SymIdx) -> (u32, u32) {
+        self.data.span(i)
+    }
+
+    /// Lines of a symbol's declaration.
+    pub fn line_span(&self, i: SymIdx) -> u32 {
+        let (s, e) = self.data.span(i);
+        e.saturating_sub(s) + 1
+    }
+
+    /// Derived flags ([`viewdata::FLAG_HAS_BODY`] …).
+    pub fn flags(&self, i: SymIdx) -> u8 {
+        self.data.flags(i)
+    }
+
+    /// A callable with at least one statement in its body (not abstract, not `{}`).
+    pub fn has_body(&self, i: SymIdx) -> bool {
+        self.data.flags(i) & viewdata::FLAG_HAS_BODY != 0
+    }
+
+    /// Parameter types of a callable ([`param_types`] of its signature).
+    pub fn param_types(&self, i: SymIdx) -> Vec<String> {
+        let (joined, n) = self.data.params(i);
+        if n == 0 {
+            return Vec::new();
+        }
+        let mut out: Vec<String> = joined.split(',').map(str::to_string).collect();
+        out.resize(n, String::new());
+        out
+    }
+
+    /// Provenance of a symbol's file.
+    pub fn provenance_of(&self, i: SymIdx) -> Provenance {
+        self.data.file_provenance(self.data.file_of(i))
     }
 
     pub fn provenance(&self, path: &str) -> Provenance {
-        self.files
-            .get(path)
-            .map(|f| f.provenance)
+        self.data
+            .file_index(path)
+            .map(|f| self.data.file_provenance(f))
             .unwrap_or_default()
     }
 
     pub fn module(&self, path: &str) -> &str {
-        self.files
-            .get(path)
-            .map(|f| f.module.as_str())
+        self.data
+            .file_index(path)
+            .map(|f| self.data.file_module(f))
             .unwrap_or("")
     }
 
-    /// Symbols whose simple name is `name` (case-insensitive).
-    pub fn named(&self, name: &str) -> &[SymIdx] {
-        self.by_name
-            .get(&name.to_lowercase())
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+    /// Whether `path` is a file of the snapshot.
+    pub fn has_file(&self, path: &str) -> bool {
+        self.data.file_index(path).is_some()
+    }
+
+    /// Paths of the snapshot, sorted.
+    pub fn paths(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.data.file_count()).map(|f| self.data.file_path(f))
+    }
+
+    /// Symbols whose simple name is `name` (case-insensitive), in symbol order.
+    pub fn named(&self, name: &str) -> Vec<SymIdx> {
+        self.data.named(&name.to_lowercase())
     }
 
     pub fn by_id(&self, id: &str) -> Option<SymIdx> {
-        self.by_id.get(id).copied()
+        self.data.by_id(id)
     }
 
     /// Symbols of a file in source order.
-    pub fn in_file(&self, path: &str) -> &[SymIdx] {
-        self.by_path.get(path).map(Vec::as_slice).unwrap_or(&[])
+    pub fn in_file(&self, path: &str) -> std::ops::Range<SymIdx> {
+        self.data
+            .file_index(path)
+            .map(|f| self.data.file_syms(f))
+            .unwrap_or(0..0)
     }
 
     /// The innermost symbol of `path` covering `line` whose kind passes `keep`.
@@ -258,141 +414,109 @@ impl<'a> SnapshotView<'a> {
         keep: impl Fn(SymbolKind) -> bool,
     ) -> Option<SymIdx> {
         self.in_file(path)
-            .iter()
-            .copied()
             .filter(|&i| {
-                let s = &self.symbols[i].symbol;
-                s.start_line <= line && line <= s.end_line && keep(s.kind)
+                let (s, e) = self.data.span(i);
+                s <= line && line <= e && keep(self.data.kind(i))
             })
             .min_by_key(|&i| {
-                let s = &self.symbols[i].symbol;
-                (s.end_line - s.start_line, std::cmp::Reverse(s.start_line))
+                let (s, e) = self.data.span(i);
+                (e - s, std::cmp::Reverse(s))
             })
     }
 
     /// The type a member belongs to (its nearest enclosing type symbol).
     pub fn owner_type(&self, i: SymIdx) -> Option<SymIdx> {
-        let mut cur = self.symbols[i]
-            .symbol
-            .parent
-            .as_ref()
-            .and_then(|p| self.by_id(&p.0));
+        let mut cur = self.data.parent(i);
+        let mut hops = 0;
         while let Some(c) = cur {
-            if self.symbols[c].symbol.kind.is_type() {
+            if self.data.kind(c).is_type() {
                 return Some(c);
             }
-            cur = self.symbols[c]
-                .symbol
-                .parent
-                .as_ref()
-                .and_then(|p| self.by_id(&p.0));
+            cur = self.data.parent(c);
+            hops += 1;
+            if hops > 64 {
+                break;
+            }
         }
         None
     }
 
     /// Simple name of the owning type (`FileUtils` for `FileUtils.copyFile`).
     pub fn owner_name(&self, i: SymIdx) -> Option<&str> {
-        self.owner_type(i)
-            .map(|t| self.symbols[t].symbol.name.as_str())
+        self.owner_type(i).map(|t| self.data.name(t))
     }
 
     /// Direct members of a type.
     pub fn members(&self, t: SymIdx) -> Vec<SymIdx> {
-        let id = &self.symbols[t].symbol.id;
-        self.in_file(&self.symbols[t].path)
-            .iter()
-            .copied()
-            .filter(|&i| self.symbols[i].symbol.parent.as_ref() == Some(id))
+        let f = self.data.file_of(t);
+        self.data
+            .file_syms(f)
+            .filter(|&i| self.data.parent(i) == Some(t))
             .collect()
     }
 
     /// Lines of a file as indexed (1-based: line `n` is `lines[n-1]`); lines no chunk covers are
     /// blank.
     pub fn file_lines(&self, path: &str) -> Result<Rc<Vec<String>>, QueryError> {
-        if let Some(l) = self.lines.borrow().get(path) {
+        let Some(f) = self.data.file_index(path) else {
+            // Not in the tables (changed since): read it anyway.
+            return Ok(Rc::new(viewdata::lines_from_chunks(
+                &self.index.chunks_of(path)?,
+                0,
+            )));
+        };
+        if let Some(l) = self.lines.borrow().get(&f) {
             return Ok(l.clone());
         }
-        let mut lines: Vec<String> = Vec::new();
-        for c in self.index.chunks_of(path)? {
-            let start = c.chunk.start_line.max(1) as usize;
-            for (k, text) in c.chunk.text.lines().enumerate() {
-                let n = start + k;
-                if lines.len() < n {
-                    lines.resize(n, String::new());
-                }
-                lines[n - 1] = text.to_string();
-            }
-        }
-        let total = self.files.get(path).map(|f| f.lines as usize).unwrap_or(0);
-        if lines.len() < total {
-            lines.resize(total, String::new());
-        }
+        let lines = viewdata::lines_from_chunks(
+            &self.index.chunks_of(path)?,
+            self.data.file_lines(f) as usize,
+        );
         let rc = Rc::new(lines);
-        self.lines.borrow_mut().insert(path.to_string(), rc.clone());
+        let mut cache = self.lines.borrow_mut();
+        if cache.len() >= MAX_CACHED_FILES {
+            cache.clear();
+        }
+        cache.insert(f, rc.clone());
         Ok(rc)
     }
 
     /// Text of lines `start..=end` of a file.
     pub fn text(&self, path: &str, start: u32, end: u32) -> Result<String, QueryError> {
-        let lines = self.file_lines(path)?;
-        let s = (start.max(1) as usize - 1).min(lines.len());
-        let e = (end as usize).min(lines.len()).max(s);
-        Ok(lines[s..e].join("\n"))
+        Ok(viewdata::slice_lines(&self.file_lines(path)?, start, end))
     }
 
     /// Number of lines of an indexed file, if it is in the snapshot.
     pub fn line_count(&self, path: &str) -> Option<u32> {
-        self.files.get(path).map(|f| f.lines)
+        self.data.file_index(path).map(|f| self.data.file_lines(f))
     }
 
-    /// Cards of every symbol and the document frequency of each stem over them.
-    pub fn cards(&self) -> &(Vec<Card>, HashMap<String, u32>) {
-        self.cards.get_or_init(|| {
-            let mut cards: Vec<Card> = self
-                .symbols
-                .iter()
-                .map(|s| Card {
-                    name: terms::identifier_stems(&s.symbol.name),
-                    doc: s.symbol.doc.as_deref().map(prose_stems).unwrap_or_default(),
-                    params: if s.symbol.kind.is_type() {
-                        // `class Foo extends Bar implements Baz`: what it is built from.
-                        prose_stems(&s.symbol.signature)
-                    } else {
-                        params_text(&s.symbol.signature)
-                            .map(prose_stems)
-                            .unwrap_or_default()
-                    },
-                    members: Vec::new(),
-                })
-                .collect();
-            for (i, s) in self.symbols.iter().enumerate() {
-                if let Some(p) = s.symbol.parent.as_ref().and_then(|p| self.by_id(&p.0))
-                    && self.symbols[p].symbol.kind.is_type()
-                    && !s.symbol.kind.is_type()
-                {
-                    let words = cards[i].name.clone();
-                    cards[p].members.extend(words);
-                }
-            }
-            let mut df: HashMap<String, u32> = HashMap::new();
-            for c in &cards {
-                let mut seen: Vec<&String> = c.name.iter().chain(&c.doc).chain(&c.params).collect();
-                seen.sort();
-                seen.dedup();
-                for w in seen {
-                    *df.entry(w.clone()).or_default() += 1;
-                }
-            }
-            (cards, df)
-        })
+    /// Symbols whose card holds `stem`, with the card fields it is in
+    /// ([`viewdata::CARD_NAME`] …), in symbol order.
+    pub fn card_postings(&self, stem: &str) -> Option<viewdata::CardPostings<'_>> {
+        self.data.stem(stem).map(|(p, _)| p)
+    }
+
+    /// Number of stems of a symbol's name (with repeats: `getGet` has 2).
+    pub fn card_name_len(&self, i: SymIdx) -> usize {
+        self.data.card_name_len(i)
     }
 
     /// Inverse document frequency of a stem over the symbol cards.
     pub fn idf(&self, stem: &str) -> f32 {
-        let (cards, df) = self.cards();
-        let n = cards.len().max(1) as f32;
-        let d = df.get(stem).copied().unwrap_or(0) as f32;
+        let n = self.len().max(1) as f32;
+        let d = self.data.stem(stem).map(|(_, df)| df).unwrap_or(0) as f32;
         ((n - d + 0.5) / (d + 0.5) + 1.0).ln()
+    }
+
+    /// Call sites in a callable's body (empty for other symbols).
+    pub fn sites(&self, i: SymIdx) -> Vec<viewdata::SiteFact> {
+        self.data.sites(i)
+    }
+
+    /// Callables holding a call named `name` (case-sensitive) as the innermost method around it.
+    pub fn calling(&self, name: &str) -> Vec<SymIdx> {
+        self.data.calling(name)
     }
 }
 

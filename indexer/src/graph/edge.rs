@@ -106,3 +106,93 @@ impl Edge {
             .then_with(|| a.detail.cmp(&b.detail))
     }
 }
+
+/// `caller_name` of an initializer caller (`flags`): the type's static or instance initializer.
+pub const STATIC_INIT: u8 = 1;
+pub const INSTANCE_INIT: u8 = 2;
+
+impl Edge {
+    /// Initializer flags of the caller, read from its name (`pkg.T.<clinit>`, `pkg.T.<init>`
+    /// for a type id).
+    pub fn caller_flags(&self) -> u8 {
+        if self.caller.contains('#') {
+            0
+        } else if self.caller_name.ends_with(".<clinit>") {
+            STATIC_INIT
+        } else if self.caller_name.ends_with(".<init>") {
+            INSTANCE_INIT
+        } else {
+            0
+        }
+    }
+
+    /// Sets the display names from the ids, so that an edge read back from the store (which
+    /// keeps ids only) is equal to the one written.
+    pub fn normalize_names(&mut self) {
+        self.caller_name = caller_name_of(&self.caller, self.caller_flags());
+        if let Some(c) = &self.callee {
+            self.callee_name = callee_name_of(c, self.kind);
+        }
+    }
+}
+
+/// Display name of a caller id: `java:pkg.T#m(int)` → `pkg.T.m`, constructors `pkg.T.T`, a type
+/// with initializer flags `pkg.T.<clinit>` / `pkg.T.<init>`; pseudo ids stay as they are.
+pub fn caller_name_of(id: &str, flags: u8) -> String {
+    let base = member_name(id);
+    match flags {
+        STATIC_INIT => format!("{base}.<clinit>"),
+        INSTANCE_INIT => format!("{base}.<init>"),
+        _ => base,
+    }
+}
+
+/// Display name of a callee id; a call to a type id is a call of its implicit constructor
+/// (`pkg.T.T`).
+pub fn callee_name_of(id: &str, kind: EdgeKind) -> String {
+    let base = member_name(id);
+    if kind == EdgeKind::Call && id.starts_with("java:") && !id.contains('#') {
+        let simple = base.rsplit('.').next().unwrap_or(&base).to_string();
+        return format!("{base}.{simple}");
+    }
+    base
+}
+
+fn member_name(id: &str) -> String {
+    let Some(rest) = id.strip_prefix("java:") else {
+        return id.to_string();
+    };
+    match rest.split_once('#') {
+        Some((owner, member)) => {
+            let member = member.split(['(', '~']).next().unwrap_or(member);
+            let member = if member == "<init>" {
+                owner.rsplit('.').next().unwrap_or(owner)
+            } else {
+                member
+            };
+            format!("{owner}.{member}")
+        }
+        None => rest.split('~').next().unwrap_or(rest).to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_derive_from_ids() {
+        assert_eq!(caller_name_of("java:a.B#m(int,String)", 0), "a.B.m");
+        assert_eq!(caller_name_of("java:a.B#<init>(int)", 0), "a.B.B");
+        assert_eq!(caller_name_of("java:a.B", STATIC_INIT), "a.B.<clinit>");
+        assert_eq!(caller_name_of("route:GET /x", 0), "route:GET /x");
+        assert_eq!(callee_name_of("java:a.B", EdgeKind::Call), "a.B.B");
+        assert_eq!(callee_name_of("java:a.B", EdgeKind::Inherits), "a.B");
+        assert_eq!(
+            callee_name_of("java:java.io.File#exists", EdgeKind::Call),
+            "java.io.File.exists"
+        );
+        assert_eq!(callee_name_of("java:a.B#f", EdgeKind::Config), "a.B.f");
+        assert_eq!(callee_name_of("java:a.B#m(int)~2", EdgeKind::Call), "a.B.m");
+    }
+}

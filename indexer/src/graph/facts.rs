@@ -313,14 +313,15 @@ pub struct ConfigKey {
 }
 
 impl FileFacts {
-    /// Compact binary form for the store (bincode; the format follows the catalog's schema
-    /// version).
+    /// Compact binary form for the store: bincode, LZ4-compressed (names repeat a lot). The
+    /// format follows the catalog's schema version.
     pub fn encode(&self) -> Vec<u8> {
-        bincode::serialize(self).unwrap_or_default()
+        lz4_flex::compress_prepend_size(&bincode::serialize(self).unwrap_or_default())
     }
 
-    /// `None` when `bytes` are not facts of this version (the file is then re-analysed).
+    /// `None` when `bytes` are not facts of this version (the file is then left out).
     pub fn decode(bytes: &[u8]) -> Option<FileFacts> {
-        bincode::deserialize(bytes).ok()
+        let raw = lz4_flex::decompress_size_prepended(bytes).ok()?;
+        bincode::deserialize(&raw).ok()
     }
 }

@@ -18,7 +18,7 @@ pub use graph::GraphChanges;
 
 /// Bump when the schema changes; an index with another version is rebuilt.
 /// 2: call graph (facts, edges, edge_files).
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -43,8 +43,10 @@ CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file, gen_to);
 CREATE INDEX IF NOT EXISTS symbols_gen ON symbols(gen_from, gen_to);
 CREATE TABLE IF NOT EXISTS chunks(
   id TEXT PRIMARY KEY, file TEXT NOT NULL, ord INTEGER NOT NULL, start_line INTEGER NOT NULL,
-  end_line INTEGER NOT NULL, symbol TEXT, header TEXT NOT NULL, text TEXT NOT NULL);
+  end_line INTEGER NOT NULL, symbol TEXT, header TEXT NOT NULL,
+  start_byte INTEGER NOT NULL, end_byte INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file, ord);
+CREATE TABLE IF NOT EXISTS contents(file TEXT PRIMARY KEY, zstd BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS skipped(path TEXT PRIMARY KEY, reason TEXT NOT NULL, detail TEXT NOT NULL);
 "#;
 
@@ -83,6 +85,8 @@ pub struct FileUpdate<'a> {
     pub row: FileRow,
     pub analysis: &'a FileAnalysis,
     pub chunk_ids: Vec<String>,
+    /// The file's bytes, zstd-compressed ([`compress`]): chunk text is read back from them.
+    pub content: Vec<u8>,
 }
 
 /// Everything one run changes, applied in one transaction.
@@ -104,6 +108,13 @@ pub struct RunChanges<'a> {
 
 pub struct Catalog {
     conn: Connection,
+    /// The last file content decompressed, since chunks are usually read file by file.
+    content_cache: std::cell::RefCell<Option<(String, std::rc::Rc<Vec<u8>>)>>,
+}
+
+/// Compresses a file's bytes for the `contents` table (fast level: this runs on every changed file).
+pub fn compress(bytes: &[u8]) -> Vec<u8> {
+    zstd::bulk::compress(bytes, 1).unwrap_or_default()
 }
 
 impl Catalog {
@@ -113,6 +124,9 @@ impl Catalog {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // A full run writes tens of MB in one transaction; a bigger page cache keeps B-tree pages
+        // from being spilled to the WAL mid-transaction.
+        conn.pragma_update(None, "cache_size", -131_072)?;
         conn.execute_batch(SCHEMA)?;
         conn.execute_batch(graph::SCHEMA)?;
         let version: Option<String> = conn
@@ -137,7 +151,10 @@ impl Catalog {
                 });
             }
         }
-        Ok(Catalog { conn })
+        Ok(Catalog {
+            conn,
+            content_cache: Default::default(),
+        })
     }
 
     /// Opens an existing catalog read-only (readers never block the writer).
@@ -152,7 +169,10 @@ impl Catalog {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        Ok(Catalog { conn })
+        Ok(Catalog {
+            conn,
+            content_cache: Default::default(),
+        })
     }
 
     pub fn last_snapshot(&self) -> Result<Option<Snapshot>, StoreError> {
@@ -244,29 +264,67 @@ impl Catalog {
     }
 
     pub fn chunk(&self, id: &str) -> Result<Option<ChunkRow>, StoreError> {
-        let mut st = self.conn.prepare_cached(
-            "SELECT id, file, ord, start_line, end_line, symbol, header, text FROM chunks WHERE id = ?1",
-        )?;
-        Ok(st.query_row([id], chunk_from_row).optional()?)
+        let mut st = self
+            .conn
+            .prepare_cached(&format!("SELECT {CHUNK_COLS} FROM chunks WHERE id = ?1"))?;
+        let Some(raw) = st.query_row([id], raw_chunk).optional()? else {
+            return Ok(None);
+        };
+        Ok(Some(self.with_text(raw)?))
     }
 
     pub fn chunks_of(&self, path: &str) -> Result<Vec<ChunkRow>, StoreError> {
-        let mut st = self.conn.prepare_cached(
-            "SELECT id, file, ord, start_line, end_line, symbol, header, text
-             FROM chunks WHERE file = ?1 ORDER BY ord",
-        )?;
-        let rows = st.query_map([path], chunk_from_row)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let mut st = self.conn.prepare_cached(&format!(
+            "SELECT {CHUNK_COLS} FROM chunks WHERE file = ?1 ORDER BY ord"
+        ))?;
+        let raws = st
+            .query_map([path], raw_chunk)?
+            .collect::<Result<Vec<_>, _>>()?;
+        raws.into_iter().map(|r| self.with_text(r)).collect()
     }
 
     /// Every chunk of the current snapshot, in file order (used to rebuild the full-text index).
     pub fn all_chunks(&self) -> Result<Vec<ChunkRow>, StoreError> {
-        let mut st = self.conn.prepare(
-            "SELECT id, file, ord, start_line, end_line, symbol, header, text
-             FROM chunks ORDER BY file, ord",
-        )?;
-        let rows = st.query_map([], chunk_from_row)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let mut st = self.conn.prepare(&format!(
+            "SELECT {CHUNK_COLS} FROM chunks ORDER BY file, ord"
+        ))?;
+        let raws = st
+            .query_map([], raw_chunk)?
+            .collect::<Result<Vec<_>, _>>()?;
+        raws.into_iter().map(|r| self.with_text(r)).collect()
+    }
+
+    /// The bytes of a file as indexed (not as on disk now), if the snapshot holds it.
+    pub fn content(&self, path: &str) -> Result<Option<std::rc::Rc<Vec<u8>>>, StoreError> {
+        if let Some((p, bytes)) = self.content_cache.borrow().as_ref()
+            && p == path
+        {
+            return Ok(Some(bytes.clone()));
+        }
+        let blob: Option<Vec<u8>> = self
+            .conn
+            .prepare_cached("SELECT zstd FROM contents WHERE file = ?1")?
+            .query_row([path], |r| r.get(0))
+            .optional()?;
+        let Some(blob) = blob else { return Ok(None) };
+        let bytes = std::rc::Rc::new(zstd::stream::decode_all(blob.as_slice())?);
+        *self.content_cache.borrow_mut() = Some((path.to_string(), bytes.clone()));
+        Ok(Some(bytes))
+    }
+
+    /// Fills a chunk's text from its file's stored content.
+    fn with_text(
+        &self,
+        (mut row, start, end): (ChunkRow, usize, usize),
+    ) -> Result<ChunkRow, StoreError> {
+        if let Some(bytes) = self.content(row.path.as_str())? {
+            let end = end.min(bytes.len());
+            let start = start.min(end);
+            row.chunk.text = String::from_utf8_lossy(&bytes[start..end]).into_owned();
+            row.chunk.start_byte = start;
+            row.chunk.end_byte = end;
+        }
+        Ok(row)
     }
 
     /// Symbols whose simple name equals `name` (case-insensitive) or whose qualified name equals
@@ -394,6 +452,7 @@ impl Catalog {
 
     /// Applies one run in a single transaction and records its snapshot. Returns the snapshot.
     pub fn apply(&mut self, run: &RunChanges<'_>) -> Result<Snapshot, StoreError> {
+        self.content_cache.borrow_mut().take();
         let tx = self.conn.transaction()?;
         let last: i64 = tx.query_row(
             "SELECT COALESCE(MAX(generation), 0) FROM snapshots",
@@ -421,9 +480,11 @@ impl Catalog {
                  VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             )?;
             let mut ins_chunk = tx.prepare_cached(
-                "INSERT OR REPLACE INTO chunks(id, file, ord, start_line, end_line, symbol, header, text)
-                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT OR REPLACE INTO chunks(id, file, ord, start_line, end_line, symbol, header, start_byte, end_byte)
+                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?;
+            let mut ins_content =
+                tx.prepare_cached("INSERT OR REPLACE INTO contents(file, zstd) VALUES(?1, ?2)")?;
             for u in &run.updated {
                 let p = u.row.path.as_str();
                 retire_file(&tx, p, generation)?;
@@ -468,9 +529,11 @@ impl Catalog {
                         c.end_line,
                         c.symbol.as_ref().map(|x| x.0.as_str()),
                         c.header,
-                        c.text,
+                        c.start_byte as i64,
+                        c.end_byte as i64,
                     ])?;
                 }
+                ins_content.execute(params![p, u.content])?;
             }
         }
         if run.text_changed {
@@ -522,6 +585,7 @@ impl Catalog {
 
 /// Ends the current version of a file: its rows stop being alive at `generation`, its chunks go.
 fn retire_file(tx: &Transaction<'_>, path: &str, generation: i64) -> Result<(), StoreError> {
+    tx.execute("DELETE FROM contents WHERE file = ?1", [path])?;
     tx.execute(
         "UPDATE files SET gen_to = ?2 WHERE path = ?1 AND gen_to IS NULL",
         params![path, generation],
@@ -563,23 +627,31 @@ fn symbol_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
     })
 }
 
-fn chunk_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
+const CHUNK_COLS: &str =
+    "id, file, ord, start_line, end_line, symbol, header, start_byte, end_byte";
+
+/// A chunk row without its text yet, plus the byte range the text comes from.
+fn raw_chunk(r: &rusqlite::Row<'_>) -> rusqlite::Result<(ChunkRow, usize, usize)> {
     let path: String = r.get(1)?;
-    let text: String = r.get(7)?;
-    Ok(ChunkRow {
-        id: r.get(0)?,
-        path: repo_path(path),
-        ord: r.get(2)?,
-        chunk: Chunk {
-            start_line: r.get(3)?,
-            end_line: r.get(4)?,
-            start_byte: 0,
-            end_byte: text.len(),
-            symbol: r.get::<_, Option<String>>(5)?.map(crate::model::SymbolId),
-            header: r.get(6)?,
-            text,
+    let (start, end): (i64, i64) = (r.get(7)?, r.get(8)?);
+    Ok((
+        ChunkRow {
+            id: r.get(0)?,
+            path: repo_path(path),
+            ord: r.get(2)?,
+            chunk: Chunk {
+                start_line: r.get(3)?,
+                end_line: r.get(4)?,
+                start_byte: 0,
+                end_byte: 0,
+                symbol: r.get::<_, Option<String>>(5)?.map(crate::model::SymbolId),
+                header: r.get(6)?,
+                text: String::new(),
+            },
         },
-    })
+        start as usize,
+        end as usize,
+    ))
 }
 
 fn file_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {

@@ -1,26 +1,25 @@
 //! A call graph read from the snapshot's text, for when no stored graph exists.
 //!
-//! Callees: the call sites of a method body ([`callsite`]) resolved by name, then narrowed by the
+//! Callees: the call sites of a method body ([`callsite`], read once per snapshot into the view's
+//! tables with the declared types resolving them needs) resolved by name, then narrowed by the
 //! qualifier (same type for `foo()`/`this.foo()`, the named type for `Type.foo()`, the declared
 //! type of a local, parameter or field for `var.foo()`), by argument count and, among overloads,
-//! by the declared types of simple arguments. Callers: the files whose full-text entry holds the
-//! name, each enclosing method's callees checked for the target. Name-only guesses carry a low
-//! confidence.
+//! by the declared types of simple arguments. Callers: the methods holding a call of the name
+//! (the innermost method around each such call), each one's calls of that name resolved and
+//! checked for the target. Name-only guesses carry a low confidence. Nothing here reads file text.
 
-use super::callsite::{self, CallSite};
 use super::{CallGraph, Edge, EdgeKind};
 use crate::QueryError;
-use crate::view::{SnapshotView, SymIdx, param_types};
+use crate::view::{SnapshotView, SymIdx};
+use crate::viewdata::SiteFact;
 use indexer::model::{SymbolId, SymbolKind};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 
-/// How many full-text hits a callers lookup reads at most.
-const CALLER_SEARCH_LIMIT: usize = 2000;
-
 pub struct LexicalGraph<'v, 'a> {
     view: &'v SnapshotView<'a>,
     callees: RefCell<HashMap<SymIdx, Vec<Edge>>>,
+    callers: RefCell<HashMap<SymIdx, Vec<Edge>>>,
 }
 
 impl<'v, 'a> LexicalGraph<'v, 'a> {
@@ -28,6 +27,23 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
         LexicalGraph {
             view,
             callees: RefCell::new(HashMap::new()),
+            callers: RefCell::new(HashMap::new()),
+        }
+    }
+
+    fn edge(&self, from: SymIdx, to: SymIdx, site: &SiteFact, confidence: f32) -> Edge {
+        let v = self.view;
+        Edge {
+            from: SymbolId(v.id(from).to_string()),
+            to: SymbolId(v.id(to).to_string()),
+            kind: if site.constructor {
+                EdgeKind::New
+            } else {
+                EdgeKind::Call
+            },
+            path: v.path(from).to_string(),
+            line: site.line,
+            confidence,
         }
     }
 
@@ -36,26 +52,11 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
             return Ok(e.clone());
         }
         let v = self.view;
-        let s = v.sym(i);
         let mut edges = Vec::new();
-        if s.symbol.kind.is_callable() {
-            let body = v.text(&s.path, s.symbol.start_line, s.symbol.end_line)?;
-            let sites = callsite::call_sites(&body, s.symbol.start_line, Some(&s.symbol.name));
-            let locals = callsite::local_types(&body);
-            for site in &sites {
-                for (to, confidence) in self.resolve(i, site, &locals) {
-                    edges.push(Edge {
-                        from: s.symbol.id.clone(),
-                        to: v.sym(to).symbol.id.clone(),
-                        kind: if site.constructor {
-                            EdgeKind::New
-                        } else {
-                            EdgeKind::Call
-                        },
-                        path: s.path.clone(),
-                        line: site.line,
-                        confidence,
-                    });
+        if v.kind(i).is_callable() {
+            for site in &v.sites(i) {
+                for (to, confidence) in self.resolve(i, site) {
+                    edges.push(self.edge(i, to, site, confidence));
                 }
             }
         }
@@ -64,41 +65,35 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
     }
 
     /// Candidate callees of one call site with a confidence each.
-    fn resolve(
-        &self,
-        from: SymIdx,
-        site: &CallSite,
-        locals: &[(String, String)],
-    ) -> Vec<(SymIdx, f32)> {
+    fn resolve(&self, from: SymIdx, site: &SiteFact) -> Vec<(SymIdx, f32)> {
         let v = self.view;
-        let from_sym = v.sym(from);
         let owner = v.owner_type(from);
-        let owner_name = owner.map(|o| v.sym(o).symbol.name.clone());
+        let owner_name = owner.map(|o| v.name(o));
+        let named = v.named(&site.name);
         let mut cands: Vec<SymIdx> = if site.constructor {
-            let ctors: Vec<SymIdx> = v
-                .named(&site.name)
+            let ctors: Vec<SymIdx> = named
                 .iter()
                 .copied()
-                .filter(|&c| v.sym(c).symbol.kind == SymbolKind::Constructor)
+                .filter(|&c| v.kind(c) == SymbolKind::Constructor)
                 .collect();
             if ctors.is_empty() {
-                v.named(&site.name)
+                named
                     .iter()
                     .copied()
-                    .filter(|&c| v.sym(c).symbol.kind.is_type())
+                    .filter(|&c| v.kind(c).is_type())
                     .collect()
             } else {
                 ctors
             }
         } else {
-            v.named(&site.name)
+            named
                 .iter()
                 .copied()
-                .filter(|&c| v.sym(c).symbol.kind.is_callable())
+                .filter(|&c| v.kind(c).is_callable())
                 .collect()
         };
         // Case-insensitive name lookup; calls are case-sensitive.
-        cands.retain(|&c| v.sym(c).symbol.name == site.name);
+        cands.retain(|&c| v.name(c) == site.name);
         if cands.is_empty() {
             return Vec::new();
         }
@@ -122,7 +117,7 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
                     let same_file: Vec<SymIdx> = cands
                         .iter()
                         .copied()
-                        .filter(|&c| v.sym(c).path == from_sym.path)
+                        .filter(|&c| v.same_file(c, from))
                         .collect();
                     if !same_file.is_empty() {
                         same_file
@@ -152,49 +147,43 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
                     named
                 }
             }
-            Some(q) => {
-                let declared = locals
-                    .iter()
-                    .find(|(n, _)| n == q)
-                    .map(|(_, t)| t.clone())
-                    .or_else(|| self.field_type(from, q));
-                match declared {
-                    Some(t) => {
-                        let named: Vec<SymIdx> =
-                            cands.iter().copied().filter(|&c| owned_by(c, &t)).collect();
-                        if named.is_empty() {
-                            // A supertype we cannot see, or a library type: name-only guess.
-                            confidence = 0.3;
-                            if t.starts_with(char::is_uppercase)
-                                && owner_name.as_deref() != Some(t.as_str())
-                            {
-                                cands.clone()
-                            } else {
-                                Vec::new()
-                            }
+            Some(_) => match site.declared.as_deref() {
+                Some(t) => {
+                    let named: Vec<SymIdx> =
+                        cands.iter().copied().filter(|&c| owned_by(c, t)).collect();
+                    if named.is_empty() {
+                        // A supertype we cannot see, or a library type: name-only guess.
+                        confidence = 0.3;
+                        if t.starts_with(char::is_uppercase) && owner_name != Some(t) {
+                            cands.clone()
                         } else {
-                            confidence = 0.9;
-                            named
+                            Vec::new()
                         }
-                    }
-                    None => {
-                        confidence = 0.4;
-                        cands.clone()
+                    } else {
+                        confidence = 0.9;
+                        named
                     }
                 }
-            }
+                None => {
+                    confidence = 0.4;
+                    cands.clone()
+                }
+            },
         };
         if narrowed.is_empty() {
             return Vec::new();
         }
         // Distinct owner types among name-only guesses: too many means we know nothing.
-        let owners: BTreeSet<Option<SymIdx>> = narrowed.iter().map(|&c| v.owner_type(c)).collect();
-        if confidence < 0.9 && owners.len() > 3 {
-            return Vec::new();
+        if confidence < 0.9 {
+            let owners: BTreeSet<Option<SymIdx>> =
+                narrowed.iter().map(|&c| v.owner_type(c)).collect();
+            if owners.len() > 3 {
+                return Vec::new();
+            }
         }
         // Argument count.
         let arity_ok = |c: SymIdx| {
-            let types = param_types(&v.sym(c).symbol.signature);
+            let types = v.param_types(c);
             let n = types.len();
             let varargs = types.last().is_some_and(|t| t.ends_with("..."));
             n == site.arity || (varargs && site.arity + 1 >= n)
@@ -207,17 +196,17 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
         // Overloads: prefer those whose parameter types agree with simple arguments' declared types.
         if by_arity.len() > 1 {
             let score = |c: SymIdx| -> i32 {
-                let types = param_types(&v.sym(c).symbol.signature);
+                let types = v.param_types(c);
                 let mut s = 0;
-                for (k, arg) in site.args.iter().enumerate() {
+                for (k, at) in site.arg_types.iter().enumerate() {
                     let Some(pt) = types.get(k).or(types.last()) else {
                         break;
                     };
                     let pt = pt.trim_end_matches("...");
-                    if let Some(at) = arg_type(arg, locals) {
+                    if let Some(at) = at {
                         if at == pt {
                             s += 2;
-                        } else if assignable(&at, pt) {
+                        } else if assignable(at, pt) {
                             s += 1;
                         } else {
                             s -= 2;
@@ -238,30 +227,32 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
             .map(|c| (c, confidence))
             .collect()
     }
+}
 
-    /// Declared type of a field `name` of the type owning `from` (`private final Foo name;`).
-    fn field_type(&self, from: SymIdx, name: &str) -> Option<String> {
-        let v = self.view;
-        let owner = v.owner_type(from)?;
-        for m in v.members(owner) {
-            let s = &v.sym(m).symbol;
-            if s.kind == SymbolKind::Field && s.name == name {
-                let head = s.signature.split('=').next().unwrap_or(&s.signature);
-                let words: Vec<&str> = head.split_whitespace().collect();
-                let pos = words
-                    .iter()
-                    .position(|w| w.trim_end_matches([';', ',']) == name)?;
-                let ty = words.get(pos.checked_sub(1)?)?;
-                let base = ty.split('<').next().unwrap_or(ty).trim_end_matches("[]");
-                return Some(base.rsplit('.').next().unwrap_or(base).to_string());
-            }
-        }
-        None
-    }
+/// Whether a qualifier says where the callee is without a declared type (`this`, `super`, a type
+/// name, or a constructor call).
+pub(crate) fn qualifier_is_direct(q: &str, constructor: bool) -> bool {
+    constructor
+        || q == "this"
+        || q == "super"
+        || (q.starts_with(char::is_uppercase) && q.chars().any(char::is_lowercase))
+}
+
+/// The declared type of field `name` from its declaration head (`private final Foo name;` →
+/// `Foo`), generics and arrays dropped.
+pub(crate) fn field_decl_type(signature: &str, name: &str) -> Option<String> {
+    let head = signature.split('=').next().unwrap_or(signature);
+    let words: Vec<&str> = head.split_whitespace().collect();
+    let pos = words
+        .iter()
+        .position(|w| w.trim_end_matches([';', ',']) == name)?;
+    let ty = words.get(pos.checked_sub(1)?)?;
+    let base = ty.split('<').next().unwrap_or(ty).trim_end_matches("[]");
+    Some(base.rsplit('.').next().unwrap_or(base).to_string())
 }
 
 /// The declared type of a simple argument (`in` → `InputStream`), a `new T(..)`, or a literal.
-fn arg_type(arg: &str, locals: &[(String, String)]) -> Option<String> {
+pub(crate) fn arg_type(arg: &str, locals: &[(String, String)]) -> Option<String> {
     let a = arg.trim();
     if let Some(rest) = a.strip_prefix("new ") {
         let t: String = rest
@@ -290,33 +281,22 @@ impl CallGraph for LexicalGraph<'_, '_> {
         let Some(target) = v.by_id(&id.0) else {
             return Ok(Vec::new());
         };
-        let name = v.sym(target).symbol.name.clone();
-        let mut paths: Vec<String> = Vec::new();
-        for (_, path, _) in v.index.search_chunks(&name, CALLER_SEARCH_LIMIT)? {
-            if !paths.contains(&path) {
-                paths.push(path);
-            }
+        if let Some(e) = self.callers.borrow().get(&target) {
+            return Ok(e.clone());
         }
-        paths.sort();
-        let mut out = Vec::new();
-        for path in paths {
-            let lines = v.file_lines(&path)?;
-            let mut methods: Vec<SymIdx> = Vec::new();
-            for (k, l) in lines.iter().enumerate() {
-                if !contains_call(l, &name) {
-                    continue;
-                }
-                if let Some(m) = v.enclosing(&path, k as u32 + 1, |k| k.is_callable())
-                    && !methods.contains(&m)
-                {
-                    methods.push(m);
-                }
-            }
-            for m in methods {
-                for e in self.callees_of(m)? {
-                    if e.to == *id && !out.iter().any(|o: &Edge| o.from == e.from) {
-                        out.push(e);
-                    }
+        let name = v.name(target).to_string();
+        let mut out: Vec<Edge> = Vec::new();
+        for m in v.calling(&name) {
+            // The first call of the name in the method's body (a nested class's too) that
+            // resolves to the target.
+            for site in v.sites(m).iter().filter(|s| s.name == name) {
+                let found = self
+                    .resolve(m, site)
+                    .into_iter()
+                    .find(|(to, _)| *to == target);
+                if let Some((_, confidence)) = found {
+                    out.push(self.edge(m, target, site, confidence));
+                    break;
                 }
             }
         }
@@ -325,6 +305,7 @@ impl CallGraph for LexicalGraph<'_, '_> {
                 .total_cmp(&a.confidence)
                 .then_with(|| (&a.path, a.line).cmp(&(&b.path, b.line)))
         });
+        self.callers.borrow_mut().insert(target, out.clone());
         Ok(out)
     }
 
@@ -336,34 +317,27 @@ impl CallGraph for LexicalGraph<'_, '_> {
     }
 }
 
-/// Whether a line holds `name` as a whole word followed by `(` (a call or a declaration).
-fn contains_call(line: &str, name: &str) -> bool {
-    let b = line.as_bytes();
-    let mut from = 0;
-    while let Some(p) = line[from..].find(name) {
-        let s = from + p;
-        let e = s + name.len();
-        let before_ok =
-            s == 0 || !(b[s - 1].is_ascii_alphanumeric() || b[s - 1] == b'_' || b[s - 1] == b'$');
-        let rest = line[e..].trim_start();
-        if before_ok && rest.starts_with('(') {
-            return true;
-        }
-        from = e;
-    }
-    false
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn call_detection_needs_a_whole_word_and_a_paren() {
-        assert!(contains_call("  return getBOM() != null;", "getBOM"));
-        assert!(!contains_call("  getBOMCharsetName();", "getBOM"));
-        assert!(!contains_call("  x.getBOM;", "getBOM"));
-        assert!(contains_call("new Foo (a)", "Foo"));
+    fn field_types_from_declarations() {
+        assert_eq!(
+            field_decl_type(
+                "private final Map<String, Foo> cache = new HashMap<>();",
+                "cache"
+            )
+            .as_deref(),
+            Some("Map")
+        );
+        assert_eq!(
+            field_decl_type("java.io.File[] dirs;", "dirs").as_deref(),
+            Some("File")
+        );
+        assert!(qualifier_is_direct("FileUtils", false));
+        assert!(!qualifier_is_direct("file", false));
+        assert!(!qualifier_is_direct("URL", false));
     }
 
     #[test]
