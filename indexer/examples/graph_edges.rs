@@ -62,10 +62,11 @@ fn main() -> anyhow::Result<()> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
-    let mut edges = graph::build(&inputs);
+    let mut groups = graph::build(&inputs);
     for _ in 1..repeat {
-        edges = graph::build(&inputs);
+        groups = graph::build(&inputs);
     }
+    let mut edges: Vec<graph::Edge> = groups.into_iter().flat_map(|g| g.1).collect();
     let t2 = Instant::now();
     eprintln!(
         "{} files, {} edges; analyse {:.2}s, resolve {:.2}s",
@@ -75,10 +76,11 @@ fn main() -> anyhow::Result<()> {
         (t2 - t1).as_secs_f64()
     );
     let mut w = BufWriter::new(std::io::stdout().lock());
-    for e in &edges {
+    for e in &mut edges {
         if !all_kinds && !e.kind.is_flow() {
             continue;
         }
+        e.normalize_names();
         let rec = serde_json::json!({
             "caller_file": e.caller_file, "caller_symbol": e.caller_name,
             "callee_file": e.callee_file, "callee_symbol": e.callee_name,

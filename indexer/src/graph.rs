@@ -21,6 +21,7 @@ pub use edge::{Edge, EdgeKind};
 pub use facts::FileFacts;
 
 use crate::model::RepoPath;
+use rayon::prelude::*;
 
 /// Whether the graph is built (`CODEMAP_SKIP_GRAPH=1` turns extraction and resolution off, to
 /// measure what they cost; the index then has no edges).
@@ -33,17 +34,34 @@ pub fn enabled() -> bool {
     })
 }
 
-/// Builds every edge of the repository from the facts of all its files. Deterministic: edges
-/// come sorted by use site (file, line), then kind and callee.
-pub fn build(files: &[(&RepoPath, &FileFacts)]) -> Vec<Edge> {
+/// Builds every edge of the repository from the facts of all its files, grouped by use-site
+/// file. Deterministic: files in path order, edges in [`Edge::order_in_file`] order. Display
+/// names are left empty (they derive from the ids, [`Edge::normalize_names`]), except the name
+/// of an unresolved callee.
+pub fn build(files: &[(&RepoPath, &FileFacts)]) -> Vec<(String, Vec<Edge>)> {
     let table = types::TypeTable::build(files);
     let (mut edges, fw) = resolve::resolve_all(&table, files);
     edges.extend(types::type_edges(&table, files));
     edges.extend(frameworks::link(&table, files, &fw));
-    for e in &mut edges {
-        e.normalize_names();
+    let mut by_file: std::collections::HashMap<String, Vec<Edge>> =
+        std::collections::HashMap::new();
+    for mut e in edges {
+        e.caller_name.clear();
+        if e.callee.is_some() {
+            e.callee_name.clear();
+        }
+        match by_file.get_mut(e.caller_file.as_str()) {
+            Some(v) => v.push(e),
+            None => {
+                by_file.insert(e.caller_file.clone(), vec![e]);
+            }
+        }
     }
-    edges.sort_by(edge::Edge::order);
-    edges.dedup();
-    edges
+    let mut groups: Vec<(String, Vec<Edge>)> = by_file.into_iter().collect();
+    groups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    groups.par_iter_mut().for_each(|(_, g)| {
+        g.sort_by(Edge::order_in_file);
+        g.dedup();
+    });
+    groups
 }

@@ -154,26 +154,15 @@ impl<'a> Asker<'a> {
                 &lexical
             }
         };
-        let t_ = std::time::Instant::now();
-        let timing = std::env::var_os("CODEMAP_ASK_TIMING").is_some();
         let retriever = Retriever::new(v);
         let recall = RecallOptions {
             vectors: opts.vectors,
             ..RecallOptions::default()
         };
         let ranked = retriever.rank(&q, graph, &recall)?;
-        if timing {
-            eprintln!("TIMING rank {:.1}", t_.elapsed().as_secs_f64() * 1e3);
-        }
         let p = plan(&retriever, &q, &ranked, graph)?;
-        if timing {
-            eprintln!("TIMING plan {:.1}", t_.elapsed().as_secs_f64() * 1e3);
-        }
         notes.extend(p.notes.iter().cloned());
         let assembled = assemble(v, &p, graph, opts.level, opts.token_budget, opts.limit)?;
-        if timing {
-            eprintln!("TIMING assemble {:.1}", t_.elapsed().as_secs_f64() * 1e3);
-        }
         if assembled.truncated {
             notes.push(format!(
                 "context cut to the {}-token budget",

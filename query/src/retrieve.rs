@@ -10,12 +10,13 @@ use crate::embed::VectorLeg;
 use crate::fusion::{self, Leg};
 use crate::graph::CallGraph;
 use crate::question::{Intent, KindHint, Question, TermOrigin};
-use crate::view::{SnapshotView, SymIdx, prose_stems};
+use crate::view::{SnapshotView, SymIdx, for_each_stem};
 use crate::viewdata::{
     CARD_DOC, CARD_MEMBER, CARD_NAME, CARD_PARAMS, FLAG_ENTRY, FLAG_READS_CONFIG, FLAG_STATIC,
     FLAG_WRITES_STATE,
 };
 use indexer::model::{Provenance, Symbol, SymbolKind};
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 /// Something an answer can cite.
@@ -150,11 +151,44 @@ pub(crate) fn reads_config(text: &str) -> bool {
 
 pub struct Retriever<'v, 'a> {
     pub view: &'v SnapshotView<'a>,
+    /// Body scores and idf of the question last scored (keyed by its text).
+    memo: RefCell<Memo>,
+}
+
+#[derive(Default)]
+struct Memo {
+    question: String,
+    body: HashMap<SymIdx, f32>,
+    idf: HashMap<String, f32>,
 }
 
 impl<'v, 'a> Retriever<'v, 'a> {
     pub fn new(view: &'v SnapshotView<'a>) -> Self {
-        Retriever { view }
+        Retriever {
+            view,
+            memo: RefCell::new(Memo::default()),
+        }
+    }
+
+    fn memo_for(&self, q: &Question) -> std::cell::RefMut<'_, Memo> {
+        let mut m = self.memo.borrow_mut();
+        if m.question != q.text {
+            *m = Memo {
+                question: q.text.clone(),
+                ..Memo::default()
+            };
+        }
+        m
+    }
+
+    fn idf(&self, q: &Question, stem: &str) -> f32 {
+        let mut m = self.memo_for(q);
+        if let Some(&x) = m.idf.get(stem) {
+            return x;
+        }
+        let x = self.view.idf(stem);
+        m.idf.insert(stem.to_string(), x);
+        x
     }
 
     /// Symbols an identifier of the question names: the exact (case-sensitive) simple name,
@@ -244,12 +278,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
         let mut legs: Vec<Leg<UnitKey>> = Vec::new();
 
         // BM25 over contextualized chunks.
-        let t_ = std::time::Instant::now();
-        let timing = std::env::var_os("CODEMAP_ASK_TIMING").is_some();
         let bm25 = self.bm25_leg(q, opts.bm25_depth)?;
-        if timing {
-            eprintln!("TIMING  bm25 {:.1}", t_.elapsed().as_secs_f64() * 1e3);
-        }
         legs.push(Leg {
             name: "bm25",
             weight: 1.0,
@@ -258,9 +287,6 @@ impl<'v, 'a> Retriever<'v, 'a> {
 
         // Symbol cards: names, doc sentences, parameters, members.
         let cards = self.card_leg(q, opts.leg_depth);
-        if timing {
-            eprintln!("TIMING  cards {:.1}", t_.elapsed().as_secs_f64() * 1e3);
-        }
         legs.push(Leg {
             name: "cards",
             weight: 1.0,
@@ -288,13 +314,8 @@ impl<'v, 'a> Retriever<'v, 'a> {
         if let Some(vl) = opts.vectors {
             let mut items = Vec::new();
             for (chunk_id, _) in vl.nearest(&q.text, opts.bm25_depth)? {
-                if let Some(row) = v.index.chunk(&chunk_id)? {
-                    for u in self.units_of_chunk(
-                        row.path.as_str(),
-                        row.chunk.start_line,
-                        row.chunk.end_line,
-                        q,
-                    )? {
+                if let Some((path, start, end)) = v.chunk_span(&chunk_id)? {
+                    for u in self.units_of_chunk(&path, start, end, q)? {
                         if !items.contains(&u) {
                             items.push(u);
                         }
@@ -341,13 +362,6 @@ impl<'v, 'a> Retriever<'v, 'a> {
             items: body_scored.into_iter().map(|(u, _)| u).collect(),
         });
 
-        if timing {
-            eprintln!(
-                "TIMING  body {:.1} pool {}",
-                t_.elapsed().as_secs_f64() * 1e3,
-                pool.len()
-            );
-        }
         let fused = fusion::rrf(&legs, fusion::RRF_K);
         let exact_types: Vec<SymIdx> = exact
             .iter()
@@ -390,17 +404,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
             }
         }
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
-        if timing {
-            eprintln!(
-                "TIMING  fused+boost {:.1} n {}",
-                t_.elapsed().as_secs_f64() * 1e3,
-                ranked.len()
-            );
-        }
         self.promote_workers(&mut ranked, graph)?;
-        if timing {
-            eprintln!("TIMING  workers {:.1}", t_.elapsed().as_secs_f64() * 1e3);
-        }
 
         // Exact hits first, in their order.
         let mut out: Vec<Ranked> = Vec::new();
@@ -442,15 +446,10 @@ impl<'v, 'a> Retriever<'v, 'a> {
         let query = words.join(" ");
         let mut items = Vec::new();
         for (id, _path, _score) in v.index.search_chunks(&query, depth)? {
-            let Some(row) = v.index.chunk(&id)? else {
+            let Some((path, start, end)) = v.chunk_span(&id)? else {
                 continue;
             };
-            for u in self.units_of_chunk(
-                row.path.as_str(),
-                row.chunk.start_line,
-                row.chunk.end_line,
-                q,
-            )? {
+            for u in self.units_of_chunk(&path, start, end, q)? {
                 if !items.contains(&u) {
                     items.push(u);
                 }
@@ -542,60 +541,55 @@ impl<'v, 'a> Retriever<'v, 'a> {
         if weights.is_empty() {
             return Vec::new();
         }
-        // Per symbol, the question stems its card holds and in which fields.
-        let mut hits: HashMap<SymIdx, Vec<(&str, u8)>> = HashMap::new();
-        for &stem in weights.keys() {
-            if let Some(postings) = v.card_postings(stem) {
-                for (i, fields) in postings {
-                    hits.entry(i).or_default().push((stem, fields));
+        // Postings of the question's stems, in stem order: a card's words are summed field by
+        // field, each field's stems in sorted order.
+        let mut stems: Vec<&str> = weights.keys().copied().collect();
+        stems.sort_unstable();
+        let postings: Vec<(f32, Vec<(SymIdx, u8)>)> = stems
+            .iter()
+            .filter_map(|w| v.card_postings(w).map(|p| (weights[w], p.collect())))
+            .collect();
+        let n = v.len();
+        let mut acc = vec![0f32; n];
+        let mut name_hits = vec![0u32; n];
+        let mut seen = vec![false; n];
+        let mut touched: Vec<SymIdx> = Vec::new();
+        for (x, list) in &postings {
+            for &(i, f) in list {
+                if !seen[i] {
+                    seen[i] = true;
+                    touched.push(i);
+                }
+                if f & CARD_NAME != 0 {
+                    // A constructor's name is its class's: it says little about what the code does.
+                    let name_weight = if v.kind(i) == SymbolKind::Constructor {
+                        1.0
+                    } else {
+                        3.0
+                    };
+                    acc[i] += name_weight * x;
+                    name_hits[i] += 1;
+                }
+            }
+        }
+        for (field, weight) in [(CARD_DOC, 1.5f32), (CARD_PARAMS, 0.5), (CARD_MEMBER, 1.0)] {
+            for (x, list) in &postings {
+                for &(i, f) in list {
+                    if f & field != 0 && (field != CARD_MEMBER || v.kind(i).is_type()) {
+                        acc[i] += weight * x;
+                    }
                 }
             }
         }
         let mut scored: Vec<(SymIdx, f32)> = Vec::new();
-        for (i, mut found) in hits {
-            let kind = v.kind(i);
-            if matches!(kind, SymbolKind::Package) {
-                continue;
-            }
-            // Summed field by field, stems in sorted order (as a card's words are visited).
-            found.sort_unstable();
-            let mut s = 0.0;
-            let mut name_hit = 0usize;
-            // A constructor's name is its class's: it says little about what the code does.
-            let name_weight = if kind == SymbolKind::Constructor {
-                1.0
-            } else {
-                3.0
-            };
-            for &(w, f) in &found {
-                if f & CARD_NAME != 0 {
-                    s += name_weight * weights[w];
-                    name_hit += 1;
-                }
-            }
-            for &(w, f) in &found {
-                if f & CARD_DOC != 0 {
-                    s += 1.5 * weights[w];
-                }
-            }
-            for &(w, f) in &found {
-                if f & CARD_PARAMS != 0 {
-                    s += 0.5 * weights[w];
-                }
-            }
-            if kind.is_type() {
-                for &(w, f) in &found {
-                    if f & CARD_MEMBER != 0 {
-                        s += 1.0 * weights[w];
-                    }
-                }
-            }
-            if s <= 0.0 {
+        for i in touched {
+            let mut s = acc[i];
+            if matches!(v.kind(i), SymbolKind::Package) || s <= 0.0 {
                 continue;
             }
             // Names made mostly of question words are better than long names with one hit.
             let name_len = v.card_name_len(i).max(1) as f32;
-            s *= 0.6 + 0.4 * (name_hit as f32 / name_len);
+            s *= 0.6 + 0.4 * (name_hits[i] as f32 / name_len);
             scored.push((i, s));
         }
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -605,30 +599,43 @@ impl<'v, 'a> Retriever<'v, 'a> {
 
     /// How much of the question a method's own text (signature, doc and body) holds.
     pub fn body_score(&self, i: SymIdx, q: &Question) -> Result<f32, QueryError> {
+        if let Some(&s) = self.memo_for(q).body.get(&i) {
+            return Ok(s);
+        }
         let v = self.view;
         let (start, end) = v.span(i);
         let text = v.text(v.path(i), start, end)?;
-        let mut tf: HashMap<String, u32> = HashMap::new();
-        for w in prose_stems(&text) {
-            *tf.entry(w).or_default() += 1;
+        // Counts of the question's stems only.
+        let mut tf: HashMap<&str, u32> = q.terms.iter().map(|t| (t.stem.as_str(), 0)).collect();
+        let mut count = |s: &str| {
+            if let Some(n) = tf.get_mut(s) {
+                *n += 1;
+            }
+        };
+        for_each_stem(&text, &mut count);
+        if let Some(doc) = v.doc(i) {
+            for_each_stem(doc, &mut count);
         }
-        for w in v.doc(i).map(prose_stems).unwrap_or_default() {
-            *tf.entry(w).or_default() += 1;
-        }
-        let lower = text.to_lowercase();
         let mut score = 0.0;
         for t in &q.terms {
-            if let Some(&n) = tf.get(&t.stem) {
-                score += t.weight * v.idf(&t.stem) * (1.0 + (n as f32).ln());
+            if let Some(&n) = tf.get(t.stem.as_str())
+                && n > 0
+            {
+                score += t.weight * self.idf(q, &t.stem) * (1.0 + (n as f32).ln());
             }
         }
-        for lit in &q.literals {
-            if lit.len() >= 2 && lower.contains(&lit.to_lowercase()) {
-                score += 2.0;
+        if !q.literals.is_empty() {
+            let lower = text.to_lowercase();
+            for lit in &q.literals {
+                if lit.len() >= 2 && lower.contains(&lit.to_lowercase()) {
+                    score += 2.0;
+                }
             }
         }
         let lines = (end - start + 1) as f32;
-        Ok(score / (1.0 + 0.15 * lines.ln().max(0.0)))
+        let s = score / (1.0 + 0.15 * lines.ln().max(0.0));
+        self.memo_for(q).body.insert(i, s);
+        Ok(s)
     }
 
     /// Whether a callable has a body with at least one statement (not abstract, not `{}`).

@@ -9,6 +9,23 @@ use tantivy::tokenizer::{TextAnalyzer, TokenStream};
 thread_local! {
     static ANALYZER: RefCell<TextAnalyzer> = RefCell::new(indexer::analyzer::code_analyzer());
     static STEMS: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+    static WORD_STEMS: RefCell<HashMap<String, Box<[String]>>> = RefCell::new(HashMap::new());
+}
+
+/// Calls `f` with the stems of one word of text (`getPrefixLength` → `get`, `prefix`, `length`;
+/// what [`identifier_stems`] gives), memoised per word. `f` must not stem anything itself.
+pub fn with_word_stems<R>(word: &str, f: impl FnOnce(&[String]) -> R) -> R {
+    if !WORD_STEMS.with(|m| m.borrow().contains_key(word)) {
+        let stems: Box<[String]> = identifier_stems(word).into_boxed_slice();
+        WORD_STEMS.with(|m| {
+            let mut m = m.borrow_mut();
+            if m.len() > 200_000 {
+                m.clear();
+            }
+            m.insert(word.to_string(), stems);
+        });
+    }
+    WORD_STEMS.with(|m| f(&m.borrow()[word]))
 }
 
 /// Every token the index would hold for `text`, in order (whole identifiers and their words).

@@ -514,6 +514,25 @@ impl<'a> SnapshotView<'a> {
         self.data.sites(i)
     }
 
+    /// Path and lines of a chunk: from the tables, else (a chunk newer than them) from the index.
+    pub fn chunk_span(&self, id: &str) -> Result<Option<(String, u32, u32)>, QueryError> {
+        if let Some((f, s, e)) = self.data.chunk(id) {
+            return Ok(Some((self.data.file_path(f).to_string(), s, e)));
+        }
+        Ok(self.index.chunk(id)?.map(|r| {
+            (
+                r.path.as_str().to_string(),
+                r.chunk.start_line,
+                r.chunk.end_line,
+            )
+        }))
+    }
+
+    /// Call sites in a callable's body calling `name`.
+    pub fn sites_named(&self, i: SymIdx, name: &str) -> Vec<viewdata::SiteFact> {
+        self.data.sites_named(i, name)
+    }
+
     /// Callables holding a call named `name` (case-sensitive) as the innermost method around it.
     pub fn calling(&self, name: &str) -> Vec<SymIdx> {
         self.data.calling(name)
@@ -523,15 +542,22 @@ impl<'a> SnapshotView<'a> {
 /// Stems of prose or code text, words only (whole identifiers dropped).
 pub fn prose_stems(text: &str) -> Vec<String> {
     let mut out = Vec::new();
+    for_each_stem(text, |s| out.push(s.to_string()));
+    out
+}
+
+/// Calls `f` with each stem of prose or code text, in order (what [`prose_stems`] lists).
+pub fn for_each_stem(text: &str, mut f: impl FnMut(&str)) {
     for w in text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')) {
         if w.is_empty() {
             continue;
         }
-        for part in indexer::analyzer::split_identifier(w) {
-            out.push(terms::stem(&part));
-        }
+        terms::with_word_stems(w, |stems| {
+            for s in stems {
+                f(s);
+            }
+        });
     }
-    out
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! - **names**: lower-cased simple name → symbols, and symbol id hash → symbol;
 //! - **cards**: stem → symbols whose card has it (name, doc sentence, parameters, member names),
 //!   with document frequencies (the card leg's postings and its idf);
+//! - **chunks**: id → file and lines (what a full-text hit stands for, without reading it);
 //! - **call sites** of every method and constructor body, read lexically with what resolving them
 //!   needs from the body (declared type of a qualifier, types of simple arguments), and, per called
 //!   name, the methods that hold such a call (the lexical graph's callers).
@@ -37,7 +38,7 @@ use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"CMVIEW\0\x01";
 /// Bump when the layout or what is derived changes.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// Folder under the index folder holding the view files.
 pub const CACHE_DIR: &str = "query-cache";
@@ -60,6 +61,7 @@ const SYM_REC: usize = 56;
 const DICT_REC: usize = 16;
 const STEM_REC: usize = 20;
 const ID_REC: usize = 16;
+const CHUNK_REC: usize = 32;
 
 /// Counts and section offsets, in header order.
 #[derive(Debug, Clone, Copy, Default)]
@@ -82,12 +84,14 @@ struct Layout {
     sites: usize,
     callnames: usize,
     calllist: usize,
+    n_chunks: usize,
+    chunks: usize,
     strings: usize,
     strings_len: usize,
     end: usize,
 }
 
-const LAYOUT_FIELDS: usize = 21;
+const LAYOUT_FIELDS: usize = 23;
 
 impl Layout {
     fn to_words(self) -> [u64; LAYOUT_FIELDS] {
@@ -110,6 +114,8 @@ impl Layout {
             self.sites,
             self.callnames,
             self.calllist,
+            self.n_chunks,
+            self.chunks,
             self.strings,
             self.strings_len,
             self.end,
@@ -137,9 +143,11 @@ impl Layout {
             sites: w[15],
             callnames: w[16],
             calllist: w[17],
-            strings: w[18],
-            strings_len: w[19],
-            end: w[20],
+            n_chunks: w[18],
+            chunks: w[19],
+            strings: w[20],
+            strings_len: w[21],
+            end: w[22],
         }
     }
 }
@@ -426,6 +434,15 @@ impl ViewData {
 
     /// Call sites of a callable's body.
     pub fn sites(&self, i: usize) -> Vec<SiteFact> {
+        self.sites_where(i, None)
+    }
+
+    /// Call sites of a callable's body calling `name`.
+    pub fn sites_named(&self, i: usize, name: &str) -> Vec<SiteFact> {
+        self.sites_where(i, Some(name))
+    }
+
+    fn sites_where(&self, i: usize, only: Option<&str>) -> Vec<SiteFact> {
         let b = self.b();
         let s = self.l.sites + rd_u32(b, self.l.siteidx + 4 * i) as usize;
         let e = self.l.sites + rd_u32(b, self.l.siteidx + 4 * (i + 1)) as usize;
@@ -438,12 +455,32 @@ impl ViewData {
             *o += n;
             t
         };
+        let skip_str = |o: &mut usize| {
+            let n = rd_u16(b, *o) as usize;
+            *o += 2 + if n == u16::MAX as usize { 0 } else { n };
+        };
         while o < e {
             let line = rd_u32(b, o);
             let arity = rd_u16(b, o + 4) as usize;
             let flags = b[o + 6];
             let nargs = b[o + 7] as usize;
             o += 8;
+            if let Some(want) = only {
+                let n = rd_u16(b, o) as usize;
+                if &b[o + 2..o + 2 + n] != want.as_bytes() {
+                    skip_str(&mut o);
+                    if flags & 2 != 0 {
+                        skip_str(&mut o);
+                    }
+                    if flags & 4 != 0 {
+                        skip_str(&mut o);
+                    }
+                    for _ in 0..nargs {
+                        skip_str(&mut o);
+                    }
+                    continue;
+                }
+            }
             let name = rd_str(&mut o);
             let qualifier = (flags & 2 != 0).then(|| rd_str(&mut o));
             let declared = (flags & 4 != 0).then(|| rd_str(&mut o));
@@ -467,6 +504,35 @@ impl ViewData {
             });
         }
         out
+    }
+
+    /// File and lines of a chunk of the snapshot.
+    pub fn chunk(&self, id: &str) -> Option<(usize, u32, u32)> {
+        let h = fnv64(id.as_bytes());
+        let n = self.l.n_chunks;
+        let rec = |k: usize| self.l.chunks + k * CHUNK_REC;
+        let (mut lo, mut hi) = (0usize, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if rd_u64(self.b(), rec(mid)) < h {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let mut k = lo;
+        while k < n && rd_u64(self.b(), rec(k)) == h {
+            let o = rec(k);
+            if self.str_at(rd_u32(self.b(), o + 8), rd_u32(self.b(), o + 12)) == id {
+                return Some((
+                    rd_u32(self.b(), o + 16) as usize,
+                    rd_u32(self.b(), o + 20),
+                    rd_u32(self.b(), o + 24),
+                ));
+            }
+            k += 1;
+        }
+        None
     }
 
     /// Callables that hold a call named `name` (case-sensitive) as the innermost method around it.
@@ -830,15 +896,27 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
         None
     };
 
-    // Text of the files that hold callables.
+    // Chunk spans, and the text of the files that hold callables.
     let mut text: HashMap<usize, Vec<String>> = HashMap::new();
+    let mut chunk_spans: Vec<(u64, String, u32, u32, u32)> = Vec::new();
     for (f, path) in paths.iter().enumerate() {
+        let chunks = index.chunks_of(path)?;
+        for c in &chunks {
+            chunk_spans.push((
+                fnv64(c.id.as_bytes()),
+                c.id.clone(),
+                f as u32,
+                c.chunk.start_line,
+                c.chunk.end_line,
+            ));
+        }
         let (a, b) = file_range[f];
         if (a..b).any(|i| symbols[i].symbol.kind.is_callable()) {
             let total = file_rows.get(path).map(|r| r.lines as usize).unwrap_or(0);
-            text.insert(f, lines_from_chunks(&index.chunks_of(path)?, total));
+            text.insert(f, lines_from_chunks(&chunks, total));
         }
     }
+    chunk_spans.sort_unstable();
 
     // Cards.
     let mut stem_ids: HashMap<String, u32> = HashMap::new();
@@ -1209,6 +1287,19 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
         }
     }
     o.pad8();
+
+    l.n_chunks = chunk_spans.len();
+    l.chunks = o.buf.len();
+    for (h, id, f, s, e) in &chunk_spans {
+        let (io, il) = strings.add(id);
+        o.u64(*h);
+        o.u32(io);
+        o.u32(il);
+        o.u32(*f);
+        o.u32(*s);
+        o.u32(*e);
+        o.u32(0);
+    }
 
     l.strings = o.buf.len();
     l.strings_len = strings.blob.len();

@@ -8,11 +8,20 @@ use std::io::{BufReader, Write};
 
 pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
     let reader = open_reader(g)?;
-    let repo_root = match g.backend {
-        Backend::Embedded => read_target(g)?.root().parent().map(|p| p.to_path_buf()),
-        Backend::Meilisearch => g.repo.clone(),
+    // The embedded index folder also keeps the tables the answers are ranked from (built once per
+    // snapshot); with Meilisearch they are built in memory.
+    let (repo_root, index_dir) = match g.backend {
+        Backend::Embedded => {
+            let dir = read_target(g)?;
+            (
+                dir.root().parent().map(|p| p.to_path_buf()),
+                Some(dir.root().to_path_buf()),
+            )
+        }
+        Backend::Meilisearch => (g.repo.clone(), None),
     };
-    let asker = Asker::from_reader(reader.as_ref(), repo_root).context("loading the snapshot")?;
+    let asker =
+        Asker::with_cache(reader.as_ref(), repo_root, index_dir).context("loading the snapshot")?;
     let llm = match &a.llm_url {
         Some(url) => Some(
             OpenAiChat::new(LlmConfig {

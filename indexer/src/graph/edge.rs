@@ -89,6 +89,9 @@ pub struct Edge {
     pub callee_name: String,
     pub callee_file: Option<String>,
     pub callee_line: Option<u32>,
+    /// For a type caller: its initializer code ([`STATIC_INIT`], [`INSTANCE_INIT`]).
+    #[serde(default)]
+    pub caller_flags: u8,
     /// 1.0 certain; 0.8–0.9 resolved with a guess (overload, inherited from outside the repo);
     /// below 0.5 unresolved.
     pub confidence: f32,
@@ -97,39 +100,26 @@ pub struct Edge {
 }
 
 impl Edge {
-    /// Order of stored and exported edges: use site, then kind, then callee.
-    pub fn order(a: &Edge, b: &Edge) -> Ordering {
-        (a.caller_file.as_str(), a.line, a.kind, a.caller.as_str())
-            .cmp(&(b.caller_file.as_str(), b.line, b.kind, b.caller.as_str()))
-            .then_with(|| a.callee_name.cmp(&b.callee_name))
+    /// Order of edges within one use-site file: line, kind, then ids.
+    pub fn order_in_file(a: &Edge, b: &Edge) -> Ordering {
+        (a.line, a.kind)
+            .cmp(&(b.line, b.kind))
+            .then_with(|| a.caller.cmp(&b.caller))
             .then_with(|| a.callee.cmp(&b.callee))
+            .then_with(|| a.callee_name.cmp(&b.callee_name))
             .then_with(|| a.detail.cmp(&b.detail))
     }
 }
 
-/// `caller_name` of an initializer caller (`flags`): the type's static or instance initializer.
+/// `caller_flags` of an initializer caller: the type's static or instance initializer.
 pub const STATIC_INIT: u8 = 1;
 pub const INSTANCE_INIT: u8 = 2;
 
 impl Edge {
-    /// Initializer flags of the caller, read from its name (`pkg.T.<clinit>`, `pkg.T.<init>`
-    /// for a type id).
-    pub fn caller_flags(&self) -> u8 {
-        if self.caller.contains('#') {
-            0
-        } else if self.caller_name.ends_with(".<clinit>") {
-            STATIC_INIT
-        } else if self.caller_name.ends_with(".<init>") {
-            INSTANCE_INIT
-        } else {
-            0
-        }
-    }
-
-    /// Sets the display names from the ids, so that an edge read back from the store (which
-    /// keeps ids only) is equal to the one written.
+    /// Fills `caller_name` and `callee_name` from the ids (what a stored edge reads back as).
+    /// [`crate::graph::build`] leaves them empty, except the name of an unresolved callee.
     pub fn normalize_names(&mut self) {
-        self.caller_name = caller_name_of(&self.caller, self.caller_flags());
+        self.caller_name = caller_name_of(&self.caller, self.caller_flags);
         if let Some(c) = &self.callee {
             self.callee_name = callee_name_of(c, self.kind);
         }

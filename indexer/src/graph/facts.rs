@@ -184,6 +184,20 @@ pub struct Local {
     /// `init` is iterated (`for (x : init)`): the type is its element type.
     pub each: bool,
     pub annotations: Vec<Annotation>,
+    /// An untyped lambda parameter: where its type comes from.
+    #[serde(default)]
+    pub lambda: Option<LambdaParam>,
+}
+
+/// Where an untyped lambda parameter gets its type: the functional interface the lambda is
+/// converted to, known from a declaration or from the parameter of the method it is passed to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum LambdaParam {
+    /// `Comparator<File> c = (a, b) -> ..`: parameter `param` of the declared type's method.
+    Decl { ty: TypeRef, param: u8 },
+    /// `list.forEach(f -> ..)`: parameter `param` of the lambda passed as argument `arg` of
+    /// call `call`.
+    Arg { call: u32, arg: u8, param: u8 },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1240,6 +1240,7 @@ fn edge(
         callee_name: to.name.clone(),
         callee_file: Some(files[to.file as usize].0.to_string()),
         callee_line: Some(to.line),
+        caller_flags: 0,
         confidence: conf,
         detail,
     }
@@ -1513,6 +1514,7 @@ fn table_edge(
         callee_name: format!("table:{table}"),
         callee_file: None,
         callee_line: None,
+        caller_flags: 0,
         confidence: 1.0,
         detail,
     }
@@ -1536,6 +1538,7 @@ fn config_edge(
         callee_name: id,
         callee_file: def.map(|d| files[d.0 as usize].0.to_string()),
         callee_line: def.map(|d| d.1),
+        caller_flags: 0,
         confidence: 1.0,
         detail,
     }

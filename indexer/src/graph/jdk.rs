@@ -14,6 +14,11 @@ pub struct JdkType {
     pub supers: Vec<TypeRef>,
     pub methods: Vec<JdkMethod>,
     pub fields: Vec<(String, TypeRef)>,
+    /// Parameter types of a functional interface's single abstract method.
+    pub sam: Option<Vec<TypeRef>>,
+    /// Methods taking a lambda, with the types of its parameters (`forEach` on `Iterable<T>`:
+    /// `T`).
+    pub lambdas: Vec<(String, Vec<TypeRef>)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -74,12 +79,29 @@ pub fn parse(data: &str) -> JdkTable {
                     .collect(),
                 methods: Vec::new(),
                 fields: Vec::new(),
+                sam: None,
+                lambdas: Vec::new(),
             });
             continue;
         }
         let Some(ty) = t.types.last_mut() else {
             continue;
         };
+        if first == "sam" {
+            ty.sam = Some(words.map(parse_type).collect());
+            continue;
+        }
+        if first == "lambda" {
+            let rest: Vec<&str> = words.collect();
+            let Some(colon) = rest.iter().position(|w| *w == ":") else {
+                continue;
+            };
+            let params: Vec<TypeRef> = rest[..colon].iter().map(|t| parse_type(t)).collect();
+            for m in &rest[colon + 1..] {
+                ty.lambdas.push((m.to_string(), params.clone()));
+            }
+            continue;
+        }
         let (is_static, ret) = if first == "static" {
             (true, words.next())
         } else {
@@ -177,6 +199,7 @@ mod tests {
         let members: usize = DATA
             .lines()
             .filter(|l| l.starts_with("  ") && !l.trim_start().starts_with('#'))
+            .filter(|l| !l.trim_start().starts_with("sam") && !l.trim_start().starts_with("lambda"))
             .map(|l| {
                 let w: Vec<&str> = l.split_whitespace().collect();
                 let skip = match (w.first(), w.get(1)) {

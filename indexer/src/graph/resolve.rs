@@ -9,13 +9,12 @@
 //! table (a JDK or library member), the edge names the receiver type; when the receiver type is
 //! unknown, the edge keeps the method name alone with a low confidence, never a guess.
 
-use crate::graph::edge::{Edge, EdgeKind};
-use crate::graph::facts::{Call, CallKind, Caller, Expr, FileFacts, JavaFacts, Lit};
+use crate::graph::edge::{Edge, EdgeKind, INSTANCE_INIT, STATIC_INIT};
+use crate::graph::facts::{Call, CallKind, Caller, Expr, FileFacts, JavaFacts, LambdaParam, Lit};
 use crate::graph::frameworks;
 use crate::graph::types::{MethodInfo, Origin, Scope, Ty, TypeId, TypeTable, prim, subst};
 use crate::model::RepoPath;
 use rayon::prelude::*;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Confidence of an edge whose callee is only a name.
@@ -95,8 +94,11 @@ pub struct FileResolver<'a> {
     pub fi: u32,
     pub j: &'a JavaFacts,
     calls: Vec<Option<Resolved>>,
+    /// Per call: the method chosen and its declaring type as seen from the receiver (lambda
+    /// parameters are typed from it).
+    decls: Vec<Option<(TypeId, usize, Ty)>>,
+    last_decl: Option<(TypeId, usize, Ty)>,
     locals: Vec<Option<Ty>>,
-    ancestry: HashMap<TypeId, Arc<Vec<Ty>>>,
     depth: u32,
 }
 
@@ -116,8 +118,9 @@ impl<'a> FileResolver<'a> {
             fi,
             j,
             calls: vec![None; j.calls.len()],
+            decls: vec![None; j.calls.len()],
+            last_decl: None,
             locals: vec![None; j.locals.len()],
-            ancestry: HashMap::new(),
             depth: 0,
         }
     }
@@ -179,7 +182,9 @@ impl<'a> FileResolver<'a> {
             };
         }
         self.depth += 1;
+        self.last_decl = None;
         let r = self.resolve_call(call);
+        self.decls[i as usize] = self.last_decl.take();
         self.depth -= 1;
         self.calls[i as usize] = Some(r.clone());
         r
@@ -341,6 +346,7 @@ impl<'a> FileResolver<'a> {
         args: &[Ty],
         receiver: &Ty,
     ) -> Resolved {
+        self.last_decl = Some((ty, idx, at.clone()));
         let r = self.found_in(ty, idx, conf, at, args);
         let info = &self.table.types[ty as usize];
         if matches!(info.origin, Origin::Jdk) {
@@ -483,14 +489,17 @@ impl<'a> FileResolver<'a> {
                 if ctors.is_empty() {
                     return Target::ImplicitCtor(*t);
                 }
-                let cands: Vec<(TypeId, usize, Ty)> =
-                    ctors.iter().map(|&i| (*t, i, ty.clone())).collect();
+                let cands: Vec<(TypeId, usize, usize)> =
+                    ctors.iter().map(|&i| (*t, i, 0)).collect();
                 match self.pick(&cands, argc, &args) {
-                    Some((k, conf)) => Target::Method {
-                        ty: *t,
-                        idx: cands[k].1,
-                        conf,
-                    },
+                    Some((k, conf)) => {
+                        self.last_decl = Some((*t, cands[k].1, ty.clone()));
+                        Target::Method {
+                            ty: *t,
+                            idx: cands[k].1,
+                            conf,
+                        }
+                    }
                     None => Target::Method {
                         ty: *t,
                         idx: ctors[0],
@@ -556,16 +565,6 @@ impl<'a> FileResolver<'a> {
         )
     }
 
-    /// Supertypes of `t` (nearest first), in terms of `t`'s type variables; cached.
-    fn ancestry_of(&mut self, t: TypeId) -> Arc<Vec<Ty>> {
-        if let Some(a) = self.ancestry.get(&t) {
-            return a.clone();
-        }
-        let a = Arc::new(self.table.ancestry(&self.self_type(t)));
-        self.ancestry.insert(t, a.clone());
-        a
-    }
-
     /// Finds `name` in `base` and its supertypes.
     fn lookup(&mut self, base: &Ty, name: &str, argc: Option<usize>, args: &[Ty]) -> Lookup {
         let (t, actual) = match base {
@@ -577,68 +576,59 @@ impl<'a> FileResolver<'a> {
                 None => return Lookup::NotFound,
             },
         };
-        let params = self.table.types[t as usize].params.clone();
-        let anc = self.ancestry_of(t);
-        let mut cands: Vec<(TypeId, usize, Ty)> = Vec::new();
-        let mut external: Option<Arc<str>> = None;
-        for a in anc.iter() {
+        let table = self.table;
+        let params = &table.types[t as usize].params;
+        let anc = table.ancestry_of(t);
+        // (declaring type, method index, index of the declaring type in `anc`)
+        let mut cands: Vec<(TypeId, usize, usize)> = Vec::new();
+        let mut external = false;
+        for (ai, a) in anc.iter().enumerate() {
             match a {
                 Ty::Class(at, _) => {
-                    let info = &self.table.types[*at as usize];
+                    let info = &table.types[*at as usize];
                     let first = info.methods.partition_point(|m| m.name.as_str() < name);
                     for (k, m) in info.methods[first..].iter().enumerate() {
                         if m.name != name {
                             break;
                         }
                         if !m.is_ctor {
-                            cands.push((*at, first + k, subst(a, &params, &actual)));
+                            cands.push((*at, first + k, ai));
                         }
                     }
+                    // The JDK table lists common members only: a JDK supertype may declare it.
+                    external |= table.is_open_jdk(*at);
                 }
-                Ty::Ext(_) => {
-                    if external.is_none() {
-                        external = Some(self.table.display(base).into());
-                    }
-                }
+                Ty::Ext(_) => external = true,
                 _ => {}
             }
-            // The JDK table lists common members only: a JDK supertype may declare it.
-            if let Ty::Class(at, _) = a
-                && external.is_none()
-                && self.table.is_open_jdk(*at)
-            {
-                external = Some(self.table.display(base).into());
-            }
         }
+        let owner = || -> Arc<str> { table.display(base).into() };
         if cands.is_empty() {
-            return match external {
-                Some(e) => Lookup::External(e),
-                None => Lookup::NotFound,
+            return if external {
+                Lookup::External(owner())
+            } else {
+                Lookup::NotFound
             };
         }
-        match self.pick(&cands, argc, args) {
-            Some((k, conf)) => {
-                let (ty, idx, at) = cands.swap_remove(k);
-                Lookup::Found { ty, idx, conf, at }
-            }
+        let (k, conf) = match self.pick(&cands, argc, args) {
+            Some(p) => p,
             // No overload takes this many arguments: one inherited from outside the table may.
-            None if external.is_some() => Lookup::External(external.unwrap_or_else(|| "".into())),
-            None => {
-                let (ty, idx, at) = cands.swap_remove(0);
-                Lookup::Found {
-                    ty,
-                    idx,
-                    conf: 0.6,
-                    at,
-                }
-            }
+            None if external => return Lookup::External(owner()),
+            None => (0, 0.6),
+        };
+        let (ty, idx, ai) = cands[k];
+        Lookup::Found {
+            ty,
+            idx,
+            conf,
+            at: subst(&anc[ai], params, &actual),
         }
     }
 
     /// The best candidate for the arguments: arity first, then argument types; nearest wins ties.
     fn pick(
         &self,
-        cands: &[(TypeId, usize, Ty)],
+        cands: &[(TypeId, usize, usize)],
         argc: Option<usize>,
         args: &[Ty],
     ) -> Option<(usize, f32)> {
@@ -794,6 +784,8 @@ impl<'a> FileResolver<'a> {
         self.depth += 1;
         let t = if let Some(tr) = &l.ty {
             self.table.resolve_ref(tr, sc)
+        } else if let Some(lp) = &l.lambda {
+            self.lambda_param_ty(lp, sc)
         } else if let Some(init) = &l.init {
             match self.val(init, sc) {
                 Val::Value(t) if l.each => self.element_type(&t),
@@ -810,13 +802,83 @@ impl<'a> FileResolver<'a> {
         t
     }
 
+    /// The type of an untyped lambda parameter: from the functional interface the lambda is
+    /// converted to (a declared type, or the parameter of the method it is passed to; JDK
+    /// methods from the table's `lambda` rules).
+    fn lambda_param_ty(&mut self, lp: &'a LambdaParam, sc: &Scope<'a>) -> Ty {
+        let t = match lp {
+            LambdaParam::Decl { ty, param } => {
+                let f = self.table.resolve_ref(ty, sc);
+                self.sam_param(&f, *param)
+            }
+            LambdaParam::Arg { call, arg, param } => {
+                let _ = self.call(*call);
+                let Some((ty, idx, at)) = self.decls.get(*call as usize).cloned().flatten() else {
+                    return Ty::Unknown;
+                };
+                let table = self.table;
+                let decl = &table.types[ty as usize];
+                let m = &decl.methods[idx];
+                let at_args: &[Ty] = match &at {
+                    Ty::Class(_, a) => a,
+                    _ => &[],
+                };
+                if !m.lambda.is_empty() {
+                    m.lambda
+                        .get(*param as usize)
+                        .map(|t| subst(t, &decl.params, at_args))
+                        .unwrap_or(Ty::Unknown)
+                } else {
+                    let p = m
+                        .params
+                        .get(*arg as usize)
+                        .or(if m.varargs { m.params.last() } else { None })
+                        .map(|p| subst(p, &decl.params, at_args));
+                    match p {
+                        Some(p) => self.sam_param(&p, *param),
+                        None => Ty::Unknown,
+                    }
+                }
+            }
+        };
+        match t {
+            Ty::Var(_) | Ty::Arg0 => Ty::Unknown,
+            other => other,
+        }
+    }
+
+    /// Parameter `i` of the single abstract method of functional interface type `f`.
+    fn sam_param(&self, f: &Ty, i: u8) -> Ty {
+        let Ty::Class(id, args) = f else {
+            return Ty::Unknown;
+        };
+        let table = self.table;
+        let params = &table.types[*id as usize].params;
+        for a in table.ancestry_of(*id) {
+            let Ty::Class(aid, _) = a else { continue };
+            let info = &table.types[*aid as usize];
+            if let Some(sam) = &info.sam {
+                let seen = subst(a, params, args);
+                let seen_args: &[Ty] = match &seen {
+                    Ty::Class(_, x) => x,
+                    _ => &[],
+                };
+                return sam
+                    .get(i as usize)
+                    .map(|t| subst(t, &info.params, seen_args))
+                    .unwrap_or(Ty::Unknown);
+            }
+        }
+        Ty::Unknown
+    }
+
     /// The element type of an array or `Iterable<T>`.
     fn element_type(&mut self, t: &Ty) -> Ty {
         match t {
             Ty::Array(e) => (**e).clone(),
             Ty::Class(id, args) => {
                 let params = self.table.types[*id as usize].params.clone();
-                let anc = self.ancestry_of(*id);
+                let anc = self.table.ancestry_of(*id);
                 for a in anc.iter() {
                     if let Ty::Class(aid, aargs) = a
                         && self.table.types[*aid as usize].fqn == "java.lang.Iterable"
@@ -1018,7 +1080,7 @@ impl<'a> FileResolver<'a> {
             return None;
         };
         let params = self.table.types[*id as usize].params.clone();
-        let anc = self.ancestry_of(*id);
+        let anc = self.table.ancestry_of(*id);
         for a in anc.iter() {
             if let Ty::Class(aid, aargs) = a {
                 let info = &self.table.types[*aid as usize];
@@ -1037,55 +1099,50 @@ impl<'a> FileResolver<'a> {
         let path = self.path();
         for (i, call) in self.j.calls.iter().enumerate() {
             let r = self.call(i as u32);
-            let Some((caller, mut caller_name)) = caller_of(self.j, call.caller) else {
+            let Some(caller) = caller_id(self.j, call.caller) else {
                 continue;
             };
-            if let Caller::Type(_) = call.caller {
-                // Initializer code runs in `<clinit>` (static) or every constructor (instance).
-                caller_name.push_str(if call.is_static_ctx {
-                    ".<clinit>"
-                } else {
-                    ".<init>"
-                });
-            }
+            // Initializer code runs in `<clinit>` (static) or every constructor (instance).
+            let caller_flags = match call.caller {
+                Caller::Type(_) if call.is_static_ctx => STATIC_INIT,
+                Caller::Type(_) => INSTANCE_INIT,
+                Caller::Method(..) => 0,
+            };
             let name = match call.kind {
                 CallKind::New | CallKind::SuperCtor | CallKind::ThisCtor => "<init>",
                 _ if call.name == "new" => "<init>",
                 _ => call.name.as_str(),
             };
-            let (callee, callee_name, callee_file, callee_line, confidence) = match &r.target {
+            let (callee, callee_file, callee_line, confidence) = match &r.target {
                 Target::Skip => continue,
                 Target::Method { ty, idx, conf } => {
                     let info = &self.table.types[*ty as usize];
                     let m = &info.methods[*idx];
-                    let file = info.file().map(|f| self.files[f as usize].0.to_string());
-                    (
-                        Some(m.id.clone()),
-                        format!("{}.{}", info.fqn, m.name),
-                        file.clone(),
-                        file.map(|_| m.line),
-                        *conf,
-                    )
+                    match info.file() {
+                        Some(f) => (
+                            Some(m.id.clone()),
+                            Some(self.files[f as usize].0.to_string()),
+                            Some(m.line),
+                            *conf,
+                        ),
+                        None => (Some(m.id.clone()), None, None, *conf),
+                    }
                 }
                 Target::ImplicitCtor(ty) => {
                     let info = &self.table.types[*ty as usize];
                     let file = info.file().map(|f| self.files[f as usize].0.to_string());
-                    (
-                        Some(info.id.clone()),
-                        format!("{}.{}", info.fqn, info.name),
-                        file.clone(),
-                        file.map(|_| info.line),
-                        1.0,
-                    )
+                    let line = file.as_ref().map(|_| info.line);
+                    (Some(info.id.clone()), file, line, 1.0)
                 }
-                Target::External { owner, conf } => (
-                    Some(format!("java:{owner}#{name}")),
-                    format!("{owner}.{name}"),
-                    None,
-                    None,
-                    *conf,
-                ),
-                Target::Unresolved => (None, name.to_string(), None, None, UNRESOLVED),
+                Target::External { owner, conf } => {
+                    (Some(format!("java:{owner}#{name}")), None, None, *conf)
+                }
+                Target::Unresolved => (None, None, None, UNRESOLVED),
+            };
+            let callee_name = if callee.is_none() {
+                name.to_string()
+            } else {
+                String::new()
             };
             let detail = match call.kind {
                 CallKind::MethodRef => "method reference",
@@ -1096,18 +1153,27 @@ impl<'a> FileResolver<'a> {
             out.push(Edge {
                 caller_file: path.to_string(),
                 caller,
-                caller_name,
+                caller_name: String::new(),
                 line: call.line,
                 kind: EdgeKind::Call,
                 callee,
                 callee_name,
                 callee_file,
                 callee_line,
+                caller_flags,
                 confidence,
                 detail: detail.to_string(),
             });
         }
         out
+    }
+}
+
+/// The symbol id a call is attributed to.
+pub fn caller_id(j: &JavaFacts, c: Caller) -> Option<String> {
+    match c {
+        Caller::Method(t, m) => Some(j.types.get(t as usize)?.methods.get(m as usize)?.id.clone()),
+        Caller::Type(t) => Some(j.types.get(t as usize)?.id.clone()),
     }
 }
 

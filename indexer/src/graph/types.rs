@@ -61,6 +61,8 @@ pub struct MethodInfo {
     pub is_abstract: bool,
     pub is_ctor: bool,
     pub line: u32,
+    /// JDK table: parameter types of a lambda passed to this method (any argument).
+    pub lambda: Vec<Ty>,
 }
 
 #[derive(Debug, Clone)]
@@ -106,6 +108,8 @@ pub struct TypeInfo {
     pub local: bool,
     pub is_abstract: bool,
     pub line: u32,
+    /// A functional interface's single abstract method's parameter types.
+    pub sam: Option<Vec<Ty>>,
 }
 
 impl TypeInfo {
@@ -190,6 +194,8 @@ pub struct TypeTable {
     jdk_simple: HashMap<String, TypeId>,
     pub object: Option<TypeId>,
     pub string: Option<TypeId>,
+    /// [`TypeTable::ancestry_of`], computed on first use (resolution threads share it).
+    ancestry_cache: Vec<std::sync::OnceLock<Vec<Ty>>>,
 }
 
 /// Where a name is being resolved: the file, the innermost lexically enclosing type, and the
@@ -215,6 +221,7 @@ impl TypeTable {
             jdk_simple: HashMap::new(),
             object: None,
             string: None,
+            ancestry_cache: Vec::new(),
         };
         // Project types first: a repository that defines `java.lang.String` (the JDK's own
         // sources) shadows the table.
@@ -250,6 +257,7 @@ impl TypeTable {
                     local: d.local,
                     is_abstract: d.is_abstract,
                     line: d.line,
+                    sam: None,
                 });
                 if let Some(o) = outer
                     && !d.local
@@ -298,6 +306,7 @@ impl TypeTable {
                 local: false,
                 is_abstract: jt.kind == TypeKind::Interface,
                 line: 0,
+                sam: None,
             });
             t.by_fqn.insert(jt.fqn.clone(), id);
             jdk_ids.push((id, true));
@@ -358,8 +367,34 @@ impl TypeTable {
                     is_abstract: false,
                     is_ctor: false,
                     line: 0,
+                    lambda: jt
+                        .lambdas
+                        .iter()
+                        .find(|(n, _)| *n == m.name)
+                        .map(|(_, ps)| ps.iter().map(resolve).collect())
+                        .unwrap_or_default(),
                 })
                 .collect();
+            // Methods that take lambdas but have no return type listed.
+            for (n, ps) in &jt.lambdas {
+                if !methods.iter().any(|m| m.name == *n) {
+                    methods.push(MethodInfo {
+                        name: n.clone(),
+                        id: format!("java:{}#{n}", jt.fqn),
+                        params: Vec::new(),
+                        arity: None,
+                        varargs: false,
+                        ret: None,
+                        tparams: Vec::new(),
+                        is_static: false,
+                        is_abstract: false,
+                        is_ctor: false,
+                        line: 0,
+                        lambda: ps.iter().map(resolve).collect(),
+                    });
+                }
+            }
+            let sam = jt.sam.as_ref().map(|ps| ps.iter().map(resolve).collect());
             methods.sort_by(|a, b| a.name.cmp(&b.name));
             let mut fields: Vec<FieldInfo> = jt
                 .fields
@@ -376,6 +411,7 @@ impl TypeTable {
             let info = &mut t.types[id as usize];
             info.methods = methods;
             info.fields = fields;
+            info.sam = sam;
             // A class's first supertype is its superclass when that is a class.
             if jt.kind != TypeKind::Interface && !supers.is_empty() {
                 let first = supers.remove(0);
@@ -399,7 +435,29 @@ impl TypeTable {
             let Some(j) = &facts.java else { continue };
             t.fill_project_types(fi as u32, j);
         }
+        t.ancestry_cache = (0..t.types.len())
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
         t
+    }
+
+    /// `t` and all its supertypes as [`TypeTable::ancestry`] gives them for `t` with its own
+    /// type variables as arguments (substitute a receiver's arguments for `t`'s parameters).
+    pub fn ancestry_of(&self, t: TypeId) -> &[Ty] {
+        let me = || {
+            let info = &self.types[t as usize];
+            Ty::Class(
+                t,
+                info.params
+                    .iter()
+                    .map(|p| Ty::Var(p.as_str().into()))
+                    .collect(),
+            )
+        };
+        match self.ancestry_cache.get(t as usize) {
+            Some(cell) => cell.get_or_init(|| self.ancestry(&me())),
+            None => &[],
+        }
     }
 
     fn fill_project_types(&mut self, fi: u32, j: &JavaFacts) {
@@ -481,6 +539,7 @@ impl TypeTable {
                         is_abstract: m.is_abstract,
                         is_ctor: m.is_ctor,
                         line: m.line,
+                        lambda: Vec::new(),
                     }
                 })
                 .collect();
@@ -510,6 +569,7 @@ impl TypeTable {
                         is_abstract: false,
                         is_ctor: false,
                         line: d.line,
+                        lambda: Vec::new(),
                     });
                 }
             }
@@ -523,7 +583,21 @@ impl TypeTable {
                         .unwrap_or(Ty::Unknown)
                 })
                 .collect();
+            // A functional interface: exactly one abstract method (Object's excepted).
+            let sam = if d.kind == TypeKind::Interface {
+                let mut abstract_methods = methods
+                    .iter()
+                    .filter(|m| m.is_abstract && !m.is_static)
+                    .filter(|m| !matches!(m.name.as_str(), "equals" | "hashCode" | "toString"));
+                match (abstract_methods.next(), abstract_methods.next()) {
+                    (Some(m), None) => Some(m.params.clone()),
+                    _ => None,
+                }
+            } else {
+                None
+            };
             let info = &mut self.types[id as usize];
+            info.sam = sam;
             info.bounds = bounds;
             info.superclass = superclass;
             info.interfaces = interfaces;
@@ -807,7 +881,7 @@ impl TypeTable {
         if sub == sup || Some(sup) == self.object {
             return true;
         }
-        self.ancestry(&Ty::Class(sub, Vec::new()))
+        self.ancestry_of(sub)
             .iter()
             .any(|t| matches!(t, Ty::Class(id, _) if *id == sup))
     }
@@ -916,6 +990,7 @@ pub fn type_edges(table: &TypeTable, files: &[(&RepoPath, &FileFacts)]) -> Vec<E
                 callee_name,
                 callee_file,
                 callee_line,
+                caller_flags: 0,
                 confidence: 1.0,
                 detail: String::new(),
             });
@@ -968,6 +1043,7 @@ pub fn type_edges(table: &TypeTable, files: &[(&RepoPath, &FileFacts)]) -> Vec<E
                     callee_name: format!("{}.{}", ai.fqn, am.name),
                     callee_file: ai.file().map(|f| files[f as usize].0.to_string()),
                     callee_line: ai.file().map(|_| am.line),
+                    caller_flags: 0,
                     confidence: if am.params.is_empty() && !m.params.is_empty() {
                         0.8
                     } else {

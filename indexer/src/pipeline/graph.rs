@@ -9,7 +9,7 @@ use crate::model::RepoPath;
 use crate::store::StoreError;
 use crate::store::catalog::{Catalog, FileUpdate, GraphChanges};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 /// What the graph stage did, for logs and summaries.
 #[derive(Debug, Clone, Copy, Default)]
@@ -75,29 +75,28 @@ pub(super) fn changes(
     );
     inputs.sort_by(|a, b| a.0.cmp(b.0));
     let decoded_at = started.elapsed();
-    let edges = graph::build(&inputs);
+    let groups = graph::build(&inputs);
     let built_at = started.elapsed();
-
-    let mut by_file: BTreeMap<&str, Vec<&Edge>> = BTreeMap::new();
-    for e in &edges {
-        by_file.entry(e.caller_file.as_str()).or_default().push(e);
-    }
-    let hashed: Vec<(&str, String, &Vec<&Edge>)> = by_file
-        .par_iter()
-        .map(|(f, es)| (*f, hash_edges(es), es))
+    let edge_count: usize = groups.iter().map(|g| g.1.len()).sum();
+    let hashed: Vec<(String, String, Vec<Edge>)> = groups
+        .into_par_iter()
+        .map(|(f, es)| {
+            let h = hash_edges(&es);
+            (f, h, es)
+        })
         .collect();
     let mut out = GraphChanges::default();
+    let mut present: HashSet<String> = HashSet::with_capacity(hashed.len());
     for (f, hash, es) in hashed {
-        if old.get(f) != Some(&hash) {
-            out.edges.push((
-                f.to_string(),
-                hash,
-                es.iter().map(|e| (*e).clone()).collect(),
-            ));
+        if old.get(&f) != Some(&hash) {
+            present.insert(f.clone());
+            out.edges.push((f, hash, es));
+        } else {
+            present.insert(f);
         }
     }
     for f in old.keys() {
-        if !by_file.contains_key(f.as_str()) {
+        if !present.contains(f) {
             out.edges_removed.push(f.clone());
         }
     }
@@ -119,7 +118,7 @@ pub(super) fn changes(
         .collect();
     tracing::info!(
         files = inputs.len(),
-        edges = edges.len(),
+        edges = edge_count,
         rewritten = out.edges.len(),
         decode_ms = decoded_at.as_millis() as u64,
         build_ms = (built_at - decoded_at).as_millis() as u64,
@@ -128,31 +127,32 @@ pub(super) fn changes(
     );
     let stats = GraphStats {
         files: inputs.len(),
-        edges: edges.len(),
+        edges: edge_count,
         files_rewritten: out.edges.len() + out.edges_removed.len(),
     };
     (out, stats)
 }
 
-/// A content hash of one file's edges (they arrive in a deterministic order).
-fn hash_edges(edges: &[&Edge]) -> String {
-    let mut h = blake3::Hasher::new();
+/// A content hash of one file's edges (they arrive in a deterministic order): their fields
+/// written into one buffer, hashed once.
+fn hash_edges(edges: &[Edge]) -> String {
+    let mut buf: Vec<u8> = Vec::with_capacity(edges.len() * 128);
     for e in edges {
         for s in [
             e.caller.as_str(),
-            e.caller_name.as_str(),
             e.kind.as_str(),
             e.callee.as_deref().unwrap_or("\u{0}"),
             e.callee_name.as_str(),
             e.callee_file.as_deref().unwrap_or("\u{0}"),
             e.detail.as_str(),
         ] {
-            h.update(s.as_bytes());
-            h.update(&[0xff]);
+            buf.extend_from_slice(s.as_bytes());
+            buf.push(0xff);
         }
-        h.update(&e.line.to_le_bytes());
-        h.update(&e.callee_line.unwrap_or(0).to_le_bytes());
-        h.update(&e.confidence.to_le_bytes());
+        buf.extend_from_slice(&e.line.to_le_bytes());
+        buf.push(e.caller_flags);
+        buf.extend_from_slice(&e.callee_line.unwrap_or(0).to_le_bytes());
+        buf.extend_from_slice(&e.confidence.to_le_bytes());
     }
-    h.finalize().to_hex()[..24].to_string()
+    blake3::hash(&buf).to_hex()[..24].to_string()
 }

@@ -71,12 +71,13 @@ impl IndexRead for crate::store::EmbeddedIndex {
     }
     fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
         // Documents the catalog does not know belong to no published snapshot (a killed run).
-        let mut out = Vec::new();
-        for hit in self.text.search(query, limit)? {
-            if self.catalog.chunk(&hit.0)?.is_some() {
-                out.push(hit);
-            }
-        }
-        Ok(out)
+        // Checked by the ids of the hits' files: one indexed lookup per file, no chunk text read.
+        let hits = self.text.search(query, limit)?;
+        let mut paths: Vec<&str> = hits.iter().map(|h| h.1.as_str()).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        let known: std::collections::HashSet<String> =
+            self.catalog.chunk_ids_of(&paths)?.into_iter().collect();
+        Ok(hits.into_iter().filter(|h| known.contains(&h.0)).collect())
     }
 }

@@ -15,11 +15,20 @@ use crate::viewdata::SiteFact;
 use indexer::model::{SymbolId, SymbolKind};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
 
 pub struct LexicalGraph<'v, 'a> {
     view: &'v SnapshotView<'a>,
     callees: RefCell<HashMap<SymIdx, Vec<Edge>>>,
     callers: RefCell<HashMap<SymIdx, Vec<Edge>>>,
+    cands: RefCell<HashMap<(String, bool), Rc<Vec<Cand<'v>>>>>,
+}
+
+/// A possible callee of a name, with its owning type.
+struct Cand<'v> {
+    sym: SymIdx,
+    owner: Option<SymIdx>,
+    owner_name: Option<&'v str>,
 }
 
 impl<'v, 'a> LexicalGraph<'v, 'a> {
@@ -28,6 +37,7 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
             view,
             callees: RefCell::new(HashMap::new()),
             callers: RefCell::new(HashMap::new()),
+            cands: RefCell::new(HashMap::new()),
         }
     }
 
@@ -64,13 +74,16 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
         Ok(edges)
     }
 
-    /// Candidate callees of one call site with a confidence each.
-    fn resolve(&self, from: SymIdx, site: &SiteFact) -> Vec<(SymIdx, f32)> {
-        let v = self.view;
-        let owner = v.owner_type(from);
-        let owner_name = owner.map(|o| v.name(o));
-        let named = v.named(&site.name);
-        let mut cands: Vec<SymIdx> = if site.constructor {
+    /// Callables (or, for `new X(..)` without constructors, types) named exactly `name`, with
+    /// their owning types; the same for every call of that name, so kept for the question.
+    fn candidates(&self, name: &str, constructor: bool) -> Rc<Vec<Cand<'v>>> {
+        let key = (name.to_string(), constructor);
+        if let Some(c) = self.cands.borrow().get(&key) {
+            return c.clone();
+        }
+        let v: &'v SnapshotView<'a> = self.view;
+        let named = v.named(name);
+        let list: Vec<SymIdx> = if constructor {
             let ctors: Vec<SymIdx> = named
                 .iter()
                 .copied()
@@ -92,70 +105,82 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
                 .filter(|&c| v.kind(c).is_callable())
                 .collect()
         };
-        // Case-insensitive name lookup; calls are case-sensitive.
-        cands.retain(|&c| v.name(c) == site.name);
-        if cands.is_empty() {
+        let out: Vec<Cand<'v>> = list
+            .into_iter()
+            // Case-insensitive name lookup; calls are case-sensitive.
+            .filter(|&c| v.name(c) == name)
+            .map(|c| {
+                let owner = v.owner_type(c);
+                Cand {
+                    sym: c,
+                    owner,
+                    owner_name: owner.map(|o| v.name(o)),
+                }
+            })
+            .collect();
+        let rc = Rc::new(out);
+        self.cands.borrow_mut().insert(key, rc.clone());
+        rc
+    }
+
+    /// Candidate callees of one call site with a confidence each.
+    fn resolve(&self, from: SymIdx, site: &SiteFact) -> Vec<(SymIdx, f32)> {
+        let v = self.view;
+        let owner = v.owner_type(from);
+        let owner_name = owner.map(|o| v.name(o));
+        let all = self.candidates(&site.name, site.constructor);
+        if all.is_empty() {
             return Vec::new();
         }
-        let owned_by = |c: SymIdx, ty: &str| v.owner_name(c) == Some(ty);
+        let cands = || all.iter();
         let mut confidence;
-        let narrowed: Vec<SymIdx> = match site.qualifier.as_deref() {
+        let narrowed: Vec<&Cand<'_>> = match site.qualifier.as_deref() {
             _ if site.constructor => {
                 confidence = 1.0;
-                cands.clone()
+                cands().collect()
             }
             None | Some("this") => {
                 confidence = 1.0;
-                let same_owner: Vec<SymIdx> = cands
-                    .iter()
-                    .copied()
-                    .filter(|&c| owner.is_some() && v.owner_type(c) == owner)
+                let same_owner: Vec<&Cand<'_>> = cands()
+                    .filter(|c| owner.is_some() && c.owner == owner)
                     .collect();
                 if !same_owner.is_empty() {
                     same_owner
                 } else {
-                    let same_file: Vec<SymIdx> = cands
-                        .iter()
-                        .copied()
-                        .filter(|&c| v.same_file(c, from))
-                        .collect();
+                    let same_file: Vec<&Cand<'_>> =
+                        cands().filter(|c| v.same_file(c.sym, from)).collect();
                     if !same_file.is_empty() {
                         same_file
                     } else {
                         // Inherited or statically imported.
                         confidence = 0.5;
-                        cands.clone()
+                        cands().collect()
                     }
                 }
             }
             Some("super") => {
                 confidence = 0.6;
-                cands
-                    .iter()
-                    .copied()
-                    .filter(|&c| v.owner_type(c) != owner)
-                    .collect()
+                cands().filter(|c| c.owner != owner).collect()
             }
             Some(q) if q.starts_with(char::is_uppercase) && q.chars().any(char::is_lowercase) => {
                 confidence = 1.0;
-                let named: Vec<SymIdx> =
-                    cands.iter().copied().filter(|&c| owned_by(c, q)).collect();
+                let named: Vec<&Cand<'_>> = cands().filter(|c| c.owner_name == Some(q)).collect();
                 if named.is_empty() {
                     confidence = 0.3;
-                    cands.clone()
+                    cands().collect()
                 } else {
                     named
                 }
             }
             Some(_) => match site.declared.as_deref() {
                 Some(t) => {
-                    let named: Vec<SymIdx> =
-                        cands.iter().copied().filter(|&c| owned_by(c, t)).collect();
+                    let named: Vec<&Cand<'_>> =
+                        cands().filter(|c| c.owner_name == Some(t)).collect();
                     if named.is_empty() {
                         // A supertype we cannot see, or a library type: name-only guess.
                         confidence = 0.3;
                         if t.starts_with(char::is_uppercase) && owner_name != Some(t) {
-                            cands.clone()
+                            cands().collect()
                         } else {
                             Vec::new()
                         }
@@ -166,7 +191,7 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
                 }
                 None => {
                     confidence = 0.4;
-                    cands.clone()
+                    cands().collect()
                 }
             },
         };
@@ -175,12 +200,12 @@ impl<'v, 'a> LexicalGraph<'v, 'a> {
         }
         // Distinct owner types among name-only guesses: too many means we know nothing.
         if confidence < 0.9 {
-            let owners: BTreeSet<Option<SymIdx>> =
-                narrowed.iter().map(|&c| v.owner_type(c)).collect();
+            let owners: BTreeSet<Option<SymIdx>> = narrowed.iter().map(|c| c.owner).collect();
             if owners.len() > 3 {
                 return Vec::new();
             }
         }
+        let narrowed: Vec<SymIdx> = narrowed.iter().map(|c| c.sym).collect();
         // Argument count.
         let arity_ok = |c: SymIdx| {
             let types = v.param_types(c);
@@ -289,7 +314,7 @@ impl CallGraph for LexicalGraph<'_, '_> {
         for m in v.calling(&name) {
             // The first call of the name in the method's body (a nested class's too) that
             // resolves to the target.
-            for site in v.sites(m).iter().filter(|s| s.name == name) {
+            for site in &v.sites_named(m, &name) {
                 let found = self
                     .resolve(m, site)
                     .into_iter()
@@ -325,7 +350,7 @@ mod tests {
     fn field_types_from_declarations() {
         assert_eq!(
             field_decl_type(
-                "private final Map<String, Foo> cache = new HashMap<>();",
+                "private final Map<String,Foo> cache = new HashMap<>();",
                 "cache"
             )
             .as_deref(),

@@ -11,8 +11,8 @@
 
 use super::frameworks;
 use crate::graph::facts::{
-    Call, CallKind, Caller, Expr, FieldDecl, Import, JavaFacts, Lit, Local, MethodDecl, TypeDecl,
-    TypeKind, TypeRef,
+    Call, CallKind, Caller, Expr, FieldDecl, Import, JavaFacts, LambdaParam, Lit, Local,
+    MethodDecl, TypeDecl, TypeKind, TypeRef,
 };
 use crate::model::{Symbol, SymbolKind};
 use std::collections::HashMap;
@@ -229,6 +229,7 @@ pub(crate) fn extract(
         slots: HashMap::new(),
         anon_counter: Vec::new(),
         pending: Vec::new(),
+        lambdas: HashMap::new(),
     };
     let mut cursor = root.walk();
     let mut depth = 0usize;
@@ -294,6 +295,9 @@ pub(super) struct Walker<'s, 'y> {
     anon_counter: Vec<u32>,
     /// Frames to push when the walk reaches the node with this id (anonymous class bodies).
     pending: Vec<(usize, Frame)>,
+    /// Lambdas met as an argument or an initializer, by node id: where their parameters' types
+    /// come from (`param` is filled per parameter).
+    lambdas: HashMap<usize, LambdaParam>,
 }
 
 impl<'s> Walker<'s, '_> {
@@ -878,8 +882,19 @@ impl<'s> Walker<'s, '_> {
             if let Some(dims) = self.field(d, self.ids.dimensions) {
                 tr.dims += dims_of(self.text(dims));
             }
-            let value = self
-                .field(d, self.ids.value)
+            let value_node = self.field(d, self.ids.value);
+            if let Some(v) = value_node
+                && kind(v) == N::Lambda
+            {
+                self.lambdas.insert(
+                    v.id(),
+                    LambdaParam::Decl {
+                        ty: tr.clone(),
+                        param: 0,
+                    },
+                );
+            }
+            let value = value_node
                 .filter(|_| is_static)
                 .map(|v| self.expr(v, 0))
                 .filter(is_constant_expr);
@@ -1020,8 +1035,20 @@ impl<'s> Walker<'s, '_> {
             if let (Some(t), Some(dims)) = (ty.as_mut(), self.field(d, self.ids.dimensions)) {
                 t.dims += dims_of(self.text(dims));
             }
+            let value = self.field(d, self.ids.value);
+            if let (Some(t), Some(v)) = (&ty, value)
+                && kind(v) == N::Lambda
+            {
+                self.lambdas.insert(
+                    v.id(),
+                    LambdaParam::Decl {
+                        ty: t.clone(),
+                        param: 0,
+                    },
+                );
+            }
             let init = if ty.is_none() {
-                self.field(d, self.ids.value).map(|v| self.expr(v, 0))
+                value.map(|v| self.expr(v, 0))
             } else {
                 None
             };
@@ -1038,31 +1065,73 @@ impl<'s> Walker<'s, '_> {
         let Some(ps) = self.field(node, self.ids.parameters) else {
             return;
         };
-        match ps.kind() {
-            "identifier" => {
-                let n = self.text(ps);
-                self.declare(n, local(None, None, false));
-            }
-            _ => {
-                for p in ps.named_children(&mut ps.walk()) {
-                    match p.kind() {
-                        "identifier" => {
-                            let n = self.text(p);
-                            self.declare(n, local(None, None, false));
-                        }
-                        "formal_parameter" => {
-                            let ty = self
-                                .field(p, self.ids.ty)
-                                .map(|t| self.type_ref(t))
-                                .filter(|t| t.name != "var");
-                            if let Some(name) = self.field(p, self.ids.name) {
-                                let n = self.text(name);
-                                self.declare(n, local(ty, None, false));
-                            }
-                        }
-                        _ => {}
+        let ctx = self.lambdas.remove(&node.id());
+        let untyped = |ctx: &Option<LambdaParam>, i: usize| {
+            let mut l = local(None, None, false);
+            l.lambda = ctx.as_ref().map(|c| match c {
+                LambdaParam::Decl { ty, .. } => LambdaParam::Decl {
+                    ty: ty.clone(),
+                    param: i as u8,
+                },
+                LambdaParam::Arg { call, arg, .. } => LambdaParam::Arg {
+                    call: *call,
+                    arg: *arg,
+                    param: i as u8,
+                },
+            });
+            l
+        };
+        if ps.kind() == "identifier" {
+            let n = self.text(ps);
+            let l = untyped(&ctx, 0);
+            self.declare(n, l);
+            return;
+        }
+        let mut c = ps.walk();
+        let params: Vec<Node<'_>> = ps.named_children(&mut c).collect();
+        for (i, p) in params.into_iter().enumerate() {
+            match p.kind() {
+                "identifier" => {
+                    let n = self.text(p);
+                    let l = untyped(&ctx, i);
+                    self.declare(n, l);
+                }
+                "formal_parameter" => {
+                    let ty = self
+                        .field(p, self.ids.ty)
+                        .map(|t| self.type_ref(t))
+                        .filter(|t| t.name != "var");
+                    if let Some(name) = self.field(p, self.ids.name) {
+                        let n = self.text(name);
+                        let l = match ty {
+                            Some(t) => local(Some(t), None, false),
+                            None => untyped(&ctx, i),
+                        };
+                        self.declare(n, l);
                     }
                 }
+                _ => {}
+            }
+        }
+    }
+
+    /// Notes the lambdas among a call's arguments (their parameters are typed from the call).
+    fn note_lambda_args(&mut self, list: Node<'_>, call: u32) {
+        let mut c = list.walk();
+        for (i, a) in list
+            .named_children(&mut c)
+            .filter(|n| !n.is_extra())
+            .enumerate()
+        {
+            if kind(a) == N::Lambda {
+                self.lambdas.insert(
+                    a.id(),
+                    LambdaParam::Arg {
+                        call,
+                        arg: i as u8,
+                        param: 0,
+                    },
+                );
             }
         }
     }
@@ -1115,10 +1184,12 @@ impl<'s> Walker<'s, '_> {
                 self.expr(o, 0)
             }
         });
-        let args = self
-            .field(node, self.ids.arguments)
-            .map(|a| self.args(a))
-            .unwrap_or_default();
+        let arg_list = self.field(node, self.ids.arguments);
+        let args = arg_list.map(|a| self.args(a)).unwrap_or_default();
+        if let Some(list) = arg_list {
+            let slot = self.slot(node);
+            self.note_lambda_args(list, slot);
+        }
         let call = Call {
             kind: CallKind::Method,
             name: self.text(name).to_string(),
@@ -1152,10 +1223,12 @@ impl<'s> Walker<'s, '_> {
             .filter(|k| k.is_named() && Some(**k) != Some(tn) && k.kind() != "new")
             .filter(|k| new_tok.is_some_and(|n| k.end_byte() <= n.start_byte()))
             .map(|k| self.expr(*k, 0));
-        let args = self
-            .field(node, self.ids.arguments)
-            .map(|a| self.args(a))
-            .unwrap_or_default();
+        let arg_list = self.field(node, self.ids.arguments);
+        let args = arg_list.map(|a| self.args(a)).unwrap_or_default();
+        if let Some(list) = arg_list {
+            let slot = self.slot(node);
+            self.note_lambda_args(list, slot);
+        }
         let body = kids.last().filter(|k| kind(**k) == N::ClassBody).copied();
         let anon = body.map(|_| {
             let sym_line = Self::line(tn);
@@ -1337,12 +1410,12 @@ impl<'s> Walker<'s, '_> {
                     .iter()
                     .filter(|k| k.is_named())
                     .find(|k| !matches!(k.kind(), "annotation" | "marker_annotation"));
+                // `? extends T` and `? super T` both stand for `T` where a lambda parameter or a
+                // receiver is typed (javac infers `T` for a lambda given `Consumer<? super T>`).
+                let _ = is_super;
                 TypeRef {
                     name: "?".into(),
-                    args: match bound {
-                        Some(b) if !is_super => vec![self.type_ref(*b)],
-                        _ => Vec::new(),
-                    },
+                    args: bound.map(|b| vec![self.type_ref(*b)]).unwrap_or_default(),
                     dims: 0,
                 }
             }
@@ -1554,6 +1627,7 @@ fn local(ty: Option<TypeRef>, init: Option<Expr>, each: bool) -> Local {
         init,
         each,
         annotations: Vec::new(),
+        lambda: None,
     }
 }
 

@@ -4,7 +4,7 @@
 //! the run's one transaction ([`apply`]).
 
 use super::Catalog;
-use crate::graph::{Edge, EdgeKind};
+use crate::graph::Edge;
 use crate::model::RepoPath;
 use crate::store::StoreError;
 use rusqlite::{OptionalExtension, Transaction, params};
@@ -12,24 +12,24 @@ use std::collections::HashMap;
 
 pub(super) const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS facts(file TEXT PRIMARY KEY, data BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS graph_nodes(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE);
-CREATE TABLE IF NOT EXISTS edges(
-  file INTEGER NOT NULL, seq INTEGER NOT NULL, line INTEGER NOT NULL, kind INTEGER NOT NULL,
-  caller INTEGER NOT NULL, flags INTEGER NOT NULL, callee INTEGER NOT NULL,
-  callee_file INTEGER, callee_line INTEGER, confidence INTEGER NOT NULL, detail TEXT,
-  PRIMARY KEY(file, seq)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS edges_caller ON edges(caller);
-CREATE INDEX IF NOT EXISTS edges_callee ON edges(callee);
-CREATE TABLE IF NOT EXISTS edge_files(file TEXT PRIMARY KEY, hash TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS symbols_id ON symbols(sym_id) WHERE gen_to IS NULL;
+CREATE TABLE IF NOT EXISTS edge_files(
+  id INTEGER PRIMARY KEY, file TEXT NOT NULL, hash TEXT NOT NULL, n INTEGER NOT NULL,
+  data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS edge_callees(callee INTEGER NOT NULL, file INTEGER NOT NULL,
+  PRIMARY KEY(callee, file)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS edge_callers(caller INTEGER NOT NULL, file INTEGER NOT NULL,
+  PRIMARY KEY(caller, file)) WITHOUT ROWID;
 "#;
 
-/// How edges are stored: endpoints, files and unresolved names are interned in `graph_nodes`
-/// (an edge row is a handful of integers); display names are derived from the ids on the way
-/// out ([`crate::graph::edge::caller_name_of`]). Keys: ids as they are, file paths prefixed with
-/// `/`, unresolved callee names prefixed with `?`.
-fn path_key(p: &str) -> String {
-    format!("/{p}")
+/// How edges are stored: the edges of one use-site file are one row (`edge_files`, bincode +
+/// LZ4, display names left out: they derive from the ids), found by a 63-bit hash of the path;
+/// `edge_callees` and `edge_callers` map a hash of each endpoint key to the files that use it.
+/// A lookup by symbol therefore reads the few files that mention it. Keys: ids as they are;
+/// an unresolved callee is `?name`.
+pub(crate) fn node_id(key: &str) -> i64 {
+    let h = blake3::hash(key.as_bytes());
+    let b = h.as_bytes();
+    (i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]) & i64::MAX).max(1)
 }
 
 fn callee_key(e: &Edge) -> String {
@@ -39,15 +39,19 @@ fn callee_key(e: &Edge) -> String {
     }
 }
 
-fn kind_code(k: EdgeKind) -> i64 {
-    EdgeKind::ALL.iter().position(|x| *x == k).unwrap_or(0) as i64
+fn encode_edges(edges: &[Edge]) -> Vec<u8> {
+    lz4_flex::compress_prepend_size(&bincode::serialize(edges).unwrap_or_default())
 }
 
-fn kind_of(code: i64) -> EdgeKind {
-    EdgeKind::ALL
-        .get(code as usize)
-        .copied()
-        .unwrap_or(EdgeKind::Call)
+fn decode_edges(data: &[u8]) -> Vec<Edge> {
+    let Ok(raw) = lz4_flex::decompress_size_prepended(data) else {
+        return Vec::new();
+    };
+    let mut edges: Vec<Edge> = bincode::deserialize(&raw).unwrap_or_default();
+    for e in &mut edges {
+        e.normalize_names();
+    }
+    edges
 }
 
 /// What one run changes in the graph tables.
@@ -61,45 +65,6 @@ pub struct GraphChanges {
     pub edges: Vec<(String, String, Vec<Edge>)>,
     /// Files that no longer hold any use site.
     pub edges_removed: Vec<String>,
-}
-
-/// Columns of an edge read back with its keys.
-const EDGE_SELECT: &str =
-    "SELECT f.key, c.key, e.flags, e.line, e.kind, k.key, cf.key, e.callee_line,
-       e.confidence, e.detail
-  FROM edges e
-  JOIN graph_nodes f ON f.id = e.file
-  JOIN graph_nodes c ON c.id = e.caller
-  JOIN graph_nodes k ON k.id = e.callee
-  LEFT JOIN graph_nodes cf ON cf.id = e.callee_file";
-
-fn edge_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Edge> {
-    let file: String = r.get(0)?;
-    let caller: String = r.get(1)?;
-    let flags: i64 = r.get(2)?;
-    let kind = kind_of(r.get(4)?);
-    let callee_key: String = r.get(5)?;
-    let (callee, callee_name) = match callee_key.strip_prefix('?') {
-        Some(name) => (None, name.to_string()),
-        None => (
-            Some(callee_key.clone()),
-            crate::graph::edge::callee_name_of(&callee_key, kind),
-        ),
-    };
-    let callee_file: Option<String> = r.get(6)?;
-    Ok(Edge {
-        caller_file: file.strip_prefix('/').unwrap_or(&file).to_string(),
-        caller_name: crate::graph::edge::caller_name_of(&caller, flags as u8),
-        caller,
-        line: r.get(3)?,
-        kind,
-        callee,
-        callee_name,
-        callee_file: callee_file.map(|f| f.strip_prefix('/').unwrap_or(&f).to_string()),
-        callee_line: r.get(7)?,
-        confidence: r.get::<_, i64>(8)? as f32 / 100.0,
-        detail: r.get::<_, Option<String>>(9)?.unwrap_or_default(),
-    })
 }
 
 impl Catalog {
@@ -139,76 +104,131 @@ impl Catalog {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    fn file_edges(&self, file_id: i64) -> Result<Vec<Edge>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT data FROM edge_files WHERE id = ?1")?;
+        let data: Option<Vec<u8>> = st.query_row([file_id], |r| r.get(0)).optional()?;
+        Ok(data.map(|d| decode_edges(&d)).unwrap_or_default())
+    }
+
+    /// Edges of the files listed for `key` in `table`, kept when `keep` says so.
+    fn edges_via(
+        &self,
+        table: &str,
+        key: &str,
+        keep: impl Fn(&Edge) -> bool,
+    ) -> Result<Vec<Edge>, StoreError> {
+        let mut st = self.conn.prepare_cached(&format!(
+            "SELECT x.file FROM {table} x JOIN edge_files f ON f.id = x.file
+             WHERE x.{col} = ?1 ORDER BY f.file",
+            col = if table == "edge_callees" {
+                "callee"
+            } else {
+                "caller"
+            },
+        ))?;
+        let files: Vec<i64> = st
+            .query_map([node_id(key)], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let mut out = Vec::new();
+        for f in files {
+            out.extend(self.file_edges(f)?.into_iter().filter(|e| keep(e)));
+        }
+        Ok(out)
+    }
+
     /// Edges whose use site is in `caller` (a symbol or pseudo id), in source order.
     pub fn edges_from(&self, caller: &str) -> Result<Vec<Edge>, StoreError> {
-        let mut st = self.conn.prepare_cached(&format!(
-            "{EDGE_SELECT} WHERE e.caller = (SELECT id FROM graph_nodes WHERE key = ?1)
-             ORDER BY f.key, e.seq"
-        ))?;
-        let rows = st.query_map([caller], edge_from_row)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        self.edges_via("edge_callers", caller, |e| e.caller == caller)
     }
 
     /// Edges pointing at `callee` (a symbol, external or pseudo id).
     pub fn edges_to(&self, callee: &str) -> Result<Vec<Edge>, StoreError> {
-        let mut st = self.conn.prepare_cached(&format!(
-            "{EDGE_SELECT} WHERE e.callee = (SELECT id FROM graph_nodes WHERE key = ?1)
-             ORDER BY f.key, e.seq"
-        ))?;
-        let rows = st.query_map([callee], edge_from_row)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        self.edges_via("edge_callees", callee, |e| {
+            e.callee.as_deref() == Some(callee)
+        })
     }
 
     /// Edges whose use site is in file `path`.
     pub fn edges_in_file(&self, path: &str) -> Result<Vec<Edge>, StoreError> {
-        let mut st = self.conn.prepare_cached(&format!(
-            "{EDGE_SELECT} WHERE e.file = (SELECT id FROM graph_nodes WHERE key = ?1)
-             ORDER BY e.seq"
-        ))?;
-        let rows = st.query_map([path_key(path)], edge_from_row)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        self.file_edges(node_id(path))
     }
 
     /// Unresolved call sites naming `name` (the callee is not known, only its name).
     pub fn unresolved_named(&self, name: &str) -> Result<Vec<Edge>, StoreError> {
-        let mut st = self.conn.prepare_cached(&format!(
-            "{EDGE_SELECT} WHERE e.callee = (SELECT id FROM graph_nodes WHERE key = ?1)
-             ORDER BY f.key, e.seq"
-        ))?;
-        let rows = st.query_map([format!("?{name}")], edge_from_row)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        self.edges_via("edge_callees", &format!("?{name}"), |e| {
+            e.callee.is_none() && e.callee_name == name
+        })
     }
 
-    /// Every edge, ordered by use site; `f` sees each in turn (no collection in memory).
+    /// Every edge, ordered by use site; `f` sees each in turn (one file in memory at a time).
     pub fn for_each_edge(
         &self,
         mut f: impl FnMut(Edge) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         let mut st = self
             .conn
-            .prepare(&format!("{EDGE_SELECT} ORDER BY f.key, e.seq"))?;
+            .prepare("SELECT data FROM edge_files ORDER BY file")?;
         let mut rows = st.query([])?;
         while let Some(r) = rows.next()? {
-            f(edge_from_row(r)?)?;
+            let data: Vec<u8> = r.get(0)?;
+            for e in decode_edges(&data) {
+                f(e)?;
+            }
         }
         Ok(())
     }
 
-    /// The current symbol with this id, if any.
+    /// The current symbol with this id, if any (found through its qualified name).
     pub fn symbol_by_id(&self, id: &str) -> Result<Option<super::SymbolRow>, StoreError> {
+        if !id.starts_with("java:") {
+            return Ok(None);
+        }
+        let qname = crate::graph::edge::caller_name_of(id, 0);
         let mut st = self.conn.prepare_cached(&format!(
-            "SELECT {} FROM symbols WHERE gen_to IS NULL AND sym_id = ?1 LIMIT 1",
+            "SELECT {} FROM symbols WHERE gen_to IS NULL AND qname = ?1 AND sym_id = ?2 LIMIT 1",
             super::SYMBOL_COLS
         ))?;
-        Ok(st.query_row([id], super::symbol_from_row).optional()?)
+        Ok(st
+            .query_row(params![qname, id], super::symbol_from_row)
+            .optional()?)
     }
 
     pub fn edge_count(&self) -> Result<u64, StoreError> {
-        let n: i64 = self
-            .conn
-            .query_row("SELECT count(*) FROM edges", [], |r| r.get(0))?;
+        let n: i64 =
+            self.conn
+                .query_row("SELECT COALESCE(SUM(n), 0) FROM edge_files", [], |r| {
+                    r.get(0)
+                })?;
         Ok(n as u64)
     }
+}
+
+/// Removes a use-site file's edges and their index rows.
+fn remove_file(tx: &Transaction<'_>, id: i64) -> Result<(), StoreError> {
+    let data: Option<Vec<u8>> = tx
+        .prepare_cached("SELECT data FROM edge_files WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?;
+    let Some(data) = data else { return Ok(()) };
+    let mut del_callee =
+        tx.prepare_cached("DELETE FROM edge_callees WHERE callee = ?1 AND file = ?2")?;
+    let mut del_caller =
+        tx.prepare_cached("DELETE FROM edge_callers WHERE caller = ?1 AND file = ?2")?;
+    let mut done = std::collections::HashSet::new();
+    for e in decode_edges(&data) {
+        let ck = callee_key(&e);
+        if done.insert((true, ck.clone())) {
+            del_callee.execute(params![node_id(&ck), id])?;
+        }
+        if done.insert((false, e.caller.clone())) {
+            del_caller.execute(params![node_id(&e.caller), id])?;
+        }
+    }
+    tx.prepare_cached("DELETE FROM edge_files WHERE id = ?1")?
+        .execute([id])?;
+    Ok(())
 }
 
 /// Applies a run's graph changes inside its transaction.
@@ -224,96 +244,52 @@ pub(super) fn apply(tx: &Transaction<'_>, g: &GraphChanges) -> Result<(), StoreE
             del.execute([p.as_str()])?;
         }
     }
-    let mut nodes = Nodes::load(tx)?;
-    let mut del_edges = tx.prepare_cached("DELETE FROM edges WHERE file = ?1")?;
-    let mut del_hash = tx.prepare_cached("DELETE FROM edge_files WHERE file = ?1")?;
+    let empty = tx.query_row("SELECT NOT EXISTS(SELECT 1 FROM edge_files)", [], |r| {
+        r.get::<_, bool>(0)
+    })?;
     for f in &g.edges_removed {
-        if let Some(id) = nodes.get(&path_key(f)) {
-            del_edges.execute([id])?;
-        }
-        del_hash.execute([f])?;
+        remove_file(tx, node_id(f))?;
     }
-    // A first build inserts every edge: indexes are cheaper built once afterwards.
-    let bulk = g.edges.iter().map(|(_, _, e)| e.len()).sum::<usize>() > 50_000
-        && tx.query_row("SELECT NOT EXISTS(SELECT 1 FROM edges)", [], |r| {
-            r.get::<_, bool>(0)
-        })?;
-    if bulk {
-        tx.execute_batch("DROP INDEX IF EXISTS edges_caller; DROP INDEX IF EXISTS edges_callee;")?;
-    }
-    let mut put_hash =
-        tx.prepare_cached("INSERT OR REPLACE INTO edge_files(file, hash) VALUES(?1, ?2)")?;
-    let mut ins = tx.prepare_cached(
-        "INSERT INTO edges(file, seq, line, kind, caller, flags, callee, callee_file, callee_line,
-           confidence, detail) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-    )?;
-    for (file, hash, edges) in &g.edges {
-        let fid = nodes.intern(tx, &path_key(file))?;
-        del_edges.execute([fid])?;
-        for (seq, e) in edges.iter().enumerate() {
-            let caller = nodes.intern(tx, &e.caller)?;
-            let callee = nodes.intern(tx, &callee_key(e))?;
-            let callee_file = match &e.callee_file {
-                Some(f) => Some(nodes.intern(tx, &path_key(f))?),
-                None => None,
-            };
-            ins.execute(params![
-                fid,
-                seq as i64,
-                e.line,
-                kind_code(e.kind),
-                caller,
-                e.caller_flags(),
-                callee,
-                callee_file,
-                e.callee_line,
-                (e.confidence * 100.0).round() as i64,
-                (!e.detail.is_empty()).then_some(e.detail.as_str()),
-            ])?;
-        }
-        put_hash.execute(params![file, hash])?;
-    }
-    if bulk {
-        tx.execute_batch(
-            "CREATE INDEX IF NOT EXISTS edges_caller ON edges(caller);
-             CREATE INDEX IF NOT EXISTS edges_callee ON edges(callee);",
+    // Index rows, deduplicated, written in key order (B-tree appends are cheap).
+    let mut callees: Vec<(i64, i64)> = Vec::new();
+    let mut callers: Vec<(i64, i64)> = Vec::new();
+    {
+        let mut put = tx.prepare_cached(
+            "INSERT INTO edge_files(id, file, hash, n, data) VALUES(?1, ?2, ?3, ?4, ?5)",
         )?;
+        for (file, hash, edges) in &g.edges {
+            let id = node_id(file);
+            if !empty {
+                remove_file(tx, id)?;
+            }
+            put.execute(params![
+                id,
+                file,
+                hash,
+                edges.len() as i64,
+                encode_edges(edges)
+            ])?;
+            for e in edges {
+                callees.push((node_id(&callee_key(e)), id));
+                callers.push((node_id(&e.caller), id));
+            }
+        }
+    }
+    for (table, rows) in [
+        ("edge_callees", &mut callees),
+        ("edge_callers", &mut callers),
+    ] {
+        rows.sort_unstable();
+        rows.dedup();
+        let mut ins =
+            tx.prepare_cached(&format!("INSERT OR IGNORE INTO {table} VALUES(?1, ?2)"))?;
+        for (k, f) in rows.iter() {
+            ins.execute(params![k, f])?;
+        }
     }
     tx.execute(
         "INSERT OR REPLACE INTO meta(key, value) VALUES('graph', 'on')",
         [],
     )?;
     Ok(())
-}
-
-/// The interned keys, loaded once per run.
-struct Nodes {
-    ids: HashMap<String, i64>,
-    next: i64,
-}
-
-impl Nodes {
-    fn load(tx: &Transaction<'_>) -> Result<Nodes, StoreError> {
-        let mut st = tx.prepare("SELECT id, key FROM graph_nodes")?;
-        let rows = st.query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, i64>(0)?)))?;
-        let ids: HashMap<String, i64> = rows.collect::<Result<_, _>>()?;
-        let next = ids.values().copied().max().unwrap_or(0) + 1;
-        Ok(Nodes { ids, next })
-    }
-
-    fn get(&self, key: &str) -> Option<i64> {
-        self.ids.get(key).copied()
-    }
-
-    fn intern(&mut self, tx: &Transaction<'_>, key: &str) -> Result<i64, StoreError> {
-        if let Some(&id) = self.ids.get(key) {
-            return Ok(id);
-        }
-        let id = self.next;
-        self.next += 1;
-        tx.prepare_cached("INSERT INTO graph_nodes(id, key) VALUES(?1, ?2)")?
-            .execute(params![id, key])?;
-        self.ids.insert(key.to_string(), id);
-        Ok(id)
-    }
 }
