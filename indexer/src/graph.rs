@@ -40,26 +40,45 @@ pub fn enabled() -> bool {
 /// of an unresolved callee.
 pub fn build(files: &[(&RepoPath, &FileFacts)]) -> Vec<(String, Vec<Edge>)> {
     let table = types::TypeTable::build(files);
-    let (mut edges, fw) = resolve::resolve_all(&table, files);
-    edges.extend(types::type_edges(&table, files));
-    edges.extend(frameworks::link(&table, files, &fw));
-    let mut by_file: std::collections::HashMap<String, Vec<Edge>> =
-        std::collections::HashMap::new();
-    for mut e in edges {
-        e.caller_name.clear();
-        if e.callee.is_some() {
-            e.callee_name.clear();
-        }
-        match by_file.get_mut(e.caller_file.as_str()) {
-            Some(v) => v.push(e),
-            None => {
-                by_file.insert(e.caller_file.clone(), vec![e]);
-            }
+    let (mut per_file, fw) = resolve::resolve_all(&table, files);
+    // Type and framework edges join their use-site file's group.
+    let index: std::collections::HashMap<&str, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _))| (p.as_str(), i))
+        .collect();
+    let mut stray: Vec<Edge> = Vec::new();
+    let extra = types::type_edges(&table, files)
+        .into_iter()
+        .chain(frameworks::link(&table, files, &fw));
+    for e in extra {
+        match index.get(e.caller_file.as_str()) {
+            Some(&i) => per_file[i].push(e),
+            None => stray.push(e),
         }
     }
-    let mut groups: Vec<(String, Vec<Edge>)> = by_file.into_iter().collect();
-    groups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    // The table is large and only needed until here: freed off the critical path.
+    std::thread::spawn(move || drop(table));
+    let mut groups: Vec<(String, Vec<Edge>)> = files
+        .iter()
+        .zip(per_file)
+        .filter(|(_, es)| !es.is_empty())
+        .map(|((p, _), es)| (p.to_string(), es))
+        .collect();
+    for e in stray {
+        match groups.iter_mut().find(|g| g.0 == e.caller_file) {
+            Some(g) => g.1.push(e),
+            None => groups.push((e.caller_file.clone(), vec![e])),
+        }
+    }
+    groups.sort_by(|a, b| a.0.cmp(&b.0));
     groups.par_iter_mut().for_each(|(_, g)| {
+        for e in g.iter_mut() {
+            e.caller_name.clear();
+            if e.callee.is_some() {
+                e.callee_name.clear();
+            }
+        }
         g.sort_by(Edge::order_in_file);
         g.dedup();
     });

@@ -2,8 +2,11 @@
 //! process, for bench/ask.sh:
 //!
 //! ```sh
-//! cargo run --release -p query --example ask_latency -- INDEX_DIR QUESTIONS.txt [--passes N] [--verbose]
+//! cargo run --release -p query --example ask_latency -- INDEX_DIR QUESTIONS.txt [--passes N] [--verbose] [--graph auto|stored|lexical]
 //! ```
+//!
+//! `--graph auto` (the default) answers as `codemap ask` does: with the index's stored call graph
+//! when it has one, else the lexical graph read from the snapshot.
 //!
 //! QUESTIONS.txt: one question a line; blank lines and lines starting with `#` are skipped.
 //! Opens the index and builds the [`Asker`] (timed: "open"), answers one warm-up question that is
@@ -12,7 +15,7 @@
 //! of the later ones. Machine-readable lines start with `RESULT `.
 
 use indexer::store::{EmbeddedIndex, IndexDir};
-use query::{AskOptions, Asker};
+use query::{AskOptions, Asker, CallGraph, StoredGraph};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -29,7 +32,10 @@ fn main() -> ExitCode {
     let positional: Vec<&String> = args
         .iter()
         .enumerate()
-        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || args[i - 1] != "--passes"))
+        .filter(|(i, a)| {
+            !a.starts_with("--")
+                && (*i == 0 || !matches!(args[i - 1].as_str(), "--passes" | "--graph"))
+        })
         .map(|(_, a)| a)
         .collect();
     let passes: usize = args
@@ -40,6 +46,12 @@ fn main() -> ExitCode {
         .unwrap_or(1)
         .max(1);
     let verbose = args.iter().any(|a| a == "--verbose");
+    let graph_choice = args
+        .iter()
+        .position(|a| a == "--graph")
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+        .unwrap_or("auto");
     let [index_dir, questions, ..] = positional.as_slice() else {
         eprintln!("usage: ask_latency INDEX_DIR QUESTIONS.txt [--passes N] [--verbose]");
         return ExitCode::from(2);
@@ -71,8 +83,17 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let stored = StoredGraph::new(&index.catalog);
+    let use_stored = match graph_choice {
+        "stored" => true,
+        "lexical" => false,
+        _ => StoredGraph::available(&index.catalog),
+    };
     let open_ms = t0.elapsed().as_secs_f64() * 1e3;
-    let opts = AskOptions::default();
+    let opts = AskOptions {
+        graph: use_stored.then_some(&stored as &dyn CallGraph),
+        ..AskOptions::default()
+    };
     let t1 = Instant::now();
     if let Err(e) = asker.ask("where is the main entry point?", &opts) {
         eprintln!("warm-up question failed: {e}");
@@ -80,8 +101,9 @@ fn main() -> ExitCode {
     }
     let warmup_ms = t1.elapsed().as_secs_f64() * 1e3;
     println!(
-        "open + view: {open_ms:.1} ms; warm-up question: {warmup_ms:.1} ms; {} questions, {passes} pass(es)",
-        qs.len()
+        "open + view: {open_ms:.1} ms; warm-up question: {warmup_ms:.1} ms; {} questions, {passes} pass(es); {} call graph",
+        qs.len(),
+        if use_stored { "stored" } else { "lexical" }
     );
     let mut failed = 0;
     for pass in 1..=passes {

@@ -7,7 +7,7 @@ use crate::assemble::{Assembled, assemble};
 use crate::citation::{self, Citation, Resolver};
 use crate::embed::VectorLeg;
 use crate::freshness;
-use crate::graph::{CallGraph, LexicalGraph};
+use crate::graph::{CallGraph, Edge, LexicalGraph};
 use crate::llm::{ChatModel, LlmError, Message};
 use crate::question::{self, Intent, Question};
 use crate::retrieve::UnitKey;
@@ -16,8 +16,10 @@ use crate::sanitize;
 use crate::summary;
 use crate::view::SymIdx;
 use crate::view::{SnapshotView, short_qualified};
+use indexer::model::SymbolId;
 use indexer::store::{EmbeddedIndex, IndexRead};
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::rc::Rc;
 
@@ -147,13 +149,16 @@ impl<'a> Asker<'a> {
             }
         }
         let lexical;
-        let graph: &dyn CallGraph = match opts.graph {
+        let given: &dyn CallGraph = match opts.graph {
             Some(g) => g,
             None => {
                 lexical = LexicalGraph::new(v);
                 &lexical
             }
         };
+        // Planning, chains and assembly ask for the same symbols' neighbours many times.
+        let memo = MemoGraph::new(given);
+        let graph: &dyn CallGraph = &memo;
         let retriever = Retriever::new(v);
         let recall = RecallOptions {
             vectors: opts.vectors,
@@ -250,6 +255,42 @@ impl<'a> Asker<'a> {
             }
         }
         Ok(answer)
+    }
+}
+
+/// A call graph whose answers are kept for one question.
+struct MemoGraph<'g> {
+    inner: &'g dyn CallGraph,
+    callers: RefCell<HashMap<SymbolId, Vec<Edge>>>,
+    callees: RefCell<HashMap<SymbolId, Vec<Edge>>>,
+}
+
+impl<'g> MemoGraph<'g> {
+    fn new(inner: &'g dyn CallGraph) -> MemoGraph<'g> {
+        MemoGraph {
+            inner,
+            callers: RefCell::new(HashMap::new()),
+            callees: RefCell::new(HashMap::new()),
+        }
+    }
+}
+
+impl CallGraph for MemoGraph<'_> {
+    fn callers(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError> {
+        if let Some(e) = self.callers.borrow().get(id) {
+            return Ok(e.clone());
+        }
+        let e = self.inner.callers(id)?;
+        self.callers.borrow_mut().insert(id.clone(), e.clone());
+        Ok(e)
+    }
+    fn callees(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError> {
+        if let Some(e) = self.callees.borrow().get(id) {
+            return Ok(e.clone());
+        }
+        let e = self.inner.callees(id)?;
+        self.callees.borrow_mut().insert(id.clone(), e.clone());
+        Ok(e)
     }
 }
 

@@ -194,16 +194,31 @@ impl<'v, 'a> Retriever<'v, 'a> {
     /// Symbols an identifier of the question names: the exact (case-sensitive) simple name,
     /// narrowed by the qualifier. A type's constructors stand in for it only when the question
     /// writes a call (`new Foo(` or `Foo(`); fields only when nothing else has the name.
+    ///
+    /// A qualifier that is an indexed type without such a member (a method being added, an
+    /// inherited one) names that type. A bare name that methods of many types share (`read`,
+    /// `toString`) is narrowed to the members of the types the question names, and is no exact
+    /// hit when none of them has it: the question is not about every `read`.
     pub fn exact(&self, q: &Question) -> Vec<SymIdx> {
         let v = self.view;
+        let exact_named = |name: &str| -> Vec<SymIdx> {
+            v.named(name)
+                .into_iter()
+                .filter(|&i| v.name(i) == name)
+                .collect()
+        };
+        // Types the question names by their simple name.
+        let named_types: Vec<SymIdx> = q
+            .identifiers
+            .iter()
+            .filter(|id| id.qualifier.is_none())
+            .flat_map(|id| exact_named(&id.name))
+            .filter(|&i| v.kind(i).is_type())
+            .collect();
         let mut out = Vec::new();
         for ident in &q.identifiers {
             let called = q.text.contains(&format!("{}(", ident.name));
-            let named: Vec<SymIdx> = v
-                .named(&ident.name)
-                .into_iter()
-                .filter(|&i| v.name(i) == ident.name)
-                .collect();
+            let named: Vec<SymIdx> = exact_named(&ident.name);
             let has_type = named.iter().any(|&i| v.kind(i).is_type());
             let mut found: Vec<SymIdx> = named
                 .iter()
@@ -222,9 +237,29 @@ impl<'v, 'a> Retriever<'v, 'a> {
                     }
                 })
                 .collect();
-            if found.is_empty() && ident.qualifier.is_some() {
-                // The qualifier may be a supertype or a variable: the name alone.
-                found = named.clone();
+            match &ident.qualifier {
+                Some(qual) if found.is_empty() => {
+                    let last = qual.rsplit('.').next().unwrap_or(qual);
+                    let types: Vec<SymIdx> = exact_named(last)
+                        .into_iter()
+                        .filter(|&i| v.kind(i).is_type())
+                        .collect();
+                    found = if types.is_empty() {
+                        // The qualifier may be a variable: the name alone.
+                        named.clone()
+                    } else {
+                        types
+                    };
+                }
+                None if !found.iter().any(|&i| v.kind(i).is_type()) => {
+                    let owners: HashSet<Option<SymIdx>> =
+                        found.iter().map(|&i| v.owner_type(i)).collect();
+                    if owners.len() > 3 {
+                        found
+                            .retain(|&i| v.owner_type(i).is_some_and(|o| named_types.contains(&o)));
+                    }
+                }
+                _ => {}
             }
             if found
                 .iter()
@@ -763,6 +798,11 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 let [w] = targets.as_slice() else { break };
                 let w = *w;
                 let related = is_worker_name(v.name(cur), v.name(w));
+                // A call into another type that is not the same operation (a facade's `track` to
+                // the tracker's `track`) uses that object; the work it does there is not this one.
+                if !related && v.owner_type(w) != v.owner_type(cur) && !v.same_file(w, cur) {
+                    break;
+                }
                 if lines(w) > 8 || related {
                     lifts.push((w, score * 1.02 + 1e-6));
                 }

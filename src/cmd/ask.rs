@@ -3,7 +3,8 @@
 use super::{Outcome, open_reader, print_json, read_target};
 use crate::cli::{AskArgs, Backend, Global};
 use anyhow::{Context, Result};
-use query::{AskOptions, Asker, ChatModel, Level, LlmConfig, OpenAiChat};
+use query::graph::StoredGraph;
+use query::{AskOptions, Asker, CallGraph, ChatModel, Level, LlmConfig, OpenAiChat};
 use std::io::{BufReader, Write};
 
 pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
@@ -39,11 +40,22 @@ pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
         None => None,
     };
     let level: Level = a.level.parse().map_err(|e: String| anyhow::anyhow!(e))?;
+    // The stored call graph when the index has one (embedded backend); else `ask` reads call
+    // sites from the snapshot text.
+    let embedded = match g.backend {
+        Backend::Embedded => Some(super::open_index(g)?),
+        Backend::Meilisearch => None,
+    };
+    let stored = embedded
+        .as_ref()
+        .filter(|i| StoredGraph::available(&i.catalog))
+        .map(|i| StoredGraph::new(&i.catalog));
     let opts = AskOptions {
         level,
         limit: a.limit,
         token_budget: a.budget,
         llm: llm.as_ref().map(|l| l as &dyn ChatModel),
+        graph: stored.as_ref().map(|s| s as &dyn CallGraph),
         ..Default::default()
     };
     if let Some(path) = &a.batch {

@@ -4,10 +4,13 @@
 //! package, on-demand imports, `java.lang`); and the type edges (inherits, implements,
 //! overrides).
 
-use crate::graph::edge::{Edge, EdgeKind};
+mod edges;
+pub use edges::type_edges;
+
 use crate::graph::facts::{FileFacts, Import, JavaFacts, TypeKind, TypeRef};
 use crate::graph::jdk;
 use crate::model::RepoPath;
+use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -196,6 +199,14 @@ pub struct TypeTable {
     pub string: Option<TypeId>,
     /// [`TypeTable::ancestry_of`], computed on first use (resolution threads share it).
     ancestry_cache: Vec<std::sync::OnceLock<Vec<Ty>>>,
+}
+
+/// The members of a project type, resolved.
+struct Members {
+    fields: Vec<FieldInfo>,
+    methods: Vec<MethodInfo>,
+    bounds: Vec<Ty>,
+    sam: Option<Vec<Ty>>,
 }
 
 /// Where a name is being resolved: the file, the innermost lexically enclosing type, and the
@@ -430,10 +441,25 @@ impl TypeTable {
             }
             t.types[id as usize].interfaces = supers;
         }
-        // Supertypes and members of project types.
+        // Supertypes of project types, then their members (in parallel: reads only).
         for (fi, (_, facts)) in files.iter().enumerate() {
             let Some(j) = &facts.java else { continue };
-            t.fill_project_types(fi as u32, j);
+            t.fill_supertypes(fi as u32, j);
+        }
+        let members: Vec<Vec<(TypeId, Members)>> = files
+            .par_iter()
+            .enumerate()
+            .map(|(fi, (_, facts))| match &facts.java {
+                Some(j) => t.file_members(fi as u32, j),
+                None => Vec::new(),
+            })
+            .collect();
+        for (id, m) in members.into_iter().flatten() {
+            let info = &mut t.types[id as usize];
+            info.fields = m.fields;
+            info.methods = m.methods;
+            info.bounds = m.bounds;
+            info.sam = m.sam;
         }
         t.ancestry_cache = (0..t.types.len())
             .map(|_| std::sync::OnceLock::new())
@@ -460,7 +486,9 @@ impl TypeTable {
         }
     }
 
-    fn fill_project_types(&mut self, fi: u32, j: &JavaFacts) {
+    /// Resolves the supertypes of one file's types (members come later: looking up a member
+    /// type may need supertypes of other types).
+    fn fill_supertypes(&mut self, fi: u32, j: &JavaFacts) {
         for (di, d) in j.types.iter().enumerate() {
             let id = self.file_types[fi as usize][di];
             let scope = Scope {
@@ -495,6 +523,22 @@ impl TypeTable {
                 // `interfaces` already.
                 superclass = None;
             }
+            let info = &mut self.types[id as usize];
+            info.superclass = superclass;
+            info.interfaces = interfaces;
+        }
+    }
+
+    /// Fields, methods, type parameter bounds and the functional method of one file's types.
+    fn file_members(&self, fi: u32, j: &JavaFacts) -> Vec<(TypeId, Members)> {
+        let mut out = Vec::with_capacity(j.types.len());
+        for (di, d) in j.types.iter().enumerate() {
+            let id = self.file_types[fi as usize][di];
+            let scope = Scope {
+                file: fi,
+                lex: Some(id),
+                method_tparams: &[],
+            };
             let mut fields: Vec<FieldInfo> = d
                 .fields
                 .iter()
@@ -596,14 +640,17 @@ impl TypeTable {
             } else {
                 None
             };
-            let info = &mut self.types[id as usize];
-            info.sam = sam;
-            info.bounds = bounds;
-            info.superclass = superclass;
-            info.interfaces = interfaces;
-            info.fields = fields;
-            info.methods = methods;
+            out.push((
+                id,
+                Members {
+                    fields,
+                    methods,
+                    bounds,
+                    sam,
+                },
+            ));
         }
+        out
     }
 
     fn string_ty(&self) -> Ty {
@@ -932,142 +979,5 @@ pub fn subst(ty: &Ty, params: &[String], args: &[Ty]) -> Ty {
         }
         Ty::Array(e) => Ty::Array(Box::new(subst(e, params, args))),
         _ => ty.clone(),
-    }
-}
-
-/// Type edges: `inherits` (class → superclass, interface → superinterface), `implements`
-/// (class → interface) and `overrides` (method → the supertype methods it overrides).
-pub fn type_edges(table: &TypeTable, files: &[(&RepoPath, &FileFacts)]) -> Vec<Edge> {
-    let mut out = Vec::new();
-    for (id, info) in table.types.iter().enumerate() {
-        let Origin::Project { file, .. } = info.origin else {
-            continue;
-        };
-        if info.anonymous {
-            continue;
-        }
-        let path = files[file as usize].0.as_str();
-        let supers = info
-            .superclass
-            .iter()
-            .map(|s| (s, EdgeKind::Inherits))
-            .chain(info.interfaces.iter().map(|s| {
-                (
-                    s,
-                    if info.is_interface() {
-                        EdgeKind::Inherits
-                    } else {
-                        EdgeKind::Implements
-                    },
-                )
-            }));
-        for (s, kind) in supers {
-            let (callee, callee_name, callee_file, callee_line) = match s {
-                Ty::Class(sid, _) => {
-                    let si = &table.types[*sid as usize];
-                    if matches!(si.fqn.as_str(), "java.lang.Enum" | "java.lang.Record")
-                        || matches!(si.fqn.as_str(), "java.lang.annotation.Annotation")
-                    {
-                        continue;
-                    }
-                    (
-                        si.id.clone(),
-                        si.fqn.clone(),
-                        si.file().map(|f| files[f as usize].0.to_string()),
-                        si.file().map(|_| si.line),
-                    )
-                }
-                Ty::Ext(n) => (format!("java:{n}"), n.to_string(), None, None),
-                _ => continue,
-            };
-            out.push(Edge {
-                caller_file: path.to_string(),
-                caller: info.id.clone(),
-                caller_name: info.fqn.clone(),
-                line: info.line,
-                kind,
-                callee: Some(callee),
-                callee_name,
-                callee_file,
-                callee_line,
-                caller_flags: 0,
-                confidence: 1.0,
-                detail: String::new(),
-            });
-        }
-        // Overrides: each instance method against the nearest declaration of the same name and
-        // parameter count in every supertype path.
-        let me = Ty::Class(id as TypeId, Vec::new());
-        let ancestry = table.ancestry(&me);
-        for m in &info.methods {
-            if m.is_static || m.is_ctor {
-                continue;
-            }
-            let mut found: Vec<(TypeId, usize)> = Vec::new();
-            for a in ancestry.iter().skip(1) {
-                let Ty::Class(aid, _) = a else { continue };
-                let ai = &table.types[*aid as usize];
-                for (k, am) in ai.methods_named(&m.name).iter().enumerate() {
-                    if am.is_static || am.is_ctor {
-                        continue;
-                    }
-                    let arity_ok = am.arity.is_none_or(|n| n as usize == m.params.len());
-                    let types_ok = am.params.is_empty()
-                        || am
-                            .params
-                            .iter()
-                            .zip(&m.params)
-                            .all(|(p, q)| same_erasure(p, q));
-                    if arity_ok && types_ok {
-                        // Skip one already overridden by a nearer found method's type.
-                        if !found
-                            .iter()
-                            .any(|(f, _)| table.is_subtype(*f, *aid) && *f != *aid)
-                        {
-                            found.push((*aid, k));
-                        }
-                        break;
-                    }
-                }
-            }
-            for (aid, k) in found {
-                let ai = &table.types[aid as usize];
-                let am = &ai.methods_named(&m.name)[k];
-                out.push(Edge {
-                    caller_file: path.to_string(),
-                    caller: m.id.clone(),
-                    caller_name: format!("{}.{}", info.fqn, m.name),
-                    line: m.line,
-                    kind: EdgeKind::Overrides,
-                    callee: Some(am.id.clone()),
-                    callee_name: format!("{}.{}", ai.fqn, am.name),
-                    callee_file: ai.file().map(|f| files[f as usize].0.to_string()),
-                    callee_line: ai.file().map(|_| am.line),
-                    caller_flags: 0,
-                    confidence: if am.params.is_empty() && !m.params.is_empty() {
-                        0.8
-                    } else {
-                        1.0
-                    },
-                    detail: String::new(),
-                });
-            }
-        }
-    }
-    out
-}
-
-/// Whether two parameter types erase to the same type (type variables match anything).
-fn same_erasure(a: &Ty, b: &Ty) -> bool {
-    match (a, b) {
-        (Ty::Var(_), _) | (_, Ty::Var(_)) | (Ty::Unknown, _) | (_, Ty::Unknown) => true,
-        (Ty::Class(x, _), Ty::Class(y, _)) => x == y,
-        (Ty::Array(x), Ty::Array(y)) => same_erasure(x, y),
-        (Ty::Ext(x), Ty::Ext(y)) => x.rsplit('.').next() == y.rsplit('.').next(),
-        (Ty::Ext(x), Ty::Class(_, _)) | (Ty::Class(_, _), Ty::Ext(x)) => {
-            let _ = x;
-            false
-        }
-        _ => a == b,
     }
 }

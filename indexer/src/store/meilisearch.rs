@@ -139,6 +139,14 @@ struct SnapshotDoc {
     chunks: u64,
 }
 
+/// An index's name and its searchable, filterable and sortable attributes.
+type IndexSpec = (
+    &'static str,
+    Vec<&'static str>,
+    Vec<&'static str>,
+    Vec<&'static str>,
+);
+
 /// What one publish did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PublishSummary {
@@ -259,7 +267,7 @@ impl MeiliStore {
             "exactness",
         ]
         .map(String::from);
-        let specs: [(&str, Vec<&str>, Vec<&str>, Vec<&str>); 4] = [
+        let specs: [IndexSpec; 4] = [
             ("files", vec!["path"], vec!["repo", "path"], vec!["path"]),
             (
                 "symbols",

@@ -9,18 +9,20 @@
 //! blocks belong to the type. Lines are those javac records: the name token of a call, the `new`
 //! token of a creation, the `super`/`this` keyword of a constructor call.
 
+mod decls;
+mod expr;
+mod uses;
+
 use super::frameworks;
 use crate::graph::facts::{
-    Call, CallKind, Caller, Expr, FieldDecl, Import, JavaFacts, LambdaParam, Lit, Local,
-    MethodDecl, TypeDecl, TypeKind, TypeRef,
+    Call, CallKind, Caller, Expr, FieldDecl, Import, JavaFacts, LambdaParam, Local, MethodDecl,
+    TypeDecl, TypeKind, TypeRef,
 };
 use crate::model::{Symbol, SymbolKind};
+use expr::{dims_of, is_constant_expr};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 use tree_sitter::Node;
-
-/// Expressions nested deeper than this are [`Expr::Opaque`].
-const MAX_EXPR_DEPTH: usize = 40;
 
 /// Node kinds the walk acts on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,13 +120,40 @@ pub(super) fn ids() -> &'static Ids {
                     "class_body" | "enum_body" | "interface_body" | "annotation_type_body" => {
                         N::ClassBody
                     }
+                    // Nothing below these holds a call site or a local: not walked.
                     "line_comment"
                     | "block_comment"
                     | "string_literal"
                     | "character_literal"
+                    | "decimal_integer_literal"
+                    | "hex_integer_literal"
+                    | "octal_integer_literal"
+                    | "binary_integer_literal"
+                    | "decimal_floating_point_literal"
+                    | "hex_floating_point_literal"
+                    | "null_literal"
+                    | "true"
+                    | "false"
+                    | "this"
+                    | "super"
                     | "identifier"
                     | "type_identifier"
                     | "scoped_identifier"
+                    | "scoped_type_identifier"
+                    | "generic_type"
+                    | "array_type"
+                    | "integral_type"
+                    | "floating_point_type"
+                    | "boolean_type"
+                    | "void_type"
+                    | "dimensions"
+                    | "modifiers"
+                    | "formal_parameters"
+                    | "superclass"
+                    | "super_interfaces"
+                    | "extends_interfaces"
+                    | "permits"
+                    | "throws"
                     | "package_declaration"
                     | "import_declaration"
                     | "type_arguments"
@@ -206,13 +235,12 @@ pub(crate) fn extract(
     imports: &[String],
     symbols: &[Symbol],
 ) -> JavaFacts {
-    let mut by_line: HashMap<(u32, &str), Vec<usize>> = HashMap::new();
-    for (i, s) in symbols.iter().enumerate() {
-        by_line
-            .entry((s.name_line, s.name.as_str()))
-            .or_default()
-            .push(i);
-    }
+    let mut by_line: Vec<(u32, &str, usize)> = symbols
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name_line, s.name.as_str(), i))
+        .collect();
+    by_line.sort_unstable();
     let mut x = Walker {
         src,
         ids: ids(),
@@ -283,7 +311,8 @@ pub(super) struct Walker<'s, 'y> {
     src: &'s [u8],
     ids: &'static Ids,
     symbols: &'y [Symbol],
-    by_line: HashMap<(u32, &'y str), Vec<usize>>,
+    /// The symbols by (name line, name), sorted.
+    by_line: Vec<(u32, &'y str, usize)>,
     used: Vec<bool>,
     facts: JavaFacts,
     frames: Vec<Frame>,
@@ -319,10 +348,11 @@ impl<'s> Walker<'s, '_> {
 
     /// The symbol declared at `line` named `name` whose kind passes `ok`, not yet taken.
     fn symbol(&mut self, line: u32, name: &str, ok: impl Fn(SymbolKind) -> bool) -> Option<usize> {
-        let cands = self.by_line.get(&(line, name))?;
-        let i = cands
+        let from = self.by_line.partition_point(|e| (e.0, e.1) < (line, name));
+        let i = self.by_line[from..]
             .iter()
-            .copied()
+            .take_while(|e| e.0 == line && e.1 == name)
+            .map(|e| e.2)
             .find(|&i| !self.used[i] && ok(self.symbols[i].kind))?;
         self.used[i] = true;
         Some(i)
@@ -469,12 +499,15 @@ impl<'s> Walker<'s, '_> {
                 true
             }
             N::Catch => {
-                // catch (A | B e): the first alternative stands for the union.
-                let ty = node
+                // catch (A | B e): a union's members are typed through `Throwable`, where
+                // the methods called on exceptions are declared.
+                let catch_type = node
                     .named_children(&mut node.walk())
-                    .find(|c| c.kind() == "catch_type")
-                    .and_then(|c| c.named_child(0))
-                    .map(|t| self.type_ref(t));
+                    .find(|c| c.kind() == "catch_type");
+                let ty = catch_type.and_then(|c| match c.named_child_count() {
+                    1 => c.named_child(0).map(|t| self.type_ref(t)),
+                    _ => Some(TypeRef::named("java.lang.Throwable")),
+                });
                 if let Some(name) = self.field(node, self.ids.name) {
                     // The parameter's scope is the catch clause (the parent).
                     let name = self.text(name);
@@ -558,468 +591,6 @@ impl<'s> Walker<'s, '_> {
     /// Declares a pattern variable, visible to the end of the innermost scope.
     fn declare_in_block(&mut self, name: &str, l: Local) {
         self.declare(name, l);
-    }
-
-    fn type_decl(&mut self, node: Node<'_>, k: N, depth: usize) {
-        let Some(name) = self.field(node, self.ids.name) else {
-            return;
-        };
-        let simple = self.text(name);
-        let line = Self::line(name);
-        let sym = self.symbol(line, simple, SymbolKind::is_type);
-        let outer = self.type_frame().map(|(t, _)| t);
-        let local = self.in_code();
-        let kind = match k {
-            N::Interface => TypeKind::Interface,
-            N::Enum => TypeKind::Enum,
-            N::Record => TypeKind::Record,
-            N::AnnotationType => TypeKind::Annotation,
-            _ => TypeKind::Class,
-        };
-        let (qname, id) = match sym {
-            Some(i) => (
-                self.symbols[i].qualified_name.clone(),
-                self.symbols[i].id.0.clone(),
-            ),
-            None => {
-                let prefix = match outer {
-                    Some(o) => self.facts.types[o as usize].qname.clone(),
-                    None => self.facts.package.clone(),
-                };
-                let q = if prefix.is_empty() {
-                    simple.to_string()
-                } else {
-                    format!("{prefix}.{simple}")
-                };
-                (q.clone(), format!("java:{q}"))
-            }
-        };
-        let mods = frameworks::modifiers(self, node);
-        let mut superclass = self
-            .field(node, self.ids.superclass)
-            .and_then(|s| s.named_child(0))
-            .map(|t| self.type_ref(t));
-        let mut interfaces = Vec::new();
-        let list = self.field(node, self.ids.interfaces).or_else(|| {
-            node.named_children(&mut node.walk())
-                .find(|c| c.kind() == "extends_interfaces")
-        });
-        if let Some(list) = list {
-            for tl in list.named_children(&mut list.walk()) {
-                if tl.kind() == "type_list" {
-                    for t in tl.named_children(&mut tl.walk()) {
-                        interfaces.push(self.type_ref(t));
-                    }
-                }
-            }
-        }
-        match kind {
-            TypeKind::Enum => {
-                superclass = Some(TypeRef {
-                    name: "java.lang.Enum".into(),
-                    args: vec![TypeRef::named(simple)],
-                    dims: 0,
-                })
-            }
-            TypeKind::Record => superclass = Some(TypeRef::named("java.lang.Record")),
-            TypeKind::Annotation => {
-                interfaces.push(TypeRef::named("java.lang.annotation.Annotation"))
-            }
-            _ => {}
-        }
-        let (type_params, type_bounds) = self.type_params(node);
-        let ty = self.facts.types.len() as u32;
-        self.facts.types.push(TypeDecl {
-            qname,
-            id,
-            name: simple.to_string(),
-            kind,
-            outer,
-            local,
-            anonymous: false,
-            is_static: mods.is_static
-                || matches!(
-                    kind,
-                    TypeKind::Enum | TypeKind::Record | TypeKind::Interface | TypeKind::Annotation
-                )
-                || outer.is_some_and(|o| {
-                    matches!(
-                        self.facts.types[o as usize].kind,
-                        TypeKind::Interface | TypeKind::Annotation
-                    )
-                }),
-            is_abstract: mods.is_abstract || kind == TypeKind::Interface,
-            type_params,
-            type_bounds,
-            superclass,
-            interfaces,
-            annotations: mods.annotations,
-            fields: Vec::new(),
-            methods: Vec::new(),
-            line,
-        });
-        self.anon_counter.push(0);
-        self.frames.push(Frame::Type {
-            depth,
-            ty,
-            caller: Caller::Type(ty),
-        });
-        if kind == TypeKind::Record {
-            self.record_components(node, ty);
-        }
-    }
-
-    /// Record components: private fields and public accessors.
-    fn record_components(&mut self, node: Node<'_>, ty: u32) {
-        let Some(params) = self.field(node, self.ids.parameters) else {
-            return;
-        };
-        let t = &self.facts.types[ty as usize];
-        let (qid, qname) = (t.id.clone(), t.qname.clone());
-        for p in params.named_children(&mut params.walk()) {
-            let (Some(name), Some(tn)) = (self.field(p, self.ids.name), self.field(p, self.ids.ty))
-            else {
-                continue;
-            };
-            let n = self.text(name).to_string();
-            let ty_ref = self.type_ref(tn);
-            let line = Self::line(name);
-            let _ = &qname;
-            let t = &mut self.facts.types[ty as usize];
-            t.fields.push(FieldDecl {
-                name: n.clone(),
-                id: format!("{qid}#{n}"),
-                ty: ty_ref.clone(),
-                is_static: false,
-                constant: false,
-                annotations: Vec::new(),
-                value: None,
-                line,
-            });
-            t.methods.push(MethodDecl {
-                name: n.clone(),
-                id: format!("{qid}#{n}()"),
-                params: Vec::new(),
-                varargs: false,
-                ret: Some(ty_ref),
-                type_params: Vec::new(),
-                type_bounds: Vec::new(),
-                is_static: false,
-                is_abstract: false,
-                is_ctor: false,
-                annotations: Vec::new(),
-                line,
-            });
-        }
-    }
-
-    /// Type parameter names and their first bounds.
-    fn type_params(&self, node: Node<'_>) -> (Vec<String>, Vec<Option<TypeRef>>) {
-        let (mut names, mut bounds) = (Vec::new(), Vec::new());
-        if let Some(tp) = self.field(node, self.ids.type_parameters) {
-            for p in tp.named_children(&mut tp.walk()) {
-                let mut c = p.walk();
-                let kids: Vec<Node<'_>> = p.named_children(&mut c).collect();
-                let Some(id) = kids
-                    .iter()
-                    .find(|c| c.kind() == "type_identifier" || c.kind() == "identifier")
-                else {
-                    continue;
-                };
-                names.push(self.text(*id).to_string());
-                bounds.push(
-                    kids.iter()
-                        .find(|c| c.kind() == "type_bound")
-                        .and_then(|b| b.named_child(0))
-                        .map(|t| self.type_ref(t)),
-                );
-            }
-        }
-        (names, bounds)
-    }
-
-    fn method_decl(&mut self, node: Node<'_>, k: N, depth: usize) {
-        let Some((ty, type_caller)) = self.type_frame() else {
-            return;
-        };
-        let Some(name) = self.field(node, self.ids.name) else {
-            return;
-        };
-        let simple = self.text(name);
-        let line = Self::line(name);
-        let is_ctor = matches!(k, N::Constructor | N::CompactConstructor);
-        let sym = self.symbol(line, simple, SymbolKind::is_callable);
-        let mods = frameworks::modifiers(self, node);
-        let t = &self.facts.types[ty as usize];
-        let interface_like = matches!(t.kind, TypeKind::Interface | TypeKind::Annotation);
-        let id = match sym {
-            Some(i) => self.symbols[i].id.0.clone(),
-            None => format!("{}#{}(?)", t.id, if is_ctor { "<init>" } else { simple }),
-        };
-        let components: Vec<(String, TypeRef)> = t
-            .fields
-            .iter()
-            .filter(|f| !f.is_static)
-            .map(|f| (f.name.clone(), f.ty.clone()))
-            .collect();
-        self.push_scope(depth);
-        let mut params = Vec::new();
-        let mut varargs = false;
-        if k == N::CompactConstructor {
-            // The record's components are the parameters.
-            for (n, tr) in components {
-                params.push(self.declare(&n, local(Some(tr), None, false)));
-            }
-        } else if let Some(ps) = self.field(node, self.ids.parameters) {
-            for p in ps.named_children(&mut ps.walk()) {
-                let spread = p.kind() == "spread_parameter";
-                if p.kind() != "formal_parameter" && !spread {
-                    continue;
-                }
-                let (name, mut tr) = if spread {
-                    let mut c = p.walk();
-                    let kids: Vec<Node<'_>> = p.named_children(&mut c).collect();
-                    let ty = kids
-                        .iter()
-                        .find(|t| !matches!(t.kind(), "modifiers" | "variable_declarator"))
-                        .map(|t| self.type_ref(*t))
-                        .unwrap_or_default();
-                    let name = kids
-                        .iter()
-                        .find(|t| t.kind() == "variable_declarator")
-                        .and_then(|d| self.field(*d, self.ids.name));
-                    (name, ty)
-                } else {
-                    (
-                        self.field(p, self.ids.name),
-                        self.field(p, self.ids.ty)
-                            .map(|t| self.type_ref(t))
-                            .unwrap_or_default(),
-                    )
-                };
-                if spread {
-                    varargs = true;
-                    tr.dims += 1;
-                }
-                if let Some(d) = self.field(p, self.ids.dimensions) {
-                    tr.dims += dims_of(self.text(d));
-                }
-                let annotations = frameworks::modifiers(self, p).annotations;
-                let n = name.map(|n| self.text(n)).unwrap_or("_");
-                let mut l = local(Some(tr), None, false);
-                l.annotations = annotations;
-                params.push(self.declare(n, l));
-            }
-        }
-        let ret = if is_ctor {
-            None
-        } else {
-            let mut r = self
-                .field(node, self.ids.ty)
-                .map(|t| self.type_ref(t))
-                .unwrap_or_default();
-            if let Some(d) = self.field(node, self.ids.dimensions) {
-                r.dims += dims_of(self.text(d));
-            }
-            Some(r)
-        };
-        let is_static = mods.is_static;
-        let has_body = self.field(node, self.ids.body).is_some();
-        let tparams = self.type_params(node);
-        let method = MethodDecl {
-            name: simple.to_string(),
-            id,
-            params,
-            varargs,
-            ret,
-            type_params: tparams.0,
-            type_bounds: tparams.1,
-            is_static,
-            is_abstract: !has_body && !is_ctor && (mods.is_abstract || interface_like),
-            is_ctor,
-            annotations: mods.annotations,
-            line,
-        };
-        let t = &mut self.facts.types[ty as usize];
-        let m = t.methods.len() as u32;
-        t.methods.push(method);
-        let anonymous = t.anonymous;
-        let caller = if anonymous {
-            type_caller
-        } else {
-            Caller::Method(ty, m)
-        };
-        self.frames.push(Frame::Code {
-            depth,
-            caller,
-            is_static,
-        });
-    }
-
-    fn field_decl(&mut self, node: Node<'_>, depth: usize) {
-        let Some((ty, caller)) = self.type_frame() else {
-            return;
-        };
-        let mods = frameworks::modifiers(self, node);
-        let t = &self.facts.types[ty as usize];
-        let is_static = mods.is_static
-            || node.kind() == "constant_declaration"
-            || matches!(t.kind, TypeKind::Interface | TypeKind::Annotation);
-        let base = self
-            .field(node, self.ids.ty)
-            .map(|t| self.type_ref(t))
-            .unwrap_or_default();
-        let mut c = node.walk();
-        let decls: Vec<Node<'_>> = node.children_by_field_name("declarator", &mut c).collect();
-        for d in decls {
-            let Some(name) = self.field(d, self.ids.name) else {
-                continue;
-            };
-            let n = self.text(name);
-            let line = Self::line(name);
-            let sym = self.symbol(line, n, |k| k == SymbolKind::Field);
-            let mut tr = base.clone();
-            if let Some(dims) = self.field(d, self.ids.dimensions) {
-                tr.dims += dims_of(self.text(dims));
-            }
-            let value_node = self.field(d, self.ids.value);
-            if let Some(v) = value_node
-                && kind(v) == N::Lambda
-            {
-                self.lambdas.insert(
-                    v.id(),
-                    LambdaParam::Decl {
-                        ty: tr.clone(),
-                        param: 0,
-                    },
-                );
-            }
-            let value = value_node
-                .filter(|_| is_static)
-                .map(|v| self.expr(v, 0))
-                .filter(is_constant_expr);
-            let id = match sym {
-                Some(i) => self.symbols[i].id.0.clone(),
-                None => format!("{}#{n}", self.facts.types[ty as usize].id),
-            };
-            self.facts.types[ty as usize].fields.push(FieldDecl {
-                name: n.to_string(),
-                id,
-                ty: tr,
-                is_static,
-                constant: false,
-                annotations: mods.annotations.clone(),
-                value,
-                line,
-            });
-        }
-        self.frames.push(Frame::Code {
-            depth,
-            caller,
-            is_static,
-        });
-    }
-
-    fn enum_constant(&mut self, node: Node<'_>, depth: usize) {
-        let Some((ty, caller)) = self.type_frame() else {
-            return;
-        };
-        let Some(name) = self.field(node, self.ids.name) else {
-            return;
-        };
-        let n = self.text(name);
-        let line = Self::line(name);
-        let sym = self.symbol(line, n, |k| k == SymbolKind::Constant);
-        let t = &self.facts.types[ty as usize];
-        let id = match sym {
-            Some(i) => self.symbols[i].id.0.clone(),
-            None => format!("{}#{n}", t.id),
-        };
-        let enum_name = t.name.clone();
-        let annotations = frameworks::modifiers(self, node).annotations;
-        self.facts.types[ty as usize].fields.push(FieldDecl {
-            name: n.to_string(),
-            id,
-            ty: TypeRef::named(enum_name.clone()),
-            is_static: true,
-            constant: true,
-            annotations,
-            value: None,
-            line,
-        });
-        self.frames.push(Frame::Code {
-            depth,
-            caller,
-            is_static: true,
-        });
-        // The constant's construction: `RED(1)` calls the enum's constructor.
-        let args = self
-            .field(node, self.ids.arguments)
-            .map(|a| self.args(a))
-            .unwrap_or_default();
-        if let Some(body) = self.field(node, self.ids.body) {
-            let a = self.anonymous_type(TypeRef::named(enum_name.clone()), line, ty, None);
-            self.pending.push((
-                body.id(),
-                Frame::Type {
-                    depth: 0,
-                    ty: a,
-                    caller,
-                },
-            ));
-        }
-        let call = Call {
-            kind: CallKind::New,
-            name: enum_name.clone(),
-            recv: None,
-            ty: Some(TypeRef::named(enum_name)),
-            args,
-            caller,
-            ctx: ty,
-            is_static_ctx: true,
-            line,
-            anon: None,
-        };
-        self.facts.calls.push(call);
-    }
-
-    /// Declares an anonymous class of supertype `sup` created at `line`; returns its index.
-    fn anonymous_type(&mut self, sup: TypeRef, line: u32, owner: u32, sym: Option<usize>) -> u32 {
-        let n = {
-            let c = &mut self.anon_counter[owner as usize];
-            *c += 1;
-            *c
-        };
-        let o = &self.facts.types[owner as usize];
-        let (qname, id) = match sym {
-            Some(i) => (
-                self.symbols[i].qualified_name.clone(),
-                self.symbols[i].id.0.clone(),
-            ),
-            None => (format!("{}.{n}", o.qname), format!("java:{}.{n}", o.qname)),
-        };
-        let idx = self.facts.types.len() as u32;
-        self.facts.types.push(TypeDecl {
-            name: qname.rsplit('.').next().unwrap_or_default().to_string(),
-            qname,
-            id,
-            kind: TypeKind::Class,
-            outer: Some(owner),
-            local: true,
-            anonymous: true,
-            is_static: false,
-            is_abstract: false,
-            type_params: Vec::new(),
-            type_bounds: Vec::new(),
-            superclass: Some(sup),
-            interfaces: Vec::new(),
-            annotations: Vec::new(),
-            fields: Vec::new(),
-            methods: Vec::new(),
-            line,
-        });
-        self.anon_counter.push(0);
-        idx
     }
 
     fn local_var(&mut self, node: Node<'_>) {
@@ -1135,489 +706,6 @@ impl<'s> Walker<'s, '_> {
             }
         }
     }
-
-    /// The call index for `node`, handed out once (to an expression that uses its value, or to
-    /// the walk when it reaches the call).
-    fn slot(&mut self, node: Node<'_>) -> u32 {
-        if let Some(&i) = self.slots.get(&node.id()) {
-            return i;
-        }
-        let i = self.facts.calls.len() as u32;
-        self.facts.calls.push(Call {
-            kind: CallKind::Method,
-            name: String::new(),
-            recv: None,
-            ty: None,
-            args: Vec::new(),
-            caller: Caller::Type(0),
-            ctx: 0,
-            is_static_ctx: false,
-            line: 0,
-            anon: None,
-        });
-        self.slots.insert(node.id(), i);
-        i
-    }
-
-    fn put_call(&mut self, node: Node<'_>, call: Call) {
-        let i = self.slot(node);
-        self.facts.calls[i as usize] = call;
-    }
-
-    fn invocation(&mut self, node: Node<'_>) {
-        let Some((caller, ctx, is_static_ctx)) = self.context() else {
-            return;
-        };
-        let Some(name) = self.field(node, self.ids.name) else {
-            return;
-        };
-        let object = self.field(node, self.ids.object);
-        // `A.super.m()`: a `super` child after the object.
-        let qualified_super = object.is_some()
-            && node
-                .children(&mut node.walk())
-                .any(|c| c.kind() == "super" && Some(c) != object);
-        let recv = object.map(|o| {
-            if qualified_super {
-                Expr::Field(Box::new(self.expr(o, 0)), "super".into())
-            } else {
-                self.expr(o, 0)
-            }
-        });
-        let arg_list = self.field(node, self.ids.arguments);
-        let args = arg_list.map(|a| self.args(a)).unwrap_or_default();
-        if let Some(list) = arg_list {
-            let slot = self.slot(node);
-            self.note_lambda_args(list, slot);
-        }
-        let call = Call {
-            kind: CallKind::Method,
-            name: self.text(name).to_string(),
-            recv,
-            ty: None,
-            args,
-            caller,
-            ctx,
-            is_static_ctx,
-            line: Self::line(name),
-            anon: None,
-        };
-        self.put_call(node, call);
-    }
-
-    fn creation(&mut self, node: Node<'_>) {
-        let Some((caller, ctx, is_static_ctx)) = self.context() else {
-            return;
-        };
-        let Some(tn) = self.field(node, self.ids.ty) else {
-            return;
-        };
-        let ty = self.type_ref(tn);
-        let mut c = node.walk();
-        let kids: Vec<Node<'_>> = node.children(&mut c).collect();
-        let new_tok = kids.iter().find(|k| k.kind() == "new").copied();
-        let line = Self::line(new_tok.unwrap_or(node));
-        // `outer.new Inner()`: an expression before `new`.
-        let recv = kids
-            .first()
-            .filter(|k| k.is_named() && Some(**k) != Some(tn) && k.kind() != "new")
-            .filter(|k| new_tok.is_some_and(|n| k.end_byte() <= n.start_byte()))
-            .map(|k| self.expr(*k, 0));
-        let arg_list = self.field(node, self.ids.arguments);
-        let args = arg_list.map(|a| self.args(a)).unwrap_or_default();
-        if let Some(list) = arg_list {
-            let slot = self.slot(node);
-            self.note_lambda_args(list, slot);
-        }
-        let body = kids.last().filter(|k| kind(**k) == N::ClassBody).copied();
-        let anon = body.map(|_| {
-            let sym_line = Self::line(tn);
-            let sym = self.anon_symbol(sym_line);
-            self.anonymous_type(ty.clone(), sym_line, ctx, sym)
-        });
-        let call = Call {
-            kind: CallKind::New,
-            name: ty.name.rsplit('.').next().unwrap_or_default().to_string(),
-            recv,
-            ty: Some(ty),
-            args,
-            caller,
-            ctx,
-            is_static_ctx,
-            line,
-            anon,
-        };
-        self.put_call(node, call);
-        if let (Some(a), Some(body)) = (anon, body) {
-            // Members of the anonymous class: `this` is the new class, calls belong to the holder.
-            self.pending.push((
-                body.id(),
-                Frame::Type {
-                    depth: 0,
-                    ty: a,
-                    caller,
-                },
-            ));
-        }
-    }
-
-    /// The anonymous class symbol (`Outer.N`) whose name token is on `line`.
-    fn anon_symbol(&mut self, line: u32) -> Option<usize> {
-        let i = (0..self.symbols.len()).find(|&i| {
-            let s = &self.symbols[i];
-            !self.used[i]
-                && s.name_line == line
-                && s.kind == SymbolKind::Class
-                && s.name.bytes().all(|b| b.is_ascii_digit())
-        })?;
-        self.used[i] = true;
-        Some(i)
-    }
-
-    fn ctor_call(&mut self, node: Node<'_>) {
-        let Some((caller, ctx, _)) = self.context() else {
-            return;
-        };
-        let Some(tok) = self.field(node, self.ids.constructor) else {
-            return;
-        };
-        let is_super = tok.kind() == "super";
-        let recv = self.field(node, self.ids.object).map(|o| self.expr(o, 0));
-        let args = self
-            .field(node, self.ids.arguments)
-            .map(|a| self.args(a))
-            .unwrap_or_default();
-        let call = Call {
-            kind: if is_super {
-                CallKind::SuperCtor
-            } else {
-                CallKind::ThisCtor
-            },
-            name: if is_super { "super" } else { "this" }.into(),
-            recv,
-            ty: None,
-            args,
-            caller,
-            ctx,
-            is_static_ctx: false,
-            line: Self::line(tok),
-            anon: None,
-        };
-        self.put_call(node, call);
-    }
-
-    fn method_ref(&mut self, node: Node<'_>) {
-        let Some((caller, ctx, is_static_ctx)) = self.context() else {
-            return;
-        };
-        let mut c = node.walk();
-        let kids: Vec<Node<'_>> = node.children(&mut c).collect();
-        let Some(colons) = kids.iter().position(|k| k.kind() == "::") else {
-            return;
-        };
-        let Some(name) = kids[colons + 1..]
-            .iter()
-            .find(|k| k.kind() == "identifier" || k.kind() == "new")
-        else {
-            return;
-        };
-        let Some(first) = kids.first() else { return };
-        let (recv, ty) = match first.kind() {
-            "identifier"
-            | "field_access"
-            | "this"
-            | "super"
-            | "method_invocation"
-            | "parenthesized_expression"
-            | "array_access"
-            | "object_creation_expression"
-            | "scoped_identifier" => (Some(self.expr(*first, 0)), None),
-            _ => (None, Some(self.type_ref(*first))),
-        };
-        let n = self.text(*name).to_string();
-        let call = Call {
-            kind: CallKind::MethodRef,
-            name: n,
-            recv,
-            ty,
-            args: Vec::new(),
-            caller,
-            ctx,
-            is_static_ctx,
-            line: Self::line(*name),
-            anon: None,
-        };
-        self.put_call(node, call);
-    }
-
-    fn args(&mut self, list: Node<'_>) -> Vec<Expr> {
-        let mut c = list.walk();
-        let kids: Vec<Node<'_>> = list
-            .named_children(&mut c)
-            .filter(|n| !n.is_extra())
-            .collect();
-        kids.into_iter().map(|a| self.expr(a, 0)).collect()
-    }
-
-    /// A type as written, generics kept as arguments, annotations dropped.
-    pub(super) fn type_ref(&self, n: Node<'_>) -> TypeRef {
-        match n.kind() {
-            "generic_type" => {
-                let mut c = n.walk();
-                let mut name = String::new();
-                let mut args = Vec::new();
-                for k in n.named_children(&mut c) {
-                    match k.kind() {
-                        "type_arguments" => {
-                            for a in k.named_children(&mut k.walk()) {
-                                if !matches!(a.kind(), "annotation" | "marker_annotation") {
-                                    args.push(self.type_ref(a));
-                                }
-                            }
-                        }
-                        _ => name = erase_name(self.text(k)),
-                    }
-                }
-                TypeRef {
-                    name,
-                    args,
-                    dims: 0,
-                }
-            }
-            "array_type" => {
-                let mut t = self
-                    .field(n, self.ids.element)
-                    .map(|e| self.type_ref(e))
-                    .unwrap_or_default();
-                if let Some(d) = self.field(n, self.ids.dimensions) {
-                    t.dims += dims_of(self.text(d));
-                }
-                t
-            }
-            "annotated_type" => {
-                let mut c = n.walk();
-                let inner = n
-                    .named_children(&mut c)
-                    .filter(|k| !matches!(k.kind(), "annotation" | "marker_annotation"))
-                    .last();
-                inner.map(|i| self.type_ref(i)).unwrap_or_default()
-            }
-            "wildcard" => {
-                let mut c = n.walk();
-                let kids: Vec<Node<'_>> = n.children(&mut c).collect();
-                let is_super = kids.iter().any(|k| k.kind() == "super");
-                let bound = kids
-                    .iter()
-                    .filter(|k| k.is_named())
-                    .find(|k| !matches!(k.kind(), "annotation" | "marker_annotation"));
-                // `? extends T` and `? super T` both stand for `T` where a lambda parameter or a
-                // receiver is typed (javac infers `T` for a lambda given `Consumer<? super T>`).
-                let _ = is_super;
-                TypeRef {
-                    name: "?".into(),
-                    args: bound.map(|b| vec![self.type_ref(*b)]).unwrap_or_default(),
-                    dims: 0,
-                }
-            }
-            _ => TypeRef::named(erase_name(self.text(n))),
-        }
-    }
-
-    /// Converts an expression node.
-    pub(super) fn expr(&mut self, n: Node<'_>, depth: usize) -> Expr {
-        if depth > MAX_EXPR_DEPTH {
-            return Expr::Opaque;
-        }
-        let d = depth + 1;
-        match n.kind() {
-            "identifier" => {
-                let t = self.text(n);
-                match self.lookup(t) {
-                    Some(i) => Expr::Var(i),
-                    None => Expr::Name(t.to_string()),
-                }
-            }
-            "field_access" => {
-                let obj = self.field(n, self.ids.object);
-                let f = self.field(n, self.ids.field);
-                match (obj, f) {
-                    (Some(o), Some(f)) if f.kind() == "this" => {
-                        Expr::QualThis(erase_name(self.text(o)))
-                    }
-                    (Some(o), Some(f)) => {
-                        let has_super = n
-                            .children(&mut n.walk())
-                            .any(|c| c.kind() == "super" && c != o);
-                        let o = self.expr(o, d);
-                        let o = if has_super {
-                            Expr::Field(Box::new(o), "super".into())
-                        } else {
-                            o
-                        };
-                        Expr::Field(Box::new(o), self.text(f).to_string())
-                    }
-                    _ => Expr::Unknown,
-                }
-            }
-            "scoped_identifier" => {
-                // `a.b.c` in an expression position (rare: annotations, some qualifiers).
-                let t = self.text(n);
-                let mut parts = t.split('.').map(str::trim);
-                let first = parts.next().unwrap_or_default();
-                let mut e = match self.lookup(first) {
-                    Some(i) => Expr::Var(i),
-                    None => Expr::Name(first.to_string()),
-                };
-                for p in parts {
-                    e = Expr::Field(Box::new(e), p.to_string());
-                }
-                e
-            }
-            "method_invocation" | "explicit_constructor_invocation" => Expr::Call(self.slot(n)),
-            "object_creation_expression" => {
-                let i = self.slot(n);
-                let _ = i;
-                self.field(n, self.ids.ty)
-                    .map(|t| Expr::New(self.type_ref(t)))
-                    .unwrap_or(Expr::Unknown)
-            }
-            "array_creation_expression" => {
-                let mut t = self
-                    .field(n, self.ids.ty)
-                    .map(|t| self.type_ref(t))
-                    .unwrap_or_default();
-                let mut c = n.walk();
-                for k in n.children(&mut c) {
-                    match k.kind() {
-                        "dimensions_expr" => t.dims += 1,
-                        "dimensions" => t.dims += dims_of(self.text(k)),
-                        _ => {}
-                    }
-                }
-                Expr::NewArray(t)
-            }
-            "string_literal" => Expr::Str(unquote(self.text(n))),
-            "character_literal" => Expr::Lit(Lit::Char),
-            "decimal_integer_literal"
-            | "hex_integer_literal"
-            | "octal_integer_literal"
-            | "binary_integer_literal" => {
-                if self.text(n).ends_with(['l', 'L']) {
-                    Expr::Lit(Lit::Long)
-                } else {
-                    Expr::Lit(Lit::Int)
-                }
-            }
-            "decimal_floating_point_literal" | "hex_floating_point_literal" => {
-                if self.text(n).ends_with(['f', 'F']) {
-                    Expr::Lit(Lit::Float)
-                } else {
-                    Expr::Lit(Lit::Double)
-                }
-            }
-            "true" | "false" => Expr::Lit(Lit::Bool),
-            "null_literal" => Expr::Lit(Lit::Null),
-            "this" => Expr::This,
-            "super" => Expr::Super,
-            "parenthesized_expression" => n
-                .named_child(0)
-                .map(|c| self.expr(c, d))
-                .unwrap_or(Expr::Unknown),
-            "cast_expression" => self
-                .field(n, self.ids.ty)
-                .map(|t| Expr::Cast(self.type_ref(t)))
-                .unwrap_or(Expr::Unknown),
-            "array_access" => self
-                .field(n, self.ids.array)
-                .map(|a| Expr::Index(Box::new(self.expr(a, d))))
-                .unwrap_or(Expr::Unknown),
-            "ternary_expression" => {
-                let a = self
-                    .field(n, self.ids.consequence)
-                    .map(|x| self.expr(x, d))
-                    .unwrap_or(Expr::Unknown);
-                let b = self
-                    .field(n, self.ids.alternative)
-                    .map(|x| self.expr(x, d))
-                    .unwrap_or(Expr::Unknown);
-                Expr::Cond(Box::new(a), Box::new(b))
-            }
-            "binary_expression" => {
-                let op = self
-                    .field(n, self.ids.operator)
-                    .map(|o| o.kind())
-                    .unwrap_or("");
-                match op {
-                    "+" | "-" | "*" | "/" | "%" | "&" | "|" | "^" | "<<" | ">>" | ">>>" => {
-                        let l = self
-                            .field(n, self.ids.left)
-                            .map(|x| self.expr(x, d))
-                            .unwrap_or(Expr::Unknown);
-                        let r = self
-                            .field(n, self.ids.right)
-                            .map(|x| self.expr(x, d))
-                            .unwrap_or(Expr::Unknown);
-                        if op == "+" {
-                            Expr::Plus(Box::new(l), Box::new(r))
-                        } else if matches!(op, "&" | "|" | "^")
-                            && (l == Expr::Bool || r == Expr::Bool)
-                        {
-                            Expr::Bool
-                        } else {
-                            Expr::Arith(Box::new(l), Box::new(r))
-                        }
-                    }
-                    _ => Expr::Bool,
-                }
-            }
-            "unary_expression" => {
-                let op = self
-                    .field(n, self.ids.operator)
-                    .map(|o| o.kind())
-                    .unwrap_or("");
-                if op == "!" {
-                    Expr::Bool
-                } else {
-                    let x = self
-                        .field(n, self.ids.operand)
-                        .map(|x| self.expr(x, d))
-                        .unwrap_or(Expr::Unknown);
-                    Expr::Arith(Box::new(x), Box::new(Expr::Lit(Lit::Int)))
-                }
-            }
-            "update_expression" => n
-                .named_child(0)
-                .map(|x| Expr::Assign(Box::new(self.expr(x, d))))
-                .unwrap_or(Expr::Unknown),
-            "assignment_expression" => self
-                .field(n, self.ids.left)
-                .map(|x| Expr::Assign(Box::new(self.expr(x, d))))
-                .unwrap_or(Expr::Unknown),
-            "instanceof_expression" => Expr::Bool,
-            "class_literal" => n
-                .named_child(0)
-                .map(|t| Expr::ClassLit(self.type_ref(t)))
-                .unwrap_or(Expr::Unknown),
-            "lambda_expression" => {
-                let arity = self
-                    .field(n, self.ids.parameters)
-                    .map(|p| {
-                        if p.kind() == "identifier" {
-                            1
-                        } else {
-                            p.named_child_count() as u8
-                        }
-                    })
-                    .unwrap_or(0);
-                Expr::Lambda(arity)
-            }
-            "method_reference" => {
-                let _ = self.slot(n);
-                Expr::MethodRef
-            }
-            _ => Expr::Opaque,
-        }
-    }
 }
 
 fn local(ty: Option<TypeRef>, init: Option<Expr>, each: bool) -> Local {
@@ -1629,121 +717,6 @@ fn local(ty: Option<TypeRef>, init: Option<Expr>, each: bool) -> Local {
         annotations: Vec::new(),
         lambda: None,
     }
-}
-
-/// Whether a static field's initializer is worth keeping: a string constant or built from them.
-fn is_constant_expr(e: &Expr) -> bool {
-    match e {
-        Expr::Str(_) | Expr::Name(_) | Expr::Lit(_) => true,
-        Expr::Field(q, _) => matches!(**q, Expr::Name(_) | Expr::Field(..)),
-        Expr::Plus(a, b) => is_constant_expr(a) && is_constant_expr(b),
-        _ => false,
-    }
-}
-
-/// `[][]` → 2.
-fn dims_of(text: &str) -> u8 {
-    text.bytes().filter(|&b| b == b'[').count() as u8
-}
-
-/// A type name as written without generics, annotations or whitespace (`Map . Entry` → `Map.Entry`).
-fn erase_name(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut angle = 0usize;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '<' => angle += 1,
-            '>' => angle = angle.saturating_sub(1),
-            '@' if angle == 0 => {
-                while chars
-                    .peek()
-                    .is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.'))
-                {
-                    chars.next();
-                }
-                // Annotation arguments.
-                if chars.peek() == Some(&'(') {
-                    let mut depth = 0;
-                    for c in chars.by_ref() {
-                        match c {
-                            '(' => depth += 1,
-                            ')' => {
-                                depth -= 1;
-                                if depth == 0 {
-                                    break;
-                                }
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-            }
-            _ if angle > 0 || c.is_whitespace() => {}
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// The value of a string literal or text block (common escapes decoded).
-pub(super) fn unquote(lit: &str) -> String {
-    let body = if let Some(b) = lit.strip_prefix("\"\"\"") {
-        let b = b.strip_suffix("\"\"\"").unwrap_or(b);
-        // A text block starts after the line terminator that follows the opening quotes.
-        let b = b.split_once('\n').map_or(b, |(_, rest)| rest);
-        return text_block(b);
-    } else {
-        let b = lit.strip_prefix('"').unwrap_or(lit);
-        b.strip_suffix('"').unwrap_or(b)
-    };
-    unescape(body)
-}
-
-fn text_block(body: &str) -> String {
-    let lines: Vec<&str> = body.lines().collect();
-    let indent = lines
-        .iter()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start().len())
-        .min()
-        .unwrap_or(0);
-    let mut out = String::new();
-    for (i, l) in lines.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(l.get(indent..).unwrap_or("").trim_end());
-    }
-    unescape(&out)
-}
-
-fn unescape(s: &str) -> String {
-    if !s.contains('\\') {
-        return s.to_string();
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('"') => out.push('"'),
-            Some('\'') => out.push('\''),
-            Some('\\') => out.push('\\'),
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -23,8 +23,16 @@ const MAX_ANNOTATION_DEPTH: usize = 8;
 /// annotation children).
 pub(super) fn modifiers(w: &mut Walker<'_, '_>, node: Node<'_>) -> Mods {
     let mut mods = Mods::default();
+    // Modifiers and annotations come first: stop at the first other child.
+    let mut kids: Vec<Node<'_>> = Vec::new();
     let mut cursor = node.walk();
-    let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    for c in node.named_children(&mut cursor) {
+        if matches!(c.kind(), "modifiers" | "annotation" | "marker_annotation") {
+            kids.push(c);
+        } else if !c.is_extra() {
+            break;
+        }
+    }
     for c in kids {
         match c.kind() {
             "modifiers" => {
