@@ -22,7 +22,8 @@
 //! **Key.** A file is valid for one snapshot content: the format version, the snapshot's file,
 //! symbol and chunk counts and a hash of the full-text index's `meta.json` (it changes with every
 //! commit that changes chunks, and a rebuilt index has new segment ids). A no-change index run
-//! keeps the key. Files are written to a temporary name and renamed, so readers never see a
+//! keeps the key. Other backends (Meilisearch) keep the files in a cache folder of their own,
+//! keyed by the published snapshot (generation, time, commit). Files are written to a temporary name and renamed, so readers never see a
 //! partial file; one built while the full-text index is mid-run (payload not `gen=N`) is kept in
 //! memory only. An index folder that cannot be written just means building in memory each time.
 
@@ -614,19 +615,29 @@ pub fn current_key(index: &dyn IndexRead, dir: Option<&Path>) -> Result<Key, Que
         .as_ref()
         .map(|s| (s.files, s.symbols, s.chunks))
         .unwrap_or_default();
-    let (meta_hash, persist) = match dir.map(|d| std::fs::read(d.join("text").join("meta.json"))) {
-        Some(Ok(meta)) => {
-            let in_sync = meta.windows(5).any(|w| w == b"\"gen=");
-            (fnv64(&meta), in_sync)
-        }
-        _ => (0, false),
-    };
-    Ok(Key {
-        key: format!(
-            "format={FORMAT};files={files};symbols={symbols};chunks={chunks};text={meta_hash:016x}"
-        ),
-        persist,
-    })
+    let counts = format!("format={FORMAT};files={files};symbols={symbols};chunks={chunks}");
+    Ok(
+        match dir.map(|d| std::fs::read(d.join("text").join("meta.json"))) {
+            // The embedded index: its full-text commit says what content it holds.
+            Some(Ok(meta)) => Key {
+                key: format!("{counts};text={:016x}", fnv64(&meta)),
+                persist: meta.windows(5).any(|w| w == b"\"gen="),
+            },
+            // Another backend (a cache folder of its own): the published snapshot.
+            _ => {
+                let snap = snap.as_ref();
+                Key {
+                    key: format!(
+                        "{counts};gen={};at={};commit={}",
+                        snap.map(|s| s.generation).unwrap_or(0),
+                        snap.map(|s| s.created_at).unwrap_or(0),
+                        snap.and_then(|s| s.commit.as_deref()).unwrap_or("")
+                    ),
+                    persist: dir.is_some() && snap.is_some(),
+                }
+            }
+        },
+    )
 }
 
 fn cache_file(dir: &Path, key: &str) -> PathBuf {

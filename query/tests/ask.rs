@@ -670,3 +670,65 @@ fn missing_key_variable_is_a_clear_error() {
         "{err}"
     );
 }
+
+#[test]
+fn the_view_is_cached_per_snapshot_and_a_long_lived_asker_follows_the_index() {
+    let f = fixture();
+    let index = EmbeddedIndex::open(&f.dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let cache = f.dir.root().join("query-cache");
+    let views = || -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&cache)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        v.retain(|p| p.extension().is_some_and(|e| e == "bin"));
+        v
+    };
+    let first = views();
+    assert_eq!(
+        first.len(),
+        1,
+        "one view file after the first open: {first:?}"
+    );
+    let stamp = std::fs::metadata(&first[0]).unwrap().modified().unwrap();
+
+    let a = asker.ask("Who calls restoreStock?", &opts()).unwrap();
+    assert!(
+        symbols(&a).iter().any(|s| s.ends_with("doCancel")),
+        "{:?}",
+        symbols(&a)
+    );
+    assert!(!symbols(&a).iter().any(|s| s.ends_with("refundOrder")));
+
+    // A second process maps the same file instead of deriving it again.
+    let again = Asker::new(&index).unwrap();
+    assert_eq!(views(), first);
+    assert_eq!(
+        std::fs::metadata(&first[0]).unwrap().modified().unwrap(),
+        stamp
+    );
+    drop(again);
+
+    // The index moves on: the same asker answers from the new snapshot.
+    let path = f
+        .root
+        .join("src/main/java/com/shop/order/OrderService.java");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let at = text.rfind('}').unwrap();
+    let edited = format!(
+        "{}\n    /** Gives the stock of a returned order back. */\n    public void refundOrder(Order o) {{\n        stock.restoreStock(o.getSku(), o.getQty());\n    }}\n}}\n",
+        &text[..at]
+    );
+    std::fs::write(&path, edited).unwrap();
+    pipeline::run(&f.root, &f.dir, &IndexOptions::default(), &|_| {}).unwrap();
+    let a = asker.ask("Who calls restoreStock?", &opts()).unwrap();
+    assert!(
+        symbols(&a).iter().any(|s| s.ends_with("refundOrder")),
+        "{:?}",
+        symbols(&a)
+    );
+    assert_citations_resolve(&a, &f.root);
+    let now = views();
+    assert_eq!(now.len(), 1, "the old snapshot's view is removed: {now:?}");
+    assert_ne!(now, first);
+}

@@ -9,8 +9,8 @@ use std::io::{BufReader, Write};
 
 pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
     let reader = open_reader(g)?;
-    // The embedded index folder also keeps the tables the answers are ranked from (built once per
-    // snapshot); with Meilisearch they are built in memory.
+    // The tables the answers are ranked from are derived once per snapshot and kept in the
+    // embedded index folder, or (Meilisearch) in the user's cache folder.
     let (repo_root, index_dir) = match g.backend {
         Backend::Embedded => {
             let dir = read_target(g)?;
@@ -19,7 +19,7 @@ pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
                 Some(dir.root().to_path_buf()),
             )
         }
-        Backend::Meilisearch => (g.repo.clone(), None),
+        Backend::Meilisearch => (g.repo.clone(), meili_cache_dir(g)),
     };
     let asker =
         Asker::with_cache(reader.as_ref(), repo_root, index_dir).context("loading the snapshot")?;
@@ -91,4 +91,33 @@ pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
     } else {
         Outcome::Done
     })
+}
+
+/// `$XDG_CACHE_HOME/codemap/meili-<scope>` (else `~/.cache/...`): where `ask` keeps the view tables
+/// of a Meilisearch-backed repository (server, prefix and repository scope).
+fn meili_cache_dir(g: &Global) -> Option<std::path::PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))?;
+    let repo = match &g.repo_name {
+        Some(r) => r.clone(),
+        None => super::repo_name(
+            &g.repo
+                .clone()
+                .unwrap_or_else(|| std::path::PathBuf::from("."))
+                .canonicalize()
+                .ok()?,
+        ),
+    };
+    let scope = format!(
+        "{}|{}|{}",
+        g.meili_url.as_deref().unwrap_or(""),
+        g.meili_prefix,
+        repo
+    );
+    Some(base.join("codemap").join(format!(
+        "meili-{:016x}",
+        query::viewdata::fnv64(scope.as_bytes())
+    )))
 }

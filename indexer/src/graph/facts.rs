@@ -180,7 +180,7 @@ pub struct Local {
     /// Declared type; `None` for `var` and untyped lambda parameters.
     pub ty: Option<TypeRef>,
     /// For `var`: the initializer, or (`for (var x : e)`) the iterated expression.
-    pub init: Option<Expr>,
+    pub init: Option<Box<Expr>>,
     /// `init` is iterated (`for (x : init)`): the type is its element type.
     pub each: bool,
     pub annotations: Vec<Annotation>,
@@ -194,7 +194,7 @@ pub struct Local {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum LambdaParam {
     /// `Comparator<File> c = (a, b) -> ..`: parameter `param` of the declared type's method.
-    Decl { ty: TypeRef, param: u8 },
+    Decl { ty: Box<TypeRef>, param: u8 },
     /// `list.forEach(f -> ..)`: parameter `param` of the lambda passed as argument `arg` of
     /// call `call`.
     Arg { call: u32, arg: u8, param: u8 },
@@ -220,8 +220,21 @@ pub enum CallKind {
 pub enum Caller {
     /// `types[t].methods[m]`.
     Method(u32, u32),
-    /// `types[t]`.
-    Type(u32),
+    /// Initializer code of `types[t]`: field initializers and initializer blocks, static
+    /// (`<clinit>`) or instance (run by every constructor). Lambdas and anonymous classes in an
+    /// initializer belong to it too.
+    Init(u32, bool),
+}
+
+impl Caller {
+    /// The initializer caller for code of `ty` in a static or instance context; other callers
+    /// (the method holding an anonymous class) stay as they are.
+    pub fn in_init(self, ty: u32, is_static: bool) -> Caller {
+        match self {
+            Caller::Init(t, _) if t == ty => Caller::Init(t, is_static),
+            other => other,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -233,7 +246,7 @@ pub struct Call {
     /// `outer.new Inner()`.
     pub recv: Option<Expr>,
     /// `new` and `Type::new`: the type created.
-    pub ty: Option<TypeRef>,
+    pub ty: Option<Box<TypeRef>>,
     pub args: Vec<Expr>,
     pub caller: Caller,
     /// Innermost lexically enclosing type, anonymous classes included (what `this` means).
@@ -273,14 +286,14 @@ pub enum Expr {
     /// The value of call `n` of this file.
     Call(u32),
     /// `new T(..)`.
-    New(TypeRef),
+    New(Box<TypeRef>),
     /// `new T[..]` / `{..}`: `T` carries the dimensions.
-    NewArray(TypeRef),
+    NewArray(Box<TypeRef>),
     This,
     /// `Outer.this`.
     QualThis(String),
     Super,
-    Cast(TypeRef),
+    Cast(Box<TypeRef>),
     /// `a[i]`.
     Index(Box<Expr>),
     /// `c ? a : b`.
@@ -292,7 +305,7 @@ pub enum Expr {
     /// Comparisons, `!`, `&&`, `instanceof`.
     Bool,
     /// `T.class`.
-    ClassLit(TypeRef),
+    ClassLit(Box<TypeRef>),
     /// `x = v`, `x += v`: the type of `x`.
     Assign(Box<Expr>),
     Lambda(u8),

@@ -144,7 +144,7 @@ impl<'a> FileResolver<'a> {
                 .and_then(|t| t.methods.get(m as usize))
                 .map(|m| m.type_params.as_slice())
                 .unwrap_or(&[]),
-            Caller::Type(_) => &[],
+            Caller::Init(..) => &[],
         };
         Scope {
             file: self.fi,
@@ -324,10 +324,28 @@ impl<'a> FileResolver<'a> {
                     owner,
                     conf: if matches!(base, Ty::Ext(_)) { 0.9 } else { 0.8 },
                 },
-                ret: Ty::Unknown,
+                ret: self.object_method_ret(&call.name, call.args.len()),
             },
             Lookup::NotFound => unresolved,
         }
+    }
+
+    /// The return type of `Object`'s method `name`, which no override can change
+    /// (`toString()` is a `String` on any receiver).
+    fn object_method_ret(&self, name: &str, argc: usize) -> Ty {
+        let Some(o) = self.table.object else {
+            return Ty::Unknown;
+        };
+        let info = &self.table.types[o as usize];
+        match name {
+            "toString" | "hashCode" | "getClass" if argc == 0 => {}
+            "equals" if argc == 1 => {}
+            _ => return Ty::Unknown,
+        }
+        info.methods_named(name)
+            .first()
+            .and_then(|m| m.ret.clone())
+            .unwrap_or(Ty::Unknown)
     }
 
     /// A found method: the target and the call's type (generics substituted). A method of the
@@ -632,8 +650,8 @@ impl<'a> FileResolver<'a> {
             };
             // Initializer code runs in `<clinit>` (static) or every constructor (instance).
             let caller_flags = match call.caller {
-                Caller::Type(_) if call.is_static_ctx => STATIC_INIT,
-                Caller::Type(_) => INSTANCE_INIT,
+                Caller::Init(_, true) => STATIC_INIT,
+                Caller::Init(_, false) => INSTANCE_INIT,
                 Caller::Method(..) => 0,
             };
             let name = match call.kind {
@@ -701,7 +719,7 @@ impl<'a> FileResolver<'a> {
 pub fn caller_id(j: &JavaFacts, c: Caller) -> Option<String> {
     match c {
         Caller::Method(t, m) => Some(j.types.get(t as usize)?.methods.get(m as usize)?.id.clone()),
-        Caller::Type(t) => Some(j.types.get(t as usize)?.id.clone()),
+        Caller::Init(t, _) => Some(j.types.get(t as usize)?.id.clone()),
     }
 }
 
@@ -713,7 +731,7 @@ pub fn caller_of(j: &JavaFacts, c: Caller) -> Option<(String, String)> {
             let m = t.methods.get(m as usize)?;
             Some((m.id.clone(), format!("{}.{}", t.qname, m.name)))
         }
-        Caller::Type(t) => {
+        Caller::Init(t, _) => {
             let t = j.types.get(t as usize)?;
             Some((t.id.clone(), t.qname.clone()))
         }
@@ -731,3 +749,6 @@ enum Lookup {
     External(Arc<str>),
     NotFound,
 }
+
+#[cfg(test)]
+mod tests;

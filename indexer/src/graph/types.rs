@@ -905,11 +905,7 @@ impl TypeTable {
                         seen.push(*id);
                         out.push(s);
                     }
-                    Ty::Ext(_) => {
-                        if !out.contains(&s) {
-                            out.push(s)
-                        }
-                    }
+                    Ty::Ext(_) if !out.contains(&s) => out.push(s),
                     _ => {}
                 }
             }

@@ -72,7 +72,7 @@ fn yaml(text: &str) -> Vec<ConfigKey> {
             .or(if body == "-" { Some("") } else { None })
         {
             let n = match stack.last_mut() {
-                Some(parent) if parent.0 < indent || parent.0 == indent => {
+                Some(parent) if parent.0 <= indent => {
                     let n = parent.2;
                     parent.2 += 1;
                     n

@@ -174,21 +174,20 @@ pub fn tables_with_lines(sql: &str, first_line: u32) -> Vec<(String, u32)> {
     let mut i = 0;
     while i < tokens.len() {
         let t = tokens[i].0.as_str();
-        let (takes_list, skip) = if kw(t, "from") {
-            (true, 1)
-        } else if kw(t, "join") || kw(t, "into") || kw(t, "update") {
-            (false, 1)
-        } else if kw(t, "table") && i > 0 && kw(&tokens[i - 1].0, "truncate") {
-            (false, 1)
+        let takes_list = if kw(t, "from") {
+            true
+        } else if kw(t, "join")
+            || kw(t, "into")
+            || kw(t, "update")
+            || (kw(t, "table") && i > 0 && kw(&tokens[i - 1].0, "truncate"))
+        {
+            false
         } else {
             i += 1;
             continue;
         };
-        let mut j = i + skip;
-        loop {
-            let Some((name, l)) = tokens.get(j) else {
-                break;
-            };
+        let mut j = i + 1;
+        while let Some((name, l)) = tokens.get(j) {
             if let Some(n) = table_name(name) {
                 if !out.iter().any(|(x, _)| *x == n) {
                     out.push((n, *l));

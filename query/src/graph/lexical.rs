@@ -21,8 +21,11 @@ pub struct LexicalGraph<'v, 'a> {
     view: &'v SnapshotView<'a>,
     callees: RefCell<HashMap<SymIdx, Vec<Edge>>>,
     callers: RefCell<HashMap<SymIdx, Vec<Edge>>>,
-    cands: RefCell<HashMap<(String, bool), Rc<Vec<Cand<'v>>>>>,
+    cands: RefCell<HashMap<(String, bool), Candidates<'v>>>,
 }
+
+/// The possible callees of one name (and whether the call is a `new`).
+type Candidates<'v> = Rc<Vec<Cand<'v>>>;
 
 /// A possible callee of a name, with its owning type.
 struct Cand<'v> {

@@ -310,12 +310,10 @@ fn declare(r: &mut FileResolver<'_>, i: usize, topology: &mut Topology, fw: &mut
                 q.dlk = Some(v);
             }
         }
-        "with" | "to" => {
-            // `BindingBuilder.bind(q).to(x)[.with(k)]`: read the chain from its last link.
-            if name == "with" || !is_chained_into(r.j, i, "with") {
-                if let Some(b) = binding(r, i) {
-                    fw.bindings.push(b);
-                }
+        // `BindingBuilder.bind(q).to(x)[.with(k)]`: read the chain from its last link.
+        "with" | "to" if name == "with" || !is_chained_into(r.j, i, "with") => {
+            if let Some(b) = binding(r, i) {
+                fw.bindings.push(b);
             }
         }
         _ => {}

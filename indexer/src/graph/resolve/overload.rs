@@ -140,13 +140,7 @@ impl FileResolver<'_> {
                 }
             }
             (Ty::Class(_, _), Ty::Array(_)) | (Ty::Prim(_), Ty::Array(_)) => -10,
-            (Ty::Ext(x), Ty::Ext(y)) => {
-                if x.rsplit('.').next() == y.rsplit('.').next() {
-                    3
-                } else {
-                    0
-                }
-            }
+            (Ty::Ext(x), Ty::Ext(y)) if x.rsplit('.').next() == y.rsplit('.').next() => 3,
             _ => 0,
         }
     }

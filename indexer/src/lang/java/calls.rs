@@ -436,10 +436,10 @@ impl<'s> Walker<'s, '_> {
                 true
             }
             N::StaticInit => {
-                if let Some((_, caller)) = self.type_frame() {
+                if let Some((ty, caller)) = self.type_frame() {
                     self.frames.push(Frame::Code {
                         depth,
-                        caller,
+                        caller: caller.in_init(ty, true),
                         is_static: true,
                     });
                 }
@@ -449,10 +449,10 @@ impl<'s> Walker<'s, '_> {
             N::Block => {
                 // An instance initializer is a block directly in a type body: no member frame
                 // stands between it and the type.
-                if let Some(Frame::Type { caller, .. }) = self.frames.last().copied() {
+                if let Some(Frame::Type { caller, ty, .. }) = self.frames.last().copied() {
                     self.frames.push(Frame::Code {
                         depth,
-                        caller,
+                        caller: caller.in_init(ty, false),
                         is_static: false,
                     });
                 }
@@ -613,7 +613,7 @@ impl<'s> Walker<'s, '_> {
                 self.lambdas.insert(
                     v.id(),
                     LambdaParam::Decl {
-                        ty: t.clone(),
+                        ty: Box::new(t.clone()),
                         param: 0,
                     },
                 );
@@ -712,7 +712,7 @@ fn local(ty: Option<TypeRef>, init: Option<Expr>, each: bool) -> Local {
     Local {
         name: String::new(),
         ty,
-        init,
+        init: init.map(Box::new),
         each,
         annotations: Vec::new(),
         lambda: None,

@@ -107,7 +107,7 @@ impl Walker<'_, '_> {
         self.frames.push(Frame::Type {
             depth,
             ty,
-            caller: Caller::Type(ty),
+            caller: Caller::Init(ty, false),
         });
         if kind == TypeKind::Record {
             self.record_components(node, ty);
@@ -337,7 +337,7 @@ impl Walker<'_, '_> {
                 self.lambdas.insert(
                     v.id(),
                     LambdaParam::Decl {
-                        ty: tr.clone(),
+                        ty: Box::new(tr.clone()),
                         param: 0,
                     },
                 );
@@ -363,7 +363,7 @@ impl Walker<'_, '_> {
         }
         self.frames.push(Frame::Code {
             depth,
-            caller,
+            caller: caller.in_init(ty, is_static),
             is_static,
         });
     }
@@ -372,6 +372,7 @@ impl Walker<'_, '_> {
         let Some((ty, caller)) = self.type_frame() else {
             return;
         };
+        let caller = caller.in_init(ty, true);
         let Some(name) = self.field(node, self.ids.name) else {
             return;
         };
@@ -420,7 +421,7 @@ impl Walker<'_, '_> {
             kind: CallKind::New,
             name: enum_name.clone(),
             recv: None,
-            ty: Some(TypeRef::named(enum_name)),
+            ty: Some(Box::new(TypeRef::named(enum_name))),
             args,
             caller,
             ctx: ty,

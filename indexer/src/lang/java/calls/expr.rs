@@ -129,7 +129,7 @@ impl Walker<'_, '_> {
                 let i = self.slot(n);
                 let _ = i;
                 self.field(n, self.ids.ty)
-                    .map(|t| Expr::New(self.type_ref(t)))
+                    .map(|t| Expr::New(Box::new(self.type_ref(t))))
                     .unwrap_or(Expr::Unknown)
             }
             "array_creation_expression" => {
@@ -145,7 +145,7 @@ impl Walker<'_, '_> {
                         _ => {}
                     }
                 }
-                Expr::NewArray(t)
+                Expr::NewArray(Box::new(t))
             }
             "string_literal" => Expr::Str(unquote(self.text(n))),
             "character_literal" => Expr::Lit(Lit::Char),
@@ -176,7 +176,7 @@ impl Walker<'_, '_> {
                 .unwrap_or(Expr::Unknown),
             "cast_expression" => self
                 .field(n, self.ids.ty)
-                .map(|t| Expr::Cast(self.type_ref(t)))
+                .map(|t| Expr::Cast(Box::new(self.type_ref(t))))
                 .unwrap_or(Expr::Unknown),
             "array_access" => self
                 .field(n, self.ids.array)
@@ -247,7 +247,7 @@ impl Walker<'_, '_> {
             "instanceof_expression" => Expr::Bool,
             "class_literal" => n
                 .named_child(0)
-                .map(|t| Expr::ClassLit(self.type_ref(t)))
+                .map(|t| Expr::ClassLit(Box::new(self.type_ref(t))))
                 .unwrap_or(Expr::Unknown),
             "lambda_expression" => {
                 let arity = self

@@ -18,7 +18,7 @@ impl Walker<'_, '_> {
             recv: None,
             ty: None,
             args: Vec::new(),
-            caller: Caller::Type(0),
+            caller: Caller::Init(0, false),
             ctx: 0,
             is_static_ctx: false,
             line: 0,
@@ -108,7 +108,7 @@ impl Walker<'_, '_> {
             kind: CallKind::New,
             name: ty.name.rsplit('.').next().unwrap_or_default().to_string(),
             recv,
-            ty: Some(ty),
+            ty: Some(Box::new(ty)),
             args,
             caller,
             ctx,
@@ -203,7 +203,7 @@ impl Walker<'_, '_> {
             | "array_access"
             | "object_creation_expression"
             | "scoped_identifier" => (Some(self.expr(*first, 0)), None),
-            _ => (None, Some(self.type_ref(*first))),
+            _ => (None, Some(Box::new(self.type_ref(*first)))),
         };
         let n = self.text(*name).to_string();
         let call = Call {
