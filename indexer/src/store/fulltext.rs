@@ -66,23 +66,17 @@ impl FullText {
         std::fs::create_dir_all(dir)?;
         let (schema, fields) = schema();
         let mmap = MmapDirectory::open(dir).map_err(|e| StoreError::Tantivy(e.into()))?;
-        let index = Index::open_or_create(mmap, schema)?;
-        analyzer::register(&index);
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()?;
-        Ok(FullText {
-            index,
-            fields,
-            reader,
-        })
+        FullText::with_index(Index::open_or_create(mmap, schema)?, fields)
     }
 
     /// An in-memory index with the same schema (the watch overlay); commits cost no fsync.
     pub fn open_ram() -> Result<FullText, StoreError> {
         let (schema, fields) = schema();
-        let index = Index::create_in_ram(schema);
+        FullText::with_index(Index::create_in_ram(schema), fields)
+    }
+
+    /// Registers the code analyzer and opens a manually reloaded reader.
+    fn with_index(index: Index, fields: Fields) -> Result<FullText, StoreError> {
         analyzer::register(&index);
         let reader = index
             .reader_builder()
