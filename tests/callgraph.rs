@@ -98,11 +98,17 @@ fn shop_fixture_edges_of_every_kind() {
         "rpc InventoryClient.java:16 order.client.InventoryClient.release -> inventory.controller.InventoryController.release",
         "rpc PaymentClient.java:13 order.client.PaymentClient.pay -> payment.controller.PaymentController.pay",
         "rpc OrderServiceImpl.java:64 order.service.impl.OrderServiceImpl.createOrder -> coupon.service.CouponServiceImpl.useCoupon",
+        // An API interface shared by the controller (implements) and the client (extends).
+        "route CouponController.java:16 route:GET /api/coupons/{couponId}/discount -> coupon.controller.CouponController.discountOf",
+        "rpc CouponQueryApi.java:9 common.api.CouponQueryApi.discountOf -> coupon.controller.CouponController.discountOf",
+        "call CouponPreview.java:17 order.service.CouponPreview.preview -> common.api.CouponQueryApi.discountOf",
         // RabbitMQ delayed cancel: delay exchange → delay queue (no consumer) → dead letter →
         // cancel queue → listener; Kafka; RocketMQ with a tag; Spring events (both styles).
         "event OrderServiceImpl.java:70 order.service.impl.OrderServiceImpl.createOrder -> order.mq.OrderCancelListener.onCancel",
         "event InventoryServiceImpl.java:33 inventory.service.impl.InventoryServiceImpl.deductStock -> notify.listener.LowStockListener.onLowStock",
         "event PaymentService.java:38 payment.service.PaymentService.handleCallback -> notify.listener.PaymentResultListener.onMessage",
+        // A listener whose topic is a `${..}` placeholder, resolved from its module's config.
+        "event InventoryServiceImpl.java:41 inventory.service.impl.InventoryServiceImpl.releaseStock -> notify.listener.LowStockListener.onAudit",
         "event OrderServiceImpl.java:86 order.service.impl.OrderServiceImpl.pay -> order.listener.OrderPaidListener.onOrderPaid",
         "event OrderServiceImpl.java:86 order.service.impl.OrderServiceImpl.pay -> notify.listener.OrderPaidSmsListener.onApplicationEvent",
         "event OrderTimeoutJob.java:15 schedule:cron=0 */5 * * * ? -> order.job.OrderTimeoutJob.closeExpiredOrders",
@@ -129,6 +135,12 @@ fn shop_fixture_edges_of_every_kind() {
     for want in expect {
         assert_has(&all, want);
     }
+    // A Feign client field has no implementation in the repository: no bean dispatch.
+    assert!(
+        !all.iter()
+            .any(|e| e.starts_with("call CouponPreview.java:17") && e.contains("CouponController")),
+        "{all:#?}"
+    );
     // The config edge points at the key's line in the module's own application.yml.
     let config = edges(&idx, "config");
     let timeout = config

@@ -265,58 +265,79 @@ pub fn run(
         .collect();
     let text_changed = !gone.is_empty() || new_ids.iter().any(|id| !old_ids.contains(*id));
 
-    if text_changed {
-        let w = match writer.as_mut() {
-            Some(w) => w,
-            None => writer.insert(text.writer(threads)?),
-        };
-        for u in &updates {
-            let symbols = u.analysis.symbols.as_slice();
-            for (c, id) in u.analysis.chunks.iter().zip(&u.chunk_ids) {
-                if old_ids.contains(id) {
-                    continue;
-                }
-                let names = symbol_names(c, symbols.iter());
-                w.add(&ChunkDoc {
-                    id,
-                    path: u.row.path.as_str(),
-                    symbols: &names,
-                    header: &c.header,
-                    body: &c.text,
-                    provenance: u.row.provenance.as_str(),
-                })?;
-            }
-        }
-        crash_point("after-text-add");
-        w.commit("pending")?;
-        tracing::debug!(
-            ms = started.elapsed().as_millis() as u64,
-            "full text committed"
-        );
-        crash_point("after-pending-commit");
-    }
-
-    // The call graph, re-resolved over all files whenever one changed.
-    let mut graph_stats = None;
-    let graph_changes = if crate::graph::enabled()
+    // The call graph, re-resolved over all files whenever one changed. It is computed on
+    // another thread while the full-text index takes the new chunks (its commit waits on I/O).
+    let graph_input = if crate::graph::enabled()
         && (!updates.is_empty() || !removed.is_empty() || !catalog.graph_ready()?)
     {
-        let stored = graph::load(&catalog, &updates, &removed)?;
-        let stage = || graph::changes(stored, &updates, &removed);
-        let (changes, stats) = match &pool {
-            Some(pool) => pool.install(stage),
-            None => stage(),
-        };
-        graph_stats = Some(stats);
-        Some(changes)
+        Some(graph::load(&catalog, &updates, &removed)?)
     } else {
         None
     };
+    let (text_result, graph_out) = std::thread::scope(|scope| {
+        let job = graph_input.map(|stored| {
+            let (updates, removed, pool) = (&updates, &removed, &pool);
+            scope.spawn(move || {
+                let stage = || graph::changes(stored, updates, removed);
+                match pool {
+                    Some(pool) => pool.install(stage),
+                    None => stage(),
+                }
+            })
+        });
+        let text_result = (|| -> Result<(), IndexError> {
+            if text_changed {
+                let w = match writer.as_mut() {
+                    Some(w) => w,
+                    None => writer.insert(text.writer(threads)?),
+                };
+                for u in &updates {
+                    let symbols = u.analysis.symbols.as_slice();
+                    for (c, id) in u.analysis.chunks.iter().zip(&u.chunk_ids) {
+                        if old_ids.contains(id) {
+                            continue;
+                        }
+                        let names = symbol_names(c, symbols.iter());
+                        w.add(&ChunkDoc {
+                            id,
+                            path: u.row.path.as_str(),
+                            symbols: &names,
+                            header: &c.header,
+                            body: &c.text,
+                            provenance: u.row.provenance.as_str(),
+                        })?;
+                    }
+                }
+                crash_point("after-text-add");
+                w.commit("pending")?;
+                tracing::debug!(
+                    ms = started.elapsed().as_millis() as u64,
+                    "full text committed"
+                );
+                crash_point("after-pending-commit");
+            }
+            Ok(())
+        })();
+        (text_result, job.map(|h| h.join()))
+    });
+    text_result?;
+    let (graph_changes, graph_stats) = match graph_out {
+        None if !crate::graph::enabled() && (!updates.is_empty() || !removed.is_empty()) => (
+            Some(crate::store::catalog::GraphChanges {
+                stale: true,
+                ..Default::default()
+            }),
+            None,
+        ),
+        Some(Ok((changes, stats))) => (Some(changes), Some(stats)),
+        // A bug in resolution must not cost the run: the stored graph stays as it was.
+        Some(Err(_)) => {
+            tracing::error!("call graph resolution panicked; edges left as they were");
+            (None, None)
+        }
+        None => (None, None),
+    };
 
-    tracing::debug!(
-        ms = started.elapsed().as_millis() as u64,
-        "call graph resolved"
-    );
     let (commit, dirty) = git::head(root);
     let skipped_rows = skipped
         .iter()

@@ -130,8 +130,9 @@ pub fn collect(r: &mut FileResolver<'_>) -> FileFw {
 /// Matches what all files collected into framework edges.
 pub fn link(t: &TypeTable, files: &[(&RepoPath, &FileFacts)], fw: &[FileFw]) -> Vec<Edge> {
     let mut out = Vec::new();
-    spring::link(t, files, fw, &mut out);
-    messaging::link(t, files, fw, &mut out);
+    let cfg = spring::ConfigIndex::new(files);
+    spring::link(t, files, fw, &cfg, &mut out);
+    messaging::link(t, files, fw, &cfg, &mut out);
     mybatis::link(files, fw, &mut out);
     out
 }

@@ -567,16 +567,36 @@ fn string_typed(r: &mut FileResolver<'_>, i: usize, k: usize) -> bool {
     }
 }
 
-/// Sends matched to listeners.
+/// Sends matched to listeners (`${..}` placeholders in names expanded from the configuration).
 pub(super) fn link(
     t: &TypeTable,
     files: &[(&RepoPath, &FileFacts)],
     fw: &[FileFw],
+    cfg: &super::spring::ConfigIndex<'_>,
     out: &mut Vec<Edge>,
 ) {
     let all = || fw.iter();
     // Messages and events.
-    let listeners: Vec<&Listener> = all().flat_map(|f| &f.listeners).collect();
+    let expanded: Vec<Listener> = all()
+        .flat_map(|f| &f.listeners)
+        .map(|l| {
+            let x = |s: &String| cfg.expand(files, s, l.method.file);
+            let key = match &l.key {
+                ListenKey::RabbitQueue(q) => ListenKey::RabbitQueue(x(q)),
+                ListenKey::RabbitBinding(q, e, ks) => {
+                    ListenKey::RabbitBinding(x(q), x(e), ks.iter().map(x).collect())
+                }
+                ListenKey::Kafka(t) => ListenKey::Kafka(x(t)),
+                ListenKey::Rocket(t, tags) => ListenKey::Rocket(x(t), tags.clone()),
+                ListenKey::Event(e) => ListenKey::Event(*e),
+            };
+            Listener {
+                method: l.method.clone(),
+                key,
+            }
+        })
+        .collect();
+    let listeners: Vec<&Listener> = expanded.iter().collect();
     let queues: Vec<&RabbitQueue> = all().flat_map(|f| &f.queues).collect();
     let exchanges: Vec<&RabbitExchange> = all().flat_map(|f| &f.exchanges).collect();
     let bindings: Vec<&RabbitBinding> = all().flat_map(|f| &f.bindings).collect();
@@ -587,7 +607,20 @@ pub(super) fn link(
     };
     for s in all().flat_map(|f| &f.sends) {
         let mut targets: Vec<(&Listener, String)> = Vec::new();
-        match &s.key {
+        let x = |v: &String| cfg.expand(files, v, s.from.file);
+        let key = match &s.key {
+            SendKey::Rabbit { exchange, key } => SendKey::Rabbit {
+                exchange: x(exchange),
+                key: x(key),
+            },
+            SendKey::Kafka(t) => SendKey::Kafka(x(t)),
+            SendKey::Rocket { topic, tag } => SendKey::Rocket {
+                topic: x(topic),
+                tag: tag.clone(),
+            },
+            SendKey::Event(e) => SendKey::Event(*e),
+        };
+        match &key {
             SendKey::Rabbit { exchange, key } => {
                 for (q, route) in rabbit.deliver(exchange, key, &listeners) {
                     for l in &listeners {

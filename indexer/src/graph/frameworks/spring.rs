@@ -174,6 +174,7 @@ pub(super) fn collect_type(cx: &TypeCx<'_>, fw: &mut FileFw) {
                 }
             }
         }
+        inherited_mappings(cx, feign.is_some(), &prefixes, &feign_path, &service, fw);
     }
     for (mi, m) in d.methods.iter().enumerate() {
         if let Some(a) = ann(&m.annotations, "Scheduled") {
@@ -243,6 +244,83 @@ pub(super) fn collect_type(cx: &TypeCx<'_>, fw: &mut FileFw) {
     }
 }
 
+/// Mappings declared on a shared API interface the controller implements or the Feign client
+/// extends (`InventoryController implements InventoryApi`, `InventoryClient extends
+/// InventoryApi`): the controller's overriding method is the handler; the client's calls go to
+/// the interface's method.
+fn inherited_mappings(
+    cx: &TypeCx<'_>,
+    is_feign: bool,
+    own_prefixes: &[String],
+    feign_path: &[String],
+    service: &str,
+    fw: &mut FileFw,
+) {
+    let (t, files, d) = (cx.t, cx.files, cx.d);
+    let Some(me) = cx.sc.lex else { return };
+    for a in t.ancestry_of(me).iter().skip(1) {
+        let Ty::Class(aid, _) = a else { continue };
+        let Origin::Project { file: afi, .. } = t.types[*aid as usize].origin else {
+            continue;
+        };
+        let Some(ad) = decl_of(t, files, *aid) else {
+            continue;
+        };
+        let asc = Scope {
+            file: afi,
+            lex: Some(*aid),
+            method_tparams: &[],
+        };
+        let mut prefixes = ann(&ad.annotations, "RequestMapping")
+            .map(|x| ann_attr(t, files, x, &["value", "path"], &asc))
+            .unwrap_or_default();
+        if own_prefixes.iter().any(|p| !p.is_empty()) || prefixes.is_empty() {
+            prefixes = own_prefixes.to_vec();
+        }
+        for am in &ad.methods {
+            let maps = mappings(t, files, &am.annotations, &asc);
+            if maps.is_empty() {
+                continue;
+            }
+            for (verb, path, line) in maps {
+                for prefix in &prefixes {
+                    if is_feign {
+                        let full = match feign_path.first() {
+                            Some(fp) => join_path(&join_path(fp, prefix), &path),
+                            None => join_path(prefix, &path),
+                        };
+                        fw.feign.push(Feign {
+                            method: At {
+                                id: am.id.clone(),
+                                name: format!("{}.{}", ad.qname, am.name),
+                                file: afi,
+                                line: am.line,
+                            },
+                            service: service.to_string(),
+                            verb: verb.clone(),
+                            path: full,
+                            line,
+                        });
+                    } else if let Some(mi) = d.methods.iter().position(|m| {
+                        m.name == am.name
+                            && m.params.len() == am.params.len()
+                            && mappings(t, files, &m.annotations, &cx.sc).is_empty()
+                    }) {
+                        let handler = cx.at(mi);
+                        let line = handler.line;
+                        fw.routes.push(Route {
+                            handler,
+                            verb: verb.clone(),
+                            path: join_path(prefix, &path),
+                            line,
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// `Environment.getProperty("key")` lookups and calls through injected fields.
 pub(super) fn collect_call(r: &mut FileResolver<'_>, i: usize, fw: &mut FileFw) {
     let name = r.j.calls[i].name.as_str();
@@ -276,22 +354,27 @@ fn collect_dispatch(r: &mut FileResolver<'_>, i: usize, fw: &mut FileFw) {
         Some(Expr::Field(q, f)) if **q == Expr::This => f.clone(),
         _ => return,
     };
-    let Target::Method { ty, .. } = r.call(i as u32).target else {
+    let Target::Method { .. } = r.call(i as u32).target else {
         return;
     };
-    let iface = &r.table.types[ty as usize];
-    if !(iface.is_interface() || iface.is_abstract)
-        || !matches!(iface.origin, Origin::Project { .. })
-    {
-        return;
-    }
     // The field's declaration: in the enclosing types (lexically), with its annotations.
     let sc = r.scope_of(call);
     let mut lex = sc.lex;
     while let Some(t) = lex {
         let info = &r.table.types[t as usize];
         if let Some(f) = info.field(&field) {
-            if f.is_static {
+            // Implementations are looked for under the field's declared type: an interface or
+            // abstract class of the repository that is not a Feign client (a proxy).
+            let Ty::Class(iface, _) = f.ty else {
+                return;
+            };
+            let info_iface = &r.table.types[iface as usize];
+            if f.is_static
+                || !(info_iface.is_interface() || info_iface.is_abstract)
+                || !matches!(info_iface.origin, Origin::Project { .. })
+                || decl_of(r.table, r.files, iface)
+                    .is_some_and(|d| has_any(&d.annotations, &["FeignClient"]))
+            {
                 return;
             }
             let Origin::Project { file, decl } = info.origin else {
@@ -317,7 +400,7 @@ fn collect_dispatch(r: &mut FileResolver<'_>, i: usize, fw: &mut FileFw) {
             let Some(from) = caller_at(r, i) else { return };
             fw.dispatch.push(Dispatch {
                 from,
-                iface: ty,
+                iface,
                 method: call.name.clone(),
                 arity: call.args.len(),
                 dubbo,
@@ -328,22 +411,22 @@ fn collect_dispatch(r: &mut FileResolver<'_>, i: usize, fw: &mut FileFw) {
     }
 }
 
-struct ConfigIndex<'f> {
-    /// canonical key → (file index, line, key as written).
-    keys: HashMap<String, Vec<(u32, u32, &'f str)>>,
+pub(super) struct ConfigIndex<'f> {
+    /// canonical key → (file index, line, key as written, value).
+    keys: HashMap<String, Vec<(u32, u32, &'f str, &'f str)>>,
     /// module → `spring.application.name`.
     app_names: HashMap<&'f str, &'f str>,
 }
 
 impl<'f> ConfigIndex<'f> {
-    fn new(files: &'f [(&RepoPath, &FileFacts)]) -> ConfigIndex<'f> {
-        let mut keys: HashMap<String, Vec<(u32, u32, &str)>> = HashMap::new();
+    pub(super) fn new(files: &'f [(&RepoPath, &FileFacts)]) -> ConfigIndex<'f> {
+        let mut keys: HashMap<String, Vec<(u32, u32, &str, &str)>> = HashMap::new();
         let mut app_names = HashMap::new();
         for (fi, (p, f)) in files.iter().enumerate() {
             for k in &f.config {
                 keys.entry(config::canonical_key(&k.key))
                     .or_default()
-                    .push((fi as u32, k.line, k.key.as_str()));
+                    .push((fi as u32, k.line, k.key.as_str(), k.value.as_str()));
                 if k.key == "spring.application.name" && !k.value.is_empty() {
                     app_names.insert(module_of(p.as_str()), k.value.as_str());
                 }
@@ -359,10 +442,55 @@ impl<'f> ConfigIndex<'f> {
         key: &str,
         from_file: u32,
     ) -> Option<(u32, u32, &'f str)> {
+        self.find_def(files, key, from_file)
+            .map(|(f, l, k, _)| (f, l, k))
+    }
+
+    /// `${key:default}` placeholders in `s` replaced by the values defined nearest to
+    /// `from_file` (or the defaults); unknown keys stay as written.
+    pub(super) fn expand(
+        &self,
+        files: &[(&RepoPath, &FileFacts)],
+        s: &str,
+        from_file: u32,
+    ) -> String {
+        if !s.contains("${") {
+            return s.to_string();
+        }
+        let mut out = String::new();
+        let mut rest = s;
+        while let Some(i) = rest.find("${") {
+            out.push_str(&rest[..i]);
+            let Some(end) = rest[i..].find('}') else {
+                out.push_str(&rest[i..]);
+                return out;
+            };
+            let inner = &rest[i + 2..i + end];
+            let (key, default) = match inner.split_once(':') {
+                Some((k, d)) => (k, Some(d)),
+                None => (inner, None),
+            };
+            match (self.find_def(files, key, from_file), default) {
+                (Some((_, _, _, v)), _) => out.push_str(v),
+                (None, Some(d)) => out.push_str(d),
+                (None, None) => out.push_str(&rest[i..i + end + 1]),
+            }
+            rest = &rest[i + end + 1..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    fn find_def(
+        &self,
+        files: &[(&RepoPath, &FileFacts)],
+        key: &str,
+        from_file: u32,
+    ) -> Option<(u32, u32, &'f str, &'f str)> {
         let defs = self.keys.get(&config::canonical_key(key))?;
         let from = files[from_file as usize].0.as_str();
         defs.iter()
-            .max_by_key(|(f, l, _)| {
+            .max_by_key(|(f, l, _, _)| {
                 let p = files[*f as usize].0.as_str();
                 let common = p
                     .bytes()
@@ -382,9 +510,9 @@ pub(super) fn link(
     t: &TypeTable,
     files: &[(&RepoPath, &FileFacts)],
     fw: &[FileFw],
+    cfg: &ConfigIndex<'_>,
     out: &mut Vec<Edge>,
 ) {
-    let cfg = ConfigIndex::new(files);
     let all = || fw.iter();
     // Routes.
     for r in all().flat_map(|f| &f.routes) {

@@ -227,6 +227,26 @@ impl Frame {
     }
 }
 
+/// Hashes tree-sitter node ids (addresses): already unique, one multiply spreads them.
+#[derive(Default, Clone, Copy)]
+struct NodeIdHasher(u64);
+
+impl std::hash::Hasher for NodeIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.0 = (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type NodeIds = std::hash::BuildHasherDefault<NodeIdHasher>;
+
 /// Extracts the graph facts of a parsed file. `symbols` are the file's symbols, used for ids.
 pub(crate) fn extract(
     root: Node<'_>,
@@ -254,10 +274,10 @@ pub(crate) fn extract(
         },
         frames: Vec::new(),
         scope: Vec::new(),
-        slots: HashMap::new(),
+        slots: HashMap::default(),
         anon_counter: Vec::new(),
         pending: Vec::new(),
-        lambdas: HashMap::new(),
+        lambdas: HashMap::default(),
     };
     let mut cursor = root.walk();
     let mut depth = 0usize;
@@ -317,16 +337,16 @@ pub(super) struct Walker<'s, 'y> {
     facts: JavaFacts,
     frames: Vec<Frame>,
     /// Locals in scope, innermost last: (name, index into `facts.locals`).
-    scope: Vec<(String, u32)>,
+    scope: Vec<(std::borrow::Cow<'s, str>, u32)>,
     /// Call indices handed out to expressions before the walk reached the call.
-    slots: HashMap<usize, u32>,
+    slots: HashMap<usize, u32, NodeIds>,
     /// Anonymous classes numbered so far per type (javac's `Outer$N`).
     anon_counter: Vec<u32>,
     /// Frames to push when the walk reaches the node with this id (anonymous class bodies).
     pending: Vec<(usize, Frame)>,
     /// Lambdas met as an argument or an initializer, by node id: where their parameters' types
     /// come from (`param` is filled per parameter).
-    lambdas: HashMap<usize, LambdaParam>,
+    lambdas: HashMap<usize, LambdaParam, NodeIds>,
 }
 
 impl<'s> Walker<'s, '_> {
@@ -403,11 +423,10 @@ impl<'s> Walker<'s, '_> {
 
     /// Declares a local visible until the walk leaves the node at `depth` (a scope frame for it
     /// must exist or be pushed by the caller).
-    fn declare(&mut self, name: &str, mut local: Local) -> u32 {
+    fn declare(&mut self, name: impl Into<std::borrow::Cow<'s, str>>, local: Local) -> u32 {
         let idx = self.facts.locals.len() as u32;
-        local.name = name.to_string();
         self.facts.locals.push(local);
-        self.scope.push((name.to_string(), idx));
+        self.scope.push((name.into(), idx));
         idx
     }
 
@@ -415,7 +434,7 @@ impl<'s> Walker<'s, '_> {
         self.scope
             .iter()
             .rev()
-            .find(|(n, _)| n == name)
+            .find(|(n, _)| n.as_ref() == name)
             .map(|(_, i)| *i)
     }
 
@@ -553,12 +572,12 @@ impl<'s> Walker<'s, '_> {
     }
 
     /// Declares a local scoped to the parent of the node at `depth`.
-    fn declare_in_parent(&mut self, name: &str, l: Local, depth: usize) {
+    fn declare_in_parent(&mut self, name: &'s str, l: Local, depth: usize) {
         self.declare_at(name, l, depth.saturating_sub(1));
     }
 
     /// Declares a local scoped to the node at `scope_depth` (an ancestor of the current node).
-    fn declare_at(&mut self, name: &str, l: Local, scope_depth: usize) {
+    fn declare_at(&mut self, name: &'s str, l: Local, scope_depth: usize) {
         // Scope frames are ordered by depth; insert one for `scope_depth` unless one exists.
         let exists = self
             .frames
@@ -589,7 +608,7 @@ impl<'s> Walker<'s, '_> {
     }
 
     /// Declares a pattern variable, visible to the end of the innermost scope.
-    fn declare_in_block(&mut self, name: &str, l: Local) {
+    fn declare_in_block(&mut self, name: &'s str, l: Local) {
         self.declare(name, l);
     }
 
@@ -682,27 +701,6 @@ impl<'s> Walker<'s, '_> {
                     }
                 }
                 _ => {}
-            }
-        }
-    }
-
-    /// Notes the lambdas among a call's arguments (their parameters are typed from the call).
-    fn note_lambda_args(&mut self, list: Node<'_>, call: u32) {
-        let mut c = list.walk();
-        for (i, a) in list
-            .named_children(&mut c)
-            .filter(|n| !n.is_extra())
-            .enumerate()
-        {
-            if kind(a) == N::Lambda {
-                self.lambdas.insert(
-                    a.id(),
-                    LambdaParam::Arg {
-                        call,
-                        arg: i as u8,
-                        param: 0,
-                    },
-                );
             }
         }
     }

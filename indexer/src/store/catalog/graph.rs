@@ -65,6 +65,9 @@ pub struct GraphChanges {
     pub edges: Vec<(String, String, Vec<Edge>)>,
     /// Files that no longer hold any use site.
     pub edges_removed: Vec<String>,
+    /// The run changed files without maintaining the graph (`CODEMAP_SKIP_GRAPH`): the stored
+    /// graph is stale, and the next run that maintains it rebuilds the index.
+    pub stale: bool,
 }
 
 impl Catalog {
@@ -233,6 +236,13 @@ fn remove_file(tx: &Transaction<'_>, id: i64) -> Result<(), StoreError> {
 
 /// Applies a run's graph changes inside its transaction.
 pub(super) fn apply(tx: &Transaction<'_>, g: &GraphChanges) -> Result<(), StoreError> {
+    if g.stale {
+        tx.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES('graph', 'off')",
+            [],
+        )?;
+        return Ok(());
+    }
     {
         let mut put =
             tx.prepare_cached("INSERT OR REPLACE INTO facts(file, data) VALUES(?1, ?2)")?;

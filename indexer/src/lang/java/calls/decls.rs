@@ -216,7 +216,7 @@ impl Walker<'_, '_> {
         if k == N::CompactConstructor {
             // The record's components are the parameters.
             for (n, tr) in components {
-                params.push(self.declare(&n, local(Some(tr), None, false)));
+                params.push(self.declare(n, local(Some(tr), None, false)));
             }
         } else if let Some(ps) = self.field(node, self.ids.parameters) {
             for p in ps.named_children(&mut ps.walk()) {
@@ -256,6 +256,8 @@ impl Walker<'_, '_> {
                 let n = name.map(|n| self.text(n)).unwrap_or("_");
                 let mut l = local(Some(tr), None, false);
                 l.annotations = annotations;
+                // Parameters keep their names (a `@Bean` method's are bean names).
+                l.name = n.to_string();
                 params.push(self.declare(n, l));
             }
         }

@@ -89,16 +89,27 @@ impl Walker<'_, '_> {
                 }
             }
             "field_access" => {
-                let obj = self.field(n, self.ids.object);
-                let f = self.field(n, self.ids.field);
+                let (mut obj, mut f, mut has_super) = (None, None, false);
+                let mut c = n.walk();
+                if c.goto_first_child() {
+                    loop {
+                        let k = c.node();
+                        match c.field_id().map(|x| x.get()) {
+                            Some(x) if x == self.ids.object => obj = Some(k),
+                            Some(x) if x == self.ids.field => f = Some(k),
+                            _ if obj.is_some() && k.kind() == "super" => has_super = true,
+                            _ => {}
+                        }
+                        if !c.goto_next_sibling() {
+                            break;
+                        }
+                    }
+                }
                 match (obj, f) {
                     (Some(o), Some(f)) if f.kind() == "this" => {
                         Expr::QualThis(erase_name(self.text(o)))
                     }
                     (Some(o), Some(f)) => {
-                        let has_super = n
-                            .children(&mut n.walk())
-                            .any(|c| c.kind() == "super" && c != o);
                         let o = self.expr(o, d);
                         let o = if has_super {
                             Expr::Field(Box::new(o), "super".into())

@@ -37,15 +37,28 @@ impl Walker<'_, '_> {
         let Some((caller, ctx, is_static_ctx)) = self.context() else {
             return;
         };
-        let Some(name) = self.field(node, self.ids.name) else {
+        // One pass over the children: object, name, arguments, and a `super` after the object
+        // (`A.super.m()`).
+        let (mut object, mut name, mut arg_list, mut qualified_super) = (None, None, None, false);
+        let mut c = node.walk();
+        if c.goto_first_child() {
+            loop {
+                let n = c.node();
+                match c.field_id().map(|f| f.get()) {
+                    Some(f) if f == self.ids.object => object = Some(n),
+                    Some(f) if f == self.ids.name => name = Some(n),
+                    Some(f) if f == self.ids.arguments => arg_list = Some(n),
+                    _ if object.is_some() && n.kind() == "super" => qualified_super = true,
+                    _ => {}
+                }
+                if !c.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+        let Some(name) = name else {
             return;
         };
-        let object = self.field(node, self.ids.object);
-        // `A.super.m()`: a `super` child after the object.
-        let qualified_super = object.is_some()
-            && node
-                .children(&mut node.walk())
-                .any(|c| c.kind() == "super" && Some(c) != object);
         let recv = object.map(|o| {
             if qualified_super {
                 Expr::Field(Box::new(self.expr(o, 0)), "super".into())
@@ -53,12 +66,13 @@ impl Walker<'_, '_> {
                 self.expr(o, 0)
             }
         });
-        let arg_list = self.field(node, self.ids.arguments);
-        let args = arg_list.map(|a| self.args(a)).unwrap_or_default();
-        if let Some(list) = arg_list {
-            let slot = self.slot(node);
-            self.note_lambda_args(list, slot);
-        }
+        let args = match arg_list {
+            Some(list) => {
+                let slot = self.slot(node);
+                self.call_args(list, slot)
+            }
+            None => Vec::new(),
+        };
         let call = Call {
             kind: CallKind::Method,
             name: self.text(name).to_string(),
@@ -93,11 +107,13 @@ impl Walker<'_, '_> {
             .filter(|k| new_tok.is_some_and(|n| k.end_byte() <= n.start_byte()))
             .map(|k| self.expr(*k, 0));
         let arg_list = self.field(node, self.ids.arguments);
-        let args = arg_list.map(|a| self.args(a)).unwrap_or_default();
-        if let Some(list) = arg_list {
-            let slot = self.slot(node);
-            self.note_lambda_args(list, slot);
-        }
+        let args = match arg_list {
+            Some(list) => {
+                let slot = self.slot(node);
+                self.call_args(list, slot)
+            }
+            None => Vec::new(),
+        };
         let body = kids.last().filter(|k| kind(**k) == N::ClassBody).copied();
         let anon = body.map(|_| {
             let sym_line = Self::line(tn);
@@ -153,11 +169,13 @@ impl Walker<'_, '_> {
         let is_super = tok.kind() == "super";
         let recv = self.field(node, self.ids.object).map(|o| self.expr(o, 0));
         let arg_list = self.field(node, self.ids.arguments);
-        let args = arg_list.map(|a| self.args(a)).unwrap_or_default();
-        if let Some(list) = arg_list {
-            let slot = self.slot(node);
-            self.note_lambda_args(list, slot);
-        }
+        let args = match arg_list {
+            Some(list) => {
+                let slot = self.slot(node);
+                self.call_args(list, slot)
+            }
+            None => Vec::new(),
+        };
         let call = Call {
             kind: if is_super {
                 CallKind::SuperCtor
@@ -228,5 +246,30 @@ impl Walker<'_, '_> {
             .filter(|n| !n.is_extra())
             .collect();
         kids.into_iter().map(|a| self.expr(a, 0)).collect()
+    }
+
+    /// A call's arguments; lambdas among them are noted (their parameters are typed from call
+    /// `call`).
+    pub(super) fn call_args(&mut self, list: Node<'_>, call: u32) -> Vec<Expr> {
+        let mut c = list.walk();
+        let kids: Vec<Node<'_>> = list
+            .named_children(&mut c)
+            .filter(|n| !n.is_extra())
+            .collect();
+        let mut out = Vec::with_capacity(kids.len());
+        for (i, a) in kids.into_iter().enumerate() {
+            if kind(a) == N::Lambda {
+                self.lambdas.insert(
+                    a.id(),
+                    LambdaParam::Arg {
+                        call,
+                        arg: i as u8,
+                        param: 0,
+                    },
+                );
+            }
+            out.push(self.expr(a, 0));
+        }
+        out
     }
 }
