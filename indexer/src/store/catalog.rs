@@ -110,6 +110,8 @@ pub struct Catalog {
     conn: Connection,
     /// The last file content decompressed, since chunks are usually read file by file.
     content_cache: std::cell::RefCell<Option<(String, std::rc::Rc<Vec<u8>>)>>,
+    /// Decoded edges of use-site files, by file id, with the hash they were decoded at.
+    edge_cache: graph::EdgeCache,
 }
 
 /// Compresses a file's bytes for the `contents` table (fast level: this runs on every changed file).
@@ -154,6 +156,7 @@ impl Catalog {
         Ok(Catalog {
             conn,
             content_cache: Default::default(),
+            edge_cache: Default::default(),
         })
     }
 
@@ -172,6 +175,7 @@ impl Catalog {
         Ok(Catalog {
             conn,
             content_cache: Default::default(),
+            edge_cache: Default::default(),
         })
     }
 

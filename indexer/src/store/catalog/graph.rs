@@ -8,7 +8,18 @@ use crate::graph::Edge;
 use crate::model::RepoPath;
 use crate::store::StoreError;
 use rusqlite::{OptionalExtension, Transaction, params};
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Decoded edges of use-site files, keyed by file id and checked against the row's hash on
+/// every read, so a cached entry can never outlive a rewrite (by this or another process).
+/// Decoding dominates graph reads, and the files around a question repeat within and across
+/// questions of one process. Bounded by clearing when full.
+#[derive(Default)]
+pub(super) struct EdgeCache(RefCell<HashMap<i64, (String, Rc<Vec<Edge>>)>>);
+
+const EDGE_CACHE_FILES: usize = 4096;
 
 pub(super) const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS facts(file TEXT PRIMARY KEY, data BLOB NOT NULL);
@@ -43,15 +54,19 @@ fn encode_edges(edges: &[Edge]) -> Vec<u8> {
     lz4_flex::compress_prepend_size(&bincode::serialize(edges).unwrap_or_default())
 }
 
+/// Edges as stored: display names are filled in only for the edges a read returns
+/// ([`Edge::normalize_names`]), since lookups keep a few edges of each file they decode.
 fn decode_edges(data: &[u8]) -> Vec<Edge> {
     let Ok(raw) = lz4_flex::decompress_size_prepended(data) else {
         return Vec::new();
     };
-    let mut edges: Vec<Edge> = bincode::deserialize(&raw).unwrap_or_default();
-    for e in &mut edges {
-        e.normalize_names();
-    }
-    edges
+    bincode::deserialize(&raw).unwrap_or_default()
+}
+
+fn named(e: &Edge) -> Edge {
+    let mut e = e.clone();
+    e.normalize_names();
+    e
 }
 
 /// What one run changes in the graph tables.
@@ -107,12 +122,32 @@ impl Catalog {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    fn file_edges(&self, file_id: i64) -> Result<Vec<Edge>, StoreError> {
+    fn file_edges(&self, file_id: i64) -> Result<Rc<Vec<Edge>>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT hash FROM edge_files WHERE id = ?1")?;
+        let Some(hash) = st
+            .query_row([file_id], |r| r.get::<_, String>(0))
+            .optional()?
+        else {
+            return Ok(Rc::default());
+        };
+        if let Some((h, edges)) = self.edge_cache.0.borrow().get(&file_id)
+            && *h == hash
+        {
+            return Ok(edges.clone());
+        }
         let mut st = self
             .conn
             .prepare_cached("SELECT data FROM edge_files WHERE id = ?1")?;
         let data: Option<Vec<u8>> = st.query_row([file_id], |r| r.get(0)).optional()?;
-        Ok(data.map(|d| decode_edges(&d)).unwrap_or_default())
+        let edges = Rc::new(data.map(|d| decode_edges(&d)).unwrap_or_default());
+        let mut cache = self.edge_cache.0.borrow_mut();
+        if cache.len() >= EDGE_CACHE_FILES {
+            cache.clear();
+        }
+        cache.insert(file_id, (hash, edges.clone()));
+        Ok(edges)
     }
 
     /// Edges of the files listed for `key` in `table`, kept when `keep` says so.
@@ -136,7 +171,7 @@ impl Catalog {
             .collect::<Result<_, _>>()?;
         let mut out = Vec::new();
         for f in files {
-            out.extend(self.file_edges(f)?.into_iter().filter(|e| keep(e)));
+            out.extend(self.file_edges(f)?.iter().filter(|e| keep(e)).map(named));
         }
         Ok(out)
     }
@@ -155,7 +190,7 @@ impl Catalog {
 
     /// Edges whose use site is in file `path`.
     pub fn edges_in_file(&self, path: &str) -> Result<Vec<Edge>, StoreError> {
-        self.file_edges(node_id(path))
+        Ok(self.file_edges(node_id(path))?.iter().map(named).collect())
     }
 
     /// Unresolved call sites naming `name` (the callee is not known, only its name).
@@ -176,7 +211,8 @@ impl Catalog {
         let mut rows = st.query([])?;
         while let Some(r) = rows.next()? {
             let data: Vec<u8> = r.get(0)?;
-            for e in decode_edges(&data) {
+            for mut e in decode_edges(&data) {
+                e.normalize_names();
                 f(e)?;
             }
         }
