@@ -17,7 +17,10 @@ use std::rc::Rc;
 /// Decoding dominates graph reads, and the files around a question repeat within and across
 /// questions of one process. Bounded by clearing when full.
 #[derive(Default)]
-pub(super) struct EdgeCache(RefCell<HashMap<i64, (String, Rc<Vec<Edge>>)>>);
+pub(super) struct EdgeCache(RefCell<HashMap<i64, HashedEdges>>);
+
+/// A file's decoded edges and the `edge_files.hash` they were decoded at.
+type HashedEdges = (String, Rc<Vec<Edge>>);
 
 const EDGE_CACHE_FILES: usize = 4096;
 
