@@ -11,6 +11,9 @@ fn main() -> ExitCode {
     // Two TLS backends end up in rustls; pick one before any client exists (deps.md, gotcha 1).
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let args = cli::Cli::parse();
+    if !matches!(args.command, cli::Command::Watch(..)) {
+        die_quietly_on_closed_pipe();
+    }
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("CODEMAP_LOG")
@@ -25,5 +28,16 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// `codemap search x | head` should end quietly when `head` closes the pipe, as Unix tools do,
+/// instead of panicking in `print!`. Not for `watch`: a server must survive a client that hangs
+/// up mid-reply (it gets an error from `write` instead).
+fn die_quietly_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called once at start-up, before any thread exists; SIG_DFL is a valid handler.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -212,3 +212,44 @@ fn a_file_rewritten_during_the_run_is_indexed_consistently_and_caught_up_next_ru
         "{marker}: {hits:?}"
     );
 }
+
+/// `codemap export symbols | head -1`: the reader hangs up early; codemap ends quietly (killed
+/// by SIGPIPE, as Unix tools are) instead of panicking with a "Broken pipe" backtrace.
+#[cfg(unix)]
+#[test]
+fn a_reader_that_hangs_up_early_ends_the_command_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let idx = tmp.path().join("idx");
+    for i in 0..400 {
+        write(
+            &root,
+            &format!("src/C{i}.java"),
+            java_class("a", &format!("C{i}"), "m"),
+        );
+    }
+    let o = run(&idx, &["index", root.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{o:?}");
+    let mut child = codemap()
+        .args(["--index-dir", idx.to_str().unwrap(), "export", "symbols"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 64];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap(); // then dropped: hung up
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(first.starts_with(b"{"), "JSONL came out first");
+    assert!(!err.contains("panicked"), "{err}");
+    const SIGPIPE: i32 = 13; // Linux and the BSDs
+    assert_eq!(status.signal(), Some(SIGPIPE), "{status:?} {err}");
+}

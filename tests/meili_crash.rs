@@ -10,6 +10,8 @@ use std::io::Write;
 use std::path::Path;
 use support::*;
 
+/// `n` classes, and a `Main` (the same text every round) calling all 300 that can exist: its
+/// edges turn unresolved when classes go, without its text changing.
 fn repo(root: &Path, n: usize, marker: &str) {
     for i in 0..n {
         write(
@@ -18,6 +20,16 @@ fn repo(root: &Path, n: usize, marker: &str) {
             java_class("p", &format!("C{i}"), &format!("{marker} m{i}")),
         );
     }
+    let calls: String = (0..300)
+        .map(|i| format!("        new p.C{i}().runC{i}(1);\n"))
+        .collect();
+    write(
+        root,
+        "src/Main.java",
+        format!(
+            "package app;\n\npublic class Main {{\n    public void main() {{\n{calls}    }}\n}}\n"
+        ),
+    );
 }
 
 fn publish(idx: &Path, root: &Path, prefix: &str, crash_at: Option<&str>) -> std::process::Child {
@@ -48,10 +60,17 @@ fn publish(idx: &Path, root: &Path, prefix: &str, crash_at: Option<&str>) -> std
 fn assert_converged(store: &MeiliStore, idx: &Path) {
     let catalog = Catalog::open_read(&IndexDir::new(idx).catalog()).unwrap();
     let (files, symbols, chunks) = catalog.counts().unwrap();
-    let (mf, ms, mc, _) = store.counts().unwrap();
+    let m = store.counts().unwrap();
+    let edges = catalog.edge_count().unwrap();
+    assert!(edges > 0, "the fixture has a call graph");
     assert_eq!(
-        (mf as u64, ms as u64, mc as u64),
-        (files, symbols, chunks),
+        (
+            m.files as u64,
+            m.symbols as u64,
+            m.chunks as u64,
+            m.edges as u64
+        ),
+        (files, symbols, chunks, edges),
         "server = local: no duplicates, no orphans"
     );
     let live: HashSet<String> = catalog
@@ -67,6 +86,21 @@ fn assert_converged(store: &MeiliStore, idx: &Path) {
             s.path
         );
     }
+    // The calling file's edges on the server are exactly the local ones (resolved or not).
+    let key = |e: &indexer::graph::Edge| (e.line, e.caller.clone(), e.callee.clone());
+    let local: Vec<_> = catalog
+        .edges_in_file("src/Main.java")
+        .unwrap()
+        .iter()
+        .map(key)
+        .collect();
+    let remote: Vec<_> = store
+        .edges_from("java:app.Main#main()")
+        .unwrap()
+        .iter()
+        .map(key)
+        .collect();
+    assert_eq!(remote, local, "edges of src/Main.java");
     let local_chunks: HashSet<String> = catalog.chunk_ids().unwrap().into_iter().collect();
     for f in &live {
         for c in store.chunks_of(f).unwrap() {
@@ -104,7 +138,11 @@ fn killed_publish_then_rerun_converges() {
     assert_converged(&store, &idx);
 
     let mut round = 0;
-    for crash in ["meili-between-delete-and-add", "meili-before-snapshot"] {
+    for crash in [
+        "meili-between-delete-and-add",
+        "meili-between-edge-delete-and-add",
+        "meili-before-snapshot",
+    ] {
         round += 1;
         repo(&root, 300 - round * 10, &format!("v{round}"));
         for i in (300 - round * 10)..300 {

@@ -121,6 +121,54 @@ fn check_reader(r: &dyn IndexRead, expected_gen: u64) {
         assert_eq!(c.path.as_str(), path);
     }
     assert!(r.chunk("0000").unwrap().is_none());
+
+    // Call graph: edges both ways, in use-site order, names filled in; ids resolve.
+    let mark = &r.symbols_named("markCancelled").unwrap()[0].symbol;
+    let into = r.edges_to(&mark.id.0).unwrap();
+    assert_eq!(
+        into.iter()
+            .map(|e| (e.caller.as_str(), e.line))
+            .collect::<Vec<_>>(),
+        vec![
+            (cancel[0].symbol.id.0.as_str(), 8),
+            (cancel[1].symbol.id.0.as_str(), 12)
+        ],
+        "{into:?}"
+    );
+    assert!(into.iter().all(|e| {
+        e.caller_file == "app/src/main/java/shop/order/OrderService.java"
+            && e.caller_name == "shop.order.OrderService.cancelUnpaidOrder"
+            && e.callee_name == "shop.order.OrderService.markCancelled"
+    }));
+    let out = r.edges_from(&cancel[0].symbol.id.0).unwrap();
+    assert!(
+        out.iter()
+            .any(|e| e.callee.as_deref() == Some(mark.id.0.as_str()) && e.line == 8),
+        "{out:?}"
+    );
+    let test_method = &r.symbols_named("cancelsUnpaidOrder").unwrap()[0].symbol;
+    let from_test = r.edges_from(&test_method.id.0).unwrap();
+    assert!(
+        from_test
+            .iter()
+            .any(|e| e.callee.as_deref() == Some(cancel[0].symbol.id.0.as_str())),
+        "{from_test:?}"
+    );
+    let by_id = r
+        .symbol_by_id(&mark.id.0)
+        .unwrap()
+        .expect("the id resolves");
+    assert_eq!(
+        (by_id.path.as_str(), by_id.symbol.start_line),
+        (
+            "app/src/main/java/shop/order/OrderService.java",
+            mark.start_line
+        )
+    );
+    assert!(r.symbol_by_id("java:no.Such#thing()").unwrap().is_none());
+    assert!(r.edges_to("java:no.Such#thing()").unwrap().is_empty());
+    let all_edges = r.edge_count().unwrap();
+    assert!(all_edges >= 4, "{all_edges}");
 }
 
 #[test]
@@ -212,10 +260,15 @@ fn meilisearch_store_conforms_and_publishes_incrementally() {
         "OrderService changed, README removed, NOTES added"
     );
     let (files, symbols, chunks) = catalog.counts().unwrap();
-    let (mf, ms, mc, _) = store.counts().unwrap();
+    let m = store.counts().unwrap();
     assert_eq!(
-        (mf as u64, ms as u64, mc as u64),
-        (files, symbols, chunks),
+        (
+            m.files as u64,
+            m.symbols as u64,
+            m.chunks as u64,
+            m.edges as u64
+        ),
+        (files, symbols, chunks, catalog.edge_count().unwrap()),
         "no duplicates, no orphans"
     );
     assert!(store.file("README.md").unwrap().is_none());
@@ -236,6 +289,13 @@ fn a_repo_scope_excludes_other_repos_from_every_read() {
         "package x;\n\npublic class Secret {\n    public boolean deductStock(String sku, int qty) { return false; }\n}\n",
     );
     let shop_dir = build(&shop, &tmp.path().join("i1"));
+    // The same class name and method in the other repo: its caller must not show up in shop's
+    // graph reads.
+    write(
+        &other,
+        "src/shop/order/SecretOrderService.java",
+        "package shop.order;\n\nclass OrderService {\n    void secretCaller() { markCancelled(1L); }\n    private void markCancelled(long id) {}\n}\n",
+    );
     let other_dir = build(&other, &tmp.path().join("i2"));
     let a = server.store("shop");
     let b = server.store("other");
@@ -281,8 +341,34 @@ fn a_repo_scope_excludes_other_repos_from_every_read() {
         a.chunk(&other_chunk).unwrap().is_none(),
         "a citation into another repo does not resolve"
     );
+    let mark = "java:shop.order.OrderService#markCancelled(long)";
+    let callers_of = |s: &MeiliStore| -> Vec<String> {
+        let targets = query::calls::find_nodes(s, mark).unwrap();
+        query::calls::callers(s, &targets, 2, 50)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.from.id)
+            .collect()
+    };
+    let shop_callers = callers_of(&a);
+    assert_eq!(
+        shop_callers.len(),
+        3,
+        "two overloads and the test: {shop_callers:?}"
+    );
+    assert!(shop_callers.iter().all(|c| !c.contains("secretCaller")));
+    assert!(
+        a.edges_from("java:shop.order.OrderService#secretCaller()")
+            .unwrap()
+            .is_empty()
+    );
+    assert!(a.symbol_by_id("java:x.Secret").unwrap().is_none());
     // And the other way round: b sees only its own.
     assert_eq!(b.symbols_named("deductStock").unwrap().len(), 1);
+    assert_eq!(
+        callers_of(&b),
+        vec!["java:shop.order.OrderService#secretCaller()".to_string()]
+    );
     check_reader(&a, 1);
 }
 
@@ -313,8 +399,16 @@ fn a_full_rebuild_is_staged_and_swapped_in() {
     let hits = store.search_chunks("stagedmarker", 5).unwrap();
     assert_eq!(hits[0].1, "app/src/main/java/shop/order/OrderService.java");
     let (files, symbols, chunks) = catalog.counts().unwrap();
-    let (mf, ms, mc, _) = store.counts().unwrap();
-    assert_eq!((mf as u64, ms as u64, mc as u64), (files, symbols, chunks));
+    let m = store.counts().unwrap();
+    assert_eq!(
+        (
+            m.files as u64,
+            m.symbols as u64,
+            m.chunks as u64,
+            m.edges as u64
+        ),
+        (files, symbols, chunks, catalog.edge_count().unwrap())
+    );
 
     // A prefix shared with another repository refuses a swap rebuild.
     let other = tmp.path().join("other");

@@ -30,7 +30,7 @@ fn main() -> ExitCode {
     let run = || -> Result<query::BatchReport, Box<dyn std::error::Error>> {
         let index = EmbeddedIndex::open(&IndexDir::new(index_dir.as_str()))?;
         let asker = Asker::new(&index)?;
-        let stored = query::StoredGraph::new(&index.catalog);
+        let stored = query::StoredGraph::new(&index);
         let opts = AskOptions {
             level: level.unwrap_or_default(),
             graph: std::env::var_os("ASK_STORED_GRAPH").map(|_| &stored as &dyn query::CallGraph),

@@ -83,11 +83,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let stored = StoredGraph::new(&index.catalog);
+    let stored = StoredGraph::new(&index);
     let use_stored = match graph_choice {
         "stored" => true,
         "lexical" => false,
-        _ => StoredGraph::available(&index.catalog),
+        _ => StoredGraph::available(&index),
     };
     let open_ms = t0.elapsed().as_secs_f64() * 1e3;
     let opts = AskOptions {

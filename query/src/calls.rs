@@ -8,7 +8,7 @@
 
 use crate::QueryError;
 use indexer::graph::{Edge, EdgeKind};
-use indexer::store::catalog::Catalog;
+use indexer::store::IndexRead;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
@@ -54,7 +54,7 @@ pub struct Hop {
 /// Symbols (or pseudo ids) a name designates: a simple or qualified name, a symbol id, or a
 /// pseudo id (`route:GET /api/orders/{}`, `table:t_order`, `config:order.timeout`); a bare
 /// configuration key or table name is tried as a pseudo id too.
-pub fn find_nodes(catalog: &Catalog, name: &str) -> Result<Vec<Node>, QueryError> {
+pub fn find_nodes(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, QueryError> {
     let name = name.trim();
     if PSEUDO_PREFIXES.iter().any(|p| name.starts_with(p)) || name.starts_with("java:") {
         return Ok(vec![node_of(catalog, name, name)?]);
@@ -84,7 +84,7 @@ pub fn find_nodes(catalog: &Catalog, name: &str) -> Result<Vec<Node>, QueryError
 }
 
 /// A node for an id, located through the symbol table when it is a symbol.
-fn node_of(catalog: &Catalog, id: &str, fallback_name: &str) -> Result<Node, QueryError> {
+fn node_of(catalog: &dyn IndexRead, id: &str, fallback_name: &str) -> Result<Node, QueryError> {
     Ok(match catalog.symbol_by_id(id)? {
         Some(r) => Node {
             id: id.to_string(),
@@ -103,13 +103,13 @@ fn node_of(catalog: &Catalog, id: &str, fallback_name: &str) -> Result<Node, Que
 
 /// Reads adjacency from the catalog once per node.
 struct Adjacency<'c> {
-    catalog: &'c Catalog,
+    catalog: &'c dyn IndexRead,
     out: HashMap<String, Vec<Edge>>,
     inn: HashMap<String, Vec<Edge>>,
 }
 
 impl<'c> Adjacency<'c> {
-    fn new(catalog: &'c Catalog) -> Adjacency<'c> {
+    fn new(catalog: &'c dyn IndexRead) -> Adjacency<'c> {
         Adjacency {
             catalog,
             out: HashMap::new(),
@@ -251,7 +251,7 @@ fn hop(depth: usize, from: Node, to: Node, e: &Edge, via: Option<String>) -> Hop
 /// Callers of `targets` to `depth` levels, breadth first (each node expanded once), at most
 /// `limit` hops. Within a level, most confident first, then by use site.
 pub fn callers(
-    catalog: &Catalog,
+    catalog: &dyn IndexRead,
     targets: &[Node],
     depth: usize,
     limit: usize,
@@ -285,7 +285,7 @@ pub fn callers(
 
 /// Callees of `targets` to `depth` levels (external callees are listed, not expanded).
 pub fn callees(
-    catalog: &Catalog,
+    catalog: &dyn IndexRead,
     targets: &[Node],
     depth: usize,
     limit: usize,
@@ -332,7 +332,7 @@ fn sort_level(level: &mut [Hop]) {
 /// Call chains from any of `from` to any of `to`, shortest first, at most `limit`, each at most
 /// `max_len` hops. Chains are simple (no node twice) and deterministic.
 pub fn paths(
-    catalog: &Catalog,
+    catalog: &dyn IndexRead,
     from: &[Node],
     to: &[Node],
     max_len: usize,

@@ -40,16 +40,9 @@ pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
         None => None,
     };
     let level: Level = a.level.parse().map_err(|e: String| anyhow::anyhow!(e))?;
-    // The stored call graph when the index has one (embedded backend); else `ask` reads call
+    // The stored call graph when the index has one (either backend); else `ask` reads call
     // sites from the snapshot text.
-    let embedded = match g.backend {
-        Backend::Embedded => Some(super::open_index(g)?),
-        Backend::Meilisearch => None,
-    };
-    let stored = embedded
-        .as_ref()
-        .filter(|i| StoredGraph::available(&i.catalog))
-        .map(|i| StoredGraph::new(&i.catalog));
+    let stored = StoredGraph::available(reader.as_ref()).then(|| StoredGraph::new(reader.as_ref()));
     let opts = AskOptions {
         level,
         limit: a.limit,

@@ -1,10 +1,10 @@
 //! `callers`, `callees`, `path` and `export edges`: the stored call graph.
 
-use super::{Outcome, open_index, print_json};
+use super::{Outcome, open_index, open_reader, print_json};
 use crate::cli::{Global, GraphArgs};
 use anyhow::{Result, bail};
 use indexer::graph::EdgeKind;
-use indexer::store::catalog::Catalog;
+use indexer::store::IndexRead;
 use query::calls::{self, Hop, Node};
 use std::collections::HashMap;
 use std::io::Write;
@@ -55,24 +55,24 @@ pub fn export_edges(g: &Global, kinds: &[String]) -> Result<Outcome> {
 }
 
 pub fn callers(g: &Global, a: &GraphArgs) -> Result<Outcome> {
-    let idx = open_index(g)?;
-    let targets = targets(&idx.catalog, &a.symbol)?;
-    let hops = calls::callers(&idx.catalog, &targets, a.depth, a.limit)?;
+    let r = open_reader(g)?;
+    let targets = targets(r.as_ref(), &a.symbol)?;
+    let hops = calls::callers(r.as_ref(), &targets, a.depth, a.limit)?;
     report(g, "callers", &targets, &hops, true)
 }
 
 pub fn callees(g: &Global, a: &GraphArgs) -> Result<Outcome> {
-    let idx = open_index(g)?;
-    let targets = targets(&idx.catalog, &a.symbol)?;
-    let hops = calls::callees(&idx.catalog, &targets, a.depth, a.limit)?;
+    let r = open_reader(g)?;
+    let targets = targets(r.as_ref(), &a.symbol)?;
+    let hops = calls::callees(r.as_ref(), &targets, a.depth, a.limit)?;
     report(g, "callees", &targets, &hops, false)
 }
 
 pub fn path(g: &Global, from: &str, to: &str, max_depth: usize, limit: usize) -> Result<Outcome> {
-    let idx = open_index(g)?;
-    let sources = targets(&idx.catalog, from)?;
-    let sinks = targets(&idx.catalog, to)?;
-    let chains = calls::paths(&idx.catalog, &sources, &sinks, max_depth, limit)?;
+    let r = open_reader(g)?;
+    let sources = targets(r.as_ref(), from)?;
+    let sinks = targets(r.as_ref(), to)?;
+    let chains = calls::paths(r.as_ref(), &sources, &sinks, max_depth, limit)?;
     if g.json {
         print_json(&serde_json::json!({
             "from": sources, "to": sinks, "chains": chains,
@@ -108,7 +108,7 @@ pub fn path(g: &Global, from: &str, to: &str, max_depth: usize, limit: usize) ->
     })
 }
 
-fn targets(catalog: &Catalog, name: &str) -> Result<Vec<Node>> {
+fn targets(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>> {
     let nodes = calls::find_nodes(catalog, name)?;
     if nodes.is_empty() {
         bail!(

@@ -67,10 +67,11 @@ pub fn index(g: &Global, a: &IndexArgs) -> Result<Outcome> {
         })?;
         if !g.json {
             println!(
-                "published snapshot {} of {repo} to Meilisearch ({} files {}, {} tasks)",
+                "published snapshot {} of {repo} to Meilisearch ({} files {}, edges of {} files, {} tasks)",
                 p.to_generation,
                 p.paths,
                 if p.full { "in full" } else { "changed" },
+                p.edge_files,
                 p.tasks
             );
         }

@@ -4,8 +4,8 @@
 //! snapshot history); [`MeiliStore::publish`] pushes the difference between the snapshot the
 //! server has and the local one. Readers (bot, docgen, ask) need only the server's URL and a key.
 //!
-//! Layout: indexes `<prefix>files`, `<prefix>symbols`, `<prefix>chunks`, `<prefix>snapshots`, shared
-//! by many repositories; `repo` is filterable and every read filters on it inside the query.
+//! Layout: indexes `<prefix>files`, `<prefix>symbols`, `<prefix>chunks`, `<prefix>edges`,
+//! `<prefix>edge_files` ([`edges`]) and `<prefix>snapshots`, shared by many repositories; `repo` is filterable and every read filters on it inside the query.
 //! Document ids are blake3 hex of (repo, stable key), so upserts are idempotent across runs.
 //!
 //! Durability: every task is awaited with a bounded wait; a failed task stops the publish with the
@@ -15,12 +15,13 @@
 
 use crate::analyzer::split_identifier;
 use crate::diff::FileVersion;
+use crate::graph::Edge;
 use crate::model::{Chunk, Language, Provenance, RepoPath, Snapshot, Symbol, SymbolId, SymbolKind};
 use crate::store::StoreError;
 use crate::store::catalog::{Catalog, ChunkRow, FileRow, SymbolRow};
 use crate::store::read::{IndexRead, TextHit};
 use meilisearch_sdk::client::Client;
-use meilisearch_sdk::documents::{DocumentDeletionQuery, DocumentsQuery};
+use meilisearch_sdk::documents::DocumentsQuery;
 use meilisearch_sdk::indexes::Index;
 use meilisearch_sdk::settings::Settings;
 use meilisearch_sdk::task_info::TaskInfo;
@@ -29,6 +30,18 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
+
+mod edges;
+
+/// Every index of a store, under its prefix.
+const INDEXES: [&str; 6] = [
+    "files",
+    "symbols",
+    "chunks",
+    "edges",
+    "edge_files",
+    "snapshots",
+];
 
 /// Documents per add request: far under the 100 MB payload limit for our document sizes.
 const BATCH_DOCS: usize = 1000;
@@ -155,7 +168,19 @@ pub struct PublishSummary {
     /// Paths whose documents were replaced or deleted.
     pub paths: usize,
     pub full: bool,
+    /// Use-site files whose edges were replaced or deleted.
+    pub edge_files: usize,
     pub tasks: usize,
+}
+
+/// This repository's documents per index.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub files: usize,
+    pub symbols: usize,
+    pub chunks: usize,
+    pub edges: usize,
+    pub snapshots: usize,
 }
 
 pub struct MeiliStore {
@@ -267,7 +292,7 @@ impl MeiliStore {
             "exactness",
         ]
         .map(String::from);
-        let specs: [IndexSpec; 4] = [
+        let specs: [IndexSpec; 6] = [
             ("files", vec!["path"], vec!["repo", "path"], vec!["path"]),
             (
                 "symbols",
@@ -280,6 +305,18 @@ impl MeiliStore {
                 vec!["symbols", "terms", "header", "text"],
                 vec!["repo", "path", "chunk_id"],
                 vec!["path", "ord"],
+            ),
+            (
+                "edges",
+                vec!["callee_name"],
+                vec!["repo", "caller", "callee", "caller_file"],
+                vec!["caller_file", "ord"],
+            ),
+            (
+                "edge_files",
+                vec!["file"],
+                vec!["repo", "file"],
+                vec!["file"],
             ),
             (
                 "snapshots",
@@ -325,7 +362,12 @@ impl MeiliStore {
         };
         let (paths, full): (Vec<String>, bool) = match &remote {
             Some(r) if r.generation == local.generation && r.commit == local.commit => {
+                // Documents are current; the edges are checked anyway (cheap when equal), which
+                // also fills them in on a server published before edges were.
                 summary.from_generation = r.generation;
+                let edges = self.publish_edges(catalog)?;
+                summary.edge_files = edges.files;
+                summary.tasks = edges.tasks;
                 return Ok(summary);
             }
             Some(r) if known.contains(&r.generation) => {
@@ -352,16 +394,8 @@ impl MeiliStore {
         summary.paths = paths.len();
         let mut tasks = Vec::new();
         if full {
-            for name in ["files", "symbols", "chunks"] {
-                let idx = self.index(name);
-                let filter = self.scope();
-                let mut q = DocumentDeletionQuery::new(&idx);
-                q.with_filter(&filter);
-                tasks.push(
-                    self.rt
-                        .block_on(idx.delete_documents_with(&q))
-                        .map_err(meili_err)?,
-                );
+            for name in ["files", "symbols", "chunks", "edges", "edge_files"] {
+                tasks.push(self.delete_where(name, &self.scope())?);
             }
         }
         let files = catalog.current_files()?;
@@ -370,14 +404,7 @@ impl MeiliStore {
                 let list: Vec<String> = batch.iter().map(|p| quote(p)).collect();
                 let filter = format!("{} AND path IN [{}]", self.scope(), list.join(", "));
                 for name in ["files", "symbols", "chunks"] {
-                    let idx = self.index(name);
-                    let mut q = DocumentDeletionQuery::new(&idx);
-                    q.with_filter(&filter);
-                    tasks.push(
-                        self.rt
-                            .block_on(idx.delete_documents_with(&q))
-                            .map_err(meili_err)?,
-                    );
+                    tasks.push(self.delete_where(name, &filter)?);
                 }
             }
             let (mut fdocs, mut sdocs, mut cdocs) = (Vec::new(), Vec::new(), Vec::new());
@@ -406,6 +433,9 @@ impl MeiliStore {
         for t in tasks {
             self.wait(t)?;
         }
+        let edges = self.publish_edges(catalog)?;
+        summary.edge_files = edges.files;
+        summary.tasks += edges.tasks;
         crate::pipeline::crash_point("meili-before-snapshot");
         // Only now does the server's "last indexed" snapshot move.
         let snap = SnapshotDoc {
@@ -518,10 +548,16 @@ impl MeiliStore {
         loop {
             let mut q = DocumentsQuery::new(&idx);
             q.with_filter(&filter).with_limit(PAGE).with_offset(offset);
-            let page = self
-                .rt
-                .block_on(idx.get_documents_with::<T>(&q))
-                .map_err(meili_err)?;
+            let page = match self.rt.block_on(idx.get_documents_with::<T>(&q)) {
+                Ok(page) => page,
+                // Published by a version without this index: nothing of it to read.
+                Err(meilisearch_sdk::errors::Error::Meilisearch(e))
+                    if e.error_code == meilisearch_sdk::errors::ErrorCode::IndexNotFound =>
+                {
+                    break;
+                }
+                Err(e) => return Err(meili_err(e)),
+            };
             let n = page.results.len();
             out.extend(page.results);
             if n < PAGE {
@@ -532,12 +568,15 @@ impl MeiliStore {
         Ok(out)
     }
 
-    /// Counts of this repo's documents per index: (files, symbols, chunks, snapshots).
-    pub fn counts(&self) -> Result<(usize, usize, usize, usize), StoreError> {
-        let n = |name: &str| -> Result<usize, StoreError> {
-            Ok(self.fetch_all::<serde_json::Value>(name, None)?.len())
-        };
-        Ok((n("files")?, n("symbols")?, n("chunks")?, n("snapshots")?))
+    /// Counts of this repo's documents per index.
+    pub fn counts(&self) -> Result<Counts, StoreError> {
+        Ok(Counts {
+            files: self.count("files")?,
+            symbols: self.count("symbols")?,
+            chunks: self.count("chunks")?,
+            edges: self.count("edges")?,
+            snapshots: self.count("snapshots")?,
+        })
     }
 
     /// Full rebuild, step 1: publishes the whole snapshot into staging indexes
@@ -545,7 +584,7 @@ impl MeiliStore {
     /// hold other repositories' documents, since swapping whole indexes would drop those.
     pub fn stage_rebuild(&self, catalog: &Catalog) -> Result<Staged<'_>, StoreError> {
         self.ensure_settings()?;
-        for name in ["files", "symbols", "chunks", "snapshots"] {
+        for name in INDEXES {
             let idx = self.index(name);
             let filter = format!("repo != {}", quote(&self.cfg.repo));
             let res = self
@@ -579,7 +618,7 @@ impl MeiliStore {
 
     /// Deletes this store's indexes (tests use a unique prefix each and clean up).
     pub fn drop_indexes(&self) -> Result<(), StoreError> {
-        for name in ["files", "symbols", "chunks", "snapshots"] {
+        for name in INDEXES {
             let uid = format!("{}{}", self.cfg.prefix, name);
             if let Ok(t) = self.rt.block_on(self.client.delete_index(&uid)) {
                 let _ = self.wait(t);
@@ -597,20 +636,19 @@ pub struct Staged<'a> {
 }
 
 impl Staged<'_> {
-    /// Swaps all four staging indexes with the live ones in one Meilisearch task, then deletes
-    /// the old data (now under the staging names).
+    /// Swaps all staging indexes with the live ones in one Meilisearch task, then deletes the
+    /// old data (now under the staging names).
     pub fn swap_in(self) -> Result<PublishSummary, StoreError> {
-        let pairs: Vec<meilisearch_sdk::client::SwapIndexes> =
-            ["files", "symbols", "chunks", "snapshots"]
-                .iter()
-                .map(|n| meilisearch_sdk::client::SwapIndexes {
-                    indexes: (
-                        format!("{}{n}", self.live.cfg.prefix),
-                        format!("{}{n}", self.staging.cfg.prefix),
-                    ),
-                    rename: None,
-                })
-                .collect();
+        let pairs: Vec<meilisearch_sdk::client::SwapIndexes> = INDEXES
+            .iter()
+            .map(|n| meilisearch_sdk::client::SwapIndexes {
+                indexes: (
+                    format!("{}{n}", self.live.cfg.prefix),
+                    format!("{}{n}", self.staging.cfg.prefix),
+                ),
+                rename: None,
+            })
+            .collect();
         let task = self
             .live
             .rt
@@ -835,6 +873,25 @@ impl IndexRead for MeiliStore {
                 )
             })
             .collect())
+    }
+
+    fn symbol_by_id(&self, id: &str) -> Result<Option<SymbolRow>, StoreError> {
+        Ok(self
+            .fetch_all::<SymbolDoc>("symbols", Some(&format!("sym_id = {}", quote(id))))?
+            .into_iter()
+            .find_map(symbol_row))
+    }
+
+    fn edges_from(&self, caller: &str) -> Result<Vec<Edge>, StoreError> {
+        self.edges_where(&format!("caller = {}", quote(caller)))
+    }
+
+    fn edges_to(&self, callee: &str) -> Result<Vec<Edge>, StoreError> {
+        self.edges_where(&format!("callee = {}", quote(callee)))
+    }
+
+    fn edge_count(&self) -> Result<u64, StoreError> {
+        Ok(self.count("edges")? as u64)
     }
 }
 

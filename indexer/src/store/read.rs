@@ -4,6 +4,7 @@
 //! unchanged on either backend. One conformance suite (tests/store_conformance.rs) runs every
 //! implementation against the same expectations.
 
+use crate::graph::Edge;
 use crate::model::{RepoPath, Snapshot};
 use crate::store::StoreError;
 use crate::store::catalog::{ChunkRow, FileRow, SymbolRow};
@@ -42,6 +43,17 @@ pub trait IndexRead {
     /// Keyword search over chunks (symbols, header, body), best first, at most `limit`.
     /// Every returned id resolves through [`IndexRead::chunk`].
     fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError>;
+
+    // The call graph (empty when the index was built without it).
+    /// One current symbol by id (`java:pkg.T#m(int)`).
+    fn symbol_by_id(&self, id: &str) -> Result<Option<SymbolRow>, StoreError>;
+    /// Edges whose use site is in `caller` (a symbol or pseudo id), ordered by use-site file,
+    /// then source order; display names filled in.
+    fn edges_from(&self, caller: &str) -> Result<Vec<Edge>, StoreError>;
+    /// Edges pointing at `callee` (a symbol, external or pseudo id), in the same order.
+    fn edges_to(&self, callee: &str) -> Result<Vec<Edge>, StoreError>;
+    /// Number of edges in the snapshot.
+    fn edge_count(&self) -> Result<u64, StoreError>;
 }
 
 impl IndexRead for crate::store::EmbeddedIndex {
@@ -79,5 +91,17 @@ impl IndexRead for crate::store::EmbeddedIndex {
         let known: std::collections::HashSet<String> =
             self.catalog.chunk_ids_of(&paths)?.into_iter().collect();
         Ok(hits.into_iter().filter(|h| known.contains(&h.0)).collect())
+    }
+    fn symbol_by_id(&self, id: &str) -> Result<Option<SymbolRow>, StoreError> {
+        self.catalog.symbol_by_id(id)
+    }
+    fn edges_from(&self, caller: &str) -> Result<Vec<Edge>, StoreError> {
+        self.catalog.edges_from(caller)
+    }
+    fn edges_to(&self, callee: &str) -> Result<Vec<Edge>, StoreError> {
+        self.catalog.edges_to(callee)
+    }
+    fn edge_count(&self) -> Result<u64, StoreError> {
+        self.catalog.edge_count()
     }
 }

@@ -4,22 +4,22 @@ use super::{CallGraph, Edge, EdgeKind};
 use crate::QueryError;
 use indexer::graph::{Edge as Stored, EdgeKind as StoredKind};
 use indexer::model::SymbolId;
-use indexer::store::catalog::Catalog;
+use indexer::store::IndexRead;
 
-/// Callers and callees read from the index's `edges` table. Only edges between symbols of the
+/// Callers and callees read from the index's stored edges (either backend). Only edges between symbols of the
 /// snapshot are returned (library members and pseudo endpoints such as routes are left out);
 /// callers of a method include calls made through the methods it overrides.
 pub struct StoredGraph<'c> {
-    catalog: &'c Catalog,
+    catalog: &'c dyn IndexRead,
 }
 
 impl<'c> StoredGraph<'c> {
-    pub fn new(catalog: &'c Catalog) -> StoredGraph<'c> {
+    pub fn new(catalog: &'c dyn IndexRead) -> StoredGraph<'c> {
         StoredGraph { catalog }
     }
 
     /// Whether the index holds a call graph at all.
-    pub fn available(catalog: &Catalog) -> bool {
+    pub fn available(catalog: &dyn IndexRead) -> bool {
         catalog.edge_count().is_ok_and(|n| n > 0)
     }
 }

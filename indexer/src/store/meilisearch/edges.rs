@@ -1,0 +1,194 @@
+//! The call graph in Meilisearch: one `edges` document per edge, and one `edge_files` document
+//! per use-site file holding the hash of that file's edges.
+//!
+//! The graph is re-resolved across the whole repository on every run, so a file's edges can
+//! change while its text does not. Publishing therefore compares edge hashes per use-site file
+//! (local catalog against `edge_files`) rather than following changed paths. Order makes it
+//! converge after a crash: a file's edges are deleted and re-added first, and only once those
+//! tasks succeeded is its `edge_files` hash written; an interrupted publish leaves the old hash
+//! behind, so the next one redoes that file.
+
+use super::{BATCH_PATHS, MeiliStore, doc_id, meili_err, quote};
+use crate::graph::{Edge, EdgeKind};
+use crate::store::StoreError;
+use crate::store::catalog::Catalog;
+use meilisearch_sdk::documents::{DocumentDeletionQuery, DocumentsQuery};
+use meilisearch_sdk::task_info::TaskInfo;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct EdgeDoc {
+    id: String,
+    repo: String,
+    caller_file: String,
+    /// Position within the use-site file's edges: reads sort by (caller_file, ord), the order
+    /// the embedded catalog returns.
+    ord: u32,
+    caller: String,
+    caller_flags: u8,
+    line: u32,
+    kind: EdgeKind,
+    callee: Option<String>,
+    callee_name: String,
+    callee_file: Option<String>,
+    callee_line: Option<u32>,
+    confidence: f32,
+    detail: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct EdgeFileDoc {
+    id: String,
+    repo: String,
+    file: String,
+    hash: String,
+}
+
+impl EdgeDoc {
+    fn new(repo: &str, ord: u32, e: &Edge) -> EdgeDoc {
+        EdgeDoc {
+            id: doc_id(repo, &["edge", &e.caller_file, &ord.to_string()]),
+            repo: repo.to_string(),
+            caller_file: e.caller_file.clone(),
+            ord,
+            caller: e.caller.clone(),
+            caller_flags: e.caller_flags,
+            line: e.line,
+            kind: e.kind,
+            callee: e.callee.clone(),
+            callee_name: e.callee_name.clone(),
+            callee_file: e.callee_file.clone(),
+            callee_line: e.callee_line,
+            confidence: e.confidence,
+            detail: e.detail.clone(),
+        }
+    }
+
+    fn into_edge(self) -> Edge {
+        let mut e = Edge {
+            caller_file: self.caller_file,
+            caller: self.caller,
+            caller_name: String::new(),
+            line: self.line,
+            kind: self.kind,
+            callee: self.callee,
+            callee_name: self.callee_name,
+            callee_file: self.callee_file,
+            callee_line: self.callee_line,
+            caller_flags: self.caller_flags,
+            confidence: self.confidence,
+            detail: self.detail,
+        };
+        e.normalize_names();
+        e
+    }
+}
+
+/// What publishing the graph did: use-site files whose edges were replaced or removed.
+#[derive(Debug, Default)]
+pub(super) struct EdgePublish {
+    pub files: usize,
+    pub tasks: usize,
+}
+
+impl MeiliStore {
+    /// Brings the server's edges in line with the catalog's (see the module comment). Waits for
+    /// every task; the caller writes the snapshot document afterwards.
+    pub(super) fn publish_edges(&self, catalog: &Catalog) -> Result<EdgePublish, StoreError> {
+        let local = catalog.edge_hashes()?;
+        let remote: HashMap<String, String> = self
+            .fetch_all::<EdgeFileDoc>("edge_files", None)?
+            .into_iter()
+            .map(|d| (d.file, d.hash))
+            .collect();
+        let mut stale: Vec<&String> = local
+            .iter()
+            .filter(|(f, h)| remote.get(*f) != Some(h))
+            .map(|(f, _)| f)
+            .chain(remote.keys().filter(|f| !local.contains_key(*f)))
+            .collect();
+        stale.sort();
+        let mut out = EdgePublish {
+            files: stale.len(),
+            ..Default::default()
+        };
+        for batch in stale.chunks(BATCH_PATHS) {
+            let list: Vec<String> = batch.iter().map(|p| quote(p)).collect();
+            let mut tasks = Vec::new();
+            let filter = format!("{} AND caller_file IN [{}]", self.scope(), list.join(", "));
+            tasks.push(self.delete_where("edges", &filter)?);
+            let mut docs = Vec::new();
+            let mut hashes = Vec::new();
+            for f in batch {
+                let Some(hash) = local.get(*f) else { continue };
+                let edges = catalog.edges_in_file(f)?;
+                docs.extend(
+                    edges
+                        .iter()
+                        .enumerate()
+                        .map(|(i, e)| EdgeDoc::new(&self.cfg.repo, i as u32, e)),
+                );
+                hashes.push(EdgeFileDoc {
+                    id: doc_id(&self.cfg.repo, &["edge_file", f]),
+                    repo: self.cfg.repo.clone(),
+                    file: f.to_string(),
+                    hash: hash.clone(),
+                });
+            }
+            crate::pipeline::crash_point("meili-between-edge-delete-and-add");
+            tasks.extend(self.add("edges", &docs)?);
+            out.tasks += tasks.len();
+            for t in tasks {
+                self.wait(t)?;
+            }
+            // The hashes last: only now are these files' edges on the server.
+            let filter = format!("{} AND file IN [{}]", self.scope(), list.join(", "));
+            let mut tasks = vec![self.delete_where("edge_files", &filter)?];
+            tasks.extend(self.add("edge_files", &hashes)?);
+            out.tasks += tasks.len();
+            for t in tasks {
+                self.wait(t)?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Enqueues a delete of the documents of index `name` matching `filter`.
+    pub(super) fn delete_where(&self, name: &str, filter: &str) -> Result<TaskInfo, StoreError> {
+        let idx = self.index(name);
+        let mut q = DocumentDeletionQuery::new(&idx);
+        q.with_filter(filter);
+        self.rt
+            .block_on(idx.delete_documents_with(&q))
+            .map_err(meili_err)
+    }
+
+    /// Edges matching `filter` within the repo scope, in catalog order.
+    pub(super) fn edges_where(&self, filter: &str) -> Result<Vec<Edge>, StoreError> {
+        let mut docs = self.fetch_all::<EdgeDoc>("edges", Some(filter))?;
+        docs.sort_by(|a, b| (&a.caller_file, a.ord).cmp(&(&b.caller_file, b.ord)));
+        Ok(docs.into_iter().map(EdgeDoc::into_edge).collect())
+    }
+
+    /// Exact number of this repo's documents in index `name` (the documents route reports a
+    /// total; search's estimate stops at `maxTotalHits`).
+    pub(super) fn count(&self, name: &str) -> Result<usize, StoreError> {
+        let idx = self.index(name);
+        let filter = self.scope();
+        let mut q = DocumentsQuery::new(&idx);
+        q.with_filter(&filter).with_limit(1);
+        match self
+            .rt
+            .block_on(idx.get_documents_with::<serde_json::Value>(&q))
+        {
+            Ok(page) => Ok(page.total as usize),
+            Err(meilisearch_sdk::errors::Error::Meilisearch(e))
+                if e.error_code == meilisearch_sdk::errors::ErrorCode::IndexNotFound =>
+            {
+                Ok(0)
+            }
+            Err(e) => Err(meili_err(e)),
+        }
+    }
+}
