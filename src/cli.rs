@@ -73,6 +73,9 @@ pub enum Command {
     },
     /// Answer a question with cited places in the code (index-only, or prose through an LLM).
     Ask(AskArgs),
+    /// One-line LLM summaries of undocumented methods and files, cached by content hash and
+    /// used by `ask`'s map and one-liners (needs --llm-url).
+    Summarize(SummarizeArgs),
     /// Definitions by simple or qualified name.
     Symbol { name: String },
     /// Show what the pipeline produced for one file.
@@ -126,6 +129,18 @@ pub struct IndexArgs {
 }
 
 #[derive(Args, Debug, Clone)]
+pub struct SummarizeArgs {
+    /// Ask about at most this many files this run (the rest come next run).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}
+
+#[derive(Args, Debug, Clone)]
 pub struct AskArgs {
     /// The question, in English or Chinese.
     #[arg(required_unless_present = "batch")]
@@ -143,6 +158,13 @@ pub struct AskArgs {
     /// Citations at most.
     #[arg(short = 'n', long, default_value_t = 10)]
     pub limit: usize,
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}
+
+/// An OpenAI-compatible chat endpoint.
+#[derive(Args, Debug, Clone)]
+pub struct LlmArgs {
     /// OpenAI-compatible endpoint base URL (e.g. http://127.0.0.1:11434/v1); none = index-only.
     #[arg(long, env = "CODEMAP_LLM_URL")]
     pub llm_url: Option<String>,

@@ -5,6 +5,7 @@ mod graph;
 mod index;
 mod inspect;
 mod search;
+mod summarize;
 mod watch;
 
 use crate::cli::{Backend, Cli, Command, ExportWhat, Global};
@@ -27,6 +28,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Status { verbose } => inspect::status(g, verbose),
         Command::Search { query, limit } => search::search(g, &query, limit),
         Command::Ask(a) => ask::ask(g, &a),
+        Command::Summarize(a) => summarize::run(g, &a),
         Command::Symbol { name } => search::symbol(g, &name),
         Command::Dump { what, file } => inspect::dump(g, what, &file),
         Command::Export {

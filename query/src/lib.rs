@@ -25,6 +25,7 @@ pub mod render;
 pub mod retrieve;
 pub mod sanitize;
 pub mod search;
+pub mod summarize;
 pub mod summary;
 pub mod terms;
 pub mod view;

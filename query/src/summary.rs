@@ -1,5 +1,6 @@
-//! The summary tree: one line per method and per file, made from doc comments and signatures
-//! (no LLM), used by the map and for the "rest" of an answer.
+//! The summary tree: one line per method and per file, made from doc comments, else from the
+//! LLM summaries `codemap summarize` cached ([`crate::summarize`]), else from signatures; used
+//! by the map and for the "rest" of an answer.
 
 use crate::view::{SnapshotView, SymIdx, short_qualified};
 use indexer::model::SymbolKind;
@@ -16,7 +17,10 @@ pub fn symbol_line(view: &SnapshotView<'_>, i: SymIdx) -> String {
         .filter(|d| !d.is_empty())
     {
         Some(doc) => format!("{name} — {doc}"),
-        None => format!("{name} — {}", clip(&s.symbol.signature, 140)),
+        None => match view.llm_summary(&crate::summarize::symbol_key(&s.symbol.body_hash)) {
+            Some(sum) if !s.symbol.body_hash.is_empty() => format!("{name} — {sum}"),
+            _ => format!("{name} — {}", clip(&s.symbol.signature, 140)),
+        },
     }
 }
 
@@ -44,6 +48,10 @@ pub fn file_line(view: &SnapshotView<'_>, path: &str) -> String {
                 .as_deref()
                 .map(first_sentence)
                 .filter(|d| !d.is_empty())
+                .or_else(|| {
+                    let hash = view.file_hash(path)?;
+                    view.llm_summary(&crate::summarize::file_key(&hash))
+                })
                 .unwrap_or_else(|| format!("{} {}", s.kind.as_str(), s.name));
             format!("{what} ({methods} methods)")
         }

@@ -176,6 +176,8 @@ pub struct SnapshotView<'a> {
     lines: RefCell<HashMap<usize, Rc<Vec<String>>>>,
     /// A file read back did not match the tables: the index changed under this view.
     stale: Cell<bool>,
+    /// LLM one-liners for code without doc comments (`codemap summarize`), when there are any.
+    summaries: Option<crate::summarize::SummaryStore>,
 }
 
 /// Files whose text a view keeps at most; then it starts over (a bot answers for days).
@@ -200,7 +202,20 @@ impl<'a> SnapshotView<'a> {
             syms,
             lines: RefCell::new(HashMap::new()),
             stale: Cell::new(false),
+            summaries: index_dir.and_then(crate::summarize::SummaryStore::open_read),
         })
+    }
+
+    /// The cached LLM summary under `key` ([`crate::summarize::symbol_key`], `file_key`).
+    pub fn llm_summary(&self, key: &str) -> Option<String> {
+        self.summaries.as_ref()?.get(key)
+    }
+
+    /// Content hash of a file, for its summary key (`None` when there are no summaries, so
+    /// answers without them make no extra read).
+    pub fn file_hash(&self, path: &str) -> Option<String> {
+        self.summaries.as_ref()?;
+        Some(self.index.file(path).ok()??.hash)
     }
 
     /// Key of the snapshot content these tables were built from ([`viewdata::current_key`]).

@@ -9,11 +9,12 @@ use query::question::Intent;
 use query::{
     Answer, AskOptions, Asker, ChatModel, Level, LlmConfig, OpenAiChat, render_text, run_batch,
 };
-use std::io::{BufRead, BufReader, Read, Write};
+mod support;
+use std::io::BufRead;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use support::{chat, serve};
 
 const ORDER_SERVICE: &str = r#"package com.shop.order;
 
@@ -460,56 +461,6 @@ fn batch_reads_and_writes_jsonl() {
             .ends_with("StockService.java")
     );
     assert!(lines[1]["answer"].as_str().is_some());
-}
-
-/// A one-endpoint OpenAI-compatible server on loopback. `reply` maps a request body to
-/// (delay, assistant text); every request body is recorded.
-fn serve(
-    reply: impl Fn(&str) -> (Duration, String) + Send + 'static,
-) -> (String, Arc<Mutex<Vec<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let seen2 = seen.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().take(16) {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut len = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    len = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0u8; len];
-            let _ = reader.read_exact(&mut body);
-            let body = String::from_utf8_lossy(&body).to_string();
-            let (delay, text) = reply(&body);
-            seen2.lock().unwrap().push(body);
-            std::thread::sleep(delay);
-            let json = serde_json::json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}).to_string();
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}",
-                json.len(),
-                json
-            );
-        }
-    });
-    (format!("http://{addr}/v1"), seen)
-}
-
-fn chat(base: &str, timeout: f64, retries: u32) -> OpenAiChat {
-    OpenAiChat::new(LlmConfig {
-        timeout_secs: timeout,
-        retries,
-        ..LlmConfig::new(base, "test-model")
-    })
-    .unwrap()
 }
 
 #[test]

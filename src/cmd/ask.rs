@@ -1,7 +1,7 @@
 //! `codemap ask`: one question, or a batch file of them.
 
 use super::{Outcome, open_reader, print_json, read_target};
-use crate::cli::{AskArgs, Backend, Global};
+use crate::cli::{AskArgs, Backend, Global, LlmArgs};
 use anyhow::{Context, Result};
 use query::graph::StoredGraph;
 use query::{AskOptions, Asker, CallGraph, ChatModel, Level, LlmConfig, OpenAiChat};
@@ -9,36 +9,15 @@ use std::io::{BufReader, Write};
 
 pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
     let reader = open_reader(g)?;
-    // The tables the answers are ranked from are derived once per snapshot and kept in the
-    // embedded index folder, or (Meilisearch) in the user's cache folder.
-    let (repo_root, index_dir) = match g.backend {
-        Backend::Embedded => {
-            let dir = read_target(g)?;
-            (
-                dir.root().parent().map(|p| p.to_path_buf()),
-                Some(dir.root().to_path_buf()),
-            )
-        }
-        Backend::Meilisearch => (g.repo.clone(), meili_cache_dir(g)),
-    };
+    let (repo_root, index_dir) = query_dirs(g)?;
     let asker =
         Asker::with_cache(reader.as_ref(), repo_root, index_dir).context("loading the snapshot")?;
-    let llm = match &a.llm_url {
-        Some(url) => Some(
-            OpenAiChat::new(LlmConfig {
-                base_url: url.clone(),
-                model: a.llm_model.clone(),
-                api_key_env: std::env::var(&a.llm_key_env)
-                    .is_ok()
-                    .then(|| a.llm_key_env.clone()),
-                timeout_secs: a.llm_timeout,
-                retries: 2,
-                max_tokens: 1200,
-            })
-            .context("configuring the LLM endpoint")?,
-        ),
-        None => None,
-    };
+    let llm = a
+        .llm
+        .llm_url
+        .as_ref()
+        .map(|url| chat(url, &a.llm, 1200))
+        .transpose()?;
     let level: Level = a.level.parse().map_err(|e: String| anyhow::anyhow!(e))?;
     // The stored call graph when the index has one (either backend); else `ask` reads call
     // sites from the snapshot text.
@@ -84,6 +63,39 @@ pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
     } else {
         Outcome::Done
     })
+}
+
+/// The repository root (for freshness) and the folder of the query side's derived files: the
+/// view tables, derived once per snapshot, and the LLM summaries. The embedded index folder, or
+/// (Meilisearch) a folder in the user's cache.
+pub(super) fn query_dirs(
+    g: &Global,
+) -> Result<(Option<std::path::PathBuf>, Option<std::path::PathBuf>)> {
+    Ok(match g.backend {
+        Backend::Embedded => {
+            let dir = read_target(g)?;
+            (
+                dir.root().parent().map(|p| p.to_path_buf()),
+                Some(dir.root().to_path_buf()),
+            )
+        }
+        Backend::Meilisearch => (g.repo.clone(), meili_cache_dir(g)),
+    })
+}
+
+/// A chat client from the `--llm-*` flags.
+pub(super) fn chat(url: &str, a: &LlmArgs, max_tokens: u32) -> Result<OpenAiChat> {
+    OpenAiChat::new(LlmConfig {
+        base_url: url.to_string(),
+        model: a.llm_model.clone(),
+        api_key_env: std::env::var(&a.llm_key_env)
+            .is_ok()
+            .then(|| a.llm_key_env.clone()),
+        timeout_secs: a.llm_timeout,
+        retries: 2,
+        max_tokens,
+    })
+    .context("configuring the LLM endpoint")
 }
 
 /// `$XDG_CACHE_HOME/codemap/meili-<scope>` (else `~/.cache/...`): where `ask` keeps the view tables
