@@ -13,25 +13,28 @@
 //! written after every other task succeeded. Re-running after a crash re-sends the same batch
 //! (delete-by-path, then add), so it converges without duplicates or orphans.
 
-use crate::analyzer::split_identifier;
 use crate::diff::FileVersion;
-use crate::graph::Edge;
-use crate::model::{Chunk, Language, Provenance, RepoPath, Snapshot, Symbol, SymbolId, SymbolKind};
+use crate::model::RepoPath;
 use crate::store::StoreError;
-use crate::store::catalog::{Catalog, ChunkRow, FileRow, SymbolRow};
-use crate::store::read::{IndexRead, TextHit};
+use crate::store::catalog::Catalog;
+use crate::store::read::IndexRead;
 use meilisearch_sdk::client::Client;
 use meilisearch_sdk::documents::DocumentsQuery;
 use meilisearch_sdk::indexes::Index;
 use meilisearch_sdk::settings::Settings;
 use meilisearch_sdk::task_info::TaskInfo;
 use meilisearch_sdk::tasks::Task;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
+mod docs;
 mod edges;
+mod read;
+
+use docs::SnapshotDoc;
+pub use docs::identifier_terms;
 
 /// Every index of a store, under its prefix.
 const INDEXES: [&str; 6] = [
@@ -80,76 +83,6 @@ impl MeiliConfig {
             task_timeout: Duration::from_secs(300),
         }
     }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct FileDoc {
-    id: String,
-    repo: String,
-    path: String,
-    language: String,
-    hash: String,
-    size: u64,
-    mtime_ns: i64,
-    lines: u32,
-    module: String,
-    provenance: String,
-    degraded: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct SymbolDoc {
-    id: String,
-    repo: String,
-    path: String,
-    ord: u32,
-    sym_id: String,
-    kind: String,
-    name: String,
-    name_lc: String,
-    qname: String,
-    signature: String,
-    doc: Option<String>,
-    parent: Option<String>,
-    start_line: u32,
-    end_line: u32,
-    name_line: u32,
-    annotations: Vec<String>,
-    visibility: String,
-    is_static: bool,
-    body_hash: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct ChunkDoc {
-    id: String,
-    repo: String,
-    path: String,
-    chunk_id: String,
-    ord: u32,
-    start_line: u32,
-    end_line: u32,
-    symbol: Option<String>,
-    /// Symbol names in the chunk, for a boosted match.
-    symbols: String,
-    /// Identifier parts (`getExtension` → `get extension`): Meilisearch does not split camelCase.
-    terms: String,
-    header: String,
-    text: String,
-    provenance: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct SnapshotDoc {
-    id: String,
-    repo: String,
-    generation: u64,
-    commit: Option<String>,
-    dirty: bool,
-    created_at: i64,
-    files: u64,
-    symbols: u64,
-    chunks: u64,
 }
 
 /// An index's name and its searchable, filterable and sortable attributes.
@@ -206,35 +139,6 @@ fn doc_id(repo: &str, parts: &[&str]) -> String {
         h.update(p.as_bytes());
     }
     h.finalize().to_hex()[..40].to_string()
-}
-
-/// Caps a field's word count so Meilisearch indexes all of what it keeps.
-fn cap_words(s: &str) -> String {
-    let mut words = 0;
-    for (i, c) in s.char_indices() {
-        if c.is_whitespace() {
-            words += 1;
-            if words >= MAX_FIELD_WORDS {
-                return s[..i].to_string();
-            }
-        }
-    }
-    s.to_string()
-}
-
-/// Identifier parts of a text, for the `terms` field and for queries.
-pub fn identifier_terms(text: &str) -> String {
-    let mut out = String::new();
-    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')) {
-        let parts = split_identifier(word);
-        if parts.len() > 1 {
-            for p in parts {
-                out.push_str(&p);
-                out.push(' ');
-            }
-        }
-    }
-    out
 }
 
 impl MeiliStore {
@@ -472,66 +376,6 @@ impl MeiliStore {
         Ok(out)
     }
 
-    fn file_doc(&self, f: &FileRow) -> FileDoc {
-        FileDoc {
-            id: doc_id(&self.cfg.repo, &["file", f.path.as_str()]),
-            repo: self.cfg.repo.clone(),
-            path: f.path.to_string(),
-            language: f.language.as_str().into(),
-            hash: f.hash.clone(),
-            size: f.size,
-            mtime_ns: f.mtime_ns,
-            lines: f.lines,
-            module: f.module.clone(),
-            provenance: f.provenance.as_str().into(),
-            degraded: f.degraded.clone(),
-        }
-    }
-
-    fn symbol_doc(&self, path: &str, ord: u32, s: &Symbol) -> SymbolDoc {
-        SymbolDoc {
-            id: doc_id(&self.cfg.repo, &["symbol", path, &ord.to_string()]),
-            repo: self.cfg.repo.clone(),
-            path: path.to_string(),
-            ord,
-            sym_id: s.id.0.clone(),
-            kind: s.kind.as_str().into(),
-            name: s.name.clone(),
-            name_lc: s.name.to_lowercase(),
-            qname: s.qualified_name.clone(),
-            signature: s.signature.clone(),
-            doc: s.doc.clone(),
-            parent: s.parent.as_ref().map(|p| p.0.clone()),
-            start_line: s.start_line,
-            end_line: s.end_line,
-            name_line: s.name_line,
-            annotations: s.annotations.clone(),
-            visibility: s.visibility.clone(),
-            is_static: s.is_static,
-            body_hash: s.body_hash.clone(),
-        }
-    }
-
-    fn chunk_doc(&self, c: &ChunkRow, symbols: &[SymbolRow], provenance: Provenance) -> ChunkDoc {
-        let names = crate::pipeline::symbol_names(&c.chunk, symbols.iter().map(|s| &s.symbol));
-        let terms = identifier_terms(&format!("{names}\n{}\n{}", c.chunk.header, c.chunk.text));
-        ChunkDoc {
-            id: doc_id(&self.cfg.repo, &["chunk", &c.id]),
-            repo: self.cfg.repo.clone(),
-            path: c.path.to_string(),
-            chunk_id: c.id.clone(),
-            ord: c.ord,
-            start_line: c.chunk.start_line,
-            end_line: c.chunk.end_line,
-            symbol: c.chunk.symbol.as_ref().map(|s| s.0.clone()),
-            symbols: names,
-            terms: cap_words(&terms),
-            header: cap_words(&c.chunk.header),
-            text: cap_words(&c.chunk.text),
-            provenance: provenance.as_str().into(),
-        }
-    }
-
     /// All documents of an index matching `filter` (within the repo scope), page by page.
     fn fetch_all<T: DeserializeOwned + Send + Sync + 'static>(
         &self,
@@ -684,219 +528,9 @@ fn changed_paths(old: &[FileVersion], new: &[FileVersion]) -> Vec<String> {
     out.into_iter().collect()
 }
 
-fn file_row(d: FileDoc) -> Option<FileRow> {
-    Some(FileRow {
-        path: RepoPath::new(&d.path)?,
-        language: Language::parse(&d.language),
-        hash: d.hash,
-        size: d.size,
-        mtime_ns: d.mtime_ns,
-        lines: d.lines,
-        module: d.module,
-        provenance: Provenance::parse(&d.provenance),
-        degraded: d.degraded,
-    })
-}
-
-fn symbol_row(d: SymbolDoc) -> Option<SymbolRow> {
-    Some(SymbolRow {
-        path: RepoPath::new(&d.path)?,
-        symbol: Symbol {
-            id: SymbolId(d.sym_id),
-            kind: SymbolKind::parse(&d.kind)?,
-            name: d.name,
-            qualified_name: d.qname,
-            signature: d.signature,
-            doc: d.doc,
-            parent: d.parent.map(SymbolId),
-            start_line: d.start_line,
-            end_line: d.end_line,
-            name_line: d.name_line,
-            annotations: d.annotations,
-            visibility: d.visibility,
-            is_static: d.is_static,
-            body_hash: d.body_hash,
-        },
-    })
-}
-
-fn chunk_row(d: ChunkDoc) -> Option<ChunkRow> {
-    Some(ChunkRow {
-        id: d.chunk_id,
-        path: RepoPath::new(&d.path)?,
-        ord: d.ord,
-        chunk: Chunk {
-            start_line: d.start_line,
-            end_line: d.end_line,
-            start_byte: 0,
-            end_byte: d.text.len(),
-            header: d.header,
-            text: d.text,
-            symbol: d.symbol.map(SymbolId),
-        },
-    })
-}
-
-fn sort_symbols(v: &mut [SymbolRow]) {
-    v.sort_by(|a, b| {
-        (a.path.as_str(), a.symbol.start_line).cmp(&(b.path.as_str(), b.symbol.start_line))
-    });
-}
-
-impl IndexRead for MeiliStore {
-    fn last_snapshot(&self) -> Result<Option<Snapshot>, StoreError> {
-        let idx = self.index("snapshots");
-        let filter = self.scope();
-        let sort = ["generation:desc"];
-        let res = self.rt.block_on(
-            idx.search()
-                .with_filter(&filter)
-                .with_sort(&sort)
-                .with_limit(1)
-                .execute::<SnapshotDoc>(),
-        );
-        let res = match res {
-            Ok(r) => r,
-            // No index yet: nothing published.
-            Err(meilisearch_sdk::errors::Error::Meilisearch(e))
-                if e.error_code == meilisearch_sdk::errors::ErrorCode::IndexNotFound =>
-            {
-                return Ok(None);
-            }
-            Err(e) => return Err(meili_err(e)),
-        };
-        Ok(res.hits.into_iter().next().map(|h| {
-            let d = h.result;
-            Snapshot {
-                generation: d.generation,
-                commit: d.commit,
-                dirty: d.dirty,
-                created_at: d.created_at,
-                files: d.files,
-                symbols: d.symbols,
-                chunks: d.chunks,
-            }
-        }))
-    }
-
-    fn current_files(&self) -> Result<HashMap<RepoPath, FileRow>, StoreError> {
-        Ok(self
-            .fetch_all::<FileDoc>("files", None)?
-            .into_iter()
-            .filter_map(file_row)
-            .map(|f| (f.path.clone(), f))
-            .collect())
-    }
-
-    fn file(&self, path: &str) -> Result<Option<FileRow>, StoreError> {
-        Ok(self
-            .fetch_all::<FileDoc>("files", Some(&format!("path = {}", quote(path))))?
-            .into_iter()
-            .find_map(file_row))
-    }
-
-    fn symbols_named(&self, name: &str) -> Result<Vec<SymbolRow>, StoreError> {
-        let q = name.replace('#', ".");
-        let simple = q.rsplit('.').next().unwrap_or(&q).to_lowercase();
-        let suffix = format!(".{q}");
-        let mut out: Vec<SymbolRow> = self
-            .fetch_all::<SymbolDoc>("symbols", Some(&format!("name_lc = {}", quote(&simple))))?
-            .into_iter()
-            .filter_map(symbol_row)
-            .filter(|r| {
-                !q.contains('.')
-                    || r.symbol.qualified_name == q
-                    || r.symbol.qualified_name.ends_with(&suffix)
-            })
-            .collect();
-        sort_symbols(&mut out);
-        Ok(out)
-    }
-
-    fn symbols_of(&self, path: &str) -> Result<Vec<SymbolRow>, StoreError> {
-        let mut docs =
-            self.fetch_all::<SymbolDoc>("symbols", Some(&format!("path = {}", quote(path))))?;
-        docs.sort_by_key(|d| d.ord);
-        Ok(docs.into_iter().filter_map(symbol_row).collect())
-    }
-
-    fn all_symbols(&self) -> Result<Vec<SymbolRow>, StoreError> {
-        let mut docs = self.fetch_all::<SymbolDoc>("symbols", None)?;
-        docs.sort_by(|a, b| (&a.path, a.ord).cmp(&(&b.path, b.ord)));
-        Ok(docs.into_iter().filter_map(symbol_row).collect())
-    }
-
-    fn chunk(&self, id: &str) -> Result<Option<ChunkRow>, StoreError> {
-        Ok(self
-            .fetch_all::<ChunkDoc>("chunks", Some(&format!("chunk_id = {}", quote(id))))?
-            .into_iter()
-            .find_map(chunk_row))
-    }
-
-    fn chunks_of(&self, path: &str) -> Result<Vec<ChunkRow>, StoreError> {
-        let mut docs =
-            self.fetch_all::<ChunkDoc>("chunks", Some(&format!("path = {}", quote(path))))?;
-        docs.sort_by_key(|d| d.ord);
-        Ok(docs.into_iter().filter_map(chunk_row).collect())
-    }
-
-    fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
-        #[derive(Deserialize)]
-        struct Hit {
-            chunk_id: String,
-            path: String,
-        }
-        let idx = self.index("chunks");
-        let filter = self.scope();
-        let q = format!("{query} {}", identifier_terms(query));
-        let attrs = ["chunk_id", "path"];
-        let res = self
-            .rt
-            .block_on(
-                idx.search()
-                    .with_query(&q)
-                    .with_filter(&filter)
-                    .with_limit(limit)
-                    .with_attributes_to_retrieve(meilisearch_sdk::search::Selectors::Some(&attrs))
-                    .with_show_ranking_score(true)
-                    .execute::<Hit>(),
-            )
-            .map_err(meili_err)?;
-        Ok(res
-            .hits
-            .into_iter()
-            .map(|h| {
-                (
-                    h.result.chunk_id,
-                    h.result.path,
-                    h.ranking_score.unwrap_or(0.0) as f32,
-                )
-            })
-            .collect())
-    }
-
-    fn symbol_by_id(&self, id: &str) -> Result<Option<SymbolRow>, StoreError> {
-        Ok(self
-            .fetch_all::<SymbolDoc>("symbols", Some(&format!("sym_id = {}", quote(id))))?
-            .into_iter()
-            .find_map(symbol_row))
-    }
-
-    fn edges_from(&self, caller: &str) -> Result<Vec<Edge>, StoreError> {
-        self.edges_where(&format!("caller = {}", quote(caller)))
-    }
-
-    fn edges_to(&self, callee: &str) -> Result<Vec<Edge>, StoreError> {
-        self.edges_where(&format!("callee = {}", quote(callee)))
-    }
-
-    fn edge_count(&self) -> Result<u64, StoreError> {
-        Ok(self.count("edges")? as u64)
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::docs::cap_words;
     use super::*;
 
     #[test]

@@ -1,0 +1,235 @@
+//! The documents codemap keeps in Meilisearch (files, symbols, chunks, snapshots), made from
+//! catalog rows and read back into them. Long text is capped below Meilisearch's per-field word
+//! limit; identifier parts go into a field of their own, since Meilisearch does not split
+//! camelCase.
+
+use super::{MAX_FIELD_WORDS, MeiliStore, doc_id};
+use crate::analyzer::split_identifier;
+use crate::model::{Chunk, Language, Provenance, RepoPath, Symbol, SymbolId, SymbolKind};
+use crate::store::catalog::{ChunkRow, FileRow, SymbolRow};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct FileDoc {
+    pub(super) id: String,
+    pub(super) repo: String,
+    pub(super) path: String,
+    pub(super) language: String,
+    pub(super) hash: String,
+    pub(super) size: u64,
+    pub(super) mtime_ns: i64,
+    pub(super) lines: u32,
+    pub(super) module: String,
+    pub(super) provenance: String,
+    pub(super) degraded: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct SymbolDoc {
+    pub(super) id: String,
+    pub(super) repo: String,
+    pub(super) path: String,
+    pub(super) ord: u32,
+    pub(super) sym_id: String,
+    pub(super) kind: String,
+    pub(super) name: String,
+    pub(super) name_lc: String,
+    pub(super) qname: String,
+    pub(super) signature: String,
+    pub(super) doc: Option<String>,
+    pub(super) parent: Option<String>,
+    pub(super) start_line: u32,
+    pub(super) end_line: u32,
+    pub(super) name_line: u32,
+    pub(super) annotations: Vec<String>,
+    pub(super) visibility: String,
+    pub(super) is_static: bool,
+    pub(super) body_hash: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct ChunkDoc {
+    pub(super) id: String,
+    pub(super) repo: String,
+    pub(super) path: String,
+    pub(super) chunk_id: String,
+    pub(super) ord: u32,
+    pub(super) start_line: u32,
+    pub(super) end_line: u32,
+    pub(super) symbol: Option<String>,
+    /// Symbol names in the chunk, for a boosted match.
+    pub(super) symbols: String,
+    /// Identifier parts (`getExtension` → `get extension`): Meilisearch does not split camelCase.
+    pub(super) terms: String,
+    pub(super) header: String,
+    pub(super) text: String,
+    pub(super) provenance: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct SnapshotDoc {
+    pub(super) id: String,
+    pub(super) repo: String,
+    pub(super) generation: u64,
+    pub(super) commit: Option<String>,
+    pub(super) dirty: bool,
+    pub(super) created_at: i64,
+    pub(super) files: u64,
+    pub(super) symbols: u64,
+    pub(super) chunks: u64,
+}
+
+/// Caps a field's word count so Meilisearch indexes all of what it keeps.
+pub(super) fn cap_words(s: &str) -> String {
+    let mut words = 0;
+    for (i, c) in s.char_indices() {
+        if c.is_whitespace() {
+            words += 1;
+            if words >= MAX_FIELD_WORDS {
+                return s[..i].to_string();
+            }
+        }
+    }
+    s.to_string()
+}
+
+/// Identifier parts of a text, for the `terms` field and for queries.
+pub fn identifier_terms(text: &str) -> String {
+    let mut out = String::new();
+    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')) {
+        let parts = split_identifier(word);
+        if parts.len() > 1 {
+            for p in parts {
+                out.push_str(&p);
+                out.push(' ');
+            }
+        }
+    }
+    out
+}
+
+impl MeiliStore {
+    pub(super) fn file_doc(&self, f: &FileRow) -> FileDoc {
+        FileDoc {
+            id: doc_id(&self.cfg.repo, &["file", f.path.as_str()]),
+            repo: self.cfg.repo.clone(),
+            path: f.path.to_string(),
+            language: f.language.as_str().into(),
+            hash: f.hash.clone(),
+            size: f.size,
+            mtime_ns: f.mtime_ns,
+            lines: f.lines,
+            module: f.module.clone(),
+            provenance: f.provenance.as_str().into(),
+            degraded: f.degraded.clone(),
+        }
+    }
+
+    pub(super) fn symbol_doc(&self, path: &str, ord: u32, s: &Symbol) -> SymbolDoc {
+        SymbolDoc {
+            id: doc_id(&self.cfg.repo, &["symbol", path, &ord.to_string()]),
+            repo: self.cfg.repo.clone(),
+            path: path.to_string(),
+            ord,
+            sym_id: s.id.0.clone(),
+            kind: s.kind.as_str().into(),
+            name: s.name.clone(),
+            name_lc: s.name.to_lowercase(),
+            qname: s.qualified_name.clone(),
+            signature: s.signature.clone(),
+            doc: s.doc.clone(),
+            parent: s.parent.as_ref().map(|p| p.0.clone()),
+            start_line: s.start_line,
+            end_line: s.end_line,
+            name_line: s.name_line,
+            annotations: s.annotations.clone(),
+            visibility: s.visibility.clone(),
+            is_static: s.is_static,
+            body_hash: s.body_hash.clone(),
+        }
+    }
+
+    pub(super) fn chunk_doc(
+        &self,
+        c: &ChunkRow,
+        symbols: &[SymbolRow],
+        provenance: Provenance,
+    ) -> ChunkDoc {
+        let names = crate::pipeline::symbol_names(&c.chunk, symbols.iter().map(|s| &s.symbol));
+        let terms = identifier_terms(&format!("{names}\n{}\n{}", c.chunk.header, c.chunk.text));
+        ChunkDoc {
+            id: doc_id(&self.cfg.repo, &["chunk", &c.id]),
+            repo: self.cfg.repo.clone(),
+            path: c.path.to_string(),
+            chunk_id: c.id.clone(),
+            ord: c.ord,
+            start_line: c.chunk.start_line,
+            end_line: c.chunk.end_line,
+            symbol: c.chunk.symbol.as_ref().map(|s| s.0.clone()),
+            symbols: names,
+            terms: cap_words(&terms),
+            header: cap_words(&c.chunk.header),
+            text: cap_words(&c.chunk.text),
+            provenance: provenance.as_str().into(),
+        }
+    }
+}
+
+pub(super) fn file_row(d: FileDoc) -> Option<FileRow> {
+    Some(FileRow {
+        path: RepoPath::new(&d.path)?,
+        language: Language::parse(&d.language),
+        hash: d.hash,
+        size: d.size,
+        mtime_ns: d.mtime_ns,
+        lines: d.lines,
+        module: d.module,
+        provenance: Provenance::parse(&d.provenance),
+        degraded: d.degraded,
+    })
+}
+
+pub(super) fn symbol_row(d: SymbolDoc) -> Option<SymbolRow> {
+    Some(SymbolRow {
+        path: RepoPath::new(&d.path)?,
+        symbol: Symbol {
+            id: SymbolId(d.sym_id),
+            kind: SymbolKind::parse(&d.kind)?,
+            name: d.name,
+            qualified_name: d.qname,
+            signature: d.signature,
+            doc: d.doc,
+            parent: d.parent.map(SymbolId),
+            start_line: d.start_line,
+            end_line: d.end_line,
+            name_line: d.name_line,
+            annotations: d.annotations,
+            visibility: d.visibility,
+            is_static: d.is_static,
+            body_hash: d.body_hash,
+        },
+    })
+}
+
+pub(super) fn chunk_row(d: ChunkDoc) -> Option<ChunkRow> {
+    Some(ChunkRow {
+        id: d.chunk_id,
+        path: RepoPath::new(&d.path)?,
+        ord: d.ord,
+        chunk: Chunk {
+            start_line: d.start_line,
+            end_line: d.end_line,
+            start_byte: 0,
+            end_byte: d.text.len(),
+            header: d.header,
+            text: d.text,
+            symbol: d.symbol.map(SymbolId),
+        },
+    })
+}
+
+pub(super) fn sort_symbols(v: &mut [SymbolRow]) {
+    v.sort_by(|a, b| {
+        (a.path.as_str(), a.symbol.start_line).cmp(&(b.path.as_str(), b.symbol.start_line))
+    });
+}
