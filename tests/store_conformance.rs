@@ -421,3 +421,102 @@ fn a_full_rebuild_is_staged_and_swapped_in() {
     let err = store.stage_rebuild(&catalog).err().expect("refused");
     assert!(err.to_string().contains("other repositories"), "{err}");
 }
+
+/// A deterministic unit vector per chunk id (8 dimensions): distinct chunks point apart.
+fn fake_vector(id: &str) -> Vec<f32> {
+    // FNV-1a of the id seeds a small xorshift generator.
+    let mut x = id.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100000001b3)
+    });
+    let v: Vec<f32> = (0..8)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % 1000) as f32 - 499.5
+        })
+        .collect();
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.into_iter().map(|x| x / n).collect()
+}
+
+fn local_vectors(catalog: &Catalog) -> std::collections::HashMap<String, Vec<f32>> {
+    catalog
+        .chunk_ids()
+        .unwrap()
+        .into_iter()
+        .map(|id| {
+            let v = fake_vector(&id);
+            (id, v)
+        })
+        .collect()
+}
+
+#[test]
+fn meilisearch_vectors_sync_incrementally_and_stay_in_scope() {
+    let Some(server) = Server::from_env("meilisearch_vectors") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("shop");
+    fixture(&root, "v1");
+    let dir = build(&root, &tmp.path().join("idx"));
+    let store = server.store("shop");
+    let catalog = Catalog::open_read(&dir.catalog()).unwrap();
+    store.publish(&catalog).unwrap();
+    let local = local_vectors(&catalog);
+    let n = local.len();
+
+    let first = store.sync_vectors("fake-8", 8, &local).unwrap();
+    assert_eq!((first.sent, first.present, first.missing), (n, 0, 0));
+    let again = store.sync_vectors("fake-8", 8, &local).unwrap();
+    assert_eq!((again.sent, again.present), (0, n), "idempotent");
+
+    // Each chunk is its own nearest neighbour, and the hit resolves.
+    for (id, v) in local.iter().take(3) {
+        let hits = store.nearest_chunks(v, "fake-8", 3).unwrap();
+        assert_eq!(&hits[0].0, id, "{hits:?}");
+        assert!(store.chunk(id).unwrap().is_some());
+    }
+    // Another model's vectors are not this model's.
+    assert!(
+        store
+            .nearest_chunks(&local.values().next().unwrap().clone(), "other", 3)
+            .unwrap()
+            .is_empty()
+    );
+
+    // An edit republishes one file's chunks without vectors; only those are sent again.
+    drop(catalog);
+    fixture(&root, "v2");
+    build(&root, &tmp.path().join("idx"));
+    let catalog = Catalog::open_read(&dir.catalog()).unwrap();
+    store.publish(&catalog).unwrap();
+    let local = local_vectors(&catalog);
+    let changed = catalog
+        .chunks_of("app/src/main/java/shop/order/OrderService.java")
+        .unwrap()
+        .len();
+    let after_edit = store.sync_vectors("fake-8", 8, &local).unwrap();
+    assert_eq!(after_edit.sent, changed, "{after_edit:?}");
+    assert_eq!(after_edit.present + after_edit.sent, local.len());
+
+    // Another repository's chunks never come back from this repo's vector reads.
+    let other = tmp.path().join("other");
+    write(
+        &other,
+        "src/Secret.java",
+        "package x;\n\nclass Secret {\n    void hidden() {}\n}\n",
+    );
+    let other_dir = build(&other, &tmp.path().join("i2"));
+    let other_catalog = Catalog::open_read(&other_dir.catalog()).unwrap();
+    let b = server.store("other");
+    b.publish(&other_catalog).unwrap();
+    let other_local = local_vectors(&other_catalog);
+    b.sync_vectors("fake-8", 8, &other_local).unwrap();
+    for v in other_local.values() {
+        for (id, path, _) in store.nearest_chunks(v, "fake-8", 50).unwrap() {
+            assert!(!path.contains("Secret"), "{id} {path}");
+        }
+    }
+}

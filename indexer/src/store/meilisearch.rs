@@ -32,9 +32,11 @@ use std::time::Duration;
 mod docs;
 mod edges;
 mod read;
+mod vectors;
 
 use docs::SnapshotDoc;
 pub use docs::identifier_terms;
+pub use vectors::{EMBEDDER, VectorSync};
 
 /// Every index of a store, under its prefix.
 const INDEXES: [&str; 6] = [
@@ -207,7 +209,7 @@ impl MeiliStore {
             (
                 "chunks",
                 vec!["symbols", "terms", "header", "text"],
-                vec!["repo", "path", "chunk_id"],
+                vec!["repo", "path", "chunk_id", "vector_model"],
                 vec!["path", "ord"],
             ),
             (

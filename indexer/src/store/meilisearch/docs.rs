@@ -64,6 +64,10 @@ pub(super) struct ChunkDoc {
     pub(super) header: String,
     pub(super) text: String,
     pub(super) provenance: String,
+    /// Published without a vector (`{"codemap": null}`: an explicit opt-out, which Meilisearch
+    /// requires of documents once a `userProvided` embedder exists); `sync_vectors` adds it.
+    #[serde(rename = "_vectors", default, skip_deserializing)]
+    pub(super) vectors: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -171,6 +175,7 @@ impl MeiliStore {
             header: cap_words(&c.chunk.header),
             text: cap_words(&c.chunk.text),
             provenance: provenance.as_str().into(),
+            vectors: Some(serde_json::json!({ super::EMBEDDER: null })),
         }
     }
 }

@@ -1,0 +1,180 @@
+//! Our chunk vectors in Meilisearch: a `userProvided` embedder on the chunks index, vectors sent
+//! as `_vectors`, and nearest-neighbour reads. The vectors are computed locally (the same ones
+//! the embedded index uses), so fusion stays ours and identical across backends: Meilisearch
+//! returns the vector list, the query side fuses it with RRF.
+//!
+//! Which chunks already carry a vector of a model is recorded on the chunk document itself
+//! (`vector_model`), so it cannot drift: a chunk document replaced because its file changed
+//! comes back without both, and the next sync sends its vector again.
+
+use super::{BATCH_DOCS, MeiliStore, doc_id, meili_err, quote};
+use crate::store::StoreError;
+use crate::store::read::TextHit;
+use meilisearch_sdk::documents::DocumentsQuery;
+use meilisearch_sdk::settings::{Embedder, EmbedderSource, Settings};
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+
+/// Name of our embedder in the chunks index settings.
+pub const EMBEDDER: &str = "codemap";
+
+#[derive(Serialize)]
+struct VectorPatch<'a> {
+    id: String,
+    #[serde(rename = "_vectors")]
+    vectors: HashMap<&'static str, &'a [f32]>,
+    vector_model: &'a str,
+}
+
+#[derive(Deserialize)]
+struct ChunkVectorState {
+    chunk_id: String,
+    #[serde(default)]
+    vector_model: Option<String>,
+}
+
+/// What a vector sync did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct VectorSync {
+    /// Vectors sent now.
+    pub sent: usize,
+    /// Chunks on the server that already had this model's vector.
+    pub present: usize,
+    /// Chunks on the server with no local vector yet (embedding still to run).
+    pub missing: usize,
+}
+
+impl MeiliStore {
+    /// Declares the `userProvided` embedder of `dims` dimensions on the chunks index.
+    pub fn ensure_embedder(&self, dims: usize) -> Result<(), StoreError> {
+        let embedder = Embedder {
+            source: EmbedderSource::UserProvided,
+            dimensions: Some(dims),
+            ..Default::default()
+        };
+        let settings = Settings::new().with_embedders(HashMap::from([(EMBEDDER, embedder)]));
+        let task = self
+            .rt
+            .block_on(self.index("chunks").set_settings(&settings))
+            .map_err(meili_err)?;
+        self.wait(task)
+    }
+
+    /// Sends the vectors of `model` for the chunks the server holds without one; `local` maps
+    /// chunk ids to their vectors (chunks missing from it are counted, not sent). Idempotent.
+    pub fn sync_vectors(
+        &self,
+        model: &str,
+        dims: usize,
+        local: &HashMap<String, Vec<f32>>,
+    ) -> Result<VectorSync, StoreError> {
+        self.ensure_embedder(dims)?;
+        let mut out = VectorSync::default();
+        let mut todo: Vec<&str> = Vec::new();
+        for d in self.chunk_vector_states()? {
+            if d.vector_model.as_deref() == Some(model) {
+                out.present += 1;
+            } else if let Some((id, _)) = local.get_key_value(&d.chunk_id) {
+                todo.push(id);
+            } else {
+                out.missing += 1;
+            }
+        }
+        todo.sort_unstable();
+        let mut tasks = Vec::new();
+        for batch in todo.chunks(BATCH_DOCS / 2) {
+            let patches: Vec<VectorPatch> = batch
+                .iter()
+                .filter(|id| local[**id].len() == dims)
+                .map(|id| VectorPatch {
+                    id: doc_id(&self.cfg.repo, &["chunk", id]),
+                    vectors: HashMap::from([(EMBEDDER, local[*id].as_slice())]),
+                    vector_model: model,
+                })
+                .collect();
+            out.sent += patches.len();
+            // A partial update: the chunk's other fields stay as published.
+            tasks.push(
+                self.rt
+                    .block_on(self.index("chunks").add_or_update(&patches, Some("id")))
+                    .map_err(meili_err)?,
+            );
+        }
+        for t in tasks {
+            self.wait(t)?;
+        }
+        Ok(out)
+    }
+
+    /// The chunk id and vector model of every chunk document of this repo (two fields only).
+    fn chunk_vector_states(&self) -> Result<Vec<ChunkVectorState>, StoreError> {
+        let idx = self.index("chunks");
+        let filter = self.scope();
+        let mut out: Vec<ChunkVectorState> = Vec::new();
+        let mut seen = HashSet::new();
+        let mut offset = 0;
+        loop {
+            let mut q = DocumentsQuery::new(&idx);
+            q.with_filter(&filter)
+                .with_fields(["chunk_id", "vector_model"])
+                .with_limit(super::PAGE)
+                .with_offset(offset);
+            let page = self
+                .rt
+                .block_on(idx.get_documents_with::<ChunkVectorState>(&q))
+                .map_err(meili_err)?;
+            let n = page.results.len();
+            out.extend(
+                page.results
+                    .into_iter()
+                    .filter(|d| seen.insert(d.chunk_id.clone())),
+            );
+            if n < super::PAGE {
+                break;
+            }
+            offset += n;
+        }
+        Ok(out)
+    }
+
+    /// Chunks nearest to `vector` among those holding a vector of `model`, best first.
+    pub fn nearest_chunks(
+        &self,
+        vector: &[f32],
+        model: &str,
+        limit: usize,
+    ) -> Result<Vec<TextHit>, StoreError> {
+        #[derive(Deserialize)]
+        struct Hit {
+            chunk_id: String,
+            path: String,
+        }
+        let idx = self.index("chunks");
+        let filter = format!("{} AND vector_model = {}", self.scope(), quote(model));
+        let attrs = ["chunk_id", "path"];
+        let res = self
+            .rt
+            .block_on(
+                idx.search()
+                    .with_vector(vector)
+                    .with_hybrid(EMBEDDER, 1.0)
+                    .with_filter(&filter)
+                    .with_limit(limit)
+                    .with_attributes_to_retrieve(meilisearch_sdk::search::Selectors::Some(&attrs))
+                    .with_show_ranking_score(true)
+                    .execute::<Hit>(),
+            )
+            .map_err(meili_err)?;
+        Ok(res
+            .hits
+            .into_iter()
+            .map(|h| {
+                (
+                    h.result.chunk_id,
+                    h.result.path,
+                    h.ranking_score.unwrap_or(0.0) as f32,
+                )
+            })
+            .collect())
+    }
+}
