@@ -1,0 +1,128 @@
+use super::*;
+
+fn stems(q: &Question) -> Vec<&str> {
+    q.terms
+        .iter()
+        .filter(|t| t.origin != TermOrigin::Synonym)
+        .map(|t| t.stem.as_str())
+        .collect()
+}
+
+#[test]
+fn intents_from_phrasing() {
+    assert_eq!(
+        understand("Who calls OrderService.cancel?").intent,
+        Intent::Callers
+    );
+    assert_eq!(
+        understand("Where is PaymentGateway.verify used?").intent,
+        Intent::Callers
+    );
+    assert_eq!(
+        understand("What happens when I call checkout()?").intent,
+        Intent::Flow
+    );
+    assert_eq!(
+        understand("Where is the retry policy defined?").intent,
+        Intent::Definition
+    );
+    assert_eq!(
+        understand("Which interface do I implement to receive events?").intent,
+        Intent::Definition
+    );
+    assert_eq!(
+        understand("Where is the timeout setting read?").intent,
+        Intent::Config
+    );
+    assert_eq!(
+        understand("Where is the invoice total computed?").intent,
+        Intent::Locate
+    );
+    assert_eq!(understand("谁调用了 deductStock").intent, Intent::Callers);
+    assert_eq!(understand("下单流程是怎样的").intent, Intent::Flow);
+    let trace = "java.lang.IllegalStateException: boom\n\tat com.x.OrderService.cancel(OrderService.java:42)\n\tat com.x.Api.handle(Api.java:10)";
+    let q = understand(trace);
+    assert_eq!(q.intent, Intent::Trace);
+    assert_eq!(
+        q.frames[0],
+        Frame {
+            class: "com.x.OrderService".into(),
+            method: "cancel".into(),
+            file: Some("OrderService.java".into()),
+            line: Some(42)
+        }
+    );
+}
+
+#[test]
+fn identifiers_are_found_and_split() {
+    let q = understand("Who calls FileStore.lastModifiedUnchecked and deduct_stock()?");
+    let names: Vec<&str> = q.identifiers.iter().map(|i| i.text.as_str()).collect();
+    assert_eq!(
+        names,
+        vec!["FileStore.lastModifiedUnchecked", "deduct_stock"]
+    );
+    assert_eq!(q.identifiers[0].qualifier.as_deref(), Some("FileStore"));
+    assert_eq!(q.identifiers[0].name, "lastModifiedUnchecked");
+    let s = stems(&q);
+    assert!(s.contains(&"modifi"), "{s:?}");
+    assert!(s.contains(&"deduct"), "{s:?}");
+    // Plain capitalised words are not identifiers.
+    assert!(
+        understand("Where does Windows handle this?")
+            .identifiers
+            .is_empty()
+    );
+}
+
+#[test]
+fn stop_words_drop_and_synonyms_come_in_low() {
+    let q = understand("Where is the code that removes an expired session?");
+    let s = stems(&q);
+    assert!(
+        s.contains(&"remov") && s.contains(&"expir") && s.contains(&"session"),
+        "{s:?}"
+    );
+    assert!(!s.contains(&"code") && !s.contains(&"where"), "{s:?}");
+    let del = q
+        .terms
+        .iter()
+        .find(|t| t.stem == "delet")
+        .expect("synonym of remove");
+    assert!(del.weight < 1.0);
+}
+
+#[test]
+fn chinese_questions_translate_through_the_glossary() {
+    let q = understand("订单超时自动取消逻辑在哪?");
+    let s = stems(&q);
+    for w in ["order", "timeout", "cancel"] {
+        assert!(s.contains(&w), "{w} missing from {s:?}");
+    }
+    let q = understand("支付宝回调验签在哪里");
+    assert!(q.cjk.contains(&"宝".to_string()));
+    assert!(stems(&q).contains(&"callback"));
+}
+
+#[test]
+fn literals_and_guesses() {
+    let q = understand(
+        "Where is the os.name property read, and what does 'tail -f' do to the file name?",
+    );
+    assert!(
+        q.literals.contains(&"os.name".to_string()),
+        "{:?}",
+        q.literals
+    );
+    assert!(
+        q.literals.contains(&"tail -f".to_string()),
+        "{:?}",
+        q.literals
+    );
+    assert!(
+        q.guessed.contains(&"fileName".to_string()),
+        "{:?}",
+        q.guessed
+    );
+    assert!(q.identifiers.is_empty(), "{:?}", q.identifiers);
+}
