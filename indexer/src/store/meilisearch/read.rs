@@ -11,6 +11,8 @@ use crate::model::{RepoPath, Snapshot};
 use crate::store::StoreError;
 use crate::store::catalog::{ChunkRow, FileRow, SymbolRow};
 use crate::store::read::{IndexRead, TextHit};
+use meilisearch_sdk::DefaultHttpClient;
+use meilisearch_sdk::search::{SearchQuery, Selectors};
 use serde::Deserialize;
 use std::collections::HashMap;
 
@@ -112,38 +114,15 @@ impl IndexRead for MeiliStore {
     }
 
     fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
-        #[derive(Deserialize)]
-        struct Hit {
-            chunk_id: String,
-            path: String,
-        }
         let idx = self.index("chunks");
         let filter = self.scope();
         let q = format!("{query} {}", identifier_terms(query));
-        let attrs = ["chunk_id", "path"];
-        let res = self
-            .rt
-            .block_on(
-                idx.search()
-                    .with_query(&q)
-                    .with_filter(&filter)
-                    .with_limit(limit)
-                    .with_attributes_to_retrieve(meilisearch_sdk::search::Selectors::Some(&attrs))
-                    .with_show_ranking_score(true)
-                    .execute::<Hit>(),
-            )
-            .map_err(meili_err)?;
-        Ok(res
-            .hits
-            .into_iter()
-            .map(|h| {
-                (
-                    h.result.chunk_id,
-                    h.result.path,
-                    h.ranking_score.unwrap_or(0.0) as f32,
-                )
-            })
-            .collect())
+        self.chunk_hits(
+            idx.search()
+                .with_query(&q)
+                .with_filter(&filter)
+                .with_limit(limit),
+        )
     }
 
     fn symbol_by_id(&self, id: &str) -> Result<Option<SymbolRow>, StoreError> {
@@ -163,5 +142,37 @@ impl IndexRead for MeiliStore {
 
     fn edge_count(&self) -> Result<u64, StoreError> {
         Ok(self.count("edges")? as u64)
+    }
+}
+
+impl MeiliStore {
+    /// Runs a chunk search set up by the caller (keyword or vector) for chunk ids, paths and
+    /// ranking scores.
+    pub(super) fn chunk_hits(
+        &self,
+        q: &mut SearchQuery<'_, DefaultHttpClient>,
+    ) -> Result<Vec<TextHit>, StoreError> {
+        #[derive(Deserialize)]
+        struct Hit {
+            chunk_id: String,
+            path: String,
+        }
+        const ATTRS: [&str; 2] = ["chunk_id", "path"];
+        let res = self
+            .rt
+            .block_on(
+                q.with_attributes_to_retrieve(Selectors::Some(&ATTRS))
+                    .with_show_ranking_score(true)
+                    .execute::<Hit>(),
+            )
+            .map_err(meili_err)?;
+        Ok(res
+            .hits
+            .into_iter()
+            .map(|h| {
+                let score = h.ranking_score.unwrap_or(0.0) as f32;
+                (h.result.chunk_id, h.result.path, score)
+            })
+            .collect())
     }
 }

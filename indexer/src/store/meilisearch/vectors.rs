@@ -144,37 +144,14 @@ impl MeiliStore {
         model: &str,
         limit: usize,
     ) -> Result<Vec<TextHit>, StoreError> {
-        #[derive(Deserialize)]
-        struct Hit {
-            chunk_id: String,
-            path: String,
-        }
         let idx = self.index("chunks");
         let filter = format!("{} AND vector_model = {}", self.scope(), quote(model));
-        let attrs = ["chunk_id", "path"];
-        let res = self
-            .rt
-            .block_on(
-                idx.search()
-                    .with_vector(vector)
-                    .with_hybrid(EMBEDDER, 1.0)
-                    .with_filter(&filter)
-                    .with_limit(limit)
-                    .with_attributes_to_retrieve(meilisearch_sdk::search::Selectors::Some(&attrs))
-                    .with_show_ranking_score(true)
-                    .execute::<Hit>(),
-            )
-            .map_err(meili_err)?;
-        Ok(res
-            .hits
-            .into_iter()
-            .map(|h| {
-                (
-                    h.result.chunk_id,
-                    h.result.path,
-                    h.ranking_score.unwrap_or(0.0) as f32,
-                )
-            })
-            .collect())
+        self.chunk_hits(
+            idx.search()
+                .with_vector(vector)
+                .with_hybrid(EMBEDDER, 1.0)
+                .with_filter(&filter)
+                .with_limit(limit),
+        )
     }
 }
