@@ -122,9 +122,17 @@ pub fn build(
         let mut out = climb(&ctx, seed)?;
         descend(&ctx, seed, &mut out, 0)?;
         out.truncate(MAX_CHAIN);
+        // Overloads handing off to each other are one step of the flow: a run of them counts
+        // once, so a chain of constructor overloads does not outscore a real flow.
         let mut score = 0.0;
+        let mut prev: Option<SymIdx> = None;
         for &n in out.iter().take(6) {
-            score += ctx.rel(n)?;
+            let same_step =
+                prev.is_some_and(|p| v.name(p) == v.name(n) && v.owner_type(p) == v.owner_type(n));
+            if !same_step {
+                score += ctx.rel(n)?;
+            }
+            prev = Some(n);
         }
         score += 0.3 * seeds.iter().filter(|s| out.contains(s)).count() as f32;
         score -= 0.05 * rank as f32;
