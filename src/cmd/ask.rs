@@ -4,7 +4,7 @@ use super::{Outcome, open_reader, print_json, read_target};
 use crate::cli::{AskArgs, Backend, Global};
 use anyhow::{Context, Result};
 use query::graph::StoredGraph;
-use query::{AskOptions, Asker, CallGraph, ChatModel, Level, LlmConfig, OpenAiChat};
+use query::{AskOptions, Asker, CallGraph, ChatModel, Level, LlmConfig, OpenAiChat, VectorLeg};
 use std::io::{BufReader, Write};
 
 pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
@@ -50,12 +50,18 @@ pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
         .as_ref()
         .filter(|i| StoredGraph::available(&i.catalog))
         .map(|i| StoredGraph::new(&i.catalog));
+    // Vectors live beside the embedded index only.
+    let vectors = match &embedded {
+        Some(i) => super::embed::vector_leg(&a.embedder, i.dir.root(), &i.catalog)?,
+        None => None,
+    };
     let opts = AskOptions {
         level,
         limit: a.limit,
         token_budget: a.budget,
         llm: llm.as_ref().map(|l| l as &dyn ChatModel),
         graph: stored.as_ref().map(|s| s as &dyn CallGraph),
+        vectors: vectors.as_ref().map(|v| v as &dyn VectorLeg),
         ..Default::default()
     };
     if let Some(path) = &a.batch {
