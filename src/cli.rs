@@ -76,6 +76,9 @@ pub enum Command {
     /// One-line LLM summaries of undocumented methods and files, cached by content hash and
     /// used by `ask`'s map and one-liners (needs --llm-url).
     Summarize(SummarizeArgs),
+    /// Compute vectors for the indexed chunks that have none for the model (incremental,
+    /// resumable; `ask` then uses them as its vector leg).
+    Embed(EmbedArgs),
     /// Definitions by simple or qualified name.
     Symbol { name: String },
     /// Show what the pipeline produced for one file.
@@ -160,6 +163,8 @@ pub struct AskArgs {
     pub limit: usize,
     #[command(flatten)]
     pub llm: LlmArgs,
+    #[command(flatten)]
+    pub embedder: EmbedderArgs,
 }
 
 /// An OpenAI-compatible chat endpoint.
@@ -177,6 +182,42 @@ pub struct LlmArgs {
     /// Per-request timeout of the endpoint, seconds.
     #[arg(long, default_value_t = 60.0)]
     pub llm_timeout: f64,
+}
+
+/// Which embedder gives the vector leg (`ask`) or computes vectors (`embed`).
+#[derive(Args, Debug, Clone)]
+pub struct EmbedderArgs {
+    /// pocket (built in), minilm:DIR (a sentence-transformers folder), openai (--embed-url),
+    /// none, or auto (`ask`: pocket vectors when `codemap embed` stored some; `embed`: pocket).
+    #[arg(long, env = "CODEMAP_EMBEDDER", default_value = "auto")]
+    pub embedder: String,
+    /// OpenAI-compatible embeddings endpoint base URL (e.g. http://127.0.0.1:11434/v1).
+    #[arg(long, env = "CODEMAP_EMBED_URL")]
+    pub embed_url: Option<String>,
+    /// Model name for the embeddings endpoint.
+    #[arg(long, env = "CODEMAP_EMBED_MODEL", default_value = "nomic-embed-text")]
+    pub embed_model: String,
+    /// Dimension of the endpoint model's vectors.
+    #[arg(long, default_value_t = 768)]
+    pub embed_dim: usize,
+    /// Name of the environment variable holding the embeddings endpoint's API key.
+    #[arg(long, default_value = "CODEMAP_EMBED_KEY")]
+    pub embed_key_env: String,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct EmbedArgs {
+    #[command(flatten)]
+    pub embedder: EmbedderArgs,
+    /// Embed at most this many texts now (the rest on the next run).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Texts per model call and per committed batch.
+    #[arg(long, default_value_t = 32)]
+    pub batch: usize,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy)]

@@ -1,6 +1,7 @@
 //! One module per command family; this file resolves where the index is and dispatches.
 
 mod ask;
+mod embed;
 mod graph;
 mod index;
 mod inspect;
@@ -29,6 +30,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Search { query, limit } => search::search(g, &query, limit),
         Command::Ask(a) => ask::ask(g, &a),
         Command::Summarize(a) => summarize::run(g, &a),
+        Command::Embed(a) => embed::embed(g, &a),
         Command::Symbol { name } => search::symbol(g, &name),
         Command::Dump { what, file } => inspect::dump(g, what, &file),
         Command::Export {

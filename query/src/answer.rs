@@ -93,6 +93,9 @@ pub struct Answer {
     pub freshness: Freshness,
     /// What the reader should know: fallbacks, removed citations, truncations.
     pub notes: Vec<String>,
+    /// The vector leg that took part in recall (model and rows), if one was configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vectors: Option<String>,
 }
 
 /// What an answer will cite and show.

@@ -209,6 +209,7 @@ impl<'a> Asker<'a> {
             related: assembled.related.clone(),
             freshness: fresh,
             notes,
+            vectors: opts.vectors.map(|l| l.describe()),
         };
         if answer.citations.is_empty() {
             answer

@@ -1,18 +1,31 @@
 //! Embeddings for the vector leg: the [`Embedder`] trait, an OpenAI-compatible `/embeddings`
 //! client, a deterministic fake for tests, and the [`VectorLeg`] the retriever asks for nearest
-//! chunks. Vectors are computed in a separate step; without them the leg is simply absent.
+//! chunks, with [`DenseVectors`], an exact (brute-force) cosine search over a contiguous matrix.
+//! Vectors are computed in a separate step (`codemap embed`, the `embed` crate holds the local
+//! models and the store); without them the leg is simply absent.
 
 use crate::QueryError;
 use crate::llm::{LlmError, http_client, post_json};
 use serde::Deserialize;
 
+/// Why texts could not be embedded.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    /// A remote embedding endpoint failed.
+    #[error(transparent)]
+    Endpoint(#[from] LlmError),
+    /// A local model could not be loaded or run (message names the model and the cause).
+    #[error("embedding model: {0}")]
+    Model(String),
+}
+
 /// Turns texts into vectors of a fixed dimension.
 ///
 /// Contract: the same text gives the same vector; `embed` returns one vector per input, in order,
-/// each of length `dim()`.
+/// each of length `dim()`, L2-normalised (cosine = dot product). Empty input gives empty output.
 pub trait Embedder {
     fn dim(&self) -> usize;
-    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, LlmError>;
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
     /// Model identity, stored beside vectors so a model change forces re-embedding.
     fn model_id(&self) -> String;
 }
@@ -73,7 +86,10 @@ impl Embedder for OpenAiEmbedder {
         self.dim
     }
 
-    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, LlmError> {
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
         let url = format!("{}/embeddings", self.base_url);
         let body = serde_json::json!({ "model": self.model, "input": texts });
         let text = post_json(
@@ -96,9 +112,19 @@ impl Embedder for OpenAiEmbedder {
             return Err(LlmError::BadResponse {
                 url,
                 detail: format!("expected {} vectors of dimension {}", texts.len(), self.dim),
-            });
+            }
+            .into());
         }
-        Ok(parsed.data.into_iter().map(|d| d.embedding).collect())
+        // Not every server normalises; cosine needs unit vectors.
+        Ok(parsed
+            .data
+            .into_iter()
+            .map(|d| {
+                let mut v = d.embedding;
+                normalize(&mut v);
+                v
+            })
+            .collect())
     }
 
     fn model_id(&self) -> String {
@@ -116,7 +142,7 @@ impl Embedder for FakeEmbedder {
         self.dim
     }
 
-    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, LlmError> {
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         Ok(texts
             .iter()
             .map(|t| {
@@ -146,7 +172,8 @@ fn blake_like(s: &str) -> u64 {
     h
 }
 
-fn normalize(v: &mut [f32]) {
+/// Scales `v` to unit length (a zero vector stays zero).
+pub fn normalize(v: &mut [f32]) {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if n > 0.0 {
         v.iter_mut().for_each(|x| *x /= n);
@@ -157,6 +184,10 @@ fn normalize(v: &mut [f32]) {
 pub trait VectorLeg {
     /// Chunk ids with similarity, best first, at most `k`.
     fn nearest(&self, question: &str, k: usize) -> Result<Vec<(String, f32)>, QueryError>;
+    /// What answers report about the leg (model, size).
+    fn describe(&self) -> String {
+        "vectors".to_string()
+    }
 }
 
 /// Vectors held in memory, searched exhaustively (cosine).
@@ -167,7 +198,7 @@ pub struct InMemoryVectors<E: Embedder> {
 
 impl<E: Embedder> InMemoryVectors<E> {
     /// Embeds `(chunk id, text)` pairs.
-    pub fn build(embedder: E, docs: &[(String, String)]) -> Result<Self, LlmError> {
+    pub fn build(embedder: E, docs: &[(String, String)]) -> Result<Self, EmbedError> {
         let texts: Vec<String> = docs.iter().map(|(_, t)| t.clone()).collect();
         let vecs = embedder.embed(&texts)?;
         Ok(InMemoryVectors {
@@ -182,7 +213,7 @@ impl<E: Embedder> VectorLeg for InMemoryVectors<E> {
         let q = self
             .embedder
             .embed(&[question.to_string()])
-            .map_err(QueryError::Llm)?;
+            .map_err(QueryError::Embed)?;
         let q = &q[0];
         let mut scored: Vec<(String, f32)> = self
             .items
@@ -192,6 +223,127 @@ impl<E: Embedder> VectorLeg for InMemoryVectors<E> {
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         scored.truncate(k);
         Ok(scored)
+    }
+}
+
+/// Vectors of one model in one contiguous row-major matrix, searched exactly: one dot product per
+/// row. 100k chunks × 384 dimensions is 150 MB and about 40M multiply-adds per question (tens of
+/// ms); an ANN index is only worth it beyond that.
+pub struct DenseVectors {
+    embedder: Box<dyn Embedder>,
+    ids: Vec<String>,
+    dim: usize,
+    matrix: Vec<f32>,
+}
+
+impl DenseVectors {
+    /// An empty matrix for `embedder`'s vectors; rows of another dimension are refused by `push`.
+    pub fn new(embedder: Box<dyn Embedder>) -> DenseVectors {
+        let dim = embedder.dim();
+        DenseVectors {
+            embedder,
+            ids: Vec::new(),
+            dim,
+            matrix: Vec::new(),
+        }
+    }
+
+    /// Adds a row; returns false (and adds nothing) if its dimension is wrong.
+    pub fn push(&mut self, id: String, v: &[f32]) -> bool {
+        if v.len() != self.dim {
+            return false;
+        }
+        self.ids.push(id);
+        self.matrix.extend_from_slice(v);
+        true
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    pub fn model_id(&self) -> String {
+        self.embedder.model_id()
+    }
+
+    /// Rows nearest to `q` (a unit vector), best first, at most `k`; ties break on id.
+    pub fn nearest_to(&self, q: &[f32], k: usize) -> Vec<(String, f32)> {
+        if q.len() != self.dim || k == 0 {
+            return Vec::new();
+        }
+        let mut scored: Vec<(usize, f32)> = self
+            .matrix
+            .chunks_exact(self.dim)
+            .enumerate()
+            .map(|(i, row)| (i, dot(row, q)))
+            .collect();
+        let by_score = |a: &(usize, f32), b: &(usize, f32)| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| self.ids[a.0].cmp(&self.ids[b.0]))
+        };
+        if scored.len() > k {
+            scored.select_nth_unstable_by(k - 1, by_score);
+            scored.truncate(k);
+        }
+        scored.sort_by(by_score);
+        scored
+            .into_iter()
+            .map(|(i, s)| (self.ids[i].clone(), s))
+            .collect()
+    }
+}
+
+/// The text embedded for a question: the question, then the words of the identifiers it writes
+/// (`getBaseName` → `get base name`), since sentence models read prose and chunk texts carry the
+/// same words (see the `embed` crate's chunk text).
+pub fn query_text(question: &str) -> String {
+    let mut words = Vec::new();
+    for token in question.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')) {
+        let parts = indexer::analyzer::split_identifier(token);
+        if parts.len() > 1 {
+            words.extend(parts);
+        }
+    }
+    if words.is_empty() {
+        question.to_string()
+    } else {
+        format!("{question}\n{}", words.join(" "))
+    }
+}
+
+/// Dot product in four independent lanes, which the compiler vectorises.
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0.0f32; 4];
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for l in 0..4 {
+            acc[l] += x[l] * y[l];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+impl VectorLeg for DenseVectors {
+    fn nearest(&self, question: &str, k: usize) -> Result<Vec<(String, f32)>, QueryError> {
+        if self.is_empty() || question.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let q = self.embedder.embed(&[query_text(question)])?;
+        Ok(q.first().map(|q| self.nearest_to(q, k)).unwrap_or_default())
+    }
+
+    fn describe(&self) -> String {
+        format!("{} ({} chunks)", self.model_id(), self.len())
     }
 }
 
@@ -216,5 +368,60 @@ mod tests {
             e.embed(&["x y".into()]).unwrap(),
             e.embed(&["x y".into()]).unwrap()
         );
+    }
+
+    #[test]
+    fn dense_vectors_rank_by_cosine_and_match_in_memory_search() {
+        let docs = vec![
+            (
+                "a".to_string(),
+                "cancel the order after a timeout".to_string(),
+            ),
+            ("b".to_string(), "render the invoice as pdf".to_string()),
+            ("c".to_string(), "order invoice totals".to_string()),
+        ];
+        let e = FakeEmbedder { dim: 64 };
+        let vecs = e
+            .embed(&docs.iter().map(|d| d.1.clone()).collect::<Vec<_>>())
+            .unwrap();
+        let mut dense = DenseVectors::new(Box::new(FakeEmbedder { dim: 64 }));
+        for (d, v) in docs.iter().zip(&vecs) {
+            assert!(dense.push(d.0.clone(), v));
+        }
+        assert!(!dense.push("wrong".into(), &[1.0, 0.0]));
+        let mem = InMemoryVectors::build(FakeEmbedder { dim: 64 }, &docs).unwrap();
+        for q in ["order timeout cancel", "pdf invoice", "totals"] {
+            for k in [1, 2, 5] {
+                let a: Vec<String> = dense
+                    .nearest(q, k)
+                    .unwrap()
+                    .into_iter()
+                    .map(|x| x.0)
+                    .collect();
+                let b: Vec<String> = mem
+                    .nearest(q, k)
+                    .unwrap()
+                    .into_iter()
+                    .map(|x| x.0)
+                    .collect();
+                assert_eq!(a, b, "{q} k={k}");
+            }
+        }
+        assert_eq!(dense.nearest("order timeout cancel", 1).unwrap()[0].0, "a");
+    }
+
+    #[test]
+    fn query_text_spells_out_identifiers() {
+        assert_eq!(query_text("how is a file copied"), "how is a file copied");
+        assert_eq!(
+            query_text("what does FilenameUtils.getBaseName return"),
+            "what does FilenameUtils.getBaseName return\nfilename utils get base name"
+        );
+    }
+
+    #[test]
+    fn dot_handles_lengths_not_divisible_by_four() {
+        let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
+        assert_eq!(dot(&a, &a), 140.0);
     }
 }

@@ -35,7 +35,7 @@ pub use answer::{Answer, AnswerMode, Level};
 pub use ask::{AskOptions, Asker, ask};
 pub use batch::{BatchReport, run_batch};
 pub use citation::Citation;
-pub use embed::{Embedder, FakeEmbedder, OpenAiEmbedder, VectorLeg};
+pub use embed::{DenseVectors, EmbedError, Embedder, FakeEmbedder, OpenAiEmbedder, VectorLeg};
 pub use graph::{CallGraph, LexicalGraph, NoGraph, StoredGraph};
 pub use llm::{ChatModel, LlmConfig, LlmError, OpenAiChat};
 pub use render::render_text;
@@ -52,6 +52,8 @@ pub enum QueryError {
     Search(#[from] SearchError),
     #[error(transparent)]
     Llm(#[from] LlmError),
+    #[error(transparent)]
+    Embed(#[from] embed::EmbedError),
     #[error("reading or writing: {0}")]
     Io(#[from] std::io::Error),
 }

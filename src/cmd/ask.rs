@@ -4,7 +4,7 @@ use super::{Outcome, open_reader, print_json, read_target};
 use crate::cli::{AskArgs, Backend, Global, LlmArgs};
 use anyhow::{Context, Result};
 use query::graph::StoredGraph;
-use query::{AskOptions, Asker, CallGraph, ChatModel, Level, LlmConfig, OpenAiChat};
+use query::{AskOptions, Asker, CallGraph, ChatModel, Level, LlmConfig, OpenAiChat, VectorLeg};
 use std::io::{BufReader, Write};
 
 pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
@@ -22,12 +22,21 @@ pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
     // The stored call graph when the index has one (either backend); else `ask` reads call
     // sites from the snapshot text.
     let stored = StoredGraph::available(reader.as_ref()).then(|| StoredGraph::new(reader.as_ref()));
+    // Vectors live beside the embedded index only.
+    let vectors = match g.backend {
+        Backend::Embedded => {
+            let idx = super::open_index(g)?;
+            super::embed::vector_leg(&a.embedder, idx.dir.root(), &idx.catalog)?
+        }
+        Backend::Meilisearch => None,
+    };
     let opts = AskOptions {
         level,
         limit: a.limit,
         token_budget: a.budget,
         llm: llm.as_ref().map(|l| l as &dyn ChatModel),
         graph: stored.as_ref().map(|s| s as &dyn CallGraph),
+        vectors: vectors.as_ref().map(|v| v as &dyn VectorLeg),
         ..Default::default()
     };
     if let Some(path) = &a.batch {

@@ -1,0 +1,54 @@
+//! The vector leg of `ask`: the current snapshot's vectors of one model, read from the store into
+//! one contiguous matrix (once per process), searched exactly.
+
+use crate::Error;
+use crate::store::VectorStore;
+use indexer::store::catalog::Catalog;
+use query::{DenseVectors, Embedder};
+use std::collections::HashSet;
+use std::path::Path;
+
+/// Vectors of `embedder`'s model for the chunks of the snapshot `catalog` shows, or `None` when
+/// the index folder `dir` holds none. Returns the leg and how many of the snapshot's chunks it
+/// covers (a partial `codemap embed` leaves some without).
+pub fn load_leg(
+    dir: &Path,
+    catalog: &Catalog,
+    embedder: Box<dyn Embedder>,
+) -> Result<Option<(DenseVectors, usize)>, Error> {
+    let Some(store) = VectorStore::open_read(dir)? else {
+        return Ok(None);
+    };
+    let current: HashSet<String> = catalog.chunk_ids()?.into_iter().collect();
+    let model = embedder.model_id();
+    let mut dense = DenseVectors::new(embedder);
+    let mut wrong_dim = 0usize;
+    store.for_each(
+        &model,
+        |id| current.contains(id),
+        |id, v| {
+            if !dense.push(id, v) {
+                wrong_dim += 1;
+            }
+        },
+    )?;
+    if wrong_dim > 0 {
+        tracing::warn!(
+            wrong_dim,
+            model,
+            "stored vectors of another dimension ignored"
+        );
+    }
+    if dense.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some((dense, current.len())))
+}
+
+/// Whether the store in `dir` has vectors of `model` (without loading any model).
+pub fn has_vectors(dir: &Path, model: &str) -> Result<bool, Error> {
+    Ok(match VectorStore::open_read(dir)? {
+        Some(s) => s.models()?.iter().any(|(m, n)| m == model && *n > 0),
+        None => false,
+    })
+}

@@ -1,0 +1,103 @@
+//! Which embedder a command uses, from `--embedder` / `CODEMAP_EMBEDDER`:
+//! - `pocket` — the model compiled into codemap (default of `codemap embed`);
+//! - `minilm:DIR` (or `bert:DIR`) — a sentence-transformers folder run with candle;
+//! - `openai` — an OpenAI-compatible `/v1/embeddings` endpoint ([`Remote`]);
+//! - `none` — no vector leg;
+//! - `auto` — `ask`'s default: pocket vectors if `codemap embed` stored some, else none.
+
+use crate::{BertEmbedder, Error, PocketEmbedder};
+use query::{Embedder, OpenAiEmbedder};
+use std::path::PathBuf;
+use std::str::FromStr;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EmbedderSpec {
+    Auto,
+    None,
+    Pocket,
+    Bert(PathBuf),
+    OpenAi,
+}
+
+impl FromStr for EmbedderSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        Ok(match s {
+            "auto" | "" => EmbedderSpec::Auto,
+            "none" | "off" => EmbedderSpec::None,
+            "pocket" => EmbedderSpec::Pocket,
+            "openai" => EmbedderSpec::OpenAi,
+            _ => match s.split_once(':') {
+                Some(("minilm" | "bert", dir)) if !dir.is_empty() => {
+                    EmbedderSpec::Bert(PathBuf::from(dir))
+                }
+                _ => {
+                    return Err(format!(
+                        "unknown embedder `{s}`: use pocket, minilm:DIR (a sentence-transformers folder), openai, none or auto"
+                    ));
+                }
+            },
+        })
+    }
+}
+
+/// An OpenAI-compatible embeddings endpoint.
+#[derive(Debug, Clone)]
+pub struct Remote {
+    /// Base URL up to the version segment, e.g. `http://127.0.0.1:11434/v1`.
+    pub url: Option<String>,
+    pub model: String,
+    /// Dimension of the model's vectors (checked on every response).
+    pub dim: usize,
+    /// Name of the environment variable holding the key, if the endpoint needs one.
+    pub key_env: Option<String>,
+    pub timeout_secs: f64,
+}
+
+impl EmbedderSpec {
+    /// The embedder this spec names; `Auto` and `None` name none.
+    pub fn open(&self, remote: &Remote) -> Result<Option<Box<dyn Embedder>>, Error> {
+        Ok(match self {
+            EmbedderSpec::Auto | EmbedderSpec::None => None,
+            EmbedderSpec::Pocket => Some(Box::new(PocketEmbedder::new()?)),
+            EmbedderSpec::Bert(dir) => Some(Box::new(BertEmbedder::load(dir)?)),
+            EmbedderSpec::OpenAi => {
+                let url = remote.url.as_deref().ok_or_else(|| {
+                    Error::Spec(
+                        "--embedder openai needs --embed-url URL (or CODEMAP_EMBED_URL)".into(),
+                    )
+                })?;
+                Some(Box::new(
+                    OpenAiEmbedder::new(
+                        url,
+                        &remote.model,
+                        remote.dim,
+                        remote.key_env.as_deref(),
+                        remote.timeout_secs,
+                    )
+                    .map_err(query::EmbedError::from)?,
+                ))
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_unknown_ones_say_what_is_accepted() {
+        assert_eq!("pocket".parse(), Ok(EmbedderSpec::Pocket));
+        assert_eq!(
+            "minilm:/m/x".parse(),
+            Ok(EmbedderSpec::Bert(PathBuf::from("/m/x")))
+        );
+        assert_eq!("none".parse(), Ok(EmbedderSpec::None));
+        assert_eq!("auto".parse(), Ok(EmbedderSpec::Auto));
+        let e = "word2vec".parse::<EmbedderSpec>().unwrap_err();
+        assert!(e.contains("minilm:DIR"), "{e}");
+        assert!("minilm:".parse::<EmbedderSpec>().is_err());
+    }
+}
