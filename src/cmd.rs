@@ -95,20 +95,22 @@ fn open_index(g: &Global) -> Result<EmbeddedIndex> {
 fn open_reader(g: &Global) -> Result<Box<dyn IndexRead>> {
     match g.backend {
         Backend::Embedded => Ok(Box::new(open_index(g)?)),
-        Backend::Meilisearch => {
-            let repo = match &g.repo_name {
-                Some(r) => r.clone(),
-                None => {
-                    let dir = g.repo.clone().unwrap_or_else(|| PathBuf::from("."));
-                    repo_name(
-                        &dir.canonicalize()
-                            .with_context(|| format!("repository {} not found", dir.display()))?,
-                    )
-                }
-            };
-            Ok(Box::new(meili(g, &repo)?))
-        }
+        Backend::Meilisearch => Ok(Box::new(meili(g, &repo_scope(g)?)?)),
     }
+}
+
+/// The repository scope of team-mode reads: `--repo-name`, else the repository folder's name.
+fn repo_scope(g: &Global) -> Result<String> {
+    Ok(match &g.repo_name {
+        Some(r) => r.clone(),
+        None => {
+            let dir = g.repo.clone().unwrap_or_else(|| PathBuf::from("."));
+            repo_name(
+                &dir.canonicalize()
+                    .with_context(|| format!("repository {} not found", dir.display()))?,
+            )
+        }
+    })
 }
 
 /// A Meilisearch store for `repo` from the global flags.

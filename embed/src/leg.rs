@@ -52,3 +52,25 @@ pub fn has_vectors(dir: &Path, model: &str) -> Result<bool, Error> {
         None => false,
     })
 }
+
+/// Vectors of `model` for the chunks of the snapshot `catalog` shows, by chunk id (what team
+/// mode sends to Meilisearch). Empty when the store in `dir` holds none.
+pub fn current_vectors(
+    dir: &Path,
+    catalog: &Catalog,
+    model: &str,
+) -> Result<std::collections::HashMap<String, Vec<f32>>, Error> {
+    let mut out = std::collections::HashMap::new();
+    let Some(store) = VectorStore::open_read(dir)? else {
+        return Ok(out);
+    };
+    let current: HashSet<String> = catalog.chunk_ids()?.into_iter().collect();
+    store.for_each(
+        model,
+        |id| current.contains(id),
+        |id, v| {
+            out.insert(id, v.to_vec());
+        },
+    )?;
+    Ok(out)
+}

@@ -22,7 +22,7 @@ pub mod store;
 pub mod text;
 
 pub use bert::BertEmbedder;
-pub use leg::load_leg;
+pub use leg::{current_vectors, load_leg};
 pub use pocket::PocketEmbedder;
 pub use run::{RunOptions, RunReport, embed_snapshot};
 pub use spec::{EmbedderSpec, Remote};

@@ -347,6 +347,45 @@ impl VectorLeg for DenseVectors {
     }
 }
 
+/// The vector leg in team mode: the question is embedded here, and Meilisearch, holding the
+/// chunks' vectors (`codemap embed --backend meilisearch`), returns the nearest chunks within
+/// the repository scope. Fusion stays the retriever's RRF, as with [`DenseVectors`].
+pub struct ServerVectors<'s> {
+    embedder: Box<dyn Embedder>,
+    store: &'s indexer::store::meilisearch::MeiliStore,
+}
+
+impl<'s> ServerVectors<'s> {
+    pub fn new(
+        embedder: Box<dyn Embedder>,
+        store: &'s indexer::store::meilisearch::MeiliStore,
+    ) -> ServerVectors<'s> {
+        ServerVectors { embedder, store }
+    }
+}
+
+impl VectorLeg for ServerVectors<'_> {
+    fn nearest(&self, question: &str, k: usize) -> Result<Vec<(String, f32)>, QueryError> {
+        if question.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let q = self.embedder.embed(&[query_text(question)])?;
+        let Some(q) = q.first() else {
+            return Ok(Vec::new());
+        };
+        Ok(self
+            .store
+            .nearest_chunks(q, &self.embedder.model_id(), k)?
+            .into_iter()
+            .map(|(id, _, score)| (id, score))
+            .collect())
+    }
+
+    fn describe(&self) -> String {
+        format!("{} (Meilisearch)", self.embedder.model_id())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

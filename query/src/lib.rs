@@ -35,7 +35,9 @@ pub use answer::{Answer, AnswerMode, Level};
 pub use ask::{AskOptions, Asker, ask};
 pub use batch::{BatchReport, run_batch};
 pub use citation::Citation;
-pub use embed::{DenseVectors, EmbedError, Embedder, FakeEmbedder, OpenAiEmbedder, VectorLeg};
+pub use embed::{
+    DenseVectors, EmbedError, Embedder, FakeEmbedder, OpenAiEmbedder, ServerVectors, VectorLeg,
+};
 pub use graph::{CallGraph, LexicalGraph, NoGraph, StoredGraph};
 pub use llm::{ChatModel, LlmConfig, LlmError, OpenAiChat};
 pub use render::render_text;

@@ -22,13 +22,20 @@ pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
     // The stored call graph when the index has one (either backend); else `ask` reads call
     // sites from the snapshot text.
     let stored = StoredGraph::available(reader.as_ref()).then(|| StoredGraph::new(reader.as_ref()));
-    // Vectors live beside the embedded index only.
-    let vectors = match g.backend {
-        Backend::Embedded => {
+    // Vectors: beside the embedded index, or on the server in team mode.
+    let server = match g.backend {
+        Backend::Meilisearch => Some(super::meili(g, &super::repo_scope(g)?)?),
+        Backend::Embedded => None,
+    };
+    let vectors: Option<Box<dyn VectorLeg + '_>> = match &server {
+        None => {
             let idx = super::open_index(g)?;
             super::embed::vector_leg(&a.embedder, idx.dir.root(), &idx.catalog)?
+                .map(|v| Box::new(v) as Box<dyn VectorLeg>)
         }
-        Backend::Meilisearch => None,
+        Some(store) => {
+            super::embed::server_leg(&a.embedder, store)?.map(|v| Box::new(v) as Box<dyn VectorLeg>)
+        }
     };
     let opts = AskOptions {
         level,
@@ -36,7 +43,7 @@ pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
         token_budget: a.budget,
         llm: llm.as_ref().map(|l| l as &dyn ChatModel),
         graph: stored.as_ref().map(|s| s as &dyn CallGraph),
-        vectors: vectors.as_ref().map(|v| v as &dyn VectorLeg),
+        vectors: vectors.as_deref(),
         ..Default::default()
     };
     if let Some(path) = &a.batch {

@@ -35,11 +35,8 @@ fn open_embedder(s: &EmbedderSpec, a: &EmbedderArgs) -> Result<Box<dyn Embedder>
 }
 
 pub fn embed(g: &Global, a: &EmbedArgs) -> Result<Outcome> {
-    if g.backend == Backend::Meilisearch {
-        anyhow::bail!(
-            "vectors are kept beside the embedded index; run `codemap embed` where `codemap index` writes (without --backend meilisearch)"
-        );
-    }
+    // Vectors are computed beside the embedded index, which in team mode is the indexer's
+    // working copy; then they are sent to Meilisearch.
     let dir = read_target(g)?;
     let index = open_index(g)?;
     let s = match spec(&a.embedder)? {
@@ -83,9 +80,31 @@ pub fn embed(g: &Global, a: &EmbedArgs) -> Result<Outcome> {
             embedder.model_id()
         )
     })?;
-    if g.json {
-        print_json(&r)?;
+    let sync = if g.backend == Backend::Meilisearch {
+        let vectors = embed::current_vectors(dir.root(), &index.catalog, &r.model)
+            .context("reading stored vectors")?;
+        let store = super::meili(g, &super::repo_scope(g)?)?;
+        let s = store
+            .sync_vectors(&r.model, embedder.dim(), &vectors)
+            .context("sending vectors to Meilisearch (run `codemap embed` again to retry)")?;
+        Some(s)
     } else {
+        None
+    };
+    if g.json {
+        let mut v = serde_json::to_value(&r)?;
+        if let Some(s) = &sync {
+            v["meilisearch"] =
+                serde_json::json!({"sent": s.sent, "present": s.present, "missing": s.missing});
+        }
+        print_json(&v)?;
+    } else {
+        if let Some(s) = &sync {
+            println!(
+                "Meilisearch: {} vectors sent, {} already there, {} chunks still without one",
+                s.sent, s.present, s.missing
+            );
+        }
         let rate = if r.secs > 0.0 {
             r.embedded as f64 / r.secs
         } else {
@@ -155,4 +174,32 @@ pub fn vector_leg(a: &EmbedderArgs, dir: &Path, catalog: &Catalog) -> Result<Opt
             Ok(None)
         }
     }
+}
+
+/// The vector leg for `ask` in team mode: the named embedder's vectors on the server, or with
+/// `auto` pocket's when `codemap embed --backend meilisearch` sent some.
+pub fn server_leg<'s>(
+    a: &EmbedderArgs,
+    store: &'s indexer::store::meilisearch::MeiliStore,
+) -> Result<Option<query::ServerVectors<'s>>> {
+    let s = match spec(a)? {
+        EmbedderSpec::None => return Ok(None),
+        EmbedderSpec::Auto => {
+            if store.vector_count(&PocketEmbedder::model_id_static())? == 0 {
+                return Ok(None);
+            }
+            EmbedderSpec::Pocket
+        }
+        s => s,
+    };
+    let embedder = open_embedder(&s, a)?;
+    if store.vector_count(&embedder.model_id())? == 0 {
+        eprintln!(
+            "note: Meilisearch holds no {} vectors for this repository; answering without the vector leg (run `codemap --backend meilisearch embed --embedder {}` first)",
+            embedder.model_id(),
+            a.embedder
+        );
+        return Ok(None);
+    }
+    Ok(Some(query::ServerVectors::new(embedder, store)))
 }
