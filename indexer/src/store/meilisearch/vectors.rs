@@ -68,10 +68,24 @@ impl MeiliStore {
         dims: usize,
         local: &HashMap<String, Vec<f32>>,
     ) -> Result<VectorSync, StoreError> {
+        // Settings first: `vector_model` must be filterable (servers published by an older
+        // codemap lack it).
+        self.ensure_settings()?;
+        let states = self.chunk_vector_states()?;
+        let declared = self
+            .rt
+            .block_on(self.index("chunks").get_embedders())
+            .map_err(meili_err)?
+            .contains_key(EMBEDDER);
+        if !declared {
+            // Chunks published before vectors were (by an older codemap) carry no `_vectors`;
+            // Meilisearch refuses the embedder until each opts out explicitly.
+            self.opt_out(states.iter().filter(|d| d.vector_model.is_none()))?;
+        }
         self.ensure_embedder(dims)?;
         let mut out = VectorSync::default();
         let mut todo: Vec<&str> = Vec::new();
-        for d in self.chunk_vector_states()? {
+        for d in states {
             if d.vector_model.as_deref() == Some(model) {
                 out.present += 1;
             } else if let Some((id, _)) = local.get_key_value(&d.chunk_id) {
@@ -81,29 +95,55 @@ impl MeiliStore {
             }
         }
         todo.sort_unstable();
-        let mut tasks = Vec::new();
-        for batch in todo.chunks(BATCH_DOCS / 2) {
-            let patches: Vec<VectorPatch> = batch
-                .iter()
-                .filter(|id| local[**id].len() == dims)
-                .map(|id| VectorPatch {
-                    id: doc_id(&self.cfg.repo, &["chunk", id]),
-                    vectors: HashMap::from([(EMBEDDER, local[*id].as_slice())]),
-                    vector_model: model,
-                })
-                .collect();
-            out.sent += patches.len();
-            // A partial update: the chunk's other fields stay as published.
-            tasks.push(
-                self.rt
-                    .block_on(self.index("chunks").add_or_update(&patches, Some("id")))
-                    .map_err(meili_err)?,
-            );
-        }
-        for t in tasks {
+        let patches: Vec<VectorPatch> = todo
+            .iter()
+            .filter(|id| local[**id].len() == dims)
+            .map(|id| VectorPatch {
+                id: doc_id(&self.cfg.repo, &["chunk", id]),
+                vectors: HashMap::from([(EMBEDDER, local[*id].as_slice())]),
+                vector_model: model,
+            })
+            .collect();
+        out.sent = patches.len();
+        for t in self.add_update("chunks", &patches)? {
             self.wait(t)?;
         }
         Ok(out)
+    }
+
+    /// Marks chunk documents as having no vector of ours yet (`_vectors.codemap: null`).
+    fn opt_out<'d>(
+        &self,
+        docs: impl Iterator<Item = &'d ChunkVectorState>,
+    ) -> Result<(), StoreError> {
+        let patches: Vec<serde_json::Value> = docs
+            .map(|d| {
+                serde_json::json!({
+                    "id": doc_id(&self.cfg.repo, &["chunk", &d.chunk_id]),
+                    "_vectors": { EMBEDDER: null },
+                })
+            })
+            .collect();
+        for t in self.add_update("chunks", &patches)? {
+            self.wait(t)?;
+        }
+        Ok(())
+    }
+
+    /// Partial updates of documents (their other fields stay), in batches.
+    fn add_update<T: Serialize + Send + Sync>(
+        &self,
+        name: &str,
+        docs: &[T],
+    ) -> Result<Vec<meilisearch_sdk::task_info::TaskInfo>, StoreError> {
+        let idx = self.index(name);
+        docs.chunks(BATCH_DOCS / 2)
+            .map(|b| {
+                self.rt
+                    .block_on(idx.add_or_update(b, Some("id")))
+                    .map_err(meili_err)
+            })
+            .collect()
     }
 
     /// The chunk id and vector model of every chunk document of this repo (two fields only).
