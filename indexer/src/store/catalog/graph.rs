@@ -5,7 +5,6 @@
 
 use super::Catalog;
 use crate::graph::Edge;
-use crate::model::RepoPath;
 use crate::store::StoreError;
 use rusqlite::{OptionalExtension, Transaction, params};
 use std::collections::HashMap;
@@ -54,20 +53,49 @@ fn decode_edges(data: &[u8]) -> Vec<Edge> {
     edges
 }
 
-/// What one run changes in the graph tables.
+/// What one run changes in the edge tables (facts are written with their file, [`super::RunTx`]).
 #[derive(Debug, Default)]
 pub struct GraphChanges {
-    /// Encoded facts of files analysed this run.
-    pub facts: Vec<(RepoPath, Vec<u8>)>,
-    /// Files whose facts are gone (removed, or analysed without facts).
-    pub facts_removed: Vec<RepoPath>,
-    /// Files whose edges are replaced: (use-site file, hash of its edges, its edges).
-    pub edges: Vec<(String, String, Vec<Edge>)>,
+    /// Files whose edges are replaced.
+    pub edges: Vec<EdgeFile>,
     /// Files that no longer hold any use site.
     pub edges_removed: Vec<String>,
     /// The run changed files without maintaining the graph (`CODEMAP_SKIP_GRAPH`): the stored
     /// graph is stale, and the next run that maintains it rebuilds the index.
     pub stale: bool,
+}
+
+/// One use-site file's edges, encoded for its row ([`EdgeFile::new`] runs on the graph stage's
+/// worker threads, so the catalog transaction only inserts).
+#[derive(Debug)]
+pub struct EdgeFile {
+    pub file: String,
+    /// Content hash of the edges (unchanged hash: the row is not rewritten).
+    pub hash: String,
+    pub count: usize,
+    data: Vec<u8>,
+    /// Endpoint keys ([`node_id`]) of the callees and callers, deduplicated.
+    callees: Vec<i64>,
+    callers: Vec<i64>,
+}
+
+impl EdgeFile {
+    pub fn new(file: String, hash: String, edges: &[Edge]) -> EdgeFile {
+        let mut callees: Vec<i64> = edges.iter().map(|e| node_id(&callee_key(e))).collect();
+        let mut callers: Vec<i64> = edges.iter().map(|e| node_id(&e.caller)).collect();
+        for keys in [&mut callees, &mut callers] {
+            keys.sort_unstable();
+            keys.dedup();
+        }
+        EdgeFile {
+            file,
+            hash,
+            count: edges.len(),
+            data: encode_edges(edges),
+            callees,
+            callers,
+        }
+    }
 }
 
 impl Catalog {
@@ -243,17 +271,6 @@ pub(super) fn apply(tx: &Transaction<'_>, g: &GraphChanges) -> Result<(), StoreE
         )?;
         return Ok(());
     }
-    {
-        let mut put =
-            tx.prepare_cached("INSERT OR REPLACE INTO facts(file, data) VALUES(?1, ?2)")?;
-        for (p, data) in &g.facts {
-            put.execute(params![p.as_str(), data])?;
-        }
-        let mut del = tx.prepare_cached("DELETE FROM facts WHERE file = ?1")?;
-        for p in &g.facts_removed {
-            del.execute([p.as_str()])?;
-        }
-    }
     let empty = tx.query_row("SELECT NOT EXISTS(SELECT 1 FROM edge_files)", [], |r| {
         r.get::<_, bool>(0)
     })?;
@@ -267,22 +284,14 @@ pub(super) fn apply(tx: &Transaction<'_>, g: &GraphChanges) -> Result<(), StoreE
         let mut put = tx.prepare_cached(
             "INSERT INTO edge_files(id, file, hash, n, data) VALUES(?1, ?2, ?3, ?4, ?5)",
         )?;
-        for (file, hash, edges) in &g.edges {
-            let id = node_id(file);
+        for f in &g.edges {
+            let id = node_id(&f.file);
             if !empty {
                 remove_file(tx, id)?;
             }
-            put.execute(params![
-                id,
-                file,
-                hash,
-                edges.len() as i64,
-                encode_edges(edges)
-            ])?;
-            for e in edges {
-                callees.push((node_id(&callee_key(e)), id));
-                callers.push((node_id(&e.caller), id));
-            }
+            put.execute(params![id, f.file, f.hash, f.count as i64, f.data])?;
+            callees.extend(f.callees.iter().map(|&k| (k, id)));
+            callers.extend(f.callers.iter().map(|&k| (k, id)));
         }
     }
     for (table, rows) in [
