@@ -14,17 +14,17 @@
 use crate::lang::{self, ParseLimits};
 use crate::model::{FileAnalysis, RepoPath, SkipReason, Snapshot};
 use crate::module::ModuleMap;
-use crate::store::catalog::{Catalog, FileRow, FileUpdate, RunChanges, SymbolRow};
+use crate::store::catalog::{Catalog, FileRow, GraphChanges, RunEnd, SymbolRow};
 use crate::store::fulltext::{ChunkDoc, FullText, TextWriter};
 use crate::store::{IndexDir, StoreError, WriteLock};
 use crate::walk::{self, WalkOptions, WalkedFile};
 use crate::{git, model::Chunk};
-use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 mod graph;
+mod stream;
 pub use graph::GraphStats;
 
 #[derive(Debug, thiserror::Error)]
@@ -68,12 +68,6 @@ pub struct RunSummary {
     pub elapsed: Duration,
     /// What the call-graph stage did (`None` when it did not run: nothing changed).
     pub graph: Option<GraphStats>,
-}
-
-/// A file whose content was (re)read this run.
-struct Analysed {
-    walked: WalkedFile,
-    outcome: Outcome,
 }
 
 enum Outcome {
@@ -168,224 +162,222 @@ pub fn run(
         unchanged,
     });
 
-    let total = to_read.len();
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    let analyse = || -> Vec<Analysed> {
-        to_read
-            .into_par_iter()
-            .map(|w| {
-                let module = modules.module_of(&w.path).to_string();
-                let outcome =
-                    analyse_file(&w, &module, current.get(&w.path), &opts.walk, &opts.limits);
-                let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                if n.is_multiple_of(64) || n == total {
-                    progress(Progress::Analysed { done: n, total });
-                }
-                Analysed { walked: w, outcome }
-            })
-            .collect()
+    // Chunk ids the full-text index holds for the files this run may replace: their chunks
+    // that come back unchanged are not rewritten.
+    let replaceable: Vec<&str> = to_read
+        .iter()
+        .map(|w| &w.path)
+        .filter(|p| current.contains_key(*p))
+        .chain(removed.iter())
+        .map(|p| p.as_str())
+        .collect();
+    let old_by_file = catalog.chunk_ids_by_file(&replaceable)?;
+    let old_ids: HashSet<String> = old_by_file.values().flatten().cloned().collect();
+    let graph_ready = catalog.graph_ready()?;
+    // Stored facts are read before the run's transaction opens (decoded only if needed).
+    let graph_stored = if crate::graph::enabled()
+        && (!to_read.is_empty() || !removed.is_empty() || !graph_ready)
+    {
+        Some(graph::load(&catalog, &removed)?)
+    } else {
+        None
     };
+    // Documents may be added (files to read) or deleted (removed files' chunks).
+    if writer.is_none() && (!to_read.is_empty() || !old_ids.is_empty()) {
+        writer = Some(text.writer(threads)?);
+    }
+    let (commit, dirty) = git::head(root);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .ok();
-    let analysed = match &pool {
-        Some(pool) => pool.install(analyse),
-        None => analyse(),
+    let job = stream::CatalogJob {
+        files: &to_read,
+        current: &current,
+        old_ids: &old_ids,
+        old_by_file: &old_by_file,
+        end: RunEnd {
+            commit,
+            dirty,
+            created_at: unix_now(),
+            removed,
+            touched: Vec::new(),
+            skipped: Vec::new(),
+            text_changed: false,
+        },
+        walk_skipped: walked.skipped,
     };
-    tracing::info!(
-        files = analysed.len(),
-        ms = started.elapsed().as_millis() as u64,
-        "walked and analysed"
-    );
-    progress(Progress::Writing);
-    tracing::debug!(ms = started.elapsed().as_millis() as u64, "analysed");
 
-    let mut skipped: Vec<(RepoPath, SkipReason)> = walked.skipped;
-    let mut updates = Vec::new();
-    let mut touched = Vec::new();
-    let mut removed = removed;
-    let (mut added, mut changed) = (0, 0);
-    let mut degraded = Vec::new();
-    for a in &analysed {
-        match &a.outcome {
-            Outcome::Skipped(reason) => {
-                skipped.push((a.walked.path.clone(), reason.clone()));
-                if current.contains_key(&a.walked.path) {
-                    removed.push(a.walked.path.clone());
+    let (snapshot, c, graph_stats) = std::thread::scope(|scope| {
+        let (file_tx, file_rx) = std::sync::mpsc::sync_channel(256);
+        let (report_tx, report_rx) = std::sync::mpsc::sync_channel(1);
+        let (finish_tx, finish_rx) = std::sync::mpsc::sync_channel(1);
+        let catalog = &mut catalog;
+        let cat = scope.spawn(move || job.run(catalog, file_rx, report_tx, finish_rx));
+        let workers = stream::Workers {
+            files: &to_read,
+            modules: &modules,
+            current: &current,
+            walk: &opts.walk,
+            limits: &opts.limits,
+            old_ids: &old_ids,
+            text: writer.as_ref(),
+            progress,
+            next: Default::default(),
+            done: Default::default(),
+            failed: Default::default(),
+            error: Default::default(),
+        };
+        let analyse = || {
+            rayon::scope(|s| {
+                for _ in 0..threads {
+                    let tx = file_tx.clone();
+                    let workers = &workers;
+                    s.spawn(move |_| workers.work(tx));
                 }
-            }
-            Outcome::SameContent => {
-                let racy = unix_now_ns().saturating_sub(a.walked.mtime_ns) < RACY_WINDOW_NS;
-                touched.push((
-                    a.walked.path.clone(),
-                    if racy { 0 } else { a.walked.mtime_ns },
-                ));
-                unchanged += 1;
-            }
-            Outcome::New {
-                row,
-                analysis,
-                chunk_ids,
-                content,
-            } => {
-                if current.contains_key(&row.path) {
-                    changed += 1
-                } else {
-                    added += 1
-                }
-                if let Some(reason) = &analysis.degraded {
-                    degraded.push((row.path.clone(), reason.clone()));
-                }
-                updates.push(FileUpdate {
-                    row: row.clone(),
-                    analysis,
-                    chunk_ids: chunk_ids.clone(),
-                    content: content.clone(),
-                });
-            }
+            })
+        };
+        match &pool {
+            Some(pool) => pool.install(analyse),
+            None => workers.work(file_tx.clone()),
         }
-    }
-    skipped.sort_by(|a, b| a.0.cmp(&b.0));
-
-    // Chunk documents to add (new ids) and, after the catalog commit, to delete (gone ids).
-    let replaced: Vec<&str> = updates
-        .iter()
-        .map(|u| u.row.path.as_str())
-        .chain(removed.iter().map(|p| p.as_str()))
-        .collect();
-    let old_ids: HashSet<String> = catalog.chunk_ids_of(&replaced)?.into_iter().collect();
-    let new_ids: HashSet<&str> = updates
-        .iter()
-        .flat_map(|u| u.chunk_ids.iter().map(|s| s.as_str()))
-        .collect();
-    let gone: Vec<&String> = old_ids
-        .iter()
-        .filter(|id| !new_ids.contains(id.as_str()))
-        .collect();
-    let text_changed = !gone.is_empty() || new_ids.iter().any(|id| !old_ids.contains(*id));
-
-    // The call graph, re-resolved over all files whenever one changed. It is computed on
-    // another thread while the full-text index takes the new chunks (its commit waits on I/O).
-    let graph_input = if crate::graph::enabled()
-        && (!updates.is_empty() || !removed.is_empty() || !catalog.graph_ready()?)
-    {
-        Some(graph::load(&catalog, &updates, &removed)?)
-    } else {
-        None
-    };
-    let (text_result, graph_out) = std::thread::scope(|scope| {
-        let job = graph_input.map(|stored| {
-            let (updates, removed, pool) = (&updates, &removed, &pool);
+        drop(file_tx);
+        tracing::info!(
+            files = to_read.len(),
+            ms = started.elapsed().as_millis() as u64,
+            "walked and analysed"
+        );
+        progress(Progress::Writing);
+        let worker_error = workers.take_error();
+        drop(workers);
+        if let Some(e) = worker_error {
+            return abandon(finish_tx, cat, e);
+        }
+        let Ok(mut c) = report_rx.recv() else {
+            // The catalog thread failed: its error is the run's.
+            drop(finish_tx);
+            return match cat.join() {
+                Ok(Err(e)) => Err(e.into()),
+                _ => Err(StoreError::Backend("catalog writer stopped".into()).into()),
+            };
+        };
+        // The call graph, re-resolved over all files whenever one changed, is computed on
+        // another thread while the full-text index finishes and commits.
+        let graph_on = crate::graph::enabled()
+            && (c.added + c.changed > 0 || !c.removed.is_empty() || !graph_ready);
+        let graph_job = graph_stored.filter(|_| graph_on).map(|stored| {
+            let facts = std::mem::take(&mut c.facts);
+            let replaced: Vec<RepoPath> = c.analysed.iter().chain(&c.removed).cloned().collect();
+            let pool = &pool;
             scope.spawn(move || {
-                let stage = || graph::changes(stored, updates, removed);
+                let replaced: HashSet<&str> = replaced.iter().map(|p| p.as_str()).collect();
+                let stage = || graph::changes(stored, &facts, &replaced);
                 match pool {
                     Some(pool) => pool.install(stage),
                     None => stage(),
                 }
             })
         });
-        let text_result = (|| -> Result<(), IndexError> {
-            if text_changed {
-                let w = match writer.as_mut() {
-                    Some(w) => w,
-                    None => writer.insert(text.writer(threads)?),
-                };
-                for u in &updates {
-                    let symbols = u.analysis.symbols.as_slice();
-                    for (c, id) in u.analysis.chunks.iter().zip(&u.chunk_ids) {
-                        if old_ids.contains(id) {
-                            continue;
-                        }
-                        let names = symbol_names(c, symbols.iter());
-                        w.add(&ChunkDoc {
-                            id,
-                            path: u.row.path.as_str(),
-                            symbols: &names,
-                            header: &c.header,
-                            body: &c.text,
-                            provenance: u.row.provenance.as_str(),
-                        })?;
-                    }
+        if c.text_changed
+            && let Some(w) = writer.as_mut()
+        {
+            crash_point("after-text-add");
+            if let Err(e) = w.commit("pending") {
+                if let Some(g) = graph_job {
+                    let _ = g.join();
                 }
-                crash_point("after-text-add");
-                w.commit("pending")?;
-                tracing::debug!(
-                    ms = started.elapsed().as_millis() as u64,
-                    "full text committed"
-                );
-                crash_point("after-pending-commit");
+                return abandon(finish_tx, cat, e);
             }
-            Ok(())
-        })();
-        (text_result, job.map(|h| h.join()))
-    });
-    text_result?;
-    let (graph_changes, graph_stats) = match graph_out {
-        None if !crate::graph::enabled() && (!updates.is_empty() || !removed.is_empty()) => (
-            Some(crate::store::catalog::GraphChanges {
-                stale: true,
-                ..Default::default()
-            }),
-            None,
-        ),
-        Some(Ok((changes, stats))) => (Some(changes), Some(stats)),
-        // A bug in resolution must not cost the run: the stored graph stays as it was.
-        Some(Err(_)) => {
-            tracing::error!("call graph resolution panicked; edges left as they were");
-            (None, None)
+            tracing::debug!(
+                ms = started.elapsed().as_millis() as u64,
+                "full text committed"
+            );
+            crash_point("after-pending-commit");
         }
-        None => (None, None),
-    };
-
-    let (commit, dirty) = git::head(root);
-    let skipped_rows = skipped
-        .iter()
-        .map(|(p, r)| (p.clone(), r.label().to_string(), r.to_string()))
-        .collect();
-    let apply_started = Instant::now();
-    let snapshot = catalog.apply(&RunChanges {
-        commit,
-        dirty,
-        created_at: unix_now(),
-        updated: updates,
-        removed: removed.clone(),
-        touched,
-        skipped: skipped_rows,
-        text_changed,
-        graph: graph_changes,
+        let (graph_changes, graph_stats) = match graph_job.map(|h| h.join()) {
+            None if !crate::graph::enabled()
+                && (c.added + c.changed > 0 || !c.removed.is_empty()) =>
+            {
+                (
+                    Some(GraphChanges {
+                        stale: true,
+                        ..Default::default()
+                    }),
+                    None,
+                )
+            }
+            Some(Ok((changes, stats))) => (Some(changes), Some(stats)),
+            // A bug in resolution must not cost the run: the stored edges stay as they were.
+            Some(Err(_)) => {
+                tracing::error!("call graph resolution panicked; edges left as they were");
+                (None, None)
+            }
+            None => (None, None),
+        };
+        let commit_started = Instant::now();
+        let (committed_tx, committed_rx) = std::sync::mpsc::sync_channel(1);
+        let _ = finish_tx.send((graph_changes, committed_tx));
+        let Ok(snapshot) = committed_rx.recv() else {
+            return match cat.join() {
+                Ok(Err(e)) => Err(e.into()),
+                Ok(Ok(())) => Err(StoreError::Backend("catalog writer stopped".into()).into()),
+                Err(p) => std::panic::resume_unwind(p),
+            };
+        };
+        tracing::debug!(
+            ms = started.elapsed().as_millis() as u64,
+            commit_ms = commit_started.elapsed().as_millis() as u64,
+            "catalog committed"
+        );
+        crash_point("after-catalog-commit");
+        // Meanwhile the catalog thread checkpoints its WAL.
+        if let Some(mut w) = writer.take() {
+            if c.text_changed || !in_sync {
+                for id in &c.gone {
+                    w.delete_id(id);
+                }
+                let generation = if c.text_changed {
+                    snapshot.generation
+                } else {
+                    text_gen
+                };
+                w.commit(&format!("gen={generation}"))?;
+            }
+            w.finish()?;
+        }
+        match cat.join() {
+            Ok(Ok(())) => {}
+            // The run is committed; a failed checkpoint is retried by the next one.
+            Ok(Err(e)) => tracing::warn!("catalog checkpoint: {e}"),
+            Err(p) => std::panic::resume_unwind(p),
+        }
+        Ok::<_, IndexError>((snapshot, c, graph_stats))
     })?;
-
-    tracing::debug!(
-        ms = started.elapsed().as_millis() as u64,
-        "catalog committed"
-    );
-    tracing::info!(
-        ms = apply_started.elapsed().as_millis() as u64,
-        "catalog transaction"
-    );
-    crash_point("after-catalog-commit");
-    if let Some(mut w) = writer {
-        for id in gone {
-            w.delete_id(id);
-        }
-        w.commit(&format!("gen={}", catalog.text_generation()?))?;
-        w.finish()?;
-    }
 
     Ok(RunSummary {
         snapshot,
-        added,
-        changed,
-        removed: removed.len(),
-        unchanged,
-        skipped,
-        degraded,
+        added: c.added,
+        changed: c.changed,
+        removed: c.removed.len(),
+        unchanged: unchanged + c.same_content,
+        skipped: c.skipped,
+        degraded: c.degraded,
         ignored_count: walked.ignored_count,
         reconciled: !in_sync,
         elapsed: started.elapsed(),
         graph: graph_stats,
     })
+}
+
+/// Ends a run that failed before its catalog commit: the catalog thread rolls back.
+fn abandon<T>(
+    finish: std::sync::mpsc::SyncSender<stream::Finish>,
+    catalog_thread: std::thread::ScopedJoinHandle<'_, Result<(), StoreError>>,
+    e: StoreError,
+) -> Result<T, IndexError> {
+    drop(finish);
+    let _ = catalog_thread.join();
+    Err(e.into())
 }
 
 /// Analyses one changed file for the watch overlay (no comparison with the stored version).

@@ -7,7 +7,7 @@
 use crate::graph::{self, Edge, FileFacts};
 use crate::model::RepoPath;
 use crate::store::StoreError;
-use crate::store::catalog::{Catalog, FileUpdate, GraphChanges};
+use crate::store::catalog::{Catalog, EdgeFile, GraphChanges};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 
@@ -19,35 +19,28 @@ pub struct GraphStats {
     pub files_rewritten: usize,
 }
 
-/// What the graph stage reads from the catalog: facts of the files not analysed this run and
-/// the hash of each use-site file's stored edges.
+/// What the graph stage reads from the catalog: stored facts (encoded) and the hash of each
+/// use-site file's stored edges. Read before the run's transaction opens.
 pub(super) struct Stored {
     facts: Vec<(String, Vec<u8>)>,
     hashes: HashMap<String, String>,
 }
 
-pub(super) fn load(
-    catalog: &Catalog,
-    updates: &[FileUpdate<'_>],
-    removed: &[RepoPath],
-) -> Result<Stored, StoreError> {
-    let replaced: HashSet<&str> = updates
-        .iter()
-        .map(|u| u.row.path.as_str())
-        .chain(removed.iter().map(|p| p.as_str()))
-        .collect();
+pub(super) fn load(catalog: &Catalog, removed: &[RepoPath]) -> Result<Stored, StoreError> {
+    let skip: HashSet<&str> = removed.iter().map(|p| p.as_str()).collect();
     Ok(Stored {
-        facts: catalog.facts_except(&replaced)?,
+        facts: catalog.facts_except(&skip)?,
         hashes: catalog.edge_hashes()?,
     })
 }
 
 /// Computes the graph changes of a run (call inside the run's thread pool: decoding and
-/// resolution are parallel).
+/// resolution are parallel). `fresh` holds the facts of the files analysed this run; stored
+/// facts of every path in `replaced` (analysed, skipped or removed this run) are left out.
 pub(super) fn changes(
     stored: Stored,
-    updates: &[FileUpdate<'_>],
-    removed: &[RepoPath],
+    fresh: &[(RepoPath, Box<FileFacts>)],
+    replaced: &HashSet<&str>,
 ) -> (GraphChanges, GraphStats) {
     let started = std::time::Instant::now();
     let Stored {
@@ -56,6 +49,7 @@ pub(super) fn changes(
     } = stored;
     let decoded: Vec<(RepoPath, FileFacts)> = stored
         .par_iter()
+        .filter(|(p, _)| !replaced.contains(p.as_str()))
         .filter_map(|(p, data)| {
             let path = RepoPath::new(p)?;
             match FileFacts::decode(data) {
@@ -68,32 +62,29 @@ pub(super) fn changes(
         })
         .collect();
     let mut inputs: Vec<(&RepoPath, &FileFacts)> = decoded.iter().map(|(p, f)| (p, f)).collect();
-    inputs.extend(
-        updates
-            .iter()
-            .filter_map(|u| u.analysis.facts.as_deref().map(|f| (&u.row.path, f))),
-    );
+    inputs.extend(fresh.iter().map(|(p, f)| (p, &**f)));
     inputs.sort_by(|a, b| a.0.cmp(b.0));
     let decoded_at = started.elapsed();
     let groups = graph::build(&inputs);
     let built_at = started.elapsed();
     let edge_count: usize = groups.iter().map(|g| g.1.len()).sum();
-    let hashed: Vec<(String, String, Vec<Edge>)> = groups
+    // Hashed, and encoded when changed, on the pool: the catalog transaction only inserts.
+    let hashed: Vec<(String, Option<EdgeFile>)> = groups
         .into_par_iter()
         .map(|(f, es)| {
             let h = hash_edges(&es);
-            (f, h, es)
+            if old.get(&f) == Some(&h) {
+                (f, None)
+            } else {
+                (f.clone(), Some(EdgeFile::new(f, h, &es)))
+            }
         })
         .collect();
     let mut out = GraphChanges::default();
     let mut present: HashSet<String> = HashSet::with_capacity(hashed.len());
-    for (f, hash, es) in hashed {
-        if old.get(&f) != Some(&hash) {
-            present.insert(f.clone());
-            out.edges.push((f, hash, es));
-        } else {
-            present.insert(f);
-        }
+    for (f, changed) in hashed {
+        present.insert(f);
+        out.edges.extend(changed);
     }
     for f in old.keys() {
         if !present.contains(f) {
@@ -101,21 +92,6 @@ pub(super) fn changes(
         }
     }
     out.edges_removed.sort();
-    out.facts = updates
-        .par_iter()
-        .filter_map(|u| {
-            u.analysis
-                .facts
-                .as_deref()
-                .map(|f| (u.row.path.clone(), f.encode()))
-        })
-        .collect();
-    out.facts_removed = updates
-        .iter()
-        .filter(|u| u.analysis.facts.is_none())
-        .map(|u| u.row.path.clone())
-        .chain(removed.iter().cloned())
-        .collect();
     tracing::info!(
         files = inputs.len(),
         edges = edge_count,

@@ -9,12 +9,14 @@
 use crate::diff::{FileVersion, SymbolVersion};
 use crate::model::{Chunk, FileAnalysis, Language, Provenance, RepoPath, Snapshot, Symbol};
 use crate::store::StoreError;
-use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use std::collections::HashMap;
 use std::path::Path;
 
 mod graph;
-pub use graph::GraphChanges;
+mod run;
+pub use graph::{EdgeFile, GraphChanges};
+pub use run::{RunEnd, RunTx};
 
 /// Bump when the schema changes; an index with another version is rebuilt.
 /// 2: call graph (facts, edges, edge_files).
@@ -82,41 +84,40 @@ pub struct ChunkRow {
 
 /// A file (re)analysed in this run.
 pub struct FileUpdate<'a> {
-    pub row: FileRow,
+    pub row: &'a FileRow,
     pub analysis: &'a FileAnalysis,
-    pub chunk_ids: Vec<String>,
+    pub chunk_ids: &'a [String],
     /// The file's bytes, zstd-compressed ([`compress`]): chunk text is read back from them.
-    pub content: Vec<u8>,
-}
-
-/// Everything one run changes, applied in one transaction.
-pub struct RunChanges<'a> {
-    pub commit: Option<String>,
-    pub dirty: bool,
-    pub created_at: i64,
-    pub updated: Vec<FileUpdate<'a>>,
-    pub removed: Vec<RepoPath>,
-    /// Unchanged content whose mtime moved (kept in place, not versioned).
-    pub touched: Vec<(RepoPath, i64)>,
-    /// The complete list of skipped files for this run.
-    pub skipped: Vec<(RepoPath, String, String)>,
-    /// Whether the chunk set changes (the full-text index must then follow this generation).
-    pub text_changed: bool,
-    /// Call-graph facts and edges to write; `None` leaves the graph as it is.
-    pub graph: Option<GraphChanges>,
+    pub content: &'a [u8],
+    /// The file's call-graph facts, encoded (`None`: it has none, or the graph is off).
+    pub facts: Option<&'a [u8]>,
 }
 
 pub struct Catalog {
     conn: Connection,
     /// The last file content decompressed, since chunks are usually read file by file.
-    content_cache: std::cell::RefCell<Option<(String, std::rc::Rc<Vec<u8>>)>>,
+    content_cache: std::cell::RefCell<Option<(String, std::sync::Arc<Vec<u8>>)>>,
     /// Decoded edges of use-site files, by file id, with the hash they were decoded at.
     edge_cache: graph::EdgeCache,
 }
 
 /// Compresses a file's bytes for the `contents` table (fast level: this runs on every changed file).
+/// One compression context per thread: creating one costs about as much as compressing a file.
 pub fn compress(bytes: &[u8]) -> Vec<u8> {
-    zstd::bulk::compress(bytes, 1).unwrap_or_default()
+    thread_local! {
+        static CTX: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    CTX.with_borrow_mut(|ctx| {
+        if ctx.is_none() {
+            *ctx = zstd::bulk::Compressor::new(1).ok();
+        }
+        match ctx {
+            Some(c) => c.compress(bytes).ok(),
+            None => zstd::bulk::compress(bytes, 1).ok(),
+        }
+    })
+    .unwrap_or_default()
 }
 
 impl Catalog {
@@ -129,6 +130,7 @@ impl Catalog {
         // A full run writes tens of MB in one transaction; a bigger page cache keeps B-tree pages
         // from being spilled to the WAL mid-transaction.
         conn.pragma_update(None, "cache_size", -131_072)?;
+        conn.set_prepared_statement_cache_capacity(64);
         conn.execute_batch(SCHEMA)?;
         conn.execute_batch(graph::SCHEMA)?;
         let version: Option<String> = conn
@@ -267,6 +269,26 @@ impl Catalog {
         Ok(out)
     }
 
+    /// Chunk ids of the given files (current snapshot), by file.
+    pub fn chunk_ids_by_file(
+        &self,
+        paths: &[&str],
+    ) -> Result<HashMap<String, Vec<String>>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT id FROM chunks WHERE file = ?1")?;
+        let mut out = HashMap::new();
+        for p in paths {
+            let ids = st
+                .query_map([p], |r| r.get::<_, String>(0))?
+                .collect::<Result<Vec<_>, _>>()?;
+            if !ids.is_empty() {
+                out.insert(p.to_string(), ids);
+            }
+        }
+        Ok(out)
+    }
+
     pub fn chunk(&self, id: &str) -> Result<Option<ChunkRow>, StoreError> {
         let mut st = self
             .conn
@@ -299,7 +321,7 @@ impl Catalog {
     }
 
     /// The bytes of a file as indexed (not as on disk now), if the snapshot holds it.
-    pub fn content(&self, path: &str) -> Result<Option<std::rc::Rc<Vec<u8>>>, StoreError> {
+    pub fn content(&self, path: &str) -> Result<Option<std::sync::Arc<Vec<u8>>>, StoreError> {
         if let Some((p, bytes)) = self.content_cache.borrow().as_ref()
             && p == path
         {
@@ -311,7 +333,7 @@ impl Catalog {
             .query_row([path], |r| r.get(0))
             .optional()?;
         let Some(blob) = blob else { return Ok(None) };
-        let bytes = std::rc::Rc::new(zstd::stream::decode_all(blob.as_slice())?);
+        let bytes = std::sync::Arc::new(zstd::stream::decode_all(blob.as_slice())?);
         *self.content_cache.borrow_mut() = Some((path.to_string(), bytes.clone()));
         Ok(Some(bytes))
     }
@@ -453,153 +475,6 @@ impl Catalog {
             .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
         Ok((f as u64, s as u64, c as u64))
     }
-
-    /// Applies one run in a single transaction and records its snapshot. Returns the snapshot.
-    pub fn apply(&mut self, run: &RunChanges<'_>) -> Result<Snapshot, StoreError> {
-        self.content_cache.borrow_mut().take();
-        let tx = self.conn.transaction()?;
-        let last: i64 = tx.query_row(
-            "SELECT COALESCE(MAX(generation), 0) FROM snapshots",
-            [],
-            |r| r.get(0),
-        )?;
-        let generation = last + 1;
-        for path in &run.removed {
-            retire_file(&tx, path.as_str(), generation)?;
-        }
-        for (path, mtime) in &run.touched {
-            tx.execute(
-                "UPDATE files SET mtime_ns = ?2 WHERE path = ?1 AND gen_to IS NULL",
-                params![path.as_str(), mtime],
-            )?;
-        }
-        {
-            let mut ins_file = tx.prepare_cached(
-                "INSERT INTO files(path, gen_from, language, hash, size, mtime_ns, lines, module, provenance, degraded)
-                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            )?;
-            let mut ins_sym = tx.prepare_cached(
-                "INSERT INTO symbols(file, gen_from, sym_id, kind, name, qname, signature, doc, parent,
-                   start_line, end_line, name_line, annotations, visibility, is_static, body_hash)
-                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-            )?;
-            let mut ins_chunk = tx.prepare_cached(
-                "INSERT OR REPLACE INTO chunks(id, file, ord, start_line, end_line, symbol, header, start_byte, end_byte)
-                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?;
-            let mut ins_content =
-                tx.prepare_cached("INSERT OR REPLACE INTO contents(file, zstd) VALUES(?1, ?2)")?;
-            for u in &run.updated {
-                let p = u.row.path.as_str();
-                retire_file(&tx, p, generation)?;
-                ins_file.execute(params![
-                    p,
-                    generation,
-                    u.row.language.as_str(),
-                    u.row.hash,
-                    u.row.size as i64,
-                    u.row.mtime_ns,
-                    u.row.lines,
-                    u.row.module,
-                    u.row.provenance.as_str(),
-                    u.row.degraded,
-                ])?;
-                for s in &u.analysis.symbols {
-                    ins_sym.execute(params![
-                        p,
-                        generation,
-                        s.id.0,
-                        s.kind.as_str(),
-                        s.name,
-                        s.qualified_name,
-                        s.signature,
-                        s.doc,
-                        s.parent.as_ref().map(|x| x.0.as_str()),
-                        s.start_line,
-                        s.end_line,
-                        s.name_line,
-                        serde_json::to_string(&s.annotations).unwrap_or_else(|_| "[]".into()),
-                        s.visibility,
-                        s.is_static,
-                        s.body_hash,
-                    ])?;
-                }
-                for (ord, (c, id)) in u.analysis.chunks.iter().zip(&u.chunk_ids).enumerate() {
-                    ins_chunk.execute(params![
-                        id,
-                        p,
-                        ord as i64,
-                        c.start_line,
-                        c.end_line,
-                        c.symbol.as_ref().map(|x| x.0.as_str()),
-                        c.header,
-                        c.start_byte as i64,
-                        c.end_byte as i64,
-                    ])?;
-                }
-                ins_content.execute(params![p, u.content])?;
-            }
-        }
-        if run.text_changed {
-            tx.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES('text_gen', ?1)",
-                [generation.to_string()],
-            )?;
-        }
-        tx.execute("DELETE FROM skipped", [])?;
-        {
-            let mut ins = tx.prepare_cached(
-                "INSERT OR REPLACE INTO skipped(path, reason, detail) VALUES(?1, ?2, ?3)",
-            )?;
-            for (p, reason, detail) in &run.skipped {
-                ins.execute(params![p.as_str(), reason, detail])?;
-            }
-        }
-        let files: i64 =
-            tx.query_row("SELECT count(*) FROM files WHERE gen_to IS NULL", [], |r| {
-                r.get(0)
-            })?;
-        let symbols: i64 = tx.query_row(
-            "SELECT count(*) FROM symbols WHERE gen_to IS NULL",
-            [],
-            |r| r.get(0),
-        )?;
-        let chunks: i64 = tx.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
-        tx.execute(
-            "INSERT INTO snapshots(generation, commit_sha, dirty, created_at, files, symbols, chunks)
-             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![generation, run.commit, run.dirty, run.created_at, files, symbols, chunks],
-        )?;
-        if let Some(g) = &run.graph {
-            graph::apply(&tx, g)?;
-        }
-        crate::pipeline::crash_point("inside-catalog-transaction");
-        tx.commit()?;
-        Ok(Snapshot {
-            generation: generation as u64,
-            commit: run.commit.clone(),
-            dirty: run.dirty,
-            created_at: run.created_at,
-            files: files as u64,
-            symbols: symbols as u64,
-            chunks: chunks as u64,
-        })
-    }
-}
-
-/// Ends the current version of a file: its rows stop being alive at `generation`, its chunks go.
-fn retire_file(tx: &Transaction<'_>, path: &str, generation: i64) -> Result<(), StoreError> {
-    tx.execute("DELETE FROM contents WHERE file = ?1", [path])?;
-    tx.execute(
-        "UPDATE files SET gen_to = ?2 WHERE path = ?1 AND gen_to IS NULL",
-        params![path, generation],
-    )?;
-    tx.execute(
-        "UPDATE symbols SET gen_to = ?2 WHERE file = ?1 AND gen_to IS NULL",
-        params![path, generation],
-    )?;
-    tx.execute("DELETE FROM chunks WHERE file = ?1", [path])?;
-    Ok(())
 }
 
 const SYMBOL_COLS: &str =

@@ -183,7 +183,9 @@ pub struct TextWriter {
 }
 
 impl TextWriter {
-    pub fn add(&mut self, d: &ChunkDoc<'_>) -> Result<(), StoreError> {
+    /// Adds a document; callable from several threads at once (tantivy queues it for its
+    /// indexing threads).
+    pub fn add(&self, d: &ChunkDoc<'_>) -> Result<(), StoreError> {
         let f = self.fields;
         let mut doc = TantivyDocument::default();
         doc.add_text(f.id, d.id);

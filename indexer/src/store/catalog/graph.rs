@@ -5,12 +5,11 @@
 
 use super::Catalog;
 use crate::graph::Edge;
-use crate::model::RepoPath;
 use crate::store::StoreError;
 use rusqlite::{OptionalExtension, Transaction, params};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Decoded edges of use-site files, keyed by file id and checked against the row's hash on
 /// every read, so a cached entry can never outlive a rewrite (by this or another process).
@@ -20,7 +19,7 @@ use std::rc::Rc;
 pub(super) struct EdgeCache(RefCell<HashMap<i64, HashedEdges>>);
 
 /// A file's decoded edges and the `edge_files.hash` they were decoded at.
-type HashedEdges = (String, Rc<Vec<Edge>>);
+type HashedEdges = (String, Arc<Vec<Edge>>);
 
 const EDGE_CACHE_FILES: usize = 4096;
 
@@ -72,20 +71,49 @@ fn named(e: &Edge) -> Edge {
     e
 }
 
-/// What one run changes in the graph tables.
+/// What one run changes in the edge tables (facts are written with their file, [`super::RunTx`]).
 #[derive(Debug, Default)]
 pub struct GraphChanges {
-    /// Encoded facts of files analysed this run.
-    pub facts: Vec<(RepoPath, Vec<u8>)>,
-    /// Files whose facts are gone (removed, or analysed without facts).
-    pub facts_removed: Vec<RepoPath>,
-    /// Files whose edges are replaced: (use-site file, hash of its edges, its edges).
-    pub edges: Vec<(String, String, Vec<Edge>)>,
+    /// Files whose edges are replaced.
+    pub edges: Vec<EdgeFile>,
     /// Files that no longer hold any use site.
     pub edges_removed: Vec<String>,
     /// The run changed files without maintaining the graph (`CODEMAP_SKIP_GRAPH`): the stored
     /// graph is stale, and the next run that maintains it rebuilds the index.
     pub stale: bool,
+}
+
+/// One use-site file's edges, encoded for its row ([`EdgeFile::new`] runs on the graph stage's
+/// worker threads, so the catalog transaction only inserts).
+#[derive(Debug)]
+pub struct EdgeFile {
+    pub file: String,
+    /// Content hash of the edges (unchanged hash: the row is not rewritten).
+    pub hash: String,
+    pub count: usize,
+    data: Vec<u8>,
+    /// Endpoint keys ([`node_id`]) of the callees and callers, deduplicated.
+    callees: Vec<i64>,
+    callers: Vec<i64>,
+}
+
+impl EdgeFile {
+    pub fn new(file: String, hash: String, edges: &[Edge]) -> EdgeFile {
+        let mut callees: Vec<i64> = edges.iter().map(|e| node_id(&callee_key(e))).collect();
+        let mut callers: Vec<i64> = edges.iter().map(|e| node_id(&e.caller)).collect();
+        for keys in [&mut callees, &mut callers] {
+            keys.sort_unstable();
+            keys.dedup();
+        }
+        EdgeFile {
+            file,
+            hash,
+            count: edges.len(),
+            data: encode_edges(edges),
+            callees,
+            callers,
+        }
+    }
 }
 
 impl Catalog {
@@ -125,7 +153,7 @@ impl Catalog {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    fn file_edges(&self, file_id: i64) -> Result<Rc<Vec<Edge>>, StoreError> {
+    fn file_edges(&self, file_id: i64) -> Result<Arc<Vec<Edge>>, StoreError> {
         let mut st = self
             .conn
             .prepare_cached("SELECT hash FROM edge_files WHERE id = ?1")?;
@@ -133,7 +161,7 @@ impl Catalog {
             .query_row([file_id], |r| r.get::<_, String>(0))
             .optional()?
         else {
-            return Ok(Rc::default());
+            return Ok(Arc::default());
         };
         if let Some((h, edges)) = self.edge_cache.0.borrow().get(&file_id)
             && *h == hash
@@ -144,7 +172,7 @@ impl Catalog {
             .conn
             .prepare_cached("SELECT data FROM edge_files WHERE id = ?1")?;
         let data: Option<Vec<u8>> = st.query_row([file_id], |r| r.get(0)).optional()?;
-        let edges = Rc::new(data.map(|d| decode_edges(&d)).unwrap_or_default());
+        let edges = Arc::new(data.map(|d| decode_edges(&d)).unwrap_or_default());
         let mut cache = self.edge_cache.0.borrow_mut();
         if cache.len() >= EDGE_CACHE_FILES {
             cache.clear();
@@ -282,17 +310,6 @@ pub(super) fn apply(tx: &Transaction<'_>, g: &GraphChanges) -> Result<(), StoreE
         )?;
         return Ok(());
     }
-    {
-        let mut put =
-            tx.prepare_cached("INSERT OR REPLACE INTO facts(file, data) VALUES(?1, ?2)")?;
-        for (p, data) in &g.facts {
-            put.execute(params![p.as_str(), data])?;
-        }
-        let mut del = tx.prepare_cached("DELETE FROM facts WHERE file = ?1")?;
-        for p in &g.facts_removed {
-            del.execute([p.as_str()])?;
-        }
-    }
     let empty = tx.query_row("SELECT NOT EXISTS(SELECT 1 FROM edge_files)", [], |r| {
         r.get::<_, bool>(0)
     })?;
@@ -306,22 +323,14 @@ pub(super) fn apply(tx: &Transaction<'_>, g: &GraphChanges) -> Result<(), StoreE
         let mut put = tx.prepare_cached(
             "INSERT INTO edge_files(id, file, hash, n, data) VALUES(?1, ?2, ?3, ?4, ?5)",
         )?;
-        for (file, hash, edges) in &g.edges {
-            let id = node_id(file);
+        for f in &g.edges {
+            let id = node_id(&f.file);
             if !empty {
                 remove_file(tx, id)?;
             }
-            put.execute(params![
-                id,
-                file,
-                hash,
-                edges.len() as i64,
-                encode_edges(edges)
-            ])?;
-            for e in edges {
-                callees.push((node_id(&callee_key(e)), id));
-                callers.push((node_id(&e.caller), id));
-            }
+            put.execute(params![id, f.file, f.hash, f.count as i64, f.data])?;
+            callees.extend(f.callees.iter().map(|&k| (k, id)));
+            callers.extend(f.callers.iter().map(|&k| (k, id)));
         }
     }
     for (table, rows) in [
