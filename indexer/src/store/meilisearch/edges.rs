@@ -171,13 +171,20 @@ impl MeiliStore {
         Ok(docs.into_iter().map(EdgeDoc::into_edge).collect())
     }
 
-    /// Exact number of this repo's documents in index `name` (the documents route reports a
-    /// total; search's estimate stops at `maxTotalHits`).
-    pub(super) fn count(&self, name: &str) -> Result<usize, StoreError> {
+    /// Exact number of this repo's documents in index `name`, optionally narrowed by `filter`
+    /// (the documents route reports a total; search's estimate stops at `maxTotalHits`).
+    pub(super) fn count_where(
+        &self,
+        name: &str,
+        filter: Option<&str>,
+    ) -> Result<usize, StoreError> {
         let idx = self.index(name);
-        let filter = self.scope();
+        let filter = match filter {
+            Some(f) => format!("{} AND ({f})", self.scope()),
+            None => self.scope(),
+        };
         let mut q = DocumentsQuery::new(&idx);
-        q.with_filter(&filter).with_limit(1);
+        q.with_filter(&filter).with_fields(["id"]).with_limit(1);
         match self
             .rt
             .block_on(idx.get_documents_with::<serde_json::Value>(&q))
@@ -190,5 +197,9 @@ impl MeiliStore {
             }
             Err(e) => Err(meili_err(e)),
         }
+    }
+
+    pub(super) fn count(&self, name: &str) -> Result<usize, StoreError> {
+        self.count_where(name, None)
     }
 }

@@ -179,24 +179,7 @@ impl MeiliStore {
 
     /// How many of this repo's chunks carry a vector of `model`.
     pub fn vector_count(&self, model: &str) -> Result<usize, StoreError> {
-        let idx = self.index("chunks");
-        let filter = format!("{} AND vector_model = {}", self.scope(), quote(model));
-        let mut q = DocumentsQuery::new(&idx);
-        q.with_filter(&filter)
-            .with_fields(["chunk_id"])
-            .with_limit(1);
-        match self
-            .rt
-            .block_on(idx.get_documents_with::<serde_json::Value>(&q))
-        {
-            Ok(page) => Ok(page.total as usize),
-            Err(meilisearch_sdk::errors::Error::Meilisearch(e))
-                if e.error_code == meilisearch_sdk::errors::ErrorCode::IndexNotFound =>
-            {
-                Ok(0)
-            }
-            Err(e) => Err(meili_err(e)),
-        }
+        self.count_where("chunks", Some(&format!("vector_model = {}", quote(model))))
     }
 
     /// Chunks nearest to `vector` among those holding a vector of `model`, best first.
