@@ -70,10 +70,10 @@ impl VectorStore {
             .map_err(sq)?
             .and_then(|v| v.parse().ok());
         if found != Some(FORMAT) {
-            conn.execute_batch(
+            conn.execute_batch(&format!(
                 "BEGIN; DELETE FROM vectors; DELETE FROM chunks;
-                 INSERT OR REPLACE INTO meta(key, value) VALUES ('format', '1'); COMMIT;", // FORMAT
-            )
+                 INSERT OR REPLACE INTO meta(key, value) VALUES ('format', '{FORMAT}'); COMMIT;"
+            ))
             .map_err(sq)?;
         }
         Ok(VectorStore { conn, path })
@@ -103,7 +103,7 @@ impl VectorStore {
             })
             .optional()
             .map_err(sq)?;
-        if format.as_deref() != Some("1") {
+        if format.and_then(|f| f.parse::<i64>().ok()) != Some(FORMAT) {
             return Ok(None);
         }
         Ok(Some(VectorStore { conn, path }))

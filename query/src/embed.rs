@@ -188,6 +188,10 @@ pub trait VectorLeg {
     fn describe(&self) -> String {
         "vectors".to_string()
     }
+    /// The leg's weight in rank fusion (the text legs count 1.0).
+    fn weight(&self) -> f32 {
+        1.0
+    }
 }
 
 /// Vectors held in memory, searched exhaustively (cosine).
@@ -234,6 +238,7 @@ pub struct DenseVectors {
     ids: Vec<String>,
     dim: usize,
     matrix: Vec<f32>,
+    weight: f32,
 }
 
 impl DenseVectors {
@@ -245,7 +250,14 @@ impl DenseVectors {
             ids: Vec::new(),
             dim,
             matrix: Vec::new(),
+            weight: 1.0,
         }
+    }
+
+    /// Sets the leg's fusion weight (a weaker model counts less).
+    pub fn with_weight(mut self, weight: f32) -> DenseVectors {
+        self.weight = weight;
+        self
     }
 
     /// Adds a row; returns false (and adds nothing) if its dimension is wrong.
@@ -343,7 +355,16 @@ impl VectorLeg for DenseVectors {
     }
 
     fn describe(&self) -> String {
-        format!("{} ({} chunks)", self.model_id(), self.len())
+        format!(
+            "{} ({} chunks, weight {})",
+            self.model_id(),
+            self.len(),
+            self.weight
+        )
+    }
+
+    fn weight(&self) -> f32 {
+        self.weight
     }
 }
 
@@ -353,6 +374,7 @@ impl VectorLeg for DenseVectors {
 pub struct ServerVectors<'s> {
     embedder: Box<dyn Embedder>,
     store: &'s indexer::store::meilisearch::MeiliStore,
+    weight: f32,
 }
 
 impl<'s> ServerVectors<'s> {
@@ -360,7 +382,17 @@ impl<'s> ServerVectors<'s> {
         embedder: Box<dyn Embedder>,
         store: &'s indexer::store::meilisearch::MeiliStore,
     ) -> ServerVectors<'s> {
-        ServerVectors { embedder, store }
+        ServerVectors {
+            embedder,
+            store,
+            weight: 1.0,
+        }
+    }
+
+    /// The leg's weight in rank fusion, as for [`DenseVectors::with_weight`].
+    pub fn with_weight(mut self, weight: f32) -> ServerVectors<'s> {
+        self.weight = weight;
+        self
     }
 }
 
@@ -382,7 +414,15 @@ impl VectorLeg for ServerVectors<'_> {
     }
 
     fn describe(&self) -> String {
-        format!("{} (Meilisearch)", self.embedder.model_id())
+        format!(
+            "{} (Meilisearch, weight {})",
+            self.embedder.model_id(),
+            self.weight
+        )
+    }
+
+    fn weight(&self) -> f32 {
+        self.weight
     }
 }
 

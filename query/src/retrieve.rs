@@ -359,7 +359,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
             }
             legs.push(Leg {
                 name: "vector",
-                weight: 1.0,
+                weight: vl.weight(),
                 items,
             });
         }

@@ -150,6 +150,7 @@ pub fn vector_leg(a: &EmbedderArgs, dir: &Path, catalog: &Catalog) -> Result<Opt
     let started = std::time::Instant::now();
     match embed::load_leg(dir, catalog, embedder).context("reading stored vectors")? {
         Some((leg, chunks)) => {
+            let leg = leg.with_weight(s.leg_weight());
             tracing::info!(
                 model,
                 vectors = leg.len(),
@@ -201,5 +202,7 @@ pub fn server_leg<'s>(
         );
         return Ok(None);
     }
-    Ok(Some(query::ServerVectors::new(embedder, store)))
+    Ok(Some(
+        query::ServerVectors::new(embedder, store).with_weight(s.leg_weight()),
+    ))
 }
