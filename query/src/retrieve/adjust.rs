@@ -1,0 +1,180 @@
+//! Adjustments after fusion: structure, kind and provenance boosts, and delegation (a short
+//! method whose one in-repo callee does the work lifts that worker just above itself).
+
+use super::*;
+
+impl Retriever<'_, '_> {
+    /// Multiplier for structure, kind and provenance.
+    pub(super) fn boost(&self, key: &UnitKey, q: &Question) -> f32 {
+        let v = self.view;
+        let prov = match key {
+            UnitKey::Sym(i) => v.provenance_of(*i),
+            UnitKey::Range { path, .. } => v.provenance(path),
+        };
+        let mut b = match prov {
+            Provenance::Source => 1.0,
+            Provenance::Test if q.wants_tests => 1.0,
+            Provenance::Test => 0.3,
+            _ if q.wants_generated => 1.0,
+            _ => 0.4,
+        };
+        let UnitKey::Sym(i) = key else { return b * 0.6 };
+        let (kind, flags) = (v.kind(*i), v.flags(*i));
+        if flags & FLAG_ENTRY != 0 {
+            b *= 1.15;
+        }
+        if kind == SymbolKind::Method && v.name(*i) == "main" && flags & FLAG_STATIC != 0 {
+            b *= 1.1;
+        }
+        let is_type = kind.is_type();
+        if kind.is_callable() {
+            // State changes, when the question is about states.
+            if (q.weight_of("status") >= 0.6 || q.weight_of("state") >= 0.6)
+                && flags & FLAG_WRITES_STATE != 0
+            {
+                b *= 1.15;
+            }
+            // Settings read, for configuration questions.
+            if q.intent == Intent::Config && flags & FLAG_READS_CONFIG != 0 {
+                b *= 1.15;
+            }
+        }
+        if matches!(q.intent, Intent::Locate | Intent::Flow | Intent::Config) {
+            let creation = ["creat", "construct", "instanti", "initi", "new", "build"]
+                .iter()
+                .any(|w| q.weight_of(w) >= 0.6);
+            if kind == SymbolKind::Constructor && !creation {
+                b *= 0.7;
+            }
+            if kind.is_callable() && !self.has_body(*i) {
+                b *= 0.5;
+            }
+        }
+        match q.intent {
+            Intent::Definition => {
+                if is_type {
+                    b *= 1.6;
+                    let hinted = match q.kind_hint {
+                        Some(KindHint::Interface) => kind == SymbolKind::Interface,
+                        Some(KindHint::Enum) => kind == SymbolKind::Enum,
+                        Some(KindHint::Class) => kind == SymbolKind::Class,
+                        Some(KindHint::Annotation) => kind == SymbolKind::Annotation,
+                        Some(KindHint::Type) | None => true,
+                    };
+                    if hinted {
+                        b *= 1.3;
+                    } else {
+                        b *= 0.85;
+                    }
+                } else if kind.is_callable() {
+                    b *= 0.7;
+                }
+            }
+            _ => {
+                if is_type {
+                    b *= 0.75;
+                } else if matches!(kind, SymbolKind::Field | SymbolKind::Constant) {
+                    b *= 0.5;
+                }
+            }
+        }
+        b
+    }
+
+    /// A short method that hands its work to one other method (an overload, a `doX` helper, an
+    /// iterator's `hasNext`) is a delegator: the method that does the work, found by following
+    /// single hand-offs, is ranked just above it.
+    pub(super) fn promote_workers(
+        &self,
+        ranked: &mut Vec<Ranked>,
+        graph: &dyn CallGraph,
+    ) -> Result<(), QueryError> {
+        let v = self.view;
+        let lines = |i: SymIdx| v.line_span(i);
+        let top: Vec<(SymIdx, f32)> = ranked
+            .iter()
+            .take(12)
+            .filter_map(|r| match r.key {
+                UnitKey::Sym(i) if v.kind(i).is_callable() => Some((i, r.score)),
+                _ => None,
+            })
+            .collect();
+        let mut lifts: Vec<(SymIdx, f32)> = Vec::new();
+        for (i, score) in top {
+            let mut cur = i;
+            for _hop in 0..3 {
+                if lines(cur) > 8 {
+                    break;
+                }
+                let me = indexer::model::SymbolId(v.id(cur).to_string());
+                let mut targets: Vec<SymIdx> = graph
+                    .callees(&me)?
+                    .iter()
+                    .filter(|e| e.confidence >= 0.7)
+                    .filter_map(|e| v.by_id(&e.to.0))
+                    .filter(|&w| {
+                        w != cur
+                            && w != i
+                            && v.kind(w).is_callable()
+                            && v.provenance_of(w) == Provenance::Source
+                    })
+                    .collect();
+                targets.sort();
+                targets.dedup();
+                let [w] = targets.as_slice() else { break };
+                let w = *w;
+                let related = is_worker_name(v.name(cur), v.name(w));
+                // A call into another type that is not the same operation (a facade's `track` to
+                // the tracker's `track`) uses that object; the work it does there is not this one.
+                if !related && v.owner_type(w) != v.owner_type(cur) && !v.same_file(w, cur) {
+                    break;
+                }
+                if lines(w) > 8 || related {
+                    lifts.push((w, score * 1.02 + 1e-6));
+                }
+                if lines(w) > 8 {
+                    break;
+                }
+                cur = w;
+            }
+        }
+        for (w, score) in lifts {
+            match ranked.iter_mut().find(|r| r.key == UnitKey::Sym(w)) {
+                Some(r) => {
+                    if r.score < score {
+                        r.score = score;
+                        r.legs.push("worker");
+                    }
+                }
+                None => ranked.push(Ranked {
+                    key: UnitKey::Sym(w),
+                    score,
+                    exact: false,
+                    legs: vec!["worker"],
+                }),
+            }
+        }
+        ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+        Ok(())
+    }
+}
+
+/// `normalize` → `doNormalize`, `normalizeInternal`, `normalize0`, or an overload `normalize`.
+fn is_worker_name(delegator: &str, callee: &str) -> bool {
+    let d = delegator.to_lowercase();
+    let c = callee.to_lowercase();
+    c == d || (c.contains(&d) && c.len() <= d.len() + 8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_names() {
+        assert!(is_worker_name("normalize", "doNormalize"));
+        assert!(is_worker_name("copyDirectory", "copyDirectory"));
+        assert!(is_worker_name("sizeOf", "sizeOf0"));
+        assert!(!is_worker_name("copy", "toString"));
+    }
+}
