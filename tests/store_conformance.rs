@@ -36,6 +36,14 @@ fn fixture(root: &Path, variant: &str) {
     write(root, "README.md", "# shop\n\nOrders and stock.\n");
 }
 
+/// The fixture (v1) under `tmp/shop`, indexed into `tmp/idx`.
+fn shop(tmp: &Path) -> (std::path::PathBuf, IndexDir) {
+    let root = tmp.join("shop");
+    fixture(&root, "v1");
+    let dir = build(&root, &tmp.join("idx"));
+    (root, dir)
+}
+
 fn build(root: &Path, idx: &Path) -> IndexDir {
     let dir = IndexDir::new(idx);
     pipeline::run(root, &dir, &IndexOptions::default(), &|_| {}).expect("index runs");
@@ -174,9 +182,7 @@ fn check_reader(r: &dyn IndexRead, expected_gen: u64) {
 #[test]
 fn embedded_store_conforms() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("shop");
-    fixture(&root, "v1");
-    let dir = build(&root, &tmp.path().join("idx"));
+    let (_, dir) = shop(tmp.path());
     let idx = EmbeddedIndex::open(&dir).unwrap();
     check_reader(&idx, 1);
 }
@@ -233,9 +239,7 @@ fn meilisearch_store_conforms_and_publishes_incrementally() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("shop");
-    fixture(&root, "v1");
-    let dir = build(&root, &tmp.path().join("idx"));
+    let (root, dir) = shop(tmp.path());
     let store = server.store("shop");
     let first = store
         .publish(&Catalog::open_read(&dir.catalog()).unwrap())
@@ -378,9 +382,7 @@ fn a_full_rebuild_is_staged_and_swapped_in() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("shop");
-    fixture(&root, "v1");
-    let dir = build(&root, &tmp.path().join("idx"));
+    let (root, dir) = shop(tmp.path());
     let store = server.store("shop");
     store
         .publish(&Catalog::open_read(&dir.catalog()).unwrap())
@@ -458,9 +460,7 @@ fn meilisearch_vectors_sync_incrementally_and_stay_in_scope() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("shop");
-    fixture(&root, "v1");
-    let dir = build(&root, &tmp.path().join("idx"));
+    let (root, dir) = shop(tmp.path());
     let store = server.store("shop");
     let catalog = Catalog::open_read(&dir.catalog()).unwrap();
     store.publish(&catalog).unwrap();
