@@ -159,3 +159,51 @@ fn watch_makes_a_saved_file_searchable_then_commits_it() {
             .any(|h| h.0 == "src/A.java")
     );
 }
+
+/// A long-lived reader (the bot, `ask` under `watch`) keeps one catalog open while runs commit:
+/// its decoded-edge cache must follow the new edges, never serve the old ones.
+#[test]
+fn a_reader_held_across_runs_sees_the_new_call_graph() {
+    use indexer::store::IndexDir;
+    use indexer::store::catalog::Catalog;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("r");
+    let idx = tmp.path().join("idx");
+    let target = "package p;\n\npublic class Target {\n    public static void hit() {}\n}\n";
+    let caller = |calls: usize| {
+        format!(
+            "package p;\n\npublic class Caller {{\n    void go() {{\n{}    }}\n}}\n",
+            "        Target.hit();\n".repeat(calls)
+        )
+    };
+    write(&root, "src/Target.java", target);
+    write(&root, "src/Caller.java", caller(1));
+    assert!(
+        run(&idx, &["index", root.to_str().unwrap(), "--quiet"])
+            .status
+            .success()
+    );
+
+    let catalog = Catalog::open_read(&IndexDir::new(&idx).catalog()).unwrap();
+    let id = "java:p.Target#hit()";
+    assert_eq!(catalog.edges_to(id).unwrap().len(), 1);
+    assert_eq!(
+        catalog.edges_to(id).unwrap().len(),
+        1,
+        "served from the cache"
+    );
+
+    write(&root, "src/Caller.java", caller(3));
+    assert!(
+        run(&idx, &["index", root.to_str().unwrap(), "--quiet"])
+            .status
+            .success()
+    );
+    let lines: Vec<u32> = catalog
+        .edges_to(id)
+        .unwrap()
+        .iter()
+        .map(|e| e.line)
+        .collect();
+    assert_eq!(lines, vec![5, 6, 7], "the same handle reads the new edges");
+}
