@@ -156,3 +156,34 @@ fn sigkill_at_random_moments_never_corrupts_the_index() {
         "the last version of every file is searchable (limit 200)"
     );
 }
+
+#[test]
+fn a_first_run_killed_after_its_text_commit_leaves_no_duplicates() {
+    for point in ["after-pending-commit", "inside-catalog-transaction"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("r");
+        let idx = tmp.path().join("idx");
+        repo(&root, 30, "firstmarker");
+        let o = codemap()
+            .env("CODEMAP_CRASH_AT", point)
+            .args(["--index-dir", idx.to_str().unwrap()])
+            .args(["index", root.to_str().unwrap(), "--quiet"])
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{point}: the run must have crashed");
+        // The full-text index holds the killed run's documents; the catalog knows none of them.
+        let o = run(&idx, &["index", root.to_str().unwrap(), "--quiet"]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{point}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let hits = search(&idx, "firstmarker");
+        let mut paths: Vec<&str> = hits.iter().map(|h| h.0.as_str()).collect();
+        paths.sort_unstable();
+        let total = paths.len();
+        paths.dedup();
+        assert_eq!((total, paths.len()), (30, 30), "{point}: one hit per file");
+    }
+}

@@ -375,6 +375,9 @@ fn build_chunks(
 struct ImportNames<'a> {
     /// (simple name, index in the import list), sorted by name.
     names: Vec<(&'a [u8], usize)>,
+    /// Which bytes start some name: most words of a chunk (locals, keywords, lowercase
+    /// methods) are ruled out by their first byte without a search.
+    first_bytes: [bool; 256],
 }
 
 impl<'a> ImportNames<'a> {
@@ -386,7 +389,13 @@ impl<'a> ImportNames<'a> {
             .filter(|(n, _)| *n != b"*")
             .collect();
         names.sort_unstable();
-        ImportNames { names }
+        let mut first_bytes = [false; 256];
+        for (n, _) in &names {
+            if let Some(&b) = n.first() {
+                first_bytes[usize::from(b)] = true;
+            }
+        }
+        ImportNames { names, first_bytes }
     }
 
     /// Sets `used[i]` for each import whose simple name occurs in `text` as an identifier.
@@ -405,6 +414,9 @@ impl<'a> ImportNames<'a> {
             let start = i;
             while i < text.len() && is_ident(text[i]) {
                 i += 1;
+            }
+            if !self.first_bytes[usize::from(text[start])] {
+                continue;
             }
             let word = &text[start..i];
             let first = self.names.partition_point(|(n, _)| *n < word);

@@ -95,28 +95,52 @@ pub fn run(
     if opts.rebuild {
         remove_index_files(dir)?;
     }
-    let mut catalog = match Catalog::open(&dir.catalog()) {
-        Err(StoreError::SchemaMismatch { .. }) => {
-            tracing::warn!("index format changed; rebuilding {}", dir.root().display());
-            remove_index_files(dir)?;
-            Catalog::open(&dir.catalog())?
+    let existing = if dir.catalog().exists() {
+        match Catalog::open(&dir.catalog()) {
+            Err(StoreError::SchemaMismatch { .. }) => {
+                tracing::warn!("index format changed; rebuilding {}", dir.root().display());
+                remove_index_files(dir)?;
+                None
+            }
+            // An index built with the graph turned off has no facts for its unchanged files.
+            Ok(c)
+                if crate::graph::enabled()
+                    && c.last_snapshot()?.is_some()
+                    && !c.graph_ready()? =>
+            {
+                tracing::warn!(
+                    "index has no call graph; rebuilding {}",
+                    dir.root().display()
+                );
+                drop(c);
+                remove_index_files(dir)?;
+                None
+            }
+            other => Some(other?),
         }
-        other => other?,
+    } else {
+        None
     };
-    // An index built with the graph turned off has no facts for its unchanged files.
-    if crate::graph::enabled() && catalog.last_snapshot()?.is_some() && !catalog.graph_ready()? {
-        tracing::warn!(
-            "index has no call graph; rebuilding {}",
-            dir.root().display()
-        );
-        drop(catalog);
-        remove_index_files(dir)?;
-        catalog = Catalog::open(&dir.catalog())?;
-    }
+    // A first build writes its catalog aside and publishes it whole (Catalog::publish). Any
+    // full-text documents present are a killed first build's, which no catalog knows.
+    let publish_to = existing.is_none().then(|| dir.catalog());
+    let catalog = match existing {
+        Some(c) => c,
+        None => {
+            if dir.text().exists() {
+                std::fs::remove_dir_all(dir.text()).map_err(StoreError::from)?;
+            }
+            Catalog::create_unpublished(&dir.catalog_build())?
+        }
+    };
     let text = FullText::open(&dir.text())?;
     let text_gen = catalog.text_generation()?;
-    let in_sync = text.payload()?.as_deref() == Some(format!("gen={text_gen}").as_str())
-        || (text_gen == 0 && catalog.last_snapshot()?.is_none());
+    let in_sync = match text.payload()? {
+        Some(payload) => payload == format!("gen={text_gen}"),
+        // Nothing committed yet: in step only while the catalog is empty too (a first run
+        // killed after its full-text commit leaves documents the catalog never knew).
+        None => text_gen == 0 && catalog.last_snapshot()?.is_none(),
+    };
     let mut writer: Option<TextWriter> = None;
     let threads = if opts.threads == 0 {
         rayon::current_num_threads()
@@ -196,6 +220,7 @@ pub fn run(
         current: &current,
         old_ids: &old_ids,
         old_by_file: &old_by_file,
+        publish_to,
         end: RunEnd {
             commit,
             dirty,
@@ -212,7 +237,6 @@ pub fn run(
         let (file_tx, file_rx) = std::sync::mpsc::sync_channel(256);
         let (report_tx, report_rx) = std::sync::mpsc::sync_channel(1);
         let (finish_tx, finish_rx) = std::sync::mpsc::sync_channel(1);
-        let catalog = &mut catalog;
         let cat = scope.spawn(move || job.run(catalog, file_rx, report_tx, finish_rx));
         let workers = stream::Workers {
             files: &to_read,
@@ -330,7 +354,7 @@ pub fn run(
             "catalog committed"
         );
         crash_point("after-catalog-commit");
-        // Meanwhile the catalog thread checkpoints its WAL.
+        // Meanwhile the catalog thread checkpoints its WAL (or publishes a first build).
         if let Some(mut w) = writer.take() {
             if c.text_changed || !in_sync {
                 for id in &c.gone {
@@ -564,7 +588,7 @@ pub(crate) fn crash_point(name: &str) {
 }
 
 fn remove_index_files(dir: &IndexDir) -> Result<(), StoreError> {
-    for suffix in ["", "-wal", "-shm"] {
+    for suffix in ["", "-wal", "-shm", ".build", ".build-journal"] {
         let p = dir.root().join(format!("index.db{suffix}"));
         if p.exists() {
             std::fs::remove_file(p)?;

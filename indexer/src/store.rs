@@ -56,6 +56,10 @@ impl IndexDir {
     pub fn catalog(&self) -> PathBuf {
         self.root.join("index.db")
     }
+    /// Where a first build writes its catalog until it is renamed to [`IndexDir::catalog`].
+    pub fn catalog_build(&self) -> PathBuf {
+        self.root.join("index.db.build")
+    }
     pub fn text(&self) -> PathBuf {
         self.root.join("text")
     }

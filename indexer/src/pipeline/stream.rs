@@ -145,7 +145,6 @@ pub(super) struct Collected {
     /// Chunk ids that are gone (delete from the full-text index after the commit).
     pub gone: Vec<String>,
     pub text_changed: bool,
-    pub snapshot: Option<Snapshot>,
 }
 
 /// The go-ahead to commit: the graph changes, and where to send the committed snapshot.
@@ -153,6 +152,9 @@ pub(super) type Finish = (Option<GraphChanges>, SyncSender<Snapshot>);
 
 /// The catalog thread's inputs.
 pub(super) struct CatalogJob<'a> {
+    /// Where a first build's catalog goes once committed ([`Catalog::publish`]); `None` for a
+    /// catalog that is already in place (its WAL is checkpointed instead).
+    pub publish_to: Option<std::path::PathBuf>,
     pub files: &'a [WalkedFile],
     pub current: &'a HashMap<RepoPath, FileRow>,
     pub old_ids: &'a HashSet<String>,
@@ -166,16 +168,18 @@ pub(super) struct CatalogJob<'a> {
 
 impl CatalogJob<'_> {
     /// Writes the stream into one transaction, reports what it saw on `report`, then waits on
-    /// `finish` for the graph changes, commits, sends the snapshot on `committed` and
-    /// checkpoints the WAL. A closed `finish` rolls the run back.
+    /// `finish` for the graph changes, commits, sends the snapshot on `committed` once it is
+    /// visible and checkpoints the WAL (or publishes a first build). A closed `finish` rolls
+    /// the run back.
     pub fn run(
         self,
-        catalog: &mut Catalog,
+        mut catalog: Catalog,
         input: Receiver<Analysed>,
         report: SyncSender<Collected>,
         finish: Receiver<Finish>,
     ) -> Result<(), StoreError> {
         let CatalogJob {
+            publish_to,
             files,
             current,
             old_ids,
@@ -268,20 +272,31 @@ impl CatalogJob<'_> {
             .map(|(p, r)| (p.clone(), r.label().to_string(), r.to_string()))
             .collect();
         end.text_changed = c.text_changed;
+        // Reported before the run is closed, so the graph and the full-text commit overlap
+        // closing (the snapshot row and, on a fresh build, the secondary indexes).
+        if report.send(c).is_err() {
+            return Err(StoreError::Backend("index run abandoned".into()));
+        }
         let closing = std::time::Instant::now();
-        c.snapshot = Some(tx.close(&end)?);
+        tx.close(&end)?;
         tracing::debug!(
             ms = closing.elapsed().as_millis() as u64,
             "catalog stream written and closed"
         );
-        if report.send(c).is_err() {
-            return Err(StoreError::Backend("index run abandoned".into()));
-        }
         let Ok((graph, committed)) = finish.recv() else {
             return Err(StoreError::Backend("index run abandoned".into()));
         };
         let snapshot = tx.commit(graph.as_ref())?;
-        let _ = committed.send(snapshot);
-        catalog.checkpoint()
+        match publish_to {
+            Some(dest) => {
+                catalog.publish(&dest)?;
+                let _ = committed.send(snapshot);
+                Ok(())
+            }
+            None => {
+                let _ = committed.send(snapshot);
+                catalog.checkpoint()
+            }
+        }
     }
 }

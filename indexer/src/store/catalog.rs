@@ -123,10 +123,51 @@ pub fn compress(bytes: &[u8]) -> Vec<u8> {
 impl Catalog {
     /// Opens (creating if needed) the catalog for writing.
     pub fn open(path: &Path) -> Result<Catalog, StoreError> {
+        Catalog::open_with(path, "WAL", "NORMAL")
+    }
+
+    /// Creates a catalog for a first build at a side path, with the rollback journal kept in
+    /// memory and no syncs: there is no earlier snapshot to protect, so pages are written once
+    /// instead of twice (WAL, then checkpoint). [`Catalog::publish`] makes it durable and puts
+    /// it in place; a killed build leaves only the side file, which is never read.
+    pub fn create_unpublished(path: &Path) -> Result<Catalog, StoreError> {
+        for suffix in ["", "-journal", "-wal", "-shm"] {
+            let mut p = path.as_os_str().to_owned();
+            p.push(suffix);
+            match std::fs::remove_file(&p) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+                _ => {}
+            }
+        }
+        Catalog::open_with(path, "MEMORY", "OFF")
+    }
+
+    /// Makes a catalog from [`Catalog::create_unpublished`] durable, switches it to WAL (as
+    /// [`Catalog::open`] expects) and renames it to `dest` (atomic: readers see no catalog,
+    /// then the whole one).
+    pub fn publish(self, dest: &Path) -> Result<(), StoreError> {
+        let Some(src) = self.conn.path().map(std::path::PathBuf::from) else {
+            return Err(StoreError::Backend("catalog has no file to publish".into()));
+        };
+        let conn = self.conn;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.close().map_err(|(_, e)| e)?;
+        std::fs::File::open(&src)?.sync_all()?;
+        std::fs::rename(&src, dest)?;
+        if let Some(parent) = dest.parent() {
+            // The rename itself is durable once the folder is synced (not possible on Windows).
+            if let Ok(dir) = std::fs::File::open(parent) {
+                let _ = dir.sync_all();
+            }
+        }
+        Ok(())
+    }
+
+    fn open_with(path: &Path, journal: &str, synchronous: &str) -> Result<Catalog, StoreError> {
         let conn = Connection::open(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "journal_mode", journal)?;
+        conn.pragma_update(None, "synchronous", synchronous)?;
         // A full run writes tens of MB in one transaction; a bigger page cache keeps B-tree pages
         // from being spilled to the WAL mid-transaction.
         conn.pragma_update(None, "cache_size", -131_072)?;

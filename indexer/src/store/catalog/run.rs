@@ -184,8 +184,9 @@ impl RunTx<'_> {
         Ok(())
     }
 
-    /// Writes the rest of the run (after its last file) and its snapshot row; returns it.
-    pub fn close(&mut self, end: &RunEnd) -> Result<Snapshot, StoreError> {
+    /// Writes the rest of the run (after its last file) and its snapshot row (which `commit`
+    /// returns).
+    pub fn close(&mut self, end: &RunEnd) -> Result<(), StoreError> {
         let tx = &self.tx;
         let generation = self.generation;
         for path in &end.removed {
@@ -239,8 +240,8 @@ impl RunTx<'_> {
             symbols: symbols as u64,
             chunks: chunks as u64,
         };
-        self.snapshot = Some(snapshot.clone());
-        Ok(snapshot)
+        self.snapshot = Some(snapshot);
+        Ok(())
     }
 
     /// Writes the graph changes and commits: the moment the new snapshot becomes visible.
