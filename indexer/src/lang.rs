@@ -8,6 +8,7 @@
 pub mod config;
 pub mod java;
 pub mod mybatis;
+mod preorder;
 
 use crate::chunk::{self, ChunkContext};
 use crate::model::{FileAnalysis, Language, RepoPath};

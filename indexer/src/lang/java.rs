@@ -23,6 +23,7 @@ mod javadoc;
 mod signature;
 
 use crate::chunk::{self, ChunkContext};
+use crate::lang::preorder::Preorder;
 use crate::lang::{ParseLimits, bracket_depth};
 use crate::model::{FileAnalysis, RepoPath, Symbol, SymbolId, SymbolKind};
 use std::cell::RefCell;
@@ -53,7 +54,9 @@ pub(crate) fn analyze(
     }
     let tree = parse(src, limits)?;
     let root = tree.root_node();
-    let (package, imports, symbols) = extract(root, src);
+    // One flattening for both whole-tree walks; neither goes into these nodes' children.
+    let preorder = Preorder::new(root, |n| kind(n) == K::Opaque && calls::opaque(n));
+    let (package, imports, symbols) = extract(&preorder, src);
     let ctx = ChunkContext {
         path,
         module,
@@ -64,7 +67,7 @@ pub(crate) fn analyze(
     let chunks = chunk::chunk_tree(root, src, &ctx, limits.max_chunk_chars);
     // The call graph's facts come from the same tree.
     let facts = crate::graph::enabled().then(|| {
-        let java = calls::extract(root, src, package.as_deref(), &imports, &symbols);
+        let java = calls::extract(&preorder, src, package.as_deref(), &imports, &symbols);
         Box::new(crate::graph::FileFacts {
             java: Some(java),
             ..Default::default()
@@ -202,7 +205,10 @@ fn kind(n: Node<'_>) -> K {
 }
 
 /// Package, imports and symbols (in source order) of a parsed file.
-pub(crate) fn extract(root: Node<'_>, src: &[u8]) -> (Option<String>, Vec<String>, Vec<Symbol>) {
+pub(crate) fn extract(
+    tree: &Preorder<'_>,
+    src: &[u8],
+) -> (Option<String>, Vec<String>, Vec<Symbol>) {
     let mut x = Extractor {
         src,
         package: None,
@@ -212,13 +218,17 @@ pub(crate) fn extract(root: Node<'_>, src: &[u8]) -> (Option<String>, Vec<String
         scopes: vec![Scope::root()],
         pending: Vec::new(),
     };
-    let mut cursor = root.walk();
-    // Tracked here: `TreeCursor::depth` costs O(depth).
-    let mut depth = 0usize;
     // The `/**` comment since the last non-comment sibling of the current node.
     let mut doc: Option<Node<'_>> = None;
-    loop {
-        let node = cursor.node();
+    tree.walk(|node, depth, previous| {
+        doc = match previous {
+            None => None,
+            Some(here) => match kind(here) {
+                K::BlockComment if src[here.start_byte()..].starts_with(b"/**") => Some(here),
+                _ if here.is_extra() => doc,
+                _ => None,
+            },
+        };
         while x.scopes.len() > 1 && x.scopes.last().is_some_and(|s| s.depth >= depth) {
             x.scopes.pop();
         }
@@ -226,27 +236,9 @@ pub(crate) fn extract(root: Node<'_>, src: &[u8]) -> (Option<String>, Vec<String
             let (_, scope) = x.pending.swap_remove(i);
             x.push_scope(scope, depth);
         }
-        if x.visit(node, doc, depth) && cursor.goto_first_child() {
-            depth += 1;
-            doc = None;
-            continue;
-        }
-        loop {
-            let here = cursor.node();
-            if cursor.goto_next_sibling() {
-                doc = match kind(here) {
-                    K::BlockComment if src[here.start_byte()..].starts_with(b"/**") => Some(here),
-                    _ if here.is_extra() => doc,
-                    _ => None,
-                };
-                break;
-            }
-            if !cursor.goto_parent() {
-                return (x.package, x.imports, x.symbols);
-            }
-            depth -= 1;
-        }
-    }
+        x.visit(node, doc, depth)
+    });
+    (x.package, x.imports, x.symbols)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

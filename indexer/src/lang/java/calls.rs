@@ -1,7 +1,7 @@
 //! Graph facts from a parsed Java file: declared types with their members, locals bound to their
 //! declarations, and every call site (method calls, `new`, `super(..)`/`this(..)`, method
 //! references) with its receiver and arguments as [`Expr`]s. Runs over the tree the symbol
-//! extractor already parsed (one parse per file), with one iterative cursor walk; expressions are
+//! extractor already parsed (one parse per file), walking the pre-order both share; expressions are
 //! converted recursively under a depth cap.
 //!
 //! Attribution: a call belongs to the innermost method or constructor; lambda bodies and
@@ -18,6 +18,7 @@ use crate::graph::facts::{
     Call, CallKind, Caller, Expr, FieldDecl, Import, JavaFacts, LambdaParam, Local, MethodDecl,
     TypeDecl, TypeKind, TypeRef,
 };
+use crate::lang::preorder::Preorder;
 use crate::model::{Symbol, SymbolKind};
 use expr::{dims_of, is_constant_expr};
 use std::collections::HashMap;
@@ -190,6 +191,11 @@ pub(super) fn ids() -> &'static Ids {
     })
 }
 
+/// Nodes the call-fact walk never goes into.
+pub(super) fn opaque(n: Node<'_>) -> bool {
+    kind(n) == N::Skip
+}
+
 fn kind(n: Node<'_>) -> N {
     ids()
         .kinds
@@ -249,7 +255,7 @@ type NodeIds = std::hash::BuildHasherDefault<NodeIdHasher>;
 
 /// Extracts the graph facts of a parsed file. `symbols` are the file's symbols, used for ids.
 pub(crate) fn extract(
-    root: Node<'_>,
+    tree: &Preorder<'_>,
     src: &[u8],
     package: Option<&str>,
     imports: &[String],
@@ -279,10 +285,7 @@ pub(crate) fn extract(
         pending: Vec::new(),
         lambdas: HashMap::default(),
     };
-    let mut cursor = root.walk();
-    let mut depth = 0usize;
-    loop {
-        let node = cursor.node();
+    tree.walk(|node, depth, _| {
         while x.frames.last().is_some_and(|f| f.depth() >= depth) {
             if let Some(Frame::Scope { locals_mark, .. }) = x.frames.pop() {
                 x.scope.truncate(locals_mark);
@@ -295,20 +298,9 @@ pub(crate) fn extract(
             }
             x.frames.push(frame);
         }
-        if x.visit(node, depth) && cursor.goto_first_child() {
-            depth += 1;
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return x.facts;
-            }
-            depth -= 1;
-        }
-    }
+        x.visit(node, depth)
+    });
+    x.facts
 }
 
 fn parse_import(s: &str) -> Import {
