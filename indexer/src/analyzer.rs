@@ -59,42 +59,41 @@ pub struct CachedStemmer;
 impl TokenFilter for CachedStemmer {
     type Tokenizer<T: Tokenizer> = CachedStemmerFilter<T>;
     fn transform<T: Tokenizer>(self, inner: T) -> CachedStemmerFilter<T> {
-        CachedStemmerFilter {
-            inner,
-            memo: StemMemo::default(),
-        }
+        CachedStemmerFilter { inner }
     }
 }
 
 #[derive(Clone)]
 pub struct CachedStemmerFilter<T> {
     inner: T,
-    memo: StemMemo,
 }
 
 impl<T: Tokenizer> Tokenizer for CachedStemmerFilter<T> {
-    type TokenStream<'a> = CachedStemStream<'a, T::TokenStream<'a>>;
+    type TokenStream<'a> = CachedStemStream<T::TokenStream<'a>>;
     fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
-        let CachedStemmerFilter { inner, memo } = self;
         CachedStemStream {
-            tail: inner.token_stream(text),
-            memo,
+            tail: self.inner.token_stream(text),
         }
     }
 }
 
-pub struct CachedStemStream<'a, T> {
+pub struct CachedStemStream<T> {
     tail: T,
-    memo: &'a mut StemMemo,
 }
 
-impl<T: TokenStream> TokenStream for CachedStemStream<'_, T> {
+thread_local! {
+    /// One memo per thread, shared by every field's analyzer: the fields of a chunk use the same
+    /// words, and one table stays in cache where one per field would not.
+    static MEMO: std::cell::RefCell<StemMemo> = std::cell::RefCell::new(StemMemo::default());
+}
+
+impl<T: TokenStream> TokenStream for CachedStemStream<T> {
     fn advance(&mut self) -> bool {
         if !self.tail.advance() {
             return false;
         }
         let token = self.tail.token_mut();
-        self.memo.stem_in_place(&mut token.text);
+        MEMO.with_borrow_mut(|memo| memo.stem_in_place(&mut token.text));
         true
     }
     fn token(&self) -> &Token {
@@ -131,7 +130,6 @@ const EMPTY_SLOT: MemoSlot = MemoSlot {
 
 /// A two-way set-associative memo of English stems. Bounded (a new word evicts one of the two
 /// in its set), so memory stays fixed on any corpus.
-#[derive(Clone)]
 pub struct StemMemo {
     slots: Vec<MemoSlot>,
     stemmer: frostem::Stemmer,
