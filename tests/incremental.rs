@@ -207,3 +207,44 @@ fn a_reader_held_across_runs_sees_the_new_call_graph() {
         .collect();
     assert_eq!(lines, vec![5, 6, 7], "the same handle reads the new edges");
 }
+
+/// The snapshot's counts are what the catalog holds, on a first build (counted while writing)
+/// and on a later one (counted from the tables), with a degraded and a skipped file around.
+#[test]
+fn snapshot_counts_match_the_catalog_on_first_and_later_builds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("r");
+    let idx = tmp.path().join("idx");
+    for n in ["A", "B", "C"] {
+        write(&root, &format!("src/{n}.java"), java_class("p", n, "v1"));
+    }
+    write(&root, "src/Broken.java", "class Broken { void m( { ");
+    write(&root, "src/blob.bin", "\0\0\0binary");
+    let counts = || {
+        let o = run(&idx, &["status", "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let snapshot = ["files", "symbols", "chunks"].map(|k| v["snapshot"][k].as_u64());
+        let tables = ["files", "symbols", "chunks"].map(|k| v[k].as_u64());
+        (snapshot, tables)
+    };
+    assert_eq!(
+        run(&idx, &["index", root.to_str().unwrap(), "--quiet"])
+            .status
+            .code(),
+        Some(0)
+    );
+    let (snapshot, tables) = counts();
+    assert_eq!(snapshot, tables, "first build");
+    assert!(tables[1].unwrap() >= 6, "symbols were written: {tables:?}");
+
+    write(&root, "src/D.java", java_class("p", "D", "v1"));
+    std::fs::remove_file(root.join("src/A.java")).unwrap();
+    assert_eq!(
+        run(&idx, &["index", root.to_str().unwrap(), "--quiet"])
+            .status
+            .code(),
+        Some(0)
+    );
+    let (snapshot, tables) = counts();
+    assert_eq!(snapshot, tables, "later build");
+}

@@ -41,6 +41,9 @@ pub struct RunTx<'c> {
     generation: i64,
     /// The catalog held no file: nothing to retire, indexes built at the end.
     fresh: bool,
+    /// Files, symbols and chunks written by this run (the snapshot's counts when `fresh`,
+    /// which spares three table scans at the end).
+    written: [i64; 3],
     snapshot: Option<Snapshot>,
 }
 
@@ -73,6 +76,7 @@ impl Catalog {
             tx,
             generation: last + 1,
             fresh,
+            written: [0; 3],
             snapshot: None,
         })
     }
@@ -133,6 +137,9 @@ impl RunTx<'_> {
             u.row.provenance.as_str(),
             u.row.degraded,
         ])?;
+        self.written[0] += 1;
+        self.written[1] += u.analysis.symbols.len() as i64;
+        self.written[2] += u.chunk_ids.len() as i64;
         let mut ins_sym = tx.prepare_cached(
             "INSERT INTO symbols(file, gen_from, sym_id, kind, name, qname, signature, doc, parent,
                start_line, end_line, name_line, annotations, visibility, is_static, body_hash)
@@ -216,16 +223,16 @@ impl RunTx<'_> {
                 ins.execute(params![p.as_str(), reason, detail])?;
             }
         }
-        let files: i64 =
-            tx.query_row("SELECT count(*) FROM files WHERE gen_to IS NULL", [], |r| {
-                r.get(0)
-            })?;
-        let symbols: i64 = tx.query_row(
-            "SELECT count(*) FROM symbols WHERE gen_to IS NULL",
-            [],
-            |r| r.get(0),
-        )?;
-        let chunks: i64 = tx.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
+        let count = |q: &str| tx.query_row(q, [], |r| r.get::<_, i64>(0));
+        let [files, symbols, chunks] = if self.fresh {
+            self.written
+        } else {
+            [
+                count("SELECT count(*) FROM files WHERE gen_to IS NULL")?,
+                count("SELECT count(*) FROM symbols WHERE gen_to IS NULL")?,
+                count("SELECT count(*) FROM chunks")?,
+            ]
+        };
         tx.execute(
             "INSERT INTO snapshots(generation, commit_sha, dirty, created_at, files, symbols, chunks)
              VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
