@@ -220,31 +220,22 @@ fn snapshot_counts_match_the_catalog_on_first_and_later_builds() {
     }
     write(&root, "src/Broken.java", "class Broken { void m( { ");
     write(&root, "src/blob.bin", "\0\0\0binary");
-    let counts = || {
+    // Indexes, then gives the snapshot's counts and the tables' counts.
+    let index_and_count = || {
+        let o = run(&idx, &["index", root.to_str().unwrap(), "--quiet"]);
+        assert_eq!(o.status.code(), Some(0));
         let o = run(&idx, &["status", "--json"]);
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         let snapshot = ["files", "symbols", "chunks"].map(|k| v["snapshot"][k].as_u64());
         let tables = ["files", "symbols", "chunks"].map(|k| v[k].as_u64());
         (snapshot, tables)
     };
-    assert_eq!(
-        run(&idx, &["index", root.to_str().unwrap(), "--quiet"])
-            .status
-            .code(),
-        Some(0)
-    );
-    let (snapshot, tables) = counts();
+    let (snapshot, tables) = index_and_count();
     assert_eq!(snapshot, tables, "first build");
     assert!(tables[1].unwrap() >= 6, "symbols were written: {tables:?}");
 
     write(&root, "src/D.java", java_class("p", "D", "v1"));
     std::fs::remove_file(root.join("src/A.java")).unwrap();
-    assert_eq!(
-        run(&idx, &["index", root.to_str().unwrap(), "--quiet"])
-            .status
-            .code(),
-        Some(0)
-    );
-    let (snapshot, tables) = counts();
+    let (snapshot, tables) = index_and_count();
     assert_eq!(snapshot, tables, "later build");
 }
