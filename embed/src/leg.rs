@@ -1,5 +1,8 @@
 //! The vector leg of `ask`: the current snapshot's vectors of one model, read from the store into
-//! one contiguous matrix (once per process), searched exactly.
+//! one contiguous matrix (once per process; kept as a flat file for the next process, see
+//! [`cache`]), searched exactly.
+
+mod cache;
 
 use crate::Error;
 use crate::store::VectorStore;
@@ -19,8 +22,15 @@ pub fn load_leg(
     let Some(store) = VectorStore::open_read(dir)? else {
         return Ok(None);
     };
-    let current: HashSet<String> = catalog.chunk_ids()?.into_iter().collect();
+    let chunk_ids = catalog.chunk_ids()?;
     let model = embedder.model_id();
+    let cached = cache::path(dir, &model, &chunk_ids);
+    if let Some((ids, matrix)) = cache::read(&cached, embedder.dim()) {
+        // `read` checked the sizes against the model's dimension.
+        let dense = DenseVectors::from_rows(embedder, ids, matrix).filter(|d| !d.is_empty());
+        return Ok(dense.map(|d| (d, chunk_ids.len())));
+    }
+    let current: HashSet<String> = chunk_ids.into_iter().collect();
     let mut dense = DenseVectors::new(embedder);
     let mut wrong_dim = 0usize;
     store.for_each(
@@ -39,6 +49,8 @@ pub fn load_leg(
             "stored vectors of another dimension ignored"
         );
     }
+    let (ids, matrix) = dense.rows();
+    cache::write(&cached, &model, dense.dim(), ids, matrix);
     if dense.is_empty() {
         return Ok(None);
     }

@@ -322,3 +322,57 @@ fn minilm_from_a_sentence_transformers_folder_finds_a_paraphrased_questions_chun
     assert!((cos - 0.666).abs() < 0.01, "weather/sunny similarity {cos}");
     paraphrases_find_their_chunks(Box::new(e));
 }
+
+/// The matrix a process loads is kept as a file for the next one: the next load reads it (and
+/// answers the same), a new embed or index run makes a new one, and a damaged file is rebuilt.
+#[test]
+fn the_loaded_matrix_is_cached_per_snapshot_and_store() {
+    let f = Fixture::new();
+    let e = FakeEmbedder { dim: 32 };
+    f.embed(&e, &RunOptions::default()).unwrap();
+    let cache_dir = f.dir.root().join(query::viewdata::CACHE_DIR);
+    let cached = || -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&cache_dir)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        v.retain(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("vectors-")
+        });
+        v
+    };
+    let nearest = || {
+        let index = f.index();
+        let (leg, n) = load_leg(f.dir.root(), &index.catalog, Box::new(e.clone()))
+            .unwrap()
+            .unwrap();
+        (leg.len(), n, leg.nearest("tax on an invoice", 3).unwrap())
+    };
+    assert!(cached().is_empty());
+    let first = nearest();
+    let files = cached();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(nearest(), first, "read back from the file");
+    assert_eq!(cached(), files);
+
+    // A damaged file is not trusted: the store is read again and the file rewritten.
+    std::fs::write(&files[0], b"CMVECS\0\x01garbage").unwrap();
+    assert_eq!(nearest(), first);
+    assert!(std::fs::metadata(&files[0]).unwrap().len() > 100);
+
+    // A new class indexed and embedded: a new file, with the new chunk in it.
+    write(
+        &f.root,
+        "Extra",
+        &java("Extra", "extra", "Does extra work.", "return in;"),
+    );
+    f.reindex();
+    f.embed(&e, &RunOptions::default()).unwrap();
+    let (len, n, _) = nearest();
+    assert_eq!((len, n), (first.0 + 1, first.1 + 1));
+    let now = cached();
+    assert_eq!(now.len(), 1, "the old file is gone: {now:?}");
+    assert_ne!(now, files);
+}

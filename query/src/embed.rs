@@ -133,6 +133,7 @@ impl Embedder for OpenAiEmbedder {
 }
 
 /// Deterministic bag-of-words hashing embedder: texts sharing words get close vectors. For tests.
+#[derive(Clone)]
 pub struct FakeEmbedder {
     pub dim: usize,
 }
@@ -268,6 +269,32 @@ impl DenseVectors {
         self.ids.push(id);
         self.matrix.extend_from_slice(v);
         true
+    }
+
+    /// A matrix from rows read back whole (a cache file); `None` when `matrix` does not hold
+    /// exactly one row of `embedder`'s dimension per id.
+    pub fn from_rows(
+        embedder: Box<dyn Embedder>,
+        ids: Vec<String>,
+        matrix: Vec<f32>,
+    ) -> Option<DenseVectors> {
+        let dim = embedder.dim();
+        (dim > 0 && matrix.len() == ids.len() * dim).then(|| DenseVectors {
+            embedder,
+            ids,
+            dim,
+            matrix,
+            weight: 1.0,
+        })
+    }
+
+    /// The rows as kept: ids, and the row-major matrix of `dim()` columns.
+    pub fn rows(&self) -> (&[String], &[f32]) {
+        (&self.ids, &self.matrix)
+    }
+
+    pub fn dim(&self) -> usize {
+        self.dim
     }
 
     pub fn len(&self) -> usize {
