@@ -668,7 +668,7 @@ pub fn open(index: &dyn IndexRead, dir: Option<&Path>) -> Result<ViewData, Query
         "built the snapshot view tables"
     );
     if let (Some(dir), true) = (dir, key.persist) {
-        match write_atomically(&cache_file(dir, &key.key), &bytes) {
+        match write_cache_file(&cache_file(dir, &key.key), &bytes, "view-") {
             Ok(()) => {
                 if let Some(d) = map_file(&cache_file(dir, &key.key))
                     && d.key == key.key
@@ -697,7 +697,10 @@ fn map_file(path: &Path) -> Option<ViewData> {
     ViewData::parse(Bytes::Map(m))
 }
 
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Writes a file of [`CACHE_DIR`] under a temporary name and renames it to `path`, so readers
+/// never see a partial file; then removes the files it supersedes (other `.bin` files whose name
+/// starts with `stale_prefix`) and temporary files left by killed writers.
+pub fn write_cache_file(path: &Path, bytes: &[u8], stale_prefix: &str) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let tmp = dir.join(format!(
@@ -713,7 +716,7 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
     }
-    // Older snapshots' files: nobody opens them again (readers that mapped one keep it).
+    // Superseded files: nobody opens them again (readers that mapped one keep it).
     if let Ok(entries) = std::fs::read_dir(dir) {
         for e in entries.flatten() {
             let p = e.path();
@@ -724,7 +727,8 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
                     .ok()
                     .and_then(|t| t.elapsed().ok())
                     .is_some_and(|age| age.as_secs() > 600);
-            if p != path && ((name.starts_with("view-") && name.ends_with(".bin")) || old_tmp) {
+            let stale = name.starts_with(stale_prefix) && name.ends_with(".bin");
+            if p != path && (stale || old_tmp) {
                 let _ = std::fs::remove_file(p);
             }
         }

@@ -4,9 +4,9 @@
 //!
 //! **Key.** What the matrix is made of: the model, the snapshot's chunk ids, and the change
 //! stamp (length and modification time) of `vectors.sqlite` and its WAL. Any `codemap embed`
-//! commit or index run changes one of them. Files are written under a temporary name and
-//! renamed; one that cannot be written (read-only folder) only means reading the store again
-//! next time, and one that does not parse is ignored.
+//! commit or index run changes one of them. Files are written as the view files are
+//! ([`query::viewdata::write_cache_file`]); one that cannot be written (read-only folder) only
+//! means reading the store again next time, and one that does not parse is ignored.
 //!
 //! **Layout** (little-endian): magic, `dim: u32`, `n: u32`, then `n` ids as `u16` length and
 //! bytes, then `n × dim` `f32`.
@@ -87,18 +87,16 @@ pub(super) fn read(path: &Path, dim: usize) -> Option<(Vec<String>, Vec<f32>)> {
 
 /// Writes the rows to `path` (atomically) and removes this model's older files. Best effort.
 pub(super) fn write(path: &Path, model: &str, dim: usize, ids: &[String], matrix: &[f32]) {
-    if let Err(e) = try_write(path, model, dim, ids, matrix) {
+    let written = encode(dim, ids, matrix).and_then(|bytes| {
+        let stale = format!("vectors-{}-", model_tag(model));
+        query::viewdata::write_cache_file(path, &bytes, &stale)
+    });
+    if let Err(e) = written {
         tracing::debug!(path = %path.display(), "vector cache not written: {e}");
     }
 }
 
-fn try_write(
-    path: &Path,
-    model: &str,
-    dim: usize,
-    ids: &[String],
-    matrix: &[f32],
-) -> std::io::Result<()> {
+fn encode(dim: usize, ids: &[String], matrix: &[f32]) -> std::io::Result<Vec<u8>> {
     let too_big = |what| std::io::Error::new(std::io::ErrorKind::InvalidInput, what);
     let n = u32::try_from(ids.len()).map_err(|_| too_big("too many rows"))?;
     let mut bytes = Vec::with_capacity(16 + ids.len() * 26 + matrix.len() * 4);
@@ -113,22 +111,7 @@ fn try_write(
     for x in matrix {
         bytes.extend_from_slice(&x.to_le_bytes());
     }
-    let Some(folder) = path.parent() else {
-        return Ok(());
-    };
-    std::fs::create_dir_all(folder)?;
-    let tmp = folder.join(format!(".vectors-{}.tmp", std::process::id()));
-    std::fs::write(&tmp, &bytes)?;
-    std::fs::rename(&tmp, path)?;
-    let prefix = format!("vectors-{}-", model_tag(model));
-    for entry in std::fs::read_dir(folder)?.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with(&prefix) && entry.path() != path {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-    Ok(())
+    Ok(bytes)
 }
 
 #[cfg(test)]
