@@ -7,10 +7,11 @@ use crate::citation::Citation;
 use crate::freshness::Freshness;
 use crate::graph::CallGraph;
 use crate::question::{Intent, Question};
-use crate::retrieve::{Ranked, Retriever, UnitKey};
+use crate::retrieve::{Ranked, Retriever, SHARED_NAME_OWNERS, UnitKey};
 use crate::view::{SnapshotView, SymIdx, short_qualified, split_top_level};
 use indexer::model::{Provenance, SymbolId};
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 
 /// How much an answer discloses: names and one-liners, plus signatures and the graph, plus code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -143,17 +144,10 @@ pub fn plan(
                 (false, _) => source_first(v, exact_callables),
                 // Named, but not in the index: say so rather than answer about something else.
                 (true, false) => {
-                    p.notes.push(format!(
-                        "{} is not a method in the indexed code; showing the closest matches",
-                        q.identifiers
-                            .iter()
-                            .map(|i| i.text.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ));
+                    p.notes.push(unresolved_note(v, q));
                     Vec::new()
                 }
-                (true, true) => top_callable.into_iter().collect(),
+                (true, true) => same_name_as_top(v, q, top_callable, &mut p.notes),
             };
             let mut callers = callers_of(v, graph, &targets)?;
             if q.intent == Intent::Impact {
@@ -173,14 +167,7 @@ pub fn plan(
             let targets = match (exact_callables.is_empty(), q.identifiers.is_empty()) {
                 (false, _) => exact_callables,
                 (true, false) => {
-                    p.notes.push(format!(
-                        "{} is not a method in the indexed code; showing the closest matches",
-                        q.identifiers
-                            .iter()
-                            .map(|i| i.text.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ));
+                    p.notes.push(unresolved_note(v, q));
                     Vec::new()
                 }
                 (true, true) => top_callable.into_iter().collect(),
@@ -240,6 +227,65 @@ pub fn plan(
     }
     dedup(&mut p.units);
     Ok(p)
+}
+
+/// The best-ranked callable, or every method of its name when the question writes that name as
+/// a plain word ("who calls publish?") and few enough types declare it.
+fn same_name_as_top(
+    v: &SnapshotView<'_>,
+    q: &Question,
+    top: Option<SymIdx>,
+    notes: &mut Vec<String>,
+) -> Vec<SymIdx> {
+    let Some(t) = top else { return Vec::new() };
+    let name = v.name(t);
+    let written = q
+        .text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .any(|w| w == name);
+    if !written {
+        return vec![t];
+    }
+    let all: Vec<SymIdx> = v
+        .named(name)
+        .into_iter()
+        .filter(|&i| v.name(i) == name && v.kind(i).is_callable())
+        .collect();
+    let owners: HashSet<Option<SymIdx>> = all.iter().map(|&i| v.owner_type(i)).collect();
+    if owners.len() > SHARED_NAME_OWNERS {
+        notes.push(format!(
+            "{name} is declared by {} types; showing the best match only; name one (Type.{name}) to narrow it",
+            owners.len()
+        ));
+        return vec![t];
+    }
+    let mut rest: Vec<SymIdx> = all.into_iter().filter(|&i| i != t).collect();
+    rest.insert(0, t);
+    source_first(v, rest)
+}
+
+/// Why a named method was not taken as the target: absent, or declared by too many types.
+fn unresolved_note(v: &SnapshotView<'_>, q: &Question) -> String {
+    let mut parts = Vec::new();
+    for id in &q.identifiers {
+        let owners: HashSet<Option<SymIdx>> = v
+            .named(&id.name)
+            .into_iter()
+            .filter(|&i| v.name(i) == id.name && v.kind(i).is_callable())
+            .map(|i| v.owner_type(i))
+            .collect();
+        parts.push(if owners.is_empty() {
+            format!("{} is not a method in the indexed code", id.text)
+        } else {
+            format!(
+                "{} is declared by {} types; name one (Type.{}) to narrow it",
+                id.text,
+                owners.len(),
+                id.name
+            )
+        });
+    }
+    format!("{}; showing the closest matches", parts.join("; "))
 }
 
 fn dedup<T: PartialEq + Clone>(v: &mut Vec<T>) {

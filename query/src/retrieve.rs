@@ -60,6 +60,10 @@ impl Default for RecallOptions<'_> {
 }
 
 /// Annotations that mark entry points, transactions and framework edges.
+/// A method name declared by more types than this is too common for "who calls NAME" to mean
+/// all of them (`read`, `toString`, `close`).
+pub const SHARED_NAME_OWNERS: usize = 12;
+
 const ENTRY_ANNOTATIONS: &[&str] = &[
     "RequestMapping",
     "GetMapping",
@@ -200,7 +204,8 @@ impl<'v, 'a> Retriever<'v, 'a> {
     /// A qualifier that is an indexed type without such a member (a method being added, an
     /// inherited one) names that type. A bare name that methods of many types share (`read`,
     /// `toString`) is narrowed to the members of the types the question names, and is no exact
-    /// hit when none of them has it: the question is not about every `read`.
+    /// hit when none of them has it: the question is not about every `read`. Callers, callees and
+    /// impact questions keep a name shared by up to [`SHARED_NAME_OWNERS`] types.
     pub fn exact(&self, q: &Question) -> Vec<SymIdx> {
         let v = self.view;
         let exact_named = |name: &str| -> Vec<SymIdx> {
@@ -256,7 +261,16 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 None if !found.iter().any(|&i| v.kind(i).is_type()) => {
                     let owners: HashSet<Option<SymIdx>> =
                         found.iter().map(|&i| v.owner_type(i)).collect();
-                    if owners.len() > 3 {
+                    // Who calls a shared name means all of its declarations, unless the name
+                    // is so common that the union would be noise.
+                    let graph_question =
+                        matches!(q.intent, Intent::Callers | Intent::Callees | Intent::Impact);
+                    let limit = if graph_question {
+                        SHARED_NAME_OWNERS
+                    } else {
+                        3
+                    };
+                    if owners.len() > limit {
                         found
                             .retain(|&i| v.owner_type(i).is_some_and(|o| named_types.contains(&o)));
                     }

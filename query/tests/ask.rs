@@ -683,3 +683,78 @@ fn the_view_is_cached_per_snapshot_and_a_long_lived_asker_follows_the_index() {
     assert_eq!(now.len(), 1, "the old snapshot's view is removed: {now:?}");
     assert_ne!(now, first);
 }
+
+/// A method name several types declare: "who calls it" means all of them, unless the name is
+/// too common for that, and then the answer says why instead of claiming it does not exist.
+#[test]
+fn callers_of_a_name_several_types_declare() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("bus");
+    let write = |p: &str, text: String| {
+        let path = root.join("src/main/java/com/bus").join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "Sink.java",
+        "package com.bus;\n\npublic interface Sink {\n    void publish(String m);\n    String describe();\n}\n".into(),
+    );
+    // Five sinks publish; fourteen types describe themselves.
+    for k in 0..14 {
+        let publish = if k < 4 {
+            "    public void publish(String m) {\n        System.out.println(m);\n    }\n"
+        } else {
+            ""
+        };
+        write(
+            &format!("Sink{k}.java"),
+            format!(
+                "package com.bus;\n\npublic class Sink{k} {{\n{publish}    public String describe() {{\n        return \"sink {k}\";\n    }}\n}}\n"
+            ),
+        );
+    }
+    write(
+        "Bus.java",
+        "package com.bus;\n\npublic class Bus {\n    private final Sink sink;\n\n    public Bus(Sink sink) {\n        this.sink = sink;\n    }\n\n    public void send(String m) {\n        sink.publish(m);\n    }\n\n    public String label() {\n        return sink.describe();\n    }\n}\n".into(),
+    );
+    write(
+        "Audit.java",
+        "package com.bus;\n\npublic class Audit {\n    public void record(String m) {\n        new Sink2().publish(m);\n    }\n}\n".into(),
+    );
+    let dir = IndexDir::new(root.join(".codemap"));
+    pipeline::run(&root, &dir, &IndexOptions::default(), &|_| {}).unwrap();
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let graph = query::StoredGraph::new(&index);
+    let opts = AskOptions {
+        graph: Some(&graph),
+        ..opts()
+    };
+
+    let a = asker.ask("Who calls publish?", &opts).unwrap();
+    assert_eq!(a.intent, Intent::Callers);
+    let cited = symbols(&a);
+    assert_eq!(
+        cited[..2].iter().collect::<std::collections::BTreeSet<_>>(),
+        ["Audit.record".to_string(), "Bus.send".to_string()]
+            .iter()
+            .collect(),
+        "{cited:?}"
+    );
+    assert!(
+        !a.notes.iter().any(|n| n.contains("not a method")),
+        "{:?}",
+        a.notes
+    );
+    assert_citations_resolve(&a, &root);
+
+    let a = asker.ask("Who calls describe?", &opts).unwrap();
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n.contains("describe is declared by 15 types")),
+        "{:?}",
+        a.notes
+    );
+    assert_citations_resolve(&a, &root);
+}
