@@ -50,6 +50,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             x.legs
         );
     }
+    // An optional third argument: where the units whose symbol contains it rank.
+    if let Some(needle) = args.get(2) {
+        for (k, x) in ranked.iter().enumerate() {
+            let c = citation_of(&view, &x.key);
+            let sym = c.symbol.unwrap_or_default();
+            if sym.contains(needle.as_str()) {
+                println!("  {needle}: #{} {:.4} {sym} {:?}", k + 1, x.score, x.legs);
+            }
+        }
+    }
     let p = plan(&r, &q, &ranked, &graph)?;
     println!("chain:");
     for &i in &p.chain {

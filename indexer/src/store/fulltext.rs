@@ -131,19 +131,19 @@ impl FullText {
         Ok(out)
     }
 
-    /// BM25 over symbols (×3), header (×1.5) and body; returns (chunk id, path, score).
+    /// BM25 over symbols, header and body, unboosted; returns (chunk id, path, score). Names are
+    /// matched by the exact and symbol-card legs above this: boosting them here as well let
+    /// merged getters and setters outrank the method whose body does the work.
     /// `include` filters by provenance before ranking is cut off, when given.
     pub fn search(
         &self,
         query: &str,
         limit: usize,
     ) -> Result<Vec<(String, String, f32)>, StoreError> {
-        let mut qp = QueryParser::for_index(
+        let qp = QueryParser::for_index(
             &self.index,
             vec![self.fields.symbols, self.fields.header, self.fields.body],
         );
-        qp.set_field_boost(self.fields.symbols, 3.0);
-        qp.set_field_boost(self.fields.header, 1.5);
         let (q, _errors) = qp.parse_query_lenient(&sanitize(query));
         let searcher = self.reader.searcher();
         let top = searcher.search(&q, &TopDocs::with_limit(limit.max(1)).order_by_score())?;

@@ -49,6 +49,11 @@ impl Retriever<'_, '_> {
             if kind.is_callable() && !self.has_body(*i) {
                 b *= 0.5;
             }
+            // A getter or setter holds a value; behaviour happens elsewhere. Settings questions
+            // still look at them, less so.
+            if kind == SymbolKind::Method && is_accessor(v.name(*i)) && v.line_span(*i) <= 4 {
+                b *= if q.intent == Intent::Config { 0.8 } else { 0.5 };
+            }
         }
         match q.intent {
             Intent::Definition => {
@@ -159,6 +164,15 @@ impl Retriever<'_, '_> {
     }
 }
 
+/// `getPort`, `setPort`, `isSecure`, `hasBody`: a bean-style accessor name.
+fn is_accessor(name: &str) -> bool {
+    ["get", "set", "is", "has"].iter().any(|p| {
+        name.strip_prefix(p)
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(|c| c.is_uppercase())
+    })
+}
+
 /// `normalize` → `doNormalize`, `normalizeInternal`, `normalize0`, or an overload `normalize`.
 fn is_worker_name(delegator: &str, callee: &str) -> bool {
     let d = delegator.to_lowercase();
@@ -176,5 +190,15 @@ mod tests {
         assert!(is_worker_name("copyDirectory", "copyDirectory"));
         assert!(is_worker_name("sizeOf", "sizeOf0"));
         assert!(!is_worker_name("copy", "toString"));
+    }
+
+    #[test]
+    fn accessor_names() {
+        assert!(is_accessor("getPort"));
+        assert!(is_accessor("setMaxWait"));
+        assert!(is_accessor("isSecure"));
+        assert!(!is_accessor("settle"));
+        assert!(!is_accessor("get"));
+        assert!(!is_accessor("issue"));
     }
 }
