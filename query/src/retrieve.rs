@@ -60,6 +60,13 @@ impl Default for RecallOptions<'_> {
 }
 
 /// Annotations that mark entry points, transactions and framework edges.
+/// RRF weights of the legs that judge a symbol by its own text. How much of the question a
+/// method's body covers is the most direct evidence of where behaviour lives; a card (name, doc
+/// sentence) matches a getter or a field as well as the method doing the work. Measured on the
+/// public commons-io set and a held-out tomcat10 set (bench/qa.sh).
+const BODY_WEIGHT: f32 = 1.5;
+const CARDS_WEIGHT: f32 = 0.7;
+
 /// A method name declared by more types than this is too common for "who calls NAME" to mean
 /// all of them (`read`, `toString`, `close`).
 pub const SHARED_NAME_OWNERS: usize = 12;
@@ -340,7 +347,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
         let cards = self.card_leg(q, opts.leg_depth);
         legs.push(Leg {
             name: "cards",
-            weight: 1.0,
+            weight: CARDS_WEIGHT,
             items: cards.into_iter().map(UnitKey::Sym).collect(),
         });
 
@@ -409,7 +416,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
         body_scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         legs.push(Leg {
             name: "body",
-            weight: 1.0,
+            weight: BODY_WEIGHT,
             items: body_scored.into_iter().map(|(u, _)| u).collect(),
         });
 
