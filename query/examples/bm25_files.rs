@@ -1,5 +1,5 @@
 //! Plain BM25 file ranking, the baseline of bench/buglocal.sh: each case's text goes as is to the
-//! index's full-text search (tantivy BM25 over chunks: symbols ×3, header ×1.5, body — the index's
+//! index's full-text search (tantivy BM25 over chunks: symbols, header and body, unboosted — the index's
 //! own field weights, none of ask's legs, boosts or intent logic), and files are ranked by their
 //! best chunk (max over chunks).
 //!

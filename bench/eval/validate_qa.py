@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Check a code-QA case file against the shared/eval/README.md schema and its corpus tree.
+
+    python3 bench/eval/validate_qa.py CASES.jsonl CORPUS_ROOT
+
+CORPUS_ROOT is the unpacked source folder the gold paths are relative to (e.g. commons-io-2.11.0/ or
+corpus-1m/tomcat10/). Checks: exactly the schema's fields; one `corpus` value for the whole file; known
+kinds and difficulties; ids `<prefix>-NNN` numbered by line; 3-6 gold steps for flow questions; every
+gold path exists and is not test code; 1 <= start_line <= end_line <= file length; the start line looks
+like a declaration (annotation, modifier or the symbol's name) and the end line is a lone `}`.
+Prints `ok N questions` or the problems; exits 1 on problems. Python 3 standard library only.
+"""
+import json
+import os
+import re
+import sys
+
+REQ = {'id', 'corpus', 'kind', 'difficulty', 'question', 'gold', 'notes'}
+KINDS = {'locate', 'definition', 'callers', 'flow', 'config'}
+DIFFS = {'easy', 'medium', 'hard'}
+DECL = re.compile(r'^\s*(@\w|public|protected|private|static|final|abstract|synchronized|native|default|class|'
+                  r'interface|enum|record|<|[\w.<>\[\], ?]+\s+\w+\s*\()')
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    cases, root = sys.argv[1], sys.argv[2]
+    if not os.path.isdir(root):
+        sys.exit('validate_qa.py: no corpus folder %s' % root)
+    problems = []
+    ids, corpora, prefix = [], set(), None
+
+    def bad(*msg):
+        problems.append(' '.join(str(m) for m in msg))
+
+    n = 0
+    for n, line in enumerate(open(cases, encoding='utf-8'), 1):
+        d = json.loads(line)
+        if set(d) != REQ:
+            bad('line', n, 'fields differ from the schema:', sorted(set(d) ^ REQ))
+            continue
+        corpora.add(d['corpus'])
+        if d['kind'] not in KINDS or d['difficulty'] not in DIFFS:
+            bad(d['id'], 'kind/difficulty', d['kind'], d['difficulty'])
+        m = re.fullmatch(r'([a-z0-9]+)-(\d{3})', d['id'])
+        prefix = prefix or (m and m.group(1))
+        if not m or m.group(1) != prefix or int(m.group(2)) != n:
+            bad('line', n, 'id', d['id'], 'is not %s-%03d' % (prefix, n))
+        ids.append(d['id'])
+        if not isinstance(d['gold'], list) or not d['gold']:
+            bad(d['id'], 'empty gold')
+            continue
+        if d['kind'] == 'flow' and not 3 <= len(d['gold']) <= 6:
+            bad(d['id'], 'flow with', len(d['gold']), 'steps')
+        for g in d['gold']:
+            if set(g) != {'path', 'symbol', 'start_line', 'end_line'}:
+                bad(d['id'], 'gold fields', g)
+                continue
+            p = os.path.join(root, g['path'])
+            if not os.path.isfile(p):
+                bad(d['id'], 'no file', p)
+                continue
+            if g['path'].startswith('test/') or '/src/test/' in g['path'] or g['path'].startswith('src/test/'):
+                bad(d['id'], 'gold in test code', g['path'])
+            lines = open(p, encoding='utf-8', errors='replace').read().split('\n')
+            if not 1 <= g['start_line'] <= g['end_line'] <= len(lines):
+                bad(d['id'], 'line range', g)
+                continue
+            first = lines[g['start_line'] - 1]
+            name = g['symbol'].split('(')[0].split('.')[-1]
+            if not (DECL.match(first) and (first.strip().startswith('@')
+                                           or re.search(r'\b' + re.escape(name) + r'\b', first))):
+                bad(d['id'], 'start line is not a declaration of', g['symbol'], '|', first.strip())
+            if lines[g['end_line'] - 1].strip() != '}':
+                bad(d['id'], 'end line is not a closing brace', g)
+    if len(set(ids)) != len(ids):
+        bad('duplicate ids')
+    if len(corpora) > 1:
+        bad('several corpus values', sorted(corpora))
+    for p in problems:
+        print('BAD', p)
+    print('ok' if not problems else '%d problems' % len(problems), n, 'questions')
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == '__main__':
+    main()

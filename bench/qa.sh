@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# bench/qa.sh [CASES.jsonl CORPUS_ROOT]...  -- code-QA hit@k / MRR of `codemap ask` (shared/eval/README.md)
+#
+# Each pair is a case file and the folder its gold paths are relative to. Without arguments, two sets:
+#   shared/eval/qa-public.jsonl      on $CIO    (default /work/corpora/commons-io-2.11.0)
+#   bench/eval/qa-tomcat10.jsonl     on $TOMCAT (default /work/corpora/bench/corpus-1m/tomcat10)
+# For each set: `codemap index CORPUS --index-dir WORK/<name>/idx --quiet` (an existing index is reused
+# as is unless REINDEX=1), `codemap ask --batch CASES --index-dir IDX > WORK/<name>/results.jsonl`
+# (index-only, default --limit), then `score.py CASES results.jsonl` prints its table.
+# A set whose corpus folder is absent is skipped with a message.
+#
+# Prints figures, is not a test. Knobs (environment): EVAL_DIR (<repo>/../shared/eval), SCORER
+# (EVAL_DIR/score.py), WORK (${TMPDIR:-/tmp}/codemap-qa), REINDEX, CODEMAP_BIN
+# (<repo>/target/release/codemap, not built here), CIO, TOMCAT.
+set -euo pipefail
+export LC_ALL=C
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(git -C "$HERE" rev-parse --show-toplevel)
+EVAL_DIR=${EVAL_DIR:-$ROOT/../shared/eval}
+SCORER=${SCORER:-$EVAL_DIR/score.py}
+CODEMAP=${CODEMAP_BIN:-$ROOT/target/release/codemap}
+WORK=${WORK:-${TMPDIR:-/tmp}/codemap-qa}
+REINDEX=${REINDEX:-0}
+
+say() { printf '== %s\n' "$*"; }
+die() { printf 'qa.sh: %s\n' "$*" >&2; exit 1; }
+case "${1:-}" in -h|--help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
+[ $(($# % 2)) = 0 ] || die "arguments come in pairs: CASES.jsonl CORPUS_ROOT"
+[ $# -gt 0 ] || set -- "$EVAL_DIR/qa-public.jsonl" "${CIO:-/work/corpora/commons-io-2.11.0}" \
+                       "$HERE/eval/qa-tomcat10.jsonl" "${TOMCAT:-/work/corpora/bench/corpus-1m/tomcat10}"
+[ -f "$SCORER" ] || die "no scorer $SCORER (set EVAL_DIR or SCORER)"
+[ -x "$CODEMAP" ] || die "no codemap binary at $CODEMAP (cargo build --release, or set CODEMAP_BIN)"
+
+ran=0
+while [ $# -gt 0 ]; do
+  CASES=$1 CORPUS=$2
+  shift 2
+  [ -f "$CASES" ] || die "no cases file $CASES"
+  NAME=$(basename "$CASES" .jsonl)
+  if [ ! -d "$CORPUS" ]; then
+    echo "-- skipping $NAME: no corpus folder $CORPUS"
+    echo
+    continue
+  fi
+  CORPUS=$(cd "$CORPUS" && pwd)
+  W=$WORK/$NAME
+  IDX=$W/idx
+  mkdir -p "$W"
+  # The index is tied to its corpus: a different folder under the same set name means a fresh index.
+  if [ -d "$IDX" ] && [ "$REINDEX" != 1 ] && [ "$(cat "$W/corpus" 2>/dev/null)" = "$CORPUS" ]; then
+    say "$NAME: reusing index $IDX (REINDEX=1 to rebuild)"
+  else
+    say "$NAME: codemap index $CORPUS --index-dir $IDX"
+    rm -rf "$IDX"
+    "$CODEMAP" index "$CORPUS" --index-dir "$IDX" --quiet >"$W/index.log" 2>&1 \
+      || { cat "$W/index.log" >&2; die "index of $CORPUS failed"; }
+    echo "$CORPUS" >"$W/corpus"
+    tail -1 "$W/index.log" | sed 's/^/   /'
+  fi
+  N=$(grep -c . "$CASES")
+  say "$NAME: codemap ask --batch ($N questions)"
+  T0=$(date +%s%N)
+  "$CODEMAP" ask --batch "$CASES" --index-dir "$IDX" >"$W/results.jsonl" 2>"$W/ask.log" \
+    || { tail -5 "$W/ask.log" >&2; die "ask --batch failed on $CASES"; }
+  MS=$(( ($(date +%s%N) - T0) / 1000000 ))
+  echo "   $(tail -1 "$W/ask.log"), $MS ms"
+  echo
+  echo "$NAME on $(basename "$CORPUS"), $(date -u '+%Y-%m-%d %H:%M UTC')"
+  python3 "$SCORER" "$CASES" "$W/results.jsonl" | sed 's/^./  &/'
+  echo "  (index, answers and logs in $W)"
+  echo
+  ran=$((ran + 1))
+done
+[ $ran -gt 0 ] || die "no set ran (no corpus folder found)"
