@@ -52,7 +52,7 @@ pub struct RecallOptions<'o> {
 impl Default for RecallOptions<'_> {
     fn default() -> Self {
         RecallOptions {
-            bm25_depth: 80,
+            bm25_depth: 160,
             leg_depth: 120,
             vectors: None,
         }
@@ -390,8 +390,15 @@ impl<'v, 'a> Retriever<'v, 'a> {
         // Method bodies of everything found so far, scored at method granularity.
         let mut pool: Vec<UnitKey> = Vec::new();
         let mut seen = HashSet::new();
+        // All of the full-text leg (already cut at `bm25_depth` chunks): a method whose body does
+        // the work often ranks low there, below merged accessors, and is found by its body.
         for leg in &legs {
-            for u in leg.items.iter().take(opts.leg_depth) {
+            let depth = if leg.name == "bm25" {
+                leg.items.len()
+            } else {
+                opts.leg_depth
+            };
+            for u in leg.items.iter().take(depth) {
                 if seen.insert(u.clone()) {
                     pool.push(u.clone());
                 }

@@ -49,9 +49,11 @@ impl Retriever<'_, '_> {
             if kind.is_callable() && !self.has_body(*i) {
                 b *= 0.5;
             }
-            // A getter or setter holds a value; behaviour happens elsewhere. Settings questions
-            // still look at them, less so.
-            if kind == SymbolKind::Method && is_accessor(v.name(*i)) && v.line_span(*i) <= 4 {
+            // A getter or setter holds a value; behaviour happens elsewhere. A setter may still
+            // normalise or compile what it stores. Settings questions look at them, less damped.
+            if kind == SymbolKind::Method
+                && accessor_lines(v.name(*i)).is_some_and(|max| v.line_span(*i) <= max)
+            {
                 b *= if q.intent == Intent::Config { 0.8 } else { 0.5 };
             }
         }
@@ -164,13 +166,22 @@ impl Retriever<'_, '_> {
     }
 }
 
-/// `getPort`, `setPort`, `isSecure`, `hasBody`: a bean-style accessor name.
-fn is_accessor(name: &str) -> bool {
-    ["get", "set", "is", "has"].iter().any(|p| {
-        name.strip_prefix(p)
+/// The longest a method named like a bean accessor can be and still be one: `setPort` up to
+/// ten lines (a setter may validate or compile its value), `getPort`, `isSecure`, `hasBody` up
+/// to four.
+fn accessor_lines(name: &str) -> Option<u32> {
+    let bean = |prefix: &str| {
+        name.strip_prefix(prefix)
             .and_then(|rest| rest.chars().next())
             .is_some_and(|c| c.is_uppercase())
-    })
+    };
+    if bean("set") {
+        Some(10)
+    } else if ["get", "is", "has"].iter().any(|p| bean(p)) {
+        Some(4)
+    } else {
+        None
+    }
 }
 
 /// `normalize` → `doNormalize`, `normalizeInternal`, `normalize0`, or an overload `normalize`.
@@ -194,11 +205,11 @@ mod tests {
 
     #[test]
     fn accessor_names() {
-        assert!(is_accessor("getPort"));
-        assert!(is_accessor("setMaxWait"));
-        assert!(is_accessor("isSecure"));
-        assert!(!is_accessor("settle"));
-        assert!(!is_accessor("get"));
-        assert!(!is_accessor("issue"));
+        assert_eq!(accessor_lines("getPort"), Some(4));
+        assert_eq!(accessor_lines("setMaxWait"), Some(10));
+        assert_eq!(accessor_lines("isSecure"), Some(4));
+        assert_eq!(accessor_lines("settle"), None);
+        assert_eq!(accessor_lines("get"), None);
+        assert_eq!(accessor_lines("issue"), None);
     }
 }
