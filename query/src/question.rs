@@ -213,7 +213,9 @@ pub fn understand(text: &str) -> Question {
             continue;
         }
         for w in indexer::analyzer::split_identifier(&word) {
-            if is_stop(&w) || w.len() < 2 || w.chars().all(|c| c.is_ascii_digit()) {
+            // Numbers of three digits or more (a status code, a port) are literals code holds.
+            let digits = w.chars().all(|c| c.is_ascii_digit());
+            if is_stop(&w) || w.len() < 2 || (digits && w.len() < 3) {
                 continue;
             }
             acc.add(&terms::stem(&w), &w, TermOrigin::Word);

@@ -126,3 +126,28 @@ fn literals_and_guesses() {
     );
     assert!(q.identifiers.is_empty(), "{:?}", q.identifiers);
 }
+
+#[test]
+fn numbers_of_three_digits_or_more_are_terms() {
+    let q =
+        understand("Where does it answer 403 when the port 8005 gets a bad command in 2 tries?");
+    let stems: Vec<&str> = q.terms.iter().map(|t| t.stem.as_str()).collect();
+    assert!(stems.contains(&"403"), "{stems:?}");
+    assert!(stems.contains(&"8005"), "{stems:?}");
+    assert!(!stems.contains(&"2"), "{stems:?}");
+}
+
+#[test]
+fn java_vocabulary_synonyms_reach_the_code_words() {
+    // `await`, `coerce` and `lastModified` are what the code says for these question words.
+    let q = understand("where does it wait until a value is converted, comparing the timestamp?");
+    for s in ["await", "coerc", "modifi"] {
+        assert!(
+            q.terms
+                .iter()
+                .any(|t| t.stem == s && t.origin == TermOrigin::Synonym),
+            "{s} missing: {:?}",
+            q.terms.iter().map(|t| &t.stem).collect::<Vec<_>>()
+        );
+    }
+}
