@@ -95,8 +95,28 @@ fn open_index(g: &Global) -> Result<EmbeddedIndex> {
 fn open_reader(g: &Global) -> Result<Box<dyn IndexRead>> {
     match g.backend {
         Backend::Embedded => Ok(Box::new(open_index(g)?)),
-        Backend::Meilisearch => Ok(Box::new(meili(g, &repo_scope(g)?)?)),
+        Backend::Meilisearch => Ok(Box::new(meili_published(g)?)),
     }
+}
+
+/// The Meilisearch store of the repository scope, which must have a published snapshot: a scope
+/// guessed from the wrong folder would otherwise answer every question with "nothing matched".
+fn meili_published(g: &Global) -> Result<MeiliStore> {
+    let repo = repo_scope(g)?;
+    let store = meili(g, &repo)?;
+    let published = store
+        .last_snapshot()
+        .context("reading the published snapshot from Meilisearch")?;
+    if published.is_none() {
+        anyhow::bail!(
+            "Meilisearch has no snapshot published for repository {repo:?} (index prefix {:?}). \
+             Pass --repo-name with the name `codemap index --backend meilisearch` published it under \
+             (the repository folder's name unless --repo-name was given there), or run from the \
+             repository folder.",
+            g.meili_prefix
+        );
+    }
+    Ok(store)
 }
 
 /// The repository scope of team-mode reads: `--repo-name`, else the repository folder's name.

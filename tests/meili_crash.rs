@@ -174,5 +174,26 @@ fn killed_publish_then_rerun_converges() {
         );
         assert_converged(&store, &idx);
     }
+    // Reads name the published repository; a scope nothing was published under is an error that
+    // says what to pass, not an empty answer.
+    let read = |repo: &str| {
+        codemap()
+            .args(["--index-dir", idx.to_str().unwrap()])
+            .args(["--backend", "meilisearch", "--meili-prefix", &prefix])
+            .args(["--repo-name", repo, "search", "runC7"])
+            .output()
+            .unwrap()
+    };
+    let found = read("crashy");
+    assert!(found.status.success());
+    assert!(String::from_utf8_lossy(&found.stdout).contains("C7.java"));
+    let wrong = read("not-published");
+    assert_eq!(wrong.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&wrong.stderr);
+    assert!(
+        err.contains("no snapshot published for repository \"not-published\"")
+            && err.contains("--repo-name"),
+        "{err}"
+    );
     let _ = store.drop_indexes();
 }

@@ -24,7 +24,7 @@ pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
     let stored = StoredGraph::available(reader.as_ref()).then(|| StoredGraph::new(reader.as_ref()));
     // Vectors: beside the embedded index, or on the server in team mode.
     let server = match g.backend {
-        Backend::Meilisearch => Some(super::meili(g, &super::repo_scope(g)?)?),
+        Backend::Meilisearch => Some(super::meili_published(g)?),
         Backend::Embedded => None,
     };
     let vectors: Option<Box<dyn VectorLeg + '_>> = match &server {

@@ -83,7 +83,7 @@ pub fn embed(g: &Global, a: &EmbedArgs) -> Result<Outcome> {
     let sync = if g.backend == Backend::Meilisearch {
         let vectors = embed::current_vectors(dir.root(), &index.catalog, &r.model)
             .context("reading stored vectors")?;
-        let store = super::meili(g, &super::repo_scope(g)?)?;
+        let store = super::meili_published(g)?;
         let s = store
             .sync_vectors(&r.model, embedder.dim(), &vectors)
             .context("sending vectors to Meilisearch (run `codemap embed` again to retry)")?;
