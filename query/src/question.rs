@@ -620,10 +620,20 @@ fn detect_intent(
             "声明",
         ],
     ) || (kind.is_some()
+        // A type word in a question about behaviour ("which code decides whether an
+        // annotation…") names the subject, not what is asked for.
         && !contains_any(
             lower,
-            &["where does", "how does", "implemented", "where do"],
-        ))
+            &[
+                "where does",
+                "how does",
+                "implemented",
+                "where do",
+                "which code",
+                "what code",
+            ],
+        )
+        && !has_any_word(lower, &["decide", "decides", "handle", "handles", "checks"]))
     {
         return Intent::Definition;
     }

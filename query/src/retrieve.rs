@@ -470,6 +470,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
         }
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
         self.promote_workers(&mut ranked, graph)?;
+        self.spread_overloads(&mut ranked);
 
         // Exact hits first, in their order.
         let mut out: Vec<Ranked> = Vec::new();

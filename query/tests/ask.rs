@@ -758,3 +758,39 @@ fn callers_of_a_name_several_types_declare() {
     );
     assert_citations_resolve(&a, &root);
 }
+
+/// Overloads of one method are one answer: the top places are not all `pad(…)`.
+#[test]
+fn overloads_do_not_fill_the_top_places() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("pad");
+    let overloads: String = ["int", "long", "char", "String", "double"]
+        .iter()
+        .map(|t| {
+            format!(
+                "    /** Pads a value with spaces to a width. */\n    public static String pad({t} value, int width) {{\n        String s = String.valueOf(value);\n        while (s.length() < width) {{\n            s = \" \" + s;\n        }}\n        return s;\n    }}\n\n"
+            )
+        })
+        .collect();
+    let text = format!(
+        "package com.pad;\n\npublic class Pads {{\n{overloads}    /** Pads every value in a column with spaces to the widest width. */\n    public static String[] padColumn(String[] column) {{\n        int width = 0;\n        for (String s : column) {{\n            width = Math.max(width, s.length());\n        }}\n        String[] out = new String[column.length];\n        for (int i = 0; i < column.length; i++) {{\n            out[i] = pad(column[i], width);\n        }}\n        return out;\n    }}\n}}\n"
+    );
+    let path = root.join("src/main/java/com/pad/Pads.java");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    let dir = IndexDir::new(root.join(".codemap"));
+    pipeline::run(&root, &dir, &IndexOptions::default(), &|_| {}).unwrap();
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let a = asker
+        .ask("Where are values padded with spaces to a width?", &opts())
+        .unwrap();
+    let top: Vec<String> = symbols(&a).into_iter().take(3).collect();
+    assert!(top.contains(&"Pads.padColumn".to_string()), "{top:?}");
+    assert_eq!(
+        top.iter().filter(|s| *s == "Pads.pad").count(),
+        1,
+        "one overload in the top three: {top:?}"
+    );
+    assert_citations_resolve(&a, &root);
+}

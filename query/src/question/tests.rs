@@ -151,3 +151,14 @@ fn java_vocabulary_synonyms_reach_the_code_words() {
         );
     }
 }
+
+#[test]
+fn a_type_word_in_a_question_about_behaviour_keeps_it_a_locate_question() {
+    let q = understand("Which code decides whether a JAR gets skipped during annotation scanning?");
+    assert_eq!(q.intent, Intent::Locate);
+    let q = understand("What's the interface a component in the request pipeline implements?");
+    assert_eq!(q.intent, Intent::Definition);
+    assert_eq!(q.kind_hint, Some(KindHint::Interface));
+    let q = understand("Which node type knows its tag handler class?");
+    assert_eq!(q.intent, Intent::Definition);
+}

@@ -68,11 +68,18 @@ impl Retriever<'_, '_> {
                         Some(KindHint::Annotation) => kind == SymbolKind::Annotation,
                         Some(KindHint::Type) | None => true,
                     };
-                    if hinted {
-                        b *= 1.3;
-                    } else {
-                        b *= 0.85;
-                    }
+                    // "interface", "enum" and "annotation" are said on purpose; "class" is
+                    // often said of any type.
+                    let specific = matches!(
+                        q.kind_hint,
+                        Some(KindHint::Interface | KindHint::Enum | KindHint::Annotation)
+                    );
+                    b *= match (hinted, specific) {
+                        (true, true) => 1.5,
+                        (true, false) => 1.3,
+                        (false, true) => 0.6,
+                        (false, false) => 0.85,
+                    };
                 } else if kind.is_callable() {
                     b *= 0.7;
                 }
@@ -165,6 +172,33 @@ impl Retriever<'_, '_> {
         Ok(())
     }
 }
+
+impl Retriever<'_, '_> {
+    /// Overloads of one method (same type, same name) are one answer: the best-ranked stays, the
+    /// others move below the first [`OVERLOAD_SPREAD`] places so five `truncate`s do not fill
+    /// the top five.
+    pub(super) fn spread_overloads(&self, ranked: &mut Vec<Ranked>) {
+        let v = self.view;
+        let group = |r: &Ranked| match r.key {
+            UnitKey::Sym(i) if v.kind(i).is_callable() => Some((v.owner_type(i), v.name(i))),
+            _ => None,
+        };
+        let mut seen = HashSet::new();
+        let (mut first, mut later) = (Vec::new(), Vec::new());
+        for r in ranked.drain(..) {
+            match group(&r) {
+                Some(g) if !seen.insert(g) && first.len() < OVERLOAD_SPREAD => later.push(r),
+                _ => first.push(r),
+            }
+        }
+        let at = first.len().min(OVERLOAD_SPREAD);
+        first.splice(at..at, later);
+        *ranked = first;
+    }
+}
+
+/// Places kept free of repeated overloads.
+const OVERLOAD_SPREAD: usize = 10;
 
 /// The longest a method named like a bean accessor can be and still be one: `setPort` up to
 /// ten lines (a setter may validate or compile its value), `getPort`, `isSecure`, `hasBody` up
