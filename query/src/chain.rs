@@ -7,7 +7,8 @@ use crate::graph::CallGraph;
 use crate::question::{Question, TermOrigin};
 use crate::retrieve::{Ranked, Retriever, UnitKey};
 use crate::view::{SymIdx, prose_stems};
-use indexer::model::{Provenance, SymbolId};
+use crate::viewdata::FLAG_STATIC;
+use indexer::model::{Provenance, SymbolId, SymbolKind};
 use std::collections::HashMap;
 
 /// Longest chain returned.
@@ -243,8 +244,13 @@ fn descend(
         });
         if leaf && lines <= 5 && !overload && is_accessor(v.name(c)) {
             s -= 0.3; // getters, setters and predicates on state
+        } else if leaf && !same_owner && lines <= 6 && v.flags(c) & FLAG_STATIC != 0 {
+            s -= 0.25; // a small static helper of another type: an argument check, a conversion
         } else if !leaf {
             s += 0.15;
+        }
+        if v.kind(c) == SymbolKind::Constructor && !overload {
+            s -= 0.2; // making an object is rarely the step the flow is about
         }
         // The call hands on the method's own parameters: the flow continues there.
         let site = file

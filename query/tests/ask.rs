@@ -794,3 +794,44 @@ fn overloads_do_not_fill_the_top_places() {
     );
     assert_citations_resolve(&a, &root);
 }
+
+/// A flow goes through the calls that do the work, not the argument checks on the way.
+#[test]
+fn flow_chains_skip_static_argument_checks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("imp");
+    let write = |p: &str, text: &str| {
+        let path = root.join("src/main/java/com/imp").join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "Check.java",
+        "package com.imp;\n\npublic final class Check {\n    public static void notNull(Object o) {\n        if (o == null) throw new IllegalArgumentException();\n    }\n}\n",
+    );
+    write(
+        "Importer.java",
+        "package com.imp;\n\npublic class Importer {\n    private final Store store = new Store();\n\n    public int importRows(String csv) {\n        Check.notNull(csv);\n        return store.saveRows(csv.split(\",\"));\n    }\n}\n",
+    );
+    write(
+        "Store.java",
+        "package com.imp;\n\npublic class Store {\n    private int saved;\n\n    public int saveRows(String[] rows) {\n        for (String row : rows) {\n            Check.notNull(row);\n            writeRow(row);\n        }\n        return saved;\n    }\n\n    private void writeRow(String row) {\n        saved += row.length();\n    }\n}\n",
+    );
+    let dir = IndexDir::new(root.join(".codemap"));
+    pipeline::run(&root, &dir, &IndexOptions::default(), &|_| {}).unwrap();
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let graph = query::StoredGraph::new(&index);
+    let opts = AskOptions {
+        graph: Some(&graph),
+        ..opts()
+    };
+    let a = asker
+        .ask("What happens when Importer.importRows(csv) runs?", &opts)
+        .unwrap();
+    assert_eq!(a.intent, Intent::Flow);
+    let chain: Vec<&str> = a.chain.iter().map(|c| c.symbol.as_str()).collect();
+    assert_eq!(chain[0], "Importer.importRows", "{chain:?}");
+    assert!(chain.contains(&"Store.saveRows"), "{chain:?}");
+    assert!(!chain.contains(&"Check.notNull"), "{chain:?}");
+}

@@ -162,3 +162,16 @@ fn a_type_word_in_a_question_about_behaviour_keeps_it_a_locate_question() {
     let q = understand("Which node type knows its tag handler class?");
     assert_eq!(q.intent, Intent::Definition);
 }
+
+#[test]
+fn flow_questions_phrased_as_a_path_or_a_chain() {
+    for q in [
+        "When I call Jsoup.parse on a string, what's the path from that call down to the tokenizer loop?",
+        "How does element.select(\"div > p\") get from the CSS string to the matching elements?",
+        "If I run HTML through the cleaner, what's the chain down to the attribute check?",
+        "With a BackgroundInitializer, what happens between start() and initialize()?",
+        "On startup, how does the server get from main() to parsing its config file?",
+    ] {
+        assert_eq!(understand(q).intent, Intent::Flow, "{q}");
+    }
+}
