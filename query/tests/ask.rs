@@ -6,15 +6,13 @@ use indexer::pipeline::{self, IndexOptions};
 use indexer::store::{EmbeddedIndex, IndexDir};
 use query::answer::AnswerMode;
 use query::question::Intent;
-use query::{
-    Answer, AskOptions, Asker, ChatModel, Level, LlmConfig, OpenAiChat, render_text, run_batch,
-};
+use query::{AskOptions, Asker, ChatModel, Level, LlmConfig, OpenAiChat, render_text, run_batch};
 mod support;
 use std::io::BufRead;
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
-use support::{chat, serve};
+use support::{assert_citations_resolve, chat, opts, serve, symbols};
 
 const ORDER_SERVICE: &str = r#"package com.shop.order;
 
@@ -219,33 +217,6 @@ fn line_of(text: &str, needle: &str) -> u32 {
         .position(|l| l.contains(needle))
         .map(|i| i as u32 + 1)
         .unwrap_or_else(|| panic!("{needle} not in fixture"))
-}
-
-fn symbols(a: &Answer) -> Vec<String> {
-    a.citations
-        .iter()
-        .map(|c| c.symbol.clone().unwrap_or_default())
-        .collect()
-}
-
-/// Every citation names an indexed file and lines inside it.
-fn assert_citations_resolve(a: &Answer, root: &Path) {
-    for c in &a.citations {
-        let text = std::fs::read_to_string(root.join(&c.path))
-            .unwrap_or_else(|_| panic!("cited file {} missing", c.path));
-        let n = text.lines().count() as u32;
-        assert!(
-            c.start_line >= 1 && c.start_line <= c.end_line && c.end_line <= n,
-            "{c:?} outside 1..={n}"
-        );
-    }
-}
-
-fn opts() -> AskOptions<'static> {
-    AskOptions {
-        now: Some(i64::MAX / 2),
-        ..AskOptions::default()
-    }
 }
 
 #[test]
@@ -682,156 +653,4 @@ fn the_view_is_cached_per_snapshot_and_a_long_lived_asker_follows_the_index() {
     let now = views();
     assert_eq!(now.len(), 1, "the old snapshot's view is removed: {now:?}");
     assert_ne!(now, first);
-}
-
-/// A method name several types declare: "who calls it" means all of them, unless the name is
-/// too common for that, and then the answer says why instead of claiming it does not exist.
-#[test]
-fn callers_of_a_name_several_types_declare() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("bus");
-    let write = |p: &str, text: String| {
-        let path = root.join("src/main/java/com/bus").join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
-    write(
-        "Sink.java",
-        "package com.bus;\n\npublic interface Sink {\n    void publish(String m);\n    String describe();\n}\n".into(),
-    );
-    // Five sinks publish; fourteen types describe themselves.
-    for k in 0..14 {
-        let publish = if k < 4 {
-            "    public void publish(String m) {\n        System.out.println(m);\n    }\n"
-        } else {
-            ""
-        };
-        write(
-            &format!("Sink{k}.java"),
-            format!(
-                "package com.bus;\n\npublic class Sink{k} {{\n{publish}    public String describe() {{\n        return \"sink {k}\";\n    }}\n}}\n"
-            ),
-        );
-    }
-    write(
-        "Bus.java",
-        "package com.bus;\n\npublic class Bus {\n    private final Sink sink;\n\n    public Bus(Sink sink) {\n        this.sink = sink;\n    }\n\n    public void send(String m) {\n        sink.publish(m);\n    }\n\n    public String label() {\n        return sink.describe();\n    }\n}\n".into(),
-    );
-    write(
-        "Audit.java",
-        "package com.bus;\n\npublic class Audit {\n    public void record(String m) {\n        new Sink2().publish(m);\n    }\n}\n".into(),
-    );
-    let dir = IndexDir::new(root.join(".codemap"));
-    pipeline::run(&root, &dir, &IndexOptions::default(), &|_| {}).unwrap();
-    let index = EmbeddedIndex::open(&dir).unwrap();
-    let asker = Asker::new(&index).unwrap();
-    let graph = query::StoredGraph::new(&index);
-    let opts = AskOptions {
-        graph: Some(&graph),
-        ..opts()
-    };
-
-    let a = asker.ask("Who calls publish?", &opts).unwrap();
-    assert_eq!(a.intent, Intent::Callers);
-    let cited = symbols(&a);
-    assert_eq!(
-        cited[..2].iter().collect::<std::collections::BTreeSet<_>>(),
-        ["Audit.record".to_string(), "Bus.send".to_string()]
-            .iter()
-            .collect(),
-        "{cited:?}"
-    );
-    assert!(
-        !a.notes.iter().any(|n| n.contains("not a method")),
-        "{:?}",
-        a.notes
-    );
-    assert_citations_resolve(&a, &root);
-
-    let a = asker.ask("Who calls describe?", &opts).unwrap();
-    assert!(
-        a.notes
-            .iter()
-            .any(|n| n.contains("describe is declared by 15 types")),
-        "{:?}",
-        a.notes
-    );
-    assert_citations_resolve(&a, &root);
-}
-
-/// Overloads of one method are one answer: the top places are not all `pad(…)`.
-#[test]
-fn overloads_do_not_fill_the_top_places() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("pad");
-    let overloads: String = ["int", "long", "char", "String", "double"]
-        .iter()
-        .map(|t| {
-            format!(
-                "    /** Pads a value with spaces to a width. */\n    public static String pad({t} value, int width) {{\n        String s = String.valueOf(value);\n        while (s.length() < width) {{\n            s = \" \" + s;\n        }}\n        return s;\n    }}\n\n"
-            )
-        })
-        .collect();
-    let text = format!(
-        "package com.pad;\n\npublic class Pads {{\n{overloads}    /** Pads every value in a column with spaces to the widest width. */\n    public static String[] padColumn(String[] column) {{\n        int width = 0;\n        for (String s : column) {{\n            width = Math.max(width, s.length());\n        }}\n        String[] out = new String[column.length];\n        for (int i = 0; i < column.length; i++) {{\n            out[i] = pad(column[i], width);\n        }}\n        return out;\n    }}\n}}\n"
-    );
-    let path = root.join("src/main/java/com/pad/Pads.java");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, text).unwrap();
-    let dir = IndexDir::new(root.join(".codemap"));
-    pipeline::run(&root, &dir, &IndexOptions::default(), &|_| {}).unwrap();
-    let index = EmbeddedIndex::open(&dir).unwrap();
-    let asker = Asker::new(&index).unwrap();
-    let a = asker
-        .ask("Where are values padded with spaces to a width?", &opts())
-        .unwrap();
-    let top: Vec<String> = symbols(&a).into_iter().take(3).collect();
-    assert!(top.contains(&"Pads.padColumn".to_string()), "{top:?}");
-    assert_eq!(
-        top.iter().filter(|s| *s == "Pads.pad").count(),
-        1,
-        "one overload in the top three: {top:?}"
-    );
-    assert_citations_resolve(&a, &root);
-}
-
-/// A flow goes through the calls that do the work, not the argument checks on the way.
-#[test]
-fn flow_chains_skip_static_argument_checks() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("imp");
-    let write = |p: &str, text: &str| {
-        let path = root.join("src/main/java/com/imp").join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
-    write(
-        "Check.java",
-        "package com.imp;\n\npublic final class Check {\n    public static void notNull(Object o) {\n        if (o == null) throw new IllegalArgumentException();\n    }\n}\n",
-    );
-    write(
-        "Importer.java",
-        "package com.imp;\n\npublic class Importer {\n    private final Store store = new Store();\n\n    public int importRows(String csv) {\n        Check.notNull(csv);\n        return store.saveRows(csv.split(\",\"));\n    }\n}\n",
-    );
-    write(
-        "Store.java",
-        "package com.imp;\n\npublic class Store {\n    private int saved;\n\n    public int saveRows(String[] rows) {\n        for (String row : rows) {\n            Check.notNull(row);\n            writeRow(row);\n        }\n        return saved;\n    }\n\n    private void writeRow(String row) {\n        saved += row.length();\n    }\n}\n",
-    );
-    let dir = IndexDir::new(root.join(".codemap"));
-    pipeline::run(&root, &dir, &IndexOptions::default(), &|_| {}).unwrap();
-    let index = EmbeddedIndex::open(&dir).unwrap();
-    let asker = Asker::new(&index).unwrap();
-    let graph = query::StoredGraph::new(&index);
-    let opts = AskOptions {
-        graph: Some(&graph),
-        ..opts()
-    };
-    let a = asker
-        .ask("What happens when Importer.importRows(csv) runs?", &opts)
-        .unwrap();
-    assert_eq!(a.intent, Intent::Flow);
-    let chain: Vec<&str> = a.chain.iter().map(|c| c.symbol.as_str()).collect();
-    assert_eq!(chain[0], "Importer.importRows", "{chain:?}");
-    assert!(chain.contains(&"Store.saveRows"), "{chain:?}");
-    assert!(!chain.contains(&"Check.notNull"), "{chain:?}");
 }

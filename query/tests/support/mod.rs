@@ -2,9 +2,12 @@
 
 #![allow(dead_code)]
 
-use query::{LlmConfig, OpenAiChat};
+use indexer::pipeline::{self, IndexOptions};
+use indexer::store::IndexDir;
+use query::{Answer, AskOptions, LlmConfig, OpenAiChat};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -56,4 +59,43 @@ pub fn chat(base: &str, timeout: f64, retries: u32) -> OpenAiChat {
         ..LlmConfig::new(base, "test-model")
     })
     .unwrap()
+}
+
+pub fn symbols(a: &Answer) -> Vec<String> {
+    a.citations
+        .iter()
+        .map(|c| c.symbol.clone().unwrap_or_default())
+        .collect()
+}
+
+/// Every citation names an indexed file and lines inside it.
+pub fn assert_citations_resolve(a: &Answer, root: &Path) {
+    for c in &a.citations {
+        let text = std::fs::read_to_string(root.join(&c.path))
+            .unwrap_or_else(|_| panic!("cited file {} missing", c.path));
+        let n = text.lines().count() as u32;
+        assert!(
+            c.start_line >= 1 && c.start_line <= c.end_line && c.end_line <= n,
+            "{c:?} outside 1..={n}"
+        );
+    }
+}
+
+pub fn opts() -> AskOptions<'static> {
+    AskOptions {
+        now: Some(i64::MAX / 2),
+        ..AskOptions::default()
+    }
+}
+
+/// Writes `files` (path under `root`, text) and indexes them into `root/.codemap`.
+pub fn index_repo(root: &Path, files: &[(String, String)]) -> IndexDir {
+    for (p, text) in files {
+        let path = root.join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let dir = IndexDir::new(root.join(".codemap"));
+    pipeline::run(root, &dir, &IndexOptions::default(), &|_| {}).expect("the repository indexes");
+    dir
 }

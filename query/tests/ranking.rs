@@ -1,0 +1,151 @@
+//! Ranking and answer-shape behaviours found on corpora nobody tuned on (bench/qa.sh): names
+//! several types declare, overloads, and flow chains through argument checks. Each builds a small
+//! repository, indexes it and asks through the public API with the stored call graph.
+
+mod support;
+use indexer::store::EmbeddedIndex;
+use query::question::Intent;
+use query::{AskOptions, Asker};
+use support::{assert_citations_resolve, index_repo, opts, symbols};
+
+/// A method name several types declare: "who calls it" means all of them, unless the name is
+/// too common for that, and then the answer says why instead of claiming it does not exist.
+#[test]
+fn callers_of_a_name_several_types_declare() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("bus");
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut write =
+        |p: &str, text: String| files.push((format!("src/main/java/com/bus/{p}"), text));
+    write(
+        "Sink.java",
+        "package com.bus;\n\npublic interface Sink {\n    void publish(String m);\n    String describe();\n}\n".into(),
+    );
+    // Five sinks publish; fourteen types describe themselves.
+    for k in 0..14 {
+        let publish = if k < 4 {
+            "    public void publish(String m) {\n        System.out.println(m);\n    }\n"
+        } else {
+            ""
+        };
+        write(
+            &format!("Sink{k}.java"),
+            format!(
+                "package com.bus;\n\npublic class Sink{k} {{\n{publish}    public String describe() {{\n        return \"sink {k}\";\n    }}\n}}\n"
+            ),
+        );
+    }
+    write(
+        "Bus.java",
+        "package com.bus;\n\npublic class Bus {\n    private final Sink sink;\n\n    public Bus(Sink sink) {\n        this.sink = sink;\n    }\n\n    public void send(String m) {\n        sink.publish(m);\n    }\n\n    public String label() {\n        return sink.describe();\n    }\n}\n".into(),
+    );
+    write(
+        "Audit.java",
+        "package com.bus;\n\npublic class Audit {\n    public void record(String m) {\n        new Sink2().publish(m);\n    }\n}\n".into(),
+    );
+    let dir = index_repo(&root, &files);
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let graph = query::StoredGraph::new(&index);
+    let opts = AskOptions {
+        graph: Some(&graph),
+        ..opts()
+    };
+
+    let a = asker.ask("Who calls publish?", &opts).unwrap();
+    assert_eq!(a.intent, Intent::Callers);
+    let cited = symbols(&a);
+    assert_eq!(
+        cited[..2].iter().collect::<std::collections::BTreeSet<_>>(),
+        ["Audit.record".to_string(), "Bus.send".to_string()]
+            .iter()
+            .collect(),
+        "{cited:?}"
+    );
+    assert!(
+        !a.notes.iter().any(|n| n.contains("not a method")),
+        "{:?}",
+        a.notes
+    );
+    assert_citations_resolve(&a, &root);
+
+    let a = asker.ask("Who calls describe?", &opts).unwrap();
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n.contains("describe is declared by 15 types")),
+        "{:?}",
+        a.notes
+    );
+    assert_citations_resolve(&a, &root);
+}
+
+/// Overloads of one method are one answer: the top places are not all `pad(…)`.
+#[test]
+fn overloads_do_not_fill_the_top_places() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("pad");
+    let overloads: String = ["int", "long", "char", "String", "double"]
+        .iter()
+        .map(|t| {
+            format!(
+                "    /** Pads a value with spaces to a width. */\n    public static String pad({t} value, int width) {{\n        String s = String.valueOf(value);\n        while (s.length() < width) {{\n            s = \" \" + s;\n        }}\n        return s;\n    }}\n\n"
+            )
+        })
+        .collect();
+    let text = format!(
+        "package com.pad;\n\npublic class Pads {{\n{overloads}    /** Pads every value in a column with spaces to the widest width. */\n    public static String[] padColumn(String[] column) {{\n        int width = 0;\n        for (String s : column) {{\n            width = Math.max(width, s.length());\n        }}\n        String[] out = new String[column.length];\n        for (int i = 0; i < column.length; i++) {{\n            out[i] = pad(column[i], width);\n        }}\n        return out;\n    }}\n}}\n"
+    );
+    let dir = index_repo(&root, &[("src/main/java/com/pad/Pads.java".into(), text)]);
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let a = asker
+        .ask("Where are values padded with spaces to a width?", &opts())
+        .unwrap();
+    let top: Vec<String> = symbols(&a).into_iter().take(3).collect();
+    assert!(top.contains(&"Pads.padColumn".to_string()), "{top:?}");
+    assert_eq!(
+        top.iter().filter(|s| *s == "Pads.pad").count(),
+        1,
+        "one overload in the top three: {top:?}"
+    );
+    assert_citations_resolve(&a, &root);
+}
+
+/// A flow goes through the calls that do the work, not the argument checks on the way.
+#[test]
+fn flow_chains_skip_static_argument_checks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("imp");
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut write =
+        |p: &str, text: &str| files.push((format!("src/main/java/com/imp/{p}"), text.to_string()));
+    write(
+        "Check.java",
+        "package com.imp;\n\npublic final class Check {\n    public static void notNull(Object o) {\n        if (o == null) throw new IllegalArgumentException();\n    }\n}\n",
+    );
+    write(
+        "Importer.java",
+        "package com.imp;\n\npublic class Importer {\n    private final Store store = new Store();\n\n    public int importRows(String csv) {\n        Check.notNull(csv);\n        return store.saveRows(csv.split(\",\"));\n    }\n}\n",
+    );
+    write(
+        "Store.java",
+        "package com.imp;\n\npublic class Store {\n    private int saved;\n\n    public int saveRows(String[] rows) {\n        for (String row : rows) {\n            Check.notNull(row);\n            writeRow(row);\n        }\n        return saved;\n    }\n\n    private void writeRow(String row) {\n        saved += row.length();\n    }\n}\n",
+    );
+    let dir = index_repo(&root, &files);
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let graph = query::StoredGraph::new(&index);
+    let opts = AskOptions {
+        graph: Some(&graph),
+        ..opts()
+    };
+    let a = asker
+        .ask("What happens when Importer.importRows(csv) runs?", &opts)
+        .unwrap();
+    assert_eq!(a.intent, Intent::Flow);
+    let chain: Vec<&str> = a.chain.iter().map(|c| c.symbol.as_str()).collect();
+    assert_eq!(chain[0], "Importer.importRows", "{chain:?}");
+    assert!(chain.contains(&"Store.saveRows"), "{chain:?}");
+    assert!(!chain.contains(&"Check.notNull"), "{chain:?}");
+}
