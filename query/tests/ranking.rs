@@ -149,3 +149,33 @@ fn flow_chains_skip_static_argument_checks() {
     assert!(chain.contains(&"Store.saveRows"), "{chain:?}");
     assert!(!chain.contains(&"Check.notNull"), "{chain:?}");
 }
+
+/// Asked for an annotation (an interface, an enum), the type is the answer, not the methods that
+/// handle annotations.
+#[test]
+fn a_definition_question_naming_a_kind_gets_that_kind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("ann");
+    let files = [
+        (
+            "src/main/java/com/ann/SkipField.java".to_string(),
+            "package com.ann;\n\nimport java.lang.annotation.Retention;\nimport java.lang.annotation.RetentionPolicy;\n\n/** Leaves a field out of the printed form. */\n@Retention(RetentionPolicy.RUNTIME)\npublic @interface SkipField {\n}\n".to_string(),
+        ),
+        (
+            "src/main/java/com/ann/Fields.java".to_string(),
+            "package com.ann;\n\nimport java.lang.reflect.Field;\nimport java.util.ArrayList;\nimport java.util.List;\n\npublic class Fields {\n    /** Which fields of an object are left out when its fields are printed: those with an annotation. */\n    public static List<Field> fieldsLeftOutWhenPrinted(Class<?> type, Class<? extends java.lang.annotation.Annotation> annotation) {\n        List<Field> out = new ArrayList<>();\n        for (Field f : type.getDeclaredFields()) {\n            if (f.isAnnotationPresent(annotation)) {\n                out.add(f);\n            }\n        }\n        return out;\n    }\n\n    /** Prints a field unless its annotation says to leave it out. */\n    public static String printField(Field field, Object o) throws IllegalAccessException {\n        if (field.isAnnotationPresent(SkipField.class)) {\n            return \"\";\n        }\n        return field.getName() + \"=\" + field.get(o);\n    }\n}\n".to_string(),
+        ),
+    ];
+    let dir = index_repo(&root, &files);
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let a = asker
+        .ask(
+            "Which annotation leaves a field out when an object's fields are printed, and where is it declared?",
+            &opts(),
+        )
+        .unwrap();
+    assert_eq!(a.intent, Intent::Definition);
+    assert_eq!(symbols(&a)[0], "SkipField", "{:?}", symbols(&a));
+    assert_citations_resolve(&a, &root);
+}

@@ -59,6 +59,12 @@ impl Retriever<'_, '_> {
         }
         match q.intent {
             Intent::Definition => {
+                // "interface", "enum" and "annotation" are said on purpose; "class" is often
+                // said of any type.
+                let specific = matches!(
+                    q.kind_hint,
+                    Some(KindHint::Interface | KindHint::Enum | KindHint::Annotation)
+                );
                 if is_type {
                     b *= 1.6;
                     let hinted = match q.kind_hint {
@@ -68,12 +74,6 @@ impl Retriever<'_, '_> {
                         Some(KindHint::Annotation) => kind == SymbolKind::Annotation,
                         Some(KindHint::Type) | None => true,
                     };
-                    // "interface", "enum" and "annotation" are said on purpose; "class" is
-                    // often said of any type.
-                    let specific = matches!(
-                        q.kind_hint,
-                        Some(KindHint::Interface | KindHint::Enum | KindHint::Annotation)
-                    );
                     b *= match (hinted, specific) {
                         (true, true) => 1.5,
                         (true, false) => 1.3,
@@ -81,7 +81,8 @@ impl Retriever<'_, '_> {
                         (false, false) => 0.85,
                     };
                 } else if kind.is_callable() {
-                    b *= 0.7;
+                    // Asked for an interface, enum or annotation: a method is not the answer.
+                    b *= if specific { 0.4 } else { 0.7 };
                 }
             }
             _ => {
