@@ -44,6 +44,22 @@ def to_sys_defs(defs, path):
                                      kind='method')) + '\n')
 
 
+def field_diffs(label, ref, mine, example, show):
+    """Counts, per field, the records both sides have whose field differs, and prints examples."""
+    diffs = collections.Counter()
+    ex = collections.defaultdict(list)
+    for k in set(ref) & set(mine):
+        a, b = ref[k], mine[k]
+        for f in set(a) | set(b):
+            if a.get(f) != b.get(f):
+                diffs[f] += 1
+                ex[f].append(example(k, a, b, f))
+    print('%s field differences:' % label, dict(diffs))
+    for f, l in ex.items():
+        for x in sorted(l, key=str)[:show]:
+            print('  ', f, x)
+
+
 def main():
     rd, re_, md, me, out = sys.argv[1:6]
     os.makedirs(out, exist_ok=True)
@@ -59,18 +75,7 @@ def main():
         print('  ref-only', k)
     for k in sorted(set(Md) - set(Rd))[:10]:
         print('  mine-only', k)
-    diffs = collections.Counter()
-    ex = collections.defaultdict(list)
-    for k in set(Rd) & set(Md):
-        a, b = Rd[k], Md[k]
-        for f in set(a) | set(b):
-            if a.get(f) != b.get(f):
-                diffs[f] += 1
-                ex[f].append((k, a.get(f), b.get(f)))
-    print('def field differences:', dict(diffs))
-    for f, l in ex.items():
-        for x in l[:5]:
-            print('  ', f, x)
+    field_diffs('def', Rd, Md, lambda k, a, b, f: (k, a.get(f), b.get(f)), 5)
     # edges by (caller_class, bytecode caller, caller_desc, pc-ish): use full identity
     ek = lambda e: (e['caller_class'], e['caller_method'], e['caller_desc'], e.get('bytecode_caller'),
                     e['callee_owner'], e['callee_method'], e['callee_desc'], e['opcode'], e['pc'])
@@ -81,18 +86,8 @@ def main():
         print('  ref-only', json.dumps(Re[k]))
     for k in sorted(set(Me) - set(Re), key=str)[:10]:
         print('  mine-only', json.dumps(Me[k]))
-    diffs = collections.Counter()
-    ex = collections.defaultdict(list)
-    for k in set(Re) & set(Me):
-        a, b = Re[k], Me[k]
-        for f in set(a) | set(b):
-            if a.get(f) != b.get(f):
-                diffs[f] += 1
-                ex[f].append((k[:3] + k[5:6] + k[8:], a.get(f), b.get(f), a.get('line'), a.get('reason')))
-    print('edge field differences:', dict(diffs))
-    for f, l in ex.items():
-        for x in sorted(l, key=str)[:8]:
-            print('  ', f, x)
+    field_diffs('edge', Re, Me,
+                lambda k, a, b, f: (k[:3] + k[5:6] + k[8:], a.get(f), b.get(f), a.get('line'), a.get('reason')), 8)
     to_sys_edges(R_e, os.path.join(out, 'ref-as-system.jsonl'))
     to_sys_edges(M_e, os.path.join(out, 'mine-as-system.jsonl'))
     to_sys_edges_named(R_e, os.path.join(out, 'ref-as-system-named.jsonl'))

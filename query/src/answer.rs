@@ -246,16 +246,10 @@ fn same_name_as_top(
     if !written {
         return vec![t];
     }
-    let all: Vec<SymIdx> = v
-        .named(name)
-        .into_iter()
-        .filter(|&i| v.name(i) == name && v.kind(i).is_callable())
-        .collect();
-    let owners: HashSet<Option<SymIdx>> = all.iter().map(|&i| v.owner_type(i)).collect();
-    if owners.len() > SHARED_NAME_OWNERS {
+    let (all, owners) = callables_named(v, name);
+    if owners > SHARED_NAME_OWNERS {
         notes.push(format!(
-            "{name} is declared by {} types; showing the best match only; name one (Type.{name}) to narrow it",
-            owners.len()
+            "{name} is declared by {owners} types; showing the best match only; name one (Type.{name}) to narrow it"
         ));
         return vec![t];
     }
@@ -264,24 +258,29 @@ fn same_name_as_top(
     source_first(v, rest)
 }
 
+/// The methods and constructors named exactly `name`, and how many types declare them.
+fn callables_named(v: &SnapshotView<'_>, name: &str) -> (Vec<SymIdx>, usize) {
+    let all: Vec<SymIdx> = v
+        .named(name)
+        .into_iter()
+        .filter(|&i| v.name(i) == name && v.kind(i).is_callable())
+        .collect();
+    let owners: HashSet<Option<SymIdx>> = all.iter().map(|&i| v.owner_type(i)).collect();
+    let n = owners.len();
+    (all, n)
+}
+
 /// Why a named method was not taken as the target: absent, or declared by too many types.
 fn unresolved_note(v: &SnapshotView<'_>, q: &Question) -> String {
     let mut parts = Vec::new();
     for id in &q.identifiers {
-        let owners: HashSet<Option<SymIdx>> = v
-            .named(&id.name)
-            .into_iter()
-            .filter(|&i| v.name(i) == id.name && v.kind(i).is_callable())
-            .map(|i| v.owner_type(i))
-            .collect();
-        parts.push(if owners.is_empty() {
+        let (_, owners) = callables_named(v, &id.name);
+        parts.push(if owners == 0 {
             format!("{} is not a method in the indexed code", id.text)
         } else {
             format!(
-                "{} is declared by {} types; name one (Type.{}) to narrow it",
-                id.text,
-                owners.len(),
-                id.name
+                "{} is declared by {owners} types; name one (Type.{}) to narrow it",
+                id.text, id.name
             )
         });
     }

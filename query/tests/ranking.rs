@@ -3,10 +3,22 @@
 //! repository, indexes it and asks through the public API with the stored call graph.
 
 mod support;
-use indexer::store::EmbeddedIndex;
+use indexer::store::{EmbeddedIndex, IndexDir};
 use query::question::Intent;
-use query::{AskOptions, Asker};
+use query::{Answer, AskOptions, Asker};
 use support::{assert_citations_resolve, index_repo, opts, symbols};
+
+/// Asks through the stored call graph, as the CLI does.
+fn ask_stored(dir: &IndexDir, question: &str) -> Answer {
+    let index = EmbeddedIndex::open(dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let graph = query::StoredGraph::new(&index);
+    let opts = AskOptions {
+        graph: Some(&graph),
+        ..opts()
+    };
+    asker.ask(question, &opts).unwrap()
+}
 
 /// A method name several types declare: "who calls it" means all of them, unless the name is
 /// too common for that, and then the answer says why instead of claiming it does not exist.
@@ -44,15 +56,8 @@ fn callers_of_a_name_several_types_declare() {
         "package com.bus;\n\npublic class Audit {\n    public void record(String m) {\n        new Sink2().publish(m);\n    }\n}\n".into(),
     );
     let dir = index_repo(&root, &files);
-    let index = EmbeddedIndex::open(&dir).unwrap();
-    let asker = Asker::new(&index).unwrap();
-    let graph = query::StoredGraph::new(&index);
-    let opts = AskOptions {
-        graph: Some(&graph),
-        ..opts()
-    };
 
-    let a = asker.ask("Who calls publish?", &opts).unwrap();
+    let a = ask_stored(&dir, "Who calls publish?");
     assert_eq!(a.intent, Intent::Callers);
     let cited = symbols(&a);
     assert_eq!(
@@ -69,7 +74,7 @@ fn callers_of_a_name_several_types_declare() {
     );
     assert_citations_resolve(&a, &root);
 
-    let a = asker.ask("Who calls describe?", &opts).unwrap();
+    let a = ask_stored(&dir, "Who calls describe?");
     assert!(
         a.notes
             .iter()
@@ -133,16 +138,7 @@ fn flow_chains_skip_static_argument_checks() {
         "package com.imp;\n\npublic class Store {\n    private int saved;\n\n    public int saveRows(String[] rows) {\n        for (String row : rows) {\n            Check.notNull(row);\n            writeRow(row);\n        }\n        return saved;\n    }\n\n    private void writeRow(String row) {\n        saved += row.length();\n    }\n}\n",
     );
     let dir = index_repo(&root, &files);
-    let index = EmbeddedIndex::open(&dir).unwrap();
-    let asker = Asker::new(&index).unwrap();
-    let graph = query::StoredGraph::new(&index);
-    let opts = AskOptions {
-        graph: Some(&graph),
-        ..opts()
-    };
-    let a = asker
-        .ask("What happens when Importer.importRows(csv) runs?", &opts)
-        .unwrap();
+    let a = ask_stored(&dir, "What happens when Importer.importRows(csv) runs?");
     assert_eq!(a.intent, Intent::Flow);
     let chain: Vec<&str> = a.chain.iter().map(|c| c.symbol.as_str()).collect();
     assert_eq!(chain[0], "Importer.importRows", "{chain:?}");
