@@ -5,7 +5,7 @@
 use crate::QueryError;
 use crate::graph::CallGraph;
 use crate::question::{Question, TermOrigin};
-use crate::retrieve::{Ranked, Retriever, UnitKey};
+use crate::retrieve::{Ranked, Retriever, UnitKey, accessor_lines, has_bean_prefix};
 use crate::view::{SymIdx, prose_stems};
 use crate::viewdata::FLAG_STATIC;
 use indexer::model::{Provenance, SymbolId, SymbolKind};
@@ -296,15 +296,8 @@ fn has_word(line: &str, w: &str) -> bool {
 
 /// `getX`, `setX`, `isX`, `hasX`, `withX` and the `Object` methods.
 fn is_accessor(name: &str) -> bool {
-    let starts = |p: &str| {
-        name.strip_prefix(p)
-            .is_some_and(|r| r.starts_with(|c: char| c.is_uppercase()))
-    };
-    starts("get")
-        || starts("set")
-        || starts("is")
-        || starts("has")
-        || starts("with")
+    accessor_lines(name).is_some()
+        || has_bean_prefix(name, "with")
         || matches!(name, "equals" | "hashCode" | "toString" | "compareTo")
 }
 

@@ -20,6 +20,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 mod adjust;
+pub(crate) use adjust::{accessor_lines, has_bean_prefix};
 
 /// Something an answer can cite.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

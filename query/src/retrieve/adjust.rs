@@ -204,19 +204,24 @@ const OVERLOAD_SPREAD: usize = 10;
 /// The longest a method named like a bean accessor can be and still be one: `setPort` up to
 /// ten lines (a setter may validate or compile its value), `getPort`, `isSecure`, `hasBody` up
 /// to four.
-fn accessor_lines(name: &str) -> Option<u32> {
-    let bean = |prefix: &str| {
-        name.strip_prefix(prefix)
-            .and_then(|rest| rest.chars().next())
-            .is_some_and(|c| c.is_uppercase())
-    };
-    if bean("set") {
+pub(crate) fn accessor_lines(name: &str) -> Option<u32> {
+    if has_bean_prefix(name, "set") {
         Some(10)
-    } else if ["get", "is", "has"].iter().any(|p| bean(p)) {
+    } else if ["get", "is", "has"]
+        .iter()
+        .any(|p| has_bean_prefix(name, p))
+    {
         Some(4)
     } else {
         None
     }
+}
+
+/// `name` is `prefix` followed by a capitalised word (`getPort` for `get`, not `getter`).
+pub(crate) fn has_bean_prefix(name: &str, prefix: &str) -> bool {
+    name.strip_prefix(prefix)
+        .and_then(|rest| rest.chars().next())
+        .is_some_and(|c| c.is_uppercase())
 }
 
 /// `normalize` → `doNormalize`, `normalizeInternal`, `normalize0`, or an overload `normalize`.
