@@ -137,6 +137,12 @@ pub fn plan(
         UnitKey::Sym(i) if v.kind(i).is_callable() => Some(i),
         _ => None,
     });
+    // "Who calls publish?": the best-ranked method the question names by a plain word, before
+    // a method that merely mentions it (its caller, whose body holds the word).
+    let written_callable = ranked.iter().find_map(|x| match x.key {
+        UnitKey::Sym(i) if v.kind(i).is_callable() && written_in(q, v.name(i)) => Some(i),
+        _ => None,
+    });
     let mut p = Plan::default();
     match q.intent {
         Intent::Callers | Intent::Impact => {
@@ -147,7 +153,9 @@ pub fn plan(
                     p.notes.push(unresolved_note(v, q));
                     Vec::new()
                 }
-                (true, true) => same_name_as_top(v, q, top_callable, &mut p.notes),
+                (true, true) => {
+                    same_name_as_top(v, q, written_callable.or(top_callable), &mut p.notes)
+                }
             };
             let mut callers = callers_of(v, graph, &targets)?;
             if q.intent == Intent::Impact {
@@ -239,11 +247,7 @@ fn same_name_as_top(
 ) -> Vec<SymIdx> {
     let Some(t) = top else { return Vec::new() };
     let name = v.name(t);
-    let written = q
-        .text
-        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-        .any(|w| w == name);
-    if !written {
+    if !written_in(q, name) {
         return vec![t];
     }
     let (all, owners) = callables_named(v, name);
@@ -256,6 +260,13 @@ fn same_name_as_top(
     let mut rest: Vec<SymIdx> = all.into_iter().filter(|&i| i != t).collect();
     rest.insert(0, t);
     source_first(v, rest)
+}
+
+/// Whether the question writes `name` as a word of its own.
+fn written_in(q: &Question, name: &str) -> bool {
+    q.text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .any(|w| w == name)
 }
 
 /// The methods and constructors named exactly `name`, and how many types declare them.

@@ -18,6 +18,11 @@ const BRANCH: usize = 2;
 const MAX_UP: usize = 3;
 /// Best hits tried as chain starts when the question names none.
 const SEEDS: usize = 10;
+/// A call whose target has more overriders than this (`toString`, a visitor's `visit`) is not
+/// followed into them.
+const MAX_IMPLEMENTATIONS: usize = 64;
+/// How sure a hop from a call into one overrider is, relative to the call.
+const DISPATCH_CONFIDENCE: f32 = 0.8;
 
 struct Ctx<'r, 'v, 'a> {
     /// Lowest score of a callee worth following.
@@ -207,12 +212,26 @@ fn descend(
         })
         .unwrap_or_default();
     let file = v.file_lines(v.path(node))?;
-    let mut scored: Vec<(SymIdx, f32, bool, u32)> = Vec::new();
-    for e in ctx.graph.callees(&me.id)? {
+    // (callee, score, leaf, call): `call` numbers the call sites, so one call followed into
+    // several overriders is still one branch.
+    let mut scored: Vec<(SymIdx, f32, bool, usize)> = Vec::new();
+    // Each call's target, then the methods overriding it: a call through an interface or an
+    // abstract method goes on in one of them, and the question's words pick which.
+    let mut targets: Vec<(SymbolId, f32, u32, usize)> = Vec::new();
+    for (call, e) in ctx.graph.callees(&me.id)?.into_iter().enumerate() {
         if e.confidence < 0.5 {
             continue;
         }
-        let Some(c) = v.by_id(&e.to.0) else { continue };
+        let impls = ctx.graph.implementations(&e.to)?;
+        targets.push((e.to, e.confidence, e.line, call));
+        if impls.len() <= MAX_IMPLEMENTATIONS {
+            for imp in impls {
+                targets.push((imp, e.confidence * DISPATCH_CONFIDENCE, e.line, call));
+            }
+        }
+    }
+    for (to, confidence, line, call) in targets {
+        let Some(c) = v.by_id(&to.0) else { continue };
         let object_method = is_object_method(v.name(c), v.param_types(c).len())
             && v.owner_type(c) != v.owner_type(node);
         if c == node
@@ -223,7 +242,7 @@ fn descend(
         {
             continue;
         }
-        let mut s = ctx.rel(c)? * e.confidence;
+        let mut s = ctx.rel(c)? * confidence;
         let (a, b) = (me.name.to_lowercase(), v.name(c).to_lowercase());
         let same_owner = v.owner_type(c) == v.owner_type(node);
         let overload = a == b && same_owner;
@@ -237,7 +256,7 @@ fn descend(
             s -= 0.2; // abstract: the work happens in an implementation we cannot pick
         }
         // Where the flow goes on: callees that call further into the code base.
-        let leaf = !ctx.graph.callees(&e.to)?.iter().any(|e| {
+        let leaf = !ctx.graph.callees(&to)?.iter().any(|e| {
             e.confidence >= 0.5
                 && v.by_id(&e.to.0)
                     .is_some_and(|t| t != c && ctx.is_source_callable(t))
@@ -254,25 +273,28 @@ fn descend(
         }
         // The call hands on the method's own parameters: the flow continues there.
         let site = file
-            .get((e.line as usize).saturating_sub(1))
+            .get((line as usize).saturating_sub(1))
             .map(String::as_str)
             .unwrap_or("");
         if params.iter().any(|p| has_word(site, p)) {
             s += 0.2;
         }
-        scored.push((c, s, leaf, e.line));
+        scored.push((c, s, leaf, call));
     }
     scored.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
     for (c, s, _, _) in &scored {
         tracing::debug!(from = %me.name, to = %v.name(*c), score = s, "chain callee");
     }
     // The strongest callees, strongest first: the main path before side branches.
-    let mut chosen: Vec<(SymIdx, u32)> = scored
-        .iter()
-        .take(BRANCH)
-        .filter(|x| x.1 >= ctx.threshold)
-        .map(|x| (x.0, x.3))
-        .collect();
+    let mut chosen: Vec<(SymIdx, usize)> = Vec::new();
+    for x in scored.iter().filter(|x| x.1 >= ctx.threshold) {
+        if chosen.len() == BRANCH {
+            break;
+        }
+        if !chosen.iter().any(|c| c.1 == x.3) {
+            chosen.push((x.0, x.3));
+        }
+    }
     if chosen.is_empty() {
         // Nothing clearly relevant: keep going down the best callee that calls further, so the
         // chain reaches where the work happens.

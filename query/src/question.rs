@@ -85,6 +85,9 @@ pub enum TermOrigin {
     Synonym,
     /// A keyword suggested by an LLM rewrite.
     Rewrite,
+    /// A kind word ("type", "object") in a question that does not ask for a definition: it may
+    /// name the subject ("parse a type", "class loader").
+    KindWord,
 }
 
 impl TermOrigin {
@@ -93,6 +96,7 @@ impl TermOrigin {
             TermOrigin::Word | TermOrigin::Identifier | TermOrigin::Glossary => 1.0,
             TermOrigin::Spelling => 0.8,
             TermOrigin::Rewrite => 0.6,
+            TermOrigin::KindWord => 0.5,
             TermOrigin::Synonym => 0.3,
         }
     }
@@ -126,6 +130,9 @@ pub struct Question {
     pub identifiers: Vec<Ident>,
     /// camelCase joins of neighbouring content words (`file name` → `fileName`).
     pub guessed: Vec<String>,
+    /// Neighbouring content words, for proximity matching (`missing node`, `no serializer
+    /// found` against a message or a `missingNode`).
+    pub pairs: Vec<(String, String)>,
     /// Quoted strings and dotted keys (`'tail -f'`, `os.name`): text to look for literally.
     pub literals: Vec<String>,
     /// Weighted search terms, strongest first, one per stem.
@@ -215,6 +222,11 @@ pub fn understand(text: &str) -> Question {
         for w in indexer::analyzer::split_identifier(&word) {
             // Numbers of three digits or more (a status code, a port) are literals code holds.
             let digits = w.chars().all(|c| c.is_ascii_digit());
+            if intent != Intent::Definition && lexicon::KIND_WORDS.contains(&w.as_str()) {
+                acc.add(&terms::stem(&w), &w, TermOrigin::KindWord);
+                content_words.push(w.clone());
+                continue;
+            }
             if is_stop(&w) || w.len() < 2 || (digits && w.len() < 3) {
                 continue;
             }
@@ -250,12 +262,20 @@ pub fn understand(text: &str) -> Question {
         }
     }
     let guessed = guess_identifiers(&content_words);
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for w in content_words.windows(2) {
+        let p = (w[0].clone(), w[1].clone());
+        if p.0 != p.1 && !pairs.contains(&p) {
+            pairs.push(p);
+        }
+    }
     let lower_all = lower.as_str();
     Question {
         text: text.to_string(),
         intent,
         identifiers,
         guessed,
+        pairs,
         literals,
         terms: acc.finish(),
         cjk,
@@ -516,6 +536,90 @@ fn kind_hint(lower: &str) -> Option<KindHint> {
     None
 }
 
+/// Phrasings that ask for a chain wherever they stand.
+const FLOW_PHRASES: &[&str] = &[
+    "what happens when",
+    "what happens if",
+    "what happens between",
+    "what happens the first time",
+    "what's the path",
+    "what is the path",
+    "the path from",
+    "what's the chain",
+    "what is the chain",
+    "the chain from",
+    "chain down to",
+    "get from",
+    "gets from",
+    "go from",
+    "goes from",
+    "call chain",
+    "flow",
+    "walk me through",
+    "walk me from",
+    "sequence of",
+    "流程",
+    "调用链",
+    "过程",
+    "经过",
+];
+
+/// Phrasings that ask for a chain only when the question opens with them: after "where does
+/// …", "how does the flag change that" or "step by step" describe the behaviour to locate.
+const WEAK_FLOW_PHRASES: &[&str] = &[
+    "step by step",
+    "end up",
+    "ends up",
+    "lead to",
+    "leads to",
+    "how does a",
+    "how does an",
+    "how does the",
+    "how do the",
+];
+
+/// Behaviour words: a type word next to them names the subject of a behaviour question
+/// ("where is the order decided … annotation"), not a type asked for.
+const BEHAVIOUR_WORDS: &[&str] = &[
+    "decide",
+    "decides",
+    "decided",
+    "handle",
+    "handles",
+    "handled",
+    "checks",
+    "checked",
+    "computed",
+    "calculated",
+    "chosen",
+    "picked",
+    "converted",
+    "parsed",
+    "resolved",
+    "sorted",
+    "validated",
+    "处理",
+    "转换",
+    "判断",
+    "检查",
+    "决定",
+    "解析",
+    "计算",
+];
+
+/// Whether a locate opener ("where", "which code") comes before any "how".
+fn asks_where_first(lower: &str) -> bool {
+    let first = |words: &[&str]| words.iter().filter_map(|w| lower.find(w)).min();
+    match (
+        first(&["where ", "where's", "which code", "what code", "哪里"]),
+        first(&["how "]),
+    ) {
+        (Some(w), Some(h)) => w < h,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
 fn contains_any(lower: &str, phrases: &[&str]) -> bool {
     phrases.iter().any(|p| lower.contains(p))
 }
@@ -559,6 +663,8 @@ fn detect_intent(
             "which methods call",
             "which method calls",
             "which functions call",
+            "places call",
+            "places that call",
             "callers of",
             "called from",
             "call sites",
@@ -586,40 +692,9 @@ fn detect_intent(
     {
         return Intent::Callees;
     }
-    if contains_any(
-        lower,
-        &[
-            "what happens when",
-            "what happens if",
-            "what happens between",
-            "what happens the first time",
-            "what's the path",
-            "what is the path",
-            "the path from",
-            "what's the chain",
-            "what is the chain",
-            "the chain from",
-            "chain down to",
-            "get from",
-            "gets from",
-            "go from",
-            "goes from",
-            "call chain",
-            "flow",
-            "walk me through",
-            "step by step",
-            "end up",
-            "lead to",
-            "leads to",
-            "sequence of",
-            "how does a",
-            "how does the",
-            "流程",
-            "调用链",
-            "过程",
-            "经过",
-        ],
-    ) {
+    if contains_any(lower, FLOW_PHRASES)
+        || (contains_any(lower, WEAK_FLOW_PHRASES) && !asks_where_first(lower))
+    {
         return Intent::Flow;
     }
     if contains_any(
@@ -646,7 +721,7 @@ fn detect_intent(
                 "what code",
             ],
         )
-        && !has_any_word(lower, &["decide", "decides", "handle", "handles", "checks"]))
+        && !has_any_word(lower, BEHAVIOUR_WORDS))
     {
         return Intent::Definition;
     }
@@ -657,8 +732,11 @@ fn detect_intent(
             "config",
             "setting",
             "system property",
-            "property",
-            "properties",
+            "system properties",
+            "properties file",
+            ".properties",
+            "init-param",
+            "init param",
             "env var",
             "environment variable",
             "yml",

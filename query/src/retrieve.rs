@@ -68,6 +68,27 @@ impl Default for RecallOptions<'_> {
 const BODY_WEIGHT: f32 = 1.5;
 const CARDS_WEIGHT: f32 = 0.7;
 
+/// Neighbouring question words count as near in code when at most this many words apart.
+const PAIR_WINDOW: usize = 3;
+/// What a near pair adds to a body's score, times the rarer word's idf.
+const PAIR_BONUS: f32 = 0.5;
+/// RRF ranks keep only the order of body scores; a unit's body score relative to the best one
+/// multiplies its fused score by up to `1 + BODY_MAGNITUDE`, so a method that holds far more of
+/// the question than its neighbours in the fused order moves above them.
+const BODY_MAGNITUDE: f32 = 0.4;
+
+/// The question's word pairs as indices into its terms (both words must be terms).
+fn pair_terms(q: &Question, index: &HashMap<&str, usize>) -> Vec<(usize, usize)> {
+    q.pairs
+        .iter()
+        .filter_map(|(a, b)| {
+            let a = *index.get(crate::terms::stem(a).as_str())?;
+            let b = *index.get(crate::terms::stem(b).as_str())?;
+            (a != b).then_some((a, b))
+        })
+        .collect()
+}
+
 /// A method name declared by more types than this is too common for "who calls NAME" to mean
 /// all of them (`read`, `toString`, `close`).
 pub const SHARED_NAME_OWNERS: usize = 12;
@@ -260,8 +281,24 @@ impl<'v, 'a> Retriever<'v, 'a> {
                         .filter(|&i| v.kind(i).is_type())
                         .collect();
                     found = if types.is_empty() {
-                        // The qualifier may be a variable: the name alone.
-                        named.clone()
+                        // The qualifier may be a variable, often named after its type's last
+                        // word (`mapper.readValue` → `ObjectMapper.readValue`); else the name
+                        // alone.
+                        let var = last.to_lowercase();
+                        let typed: Vec<SymIdx> = named
+                            .iter()
+                            .copied()
+                            .filter(|&i| {
+                                var.len() >= 3
+                                    && v.owner_name(i)
+                                        .is_some_and(|o| o.to_lowercase().ends_with(&var))
+                            })
+                            .collect();
+                        if typed.is_empty() {
+                            named.clone()
+                        } else {
+                            typed
+                        }
                     } else {
                         types
                     };
@@ -422,6 +459,8 @@ impl<'v, 'a> Retriever<'v, 'a> {
             }
         }
         body_scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let body_max = body_scored.first().map(|x| x.1).unwrap_or(0.0);
+        let body_of: HashMap<UnitKey, f32> = body_scored.iter().cloned().collect();
         legs.push(Leg {
             name: "body",
             weight: BODY_WEIGHT,
@@ -443,6 +482,10 @@ impl<'v, 'a> Retriever<'v, 'a> {
                     .map(|l| l.name)
                     .collect();
                 let mut b = self.boost(&key, q);
+                if body_max > 0.0 {
+                    let rel = body_of.get(&key).copied().unwrap_or(0.0) / body_max;
+                    b *= 1.0 + BODY_MAGNITUDE * rel;
+                }
                 if let UnitKey::Sym(i) = key
                     && v.owner_type(i).is_some_and(|o| exact_types.contains(&o))
                 {
@@ -672,11 +715,35 @@ impl<'v, 'a> Retriever<'v, 'a> {
         let v = self.view;
         let (start, end) = v.span(i);
         let text = v.text(v.path(i), start, end)?;
-        // Counts of the question's stems only.
-        let mut tf: HashMap<&str, u32> = q.terms.iter().map(|t| (t.stem.as_str(), 0)).collect();
+        // Counts of the question's stems only, and whether each pair of neighbouring question
+        // words stands close together (a message, a comment, a `missingNode`).
+        let index: HashMap<&str, usize> = q
+            .terms
+            .iter()
+            .enumerate()
+            .map(|(k, t)| (t.stem.as_str(), k))
+            .collect();
+        let pairs = pair_terms(q, &index);
+        let mut tf = vec![0u32; q.terms.len()];
+        let mut last = vec![usize::MAX; q.terms.len()];
+        let mut near = vec![false; pairs.len()];
+        let mut pos = 0usize;
         let mut count = |s: &str| {
-            if let Some(n) = tf.get_mut(s) {
-                *n += 1;
+            pos += 1;
+            let Some(&k) = index.get(s) else { return };
+            tf[k] += 1;
+            last[k] = pos;
+            for (p, &(a, b)) in pairs.iter().enumerate() {
+                let other = if k == a {
+                    b
+                } else if k == b {
+                    a
+                } else {
+                    continue;
+                };
+                if last[other] != usize::MAX && pos - last[other] <= PAIR_WINDOW {
+                    near[p] = true;
+                }
             }
         };
         for_each_stem(&text, &mut count);
@@ -684,11 +751,17 @@ impl<'v, 'a> Retriever<'v, 'a> {
             for_each_stem(doc, &mut count);
         }
         let mut score = 0.0;
-        for t in &q.terms {
-            if let Some(&n) = tf.get(t.stem.as_str())
-                && n > 0
-            {
-                score += t.weight * self.idf(q, &t.stem) * (1.0 + (n as f32).ln());
+        for (k, t) in q.terms.iter().enumerate() {
+            if tf[k] > 0 {
+                score += t.weight * self.idf(q, &t.stem) * (1.0 + (tf[k] as f32).ln());
+            }
+        }
+        for (p, &(a, b)) in pairs.iter().enumerate() {
+            if near[p] {
+                let idf = self
+                    .idf(q, &q.terms[a].stem)
+                    .min(self.idf(q, &q.terms[b].stem));
+                score += PAIR_BONUS * idf;
             }
         }
         if !q.literals.is_empty() {

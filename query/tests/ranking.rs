@@ -175,3 +175,97 @@ fn a_definition_question_naming_a_kind_gets_that_kind() {
     assert_eq!(symbols(&a)[0], "SkipField", "{:?}", symbols(&a));
     assert_citations_resolve(&a, &root);
 }
+
+/// Two methods hold the question's words equally often; the one where they stand together (a
+/// message, a `missingNode(..)` call) is where the behaviour is.
+#[test]
+fn question_words_standing_together_outrank_scattered_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("tree");
+    let files = [(
+        "src/main/java/com/tree/Walker.java".to_string(),
+        "package com.tree;\n\npublic class Walker {\n    public Object first(String key) {\n        Object v = lookup(key);\n        if (v == null) {\n            log(\"node for this lookup of a key is missing\");\n        }\n        return v;\n    }\n\n    public Object second(String key) {\n        Object v = lookup(key);\n        if (v == null) {\n            log(\"lookup of a key gave a missing node\");\n        }\n        return v;\n    }\n\n    private Object lookup(String key) {\n        return null;\n    }\n\n    private void log(String m) {\n    }\n}\n".to_string(),
+    )];
+    let dir = index_repo(&root, &files);
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let a = asker
+        .ask("Where does the lookup report a missing node?", &opts())
+        .unwrap();
+    let cited = symbols(&a);
+    let pos = |s: &str| cited.iter().position(|c| c == s);
+    assert!(
+        pos("Walker.second").is_some() && pos("Walker.second") < pos("Walker.first"),
+        "{cited:?}"
+    );
+    assert_citations_resolve(&a, &root);
+}
+
+/// `mapper.readValue(..)`: the variable is named after its type's last word, so the method is
+/// ObjectMapper's, not the first `readValue` in path order.
+#[test]
+fn a_variable_qualifier_names_its_type_by_its_last_word() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("json");
+    let mut files: Vec<(String, String)> = Vec::new();
+    for owner in ["Context", "ObjectMapper", "Reader", "Tree"] {
+        files.push((
+            format!("src/main/java/com/json/{owner}.java"),
+            format!(
+                "package com.json;\n\npublic class {owner} {{\n    public Object readValue(String json) {{\n        return parse(json);\n    }}\n\n    private Object parse(String json) {{\n        return json.trim();\n    }}\n}}\n"
+            ),
+        ));
+    }
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(&dir, "What happens when I call mapper.readValue(json)?");
+    assert_eq!(a.intent, Intent::Flow);
+    assert_eq!(
+        symbols(&a)[0],
+        "ObjectMapper.readValue",
+        "{:?}",
+        symbols(&a)
+    );
+    assert_citations_resolve(&a, &root);
+}
+
+/// A call through an interface goes on in one of its implementations; the question's words pick
+/// which one the chain follows.
+#[test]
+fn flow_chains_follow_a_call_into_the_implementation_the_question_is_about() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("disp");
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut write =
+        |p: &str, text: &str| files.push((format!("src/main/java/com/disp/{p}"), text.to_string()));
+    write(
+        "Handler.java",
+        "package com.disp;\n\npublic interface Handler {\n    void handle(Request r);\n}\n",
+    );
+    write(
+        "Request.java",
+        "package com.disp;\n\npublic class Request {\n    public String token;\n    public boolean authenticated;\n}\n",
+    );
+    write(
+        "TokenHandler.java",
+        "package com.disp;\n\npublic class TokenHandler implements Handler {\n    @Override\n    public void handle(Request r) {\n        if (r.token == null || r.token.isEmpty()) {\n            throw new IllegalStateException(\"no token to authenticate\");\n        }\n        r.authenticated = verifyToken(r.token);\n    }\n\n    private boolean verifyToken(String token) {\n        return token.startsWith(\"ok\");\n    }\n}\n",
+    );
+    write(
+        "LogHandler.java",
+        "package com.disp;\n\npublic class LogHandler implements Handler {\n    @Override\n    public void handle(Request r) {\n        System.out.println(r);\n    }\n}\n",
+    );
+    write(
+        "Dispatcher.java",
+        "package com.disp;\n\npublic class Dispatcher {\n    private final Handler handler;\n\n    public Dispatcher(Handler handler) {\n        this.handler = handler;\n    }\n\n    public void dispatch(Request r) {\n        handler.handle(r);\n    }\n}\n",
+    );
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(
+        &dir,
+        "What happens when I call Dispatcher.dispatch — where does the request's token get verified?",
+    );
+    assert_eq!(a.intent, Intent::Flow);
+    let chain: Vec<&str> = a.chain.iter().map(|s| s.symbol.as_str()).collect();
+    assert_eq!(chain[0], "Dispatcher.dispatch", "{chain:?}");
+    assert!(chain.contains(&"TokenHandler.handle"), "{chain:?}");
+    assert!(!chain.contains(&"LogHandler.handle"), "{chain:?}");
+    assert_citations_resolve(&a, &root);
+}

@@ -253,6 +253,20 @@ pub const STOP_WORDS: &[&str] = &[
     "let's",
 ];
 
+/// Stop words that name a kind of code. They are scaffolding in a definition question ("which
+/// class…") but may be its subject in others ("parse a type", "the class loader").
+pub const KIND_WORDS: &[&str] = &[
+    "type",
+    "types",
+    "class",
+    "classes",
+    "object",
+    "objects",
+    "instance",
+    "interface",
+    "enum",
+];
+
 /// Groups of words code uses for the same idea. A question word pulls in the rest of its group
 /// at a lower weight. The first word of a group is its canonical spelling.
 pub const SYNONYMS: &[&[&str]] = &[

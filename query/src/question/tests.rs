@@ -175,3 +175,88 @@ fn flow_questions_phrased_as_a_path_or_a_chain() {
         assert_eq!(understand(q).intent, Intent::Flow, "{q}");
     }
 }
+
+#[test]
+fn a_chain_phrase_after_where_describes_the_behaviour_to_locate() {
+    // "how does the flag change that", "step by step" after a where-question: still locate.
+    assert_eq!(
+        understand("Where does the class loader pick the lookup order, and how does the 'delegate' flag change it?").intent,
+        Intent::Locate
+    );
+    assert_eq!(
+        understand("Where does the tree walk that path step by step?").intent,
+        Intent::Locate
+    );
+    // Opening with them, the question asks for a chain.
+    assert_eq!(
+        understand(
+            "How does an idle session end up expired? Which code checks it and where is it removed?"
+        )
+        .intent,
+        Intent::Flow
+    );
+    assert_eq!(
+        understand("Walk me from where the parser notices it to where the exception is thrown.")
+            .intent,
+        Intent::Flow
+    );
+}
+
+#[test]
+fn a_property_of_a_bean_is_not_a_setting() {
+    assert_eq!(
+        understand("Where is a Java property name turned into snake case?").intent,
+        Intent::Locate
+    );
+    assert_eq!(
+        understand("Where does it read the system property app.home?").intent,
+        Intent::Config
+    );
+    assert_eq!(
+        understand("Where does the servlet read its init-params?").intent,
+        Intent::Config
+    );
+}
+
+#[test]
+fn behaviour_words_keep_a_type_word_from_making_a_definition_question() {
+    assert_eq!(
+        understand(
+            "Where is the order of a bean's properties decided (the order annotation first)?"
+        )
+        .intent,
+        Intent::Locate
+    );
+    assert_eq!(
+        understand("JSON 对象是在哪里被转换成 Map 类型的？").intent,
+        Intent::Locate
+    );
+    assert_eq!(
+        understand("Which places call the tokeniser's consumeEntity?").intent,
+        Intent::Callers
+    );
+}
+
+#[test]
+fn kind_words_are_weak_terms_outside_definition_questions() {
+    let q = understand("Where does it parse a type written as a string?");
+    assert_eq!(
+        q.weight_of(&terms::stem("type")),
+        TermOrigin::KindWord.weight()
+    );
+    let q = understand("Which type describes a byte order mark?");
+    assert_eq!(q.intent, Intent::Definition);
+    assert_eq!(q.weight_of(&terms::stem("type")), 0.0);
+}
+
+#[test]
+fn neighbouring_content_words_are_pairs() {
+    let q = understand("I get an error saying no serializer was found.");
+    assert!(
+        q.pairs
+            .contains(&("serializer".to_string(), "found".to_string())),
+        "{:?}",
+        q.pairs
+    );
+    assert!(!q.pairs.iter().any(|(a, b)| a == "was" || b == "was"));
+}
