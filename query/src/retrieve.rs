@@ -354,10 +354,13 @@ impl<'v, 'a> Retriever<'v, 'a> {
             .iter()
             .filter(|t| t.origin == TermOrigin::Word || t.origin == TermOrigin::Glossary)
             .count();
+        // A name the question writes that only tests declare (an example in the question, a
+        // test fixture's getter) is not what it asks about, unless it asks about tests.
         exact
             .iter()
             .copied()
             .filter(|&i| !v.kind(i).is_type() || q.intent == Intent::Definition || plain_words <= 1)
+            .filter(|&i| q.wants_tests || v.provenance_of(i) != Provenance::Test)
             .collect()
     }
 

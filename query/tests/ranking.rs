@@ -269,3 +269,36 @@ fn flow_chains_follow_a_call_into_the_implementation_the_question_is_about() {
     assert!(!chain.contains(&"LogHandler.handle"), "{chain:?}");
     assert_citations_resolve(&a, &root);
 }
+
+/// A name the question writes that only a test declares (the example getter of a test bean) is
+/// not pinned above the code that does the work.
+#[test]
+fn a_name_only_tests_declare_is_not_pinned_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("bean");
+    let files = [
+        (
+            "src/main/java/com/bean/Naming.java".to_string(),
+            "package com.bean;\n\npublic class Naming {\n    /** Strips the get prefix and lower-cases the leading capitals of a getter name. */\n    public static String propertyName(String getter) {\n        String rest = getter.substring(3);\n        int i = 0;\n        while (i < rest.length() && Character.isUpperCase(rest.charAt(i))) {\n            i++;\n        }\n        return rest.substring(0, i).toLowerCase() + rest.substring(i);\n    }\n}\n".to_string(),
+        ),
+        (
+            "src/test/java/com/bean/NamingTest.java".to_string(),
+            "package com.bean;\n\npublic class NamingTest {\n    static class UrlBean {\n        public String getURL() {\n            return \"x\";\n        }\n    }\n\n    public void testUrl() {\n        assert Naming.propertyName(\"getURL\").equals(\"url\");\n    }\n}\n".to_string(),
+        ),
+    ];
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(
+        &dir,
+        "Why does a getter called getURL() end up as url? Where is the get prefix stripped and the leading capitals lower-cased?",
+    );
+    assert_eq!(symbols(&a)[0], "Naming.propertyName", "{:?}", symbols(&a));
+    assert_citations_resolve(&a, &root);
+    // Asked about tests, the test's getter is the named thing.
+    let a = ask_stored(&dir, "Where is getURL in the tests?");
+    assert_eq!(
+        symbols(&a)[0],
+        "NamingTest.UrlBean.getURL",
+        "{:?}",
+        symbols(&a)
+    );
+}
