@@ -102,6 +102,13 @@ fn chinese_questions_translate_through_the_glossary() {
     let q = understand("支付宝回调验签在哪里");
     assert!(q.cjk.contains(&"宝".to_string()));
     assert!(stems(&q).contains(&"callback"));
+    // Library vocabulary: a size-capped map that evicts its least recently used entries.
+    let q = understand("有容量上限、满了会淘汰最久未使用条目的 Map 类是在哪里定义的？");
+    let s = stems(&q);
+    for w in ["capac", "max", "evict", "eldest", "entri"] {
+        assert!(s.contains(&w), "{w} missing from {s:?}");
+    }
+    assert!(q.cjk.is_empty(), "{:?}", q.cjk);
 }
 
 #[test]
