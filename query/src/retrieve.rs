@@ -485,7 +485,8 @@ impl<'v, 'a> Retriever<'v, 'a> {
                     .map(|l| l.name)
                     .collect();
                 let mut b = self.boost(&key, q);
-                if body_max > 0.0 {
+                // Types have no body score: a definition question is not judged by bodies.
+                if body_max > 0.0 && q.intent != Intent::Definition {
                     let rel = body_of.get(&key).copied().unwrap_or(0.0) / body_max;
                     b *= 1.0 + BODY_MAGNITUDE * rel;
                 }
