@@ -293,9 +293,6 @@ impl CallGraph for MemoGraph<'_> {
         self.callees.borrow_mut().insert(id.clone(), e.clone());
         Ok(e)
     }
-    fn implementations(&self, id: &SymbolId) -> Result<Vec<SymbolId>, QueryError> {
-        self.inner.implementations(id)
-    }
 }
 
 /// `<repo>` for an index folder `<repo>/.codemap`.

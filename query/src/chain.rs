@@ -4,6 +4,7 @@
 
 use crate::QueryError;
 use crate::graph::CallGraph;
+use crate::graph::hierarchy::overriders;
 use crate::question::{Question, TermOrigin};
 use crate::retrieve::{Ranked, Retriever, UnitKey, accessor_lines, has_bean_prefix};
 use crate::view::{SymIdx, prose_stems};
@@ -18,9 +19,11 @@ const BRANCH: usize = 2;
 const MAX_UP: usize = 3;
 /// Best hits tried as chain starts when the question names none.
 const SEEDS: usize = 10;
-/// A call whose target has more overriders than this (`toString`, a visitor's `visit`) is not
-/// followed into them.
+/// A call to a method whose name and arity more than this many other methods share (`run()`,
+/// a visitor's `visit`) is not followed into overriders.
 const MAX_IMPLEMENTATIONS: usize = 64;
+/// Overriders of one call scored in full (the rest are ranked by relevance alone).
+const IMPLEMENTATIONS_TRIED: usize = 2;
 /// How sure a hop from a call into one overrider is, relative to the call.
 const DISPATCH_CONFIDENCE: f32 = 0.8;
 
@@ -32,6 +35,8 @@ struct Ctx<'r, 'v, 'a> {
     graph: &'r dyn CallGraph,
     top: HashMap<SymIdx, usize>,
     rel_cache: std::cell::RefCell<HashMap<SymIdx, f32>>,
+    /// Overriders of abstract methods met so far (every seed's chain meets the same ones).
+    overriders: std::cell::RefCell<HashMap<SymIdx, Option<Vec<SymIdx>>>>,
     max_rel: f32,
 }
 
@@ -45,23 +50,42 @@ impl Ctx<'_, '_, '_> {
         let mut s = self.r.body_score(i, self.q)? / self.max_rel.max(1e-3);
         // Words of the owning type's name count too (`FileAlterationMonitor.run`).
         if let Some(owner) = v.owner_name(i) {
-            let owner_words = prose_stems(owner);
-            let hits = self
-                .q
-                .terms
-                .iter()
-                .filter(|t| {
-                    matches!(t.origin, TermOrigin::Word | TermOrigin::Glossary)
-                        && owner_words.contains(&t.stem)
-                })
-                .count();
-            s += 0.15 * hits as f32;
+            s += 0.15 * self.owner_hits(owner) as f32;
         }
         if let Some(&rank) = self.top.get(&i) {
             s += 0.4 / (1.0 + rank as f32 / 5.0);
         }
         self.rel_cache.borrow_mut().insert(i, s);
         Ok(s)
+    }
+
+    /// Question words in a type name.
+    fn owner_hits(&self, owner: &str) -> usize {
+        let owner_words = prose_stems(owner);
+        self.q
+            .terms
+            .iter()
+            .filter(|t| {
+                matches!(t.origin, TermOrigin::Word | TermOrigin::Glossary)
+                    && owner_words.contains(&t.stem)
+            })
+            .count()
+    }
+
+    fn overriders(&self, i: SymIdx) -> Option<Vec<SymIdx>> {
+        if let Some(o) = self.overriders.borrow().get(&i) {
+            return o.clone();
+        }
+        // Only overriders the question points to at all: ranked near the top, or in a type
+        // whose name holds a question word. The others would not be picked, and reading every
+        // candidate's type and text costs more than the rest of the chain.
+        let v = self.r.view;
+        let pointed = |m: SymIdx| {
+            self.top.contains_key(&m) || v.owner_name(m).is_some_and(|o| self.owner_hits(o) > 0)
+        };
+        let o = overriders(v, i, MAX_IMPLEMENTATIONS, pointed);
+        self.overriders.borrow_mut().insert(i, o.clone());
+        o
     }
 
     fn is_source_callable(&self, i: SymIdx) -> bool {
@@ -102,6 +126,7 @@ pub fn build(
         graph,
         top,
         rel_cache: Default::default(),
+        overriders: Default::default(),
         max_rel,
     };
 
@@ -215,20 +240,31 @@ fn descend(
     // (callee, score, leaf, call): `call` numbers the call sites, so one call followed into
     // several overriders is still one branch.
     let mut scored: Vec<(SymIdx, f32, bool, usize)> = Vec::new();
-    // Each call's target, then the methods overriding it: a call through an interface or an
-    // abstract method goes on in one of them, and the question's words pick which.
+    // Each call's target, then, for a call to a method without a body (an interface's, an
+    // abstract one), the overriders the question's words point to most: the call goes on in one
+    // of them.
     let mut targets: Vec<(SymbolId, f32, u32, usize)> = Vec::new();
     for (call, e) in ctx.graph.callees(&me.id)?.into_iter().enumerate() {
         if e.confidence < 0.5 {
             continue;
         }
-        let impls = ctx.graph.implementations(&e.to)?;
-        targets.push((e.to, e.confidence, e.line, call));
-        if impls.len() <= MAX_IMPLEMENTATIONS {
-            for imp in impls {
-                targets.push((imp, e.confidence * DISPATCH_CONFIDENCE, e.line, call));
+        let abstract_target = v
+            .by_id(&e.to.0)
+            .filter(|&c| v.kind(c).is_callable() && !ctx.r.has_body(c));
+        if let Some(c) = abstract_target {
+            if let Some(impls) = ctx.overriders(c) {
+                let mut best: Vec<(f32, SymIdx)> = Vec::new();
+                for i in impls.into_iter().filter(|&i| ctx.is_source_callable(i)) {
+                    best.push((ctx.rel(i)?, i));
+                }
+                best.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+                for (_, i) in best.into_iter().take(IMPLEMENTATIONS_TRIED) {
+                    let id = SymbolId(v.id(i).to_string());
+                    targets.push((id, e.confidence * DISPATCH_CONFIDENCE, e.line, call));
+                }
             }
         }
+        targets.push((e.to, e.confidence, e.line, call));
     }
     for (to, confidence, line, call) in targets {
         let Some(c) = v.by_id(&to.0) else { continue };

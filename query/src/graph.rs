@@ -5,6 +5,7 @@
 //! resolved by name, owner type and argument count), and [`NoGraph`] answers nothing.
 
 pub mod callsite;
+pub mod hierarchy;
 pub mod lexical;
 pub mod stored;
 
@@ -53,9 +54,6 @@ pub trait CallGraph {
     fn callers(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError>;
     /// Edges whose `from` is `id`, in source order of the use sites.
     fn callees(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError>;
-    /// Methods that override or implement `id` (where a call to it may really go). A graph
-    /// without type facts knows none.
-    fn implementations(&self, id: &SymbolId) -> Result<Vec<SymbolId>, QueryError>;
 }
 
 /// A graph with no edges: answers still work, without expansion.
@@ -66,9 +64,6 @@ impl CallGraph for NoGraph {
         Ok(Vec::new())
     }
     fn callees(&self, _: &SymbolId) -> Result<Vec<Edge>, QueryError> {
-        Ok(Vec::new())
-    }
-    fn implementations(&self, _: &SymbolId) -> Result<Vec<SymbolId>, QueryError> {
         Ok(Vec::new())
     }
 }

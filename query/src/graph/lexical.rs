@@ -343,11 +343,6 @@ impl CallGraph for LexicalGraph<'_, '_> {
             None => Ok(Vec::new()),
         }
     }
-
-    /// The snapshot text alone does not say which types extend which.
-    fn implementations(&self, _: &SymbolId) -> Result<Vec<SymbolId>, QueryError> {
-        Ok(Vec::new())
-    }
 }
 
 #[cfg(test)]

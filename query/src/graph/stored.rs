@@ -105,17 +105,4 @@ impl CallGraph for StoredGraph<'_> {
             .map(|e| convert(e, e.callee.as_deref().unwrap_or_default()))
             .collect())
     }
-
-    fn implementations(&self, id: &SymbolId) -> Result<Vec<SymbolId>, QueryError> {
-        let mut out: Vec<SymbolId> = self
-            .catalog
-            .edges_to(&id.0)?
-            .into_iter()
-            .filter(|e| e.kind == StoredKind::Overrides)
-            .map(|e| SymbolId(e.caller))
-            .collect();
-        out.sort_by(|a, b| a.0.cmp(&b.0));
-        out.dedup();
-        Ok(out)
-    }
 }
