@@ -251,17 +251,15 @@ fn descend(
         let abstract_target = v
             .by_id(&e.to.0)
             .filter(|&c| v.kind(c).is_callable() && !ctx.r.has_body(c));
-        if let Some(c) = abstract_target {
-            if let Some(impls) = ctx.overriders(c) {
-                let mut best: Vec<(f32, SymIdx)> = Vec::new();
-                for i in impls.into_iter().filter(|&i| ctx.is_source_callable(i)) {
-                    best.push((ctx.rel(i)?, i));
-                }
-                best.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-                for (_, i) in best.into_iter().take(IMPLEMENTATIONS_TRIED) {
-                    let id = SymbolId(v.id(i).to_string());
-                    targets.push((id, e.confidence * DISPATCH_CONFIDENCE, e.line, call));
-                }
+        if let Some(impls) = abstract_target.and_then(|c| ctx.overriders(c)) {
+            let mut best: Vec<(f32, SymIdx)> = Vec::new();
+            for i in impls.into_iter().filter(|&i| ctx.is_source_callable(i)) {
+                best.push((ctx.rel(i)?, i));
+            }
+            best.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+            for (_, i) in best.into_iter().take(IMPLEMENTATIONS_TRIED) {
+                let id = SymbolId(v.id(i).to_string());
+                targets.push((id, e.confidence * DISPATCH_CONFIDENCE, e.line, call));
             }
         }
         targets.push((e.to, e.confidence, e.line, call));
