@@ -281,10 +281,19 @@ pub fn understand(text: &str) -> Question {
         cjk,
         kind_hint,
         frames,
-        wants_tests: has_any_word(
-            lower_all,
-            &["test", "tests", "testing", "unit", "junit", "spec", "测试"],
-        ),
+        // "test" alone is often the check a question is about ("the a*n+b position test").
+        wants_tests: has_any_word(lower_all, &["tests", "testing", "junit", "测试"])
+            || contains_any(
+                lower_all,
+                &[
+                    "unit test",
+                    "test case",
+                    "test class",
+                    "test code",
+                    "test suite",
+                    "in the test",
+                ],
+            ),
         wants_generated: has_any_word(
             lower_all,
             &["generated", "vendored", "vendor", "third-party", "生成"],

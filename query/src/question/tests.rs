@@ -267,3 +267,11 @@ fn neighbouring_content_words_are_pairs() {
     );
     assert!(!q.pairs.iter().any(|(a, b)| a == "was" || b == "was"));
 }
+
+#[test]
+fn asking_about_tests_takes_more_than_the_word_test() {
+    assert!(!understand("Where is the a*n+b position test done?").wants_tests);
+    assert!(understand("Which tests cover the parser?").wants_tests);
+    assert!(understand("Where is the unit test for getExtension?").wants_tests);
+    assert!(understand("Is there a JUnit case for it?").wants_tests);
+}
