@@ -1,0 +1,239 @@
+//! What a question asks for: its intent from its phrasing, and the kind of code a definition
+//! question names.
+
+use super::{Frame, Ident, Intent, KindHint, has_any_word};
+
+/// The kind of code the question names (interface, enum, annotation, class, type), if any.
+pub(super) fn kind_hint(lower: &str) -> Option<KindHint> {
+    for (w, k) in [
+        ("interface", KindHint::Interface),
+        ("enum", KindHint::Enum),
+        ("annotation", KindHint::Annotation),
+        ("class", KindHint::Class),
+        ("type", KindHint::Type),
+        ("record", KindHint::Type),
+        ("接口", KindHint::Interface),
+        ("枚举", KindHint::Enum),
+        ("注解", KindHint::Annotation),
+        ("类", KindHint::Class),
+    ] {
+        if has_any_word(lower, &[w]) {
+            return Some(k);
+        }
+    }
+    None
+}
+
+/// Phrasings that ask for a chain wherever they stand.
+const FLOW_PHRASES: &[&str] = &[
+    "what happens when",
+    "what happens if",
+    "what happens between",
+    "what happens the first time",
+    "what's the path",
+    "what is the path",
+    "the path from",
+    "what's the chain",
+    "what is the chain",
+    "the chain from",
+    "chain down to",
+    "get from",
+    "gets from",
+    "go from",
+    "goes from",
+    "call chain",
+    "flow",
+    "walk me through",
+    "walk me from",
+    "sequence of",
+    "流程",
+    "调用链",
+    "过程",
+    "经过",
+];
+
+/// Phrasings that ask for a chain only when the question opens with them: after "where does
+/// …", "how does the flag change that" or "step by step" describe the behaviour to locate.
+const WEAK_FLOW_PHRASES: &[&str] = &[
+    "step by step",
+    "end up",
+    "ends up",
+    "lead to",
+    "leads to",
+    "how does a",
+    "how does an",
+    "how does the",
+    "how do the",
+];
+
+/// Behaviour words: a type word next to them names the subject of a behaviour question
+/// ("where is the order decided … annotation"), not a type asked for.
+const BEHAVIOUR_WORDS: &[&str] = &[
+    "decide",
+    "decides",
+    "decided",
+    "handle",
+    "handles",
+    "handled",
+    "checks",
+    "checked",
+    "computed",
+    "calculated",
+    "chosen",
+    "picked",
+    "converted",
+    "parsed",
+    "resolved",
+    "sorted",
+    "validated",
+    "处理",
+    "转换",
+    "判断",
+    "检查",
+    "决定",
+    "解析",
+    "计算",
+];
+
+/// Whether a locate opener ("where", "which code") comes before any "how".
+fn asks_where_first(lower: &str) -> bool {
+    let first = |words: &[&str]| words.iter().filter_map(|w| lower.find(w)).min();
+    match (
+        first(&["where ", "where's", "which code", "what code", "哪里"]),
+        first(&["how "]),
+    ) {
+        (Some(w), Some(h)) => w < h,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
+pub(super) fn contains_any(lower: &str, phrases: &[&str]) -> bool {
+    phrases.iter().any(|p| lower.contains(p))
+}
+
+pub(super) fn detect_intent(
+    lower: &str,
+    text: &str,
+    idents: &[Ident],
+    frames: &[Frame],
+    kind: Option<KindHint>,
+) -> Intent {
+    if !frames.is_empty()
+        && (frames.len() >= 2 || lower.contains("exception") || lower.contains("error"))
+    {
+        return Intent::Trace;
+    }
+    if contains_any(lower, &["stack trace", "stacktrace", "堆栈", "报错栈"]) {
+        return Intent::Trace;
+    }
+    if contains_any(
+        lower,
+        &[
+            "impact",
+            "what breaks",
+            "would break",
+            "affected if",
+            "affects",
+            "blast radius",
+            "if i change",
+            "影响",
+        ],
+    ) {
+        return Intent::Impact;
+    }
+    let named = !idents.is_empty();
+    if contains_any(
+        lower,
+        &[
+            "who calls",
+            "what calls",
+            "which methods call",
+            "which method calls",
+            "which functions call",
+            "places call",
+            "places that call",
+            "callers of",
+            "called from",
+            "call sites",
+            "call site",
+            "who uses",
+            "usages of",
+            "谁调用",
+            "哪里调用",
+            "哪些地方调用",
+            "被调用",
+            "被谁调用",
+        ],
+    ) || (named
+        && contains_any(lower, &[" used", " referenced", " invoked"])
+        && !lower.contains("used to"))
+        || (named && lower.starts_with("what call"))
+    {
+        return Intent::Callers;
+    }
+    if contains_any(
+        lower,
+        &["what does", "which methods does", "what methods does"],
+    ) && contains_any(lower, &[" call?", " call ", " invoke", "calls?"])
+        || contains_any(lower, &["callees", "调用了哪些", "调用哪些"])
+    {
+        return Intent::Callees;
+    }
+    if contains_any(lower, FLOW_PHRASES)
+        || (contains_any(lower, WEAK_FLOW_PHRASES) && !asks_where_first(lower))
+    {
+        return Intent::Flow;
+    }
+    if contains_any(
+        lower,
+        &[
+            "defined",
+            "declared",
+            "definition",
+            "declaration",
+            "定义",
+            "声明",
+        ],
+    ) || (kind.is_some()
+        // A type word in a question about behaviour ("which code decides whether an
+        // annotation…") names the subject, not what is asked for.
+        && !contains_any(
+            lower,
+            &[
+                "where does",
+                "how does",
+                "implemented",
+                "where do",
+                "which code",
+                "what code",
+            ],
+        )
+        && !has_any_word(lower, BEHAVIOUR_WORDS))
+    {
+        return Intent::Definition;
+    }
+    let _ = text;
+    if contains_any(
+        lower,
+        &[
+            "config",
+            "setting",
+            "system property",
+            "system properties",
+            "properties file",
+            ".properties",
+            "init-param",
+            "init param",
+            "env var",
+            "environment variable",
+            "yml",
+            "yaml",
+            "配置",
+            "参数",
+        ],
+    ) {
+        return Intent::Config;
+    }
+    Intent::Locate
+}
