@@ -112,6 +112,8 @@ pub(super) fn contains_any(lower: &str, phrases: &[&str]) -> bool {
     phrases.iter().any(|p| lower.contains(p))
 }
 
+/// The question's intent from its phrasing: a trace, impact, callers, callees, flow, definition or
+/// config question, else locate.
 pub(super) fn detect_intent(
     lower: &str,
     text: &str,
