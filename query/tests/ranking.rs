@@ -216,15 +216,32 @@ fn a_variable_qualifier_names_its_type_by_its_last_word() {
             ),
         ));
     }
+    files.push((
+        "src/main/java/com/json/Service.java".into(),
+        "package com.json;\n\npublic class Service {\n    private final ObjectMapper objectMapper = new ObjectMapper();\n\n    public Object load(String json) {\n        return objectMapper.readValue(json);\n    }\n}\n".into(),
+    ));
+    files.push((
+        "src/main/java/com/json/Scanner.java".into(),
+        "package com.json;\n\npublic class Scanner {\n    private final Context context = new Context();\n\n    public Object scan(String json) {\n        return context.readValue(json);\n    }\n}\n".into(),
+    ));
     let dir = index_repo(&root, &files);
-    let a = ask_stored(&dir, "What happens when I call mapper.readValue(json)?");
-    assert_eq!(a.intent, Intent::Flow);
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let view = query::view::SnapshotView::open(&index, Some(&root)).unwrap();
+    let r = query::retrieve::Retriever::new(&view);
+    let named = |question: &str| -> Vec<String> {
+        r.exact(&query::question::understand(question))
+            .into_iter()
+            .map(|i| view.sym(i).symbol.qualified_name.clone())
+            .collect()
+    };
     assert_eq!(
-        symbols(&a)[0],
-        "ObjectMapper.readValue",
-        "{:?}",
-        symbols(&a)
+        named("Who calls mapper.readValue?"),
+        vec!["com.json.ObjectMapper.readValue"]
     );
+    // A qualifier no type ends with: every `readValue`.
+    assert_eq!(named("Who calls ctx.readValue?").len(), 4);
+    let a = ask_stored(&dir, "Who calls mapper.readValue?");
+    assert_eq!(symbols(&a)[0], "Service.load", "{:?}", symbols(&a));
     assert_citations_resolve(&a, &root);
 }
 
