@@ -128,6 +128,17 @@ fn check_reader(r: &dyn IndexRead, expected_gen: u64) {
         let c = r.chunk(id).unwrap().expect("every hit resolves");
         assert_eq!(c.path.as_str(), path);
     }
+    // A long question whose telling words come last and whose other words match nothing: a
+    // store must still find the chunk holding the words it has (BM25 matches any word;
+    // Meilisearch, left alone, drops words from the end until something matches).
+    let hits = r
+        .search_chunks("courier parcel warehouse ships deduct stock", 5)
+        .unwrap();
+    assert_eq!(
+        hits.first().map(|h| h.1.as_str()),
+        Some("app/src/main/java/shop/stock/StockService.java"),
+        "{hits:?}"
+    );
     assert!(r.chunk("0000").unwrap().is_none());
 
     // Call graph: edges both ways, in use-site order, names filled in; ids resolve.

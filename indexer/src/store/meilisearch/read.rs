@@ -114,15 +114,7 @@ impl IndexRead for MeiliStore {
     }
 
     fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
-        let idx = self.index("chunks");
-        let filter = self.scope();
-        let q = format!("{query} {}", identifier_terms(query));
-        self.chunk_hits(
-            idx.search()
-                .with_query(&q)
-                .with_filter(&filter)
-                .with_limit(limit),
-        )
+        self.keyword_chunks(query, limit)
     }
 
     fn symbol_by_id(&self, id: &str) -> Result<Option<SymbolRow>, StoreError> {
@@ -145,7 +137,101 @@ impl IndexRead for MeiliStore {
     }
 }
 
+/// The customary reciprocal-rank-fusion constant.
+const RRF_K: f32 = 60.0;
+/// Words of a query searched one by one besides the whole query.
+const WORD_QUERIES: usize = 12;
+
 impl MeiliStore {
+    /// Keyword search over chunks. Meilisearch ranks by its own rules and, for a long question,
+    /// drops words from the end of the query until something matches, so chunks holding the
+    /// question's rarer words can miss the list. One request (multi-search) asks the whole query
+    /// and each word alone; the lists are fused by reciprocal rank, each word's list weighted by
+    /// its idf from the hit counts, so the result covers the question's words the way BM25's
+    /// any-word match does.
+    fn keyword_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
+        #[derive(Deserialize)]
+        struct Hit {
+            chunk_id: String,
+            path: String,
+        }
+        const ATTRS: [&str; 2] = ["chunk_id", "path"];
+        let idx = self.index("chunks");
+        let filter = self.scope();
+        let whole = format!("{query} {}", identifier_terms(query));
+        let mut words: Vec<String> = Vec::new();
+        for w in query.split_whitespace() {
+            let w = w.to_lowercase();
+            if !words.contains(&w) && words.len() < WORD_QUERIES {
+                words.push(w);
+            }
+        }
+        let word_queries: Vec<String> = words
+            .iter()
+            .map(|w| format!("{w} {}", identifier_terms(w)))
+            .collect();
+        let per_word = limit.max(20);
+        let mut multi = self.client.multi_search();
+        // The first query has no text: its hit count is the number of chunks in scope.
+        let mut all = idx.search();
+        all.with_filter(&filter).with_limit(0);
+        multi.with_search_query(all);
+        let mut q = idx.search();
+        q.with_query(&whole)
+            .with_filter(&filter)
+            .with_limit(limit)
+            .with_attributes_to_retrieve(Selectors::Some(&ATTRS));
+        multi.with_search_query(q);
+        for wq in &word_queries {
+            let mut q = idx.search();
+            q.with_query(wq)
+                .with_filter(&filter)
+                .with_limit(per_word)
+                .with_attributes_to_retrieve(Selectors::Some(&ATTRS));
+            multi.with_search_query(q);
+        }
+        let res = self
+            .rt
+            .block_on(multi.execute::<Hit>())
+            .map_err(meili_err)?;
+        let mut lists = res.results.into_iter();
+        let total = lists
+            .next()
+            .and_then(|r| r.estimated_total_hits.or(r.total_hits))
+            .unwrap_or(0)
+            .max(1) as f32;
+        let mut fused: HashMap<String, (f32, String)> = HashMap::new();
+        let mut add = |hits: Vec<meilisearch_sdk::search::SearchResult<Hit>>, weight: f32| {
+            for (rank, h) in hits.into_iter().enumerate() {
+                let e = fused
+                    .entry(h.result.chunk_id)
+                    .or_insert((0.0, h.result.path));
+                e.0 += weight / (RRF_K + rank as f32 + 1.0);
+            }
+        };
+        if let Some(whole) = lists.next() {
+            add(whole.hits, 1.0);
+        }
+        let lists: Vec<_> = lists.collect();
+        let idf = |n: usize| (1.0 + total / (1.0 + n as f32)).ln();
+        let max_idf = lists
+            .iter()
+            .map(|r| idf(r.estimated_total_hits.or(r.total_hits).unwrap_or(0)))
+            .fold(0.0f32, f32::max)
+            .max(1e-6);
+        for r in lists {
+            let w = idf(r.estimated_total_hits.or(r.total_hits).unwrap_or(0)) / max_idf;
+            add(r.hits, w);
+        }
+        let mut out: Vec<TextHit> = fused
+            .into_iter()
+            .map(|(id, (score, path))| (id, path, score))
+            .collect();
+        out.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+        out.truncate(limit);
+        Ok(out)
+    }
+
     /// Runs a chunk search set up by the caller (keyword or vector) for chunk ids, paths and
     /// ranking scores.
     pub(super) fn chunk_hits(
