@@ -243,29 +243,26 @@ fn descend(
     // Each call's target, then, for a call to a method without a body (an interface's, an
     // abstract one), the overriders the question's words point to most: the call goes on in one
     // of them.
-    let mut targets: Vec<(SymbolId, f32, u32, usize)> = Vec::new();
+    let mut targets: Vec<(SymIdx, f32, u32, usize)> = Vec::new();
     for (call, e) in ctx.graph.callees(&me.id)?.into_iter().enumerate() {
         if e.confidence < 0.5 {
             continue;
         }
-        let abstract_target = v
-            .by_id(&e.to.0)
-            .filter(|&c| v.kind(c).is_callable() && !ctx.r.has_body(c));
-        if let Some(impls) = abstract_target.and_then(|c| ctx.overriders(c)) {
+        let Some(to) = v.by_id(&e.to.0) else { continue };
+        let abstract_target = v.kind(to).is_callable() && !ctx.r.has_body(to);
+        if let Some(impls) = abstract_target.then(|| ctx.overriders(to)).flatten() {
             let mut best: Vec<(f32, SymIdx)> = Vec::new();
             for i in impls.into_iter().filter(|&i| ctx.is_source_callable(i)) {
                 best.push((ctx.rel(i)?, i));
             }
             best.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
             for (_, i) in best.into_iter().take(IMPLEMENTATIONS_TRIED) {
-                let id = SymbolId(v.id(i).to_string());
-                targets.push((id, e.confidence * DISPATCH_CONFIDENCE, e.line, call));
+                targets.push((i, e.confidence * DISPATCH_CONFIDENCE, e.line, call));
             }
         }
-        targets.push((e.to, e.confidence, e.line, call));
+        targets.push((to, e.confidence, e.line, call));
     }
-    for (to, confidence, line, call) in targets {
-        let Some(c) = v.by_id(&to.0) else { continue };
+    for (c, confidence, line, call) in targets {
         let object_method = is_object_method(v.name(c), v.param_types(c).len())
             && v.owner_type(c) != v.owner_type(node);
         if c == node
@@ -290,11 +287,15 @@ fn descend(
             s -= 0.2; // abstract: the work happens in an implementation we cannot pick
         }
         // Where the flow goes on: callees that call further into the code base.
-        let leaf = !ctx.graph.callees(&to)?.iter().any(|e| {
-            e.confidence >= 0.5
-                && v.by_id(&e.to.0)
-                    .is_some_and(|t| t != c && ctx.is_source_callable(t))
-        });
+        let leaf = !ctx
+            .graph
+            .callees(&SymbolId(v.id(c).to_string()))?
+            .iter()
+            .any(|e| {
+                e.confidence >= 0.5
+                    && v.by_id(&e.to.0)
+                        .is_some_and(|t| t != c && ctx.is_source_callable(t))
+            });
         if leaf && lines <= 5 && !overload && is_accessor(v.name(c)) {
             s -= 0.3; // getters, setters and predicates on state
         } else if leaf && !same_owner && lines <= 6 && v.flags(c) & FLAG_STATIC != 0 {

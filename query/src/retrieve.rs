@@ -195,6 +195,8 @@ struct Memo {
     question: String,
     body: HashMap<SymIdx, f32>,
     idf: HashMap<String, f32>,
+    /// The question's word pairs as term indices (stemmed once, not per body scored).
+    pairs: Option<Vec<(usize, usize)>>,
 }
 
 impl<'v, 'a> Retriever<'v, 'a> {
@@ -727,7 +729,10 @@ impl<'v, 'a> Retriever<'v, 'a> {
             .enumerate()
             .map(|(k, t)| (t.stem.as_str(), k))
             .collect();
-        let pairs = pair_terms(q, &index);
+        let pairs = {
+            let mut m = self.memo_for(q);
+            m.pairs.get_or_insert_with(|| pair_terms(q, &index)).clone()
+        };
         let mut tf = vec![0u32; q.terms.len()];
         let mut last = vec![usize::MAX; q.terms.len()];
         let mut near = vec![false; pairs.len()];
