@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # bench/qa.sh [CASES.jsonl CORPUS_ROOT]...  -- code-QA hit@k / MRR of `codemap ask` (shared/eval/README.md)
 #
-# Each pair is a case file and the folder its gold paths are relative to. Without arguments, six sets:
+# Each pair is a case file and the folder its gold paths are relative to. Without arguments, eight sets:
 #   shared/eval/qa-public.jsonl          on $CIO    (default /work/corpora/commons-io-2.11.0)
 #   bench/eval/qa-tomcat10.jsonl         on $TOMCAT (default /work/corpora/bench/corpus-1m/tomcat10)
 #   bench/eval/qa-commons-lang3.jsonl    on $LANG3  (apt-get source libcommons-lang3-java)
 #   bench/eval/qa-jsoup.jsonl            on $JSOUP  (apt-get source jsoup)
 #   bench/eval/qa-jackson-databind.jsonl on $JACKSON (apt-get source jackson-databind)
 #   bench/eval/qa-collections4.jsonl     on $COLL4  (apt-get source libcommons-collections4-java)
+#   bench/eval/qa-commons-compress.jsonl on $COMPRESS (apt-get source libcommons-compress-java)
+#   bench/eval/qa-logback.jsonl          on $LOGBACK (logback 1.2.11 orig tarball, see bench/README.md)
 # For each set: `codemap index CORPUS --index-dir WORK/<name>/idx --quiet` (an existing index is reused
 # as is unless REINDEX=1), `codemap ask --batch CASES --index-dir IDX > WORK/<name>/results.jsonl`
 # (index-only, default --limit), then `score.py CASES results.jsonl` prints its table.
@@ -29,14 +31,16 @@ REINDEX=${REINDEX:-0}
 
 say() { printf '== %s\n' "$*"; }
 die() { printf 'qa.sh: %s\n' "$*" >&2; exit 1; }
-case "${1:-}" in -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
 [ $(($# % 2)) = 0 ] || die "arguments come in pairs: CASES.jsonl CORPUS_ROOT"
 [ $# -gt 0 ] || set -- "$EVAL_DIR/qa-public.jsonl" "${CIO:-/work/corpora/commons-io-2.11.0}" \
                        "$HERE/eval/qa-tomcat10.jsonl" "${TOMCAT:-/work/corpora/bench/corpus-1m/tomcat10}" \
                        "$HERE/eval/qa-commons-lang3.jsonl" "${LANG3:-/work/corpora/libcommons-lang3-java-3.12.0}" \
                        "$HERE/eval/qa-jsoup.jsonl" "${JSOUP:-/work/corpora/jsoup-1.15.3}" \
                        "$HERE/eval/qa-jackson-databind.jsonl" "${JACKSON:-/work/corpora/jackson-databind-2.14.0}" \
-                       "$HERE/eval/qa-collections4.jsonl" "${COLL4:-/work/corpora/libcommons-collections4-java-4.2}"
+                       "$HERE/eval/qa-collections4.jsonl" "${COLL4:-/work/corpora/libcommons-collections4-java-4.2}" \
+                       "$HERE/eval/qa-commons-compress.jsonl" "${COMPRESS:-/work/corpora/libcommons-compress-java-1.22}" \
+                       "$HERE/eval/qa-logback.jsonl" "${LOGBACK:-/work/corpora/logback-1.2.11}"
 [ -f "$SCORER" ] || die "no scorer $SCORER (set EVAL_DIR or SCORER)"
 [ -x "$CODEMAP" ] || die "no codemap binary at $CODEMAP (cargo build --release, or set CODEMAP_BIN)"
 

@@ -59,6 +59,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 println!("  {needle}: #{} {:.4} {sym} {:?}", k + 1, x.score, x.legs);
             }
         }
+        // And where the card leg alone puts them.
+        for (k, i) in r.card_leg(&q, 5000).into_iter().enumerate() {
+            let c = citation_of(&view, &query::retrieve::UnitKey::Sym(i));
+            let sym = c.symbol.unwrap_or_default();
+            if sym.contains(needle.as_str()) {
+                println!("  {needle}: card leg #{} {sym}", k + 1);
+            }
+        }
     }
     let p = plan(&r, &q, &ranked, &graph)?;
     println!("chain:");

@@ -69,6 +69,9 @@ pub struct Ident {
     pub name: String,
     /// Everything before the last segment (`FileUtils`, `org.x.Foo`), if any.
     pub qualifier: Option<String>,
+    /// Written as a call with arguments on a variable (`log.error("failed", e)`): a line of
+    /// the asker's own code, which a question about what happens inside is not asking for.
+    pub snippet: bool,
 }
 
 /// Where a search term came from; decides its weight.
@@ -433,16 +436,26 @@ pub fn find_identifiers(text: &str) -> Vec<Ident> {
                     .any(|p| p.starts_with(char::is_uppercase)));
         if looks && name.len() >= 2 {
             let qualifier = (parts.len() > 1).then(|| parts[..parts.len() - 1].join("."));
-            // Lower-case dotted keys (`os.name`) are literals, not identifiers.
-            let dotted_key = parts.len() > 1
+            // Lower-case dotted keys (`os.name`) are literals, not identifiers; a call
+            // (`log.info(`) is not a key.
+            let dotted_key = !called
+                && parts.len() > 1
                 && parts
                     .iter()
                     .all(|p| p.chars().all(|c| c.is_lowercase() || c.is_ascii_digit()));
+            let on_variable = parts.len() > 1
+                && parts[parts.len() - 2].starts_with(|c: char| c.is_ascii_lowercase());
+            let with_args = called
+                && chars[i + 1..]
+                    .iter()
+                    .find(|c| !c.is_whitespace())
+                    .is_some_and(|&c| c != ')');
             if !dotted_key && !out.iter().any(|o| o.text == text) {
                 out.push(Ident {
                     text,
                     name,
                     qualifier,
+                    snippet: on_variable && with_args,
                 });
             }
         }

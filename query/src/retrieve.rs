@@ -254,7 +254,13 @@ impl<'v, 'a> Retriever<'v, 'a> {
             .filter(|&i| v.kind(i).is_type())
             .collect();
         let mut out = Vec::new();
+        // A line of the asker's code is where a flow starts or whose callers are wanted; a
+        // question about what happens inside it is answered elsewhere.
+        let context_only = matches!(q.intent, Intent::Locate | Intent::Config);
         for ident in &q.identifiers {
+            if ident.snippet && context_only {
+                continue;
+            }
             let called = q.text.contains(&format!("{}(", ident.name));
             let named: Vec<SymIdx> = exact_named(&ident.name);
             let has_type = named.iter().any(|&i| v.kind(i).is_type());
@@ -283,18 +289,13 @@ impl<'v, 'a> Retriever<'v, 'a> {
                         .filter(|&i| v.kind(i).is_type())
                         .collect();
                     found = if types.is_empty() {
-                        // The qualifier may be a variable, often named after its type's last
-                        // word (`mapper.readValue` → `ObjectMapper.readValue`); else the name
-                        // alone.
-                        let var = last.to_lowercase();
+                        // The qualifier may be a variable named after its type
+                        // (`mapper.readValue` → `ObjectMapper.readValue`, `log.info` →
+                        // `Logger.info`); else the name alone.
                         let typed: Vec<SymIdx> = named
                             .iter()
                             .copied()
-                            .filter(|&i| {
-                                var.len() >= 3
-                                    && v.owner_name(i)
-                                        .is_some_and(|o| o.to_lowercase().ends_with(&var))
-                            })
+                            .filter(|&i| v.owner_name(i).is_some_and(|o| names_its_type(last, o)))
                             .collect();
                         if typed.is_empty() {
                             named.clone()
@@ -790,5 +791,59 @@ impl<'v, 'a> Retriever<'v, 'a> {
     /// Whether a callable has a body with at least one statement (not abstract, not `{}`).
     pub fn has_body(&self, i: SymIdx) -> bool {
         self.view.has_body(i)
+    }
+}
+
+/// Whether a variable name could stand for a value of type `owner`, as Java code names its
+/// variables: the type's ending (`mapper`: `ObjectMapper`), the start of its last word (`log`:
+/// `Logger`), its initials (`sb`: `StringBuilder`), or an abbreviation of its last word keeping
+/// the first letter (`ctx`: `Context`, `req`: `HttpRequest`).
+pub(crate) fn names_its_type(var: &str, owner: &str) -> bool {
+    let var = var.to_lowercase();
+    let lower = owner.to_lowercase();
+    if var.len() >= 3 && lower.ends_with(&var) {
+        return true;
+    }
+    let words = indexer::analyzer::split_identifier(owner);
+    let initials: String = words.iter().filter_map(|w| w.chars().next()).collect();
+    if words.len() >= 2 && var == initials {
+        return true;
+    }
+    let Some(last) = words.last() else {
+        return false;
+    };
+    if var.len() < 3 || var.len() >= last.len() || !last.starts_with(&var[..1]) {
+        return false;
+    }
+    let mut rest = last.chars();
+    last.starts_with(&var) || var.chars().all(|c| rest.any(|x| x == c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_its_type;
+
+    #[test]
+    fn variables_name_their_types_the_way_java_code_does() {
+        for (var, ty) in [
+            ("mapper", "ObjectMapper"),
+            ("log", "Logger"),
+            ("logger", "Logger"),
+            ("sb", "StringBuilder"),
+            ("ctx", "ServletContext"),
+            ("req", "HttpRequest"),
+            ("conn", "Connection"),
+        ] {
+            assert!(names_its_type(var, ty), "{var} for {ty}");
+        }
+        for (var, ty) in [
+            ("log", "Level"),
+            ("in", "Logger"),
+            ("map", "HashSet"),
+            ("ctx", "Connection"),
+            ("s", "String"),
+        ] {
+            assert!(!names_its_type(var, ty), "{var} is not a {ty}");
+        }
     }
 }

@@ -238,8 +238,20 @@ fn a_variable_qualifier_names_its_type_by_its_last_word() {
         named("Who calls mapper.readValue?"),
         vec!["com.json.ObjectMapper.readValue"]
     );
-    // A qualifier no type ends with: every `readValue`.
-    assert_eq!(named("Who calls ctx.readValue?").len(), 4);
+    // An abbreviation of the type's last word.
+    assert_eq!(
+        named("Who calls ctx.readValue?"),
+        vec!["com.json.Context.readValue"]
+    );
+    // A variable no type is named by: every `readValue`.
+    assert_eq!(named("Who calls node.readValue?").len(), 4);
+    // A line of the asker's code starts a flow; a question about what happens inside it is
+    // not asking for the method it calls.
+    assert_eq!(
+        named("What happens when I call mapper.readValue(json)?"),
+        vec!["com.json.ObjectMapper.readValue"]
+    );
+    assert!(named("If I call mapper.readValue(json), where is the text trimmed?").is_empty());
     let a = ask_stored(&dir, "Who calls mapper.readValue?");
     assert_eq!(symbols(&a)[0], "Service.load", "{:?}", symbols(&a));
     assert_citations_resolve(&a, &root);

@@ -112,6 +112,29 @@ fn chinese_questions_translate_through_the_glossary() {
 }
 
 #[test]
+fn a_call_on_a_variable_is_an_identifier_and_with_arguments_a_line_of_the_askers_code() {
+    let q = understand(r#"Walk me through log.info("user {} logged in", name) to the appender"#);
+    let names: Vec<(&str, bool)> = q
+        .identifiers
+        .iter()
+        .map(|i| (i.text.as_str(), i.snippet))
+        .collect();
+    assert_eq!(names, vec![("log.info", true)]);
+    assert_eq!(q.identifiers[0].qualifier.as_deref(), Some("log"));
+    // Without arguments it names the method; on a type it is not the asker's variable.
+    let q = understand("Who calls mapper.readValue() and FileUtils.copyFile(src, dest)?");
+    let names: Vec<(&str, bool)> = q
+        .identifiers
+        .iter()
+        .map(|i| (i.text.as_str(), i.snippet))
+        .collect();
+    assert_eq!(
+        names,
+        vec![("mapper.readValue", false), ("FileUtils.copyFile", false)]
+    );
+}
+
+#[test]
 fn literals_and_guesses() {
     let q = understand(
         "Where is the os.name property read, and what does 'tail -f' do to the file name?",
