@@ -243,6 +243,9 @@ pub enum Provenance {
     Test,
     Generated,
     Vendored,
+    /// Example and demo programs shipped beside the product (`logback-examples/`,
+    /// `webapps/examples/`): they use the API, they do not implement it.
+    Example,
 }
 
 impl Provenance {
@@ -252,6 +255,7 @@ impl Provenance {
             Provenance::Test => "test",
             Provenance::Generated => "generated",
             Provenance::Vendored => "vendored",
+            Provenance::Example => "example",
         }
     }
     pub fn parse(s: &str) -> Provenance {
@@ -259,6 +263,7 @@ impl Provenance {
             "test" => Provenance::Test,
             "generated" => Provenance::Generated,
             "vendored" => Provenance::Vendored,
+            "example" => Provenance::Example,
             _ => Provenance::Source,
         }
     }

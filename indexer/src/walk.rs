@@ -585,7 +585,7 @@ const OUTPUT_DIRS: &[&str] = &["target", "build"];
 pub fn path_provenance(path: &RepoPath) -> Provenance {
     let s = path.as_str();
     let (dirs, name) = s.rsplit_once('/').unwrap_or(("", s));
-    let (mut vendored, mut generated, mut test) = (false, false, false);
+    let (mut vendored, mut generated, mut test, mut example) = (false, false, false, false);
     let mut in_sources = false;
     let mut prev = "";
     for dir in dirs.split('/').filter(|d| !d.is_empty()) {
@@ -595,6 +595,7 @@ pub fn path_provenance(path: &RepoPath) -> Provenance {
             vendored |= VENDOR_DIRS.contains(&dir);
             generated |= OUTPUT_DIRS.contains(&dir);
             test |= matches!(dir, "test" | "tests");
+            example |= is_example_dir(dir);
             in_sources = dir == "src";
         } else if prev == "src" {
             test |= is_test_source_set(dir);
@@ -607,9 +608,20 @@ pub fn path_provenance(path: &RepoPath) -> Provenance {
         Provenance::Generated
     } else if test || is_test_file_name(name) {
         Provenance::Test
+    } else if example {
+        Provenance::Example
     } else {
         Provenance::Source
     }
+}
+
+/// A module or folder of example programs. Only above `src/`: a package named `examples`
+/// inside the sources (`compress/archivers/examples/Expander.java`) is product code.
+fn is_example_dir(dir: &str) -> bool {
+    let dir = dir.to_ascii_lowercase();
+    ["example", "examples", "sample", "samples", "demo", "demos"]
+        .iter()
+        .any(|w| dir == *w || dir.ends_with(&format!("-{w}")) || dir.ends_with(&format!("_{w}")))
 }
 
 fn is_test_source_set(dir: &str) -> bool {

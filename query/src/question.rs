@@ -150,6 +150,8 @@ pub struct Question {
     pub wants_tests: bool,
     /// The question asks about generated or vendored code.
     pub wants_generated: bool,
+    /// The question asks about example or demo programs.
+    pub wants_examples: bool,
 }
 
 impl Question {
@@ -302,6 +304,12 @@ pub fn understand(text: &str) -> Question {
         wants_generated: has_any_word(
             lower_all,
             &["generated", "vendored", "vendor", "third-party", "生成"],
+        ),
+        wants_examples: has_any_word(
+            lower_all,
+            &[
+                "example", "examples", "sample", "samples", "demo", "demos", "示例", "例子",
+            ],
         ),
     }
 }

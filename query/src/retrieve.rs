@@ -363,7 +363,11 @@ impl<'v, 'a> Retriever<'v, 'a> {
             .iter()
             .copied()
             .filter(|&i| !v.kind(i).is_type() || q.intent == Intent::Definition || plain_words <= 1)
-            .filter(|&i| q.wants_tests || v.provenance_of(i) != Provenance::Test)
+            .filter(|&i| match v.provenance_of(i) {
+                Provenance::Test => q.wants_tests,
+                Provenance::Example => q.wants_examples,
+                _ => true,
+            })
             .collect()
     }
 

@@ -41,7 +41,7 @@ pub struct Hit {
 fn provenance_weight(p: Provenance) -> f32 {
     match p {
         Provenance::Source => 1.0,
-        Provenance::Test => 0.6,
+        Provenance::Test | Provenance::Example => 0.6,
         Provenance::Generated | Provenance::Vendored => 0.5,
     }
 }

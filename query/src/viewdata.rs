@@ -44,7 +44,7 @@ pub use write::build;
 
 const MAGIC: &[u8; 8] = b"CMVIEW\0\x01";
 /// Bump when the layout or what is derived changes.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
 /// Folder under the index folder holding the view files.
 pub const CACHE_DIR: &str = "query-cache";
@@ -255,6 +255,7 @@ fn prov_code(p: Provenance) -> u8 {
         Provenance::Test => 1,
         Provenance::Generated => 2,
         Provenance::Vendored => 3,
+        Provenance::Example => 4,
     }
 }
 
@@ -263,6 +264,7 @@ fn prov_of(c: u8) -> Provenance {
         1 => Provenance::Test,
         2 => Provenance::Generated,
         3 => Provenance::Vendored,
+        4 => Provenance::Example,
         _ => Provenance::Source,
     }
 }

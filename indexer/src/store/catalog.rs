@@ -20,7 +20,7 @@ pub use run::{RunEnd, RunTx};
 
 /// Bump when the schema changes; an index with another version is rebuilt.
 /// 2: call graph (facts, edges, edge_files).
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -390,6 +390,21 @@ fn provenance_from_paths() {
         ("web/src/main/node_modules/a.js", Provenance::Vendored),
         ("vendor/x/src/test/ATest.java", Provenance::Vendored),
         (
+            "logback-examples/src/main/java/chapters/A.java",
+            Provenance::Example,
+        ),
+        (
+            "webapps/examples/WEB-INF/classes/A.java",
+            Provenance::Example,
+        ),
+        ("samples/demo_app/Main.java", Provenance::Example),
+        ("examples/src/test/java/ATest.java", Provenance::Test),
+        (
+            "src/main/java/org/x/archivers/examples/Expander.java",
+            Provenance::Source,
+        ),
+        ("java/org/x/ExampleParser.java", Provenance::Source),
+        (
             "src/main/java/org/acme/vendor/Vendor.java",
             Provenance::Source,
         ),

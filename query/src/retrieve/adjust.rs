@@ -15,6 +15,8 @@ impl Retriever<'_, '_> {
             Provenance::Source => 1.0,
             Provenance::Test if q.wants_tests => 1.0,
             Provenance::Test => 0.3,
+            Provenance::Example if q.wants_examples => 1.0,
+            Provenance::Example => 0.4,
             _ if q.wants_generated => 1.0,
             _ => 0.4,
         };
