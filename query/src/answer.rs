@@ -373,10 +373,13 @@ fn flow_entry(
             });
         return pick.or(callables.first().copied());
     }
+    // A named type's flow often runs in what it inherits (`ConsoleAppender` writes through
+    // `OutputStreamAppender.subAppend`): its supertypes' members are candidates too.
     let types: Vec<SymIdx> = exact
         .iter()
         .copied()
         .filter(|&i| v.kind(i).is_type())
+        .flat_map(|t| crate::graph::hierarchy::ancestors(v, t))
         .collect();
     if !types.is_empty() {
         return ranked.iter().find_map(|x| match x.key {

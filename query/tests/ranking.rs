@@ -331,3 +331,36 @@ fn a_name_only_tests_declare_is_not_pinned_first() {
         symbols(&a)
     );
 }
+
+/// A flow question naming a subclass: its own members are set-up, the flow runs in what it
+/// inherits, so the chain starts there.
+#[test]
+fn a_flow_through_a_named_subclass_starts_in_what_it_inherits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("inh");
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut write =
+        |p: &str, text: &str| files.push((format!("src/main/java/com/inh/{p}"), text.to_string()));
+    write(
+        "StreamSink.java",
+        "package com.inh;\n\npublic class StreamSink {\n    protected java.io.OutputStream out;\n    private final Encoder encoder = new Encoder();\n\n    public void append(String event) {\n        byte[] bytes = encoder.encode(event);\n        writeBytes(bytes);\n    }\n\n    protected void writeBytes(byte[] bytes) {\n        try {\n            out.write(bytes);\n            out.flush();\n        } catch (java.io.IOException e) {\n            throw new IllegalStateException(e);\n        }\n    }\n}\n",
+    );
+    write(
+        "Encoder.java",
+        "package com.inh;\n\npublic class Encoder {\n    public byte[] encode(String event) {\n        String line = event.trim() + \"\\n\";\n        return line.getBytes(java.nio.charset.StandardCharsets.UTF_8);\n    }\n}\n",
+    );
+    write(
+        "ConsoleSink.java",
+        "package com.inh;\n\npublic class ConsoleSink extends StreamSink {\n    private String target = \"System.out\";\n\n    /** Picks the stream. */\n    public void start() {\n        if (target.equals(\"System.err\")) {\n            out = System.err;\n        } else {\n            out = System.out;\n        }\n    }\n\n    public void setTarget(String target) {\n        this.target = target;\n    }\n}\n",
+    );
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(
+        &dir,
+        "How does a ConsoleSink turn an event into the bytes written to the stream?",
+    );
+    assert_eq!(a.intent, Intent::Flow);
+    let chain: Vec<&str> = a.chain.iter().map(|s| s.symbol.as_str()).collect();
+    assert_eq!(chain.first(), Some(&"StreamSink.append"), "{chain:?}");
+    assert!(chain.contains(&"Encoder.encode"), "{chain:?}");
+    assert_citations_resolve(&a, &root);
+}

@@ -97,6 +97,32 @@ pub fn overriders(
     )
 }
 
+/// `t` and the indexed types it extends or implements, nearest first, up to [`MAX_DEPTH`]
+/// levels (a simple name several types share stands for all of them).
+pub fn ancestors(v: &SnapshotView<'_>, t: SymIdx) -> Vec<SymIdx> {
+    let mut out = vec![t];
+    let mut level = vec![t];
+    for _ in 0..MAX_DEPTH {
+        let mut next = Vec::new();
+        for &x in &level {
+            let sig = v.sym(x).symbol.signature.clone();
+            for s in supertypes(&sig) {
+                for y in v.named(s) {
+                    if v.kind(y).is_type() && v.name(y) == s && !out.contains(&y) {
+                        out.push(y);
+                        next.push(y);
+                    }
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        level = next;
+    }
+    out
+}
+
 /// Whether type `t` declares `target` among its supertypes, directly or further up.
 fn descends(
     v: &SnapshotView<'_>,
