@@ -201,9 +201,16 @@ fn flow_questions_phrased_as_a_path_or_a_chain() {
         "If I run HTML through the cleaner, what's the chain down to the attribute check?",
         "With a BackgroundInitializer, what happens between start() and initialize()?",
         "On startup, how does the server get from main() to parsing its config file?",
+        "How is the config found on its own? Trace it from the binding to where it is parsed.",
+        "Which methods are involved, from the appender down to the converters?",
     ] {
         assert_eq!(understand(q).intent, Intent::Flow, "{q}");
     }
+    // A stack trace is not a path to trace.
+    assert_ne!(
+        understand("What does this stack trace from the parser point to?").intent,
+        Intent::Flow
+    );
 }
 
 #[test]
