@@ -66,6 +66,10 @@ impl Default for RecallOptions<'_> {
 /// sentence) matches a getter or a field as well as the method doing the work. Measured on the
 /// public commons-io set and a held-out tomcat10 set (bench/qa.sh).
 const BODY_WEIGHT: f32 = 1.5;
+/// Weight of the leg of methods using a constant that holds a quoted literal of the question.
+const LITERAL_WEIGHT: f32 = 1.0;
+/// Constants per literal whose users are looked up.
+const LITERAL_CONSTANTS: usize = 4;
 const CARDS_WEIGHT: f32 = 0.7;
 
 /// Neighbouring question words count as near in code when at most this many words apart.
@@ -197,6 +201,8 @@ struct Memo {
     idf: HashMap<String, f32>,
     /// The question's word pairs as term indices (stemmed once, not per body scored).
     pairs: Option<Vec<(usize, usize)>>,
+    /// Constants holding a string the question quotes (looked up once per question).
+    literal_constants: Option<Vec<SymIdx>>,
 }
 
 impl<'v, 'a> Retriever<'v, 'a> {
@@ -417,6 +423,16 @@ impl<'v, 'a> Retriever<'v, 'a> {
             });
         }
 
+        // Methods reading a constant that holds a string the question quotes.
+        let literal = self.literal_leg(q)?;
+        if !literal.is_empty() {
+            legs.push(Leg {
+                name: "literal",
+                weight: LITERAL_WEIGHT,
+                items: literal,
+            });
+        }
+
         if let Some(vl) = opts.vectors {
             let mut items = Vec::new();
             for (chunk_id, _) in vl.nearest(&q.text, opts.bm25_depth)? {
@@ -577,6 +593,78 @@ impl<'v, 'a> Retriever<'v, 'a> {
             }
         }
         Ok(items)
+    }
+
+    /// Code keeps a string the question quotes (`"logback.xml"`, `os.name`) in a constant and
+    /// reads it by name elsewhere: the constants whose initializer is exactly that string, then
+    /// the methods whose text names one of them.
+    fn literal_leg(&self, q: &Question) -> Result<Vec<UnitKey>, QueryError> {
+        let v = self.view;
+        let mut items = Vec::new();
+        for c in self.literal_constants(q)? {
+            let name = v.name(c);
+            for (id, _, _) in v.index.search_chunks(name, 30)? {
+                let Some((path, start, end)) = v.chunk_span(&id)? else {
+                    continue;
+                };
+                for i in v.in_file(&path) {
+                    let (s, e) = v.span(i);
+                    let unit = UnitKey::Sym(i);
+                    if v.kind(i).is_callable()
+                        && s <= end
+                        && start <= e
+                        && !items.contains(&unit)
+                        && names_word(&v.text(&path, s, e)?, name)
+                    {
+                        items.push(unit);
+                    }
+                }
+            }
+        }
+        Ok(items)
+    }
+
+    /// Constants (fields) whose initializer is exactly a string the question quotes, up to
+    /// [`LITERAL_CONSTANTS`] a literal.
+    fn literal_constants(&self, q: &Question) -> Result<Vec<SymIdx>, QueryError> {
+        if let Some(c) = &self.memo_for(q).literal_constants {
+            return Ok(c.clone());
+        }
+        let v = self.view;
+        let mut all: Vec<SymIdx> = Vec::new();
+        for lit in q.literals.iter().filter(|l| l.len() >= 4).take(3) {
+            let words: Vec<&str> = lit
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .collect();
+            if words.is_empty() {
+                continue;
+            }
+            let quoted = format!("\"{lit}\"");
+            let mut constants: Vec<SymIdx> = Vec::new();
+            for (id, _, _) in v
+                .index
+                .search_chunks(&format!("\"{}\"", words.join(" ")), 100)?
+            {
+                let Some((path, start, end)) = v.chunk_span(&id)? else {
+                    continue;
+                };
+                for i in v.in_file(&path) {
+                    let (s, e) = v.span(i);
+                    if matches!(v.kind(i), SymbolKind::Field | SymbolKind::Constant)
+                        && s <= end
+                        && start <= e
+                        && !constants.contains(&i)
+                        && v.text(&path, s, e)?.contains(&quoted)
+                    {
+                        constants.push(i);
+                    }
+                }
+            }
+            all.extend(constants.into_iter().take(LITERAL_CONSTANTS));
+        }
+        self.memo_for(q).literal_constants = Some(all.clone());
+        Ok(all)
     }
 
     /// The units a chunk stands for: the callables it overlaps (best matching first), else the
@@ -785,6 +873,12 @@ impl<'v, 'a> Retriever<'v, 'a> {
                     score += 2.0;
                 }
             }
+            // Naming a constant that holds one counts as spelling it.
+            for c in self.literal_constants(q)? {
+                if v.kind(i).is_callable() && names_word(&text, v.name(c)) {
+                    score += 2.0;
+                }
+            }
         }
         let lines = (end - start + 1) as f32;
         let s = score / (1.0 + 0.15 * lines.ln().max(0.0));
@@ -796,6 +890,12 @@ impl<'v, 'a> Retriever<'v, 'a> {
     pub fn has_body(&self, i: SymIdx) -> bool {
         self.view.has_body(i)
     }
+}
+
+/// Whether `text` holds `word` as a whole identifier.
+fn names_word(text: &str, word: &str) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .any(|x| x == word)
 }
 
 /// Whether a variable name could stand for a value of type `owner`, as Java code names its

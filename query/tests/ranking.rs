@@ -364,3 +364,30 @@ fn a_flow_through_a_named_subclass_starts_in_what_it_inherits() {
     assert!(chain.contains(&"Encoder.encode"), "{chain:?}");
     assert_citations_resolve(&a, &root);
 }
+
+/// A quoted key kept in a constant: the method reading the constant is where the key is read,
+/// though its own text never spells the key.
+#[test]
+fn a_quoted_key_leads_to_the_method_reading_its_constant() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("keys");
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut write =
+        |p: &str, text: &str| files.push((format!("src/main/java/com/keys/{p}"), text.to_string()));
+    write(
+        "Keys.java",
+        "package com.keys;\n\npublic final class Keys {\n    public static final String WORKERS = \"app.pool.size\";\n    public static final String TIMEOUT = \"app.timeout\";\n}\n",
+    );
+    write(
+        "Settings.java",
+        "package com.keys;\n\nimport java.util.Properties;\n\npublic class Settings {\n    int workers(Properties p) {\n        return Integer.parseInt(p.getProperty(Keys.WORKERS, \"8\"));\n    }\n\n    int timeout(Properties p) {\n        return Integer.parseInt(p.getProperty(Keys.TIMEOUT, \"30\"));\n    }\n}\n",
+    );
+    write(
+        "PoolReport.java",
+        "package com.keys;\n\npublic class PoolReport {\n    /** Describes the pool: its size and what is read from the app settings. */\n    String describe(int size) {\n        return \"pool size \" + size + \" read from app settings\";\n    }\n}\n",
+    );
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(&dir, "Where is the 'app.pool.size' property read?");
+    assert_eq!(symbols(&a)[0], "Settings.workers", "{:?}", symbols(&a));
+    assert_citations_resolve(&a, &root);
+}
