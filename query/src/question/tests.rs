@@ -109,6 +109,19 @@ fn chinese_questions_translate_through_the_glossary() {
         assert!(s.contains(&w), "{w} missing from {s:?}");
     }
     assert!(q.cjk.is_empty(), "{:?}", q.cjk);
+    // Idle things closed and cleaned up.
+    let s_q = understand("很久没有请求的连接是在哪里被关掉、清理掉的？");
+    let s = stems(&s_q);
+    for w in ["stale", "idl", "close", "stop", "clean"] {
+        assert!(s.contains(&w), "{w} missing from {s:?}");
+    }
+}
+
+#[test]
+fn asking_for_examples() {
+    assert!(understand("Is there an example that configures a rolling appender?").wants_examples);
+    assert!(understand("有没有示例代码？").wants_examples);
+    assert!(!understand("Where is the rolling appender configured?").wants_examples);
 }
 
 #[test]
