@@ -24,6 +24,9 @@ const SEEDS: usize = 10;
 const MAX_IMPLEMENTATIONS: usize = 64;
 /// Overriders of one call scored in full (the rest are ranked by relevance alone).
 const IMPLEMENTATIONS_TRIED: usize = 2;
+/// A callee whose name more methods than this call is a helper (`Validate.notNull`,
+/// `addInfo`), not a step of one flow.
+const HELPER_CALLERS: usize = 50;
 /// How sure a hop from a call into one overrider is, relative to the call.
 const DISPATCH_CONFIDENCE: f32 = 0.8;
 
@@ -37,6 +40,8 @@ struct Ctx<'r, 'v, 'a> {
     rel_cache: std::cell::RefCell<HashMap<SymIdx, f32>>,
     /// Overriders of abstract methods met so far (every seed's chain meets the same ones).
     overriders: std::cell::RefCell<HashMap<SymIdx, Option<Vec<SymIdx>>>>,
+    /// Callees found to be helpers everything calls, or not.
+    helpers: std::cell::RefCell<HashMap<SymIdx, bool>>,
     max_rel: f32,
 }
 
@@ -88,6 +93,18 @@ impl Ctx<'_, '_, '_> {
         o
     }
 
+    /// A callee whose name more than [`HELPER_CALLERS`] methods call and holds no question
+    /// word (looked up once per callee).
+    fn is_helper(&self, c: SymIdx) -> bool {
+        if let Some(&h) = self.helpers.borrow().get(&c) {
+            return h;
+        }
+        let v = self.r.view;
+        let h = self.owner_hits(v.name(c)) == 0 && v.calling(v.name(c)).len() > HELPER_CALLERS;
+        self.helpers.borrow_mut().insert(c, h);
+        h
+    }
+
     fn is_source_callable(&self, i: SymIdx) -> bool {
         let v = self.r.view;
         v.kind(i).is_callable() && v.provenance_of(i) == Provenance::Source
@@ -127,6 +144,7 @@ pub fn build(
         top,
         rel_cache: Default::default(),
         overriders: Default::default(),
+        helpers: Default::default(),
         max_rel,
     };
 
@@ -305,6 +323,11 @@ fn descend(
         }
         if v.kind(c) == SymbolKind::Constructor && !overload {
             s -= 0.2; // making an object is rarely the step the flow is about
+        }
+        // A helper called from everywhere (an argument check, a status message) is no step of
+        // this flow unless its own name is about the question.
+        if s > 0.1 && !same_owner && ctx.is_helper(c) {
+            s -= 0.3;
         }
         // The call hands on the method's own parameters: the flow continues there.
         let site = file

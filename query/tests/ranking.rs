@@ -391,3 +391,47 @@ fn a_quoted_key_leads_to_the_method_reading_its_constant() {
     assert_eq!(symbols(&a)[0], "Settings.workers", "{:?}", symbols(&a));
     assert_citations_resolve(&a, &root);
 }
+
+/// A method the whole code base calls (a status report) is no step of one flow, though it
+/// calls further itself: the chain goes on into the work instead.
+#[test]
+fn flow_chains_skip_helpers_everything_calls() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("fan");
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut write =
+        |p: &str, text: &str| files.push((format!("src/main/java/com/fan/{p}"), text.to_string()));
+    write(
+        "Status.java",
+        "package com.fan;\n\nimport java.util.ArrayList;\nimport java.util.List;\n\npublic class Status {\n    private final List<Entry> entries = new ArrayList<>();\n\n    public void report(String what) {\n        entries.add(new Entry(what, System.currentTimeMillis()));\n    }\n}\n",
+    );
+    write(
+        "Entry.java",
+        "package com.fan;\n\npublic class Entry {\n    final String what;\n    final long at;\n\n    Entry(String what, long at) {\n        this.what = what;\n        this.at = at;\n    }\n}\n",
+    );
+    let mut users = String::from(
+        "package com.fan;\n\npublic class Users {\n    private final Status status = new Status();\n",
+    );
+    for k in 0..60 {
+        users.push_str(&format!(
+            "\n    void step{k}() {{\n        status.report(\"step {k}\");\n    }}\n"
+        ));
+    }
+    users.push_str("}\n");
+    write("Users.java", &users);
+    write(
+        "Exporter.java",
+        "package com.fan;\n\npublic class Exporter {\n    private final Status status = new Status();\n    private final Encoder encoder = new Encoder();\n\n    public byte[] export(String rows) {\n        status.report(\"export started\");\n        return encoder.encodeRows(rows);\n    }\n}\n",
+    );
+    write(
+        "Encoder.java",
+        "package com.fan;\n\npublic class Encoder {\n    public byte[] encodeRows(String rows) {\n        StringBuilder out = new StringBuilder();\n        for (String row : rows.split(\"\\n\")) {\n            out.append(escape(row)).append('\\n');\n        }\n        return out.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);\n    }\n\n    private String escape(String row) {\n        return row.replace(\",\", \"\\\\,\");\n    }\n}\n",
+    );
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(&dir, "What happens when Exporter.export(rows) runs?");
+    assert_eq!(a.intent, Intent::Flow);
+    let chain: Vec<&str> = a.chain.iter().map(|c| c.symbol.as_str()).collect();
+    assert_eq!(chain[0], "Exporter.export", "{chain:?}");
+    assert!(chain.contains(&"Encoder.encodeRows"), "{chain:?}");
+    assert!(!chain.contains(&"Status.report"), "{chain:?}");
+}
