@@ -6,7 +6,7 @@ use crate::QueryError;
 use crate::graph::CallGraph;
 use crate::graph::hierarchy::overriders;
 use crate::question::{Question, TermOrigin};
-use crate::retrieve::{Ranked, Retriever, UnitKey, accessor_lines, has_bean_prefix};
+use crate::retrieve::{Ranked, Retriever, UnitKey, accessor_lines, has_bean_prefix, names_word};
 use crate::view::{SymIdx, prose_stems};
 use crate::viewdata::FLAG_STATIC;
 use indexer::model::{Provenance, SymbolId, SymbolKind};
@@ -334,7 +334,7 @@ fn descend(
             .get((line as usize).saturating_sub(1))
             .map(String::as_str)
             .unwrap_or("");
-        if params.iter().any(|p| has_word(site, p)) {
+        if params.iter().any(|p| names_word(site, p)) {
             s += 0.2;
         }
         scored.push((c, s, leaf, call));
@@ -367,11 +367,6 @@ fn descend(
         descend(ctx, c, out, depth + 1)?;
     }
     Ok(())
-}
-
-fn has_word(line: &str, w: &str) -> bool {
-    line.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-        .any(|x| x == w)
 }
 
 /// `getX`, `setX`, `isX`, `hasX`, `withX` and the `Object` methods.

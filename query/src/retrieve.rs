@@ -751,7 +751,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
 }
 
 /// Whether `text` holds `word` as a whole identifier.
-fn names_word(text: &str, word: &str) -> bool {
+pub(crate) fn names_word(text: &str, word: &str) -> bool {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
         .any(|x| x == word)
 }

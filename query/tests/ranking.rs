@@ -307,6 +307,10 @@ fn a_name_only_tests_declare_is_not_pinned_first() {
     let root = tmp.path().join("bean");
     let files = [
         (
+            "examples/src/main/java/demo/ServerBean.java".to_string(),
+            "package demo;\n\npublic class ServerBean {\n    public String getHostName() {\n        return \"localhost\";\n    }\n}\n".to_string(),
+        ),
+        (
             "src/main/java/com/bean/Naming.java".to_string(),
             "package com.bean;\n\npublic class Naming {\n    /** Strips the get prefix and lower-cases the leading capitals of a getter name. */\n    public static String propertyName(String getter) {\n        String rest = getter.substring(3);\n        int i = 0;\n        while (i < rest.length() && Character.isUpperCase(rest.charAt(i))) {\n            i++;\n        }\n        return rest.substring(0, i).toLowerCase() + rest.substring(i);\n    }\n}\n".to_string(),
         ),
@@ -327,6 +331,19 @@ fn a_name_only_tests_declare_is_not_pinned_first() {
     assert_eq!(
         symbols(&a)[0],
         "NamingTest.UrlBean.getURL",
+        "{:?}",
+        symbols(&a)
+    );
+    // The same holds for example programs.
+    let a = ask_stored(
+        &dir,
+        "Why does getHostName() end up as hostName? Where is the get prefix stripped and the leading capitals lower-cased?",
+    );
+    assert_eq!(symbols(&a)[0], "Naming.propertyName", "{:?}", symbols(&a));
+    let a = ask_stored(&dir, "Where is getHostName in the examples?");
+    assert_eq!(
+        symbols(&a)[0],
+        "ServerBean.getHostName",
         "{:?}",
         symbols(&a)
     );
