@@ -11,7 +11,6 @@ pub(super) fn kind_hint(lower: &str) -> Option<KindHint> {
         ("annotation", KindHint::Annotation),
         ("class", KindHint::Class),
         ("type", KindHint::Type),
-        ("record", KindHint::Type),
         ("接口", KindHint::Interface),
         ("枚举", KindHint::Enum),
         ("注解", KindHint::Annotation),
@@ -21,7 +20,8 @@ pub(super) fn kind_hint(lower: &str) -> Option<KindHint> {
             return Some(k);
         }
     }
-    None
+    // "record" alone is data (a log record, a record written); the Java kind is named so.
+    contains_any(lower, &["record type", "record class", "java record"]).then_some(KindHint::Type)
 }
 
 /// Phrasings that ask for a chain wherever they stand.
@@ -30,6 +30,9 @@ const FLOW_PHRASES: &[&str] = &[
     "what happens if",
     "what happens between",
     "what happens the first time",
+    "what happens to",
+    "what happens after",
+    "what happens next",
     "what's the path",
     "what is the path",
     "the path from",
@@ -190,7 +193,10 @@ pub(super) fn detect_intent(
     {
         return Intent::Callees;
     }
+    // "Trace a record from X to Y": the verb opening the question asks for a chain.
+    let trace_verb = lower.starts_with("trace ") || lower.starts_with("walk through ");
     if contains_any(lower, FLOW_PHRASES)
+        || trace_verb
         || (contains_any(lower, WEAK_FLOW_PHRASES) && !asks_where_first(lower))
     {
         return Intent::Flow;

@@ -216,6 +216,9 @@ fn flow_questions_phrased_as_a_path_or_a_chain() {
         "On startup, how does the server get from main() to parsing its config file?",
         "How is the config found on its own? Trace it from the binding to where it is parsed.",
         "Which methods are involved, from the appender down to the converters?",
+        "What happens to a record after Pipeline.run is called?",
+        "Trace a record from Pipeline.run to where it is printed.",
+        "Walk through what the scheduler does after a job fails.",
     ] {
         assert_eq!(understand(q).intent, Intent::Flow, "{q}");
     }
@@ -223,6 +226,18 @@ fn flow_questions_phrased_as_a_path_or_a_chain() {
     assert_ne!(
         understand("What does this stack trace from the parser point to?").intent,
         Intent::Flow
+    );
+}
+
+#[test]
+fn a_record_is_data_unless_the_java_kind_is_named() {
+    assert_ne!(
+        understand("Where is a log record formatted?").intent,
+        Intent::Definition
+    );
+    assert_eq!(
+        understand("Which record type holds the user's settings?").intent,
+        Intent::Definition
     );
 }
 
