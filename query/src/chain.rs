@@ -29,6 +29,12 @@ const IMPLEMENTATIONS_TRIED: usize = 2;
 const HELPER_CALLERS: usize = 50;
 /// How sure a hop from a call into one overrider is, relative to the call.
 const DISPATCH_CONFIDENCE: f32 = 0.8;
+/// Relevance added to an overrider whose type the call's receiver names.
+const RECEIVER_NAMED: f32 = 1.0;
+/// Relevance added to an overrider whose type a method of the chain so far creates.
+const CREATED_ON_PATH: f32 = 1.0;
+/// Relevance added to an overrider whose type the product's code creates somewhere.
+const CREATED: f32 = 0.3;
 
 struct Ctx<'r, 'v, 'a> {
     /// Lowest score of a callee worth following.
@@ -38,8 +44,12 @@ struct Ctx<'r, 'v, 'a> {
     graph: &'r dyn CallGraph,
     top: HashMap<SymIdx, usize>,
     rel_cache: std::cell::RefCell<HashMap<SymIdx, f32>>,
-    /// Overriders of abstract methods met so far (every seed's chain meets the same ones).
-    overriders: std::cell::RefCell<HashMap<SymIdx, Option<Vec<SymIdx>>>>,
+    /// Per abstract method met so far, whether each type looked at leads to its type.
+    overriders: std::cell::RefCell<HashMap<SymIdx, HashMap<SymIdx, bool>>>,
+    /// Types found to be created (`new T(..)`) in the product's code, or not.
+    created: std::cell::RefCell<HashMap<SymIdx, bool>>,
+    /// Simple names of the types each method of a chain creates.
+    creations: std::cell::RefCell<HashMap<SymIdx, Vec<String>>>,
     /// Callees found to be helpers everything calls, or not.
     helpers: std::cell::RefCell<HashMap<SymIdx, bool>>,
     max_rel: f32,
@@ -77,20 +87,60 @@ impl Ctx<'_, '_, '_> {
             .count()
     }
 
-    fn overriders(&self, i: SymIdx) -> Option<Vec<SymIdx>> {
-        if let Some(o) = self.overriders.borrow().get(&i) {
-            return o.clone();
+    /// The overriders of `i` that `keep` accepts (see [`overriders`]); what was learnt of each
+    /// candidate's type is kept for the next call on `i` (every seed's chain meets the same
+    /// calls).
+    fn overriders(&self, i: SymIdx, keep: impl Fn(SymIdx) -> bool) -> Option<Vec<SymIdx>> {
+        let mut memo = self.overriders.borrow_mut();
+        overriders(
+            self.r.view,
+            i,
+            MAX_IMPLEMENTATIONS,
+            keep,
+            memo.entry(i).or_default(),
+        )
+    }
+
+    /// Types a method creates (`new T(..)`), by simple name.
+    fn creates(&self, m: SymIdx) -> std::cell::Ref<'_, Vec<String>> {
+        if !self.creations.borrow().contains_key(&m) {
+            let names = (self.r.view.sites(m).into_iter())
+                .filter(|s| s.constructor)
+                .map(|s| s.name)
+                .collect();
+            self.creations.borrow_mut().insert(m, names);
         }
-        // Only overriders the question points to at all: ranked near the top, or in a type
-        // whose name holds a question word. The others would not be picked, and reading every
-        // candidate's type and text costs more than the rest of the chain.
+        std::cell::Ref::map(self.creations.borrow(), |c| &c[&m])
+    }
+
+    /// Whether the receiver of a call to `callee` names overrider `m`'s type by a word the
+    /// callee's own type lacks (`host` for `StandardHostValve` when `Valve.invoke` is called).
+    fn receiver_names(&self, m: SymIdx, callee: SymIdx, receiver: &[String]) -> bool {
         let v = self.r.view;
-        let pointed = |m: SymIdx| {
-            self.top.contains_key(&m) || v.owner_name(m).is_some_and(|o| self.owner_hits(o) > 0)
+        let (Some(owner), Some(base)) = (v.owner_name(m), v.owner_name(callee)) else {
+            return false;
         };
-        let o = overriders(v, i, MAX_IMPLEMENTATIONS, pointed);
-        self.overriders.borrow_mut().insert(i, o.clone());
-        o
+        let base = prose_stems(base);
+        prose_stems(owner)
+            .iter()
+            .any(|w| !base.contains(w) && receiver.contains(w))
+    }
+
+    /// Whether the product's code creates an instance of type `t` (`new T(..)` in a source
+    /// method). Of the implementations of an interface, those are the ones a call can reach
+    /// without configuration naming a class.
+    fn is_created(&self, t: SymIdx) -> bool {
+        if let Some(&c) = self.created.borrow().get(&t) {
+            return c;
+        }
+        let v = self.r.view;
+        let name = v.name(t);
+        let c = v.calling(name).into_iter().any(|m| {
+            v.provenance_of(m) == Provenance::Source
+                && v.sites_named(m, name).iter().any(|s| s.constructor)
+        });
+        self.created.borrow_mut().insert(t, c);
+        c
     }
 
     /// A callee whose name more than [`HELPER_CALLERS`] methods call and holds no question
@@ -144,6 +194,8 @@ pub fn build(
         top,
         rel_cache: Default::default(),
         overriders: Default::default(),
+        created: Default::default(),
+        creations: Default::default(),
         helpers: Default::default(),
         max_rel,
     };
@@ -261,26 +313,57 @@ fn descend(
     // Each call's target, then, for a call to a method without a body (an interface's, an
     // abstract one), the overriders the question's words point to most: the call goes on in one
     // of them.
-    let mut targets: Vec<(SymIdx, f32, u32, usize)> = Vec::new();
+    // (callee, confidence, line, call, what picked it among overriders)
+    let mut targets: Vec<(SymIdx, f32, u32, usize, f32)> = Vec::new();
     for (call, e) in ctx.graph.callees(&me.id)?.into_iter().enumerate() {
         if e.confidence < 0.5 {
             continue;
         }
         let Some(to) = v.by_id(&e.to.0) else { continue };
         let abstract_target = v.kind(to).is_callable() && !ctx.r.has_body(to);
-        if let Some(impls) = abstract_target.then(|| ctx.overriders(to)).flatten() {
-            let mut best: Vec<(f32, SymIdx)> = Vec::new();
+        if abstract_target {
+            let site = file.get((e.line as usize).saturating_sub(1));
+            let receiver = receiver_words(site.map_or("", String::as_str), v.name(to));
+            // What points to each candidate: the receiver naming its type, the chain so far
+            // creating it, or the question. Only candidates something points to are read:
+            // reading every candidate's type and text costs more than the rest of the chain.
+            let bonus = |i: SymIdx| {
+                let t = v.owner_type(i)?;
+                let name = v.name(t);
+                let mut bonus = 0.0;
+                if ctx.receiver_names(i, to, &receiver) {
+                    bonus += RECEIVER_NAMED;
+                }
+                if out
+                    .iter()
+                    .any(|&m| ctx.creates(m).iter().any(|c| c == name))
+                {
+                    bonus += CREATED_ON_PATH; // `traverse(new CleaningVisitor(..), root)`
+                }
+                let pointed = ctx.top.contains_key(&i) || ctx.owner_hits(name) > 0;
+                (bonus > 0.0 || pointed).then_some(bonus)
+            };
+            let impls = ctx
+                .overriders(to, |i| bonus(i).is_some())
+                .unwrap_or_default();
+            let mut best: Vec<(f32, f32, SymIdx)> = Vec::new();
             for i in impls.into_iter().filter(|&i| ctx.is_source_callable(i)) {
-                best.push((ctx.rel(i)?, i));
+                let (Some(mut b), Some(t)) = (bonus(i), v.owner_type(i)) else {
+                    continue;
+                };
+                if ctx.is_created(t) {
+                    b += CREATED;
+                }
+                best.push((ctx.rel(i)? + b, b, i));
             }
-            best.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-            for (_, i) in best.into_iter().take(IMPLEMENTATIONS_TRIED) {
-                targets.push((i, e.confidence * DISPATCH_CONFIDENCE, e.line, call));
+            best.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
+            for (_, bonus, i) in best.into_iter().take(IMPLEMENTATIONS_TRIED) {
+                targets.push((i, e.confidence * DISPATCH_CONFIDENCE, e.line, call, bonus));
             }
         }
-        targets.push((to, e.confidence, e.line, call));
+        targets.push((to, e.confidence, e.line, call, 0.0));
     }
-    for (c, confidence, line, call) in targets {
+    for (c, confidence, line, call, bonus) in targets {
         let object_method = is_object_method(v.name(c), v.param_types(c).len())
             && v.owner_type(c) != v.owner_type(node);
         if c == node
@@ -291,7 +374,7 @@ fn descend(
         {
             continue;
         }
-        let mut s = ctx.rel(c)? * confidence;
+        let mut s = ctx.rel(c)? * confidence + bonus;
         let (a, b) = (me.name.to_lowercase(), v.name(c).to_lowercase());
         let same_owner = v.owner_type(c) == v.owner_type(node);
         let overload = a == b && same_owner;
@@ -341,7 +424,8 @@ fn descend(
     }
     scored.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
     for (c, s, _, _) in &scored {
-        tracing::debug!(from = %me.name, to = %v.name(*c), score = s, "chain callee");
+        let to = format!("{}.{}", v.owner_name(*c).unwrap_or(""), v.name(*c));
+        tracing::debug!(from = %me.name, to = %to, score = s, "chain callee");
     }
     // The strongest callees, strongest first: the main path before side branches.
     let mut chosen: Vec<(SymIdx, usize)> = Vec::new();
@@ -369,6 +453,38 @@ fn descend(
     Ok(())
 }
 
+/// Stems of the identifiers of the receiver of the call to `name` on a line: for
+/// `engine.getHost(name).getPipeline().invoke(request)`, those of `engine`, `getHost` and
+/// `getPipeline` (not the arguments). Empty when the line holds no such call.
+fn receiver_words(line: &str, name: &str) -> Vec<String> {
+    let Some(end) = line.find(&format!(".{name}(")) else {
+        return Vec::new();
+    };
+    let mut idents = String::new();
+    let mut depth = 0usize;
+    let mut start = end;
+    for (k, c) in line[..end].char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' if depth > 0 => depth -= 1,
+            _ if depth > 0 => {}
+            c if c.is_alphanumeric() || c == '_' || c == '$' || c == '.' => {}
+            _ => break,
+        }
+        start = k;
+    }
+    let mut depth = 0usize;
+    for c in line[start..end].chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => idents.push(c),
+            _ => {}
+        }
+    }
+    prose_stems(&idents)
+}
+
 /// `getX`, `setX`, `isX`, `hasX`, `withX` and the `Object` methods.
 fn is_accessor(name: &str) -> bool {
     accessor_lines(name).is_some()
@@ -386,5 +502,31 @@ fn is_object_method(name: &str, n: usize) -> bool {
         "equals" => n == 1,
         "wait" => n <= 2,
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::receiver_words;
+
+    #[test]
+    fn receiver_words_are_the_identifiers_of_the_call_chain_before_the_call() {
+        assert_eq!(
+            receiver_words(
+                "        host.getPipeline(name, \"x\").getFirst().invoke(request, response);",
+                "invoke"
+            ),
+            ["host", "get", "pipelin", "get", "first"]
+        );
+        // Not what stands before the receiver, nor the call's own arguments.
+        assert_eq!(
+            receiver_words("    if (!visitor.head(node)) return;", "head"),
+            ["visitor"]
+        );
+        assert_eq!(
+            receiver_words("x = wrap(a).b.run(c);", "run"),
+            ["wrap", "b"]
+        );
+        assert!(receiver_words("run(c);", "run").is_empty());
     }
 }

@@ -452,3 +452,165 @@ fn flow_chains_skip_helpers_everything_calls() {
     assert!(chain.contains(&"Encoder.encodeRows"), "{chain:?}");
     assert!(!chain.contains(&"Status.report"), "{chain:?}");
 }
+
+/// A call through an interface goes on in the implementation its receiver names
+/// (`host.first().handle(..)` and `HostStage`), not in one whose text merely shares the
+/// question's words.
+#[test]
+fn flow_chains_follow_the_implementation_the_receiver_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("pipe");
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut write =
+        |p: &str, text: &str| files.push((format!("src/main/java/com/pipe/{p}"), text.to_string()));
+    write(
+        "Stage.java",
+        "package com.pipe;\n\npublic interface Stage {\n    void handle(Request request);\n}\n",
+    );
+    write(
+        "Request.java",
+        "package com.pipe;\n\npublic class Request {\n    public final StringBuilder out = new StringBuilder();\n    public Engine engine;\n    public Host host;\n}\n",
+    );
+    write(
+        "Engine.java",
+        "package com.pipe;\n\npublic class Engine {\n    private Stage first;\n\n    public Stage first() {\n        return first;\n    }\n}\n",
+    );
+    write(
+        "Host.java",
+        "package com.pipe;\n\npublic class Host {\n    private Stage first;\n\n    public Stage first() {\n        return first;\n    }\n}\n",
+    );
+    write(
+        "Server.java",
+        "package com.pipe;\n\npublic class Server {\n    public void serve(Request request) {\n        Engine engine = request.engine;\n        engine.first().handle(request);\n    }\n}\n",
+    );
+    write(
+        "EngineStage.java",
+        "package com.pipe;\n\npublic class EngineStage implements Stage {\n    @Override\n    public void handle(Request request) {\n        Host host = request.host;\n        host.first().handle(request);\n    }\n}\n",
+    );
+    write(
+        "HostStage.java",
+        "package com.pipe;\n\npublic class HostStage implements Stage {\n    @Override\n    public void handle(Request request) {\n        request.out.append(\"ok\");\n    }\n}\n",
+    );
+    write(
+        "TracingStage.java",
+        "package com.pipe;\n\npublic class TracingStage implements Stage {\n    /** Traces a request on its way down to the response. */\n    @Override\n    public void handle(Request request) {\n        System.out.println(\"request on its way down to the response: \" + request);\n    }\n}\n",
+    );
+    write(
+        "AuditStage.java",
+        "package com.pipe;\n\npublic class AuditStage implements Stage {\n    /** Audits the way of a request down to its response. */\n    @Override\n    public void handle(Request request) {\n        System.err.println(\"audit: request way down, response \" + request);\n    }\n}\n",
+    );
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(
+        &dir,
+        "How does a request get from Server.serve down to where the response is written?",
+    );
+    assert_eq!(a.intent, Intent::Flow);
+    let chain: Vec<&str> = a.chain.iter().map(|s| s.symbol.as_str()).collect();
+    assert_eq!(chain[0], "Server.serve", "{chain:?}");
+    let at = |s: &str| chain.iter().position(|c| *c == s);
+    assert!(at("EngineStage.handle").is_some(), "{chain:?}");
+    assert!(
+        at("EngineStage.handle") < at("HostStage.handle"),
+        "{chain:?}"
+    );
+    assert_citations_resolve(&a, &root);
+}
+
+/// A visitor handed to a traversal: the call inside the traversal goes on in the visitor the
+/// chain so far created, not in another one the code base uses elsewhere.
+#[test]
+fn flow_chains_follow_the_implementation_the_chain_created() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("visit");
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut write = |p: &str, text: &str| {
+        files.push((format!("src/main/java/com/visit/{p}"), text.to_string()))
+    };
+    write(
+        "Visitor.java",
+        "package com.visit;\n\npublic interface Visitor {\n    void head(Node node);\n}\n",
+    );
+    write(
+        "Node.java",
+        "package com.visit;\n\nimport java.util.ArrayList;\nimport java.util.List;\n\npublic class Node {\n    public final String name;\n    public final List<Node> children = new ArrayList<>();\n\n    public Node(String name) {\n        this.name = name;\n    }\n}\n",
+    );
+    write(
+        "Traversor.java",
+        "package com.visit;\n\nimport java.util.ArrayDeque;\nimport java.util.Deque;\n\npublic final class Traversor {\n    public static void traverse(Visitor visitor, Node root) {\n        Deque<Node> todo = new ArrayDeque<>();\n        todo.push(root);\n        while (!todo.isEmpty()) {\n            Node node = todo.pop();\n            visitor.head(node);\n            node.children.forEach(todo::push);\n        }\n    }\n}\n",
+    );
+    write(
+        "Cleaner.java",
+        "package com.visit;\n\npublic class Cleaner {\n    public void clean(Node root) {\n        SafeVisitor visitor = new SafeVisitor();\n        Traversor.traverse(visitor, root);\n    }\n}\n",
+    );
+    write(
+        "SafeVisitor.java",
+        "package com.visit;\n\npublic class SafeVisitor implements Visitor {\n    @Override\n    public void head(Node node) {\n        if (!Allowed.contains(node.name)) {\n            node.children.clear();\n        }\n    }\n}\n",
+    );
+    write(
+        "Allowed.java",
+        "package com.visit;\n\nimport java.util.Set;\n\npublic final class Allowed {\n    private static final Set<String> NAMES = Set.of(\"a\", \"b\", \"p\");\n\n    public static boolean contains(String name) {\n        return NAMES.contains(name);\n    }\n}\n",
+    );
+    write(
+        "Printer.java",
+        "package com.visit;\n\npublic class Printer {\n    public void print(Node root) {\n        Traversor.traverse(new PrintVisitor(), root);\n    }\n}\n",
+    );
+    write(
+        "PrintVisitor.java",
+        "package com.visit;\n\npublic class PrintVisitor implements Visitor {\n    /** Prints each node and each attribute as it is checked. */\n    @Override\n    public void head(Node node) {\n        System.out.println(\"checked attribute of node \" + node.name);\n    }\n}\n",
+    );
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(
+        &dir,
+        "When Cleaner.clean runs, what's the chain down to where each attribute of a node is checked?",
+    );
+    assert_eq!(a.intent, Intent::Flow);
+    let chain: Vec<&str> = a.chain.iter().map(|s| s.symbol.as_str()).collect();
+    assert_eq!(chain[0], "Cleaner.clean", "{chain:?}");
+    assert!(chain.contains(&"SafeVisitor.head"), "{chain:?}");
+    assert!(!chain.contains(&"PrintVisitor.head"), "{chain:?}");
+    assert_citations_resolve(&a, &root);
+}
+
+/// Of two implementations alike in every other way, the call goes on in the one the code base
+/// creates (`new ZuluSink()`), not in one only configuration could name.
+#[test]
+fn flow_chains_prefer_an_implementation_the_code_creates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("sinks");
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut write = |p: &str, text: &str| {
+        files.push((format!("src/main/java/com/sinks/{p}"), text.to_string()))
+    };
+    write(
+        "Sink.java",
+        "package com.sinks;\n\npublic interface Sink {\n    void write(String record);\n}\n",
+    );
+    let body = "    @Override\n    public void write(String record) {\n        System.out.println(\"record: \" + record);\n    }\n}\n";
+    write(
+        "AlphaSink.java",
+        &format!("package com.sinks;\n\npublic class AlphaSink implements Sink {{\n{body}"),
+    );
+    write(
+        "ZuluSink.java",
+        &format!("package com.sinks;\n\npublic class ZuluSink implements Sink {{\n{body}"),
+    );
+    write(
+        "Pipeline.java",
+        "package com.sinks;\n\npublic class Pipeline {\n    private final Sink sink;\n\n    public Pipeline(Sink sink) {\n        this.sink = sink;\n    }\n\n    public void run(String record) {\n        sink.write(record.trim());\n    }\n}\n",
+    );
+    write(
+        "Main.java",
+        "package com.sinks;\n\npublic class Main {\n    public static void main(String[] args) {\n        new Pipeline(new ZuluSink()).run(args[0]);\n    }\n}\n",
+    );
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(
+        &dir,
+        "What happens to a record after Pipeline.run is called?",
+    );
+    assert_eq!(a.intent, Intent::Flow);
+    let chain: Vec<&str> = a.chain.iter().map(|s| s.symbol.as_str()).collect();
+    assert_eq!(chain[0], "Pipeline.run", "{chain:?}");
+    assert!(chain.contains(&"ZuluSink.write"), "{chain:?}");
+    assert!(!chain.contains(&"AlphaSink.write"), "{chain:?}");
+    assert_citations_resolve(&a, &root);
+}

@@ -58,12 +58,14 @@ pub fn supertypes(signature: &str) -> Vec<&str> {
 /// declared supertypes lead to `callee`'s type) and that `keep` accepts, in symbol order. `None`
 /// when more than `limit` methods share the name and parameter count: a name that common
 /// (`start()`, `run()`) is not worth reading every candidate's type for. `keep` runs before any
-/// type is read, so a cheap filter saves the reads.
+/// type is read, so a cheap filter saves the reads. `memo` keeps what was found of each type
+/// (whether it leads to `callee`'s type) for later calls on the same callee.
 pub fn overriders(
     v: &SnapshotView<'_>,
     callee: SymIdx,
     limit: usize,
     keep: impl Fn(SymIdx) -> bool,
+    memo: &mut HashMap<SymIdx, bool>,
 ) -> Option<Vec<SymIdx>> {
     let owner = v.owner_type(callee)?;
     let name = v.name(callee);
@@ -84,14 +86,13 @@ pub fn overriders(
     if candidates.len() > limit {
         return None;
     }
-    let mut memo: HashMap<SymIdx, bool> = HashMap::new();
     Some(
         candidates
             .into_iter()
             .filter(|&i| keep(i))
             .filter(|&i| {
                 v.owner_type(i)
-                    .is_some_and(|o| descends(v, o, target, &mut memo, 0))
+                    .is_some_and(|o| descends(v, o, target, memo, 0))
             })
             .collect(),
     )
