@@ -468,19 +468,71 @@ pub fn find_identifiers(text: &str) -> Vec<Ident> {
             }
         }
     }
+    possessive_members(text, &mut out);
     out
+}
+
+/// "MailSink's publish method", "ObjectMapper's internal _convert method": the member of a
+/// named type, written after its possessive. The member is the word before "method",
+/// "constructor" or "field", or an identifier, within the three words after the type. A
+/// member already written as an identifier gets the type as its qualifier.
+fn possessive_members(text: &str, out: &mut Vec<Ident>) {
+    let types: Vec<String> = out
+        .iter()
+        .filter(|i| i.qualifier.is_none() && i.name.starts_with(|c: char| c.is_uppercase()))
+        .map(|i| i.name.clone())
+        .collect();
+    for ty in types {
+        for suffix in ["'s ", "\u{2019}s "] {
+            let Some(at) = text.find(&format!("{ty}{suffix}")) else {
+                continue;
+            };
+            let rest = &text[at + ty.len() + suffix.len()..];
+            let words: Vec<&str> = rest
+                .split_whitespace()
+                .take(4)
+                .map(|w| w.trim_end_matches(|c: char| !is_ident_char(c)))
+                .collect();
+            let known = |w: &str| {
+                out.iter()
+                    .position(|i| i.qualifier.is_none() && i.name == w)
+            };
+            let member = (0..words.len().min(3)).find_map(|k| {
+                let w = words[k];
+                let before_kind = words
+                    .get(k + 1)
+                    .is_some_and(|n| matches!(*n, "method" | "constructor" | "field"));
+                let valid = w.len() >= 2 && w.chars().all(is_ident_char);
+                (valid && (known(w).is_some() || before_kind)).then_some(w)
+            });
+            let Some(member) = member else { continue };
+            let ident = Ident {
+                text: format!("{ty}.{member}"),
+                name: member.to_string(),
+                qualifier: Some(ty.clone()),
+                snippet: false,
+            };
+            match known(member) {
+                Some(k) => out[k] = ident,
+                None => out.push(ident),
+            }
+        }
+    }
 }
 
 fn is_ident_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '$'
 }
 
-/// camelCase (`getBOM`, `isSymlink`), PascalCase with two humps (`FileUtils`, `IOCase`) or
-/// snake_case (`deduct_stock`).
+/// camelCase (`getBOM`, `isSymlink`), PascalCase with two humps (`FileUtils`, `IOCase`),
+/// snake_case (`deduct_stock`) or an internal member's leading underscore (`_convert`).
 fn looks_like_identifier(w: &str) -> bool {
     let chars: Vec<char> = w.chars().collect();
     if chars.len() < 3 {
         return false;
+    }
+    if chars[0] == '_' && chars[1..].iter().any(|c| c.is_alphabetic()) {
+        return true;
     }
     let inner_underscore = w.trim_matches('_').contains('_') && w.chars().any(|c| c.is_lowercase());
     let lower_then_upper = chars

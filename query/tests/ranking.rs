@@ -33,7 +33,7 @@ fn callers_of_a_name_several_types_declare() {
         "Sink.java",
         "package com.bus;\n\npublic interface Sink {\n    void publish(String m);\n    String describe();\n}\n".into(),
     );
-    // Five sinks publish; fourteen types describe themselves.
+    // Six sinks publish; fourteen types describe themselves.
     for k in 0..14 {
         let publish = if k < 4 {
             "    public void publish(String m) {\n        System.out.println(m);\n    }\n"
@@ -53,7 +53,11 @@ fn callers_of_a_name_several_types_declare() {
     );
     write(
         "Audit.java",
-        "package com.bus;\n\npublic class Audit {\n    public void record(String m) {\n        new Sink2().publish(m);\n    }\n}\n".into(),
+        "package com.bus;\n\npublic class Audit {\n    public void record(String m) {\n        new MailSink().publish(m);\n    }\n}\n".into(),
+    );
+    write(
+        "MailSink.java",
+        "package com.bus;\n\npublic class MailSink {\n    public void publish(String m) {\n        System.err.println(m);\n    }\n}\n".into(),
     );
     let dir = index_repo(&root, &files);
 
@@ -71,6 +75,18 @@ fn callers_of_a_name_several_types_declare() {
         !a.notes.iter().any(|n| n.contains("not a method")),
         "{:?}",
         a.notes
+    );
+    assert_citations_resolve(&a, &root);
+
+    // A name several types share, with the type it is asked of: that type's member only.
+    let a = ask_stored(&dir, "Which methods call MailSink's publish method?");
+    assert_eq!(a.intent, Intent::Callers);
+    assert_eq!(symbols(&a)[0], "Audit.record", "{:?}", symbols(&a));
+    assert!(
+        a.answer
+            .starts_with("Callers of MailSink.publish:\n- Audit.record"),
+        "{}",
+        a.answer
     );
     assert_citations_resolve(&a, &root);
 

@@ -333,3 +333,29 @@ fn asking_about_tests_takes_more_than_the_word_test() {
     assert!(understand("Where is the unit test for getExtension?").wants_tests);
     assert!(understand("Is there a JUnit case for it?").wants_tests);
 }
+
+#[test]
+fn a_leading_underscore_marks_an_identifier() {
+    let q = understand("Which methods call ObjectMapper's internal _convert method?");
+    let names: Vec<&str> = q.identifiers.iter().map(|i| i.text.as_str()).collect();
+    assert_eq!(names, ["ObjectMapper", "ObjectMapper._convert"]);
+    assert_eq!(q.intent, Intent::Callers);
+    // A lone underscore or a short word is not one.
+    assert!(
+        understand("Where is _ used as a separator?")
+            .identifiers
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_possessive_names_the_member_of_a_type() {
+    let q = understand("Which methods call MailSink's publish method?");
+    let texts: Vec<&str> = q.identifiers.iter().map(|i| i.text.as_str()).collect();
+    assert_eq!(texts, ["MailSink", "MailSink.publish"]);
+    assert_eq!(q.identifiers[1].qualifier.as_deref(), Some("MailSink"));
+    // Without a member word after it, the possessive names nothing more.
+    let q = understand("What is ObjectMapper's role in reading JSON?");
+    let texts: Vec<&str> = q.identifiers.iter().map(|i| i.text.as_str()).collect();
+    assert_eq!(texts, ["ObjectMapper"]);
+}
