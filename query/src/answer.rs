@@ -9,7 +9,7 @@ use crate::graph::CallGraph;
 use crate::question::{Intent, Question};
 use crate::retrieve::{Ranked, Retriever, SHARED_NAME_OWNERS, UnitKey};
 use crate::view::{SnapshotView, SymIdx, short_qualified, split_top_level};
-use indexer::model::{Provenance, SymbolId};
+use indexer::model::{Provenance, SymbolId, SymbolKind};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -149,9 +149,18 @@ pub fn plan(
             let targets = match (exact_callables.is_empty(), q.identifiers.is_empty()) {
                 (false, _) => source_first(v, exact_callables),
                 // Named, but not in the index: say so rather than answer about something else.
+                // A type named alone: who calls it means who creates it.
                 (true, false) => {
-                    p.notes.push(unresolved_note(v, q));
-                    Vec::new()
+                    let created = creations_of_named_types(v, &exact);
+                    if created.is_empty() {
+                        p.notes.push(unresolved_note(v, q));
+                    } else {
+                        p.notes.push(format!(
+                            "{} is a type: listing where it is created; name a method (Type.method) for its callers",
+                            v.name(created[0])
+                        ));
+                    }
+                    created
                 }
                 (true, true) => {
                     same_name_as_top(v, q, written_callable.or(top_callable), &mut p.notes)
@@ -260,6 +269,21 @@ fn same_name_as_top(
     let mut rest: Vec<SymIdx> = all.into_iter().filter(|&i| i != t).collect();
     rest.insert(0, t);
     source_first(v, rest)
+}
+
+/// The types among the exact hits, each followed by its constructors: a creation calls the
+/// constructor, or the type itself when it declares none.
+fn creations_of_named_types(v: &SnapshotView<'_>, exact: &[SymIdx]) -> Vec<SymIdx> {
+    let mut out = Vec::new();
+    for &t in exact.iter().filter(|&&t| v.kind(t).is_type()) {
+        out.push(t);
+        out.extend(
+            v.named(v.name(t))
+                .into_iter()
+                .filter(|&i| v.kind(i) == SymbolKind::Constructor && v.owner_type(i) == Some(t)),
+        );
+    }
+    out
 }
 
 /// Whether the question writes `name` as a word of its own.

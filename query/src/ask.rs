@@ -321,10 +321,21 @@ fn index_answer(
         let c = citation_of(v, &UnitKey::Sym(i));
         format!("- {} — {}", name(&c), c.label())
     };
-    let targets = p
-        .targets
+    // Overloads are one name: `Foo.bar (3 overloads)`.
+    let mut names: Vec<(String, usize)> = Vec::new();
+    for &t in &p.targets {
+        let n = name(&citation_of(v, &UnitKey::Sym(t)));
+        match names.iter_mut().find(|(x, _)| *x == n) {
+            Some(x) => x.1 += 1,
+            None => names.push((n, 1)),
+        }
+    }
+    let targets = names
         .iter()
-        .map(|&t| name(&citation_of(v, &UnitKey::Sym(t))))
+        .map(|(n, k)| match k {
+            1 => n.clone(),
+            _ => format!("{n} ({k} overloads)"),
+        })
         .collect::<Vec<_>>()
         .join(", ");
     match q.intent {

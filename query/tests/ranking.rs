@@ -90,6 +90,20 @@ fn callers_of_a_name_several_types_declare() {
     );
     assert_citations_resolve(&a, &root);
 
+    // A type named alone: where it is created.
+    let a = ask_stored(&dir, "Who calls MailSink?");
+    assert!(
+        a.answer.starts_with("Callers of MailSink:\n- Audit.record"),
+        "{}",
+        a.answer
+    );
+    assert!(
+        a.notes.iter().any(|n| n.contains("MailSink is a type")),
+        "{:?}",
+        a.notes
+    );
+    assert_citations_resolve(&a, &root);
+
     let a = ask_stored(&dir, "Who calls describe?");
     assert!(
         a.notes
