@@ -469,7 +469,35 @@ pub fn find_identifiers(text: &str) -> Vec<Ident> {
         }
     }
     possessive_members(text, &mut out);
+    kind_named_types(text, &mut out);
     out
+}
+
+/// "the Parser class", "the Valve interface": a one-word type name, which alone would read as
+/// a plain word. Not an acronym (`the JSON class`) nor a language's name.
+fn kind_named_types(text: &str, out: &mut Vec<Ident>) {
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !is_ident_char(c)))
+        .collect();
+    for k in 1..words.len().saturating_sub(1) {
+        let w = words[k];
+        let kind = matches!(words[k + 1], "class" | "interface" | "enum" | "annotation");
+        let the = words[k - 1].eq_ignore_ascii_case("the");
+        let capitalised = w.starts_with(|c: char| c.is_ascii_uppercase())
+            && w.chars().any(|c| c.is_lowercase())
+            && w.len() >= 3
+            && w.chars().all(is_ident_char);
+        let language = matches!(w, "Java" | "Kotlin" | "Scala" | "Groovy");
+        if kind && the && capitalised && !language && !out.iter().any(|i| i.text == w) {
+            out.push(Ident {
+                text: w.to_string(),
+                name: w.to_string(),
+                qualifier: None,
+                snippet: false,
+            });
+        }
+    }
 }
 
 /// "MailSink's publish method", "ObjectMapper's internal _convert method": the member of a

@@ -644,3 +644,41 @@ fn flow_chains_prefer_an_implementation_the_code_creates() {
     assert!(!chain.contains(&"AlphaSink.write"), "{chain:?}");
     assert_citations_resolve(&a, &root);
 }
+
+/// "processInclude in the Parser class": of the types declaring the name, the one the
+/// question names by its kind ("the Parser class"), though one word alone reads as prose.
+#[test]
+fn callers_of_a_name_in_the_class_the_question_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("parse");
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut write = |p: &str, text: &str| {
+        files.push((format!("src/main/java/com/parse/{p}"), text.to_string()))
+    };
+    for (ty, caller) in [("Parser", "parseDirective"), ("DocParser", "parseAction")] {
+        write(
+            &format!("{ty}.java"),
+            &format!(
+                "package com.parse;\n\npublic class {ty} {{\n    void {caller}(String text) {{\n        processInclude(text.trim());\n    }}\n\n    void processInclude(String file) {{\n        System.out.println(file);\n    }}\n}}\n"
+            ),
+        );
+    }
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(
+        &dir,
+        "Which methods call processInclude in the Parser class?",
+    );
+    assert_eq!(a.intent, Intent::Callers);
+    assert!(
+        a.answer
+            .starts_with("Callers of Parser.processInclude:\n- Parser.parseDirective"),
+        "{}",
+        a.answer
+    );
+    assert!(
+        !a.answer.contains("DocParser.parseAction —"),
+        "{}",
+        a.answer
+    );
+    assert_citations_resolve(&a, &root);
+}

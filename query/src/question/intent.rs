@@ -179,7 +179,20 @@ pub(super) fn detect_intent(
             "被谁调用",
         ],
     ) || (named
-        && contains_any(lower, &[" used", " referenced", " invoked"])
+        // "where is X used?", not "the number used for the name".
+        && contains_any(
+            lower,
+            &[
+                " used?",
+                " used by",
+                " is used",
+                " are used",
+                " gets used",
+                " get used",
+                " referenced",
+                " invoked",
+            ],
+        )
         && !lower.contains("used to"))
         || (named && lower.starts_with("what call"))
     {

@@ -359,3 +359,38 @@ fn a_possessive_names_the_member_of_a_type() {
     let texts: Vec<&str> = q.identifiers.iter().map(|i| i.text.as_str()).collect();
     assert_eq!(texts, ["ObjectMapper"]);
 }
+
+#[test]
+fn used_asks_for_callers_only_when_the_named_code_is_what_is_used() {
+    assert_eq!(
+        understand("Where is FileUtils.copyFile used?").intent,
+        Intent::Callers
+    );
+    assert_eq!(
+        understand("Where is CacheKey used by the loaders?").intent,
+        Intent::Callers
+    );
+    assert_ne!(
+        understand("With SizeAndTimeBasedRollingPolicy, where does it bump the %i number used for the archive name?").intent,
+        Intent::Callers
+    );
+}
+
+#[test]
+fn the_class_named_by_its_kind_is_an_identifier() {
+    let names = |q: &str| -> Vec<String> {
+        understand(q)
+            .identifiers
+            .into_iter()
+            .map(|i| i.text)
+            .collect()
+    };
+    assert_eq!(
+        names("Which methods call processInclude in the Parser class?"),
+        ["processInclude", "Parser"]
+    );
+    assert_eq!(names("Is it done in the Valve interface?"), ["Valve"]);
+    // Not a language, not an acronym, not a kind word alone.
+    assert!(names("Where is the Java class loaded?").is_empty());
+    assert!(names("Which method reads the JSON class name?").is_empty());
+}

@@ -95,9 +95,12 @@ impl Retriever<'_, '_> {
                     } else {
                         3
                     };
-                    if owners.len() > limit {
-                        found
-                            .retain(|&i| v.owner_type(i).is_some_and(|o| named_types.contains(&o)));
+                    let of_named =
+                        |i: &SymIdx| v.owner_type(*i).is_some_and(|o| named_types.contains(&o));
+                    // "processIncludeDirective in the Parser class": the members of the types
+                    // the question names, however few types share the name.
+                    if owners.len() > limit || (graph_question && found.iter().any(of_named)) {
+                        found.retain(of_named);
                     }
                 }
                 _ => {}
