@@ -32,6 +32,7 @@ use std::time::Duration;
 mod docs;
 mod edges;
 mod read;
+mod rerank;
 mod vectors;
 
 use docs::SnapshotDoc;

@@ -5,7 +5,7 @@ use super::docs::{
     ChunkDoc, FileDoc, SnapshotDoc, SymbolDoc, chunk_row, file_row, identifier_terms, sort_symbols,
     symbol_row,
 };
-use super::{MeiliStore, meili_err, quote};
+use super::{MeiliStore, meili_err, quote, rerank};
 use crate::graph::Edge;
 use crate::model::{RepoPath, Snapshot};
 use crate::store::StoreError;
@@ -154,8 +154,14 @@ impl MeiliStore {
         struct Hit {
             chunk_id: String,
             path: String,
+            #[serde(default)]
+            symbols: String,
+            #[serde(default)]
+            header: String,
+            #[serde(default)]
+            text: String,
         }
-        const ATTRS: [&str; 2] = ["chunk_id", "path"];
+        const ATTRS: [&str; 5] = ["chunk_id", "path", "symbols", "header", "text"];
         let idx = self.index("chunks");
         let filter = self.scope();
         let whole = format!("{query} {}", identifier_terms(query));
@@ -200,36 +206,51 @@ impl MeiliStore {
             .and_then(|r| r.estimated_total_hits.or(r.total_hits))
             .unwrap_or(0)
             .max(1) as f32;
-        let mut fused: HashMap<String, (f32, String)> = HashMap::new();
-        let mut add = |hits: Vec<meilisearch_sdk::search::SearchResult<Hit>>, weight: f32| {
+        // The pool: every chunk any of the searches found, with Meilisearch's own orders fused
+        // by RRF as the tie-break.
+        let mut pool: HashMap<String, (f32, Hit)> = HashMap::new();
+        let mut add = |hits: Vec<meilisearch_sdk::search::SearchResult<Hit>>| {
             for (rank, h) in hits.into_iter().enumerate() {
-                let e = fused
-                    .entry(h.result.chunk_id)
-                    .or_insert((0.0, h.result.path));
-                e.0 += weight / (RRF_K + rank as f32 + 1.0);
+                let e = pool
+                    .entry(h.result.chunk_id.clone())
+                    .or_insert((0.0, h.result));
+                e.0 += 1.0 / (RRF_K + rank as f32 + 1.0);
             }
         };
         if let Some(whole) = lists.next() {
-            add(whole.hits, 1.0);
+            add(whole.hits);
         }
-        let lists: Vec<_> = lists.collect();
-        let idf = |n: usize| (1.0 + total / (1.0 + n as f32)).ln();
-        let max_idf = lists
+        // Each word's weight (its idf from its hit count) goes to the tokens the embedded
+        // index makes of it; a token two words share takes the lower weight.
+        let mut idf: HashMap<String, f32> = HashMap::new();
+        for (w, r) in words.iter().zip(lists) {
+            let n = r.estimated_total_hits.or(r.total_hits).unwrap_or(0);
+            let weight = rerank::idf(n, total);
+            for t in rerank::tokens(w) {
+                let e = idf.entry(t).or_insert(weight);
+                *e = e.min(weight);
+            }
+            add(r.hits);
+        }
+        let pool: Vec<(String, f32, Hit)> =
+            pool.into_iter().map(|(id, (f, h))| (id, f, h)).collect();
+        let fields: Vec<Vec<&str>> = pool
             .iter()
-            .map(|r| idf(r.estimated_total_hits.or(r.total_hits).unwrap_or(0)))
-            .fold(0.0f32, f32::max)
-            .max(1e-6);
-        for r in lists {
-            let w = idf(r.estimated_total_hits.or(r.total_hits).unwrap_or(0)) / max_idf;
-            add(r.hits, w);
-        }
-        let mut out: Vec<TextHit> = fused
-            .into_iter()
-            .map(|(id, (score, path))| (id, path, score))
+            .map(|(_, _, h)| vec![h.symbols.as_str(), h.header.as_str(), h.text.as_str()])
             .collect();
-        out.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+        let scores = rerank::bm25(&fields, &idf);
+        let mut out: Vec<(TextHit, f32)> = pool
+            .iter()
+            .zip(scores)
+            .map(|((id, fused, h), s)| ((id.clone(), h.path.clone(), s), *fused))
+            .collect();
+        out.sort_by(|a, b| {
+            (b.0.2.total_cmp(&a.0.2))
+                .then_with(|| b.1.total_cmp(&a.1))
+                .then_with(|| a.0.0.cmp(&b.0.0))
+        });
         out.truncate(limit);
-        Ok(out)
+        Ok(out.into_iter().map(|(h, _)| h).collect())
     }
 
     /// Runs a chunk search set up by the caller (keyword or vector) for chunk ids, paths and
