@@ -397,10 +397,17 @@ fn descend(
                     && v.by_id(&e.to.0)
                         .is_some_and(|t| t != c && ctx.is_source_callable(t))
             });
+        let small_static = !same_owner && lines <= 6 && v.flags(c) & FLAG_STATIC != 0;
+        // An argument check of another type only throws (making its exception is its one
+        // call) and hands nothing on: the flow never goes through it, unless its own name is
+        // what the question is about.
+        if small_static && ctx.owner_hits(v.name(c)) == 0 && is_guard(v, c)? {
+            continue;
+        }
         if leaf && lines <= 5 && !overload && is_accessor(v.name(c)) {
             s -= 0.3; // getters, setters and predicates on state
-        } else if leaf && !same_owner && lines <= 6 && v.flags(c) & FLAG_STATIC != 0 {
-            s -= 0.25; // a small static helper of another type: an argument check, a conversion
+        } else if leaf && small_static {
+            s -= 0.25; // a small static helper of another type: a conversion
         } else if !leaf {
             s += 0.15;
         }
@@ -483,6 +490,26 @@ fn receiver_words(line: &str, name: &str) -> Vec<String> {
         }
     }
     prose_stems(&idents)
+}
+
+/// A method returning nothing whose body throws: an argument or state check
+/// (`Validate.notEmpty`).
+fn is_guard(v: &crate::view::SnapshotView<'_>, m: SymIdx) -> Result<bool, QueryError> {
+    let sig = &v.sym(m).symbol.signature;
+    let returns_void = sig
+        .split('(')
+        .next()
+        .is_some_and(|head| head.split_whitespace().any(|w| w == "void"));
+    if !returns_void {
+        return Ok(false);
+    }
+    let (start, end) = v.span(m);
+    let lines = v.file_lines(v.path(m))?;
+    Ok(lines
+        .iter()
+        .take(end as usize)
+        .skip((start as usize).saturating_sub(1))
+        .any(|l| names_word(l, "throw")))
 }
 
 /// `getX`, `setX`, `isX`, `hasX`, `withX` and the `Object` methods.

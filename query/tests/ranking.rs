@@ -157,11 +157,16 @@ fn flow_chains_skip_static_argument_checks() {
         |p: &str, text: &str| files.push((format!("src/main/java/com/imp/{p}"), text.to_string()));
     write(
         "Check.java",
-        "package com.imp;\n\npublic final class Check {\n    public static void notNull(Object o) {\n        if (o == null) throw new IllegalArgumentException();\n    }\n}\n",
+        "package com.imp;\n\npublic final class Check {\n    public static void notNull(Object o) {\n        if (o == null) throw new IllegalArgumentException();\n    }\n\n    public static void hasRows(String csv) {\n        if (csv.isEmpty()) throw new ImportException(\"csv import has no rows\");\n    }\n}\n",
+    );
+    // A check whose exception is the code base's own: it calls further, yet only throws.
+    write(
+        "ImportException.java",
+        "package com.imp;\n\npublic class ImportException extends RuntimeException {\n    public ImportException(String message) {\n        super(message.trim());\n    }\n}\n",
     );
     write(
         "Importer.java",
-        "package com.imp;\n\npublic class Importer {\n    private final Store store = new Store();\n\n    public int importRows(String csv) {\n        Check.notNull(csv);\n        return store.saveRows(csv.split(\",\"));\n    }\n}\n",
+        "package com.imp;\n\npublic class Importer {\n    private final Store store = new Store();\n\n    public int importRows(String csv) {\n        Check.notNull(csv);\n        Check.hasRows(csv);\n        return store.saveRows(csv.split(\",\"));\n    }\n}\n",
     );
     write(
         "Store.java",
@@ -174,6 +179,7 @@ fn flow_chains_skip_static_argument_checks() {
     assert_eq!(chain[0], "Importer.importRows", "{chain:?}");
     assert!(chain.contains(&"Store.saveRows"), "{chain:?}");
     assert!(!chain.contains(&"Check.notNull"), "{chain:?}");
+    assert!(!chain.contains(&"Check.hasRows"), "{chain:?}");
 }
 
 /// Asked for an annotation (an interface, an enum), the type is the answer, not the methods that
