@@ -380,19 +380,29 @@ fn flow_entry(
         .filter(|&i| v.kind(i).is_callable())
         .collect();
     if !callables.is_empty() {
-        let arity = q
+        let args = q
             .identifiers
             .iter()
-            .find_map(|id| arity_in_text(&q.text, &id.name));
+            .find_map(|id| args_in_text(&q.text, &id.name));
+        // The overload whose arity the question shows, then the one whose parameter types its
+        // arguments show (`readValue(jsonString, Person.class)`: `String`, `Class`).
         let pick = callables
             .iter()
             .copied()
             .filter(|&i| v.provenance_of(i) == Provenance::Source)
             .min_by_key(|&i| {
-                let n = v.param_types(i).len();
-                match arity {
-                    Some(a) => (n.abs_diff(a), n),
-                    None => (0, n),
+                let params = v.param_types(i);
+                let n = params.len();
+                match &args {
+                    Some(a) => {
+                        let shown = a
+                            .iter()
+                            .zip(&params)
+                            .filter(|(arg, p)| arg_shows_type(arg, p))
+                            .count();
+                        (n.abs_diff(a.len()), usize::MAX - shown, n)
+                    }
+                    None => (0, 0, n),
                 }
             });
         return pick.or(callables.first().copied());
@@ -419,17 +429,59 @@ fn flow_entry(
     None
 }
 
-/// Number of arguments written after `name(` in the question, if any.
-fn arity_in_text(text: &str, name: &str) -> Option<usize> {
+/// The arguments written after `name(` in the question, if any.
+fn args_in_text(text: &str, name: &str) -> Option<Vec<String>> {
     let at = text.find(&format!("{name}("))?;
     let rest = &text[at + name.len() + 1..];
     let close = rest.find(')')?;
     let inside = rest[..close].trim();
     Some(if inside.is_empty() {
-        0
+        Vec::new()
     } else {
-        split_top_level(inside).len()
+        split_top_level(inside)
+            .into_iter()
+            .map(|a| a.trim().to_string())
+            .collect()
     })
+}
+
+/// Whether an argument as written shows the parameter's type: `Person.class` a `Class`, a
+/// quoted string a `String`, a number a numeric type, a variable named after the type
+/// (`jsonString`, `srcFile`, `mapper` for `ObjectMapper`).
+fn arg_shows_type(arg: &str, param: &str) -> bool {
+    let simple = param
+        .split('<')
+        .next()
+        .unwrap_or(param)
+        .trim_end_matches("[]")
+        .trim_end_matches("...")
+        .rsplit('.')
+        .next()
+        .unwrap_or(param)
+        .trim();
+    if simple.is_empty() {
+        return false;
+    }
+    if arg.ends_with(".class") {
+        return simple == "Class";
+    }
+    if arg.starts_with('"') {
+        return matches!(simple, "String" | "CharSequence");
+    }
+    if arg.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+        return matches!(
+            simple,
+            "int" | "long" | "short" | "byte" | "double" | "float" | "Integer" | "Long" | "Number"
+        );
+    }
+    let is_var = !arg.is_empty() && arg.chars().all(|c| c.is_alphanumeric() || c == '_');
+    let lower = arg.to_lowercase();
+    let singular = lower.strip_suffix('s').unwrap_or(&lower);
+    let ty = simple.to_lowercase();
+    is_var
+        && (lower.ends_with(&ty)
+            || singular.ends_with(&ty)
+            || crate::retrieve::names_its_type(arg, simple))
 }
 
 /// A unit as a citation.
@@ -460,16 +512,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn arity_from_question_text() {
+    fn arguments_from_question_text() {
         assert_eq!(
-            arity_in_text(
+            args_in_text(
                 "What happens when I call copyDirectory(src, dest)?",
                 "copyDirectory"
             ),
-            Some(2)
+            Some(vec!["src".to_string(), "dest".to_string()])
         );
-        assert_eq!(arity_in_text("call run()", "run"), Some(0));
-        assert_eq!(arity_in_text("call run", "run"), None);
+        assert_eq!(args_in_text("call run()", "run"), Some(Vec::new()));
+        assert_eq!(args_in_text("call run", "run"), None);
+    }
+
+    #[test]
+    fn arguments_show_parameter_types() {
+        assert!(arg_shows_type("Person.class", "Class<T>"));
+        assert!(arg_shows_type("jsonString", "String"));
+        assert!(arg_shows_type("\"a,b\"", "String"));
+        assert!(arg_shows_type("42", "int"));
+        assert!(arg_shows_type("mapper", "com.x.ObjectMapper"));
+        assert!(arg_shows_type("files", "File[]"));
+        assert!(!arg_shows_type("jsonString", "JsonParser"));
+        assert!(!arg_shows_type("Person.class", "JavaType"));
+        assert!(!arg_shows_type("x + 1", "int"));
     }
 
     #[test]

@@ -22,6 +22,7 @@ use std::collections::{HashMap, HashSet};
 mod adjust;
 mod exact;
 pub(crate) use adjust::{accessor_lines, has_bean_prefix};
+pub(crate) use exact::names_its_type;
 
 /// Something an answer can cite.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

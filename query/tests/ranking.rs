@@ -688,3 +688,33 @@ fn callers_of_a_name_in_the_class_the_question_names() {
     );
     assert_citations_resolve(&a, &root);
 }
+
+/// A flow from a call the question writes starts in the overload its arguments show:
+/// `readValue(jsonString, Person.class)` is the `(String, Class)` one, not `(Parser, Class)`.
+#[test]
+fn a_flow_starts_in_the_overload_the_arguments_show() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("map");
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut write =
+        |p: &str, text: &str| files.push((format!("src/main/java/com/map/{p}"), text.to_string()));
+    write(
+        "Parser.java",
+        "package com.map;\n\npublic class Parser {\n    final String text;\n\n    Parser(String text) {\n        this.text = text;\n    }\n}\n",
+    );
+    write(
+        "Mapper.java",
+        "package com.map;\n\npublic class Mapper {\n    public <T> T readValue(Parser parser, Class<T> type) {\n        return bind(parser.text, type);\n    }\n\n    public <T> T readValue(String content, Class<T> type) {\n        Parser parser = new Parser(content.trim());\n        return readValue(parser, type);\n    }\n\n    private <T> T bind(String text, Class<T> type) {\n        return type.cast(text);\n    }\n}\n",
+    );
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(
+        &dir,
+        "What happens when I call mapper.readValue(jsonString, Person.class)?",
+    );
+    assert_eq!(a.intent, Intent::Flow);
+    let first = &a.chain[0];
+    assert_eq!(first.symbol, "Mapper.readValue");
+    // The (String, Class) overload is declared on line 8.
+    assert_eq!(first.start_line, 8, "{:?}", a.chain);
+    assert_citations_resolve(&a, &root);
+}
