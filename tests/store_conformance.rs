@@ -531,3 +531,57 @@ fn meilisearch_vectors_sync_incrementally_and_stay_in_scope() {
         }
     }
 }
+
+/// A repository where Meilisearch's own order (most query words matched first) and BM25 (a
+/// rare word, often, in a short chunk) disagree.
+fn rare_word_fixture(root: &Path) {
+    for k in 0..20 {
+        write(
+            root,
+            &format!("src/main/java/rw/Common{k}.java"),
+            format!(
+                "package rw;\n\npublic class Common{k} {{\n    int common() {{\n        return {k};\n    }}\n}}\n"
+            ),
+        );
+    }
+    let filler: String = (0..40)
+        .map(|k| format!("        int v{k} = {k} * 2;\n"))
+        .collect();
+    write(
+        root,
+        "src/main/java/rw/Mixed.java",
+        format!(
+            "package rw;\n\npublic class Mixed {{\n    int both() {{\n        // common, and a sharding key once\n{filler}        return 0;\n    }}\n}}\n"
+        ),
+    );
+    write(
+        root,
+        "src/main/java/rw/Sharding.java",
+        "package rw;\n\npublic class Sharding {\n    /** Sharding: picks the sharding slot by the sharding hash. */\n    int sharding(int h) {\n        return h % 7; // sharding\n    }\n}\n",
+    );
+}
+
+/// Both stores rank keyword hits by BM25 over the code analyzer's tokens: the short chunk that
+/// says the rare word often comes first, though another chunk holds every word of the query.
+#[test]
+fn both_stores_rank_keyword_hits_by_bm25() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("rw");
+    rare_word_fixture(&root);
+    let dir = build(&root, &tmp.path().join("idx"));
+    let top = |r: &dyn IndexRead| {
+        let hits = r.search_chunks("common sharding", 10).unwrap();
+        hits.first().map(|h| h.1.clone())
+    };
+    let embedded = EmbeddedIndex::open(&dir).unwrap();
+    let want = Some("src/main/java/rw/Sharding.java".to_string());
+    assert_eq!(top(&embedded), want);
+    let Some(server) = Server::from_env("both_stores_rank_keyword_hits_by_bm25") else {
+        return;
+    };
+    let store = server.store("rw");
+    store
+        .publish(&Catalog::open_read(&dir.catalog()).unwrap())
+        .unwrap();
+    assert_eq!(top(&store), want);
+}
