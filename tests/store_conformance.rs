@@ -536,12 +536,11 @@ fn meilisearch_vectors_sync_incrementally_and_stay_in_scope() {
 /// rare word, often, in a short chunk) disagree.
 fn rare_word_fixture(root: &Path) {
     for k in 0..20 {
+        let name = format!("Common{k}");
         write(
             root,
-            &format!("src/main/java/rw/Common{k}.java"),
-            format!(
-                "package rw;\n\npublic class Common{k} {{\n    int common() {{\n        return {k};\n    }}\n}}\n"
-            ),
+            &format!("src/main/java/rw/{name}.java"),
+            java_class("rw", &name, "common"),
         );
     }
     let filler: String = (0..40)
