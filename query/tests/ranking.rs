@@ -718,3 +718,37 @@ fn a_flow_starts_in_the_overload_the_arguments_show() {
     assert_eq!(first.start_line, 8, "{:?}", a.chain);
     assert_citations_resolve(&a, &root);
 }
+
+/// A field a "where does it happen" question names is its context: the method doing the work
+/// comes first, while a definition or settings question still gets the field itself.
+#[test]
+fn a_field_the_question_names_is_context_not_the_answer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("roll");
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut write =
+        |p: &str, text: &str| files.push((format!("src/main/java/com/roll/{p}"), text.to_string()));
+    write(
+        "SizePolicy.java",
+        "package com.roll;\n\npublic class SizePolicy {\n    private String maxFileSize = \"10MB\";\n\n    public void setMaxFileSize(String maxFileSize) {\n        this.maxFileSize = maxFileSize;\n    }\n}\n",
+    );
+    write(
+        "FileSize.java",
+        "package com.roll;\n\npublic class FileSize {\n    /** Turns a string like 50MB into a number of bytes; accepts the KB, MB and GB unit suffixes. */\n    public static long valueOf(String text) {\n        String s = text.trim().toUpperCase();\n        long unit = 1;\n        if (s.endsWith(\"KB\")) {\n            unit = 1024;\n        } else if (s.endsWith(\"MB\")) {\n            unit = 1024 * 1024;\n        } else if (s.endsWith(\"GB\")) {\n            unit = 1024 * 1024 * 1024;\n        }\n        return Long.parseLong(s.replaceAll(\"[^0-9]\", \"\")) * unit;\n    }\n}\n",
+    );
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(
+        &dir,
+        "We set maxFileSize to 50MB. Where does that string get turned into a number of bytes, and which unit suffixes does it accept?",
+    );
+    assert_eq!(a.intent, Intent::Locate);
+    assert_eq!(symbols(&a)[0], "FileSize.valueOf", "{:?}", symbols(&a));
+    assert_citations_resolve(&a, &root);
+    let a = ask_stored(&dir, "Where is the maxFileSize field declared?");
+    assert_eq!(
+        symbols(&a)[0],
+        "SizePolicy.maxFileSize",
+        "{:?}",
+        symbols(&a)
+    );
+}

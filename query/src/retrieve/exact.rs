@@ -143,6 +143,13 @@ impl Retriever<'_, '_> {
             .iter()
             .copied()
             .filter(|&i| !v.kind(i).is_type() || q.intent == Intent::Definition || plain_words <= 1)
+            // A field the question names ("we set maxFileSize to 50MB") is its context; where
+            // something happens to it is in a method, unless the question asks for settings.
+            .filter(|&i| {
+                !matches!(v.kind(i), SymbolKind::Field | SymbolKind::Constant)
+                    || matches!(q.intent, Intent::Definition | Intent::Config)
+                    || plain_words <= 1
+            })
             .filter(|&i| match v.provenance_of(i) {
                 Provenance::Test => q.wants_tests,
                 Provenance::Example => q.wants_examples,
