@@ -214,17 +214,8 @@ pub(super) fn detect_intent(
     {
         return Intent::Flow;
     }
-    if contains_any(
-        lower,
-        &[
-            "defined",
-            "declared",
-            "definition",
-            "declaration",
-            "定义",
-            "声明",
-        ],
-    ) || (kind.is_some()
+    if asks_for_definition(lower)
+        || (kind.is_some()
         // A type word in a question about behaviour ("which code decides whether an
         // annotation…") names the subject, not what is asked for.
         && !contains_any(
@@ -265,4 +256,30 @@ pub(super) fn detect_intent(
         return Intent::Config;
     }
     Intent::Locate
+}
+
+/// Whether the question asks where something is defined or declared. A negated or compound use
+/// ("when the variable isn't defined", "user-defined", "未定义") describes a situation instead.
+fn asks_for_definition(lower: &str) -> bool {
+    const WORDS: &[&str] = &["defined", "declared", "definition", "declaration"];
+    const NEGATIONS: &[&str] = &["not", "never", "isn't", "aren't", "wasn't", "weren't", "no"];
+    let tokens: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '?' | '.'))
+        .filter(|t| !t.is_empty())
+        .collect();
+    let english = tokens.iter().enumerate().any(|(k, t)| {
+        WORDS.contains(t)
+            && !tokens[k.saturating_sub(2)..k]
+                .iter()
+                .any(|p| NEGATIONS.contains(p))
+    });
+    let chinese = ["定义", "声明"].iter().any(|w| {
+        lower.match_indices(w).any(|(at, _)| {
+            let before = &lower[..at];
+            !["未", "没", "没有", "不"]
+                .iter()
+                .any(|n| before.ends_with(n))
+        })
+    });
+    english || chinese
 }

@@ -303,6 +303,25 @@ fn behaviour_words_keep_a_type_word_from_making_a_definition_question() {
 }
 
 #[test]
+fn a_negated_or_compound_defined_describes_a_situation() {
+    for q in [
+        "Where is the default after :- used when the variable isn't defined?",
+        "Where does it fall back when the property is not defined anywhere?",
+        "Where are user-defined converters looked up by name?",
+        "变量未定义的时候默认值是在哪里用到的？",
+    ] {
+        assert_eq!(understand(q).intent, Intent::Locate, "{q}");
+    }
+    for q in [
+        "Where is the Level class defined?",
+        "Where are the rolling constants declared?",
+        "Level 类是在哪里定义的？",
+    ] {
+        assert_eq!(understand(q).intent, Intent::Definition, "{q}");
+    }
+}
+
+#[test]
 fn kind_words_are_weak_terms_outside_definition_questions() {
     let q = understand("Where does it parse a type written as a string?");
     assert_eq!(
