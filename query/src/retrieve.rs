@@ -73,6 +73,12 @@ const LITERAL_WEIGHT: f32 = 1.0;
 /// Constants per literal whose users are looked up.
 const LITERAL_CONSTANTS: usize = 4;
 const CARDS_WEIGHT: f32 = 0.7;
+/// Weight of the leg of exception types the best matching methods throw, and how many of those
+/// methods are read.
+const THROWN_WEIGHT: f32 = 1.0;
+const THROWN_METHODS: usize = 20;
+/// Only methods holding at least this share of the best body score say what is thrown.
+const THROWER_SHARE: f32 = 0.5;
 
 /// Neighbouring question words count as near in code when at most this many words apart.
 const PAIR_WINDOW: usize = 3;
@@ -352,6 +358,32 @@ impl<'v, 'a> Retriever<'v, 'a> {
             items: body_scored.into_iter().map(|(u, _)| u).collect(),
         });
 
+        // "Which exception do I get when …": the exception types the best matching methods throw.
+        if q.intent == Intent::Definition
+            && ["exception", "error"]
+                .iter()
+                .any(|w| q.weight_of(&crate::terms::stem(w)) >= 0.6)
+        {
+            let throwers: Vec<UnitKey> = legs[legs.len() - 1]
+                .items
+                .iter()
+                .take_while(|u| {
+                    body_of
+                        .get(*u)
+                        .is_some_and(|&s| s >= THROWER_SHARE * body_max)
+                })
+                .cloned()
+                .collect();
+            let thrown = self.thrown_types(&throwers)?;
+            if !thrown.is_empty() {
+                legs.push(Leg {
+                    name: "thrown",
+                    weight: THROWN_WEIGHT,
+                    items: thrown,
+                });
+            }
+        }
+
         let fused = fusion::rrf(&legs, fusion::RRF_K);
         let exact_types: Vec<SymIdx> = exact
             .iter()
@@ -421,6 +453,32 @@ impl<'v, 'a> Retriever<'v, 'a> {
         for r in ranked {
             if !out.iter().any(|o| o.key == r.key) {
                 out.push(r);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Exception and error types the code base declares and the given methods name (`throw new
+    /// X(`, `throw X.from(`), in the methods' order: what a caller of the best matching code gets.
+    fn thrown_types(&self, methods: &[UnitKey]) -> Result<Vec<UnitKey>, QueryError> {
+        let v = self.view;
+        let mut out: Vec<UnitKey> = Vec::new();
+        for u in methods.iter().take(THROWN_METHODS) {
+            let UnitKey::Sym(i) = u else { continue };
+            let (s, e) = v.span(*i);
+            let text = v.text(v.path(*i), s, e)?;
+            for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                if !(word.ends_with("Exception") || word.ends_with("Error"))
+                    || !word.starts_with(char::is_uppercase)
+                {
+                    continue;
+                }
+                for t in v.named(word) {
+                    let unit = UnitKey::Sym(t);
+                    if v.kind(t).is_type() && v.name(t) == word && !out.contains(&unit) {
+                        out.push(unit);
+                    }
+                }
             }
         }
         Ok(out)

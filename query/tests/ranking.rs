@@ -752,3 +752,43 @@ fn a_field_the_question_names_is_context_not_the_answer() {
         symbols(&a)
     );
 }
+
+/// "Which exception do I get when …" is answered by what the matching code throws, even when
+/// the exception's own name shares no word with the question.
+#[test]
+fn the_exception_a_question_asks_for_is_the_one_the_matching_code_throws() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("arc");
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut write =
+        |p: &str, text: &str| files.push((format!("src/main/java/com/arc/{p}"), text.to_string()));
+    write(
+        "LimitExceededException.java",
+        "package com.arc;\n\npublic class LimitExceededException extends RuntimeException {\n    public LimitExceededException(String message) {\n        super(message);\n    }\n}\n",
+    );
+    write(
+        "ChecksumMismatchException.java",
+        "package com.arc;\n\npublic class ChecksumMismatchException extends RuntimeException {\n    public ChecksumMismatchException(String message) {\n        super(message);\n    }\n}\n",
+    );
+    write(
+        "ArchiveWriter.java",
+        "package com.arc;\n\npublic class ArchiveWriter {\n    static final int MAX_NAME = 100;\n\n    /** Adds an entry; its name must fit the header. */\n    public void putEntry(String entryName) {\n        if (entryName.length() > MAX_NAME) {\n            throw new LimitExceededException(\"entry name too long: \" + entryName);\n        }\n        System.out.println(entryName);\n    }\n\n    public void verify(long expected, long actual) {\n        if (expected != actual) {\n            throw new ChecksumMismatchException(\"checksum \" + actual);\n        }\n    }\n}\n",
+    );
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(
+        &dir,
+        "Which exception do I get when an archive entry name is too long, and where is it declared?",
+    );
+    assert_eq!(a.intent, Intent::Definition);
+    let got = symbols(&a);
+    let at = |name: &str| got.iter().position(|s| s == name);
+    assert!(
+        at("LimitExceededException").is_some_and(|k| k < 3),
+        "{got:?}"
+    );
+    assert!(
+        at("ChecksumMismatchException").is_none_or(|k| k > at("LimitExceededException").unwrap()),
+        "{got:?}"
+    );
+    assert_citations_resolve(&a, &root);
+}
