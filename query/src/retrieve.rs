@@ -21,6 +21,7 @@ use std::collections::{HashMap, HashSet};
 
 mod adjust;
 mod exact;
+mod quoted;
 pub(crate) use adjust::{accessor_lines, has_bean_prefix};
 pub(crate) use exact::names_its_type;
 
@@ -458,32 +459,6 @@ impl<'v, 'a> Retriever<'v, 'a> {
         Ok(out)
     }
 
-    /// Exception and error types the code base declares and the given methods name (`throw new
-    /// X(`, `throw X.from(`), in the methods' order: what a caller of the best matching code gets.
-    fn thrown_types(&self, methods: &[UnitKey]) -> Result<Vec<UnitKey>, QueryError> {
-        let v = self.view;
-        let mut out: Vec<UnitKey> = Vec::new();
-        for u in methods.iter().take(THROWN_METHODS) {
-            let UnitKey::Sym(i) = u else { continue };
-            let (s, e) = v.span(*i);
-            let text = v.text(v.path(*i), s, e)?;
-            for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-                if !(word.ends_with("Exception") || word.ends_with("Error"))
-                    || !word.starts_with(char::is_uppercase)
-                {
-                    continue;
-                }
-                for t in v.named(word) {
-                    let unit = UnitKey::Sym(t);
-                    if v.kind(t).is_type() && v.name(t) == word && !out.contains(&unit) {
-                        out.push(unit);
-                    }
-                }
-            }
-        }
-        Ok(out)
-    }
-
     fn bm25_leg(&self, q: &Question, depth: usize) -> Result<Vec<UnitKey>, QueryError> {
         let v = self.view;
         let mut words: Vec<String> = q
@@ -510,78 +485,6 @@ impl<'v, 'a> Retriever<'v, 'a> {
             }
         }
         Ok(items)
-    }
-
-    /// Code keeps a string the question quotes (`"logback.xml"`, `os.name`) in a constant and
-    /// reads it by name elsewhere: the constants whose initializer is exactly that string, then
-    /// the methods whose text names one of them.
-    fn literal_leg(&self, q: &Question) -> Result<Vec<UnitKey>, QueryError> {
-        let v = self.view;
-        let mut items = Vec::new();
-        for c in self.literal_constants(q)? {
-            let name = v.name(c);
-            for (id, _, _) in v.index.search_chunks(name, 30)? {
-                let Some((path, start, end)) = v.chunk_span(&id)? else {
-                    continue;
-                };
-                for i in v.in_file(&path) {
-                    let (s, e) = v.span(i);
-                    let unit = UnitKey::Sym(i);
-                    if v.kind(i).is_callable()
-                        && s <= end
-                        && start <= e
-                        && !items.contains(&unit)
-                        && names_word(&v.text(&path, s, e)?, name)
-                    {
-                        items.push(unit);
-                    }
-                }
-            }
-        }
-        Ok(items)
-    }
-
-    /// Constants (fields) whose initializer is exactly a string the question quotes, up to
-    /// [`LITERAL_CONSTANTS`] a literal.
-    fn literal_constants(&self, q: &Question) -> Result<Vec<SymIdx>, QueryError> {
-        if let Some(c) = &self.memo_for(q).literal_constants {
-            return Ok(c.clone());
-        }
-        let v = self.view;
-        let mut all: Vec<SymIdx> = Vec::new();
-        for lit in q.literals.iter().filter(|l| l.len() >= 4).take(3) {
-            let words: Vec<&str> = lit
-                .split(|c: char| !c.is_alphanumeric())
-                .filter(|w| !w.is_empty())
-                .collect();
-            if words.is_empty() {
-                continue;
-            }
-            let quoted = format!("\"{lit}\"");
-            let mut constants: Vec<SymIdx> = Vec::new();
-            for (id, _, _) in v
-                .index
-                .search_chunks(&format!("\"{}\"", words.join(" ")), 100)?
-            {
-                let Some((path, start, end)) = v.chunk_span(&id)? else {
-                    continue;
-                };
-                for i in v.in_file(&path) {
-                    let (s, e) = v.span(i);
-                    if matches!(v.kind(i), SymbolKind::Field | SymbolKind::Constant)
-                        && s <= end
-                        && start <= e
-                        && !constants.contains(&i)
-                        && v.text(&path, s, e)?.contains(&quoted)
-                    {
-                        constants.push(i);
-                    }
-                }
-            }
-            all.extend(constants.into_iter().take(LITERAL_CONSTANTS));
-        }
-        self.memo_for(q).literal_constants = Some(all.clone());
-        Ok(all)
     }
 
     /// The units a chunk stands for: the callables it overlaps (best matching first), else the
