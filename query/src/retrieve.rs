@@ -353,36 +353,34 @@ impl<'v, 'a> Retriever<'v, 'a> {
         body_scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         let body_max = body_scored.first().map(|x| x.1).unwrap_or(0.0);
         let body_of: HashMap<UnitKey, f32> = body_scored.iter().cloned().collect();
+        // "Which exception do I get when …": the exception types the best matching methods throw.
+        let thrown = if q.intent == Intent::Definition
+            && ["exception", "error"]
+                .iter()
+                .any(|w| q.weight_of(&crate::terms::stem(w)) >= 0.6)
+        {
+            let throwers: Vec<&UnitKey> = body_scored
+                .iter()
+                .take_while(|(_, s)| *s >= THROWER_SHARE * body_max)
+                .take(THROWN_METHODS)
+                .map(|(u, _)| u)
+                .collect();
+            self.thrown_types(&throwers)?
+        } else {
+            Vec::new()
+        };
         legs.push(Leg {
             name: "body",
             weight: BODY_WEIGHT,
             items: body_scored.into_iter().map(|(u, _)| u).collect(),
         });
 
-        // "Which exception do I get when …": the exception types the best matching methods throw.
-        if q.intent == Intent::Definition
-            && ["exception", "error"]
-                .iter()
-                .any(|w| q.weight_of(&crate::terms::stem(w)) >= 0.6)
-        {
-            let throwers: Vec<UnitKey> = legs[legs.len() - 1]
-                .items
-                .iter()
-                .take_while(|u| {
-                    body_of
-                        .get(*u)
-                        .is_some_and(|&s| s >= THROWER_SHARE * body_max)
-                })
-                .cloned()
-                .collect();
-            let thrown = self.thrown_types(&throwers)?;
-            if !thrown.is_empty() {
-                legs.push(Leg {
-                    name: "thrown",
-                    weight: THROWN_WEIGHT,
-                    items: thrown,
-                });
-            }
+        if !thrown.is_empty() {
+            legs.push(Leg {
+                name: "thrown",
+                weight: THROWN_WEIGHT,
+                items: thrown,
+            });
         }
 
         let fused = fusion::rrf(&legs, fusion::RRF_K);

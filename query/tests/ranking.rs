@@ -751,6 +751,18 @@ fn a_field_the_question_names_is_context_not_the_answer() {
         "{:?}",
         symbols(&a)
     );
+    // A settings question asks for the field itself.
+    let a = ask_stored(
+        &dir,
+        "Which config setting holds maxFileSize and its default value?",
+    );
+    assert_eq!(a.intent, Intent::Config);
+    assert_eq!(
+        symbols(&a)[0],
+        "SizePolicy.maxFileSize",
+        "{:?}",
+        symbols(&a)
+    );
 }
 
 /// "Which exception do I get when …" is answered by what the matching code throws, even when

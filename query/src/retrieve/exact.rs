@@ -129,7 +129,9 @@ impl Retriever<'_, '_> {
     }
 
     /// Exact hits that go above everything: named methods always; named types when the question
-    /// asks for a definition or is little more than the name.
+    /// asks for a definition, named fields when it asks for a definition or a setting, and both
+    /// when it is little more than the name. Otherwise a type or a field is the context of the
+    /// question ("we set maxFileSize to 50MB; where is it turned into bytes?"), not its answer.
     pub(super) fn protected(&self, q: &Question, exact: &[SymIdx]) -> Vec<SymIdx> {
         let v = self.view;
         let plain_words = q
@@ -142,13 +144,15 @@ impl Retriever<'_, '_> {
         exact
             .iter()
             .copied()
-            .filter(|&i| !v.kind(i).is_type() || q.intent == Intent::Definition || plain_words <= 1)
-            // A field the question names ("we set maxFileSize to 50MB") is its context; where
-            // something happens to it is in a method, unless the question asks for settings.
             .filter(|&i| {
-                !matches!(v.kind(i), SymbolKind::Field | SymbolKind::Constant)
-                    || matches!(q.intent, Intent::Definition | Intent::Config)
-                    || plain_words <= 1
+                let asked = match v.kind(i) {
+                    k if k.is_type() => q.intent == Intent::Definition,
+                    SymbolKind::Field | SymbolKind::Constant => {
+                        matches!(q.intent, Intent::Definition | Intent::Config)
+                    }
+                    _ => true,
+                };
+                asked || plain_words <= 1
             })
             .filter(|&i| match v.provenance_of(i) {
                 Provenance::Test => q.wants_tests,

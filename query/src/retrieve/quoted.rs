@@ -78,10 +78,10 @@ impl Retriever<'_, '_> {
 
     /// Exception and error types the code base declares and the given methods name (`throw new
     /// X(`, `throw X.from(`), in the methods' order: what a caller of the best matching code gets.
-    pub(super) fn thrown_types(&self, methods: &[UnitKey]) -> Result<Vec<UnitKey>, QueryError> {
+    pub(super) fn thrown_types(&self, methods: &[&UnitKey]) -> Result<Vec<UnitKey>, QueryError> {
         let v = self.view;
         let mut out: Vec<UnitKey> = Vec::new();
-        for u in methods.iter().take(THROWN_METHODS) {
+        for u in methods {
             let UnitKey::Sym(i) = u else { continue };
             let (s, e) = v.span(*i);
             let text = v.text(v.path(*i), s, e)?;
