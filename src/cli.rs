@@ -145,7 +145,8 @@ pub struct SummarizeArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct AskArgs {
-    /// The question, in English or Chinese.
+    /// The question, in English or Chinese; `-` reads it from standard input (`git diff |
+    /// codemap ask -` asks what a diff changes and what that reaches).
     #[arg(required_unless_present = "batch")]
     pub question: Option<String>,
     /// Answer every `{"id","question"}` line of this JSONL file; writes one

@@ -6,6 +6,7 @@ use crate::chain;
 use crate::citation::Citation;
 use crate::freshness::Freshness;
 use crate::graph::CallGraph;
+use crate::impact::{self, Change, ChangeKind};
 use crate::question::{Intent, Question};
 use crate::retrieve::{Ranked, Retriever, SHARED_NAME_OWNERS, UnitKey};
 use crate::view::{SnapshotView, SymIdx, short_qualified, split_top_level};
@@ -66,6 +67,18 @@ pub struct MapEntry {
     pub symbols: Vec<String>,
 }
 
+/// A symbol a pasted diff changes, as an answer reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChangedSymbol {
+    pub symbol: String,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub change: crate::impact::ChangeKind,
+    /// Lines of the indexed revision the diff touches in it.
+    pub lines: Vec<u32>,
+}
+
 /// Code shown in an answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Snippet {
@@ -91,6 +104,9 @@ pub struct Answer {
     pub snippets: Vec<Snippet>,
     /// One-line summaries of the other relevant places.
     pub related: Vec<String>,
+    /// What a pasted diff changes (impact questions with a diff).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<ChangedSymbol>,
     pub freshness: Freshness,
     /// What the reader should know: fallbacks, removed citations, truncations.
     pub notes: Vec<String>,
@@ -109,6 +125,12 @@ pub struct Plan {
     pub chain: Vec<SymIdx>,
     /// Callers (callers, impact) or callees (callees) of the targets, in citation order.
     pub related: Vec<SymIdx>,
+    /// How many of `related` are direct callers (impact); the rest are one hop further.
+    pub direct: usize,
+    /// How many of the direct callers (first) call a declaration a diff changes or removes.
+    pub breaking: usize,
+    /// The symbols a pasted diff changes (impact), in diff order.
+    pub changes: Vec<Change>,
     pub notes: Vec<String>,
 }
 
@@ -145,6 +167,44 @@ pub fn plan(
     });
     let mut p = Plan::default();
     match q.intent {
+        Intent::Impact if !q.patch.is_empty() => {
+            let located = impact::locate(v, &q.patch)?;
+            p.notes.extend(located.notes);
+            if located.changes.is_empty() {
+                p.notes.push(
+                    "the diff changes no declaration of the indexed code (only comments, blank lines, imports or files the index does not hold)"
+                        .into(),
+                );
+            }
+            let targets: Vec<SymIdx> = located.changes.iter().map(|c| c.sym).collect();
+            // Callers of a declaration that changes or goes away must change too: they first.
+            let (breaking, other): (Vec<&Change>, Vec<&Change>) = located
+                .changes
+                .iter()
+                .partition(|c| matches!(c.kind, ChangeKind::Removed | ChangeKind::Declaration));
+            let syms = |cs: &[&Change]| cs.iter().map(|c| c.sym).collect::<Vec<_>>();
+            let mut direct = callers_of(v, graph, &syms(&breaking))?;
+            direct.retain(|c| !targets.contains(c));
+            p.breaking = direct.len();
+            for c in callers_of(v, graph, &syms(&other))? {
+                if !targets.contains(&c) && !direct.contains(&c) {
+                    direct.push(c);
+                }
+            }
+            let mut further: Vec<SymIdx> = callers_of(v, graph, &direct)?
+                .into_iter()
+                .filter(|c| !targets.contains(c) && !direct.contains(c))
+                .collect();
+            dedup(&mut further);
+            p.units.extend(targets.iter().map(|&t| UnitKey::Sym(t)));
+            p.units.extend(direct.iter().map(|&c| UnitKey::Sym(c)));
+            p.units.extend(further.iter().map(|&c| UnitKey::Sym(c)));
+            p.direct = direct.len();
+            p.related = direct;
+            p.related.extend(further);
+            p.targets = targets;
+            p.changes = located.changes;
+        }
         Intent::Callers | Intent::Impact => {
             let targets = match (exact_callables.is_empty(), q.identifiers.is_empty()) {
                 (false, _) => source_first(v, exact_callables),
@@ -167,6 +227,7 @@ pub fn plan(
                 }
             };
             let mut callers = callers_of(v, graph, &targets)?;
+            p.direct = callers.len();
             if q.intent == Intent::Impact {
                 let second = callers_of(v, graph, &callers)?;
                 callers.extend(second.into_iter().filter(|c| !targets.contains(c)));
@@ -239,8 +300,12 @@ pub fn plan(
         }
         Intent::Locate | Intent::Definition | Intent::Config => {}
     }
-    for x in ranked {
-        p.units.push(x.key.clone());
+    // A placed diff is answered by what it changes and reaches; text matches of its code lines
+    // would only add noise. One that placed nothing falls back to the closest indexed code.
+    if p.changes.is_empty() {
+        for x in ranked {
+            p.units.push(x.key.clone());
+        }
     }
     dedup(&mut p.units);
     Ok(p)
@@ -485,6 +550,21 @@ fn arg_shows_type(arg: &str, param: &str) -> bool {
 }
 
 /// A unit as a citation.
+/// How an answer reports a change of the plan.
+pub fn changed_symbol(v: &SnapshotView<'_>, c: &Change) -> ChangedSymbol {
+    let cit = citation_of(v, &UnitKey::Sym(c.sym));
+    let mut lines = c.lines.clone();
+    lines.sort_unstable();
+    ChangedSymbol {
+        symbol: cit.symbol.unwrap_or_default(),
+        path: cit.path,
+        start_line: cit.start_line,
+        end_line: cit.end_line,
+        change: c.kind,
+        lines,
+    }
+}
+
 pub fn citation_of(v: &SnapshotView<'_>, u: &UnitKey) -> Citation {
     match u {
         UnitKey::Sym(i) => {

@@ -16,7 +16,7 @@ use crate::sanitize;
 use crate::summary;
 use crate::view::SymIdx;
 use crate::view::{SnapshotView, short_qualified};
-use indexer::model::SymbolId;
+use indexer::model::{Provenance, SymbolId};
 use indexer::store::{EmbeddedIndex, IndexRead};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -207,6 +207,11 @@ impl<'a> Asker<'a> {
             map: assembled.map.clone(),
             snippets: assembled.snippets.clone(),
             related: assembled.related.clone(),
+            changes: p
+                .changes
+                .iter()
+                .map(|c| crate::answer::changed_symbol(v, c))
+                .collect(),
             freshness: fresh,
             notes,
             vectors: opts.vectors.map(|l| l.describe()),
@@ -314,6 +319,9 @@ fn index_answer(
 ) -> String {
     let mut s = String::new();
     let Some(best) = citations.first() else {
+        if !q.patch.is_empty() {
+            return "The diff touches nothing the index holds: no changed line lies in an indexed declaration.".into();
+        }
         return "No indexed code matches this question. Try naming a class or method, or check `codemap status` for what is indexed.".into();
     };
     let name = |c: &Citation| c.symbol.clone().unwrap_or_else(|| c.path.clone());
@@ -339,6 +347,7 @@ fn index_answer(
         .collect::<Vec<_>>()
         .join(", ");
     match q.intent {
+        Intent::Impact if !q.patch.is_empty() => diff_answer(v, p, &mut s),
         Intent::Callers | Intent::Impact | Intent::Callees if !p.targets.is_empty() => {
             let (what, none) = match q.intent {
                 Intent::Callers => ("Callers of", "No callers of it in the indexed code."),
@@ -413,6 +422,84 @@ fn index_answer(
         ));
     }
     s
+}
+
+/// "What does this diff break?": what it changes, who calls that, and which tests reach it.
+fn diff_answer(v: &SnapshotView<'_>, p: &Plan, s: &mut String) {
+    let line = |i: SymIdx| {
+        let c = citation_of(v, &UnitKey::Sym(i));
+        format!(
+            "- {} — {}",
+            c.symbol.clone().unwrap_or_else(|| c.path.clone()),
+            c.label()
+        )
+    };
+    if p.changes.is_empty() {
+        s.push_str("The diff changes no declaration the index holds (see the notes).\n");
+        return;
+    }
+    let files: std::collections::HashSet<&str> = p.changes.iter().map(|c| v.path(c.sym)).collect();
+    s.push_str(&format!(
+        "The diff changes {} declaration{} in {} file{}:\n",
+        p.changes.len(),
+        if p.changes.len() == 1 { "" } else { "s" },
+        files.len(),
+        if files.len() == 1 { "" } else { "s" },
+    ));
+    for c in p.changes.iter().take(12) {
+        s.push_str(&format!("{} ({})\n", line(c.sym), c.kind.as_str()));
+    }
+    more(s, p.changes.len(), 12);
+    let (direct, further) = p.related.split_at(p.direct.min(p.related.len()));
+    let (breaking, other) = direct.split_at(p.breaking.min(direct.len()));
+    let is_test = |i: &&SymIdx| v.provenance_of(**i) == Provenance::Test;
+    let code =
+        |xs: &[SymIdx]| -> Vec<SymIdx> { xs.iter().filter(|i| !is_test(i)).copied().collect() };
+    let (breaking, other) = (code(breaking), code(other));
+    if breaking.is_empty() && other.is_empty() {
+        s.push_str("Nothing else in the indexed code calls it.\n");
+    }
+    if !breaking.is_empty() {
+        s.push_str("Callers to update (a declaration they use changes or goes away):\n");
+        for &i in breaking.iter().take(12) {
+            s.push_str(&line(i));
+            s.push('\n');
+        }
+        more(s, breaking.len(), 12);
+    }
+    if !other.is_empty() {
+        s.push_str("Callers whose behaviour may change:\n");
+        for &i in other.iter().take(12) {
+            s.push_str(&line(i));
+            s.push('\n');
+        }
+        more(s, other.len(), 12);
+    }
+    let up = code(further);
+    if !up.is_empty() {
+        s.push_str("One call further up:\n");
+        for &i in up.iter().take(8) {
+            s.push_str(&line(i));
+            s.push('\n');
+        }
+        more(s, up.len(), 8);
+    }
+    let tests: Vec<SymIdx> = p.related.iter().filter(is_test).copied().collect();
+    if !tests.is_empty() {
+        s.push_str("Tests that reach it:\n");
+        for &i in tests.iter().take(8) {
+            s.push_str(&line(i));
+            s.push('\n');
+        }
+        more(s, tests.len(), 8);
+    }
+}
+
+/// "… and 5 more" after a list cut at `shown`.
+fn more(s: &mut String, total: usize, shown: usize) {
+    if total > shown {
+        s.push_str(&format!("- … and {} more\n", total - shown));
+    }
 }
 
 const SYSTEM_PROMPT: &str = "You answer questions about a code repository for a developer.\n\

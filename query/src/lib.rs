@@ -1,12 +1,13 @@
 //! codemap's query side: turns a question or a search string into ranked, cited places in the
 //! indexed snapshot. Reads the index; never writes it. Knows nothing about chat platforms.
 //!
-//! `ask` pipeline: [`question`] (intent, identifiers, weighted terms, zh→en glossary) →
-//! [`retrieve`] (exact symbols, BM25 chunks, symbol cards, method bodies, vectors; RRF fusion;
-//! structure and provenance boosts) → [`answer::plan`] (callers, chain, trace frames by intent;
-//! [`graph`] behind a trait) → [`assemble`] (map → chain → key code → one-liners, token budget,
-//! [`Level`]) → index-only answer or [`llm`] prose with [`citation`] checks and [`sanitize`]d
-//! input and output; [`freshness`] on every answer.
+//! `ask` pipeline: [`question`] (intent, identifiers, weighted terms, zh→en glossary, a pasted
+//! diff) → [`retrieve`] (exact symbols, BM25 chunks, symbol cards, method bodies, vectors; RRF
+//! fusion; structure and provenance boosts) → [`answer::plan`] (callers, chain, trace frames by
+//! intent; the symbols a diff changes, placed by [`impact`]; [`graph`] behind a trait) →
+//! [`assemble`] (map → chain → key code → one-liners, token budget, [`Level`]) → index-only
+//! answer or [`llm`] prose with [`citation`] checks and [`sanitize`]d input and output;
+//! [`freshness`] on every answer.
 
 pub mod answer;
 pub mod ask;
@@ -19,6 +20,7 @@ pub mod embed;
 pub mod freshness;
 pub mod fusion;
 pub mod graph;
+pub mod impact;
 pub mod llm;
 pub mod question;
 pub mod render;

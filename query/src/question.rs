@@ -6,6 +6,7 @@
 pub mod glossary;
 mod intent;
 pub mod lexicon;
+pub mod patch;
 
 use crate::terms::{self, is_cjk};
 use intent::{contains_any, detect_intent, kind_hint};
@@ -146,6 +147,8 @@ pub struct Question {
     pub cjk: Vec<String>,
     pub kind_hint: Option<KindHint>,
     pub frames: Vec<Frame>,
+    /// A pasted unified diff ("what does this break?"), file by file.
+    pub patch: Vec<patch::FilePatch>,
     /// The question asks about tests (so tests are not demoted).
     pub wants_tests: bool,
     /// The question asks about generated or vendored code.
@@ -187,11 +190,17 @@ impl Question {
 /// Understands a question.
 pub fn understand(text: &str) -> Question {
     let frames = parse_frames(text);
+    let patch = patch::parse_patch(text);
     let lower = text.to_lowercase();
     let identifiers = find_identifiers(text);
     let literals = find_literals(text);
     let kind_hint = kind_hint(&lower);
-    let intent = detect_intent(&lower, text, &identifiers, &frames, kind_hint);
+    // A pasted diff is asked about for what it changes and what that reaches.
+    let intent = if patch.is_empty() {
+        detect_intent(&lower, text, &identifiers, &frames, kind_hint)
+    } else {
+        Intent::Impact
+    };
 
     let mut acc = TermAcc::default();
     let mut content_words: Vec<String> = Vec::new();
@@ -288,6 +297,7 @@ pub fn understand(text: &str) -> Question {
         cjk,
         kind_hint,
         frames,
+        patch,
         // "test" alone is often the check a question is about ("the a*n+b position test").
         wants_tests: has_any_word(lower_all, &["tests", "testing", "junit", "测试"])
             || contains_any(

@@ -67,8 +67,17 @@ pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
             Outcome::Done
         });
     }
-    let question = a.question.as_deref().unwrap_or_default();
-    let answer = asker.ask(question, &opts)?;
+    let question = match a.question.as_deref() {
+        // `git diff | codemap ask -`, or a long question in a file.
+        Some("-") => {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                .context("reading the question from standard input")?;
+            text
+        }
+        q => q.unwrap_or_default().to_string(),
+    };
+    let answer = asker.ask(&question, &opts)?;
     if g.json {
         print_json(&answer)?;
     } else {

@@ -1,0 +1,306 @@
+//! Where a pasted diff lands in the indexed code. Each hunk is checked against the indexed text
+//! of its file (and found again nearby when the file moved on since the diff's base); the lines
+//! it removes or inserts at are mapped to the innermost symbols covering them, and each symbol is
+//! told how it changed. A hunk that matches nothing in the index is reported, never guessed at:
+//! every line shown comes from the indexed revision.
+
+use crate::QueryError;
+use crate::question::patch::{FilePatch, Hunk};
+use crate::view::{SnapshotView, SymIdx};
+use indexer::model::SymbolKind;
+use serde::Serialize;
+
+/// How a symbol changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    /// All of it is deleted (or its file is).
+    Removed,
+    /// Its declaration: signature, annotations, or a field's whole line.
+    Declaration,
+    /// Lines inside its body.
+    Body,
+    /// A type gains or loses code between its members (a new method, an initializer).
+    Members,
+}
+
+impl ChangeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Removed => "removed",
+            ChangeKind::Declaration => "declaration changed",
+            ChangeKind::Body => "body changed",
+            ChangeKind::Members => "members added or removed",
+        }
+    }
+}
+
+/// One changed symbol.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub sym: SymIdx,
+    pub kind: ChangeKind,
+    /// Lines of the indexed revision the diff removes or inserts next to (none listed when the
+    /// whole file goes).
+    pub lines: Vec<u32>,
+}
+
+/// What a diff touches in the index, and what could not be placed.
+#[derive(Debug, Clone, Default)]
+pub struct Located {
+    pub changes: Vec<Change>,
+    pub notes: Vec<String>,
+}
+
+/// Places every file patch of a diff in the indexed snapshot.
+pub fn locate(v: &SnapshotView<'_>, patches: &[FilePatch]) -> Result<Located, QueryError> {
+    let mut out = Located::default();
+    for fp in patches {
+        let Some(old) = fp.old_path.as_deref() else {
+            out.notes.push(format!(
+                "{} is a new file: nothing in the index depends on it yet",
+                fp.path()
+            ));
+            continue;
+        };
+        let path = match resolve(v, old) {
+            Resolved::One(p) => p,
+            Resolved::None => {
+                out.notes.push(format!(
+                    "{old} is not in the index (`codemap status -v` lists what was skipped)"
+                ));
+                continue;
+            }
+            Resolved::Many(n) => {
+                out.notes.push(format!(
+                    "{old} matches {n} indexed files; give the path from the repository root"
+                ));
+                continue;
+            }
+        };
+        if fp.new_path.is_none() {
+            // A deleted file: every declaration in it goes (its package stays).
+            for i in v
+                .in_file(&path)
+                .filter(|&i| v.kind(i) != SymbolKind::Package)
+            {
+                push(&mut out.changes, i, ChangeKind::Removed, &[]);
+            }
+            continue;
+        }
+        let lines = v.file_lines(&path)?;
+        let first_new = out.changes.len();
+        let mut removed: Vec<u32> = Vec::new();
+        for h in &fp.hunks {
+            let Some(offset) = place(&lines, h) else {
+                out.notes.push(format!(
+                    "the hunk at {path}:{} does not match the indexed revision; re-index, or check the diff's base",
+                    h.old_start
+                ));
+                continue;
+            };
+            if offset != 0 {
+                out.notes.push(format!(
+                    "the hunk at {path}:{} was found at line {} of the indexed revision",
+                    h.old_start,
+                    shift(h.old_start.max(1), offset)
+                ));
+            }
+            removed.extend(h.touched().0.iter().map(|&(l, _)| shift(l, offset)));
+            map_hunk(v, &path, &lines, h, offset, &mut out.changes);
+        }
+        // A symbol whose every non-blank line goes is removed, whatever its pieces said.
+        for c in &mut out.changes[first_new..] {
+            let (s, e) = v.span(c.sym);
+            let gone = (s..=e).all(|l| {
+                removed.contains(&l)
+                    || lines
+                        .get(l as usize - 1)
+                        .is_none_or(|t| t.trim().is_empty())
+            });
+            if gone {
+                c.kind = ChangeKind::Removed;
+            }
+        }
+    }
+    Ok(out)
+}
+
+enum Resolved {
+    One(String),
+    None,
+    Many(usize),
+}
+
+/// The indexed path a diff's path names: itself, or the one indexed path that ends with it (a
+/// diff made in a subfolder) or that it ends with (an index of a subfolder).
+fn resolve(v: &SnapshotView<'_>, p: &str) -> Resolved {
+    let p = p.trim_start_matches("./").trim_start_matches('/');
+    if v.has_file(p) {
+        return Resolved::One(p.to_string());
+    }
+    let found: Vec<&str> = v
+        .paths()
+        .filter(|q| {
+            q.strip_suffix(p).is_some_and(|head| head.ends_with('/'))
+                || p.strip_suffix(q).is_some_and(|head| head.ends_with('/'))
+        })
+        .collect();
+    match found.len() {
+        0 => Resolved::None,
+        1 => Resolved::One(found[0].to_string()),
+        n => Resolved::Many(n),
+    }
+}
+
+fn shift(line: u32, offset: i64) -> u32 {
+    (line as i64 + offset).max(0) as u32
+}
+
+/// How far the hunk's old side sits from where it says it does in `lines` (1-based file lines):
+/// 0 when it matches in place, else the nearest place where it matches; `None` when it matches
+/// nowhere. Lines compare without their leading and trailing whitespace (chat pastes lose it).
+fn place(lines: &[String], h: &Hunk) -> Option<i64> {
+    let old = h.old_side();
+    if old.is_empty() {
+        // A pure insertion without context: trust the line number if the file has it.
+        return (h.old_start as usize <= lines.len()).then_some(0);
+    }
+    let fits = |start: usize| -> bool {
+        // `start` is the 0-based index of the hunk's first old line.
+        old.iter().enumerate().all(|(k, (_, text))| {
+            lines
+                .get(start + k)
+                .is_some_and(|l| l.trim() == text.trim())
+        })
+    };
+    let stated = h.old_start.max(1) as usize - 1;
+    if fits(stated) {
+        return Some(0);
+    }
+    // Blank lines alone cannot be found again.
+    if old.iter().all(|(_, t)| t.trim().is_empty()) {
+        return None;
+    }
+    let last = lines.len().checked_sub(old.len())?;
+    (0..=last)
+        .filter(|&s| fits(s))
+        .min_by_key(|&s| s.abs_diff(stated))
+        .map(|s| s as i64 - stated as i64)
+}
+
+/// What a change can be about: anything declared but a package (one line shared by a folder).
+fn declaration(k: SymbolKind) -> bool {
+    k != SymbolKind::Package
+}
+
+/// Blank lines and comments change no behaviour.
+fn trivial(text: &str) -> bool {
+    let t = text.trim();
+    t.is_empty() || t.starts_with("//") || t.starts_with("/*") || t.starts_with('*')
+}
+
+fn map_hunk(
+    v: &SnapshotView<'_>,
+    path: &str,
+    lines: &[String],
+    h: &Hunk,
+    offset: i64,
+    changes: &mut Vec<Change>,
+) {
+    let (removed, inserted) = h.touched();
+    for (line, text) in removed {
+        if trivial(text) {
+            continue;
+        }
+        let line = shift(line, offset);
+        if let Some(i) = v.enclosing(path, line, declaration) {
+            let kind = classify(v, lines, i, line, false);
+            push(changes, i, kind, &[line]);
+        }
+    }
+    for ins in inserted {
+        if ins.lines.iter().all(|t| trivial(t)) {
+            continue;
+        }
+        let (before, after) = (shift(ins.before, offset), shift(ins.after, offset));
+        // The innermost symbol around the insertion point: one that covers both neighbours, or
+        // the one the inserted lines continue at the start or end of a body.
+        let around = covering(v, path, before, after)
+            .or_else(|| v.enclosing(path, after, declaration))
+            .or_else(|| v.enclosing(path, before, declaration));
+        if let Some(i) = around {
+            let at = if v.span(i).0 <= before { before } else { after };
+            let kind = classify(v, lines, i, at, true);
+            push(changes, i, kind, &[at]);
+        }
+    }
+}
+
+/// The innermost symbol of `path` whose span holds both `a` and `b`.
+fn covering(v: &SnapshotView<'_>, path: &str, a: u32, b: u32) -> Option<SymIdx> {
+    v.in_file(path)
+        .filter(|&i| {
+            let (s, e) = v.span(i);
+            s <= a && b <= e && declaration(v.kind(i))
+        })
+        .min_by_key(|&i| {
+            let (s, e) = v.span(i);
+            e - s
+        })
+}
+
+/// How a change at `line` changes symbol `i`.
+fn classify(
+    v: &SnapshotView<'_>,
+    lines: &[String],
+    i: SymIdx,
+    line: u32,
+    insertion: bool,
+) -> ChangeKind {
+    let kind = v.kind(i);
+    let (start, end) = v.span(i);
+    if !kind.is_type() && !kind.is_callable() {
+        return ChangeKind::Declaration; // a field, a constant: its line is all there is
+    }
+    let head = header_end(lines, v.sym(i).symbol.name_line.max(start), end);
+    // An insertion right after the line that opens the body goes into the body.
+    if line < head || (line == head && !insertion) {
+        ChangeKind::Declaration
+    } else if kind.is_type() {
+        // Inside a type but outside its members: code between members.
+        ChangeKind::Members
+    } else {
+        ChangeKind::Body
+    }
+}
+
+/// The line that ends a declaration's header: the first line from `from` holding `{` or `;`.
+fn header_end(lines: &[String], from: u32, end: u32) -> u32 {
+    (from..=end)
+        .find(|&l| {
+            lines
+                .get(l as usize - 1)
+                .is_some_and(|t| t.contains('{') || t.contains(';'))
+        })
+        .unwrap_or(end)
+}
+
+fn push(changes: &mut Vec<Change>, i: SymIdx, kind: ChangeKind, lines: &[u32]) {
+    match changes.iter_mut().find(|c| c.sym == i) {
+        Some(c) => {
+            // The strongest change wins: removed, then declaration, then body.
+            c.kind = c.kind.min(kind);
+            for &l in lines {
+                if !c.lines.contains(&l) {
+                    c.lines.push(l);
+                }
+            }
+        }
+        None => changes.push(Change {
+            sym: i,
+            kind,
+            lines: lines.to_vec(),
+        }),
+    }
+}

@@ -1,0 +1,337 @@
+//! "What does this diff break?": a unified diff pasted into `ask` is placed in the indexed code
+//! (hunks checked against the indexed text, found again when the lines moved), and the answer
+//! lists the changed declarations, their callers (those that must be updated first), one call
+//! further up, and the tests that reach them. Nothing outside the indexed revision is cited.
+
+use indexer::store::{EmbeddedIndex, IndexDir};
+use query::Asker;
+use query::impact::ChangeKind;
+use query::question::Intent;
+mod support;
+use support::{assert_citations_resolve, index_repo, opts, symbols};
+
+const STOCK: &str = r#"package com.shop.stock;
+
+/** Keeps stock levels per SKU. */
+public class StockService {
+    private final java.util.Map<String, Integer> levels = new java.util.HashMap<>();
+
+    /** Takes quantity out of stock; fails when not enough is left. */
+    public void deductStock(String sku, int qty) {
+        int left = levels.getOrDefault(sku, 0) - qty;
+        if (left < 0) {
+            throw new IllegalStateException("not enough stock for " + sku);
+        }
+        levels.put(sku, left);
+    }
+
+    /** Puts quantity back into stock. */
+    public void restoreStock(String sku, int qty) {
+        levels.merge(sku, qty, Integer::sum);
+    }
+}
+"#;
+
+const ORDERS: &str = r#"package com.shop.order;
+
+import com.shop.stock.StockService;
+
+/** Places and cancels orders. */
+public class OrderService {
+    private final StockService stock;
+
+    public OrderService(StockService stock) {
+        this.stock = stock;
+    }
+
+    /** Places an order and reserves its stock. */
+    public void placeOrder(String sku, int qty) {
+        stock.deductStock(sku, qty);
+    }
+
+    /** Cancels an order and gives its stock back. */
+    public void cancelOrder(String sku, int qty) {
+        stock.restoreStock(sku, qty);
+    }
+}
+"#;
+
+const CONTROLLER: &str = r#"package com.shop.order;
+
+/** The HTTP face of orders. */
+public class OrderController {
+    private final OrderService orders;
+
+    public OrderController(OrderService orders) {
+        this.orders = orders;
+    }
+
+    public String create(String sku, int qty) {
+        orders.placeOrder(sku, qty);
+        return "ok";
+    }
+}
+"#;
+
+const STOCK_TEST: &str = r#"package com.shop.stock;
+
+public class StockServiceTest {
+    public void deductsStock() {
+        StockService s = new StockService();
+        s.restoreStock("a", 2);
+        s.deductStock("a", 1);
+    }
+}
+"#;
+
+const LEGACY: &str = r#"package com.shop.stock;
+
+/** An old helper nobody should use. */
+public class LegacyStock {
+    public int level() {
+        return 0;
+    }
+}
+"#;
+
+const STOCK_PATH: &str = "src/main/java/com/shop/stock/StockService.java";
+
+/// A one-hunk `git diff` of `path`: replaces `remove` lines from line `at` (1-based) with `add`,
+/// with up to two lines of context on each side; `claim` is the old start line the header
+/// states (normally the true one).
+fn diff(path: &str, old: &str, at: usize, remove: usize, add: &[&str], claim: usize) -> String {
+    let lines: Vec<&str> = old.lines().collect();
+    let from = at.saturating_sub(2).max(1);
+    let to = (at + remove + 1).min(lines.len()); // last context line (1-based, inclusive)
+    let mut body = String::new();
+    for n in from..at {
+        body.push_str(&format!(" {}\n", lines[n - 1]));
+    }
+    for n in at..at + remove {
+        body.push_str(&format!("-{}\n", lines[n - 1]));
+    }
+    for a in add {
+        body.push_str(&format!("+{a}\n"));
+    }
+    for n in at + remove..=to {
+        body.push_str(&format!(" {}\n", lines[n - 1]));
+    }
+    let old_len = to + 1 - from;
+    let new_len = old_len - remove + add.len();
+    let start = claim - (at - from);
+    format!(
+        "diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n@@ -{start},{old_len} +{start},{new_len} @@ public class\n{body}"
+    )
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+fn fixture() -> (tempfile::TempDir, IndexDir) {
+    let root = tempfile::tempdir().unwrap();
+    let dir = index_repo(
+        root.path(),
+        &[
+            (STOCK_PATH.into(), STOCK.into()),
+            (
+                "src/main/java/com/shop/order/OrderService.java".into(),
+                ORDERS.into(),
+            ),
+            (
+                "src/main/java/com/shop/order/OrderController.java".into(),
+                CONTROLLER.into(),
+            ),
+            (
+                "src/test/java/com/shop/stock/StockServiceTest.java".into(),
+                STOCK_TEST.into(),
+            ),
+            (
+                "src/main/java/com/shop/stock/LegacyStock.java".into(),
+                LEGACY.into(),
+            ),
+        ],
+    );
+    (root, dir)
+}
+
+#[test]
+fn a_body_change_lists_callers_further_callers_and_tests() {
+    let (root, dir) = fixture();
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let at = line_of(STOCK, "if (left < 0)");
+    let question = format!(
+        "What does this break?\n```diff\n{}```",
+        diff(STOCK_PATH, STOCK, at, 1, &["        if (left <= 0) {"], at)
+    );
+    let a = asker.ask(&question, &opts()).unwrap();
+    assert_eq!(a.intent, Intent::Impact);
+    assert_eq!(a.changes.len(), 1, "{:?}", a.changes);
+    assert_eq!(a.changes[0].symbol, "StockService.deductStock");
+    assert_eq!(a.changes[0].change, ChangeKind::Body);
+    assert_eq!(a.changes[0].lines, vec![at as u32]);
+    let syms = symbols(&a);
+    assert_eq!(syms[0], "StockService.deductStock", "{syms:?}");
+    assert_eq!(syms[1], "OrderService.placeOrder", "{syms:?}");
+    assert!(
+        syms.contains(&"OrderController.create".to_string()),
+        "{syms:?}"
+    );
+    assert!(
+        syms.contains(&"StockServiceTest.deductsStock".to_string()),
+        "{syms:?}"
+    );
+    assert!(!syms.contains(&"OrderService.cancelOrder".to_string()));
+    assert!(
+        a.answer.contains("Callers whose behaviour may change"),
+        "{}",
+        a.answer
+    );
+    assert!(a.answer.contains("One call further up"), "{}", a.answer);
+    assert!(a.answer.contains("Tests that reach it"), "{}", a.answer);
+    assert!(a.notes.is_empty(), "{:?}", a.notes);
+    assert_citations_resolve(&a, root.path());
+}
+
+#[test]
+fn a_signature_change_puts_the_callers_to_update_first() {
+    let (root, dir) = fixture();
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let at = line_of(STOCK, "public void restoreStock");
+    let question = diff(
+        STOCK_PATH,
+        STOCK,
+        at,
+        1,
+        &["    public void restoreStock(String sku, long qty) {"],
+        at,
+    );
+    let a = asker.ask(&question, &opts()).unwrap();
+    assert_eq!(a.changes.len(), 1, "{:?}", a.changes);
+    assert_eq!(a.changes[0].symbol, "StockService.restoreStock");
+    assert_eq!(a.changes[0].change, ChangeKind::Declaration);
+    assert!(
+        a.answer
+            .contains("Callers to update (a declaration they use changes or goes away):\n- OrderService.cancelOrder"),
+        "{}",
+        a.answer
+    );
+    assert_citations_resolve(&a, root.path());
+}
+
+#[test]
+fn a_diff_against_moved_lines_is_found_again_and_one_that_matches_nothing_is_reported() {
+    let (root, dir) = fixture();
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let at = line_of(STOCK, "levels.put(sku, left)");
+    // The diff was made against a version where these lines sat 3 lower.
+    let moved = diff(
+        STOCK_PATH,
+        STOCK,
+        at,
+        1,
+        &["        levels.put(sku, left - 0);"],
+        at + 3,
+    );
+    let a = asker.ask(&moved, &opts()).unwrap();
+    assert_eq!(a.changes.len(), 1, "{:?}", a.changes);
+    assert_eq!(a.changes[0].symbol, "StockService.deductStock");
+    assert_eq!(a.changes[0].lines, vec![at as u32]);
+    assert!(
+        a.notes.iter().any(|n| n.contains("was found at line")),
+        "{:?}",
+        a.notes
+    );
+
+    // A hunk whose old lines are not in the indexed file: reported, nothing placed.
+    let other = STOCK.replace(
+        "levels.put(sku, left);",
+        "levels.put(sku, Math.max(0, left));",
+    );
+    let stale = diff(
+        STOCK_PATH,
+        &other,
+        at,
+        1,
+        &["        levels.remove(sku);"],
+        at,
+    );
+    let a = asker.ask(&stale, &opts()).unwrap();
+    assert!(a.changes.is_empty(), "{:?}", a.changes);
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n.contains("does not match the indexed revision")),
+        "{:?}",
+        a.notes
+    );
+    assert!(
+        a.answer.starts_with("The diff changes no declaration"),
+        "{}",
+        a.answer
+    );
+    assert_citations_resolve(&a, root.path());
+}
+
+#[test]
+fn deleted_new_comment_only_and_foreign_files() {
+    let (root, dir) = fixture();
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let legacy = "src/main/java/com/shop/stock/LegacyStock.java";
+    let mut text = format!(
+        "diff --git a/{legacy} b/{legacy}\ndeleted file mode 100644\n--- a/{legacy}\n+++ /dev/null\n@@ -1,{n} +0,0 @@\n",
+        n = LEGACY.lines().count()
+    );
+    for l in LEGACY.lines() {
+        text.push_str(&format!("-{l}\n"));
+    }
+    text.push_str("diff --git a/src/main/java/com/shop/New.java b/src/main/java/com/shop/New.java\nnew file mode 100644\n--- /dev/null\n+++ b/src/main/java/com/shop/New.java\n@@ -0,0 +1 @@\n+class New {}\n");
+    // A comment-only change, from a checkout one folder up (paths carry a prefix).
+    let doc = line_of(STOCK, "/** Puts quantity back");
+    text.push_str(&diff(
+        &format!("shop/{STOCK_PATH}"),
+        STOCK,
+        doc,
+        1,
+        &["    /** Puts quantity back into stock (a cancelled order). */"],
+        doc,
+    ));
+    text.push_str("--- a/docs/notes.txt\n+++ b/docs/notes.txt\n@@ -1 +1 @@\n-old\n+new\n");
+    let a = asker.ask(&text, &opts()).unwrap();
+    let removed: Vec<&str> = a
+        .changes
+        .iter()
+        .filter(|c| c.change == ChangeKind::Removed)
+        .map(|c| c.symbol.as_str())
+        .collect();
+    assert_eq!(
+        removed,
+        ["LegacyStock", "LegacyStock.level"],
+        "{:?}",
+        a.changes
+    );
+    assert_eq!(a.changes.len(), 2, "{:?}", a.changes);
+    assert!(
+        a.notes.iter().any(|n| n.contains("New.java is a new file")),
+        "{:?}",
+        a.notes
+    );
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n.contains("docs/notes.txt is not in the index")),
+        "{:?}",
+        a.notes
+    );
+    // The comment hunk was placed (no "does not match" note) and changed no declaration.
+    assert!(
+        !a.notes.iter().any(|n| n.contains("does not match")),
+        "{:?}",
+        a.notes
+    );
+    assert_citations_resolve(&a, root.path());
+}
