@@ -139,6 +139,9 @@ pub struct Question {
     /// Neighbouring content words, for proximity matching (`missing node`, `no serializer
     /// found` against a message or a `missingNode`).
     pub pairs: Vec<(String, String)>,
+    /// A message the question reports in its own words ("an error saying no serializer was
+    /// found"): the content words after "saying", "says", "message" … in that sentence.
+    pub message: Vec<String>,
     /// Quoted strings and dotted keys (`'tail -f'`, `os.name`): text to look for literally.
     pub literals: Vec<String>,
     /// Weighted search terms, strongest first, one per stem.
@@ -291,6 +294,7 @@ pub fn understand(text: &str) -> Question {
         intent,
         identifiers,
         guessed,
+        message: reported_message(text),
         pairs,
         literals,
         terms: acc.finish(),
@@ -373,7 +377,38 @@ impl TermAcc {
     }
 }
 
-fn is_stop(w: &str) -> bool {
+/// Words that introduce a message quoted from memory.
+const MESSAGE_CUES: &[&str] = &[
+    "saying",
+    "says",
+    "said",
+    "message",
+    "complaining",
+    "complains",
+];
+
+/// The content words after a message cue, up to the end of its sentence.
+fn reported_message(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for sentence in text.split(['.', '?', '!', ';', '\n']) {
+        let ws = words(sentence);
+        let Some(at) = ws
+            .iter()
+            .position(|w| MESSAGE_CUES.contains(&w.to_lowercase().as_str()))
+        else {
+            continue;
+        };
+        for w in &ws[at + 1..] {
+            if w.chars().any(is_cjk) || is_stop(w) || w.chars().count() < 2 {
+                continue;
+            }
+            out.extend(indexer::analyzer::split_identifier(w));
+        }
+    }
+    out
+}
+
+pub(crate) fn is_stop(w: &str) -> bool {
     let w = w.to_lowercase();
     lexicon::STOP_WORDS.contains(&w.as_str())
 }

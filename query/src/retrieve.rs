@@ -21,6 +21,7 @@ use std::collections::{HashMap, HashSet};
 
 mod adjust;
 mod exact;
+mod message;
 mod quoted;
 pub(crate) use adjust::{accessor_lines, has_bean_prefix};
 pub(crate) use exact::names_its_type;
@@ -101,6 +102,11 @@ fn pair_terms(q: &Question, index: &HashMap<&str, usize>) -> Vec<(usize, usize)>
         })
         .collect()
 }
+
+/// Weight of a reported message's words (on top of their plain counts) in a body score.
+const MESSAGE_BONUS: f32 = 1.0;
+/// Weight of the leg of methods whose string literals hold the message a question reports.
+const MESSAGE_WEIGHT: f32 = 1.0;
 
 /// A method name declared by more types than this is too common for "who calls NAME" to mean
 /// all of them (`read`, `toString`, `close`).
@@ -207,9 +213,13 @@ pub struct Retriever<'v, 'a> {
 struct Memo {
     question: String,
     body: HashMap<SymIdx, f32>,
+    /// Methods whose string literals hold the message the question reports, with its score.
+    message: HashMap<SymIdx, f32>,
     idf: HashMap<String, f32>,
     /// The question's word pairs as term indices (stemmed once, not per body scored).
     pairs: Option<Vec<(usize, usize)>>,
+    /// Stems of the message the question reports, in order.
+    sequence: Option<Vec<String>>,
     /// Constants holding a string the question quotes (looked up once per question).
     literal_constants: Option<Vec<SymIdx>>,
 }
@@ -374,6 +384,22 @@ impl<'v, 'a> Retriever<'v, 'a> {
             weight: BODY_WEIGHT,
             items: body_scored.into_iter().map(|(u, _)| u).collect(),
         });
+
+        // Methods that build the message the question reports.
+        let mut message: Vec<(SymIdx, f32)> = self
+            .memo_for(q)
+            .message
+            .iter()
+            .map(|(&i, &s)| (i, s))
+            .collect();
+        if !message.is_empty() {
+            message.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            legs.push(Leg {
+                name: "message",
+                weight: MESSAGE_WEIGHT,
+                items: message.into_iter().map(|(i, _)| UnitKey::Sym(i)).collect(),
+            });
+        }
 
         if !thrown.is_empty() {
             legs.push(Leg {
@@ -684,6 +710,11 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 score += PAIR_BONUS * idf;
             }
         }
+        let message = self.message_score(q, &text);
+        if message > 0.0 {
+            self.memo_for(q).message.insert(i, message);
+            score += message;
+        }
         if !q.literals.is_empty() {
             let lower = text.to_lowercase();
             for lit in &q.literals {
@@ -702,6 +733,32 @@ impl<'v, 'a> Retriever<'v, 'a> {
         let s = score / (1.0 + 0.15 * lines.ln().max(0.0));
         self.memo_for(q).body.insert(i, s);
         Ok(s)
+    }
+
+    /// The words of the message the question reports, found in a row in one of `text`'s string
+    /// literals: their idf, summed.
+    fn message_score(&self, q: &Question, text: &str) -> f32 {
+        let sequence = {
+            let mut m = self.memo_for(q);
+            m.sequence
+                .get_or_insert_with(|| q.message.iter().map(|w| crate::terms::stem(w)).collect())
+                .clone()
+        };
+        if sequence.len() < message::MESSAGE_RUN {
+            return 0.0;
+        }
+        let mut best: &[String] = &[];
+        for lit in message::string_literals(text) {
+            let stems = message::literal_stems(lit);
+            let run = message::longest_run(&sequence, &stems);
+            if run.len() > best.len() {
+                best = run;
+            }
+        }
+        if best.len() < message::MESSAGE_RUN {
+            return 0.0;
+        }
+        best.iter().map(|s| self.idf(q, s)).sum::<f32>() * MESSAGE_BONUS
     }
 
     /// Whether a callable has a body with at least one statement (not abstract, not `{}`).

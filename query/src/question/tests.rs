@@ -413,3 +413,17 @@ fn the_class_named_by_its_kind_is_an_identifier() {
     assert!(names("Where is the Java class loaded?").is_empty());
     assert!(names("Which method reads the JSON class name?").is_empty());
 }
+
+#[test]
+fn a_message_reported_after_saying_is_kept_in_order() {
+    let q = understand(
+        "If I serialize an empty bean I get an error saying no serializer was found. Where is it raised?",
+    );
+    assert_eq!(q.message, ["no", "serializer", "found"]);
+    // No cue, no message: the question's own words are not a message.
+    assert!(
+        understand("Where is the file name pattern parsed?")
+            .message
+            .is_empty()
+    );
+}
