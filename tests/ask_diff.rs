@@ -1,9 +1,10 @@
 //! `git diff | codemap ask -` on a real git repository: the working-tree change is placed in
-//! the indexed commit and answered with the changed method, its callers and its tests.
+//! the indexed commit and answered with the changed method, its callers, its tests and the
+//! entry points (routes, schedules, listeners) whose calls reach it.
 
 mod support;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use support::{codemap, write};
 
@@ -28,16 +29,11 @@ const CHECKOUT: &str = "package shop;\n\npublic class Checkout {\n    private fi
 
 const TEST: &str = "package shop;\n\npublic class PricesTest {\n    public void tenPercent() {\n        assert new Prices().total(1000, 10) == 900;\n    }\n}\n";
 
-#[test]
-fn a_working_tree_diff_piped_into_ask_names_the_change_its_callers_and_tests() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path();
-    write(root, "src/main/java/shop/Prices.java", PRICES);
-    write(root, "src/main/java/shop/Checkout.java", CHECKOUT);
-    write(root, "src/test/java/shop/PricesTest.java", TEST);
+/// Commits `root`, indexes it into `root/.codemap`, and returns the index folder.
+fn commit_and_index(root: &Path) -> PathBuf {
     git(root, &["init", "-q"]);
     git(root, &["add", "."]);
-    git(root, &["commit", "-q", "-m", "prices"]);
+    git(root, &["commit", "-q", "-m", "base"]);
     let idx = root.join(".codemap");
     let o = codemap()
         .arg("--index-dir")
@@ -47,22 +43,16 @@ fn a_working_tree_diff_piped_into_ask_names_the_change_its_callers_and_tests() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    idx
+}
 
-    // Round down instead of truncating: a body change in Prices.total.
-    write(
-        root,
-        "src/main/java/shop/Prices.java",
-        PRICES.replace(
-            "long off = cents * percentOff / 100;",
-            "long off = Math.round(cents * percentOff / 100.0);",
-        ),
-    );
+/// `git diff | codemap --json ask -` with `question` before the diff.
+fn ask_diff(root: &Path, idx: &Path, question: &str) -> serde_json::Value {
     let diff = git(root, &["diff"]);
     assert!(diff.contains("@@ -"), "{diff}");
-
     let mut child = codemap()
         .arg("--index-dir")
-        .arg(&idx)
+        .arg(idx)
         .args(["--json", "ask", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -73,11 +63,109 @@ fn a_working_tree_diff_piped_into_ask_names_the_change_its_callers_and_tests() {
         .stdin
         .take()
         .unwrap()
-        .write_all(format!("what does this break?\n{diff}").as_bytes())
+        .write_all(format!("{question}\n{diff}").as_bytes())
         .unwrap();
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let a: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// Copies the shop fixture (a Spring multi-module repository) to `to`.
+fn copy_shop(to: &Path) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/shop");
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(&src).unwrap().to_str().unwrap().to_string();
+                write(to, &rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_diff_names_the_routes_schedules_and_listeners_that_reach_the_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    copy_shop(root);
+    let idx = commit_and_index(root);
+    let file = "shop-order/src/main/java/com/shop/order/service/impl/OrderServiceImpl.java";
+    let text = std::fs::read_to_string(root.join(file)).unwrap();
+    let edited = text.replace(
+        "return; // already paid or cancelled",
+        "throw new IllegalStateException(\"not cancellable\");",
+    );
+    assert_ne!(edited, text);
+    write(root, file, edited);
+    let a = ask_diff(root, &idx, "这个改动会影响哪些接口？");
+    assert_eq!(a["intent"], "impact");
+    assert_eq!(
+        a["changes"][0]["symbol"], "OrderServiceImpl.cancelOrder",
+        "{a:#}"
+    );
+    let entries: Vec<(String, String)> = a["entry_points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["entry"].as_str().unwrap().to_string(),
+                e["symbol"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let has = |entry: &str, symbol: &str| {
+        entries
+            .iter()
+            .any(|(e, s)| e.contains(entry) && s == symbol)
+    };
+    assert!(
+        has(
+            "POST /api/orders/{orderId}/cancel",
+            "OrderController.cancel"
+        ),
+        "{entries:?}"
+    );
+    assert!(
+        has("cron=0 */5 * * * ?", "OrderTimeoutJob.closeExpiredOrders"),
+        "{entries:?}"
+    );
+    assert!(
+        has("@RabbitListener", "OrderCancelListener.onCancel"),
+        "{entries:?}"
+    );
+    // Nothing that does not reach cancelOrder.
+    assert!(
+        !entries.iter().any(|(_, s)| s == "OrderController.pay"),
+        "{entries:?}"
+    );
+    let text = a["answer"].as_str().unwrap();
+    assert!(text.contains("Entry points that reach it:"), "{text}");
+}
+
+#[test]
+fn a_working_tree_diff_piped_into_ask_names_the_change_its_callers_and_tests() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write(root, "src/main/java/shop/Prices.java", PRICES);
+    write(root, "src/main/java/shop/Checkout.java", CHECKOUT);
+    write(root, "src/test/java/shop/PricesTest.java", TEST);
+    let idx = commit_and_index(root);
+
+    // Round down instead of truncating: a body change in Prices.total.
+    write(
+        root,
+        "src/main/java/shop/Prices.java",
+        PRICES.replace(
+            "long off = cents * percentOff / 100;",
+            "long off = Math.round(cents * percentOff / 100.0);",
+        ),
+    );
+    let a = ask_diff(root, &idx, "what does this break?");
     assert_eq!(a["intent"], "impact");
     let changes = a["changes"].as_array().unwrap();
     assert_eq!(changes.len(), 1, "{a:#}");

@@ -6,7 +6,7 @@ use crate::chain;
 use crate::citation::Citation;
 use crate::freshness::Freshness;
 use crate::graph::CallGraph;
-use crate::impact::{self, Change, ChangeKind};
+use crate::impact::{self, Change, ChangeKind, EntryPoint};
 use crate::question::{Intent, Question};
 use crate::retrieve::{Ranked, Retriever, SHARED_NAME_OWNERS, UnitKey};
 use crate::view::{SnapshotView, SymIdx, short_qualified, split_top_level};
@@ -79,6 +79,16 @@ pub struct ChangedSymbol {
     pub lines: Vec<u32>,
 }
 
+/// An entry point an answer reports, with the method it enters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EntryPointRef {
+    pub entry: String,
+    pub symbol: String,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
 /// Code shown in an answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Snippet {
@@ -107,6 +117,9 @@ pub struct Answer {
     /// What a pasted diff changes (impact questions with a diff).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<ChangedSymbol>,
+    /// Routes, schedules and listeners whose calls reach what the diff changes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub entry_points: Vec<EntryPointRef>,
     pub freshness: Freshness,
     /// What the reader should know: fallbacks, removed citations, truncations.
     pub notes: Vec<String>,
@@ -131,6 +144,8 @@ pub struct Plan {
     pub breaking: usize,
     /// The symbols a pasted diff changes (impact), in diff order.
     pub changes: Vec<Change>,
+    /// Routes, schedules and listeners whose calls reach what a diff changes, nearest first.
+    pub entries: Vec<EntryPoint>,
     pub notes: Vec<String>,
 }
 
@@ -202,6 +217,9 @@ pub fn plan(
             p.direct = direct.len();
             p.related = direct;
             p.related.extend(further);
+            p.entries = impact::entry_points(v, graph, &targets)?;
+            p.units
+                .extend(p.entries.iter().map(|e| UnitKey::Sym(e.handler)));
             p.targets = targets;
             p.changes = located.changes;
         }
@@ -562,6 +580,18 @@ pub fn changed_symbol(v: &SnapshotView<'_>, c: &Change) -> ChangedSymbol {
         end_line: cit.end_line,
         change: c.kind,
         lines,
+    }
+}
+
+/// How an answer reports an entry point of the plan.
+pub fn entry_point_ref(v: &SnapshotView<'_>, e: &EntryPoint) -> EntryPointRef {
+    let cit = citation_of(v, &UnitKey::Sym(e.handler));
+    EntryPointRef {
+        entry: e.entry.clone(),
+        symbol: cit.symbol.unwrap_or_default(),
+        path: cit.path,
+        start_line: cit.start_line,
+        end_line: cit.end_line,
     }
 }
 

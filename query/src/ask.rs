@@ -212,6 +212,11 @@ impl<'a> Asker<'a> {
                 .iter()
                 .map(|c| crate::answer::changed_symbol(v, c))
                 .collect(),
+            entry_points: p
+                .entries
+                .iter()
+                .map(|e| crate::answer::entry_point_ref(v, e))
+                .collect(),
             freshness: fresh,
             notes,
             vectors: opts.vectors.map(|l| l.describe()),
@@ -282,6 +287,9 @@ impl<'g> MemoGraph<'g> {
 }
 
 impl CallGraph for MemoGraph<'_> {
+    fn entries(&self, id: &SymbolId) -> Result<Vec<String>, QueryError> {
+        self.inner.entries(id)
+    }
     fn callers(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError> {
         if let Some(e) = self.callers.borrow().get(id) {
             return Ok(e.clone());
@@ -483,6 +491,17 @@ fn diff_answer(v: &SnapshotView<'_>, p: &Plan, s: &mut String) {
             s.push('\n');
         }
         more(s, up.len(), 8);
+    }
+    if !p.entries.is_empty() {
+        s.push_str("Entry points that reach it:\n");
+        for e in p.entries.iter().take(8) {
+            s.push_str(&format!(
+                "- {} → {}\n",
+                e.entry,
+                line(e.handler).trim_start_matches("- ")
+            ));
+        }
+        more(s, p.entries.len(), 8);
     }
     let tests: Vec<SymIdx> = p.related.iter().filter(is_test).copied().collect();
     if !tests.is_empty() {

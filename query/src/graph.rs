@@ -54,6 +54,12 @@ pub trait CallGraph {
     fn callers(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError>;
     /// Edges whose `from` is `id`, in source order of the use sites.
     fn callees(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError>;
+    /// Where calls from outside enter `id`: routes (`POST /api/orders`) and schedules
+    /// (`cron=0 */5 * * * ?`) a graph with framework edges knows; none by default.
+    fn entries(&self, id: &SymbolId) -> Result<Vec<String>, QueryError> {
+        let _ = id;
+        Ok(Vec::new())
+    }
 }
 
 /// A graph with no edges: answers still work, without expansion.

@@ -5,9 +5,10 @@
 //! every line shown comes from the indexed revision.
 
 use crate::QueryError;
+use crate::graph::CallGraph;
 use crate::question::patch::{FilePatch, Hunk};
 use crate::view::{SnapshotView, SymIdx};
-use indexer::model::SymbolKind;
+use indexer::model::{Provenance, SymbolId, SymbolKind};
 use serde::Serialize;
 
 /// How a symbol changes.
@@ -303,4 +304,97 @@ fn push(changes: &mut Vec<Change>, i: SymIdx, kind: ChangeKind, lines: &[u32]) {
             lines: lines.to_vec(),
         }),
     }
+}
+
+/// Where outside callers come in: an HTTP route, a schedule, or a message listener.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryPoint {
+    /// `POST /api/payments/callback`, `cron=0 */5 * * * ?`, `@KafkaListener(topics = "x")`.
+    pub entry: String,
+    /// The method it enters.
+    pub handler: SymIdx,
+}
+
+/// Calls followed up from a change when looking for entry points.
+const ENTRY_DEPTH: usize = 8;
+/// Methods visited at most on the way.
+const ENTRY_VISITS: usize = 500;
+
+/// Annotations of methods entered from outside: by a request, a message or a timer.
+const ENTRY_ANNOTATIONS: &[&str] = &[
+    "RequestMapping",
+    "GetMapping",
+    "PostMapping",
+    "PutMapping",
+    "DeleteMapping",
+    "PatchMapping",
+    "KafkaListener",
+    "RabbitListener",
+    "JmsListener",
+    "EventListener",
+    "StreamListener",
+    "RocketMQMessageListener",
+    "MessageMapping",
+    "Scheduled",
+];
+
+/// The entry points whose calls reach any of `targets` (callers followed up to
+/// [`ENTRY_DEPTH`] calls, tests left out), nearest first.
+pub fn entry_points(
+    v: &SnapshotView<'_>,
+    graph: &dyn CallGraph,
+    targets: &[SymIdx],
+) -> Result<Vec<EntryPoint>, QueryError> {
+    let mut out: Vec<EntryPoint> = Vec::new();
+    let mut seen: Vec<SymIdx> = targets.to_vec();
+    let mut frontier: Vec<SymIdx> = targets.to_vec();
+    for _ in 0..=ENTRY_DEPTH {
+        let mut next = Vec::new();
+        for &m in &frontier {
+            let id = SymbolId(v.id(m).to_string());
+            let named = graph.entries(&id)?;
+            // The graph's route has the whole path (class prefix included); an annotation is
+            // what a graph without framework edges can show.
+            match (named.is_empty(), entry_annotation(v, m)) {
+                (false, _) => named.into_iter().for_each(|e| push_entry(&mut out, e, m)),
+                (true, Some(a)) => push_entry(&mut out, a, m),
+                (true, None) => {}
+            }
+            for e in graph.callers(&id)? {
+                if let Some(c) = v.by_id(&e.from.0)
+                    && !seen.contains(&c)
+                    && seen.len() < ENTRY_VISITS
+                    && v.provenance_of(c) != Provenance::Test
+                {
+                    seen.push(c);
+                    next.push(c);
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        frontier = next;
+    }
+    Ok(out)
+}
+
+fn push_entry(out: &mut Vec<EntryPoint>, entry: String, handler: SymIdx) {
+    if !out.iter().any(|x| x.entry == entry && x.handler == handler) {
+        out.push(EntryPoint { entry, handler });
+    }
+}
+
+/// The entry annotation a method carries, as written.
+fn entry_annotation(v: &SnapshotView<'_>, m: SymIdx) -> Option<String> {
+    v.sym(m)
+        .symbol
+        .annotations
+        .iter()
+        .find(|a| {
+            let name = a.trim_start_matches('@');
+            let name = name.split('(').next().unwrap_or(name);
+            ENTRY_ANNOTATIONS.contains(&name.rsplit('.').next().unwrap_or(name))
+        })
+        .cloned()
 }

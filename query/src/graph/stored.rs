@@ -65,6 +65,23 @@ fn between_symbols(e: &Stored) -> bool {
 }
 
 impl CallGraph for StoredGraph<'_> {
+    fn entries(&self, id: &SymbolId) -> Result<Vec<String>, QueryError> {
+        let mut out: Vec<String> = self
+            .catalog
+            .edges_to(&id.0)?
+            .iter()
+            .filter_map(|e| {
+                e.caller
+                    .strip_prefix("route:")
+                    .or_else(|| e.caller.strip_prefix("schedule:"))
+                    .map(str::to_string)
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
     fn callers(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError> {
         let mut out: Vec<Edge> = self
             .catalog
