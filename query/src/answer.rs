@@ -250,6 +250,7 @@ pub fn plan(
                 let second = callers_of(v, graph, &callers)?;
                 callers.extend(second.into_iter().filter(|c| !targets.contains(c)));
                 dedup(&mut callers);
+                p.entries = impact::entry_points(v, graph, &targets)?;
             }
             if callers.is_empty() && !targets.is_empty() {
                 p.notes.push("no callers found in the indexed code".into());

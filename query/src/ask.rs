@@ -377,6 +377,7 @@ fn index_answer(
                 s.push_str(&sym_line(c));
                 s.push('\n');
             }
+            entry_lines(v, p, &mut s);
         }
         Intent::Trace if !p.targets.is_empty() => {
             s.push_str("Frames of the trace in the indexed code:\n");
@@ -512,6 +513,24 @@ fn diff_answer(v: &SnapshotView<'_>, p: &Plan, s: &mut String) {
         }
         more(s, tests.len(), 8);
     }
+}
+
+/// The plan's entry points: `- POST /api/orders → OrderController.create — path:18-22`.
+fn entry_lines(v: &SnapshotView<'_>, p: &Plan, s: &mut String) {
+    if p.entries.is_empty() {
+        return;
+    }
+    s.push_str("Entry points that reach it:\n");
+    for e in p.entries.iter().take(8) {
+        let c = citation_of(v, &UnitKey::Sym(e.handler));
+        s.push_str(&format!(
+            "- {} → {} — {}\n",
+            e.entry,
+            c.symbol.clone().unwrap_or_else(|| c.path.clone()),
+            c.label()
+        ));
+    }
+    more(s, p.entries.len(), 8);
 }
 
 /// "… and 5 more" after a list cut at `shown`.

@@ -385,8 +385,12 @@ fn push_entry(out: &mut Vec<EntryPoint>, entry: String, handler: SymIdx) {
     }
 }
 
-/// The entry annotation a method carries, as written.
+/// The entry annotation a method with a body carries, as written (a Feign client's mapping
+/// describes the remote endpoint, not one of this code's).
 fn entry_annotation(v: &SnapshotView<'_>, m: SymIdx) -> Option<String> {
+    if !v.has_body(m) {
+        return None;
+    }
     v.sym(m)
         .symbol
         .annotations
