@@ -8,7 +8,9 @@ use query::Asker;
 use query::impact::ChangeKind;
 use query::question::Intent;
 mod support;
-use support::{assert_citations_resolve, index_repo, opts, symbols};
+use query::{AskOptions, ChatModel};
+use std::time::Duration;
+use support::{assert_citations_resolve, chat, index_repo, opts, serve, symbols};
 
 const STOCK: &str = r#"package com.shop.stock;
 
@@ -334,4 +336,59 @@ fn deleted_new_comment_only_and_foreign_files() {
         a.notes
     );
     assert_citations_resolve(&a, root.path());
+}
+
+/// With an LLM, the model is told what the graph found (changed declarations, callers, further
+/// callers), inside the untrusted block; the code alone would not show who calls what.
+#[test]
+fn the_model_is_given_the_graphs_findings_for_a_diff() {
+    let (_root, dir) = fixture();
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let (base, seen) = serve(|body| {
+        if body.contains("search keywords") {
+            (Duration::ZERO, "deductStock".to_string())
+        } else {
+            (Duration::ZERO, "It changes stock deduction.".to_string())
+        }
+    });
+    let llm = chat(&base, 5.0, 0);
+    let with_llm = AskOptions {
+        llm: Some(&llm as &dyn ChatModel),
+        ..opts()
+    };
+    let at = line_of(STOCK, "if (left < 0)");
+    let question = diff(STOCK_PATH, STOCK, at, 1, &["        if (left <= 0) {"], at);
+    let a = asker.ask(&question, &with_llm).unwrap();
+    assert_eq!(a.answer, "It changes stock deduction.");
+    let bodies = seen.lock().unwrap().clone();
+    let answer_request = bodies
+        .iter()
+        .find(|b| b.contains("REPOSITORY CONTENT"))
+        .expect("an answer request");
+    let facts = answer_request
+        .split("What the index's call graph says:")
+        .nth(1)
+        .expect("graph facts in the prompt");
+    // Inside the untrusted block, before the code.
+    assert!(
+        answer_request.find("<<<REPOSITORY CONTENT>>>") < answer_request.find("What the index")
+    );
+    assert!(facts.contains("StockService.deductStock"), "{facts}");
+    assert!(facts.contains("OrderService.placeOrder"), "{facts}");
+    assert!(facts.contains("OrderController.create"), "{facts}");
+
+    // A locate question has no graph facts to pass.
+    seen.lock().unwrap().clear();
+    asker
+        .ask("Where is stock taken out for an order?", &with_llm)
+        .unwrap();
+    let bodies = seen.lock().unwrap().clone();
+    assert!(
+        bodies
+            .iter()
+            .filter(|b| b.contains("REPOSITORY CONTENT"))
+            .all(|b| !b.contains("What the index's call graph says")),
+        "{bodies:?}"
+    );
 }
