@@ -314,8 +314,12 @@ impl<'a> Merger<'a> {
             s.code = s.code.map(|c| c.clamp(s.start, s.end));
             spans.push(s);
         }
-        // Safety net: tree-sitter trees have no holes, but a missed line would break coverage.
+        // Safety net: a non-blank line no node covers (tree-sitter skips what it takes for
+        // whitespace, such as a vertical tab) joins a neighbour when the result still fits, else
+        // becomes chunks of its own.
+        let max = self.max;
         let n = lines.line_count();
+        let mut out: Vec<Span> = Vec::with_capacity(spans.len());
         let mut prev_end = 0;
         for i in 0..=spans.len() {
             let gap_end = spans.get(i).map_or(n, |s| s.start - 1);
@@ -327,19 +331,34 @@ impl<'a> Merger<'a> {
                 let first = (prev_end + 1..=gap_end)
                     .find(|&l| !lines.is_blank(l))
                     .unwrap_or(prev_end + 1);
-                match (i.checked_sub(1), spans.get_mut(i)) {
-                    (Some(p), _) => spans[p].end = last,
-                    (None, Some(next)) => next.start = first,
-                    (None, None) => spans.push(Span {
-                        start: first,
-                        end: last,
-                        code: None,
-                    }),
+                match (out.last_mut(), spans.get_mut(i)) {
+                    (Some(p), _) if lines.size(p.start, last) <= max => p.end = last,
+                    (_, Some(next)) if lines.size(first, next.end) <= max => next.start = first,
+                    _ => {
+                        let mut cur: Option<Span> = None;
+                        for l in (first..=last).filter(|&l| !lines.is_blank(l)) {
+                            match &mut cur {
+                                Some(c) if lines.size(c.start, l) <= max => c.end = l,
+                                _ => {
+                                    out.extend(cur.take());
+                                    cur = Some(Span {
+                                        start: l,
+                                        end: l,
+                                        code: None,
+                                    });
+                                }
+                            }
+                        }
+                        out.extend(cur);
+                    }
                 }
+            }
+            if let Some(s) = spans.get(i) {
+                out.push(*s);
             }
             prev_end = spans.get(i).map_or(n, |s| s.end);
         }
-        spans
+        out
     }
 }
 

@@ -283,3 +283,21 @@ proptest! {
         check_invariants(src.as_bytes(), &a.chunks, max)?;
     }
 }
+
+/// A vertical tab is whitespace to tree-sitter but content to the chunker: the line holding it
+/// is in no node. It joins a neighbour only when the result fits, else it is a chunk of its own
+/// (found by `garbage_through_the_java_path_keeps_the_invariants`).
+#[test]
+fn a_line_no_node_covers_does_not_stretch_a_full_chunk() {
+    let long = format!("class A {{ int a = {}; }}", "1 + ".repeat(30));
+    let src = format!("\u{b}\n{long}\n");
+    let max = 60;
+    let a = analyze(Language::Java, src.as_bytes(), max);
+    let spans: Vec<(u32, u32)> = a
+        .chunks
+        .iter()
+        .map(|c| (c.start_line, c.end_line))
+        .collect();
+    assert_eq!(spans, [(1, 1), (2, 2)]);
+    check_invariants(src.as_bytes(), &a.chunks, max).unwrap();
+}
