@@ -194,39 +194,44 @@ fn a_working_tree_diff_piped_into_ask_names_the_change_its_callers_and_tests() {
     );
 }
 
-/// A named change ("what is the impact of changing X?") lists its entry points too, across a
-/// Feign call between services; a Feign client's mapping is the remote endpoint, not an entry.
+/// A named change ("what is the impact of changing X?", "who calls X?") lists its entry points
+/// too, across a Feign call between services; a Feign client's mapping is the remote endpoint,
+/// not an entry.
 #[test]
 fn impact_of_a_named_method_reaches_routes_across_services() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     copy_shop(root);
     let idx = commit_and_index(root);
-    let o = codemap()
-        .arg("--index-dir")
-        .arg(&idx)
-        .args([
-            "--json",
-            "ask",
+    for (question, intent) in [
+        (
             "what is the impact of changing InventoryServiceImpl.deductStock?",
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let a: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(a["intent"], "impact");
-    let entries: Vec<(&str, &str)> = a["entry_points"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| (e["entry"].as_str().unwrap(), e["symbol"].as_str().unwrap()))
-        .collect();
-    assert_eq!(
-        entries,
-        [
-            ("POST /api/inventory/deduct", "InventoryController.deduct"),
-            ("POST /api/orders", "OrderController.create")
-        ],
-        "{a:#}"
-    );
+            "impact",
+        ),
+        ("who calls deductStock?", "callers"),
+    ] {
+        let o = codemap()
+            .arg("--index-dir")
+            .arg(&idx)
+            .args(["--json", "ask", question])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let a: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(a["intent"], intent);
+        let entries: Vec<(&str, &str)> = a["entry_points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| (e["entry"].as_str().unwrap(), e["symbol"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            entries,
+            [
+                ("POST /api/inventory/deduct", "InventoryController.deduct"),
+                ("POST /api/orders", "OrderController.create")
+            ],
+            "{question}: {a:#}"
+        );
+    }
 }

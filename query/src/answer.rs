@@ -117,7 +117,8 @@ pub struct Answer {
     /// What a pasted diff changes (impact questions with a diff).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<ChangedSymbol>,
-    /// Routes, schedules and listeners whose calls reach what the diff changes.
+    /// Routes, schedules and listeners whose calls reach what the question is about (callers,
+    /// impact).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub entry_points: Vec<EntryPointRef>,
     pub freshness: Freshness,
@@ -144,7 +145,8 @@ pub struct Plan {
     pub breaking: usize,
     /// The symbols a pasted diff changes (impact), in diff order.
     pub changes: Vec<Change>,
-    /// Routes, schedules and listeners whose calls reach what a diff changes, nearest first.
+    /// Routes, schedules and listeners whose calls reach the targets (callers, impact), nearest
+    /// first.
     pub entries: Vec<EntryPoint>,
     pub notes: Vec<String>,
 }
@@ -250,8 +252,9 @@ pub fn plan(
                 let second = callers_of(v, graph, &callers)?;
                 callers.extend(second.into_iter().filter(|c| !targets.contains(c)));
                 dedup(&mut callers);
-                p.entries = impact::entry_points(v, graph, &targets)?;
             }
+            // Where the calls come from outside: routes, schedules, listeners.
+            p.entries = impact::entry_points(v, graph, &targets)?;
             if callers.is_empty() && !targets.is_empty() {
                 p.notes.push("no callers found in the indexed code".into());
             }
