@@ -4,21 +4,8 @@
 //! through the public API with the stored call graph.
 
 mod support;
-use indexer::store::{EmbeddedIndex, IndexDir};
 use query::question::Intent;
-use query::{Answer, AskOptions, Asker};
-use support::{assert_citations_resolve, index_repo, opts, symbols};
-
-fn ask_stored(dir: &IndexDir, question: &str) -> Answer {
-    let index = EmbeddedIndex::open(dir).unwrap();
-    let asker = Asker::new(&index).unwrap();
-    let graph = query::StoredGraph::new(&index);
-    let opts = AskOptions {
-        graph: Some(&graph),
-        ..opts()
-    };
-    asker.ask(question, &opts).unwrap()
-}
+use support::{ask_stored, assert_citations_resolve, index_repo, symbols};
 
 /// "I get an error saying no writer was found": the method whose literal says "No writer found
 /// for …" comes first, ahead of methods that use the same words more often but say no such thing.

@@ -3,22 +3,10 @@
 //! repository, indexes it and asks through the public API with the stored call graph.
 
 mod support;
-use indexer::store::{EmbeddedIndex, IndexDir};
+use indexer::store::EmbeddedIndex;
+use query::Asker;
 use query::question::Intent;
-use query::{Answer, AskOptions, Asker};
-use support::{assert_citations_resolve, index_repo, opts, symbols};
-
-/// Asks through the stored call graph, as the CLI does.
-fn ask_stored(dir: &IndexDir, question: &str) -> Answer {
-    let index = EmbeddedIndex::open(dir).unwrap();
-    let asker = Asker::new(&index).unwrap();
-    let graph = query::StoredGraph::new(&index);
-    let opts = AskOptions {
-        graph: Some(&graph),
-        ..opts()
-    };
-    asker.ask(question, &opts).unwrap()
-}
+use support::{ask_stored, assert_citations_resolve, index_repo, opts, symbols};
 
 /// A method name several types declare: "who calls it" means all of them, unless the name is
 /// too common for that, and then the answer says why instead of claiming it does not exist.

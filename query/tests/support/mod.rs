@@ -3,8 +3,8 @@
 #![allow(dead_code)]
 
 use indexer::pipeline::{self, IndexOptions};
-use indexer::store::IndexDir;
-use query::{Answer, AskOptions, LlmConfig, OpenAiChat};
+use indexer::store::{EmbeddedIndex, IndexDir};
+use query::{Answer, AskOptions, Asker, LlmConfig, OpenAiChat};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
@@ -98,4 +98,16 @@ pub fn index_repo(root: &Path, files: &[(String, String)]) -> IndexDir {
     let dir = IndexDir::new(root.join(".codemap"));
     pipeline::run(root, &dir, &IndexOptions::default(), &|_| {}).expect("the repository indexes");
     dir
+}
+
+/// Asks through the stored call graph, as the CLI does.
+pub fn ask_stored(dir: &IndexDir, question: &str) -> Answer {
+    let index = EmbeddedIndex::open(dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let graph = query::StoredGraph::new(&index);
+    let opts = AskOptions {
+        graph: Some(&graph),
+        ..opts()
+    };
+    asker.ask(question, &opts).unwrap()
 }
