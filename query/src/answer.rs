@@ -219,7 +219,9 @@ pub fn plan(
             p.direct = direct.len();
             p.related = direct;
             p.related.extend(further);
-            p.entries = impact::entry_points(v, graph, &targets)?;
+            let entries = impact::entry_points(v, graph, &targets)?;
+            p.notes.extend(entries.note());
+            p.entries = entries.points;
             p.units
                 .extend(p.entries.iter().map(|e| UnitKey::Sym(e.handler)));
             p.targets = targets;
@@ -254,7 +256,9 @@ pub fn plan(
                 dedup(&mut callers);
             }
             // Where the calls come from outside: routes, schedules, listeners.
-            p.entries = impact::entry_points(v, graph, &targets)?;
+            let entries = impact::entry_points(v, graph, &targets)?;
+            p.notes.extend(entries.note());
+            p.entries = entries.points;
             if callers.is_empty() && !targets.is_empty() {
                 p.notes.push("no callers found in the indexed code".into());
             }

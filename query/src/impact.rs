@@ -339,13 +339,34 @@ const ENTRY_ANNOTATIONS: &[&str] = &[
     "Scheduled",
 ];
 
+/// Entry points found, and whether the walk saw every caller it could reach.
+#[derive(Debug, Clone, Default)]
+pub struct Entries {
+    pub points: Vec<EntryPoint>,
+    /// False when the walk stopped at [`ENTRY_DEPTH`] calls or [`ENTRY_VISITS`] methods with
+    /// callers left to follow: there may be more.
+    pub complete: bool,
+}
+
+impl Entries {
+    /// What an answer says when the walk was cut short.
+    pub fn note(&self) -> Option<String> {
+        (!self.complete).then(|| {
+            format!(
+                "entry points: the walk up the callers stopped at {ENTRY_DEPTH} calls or {ENTRY_VISITS} methods; there may be more"
+            )
+        })
+    }
+}
+
 /// The entry points whose calls reach any of `targets` (callers followed up to
 /// [`ENTRY_DEPTH`] calls, tests left out), nearest first.
 pub fn entry_points(
     v: &SnapshotView<'_>,
     graph: &dyn CallGraph,
     targets: &[SymIdx],
-) -> Result<Vec<EntryPoint>, QueryError> {
+) -> Result<Entries, QueryError> {
+    let mut complete = true;
     let mut out: Vec<EntryPoint> = Vec::new();
     let mut seen: Vec<SymIdx> = targets.to_vec();
     let mut frontier: Vec<SymIdx> = targets.to_vec();
@@ -364,20 +385,30 @@ pub fn entry_points(
             for e in graph.callers(&id)? {
                 if let Some(c) = v.by_id(&e.from.0)
                     && !seen.contains(&c)
-                    && seen.len() < ENTRY_VISITS
                     && v.provenance_of(c) != Provenance::Test
                 {
+                    if seen.len() >= ENTRY_VISITS {
+                        complete = false;
+                        continue;
+                    }
                     seen.push(c);
                     next.push(c);
                 }
             }
         }
         if next.is_empty() {
-            break;
+            return Ok(Entries {
+                points: out,
+                complete,
+            });
         }
         frontier = next;
     }
-    Ok(out)
+    // Callers were left at the last depth.
+    Ok(Entries {
+        points: out,
+        complete: false,
+    })
 }
 
 fn push_entry(out: &mut Vec<EntryPoint>, entry: String, handler: SymIdx) {

@@ -392,3 +392,54 @@ fn the_model_is_given_the_graphs_findings_for_a_diff() {
         "{bodies:?}"
     );
 }
+
+/// The walk up to entry points is bounded: a route eight calls and more above a change is
+/// found, one further up is not, and the answer says the walk stopped.
+#[test]
+fn the_walk_to_entry_points_is_bounded_and_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let chain = |depth: usize| {
+        let mut s = String::from(
+            "package com.web;\n\nimport org.springframework.web.bind.annotation.GetMapping;\n\npublic class Chain {\n",
+        );
+        s.push_str(&format!(
+            "    @GetMapping(\"/top\")\n    public void top() {{\n        m{depth}();\n    }}\n"
+        ));
+        for k in (1..=depth).rev() {
+            s.push_str(&format!(
+                "    void m{k}() {{\n        m{}();\n    }}\n",
+                k - 1
+            ));
+        }
+        s.push_str("    void m0() {\n        System.out.println(1);\n    }\n}\n");
+        s
+    };
+    for (depth, found) in [(3, true), (12, false)] {
+        let root = tmp.path().join(format!("d{depth}"));
+        let text = chain(depth);
+        let dir = index_repo(
+            &root,
+            &[("src/main/java/com/web/Chain.java".into(), text.clone())],
+        );
+        let index = EmbeddedIndex::open(&dir).unwrap();
+        let asker = Asker::new(&index).unwrap();
+        let at = line_of(&text, "System.out.println(1);");
+        let q = diff(
+            "src/main/java/com/web/Chain.java",
+            &text,
+            at,
+            1,
+            &["        System.out.println(2);"],
+            at,
+        );
+        let a = asker.ask(&q, &opts()).unwrap();
+        assert_eq!(a.changes[0].symbol, "Chain.m0", "{:?}", a.changes);
+        let top = a
+            .entry_points
+            .iter()
+            .any(|e| e.symbol == "Chain.top" && e.entry.contains("/top"));
+        assert_eq!(top, found, "depth {depth}: {:?}", a.entry_points);
+        let stopped = a.notes.iter().any(|n| n.contains("there may be more"));
+        assert_eq!(stopped, !found, "depth {depth}: {:?}", a.notes);
+    }
+}
