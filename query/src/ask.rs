@@ -467,7 +467,11 @@ fn diff_answer(v: &SnapshotView<'_>, p: &Plan, s: &mut String) {
         |xs: &[SymIdx]| -> Vec<SymIdx> { xs.iter().filter(|i| !is_test(i)).copied().collect() };
     let (breaking, other) = (code(breaking), code(other));
     if breaking.is_empty() && other.is_empty() {
-        s.push_str("Nothing else in the indexed code calls it.\n");
+        s.push_str(if direct.iter().any(|i| is_test(&i)) {
+            "Only tests call it.\n"
+        } else {
+            "Nothing else in the indexed code calls it.\n"
+        });
     }
     if !breaking.is_empty() {
         s.push_str("Callers to update (a declaration they use changes or goes away):\n");

@@ -31,6 +31,11 @@ public class StockService {
     public void restoreStock(String sku, int qty) {
         levels.merge(sku, qty, Integer::sum);
     }
+
+    /** The level of a SKU (only tests read it). */
+    public int level(String sku) {
+        return levels.getOrDefault(sku, 0);
+    }
 }
 "#;
 
@@ -82,6 +87,7 @@ public class StockServiceTest {
         StockService s = new StockService();
         s.restoreStock("a", 2);
         s.deductStock("a", 1);
+        assert s.level("a") == 1;
     }
 }
 "#;
@@ -221,6 +227,25 @@ fn a_signature_change_puts_the_callers_to_update_first() {
         a.answer
     );
     assert_citations_resolve(&a, root.path());
+
+    // A method only tests call: said so, and the tests are listed.
+    let at = line_of(STOCK, "return levels.getOrDefault(sku, 0);");
+    let question = diff(
+        STOCK_PATH,
+        STOCK,
+        at,
+        1,
+        &["        return levels.get(sku);"],
+        at,
+    );
+    let a = asker.ask(&question, &opts()).unwrap();
+    assert_eq!(a.changes[0].symbol, "StockService.level", "{:?}", a.changes);
+    assert!(
+        a.answer
+            .contains("Only tests call it.\nTests that reach it:\n- StockServiceTest.deductsStock"),
+        "{}",
+        a.answer
+    );
 }
 
 #[test]
