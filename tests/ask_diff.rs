@@ -6,7 +6,7 @@ mod support;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use support::{codemap, write};
+use support::{codemap, copy_shop, write};
 
 fn git(root: &Path, args: &[&str]) -> String {
     let o = Command::new("git")
@@ -70,21 +70,19 @@ fn ask_diff(root: &Path, idx: &Path, question: &str) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
-/// Copies the shop fixture (a Spring multi-module repository) to `to`.
-fn copy_shop(to: &Path) {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/shop");
-    let mut stack = vec![src.clone()];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(&src).unwrap().to_str().unwrap().to_string();
-                write(to, &rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
+/// (entry, handler symbol) pairs of an answer's entry points.
+fn entries(a: &serde_json::Value) -> Vec<(String, String)> {
+    a["entry_points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["entry"].as_str().unwrap().to_string(),
+                e["symbol"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
 }
 
 #[test]
@@ -107,17 +105,7 @@ fn a_diff_names_the_routes_schedules_and_listeners_that_reach_the_change() {
         a["changes"][0]["symbol"], "OrderServiceImpl.cancelOrder",
         "{a:#}"
     );
-    let entries: Vec<(String, String)> = a["entry_points"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["entry"].as_str().unwrap().to_string(),
-                e["symbol"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let entries = entries(&a);
     let has = |entry: &str, symbol: &str| {
         entries
             .iter()
@@ -219,17 +207,17 @@ fn impact_of_a_named_method_reaches_routes_across_services() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let a: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         assert_eq!(a["intent"], intent);
-        let entries: Vec<(&str, &str)> = a["entry_points"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| (e["entry"].as_str().unwrap(), e["symbol"].as_str().unwrap()))
-            .collect();
         assert_eq!(
-            entries,
+            entries(&a),
             [
-                ("POST /api/inventory/deduct", "InventoryController.deduct"),
-                ("POST /api/orders", "OrderController.create")
+                (
+                    "POST /api/inventory/deduct".to_string(),
+                    "InventoryController.deduct".to_string()
+                ),
+                (
+                    "POST /api/orders".to_string(),
+                    "OrderController.create".to_string()
+                )
             ],
             "{question}: {a:#}"
         );

@@ -11,23 +11,6 @@ fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/shop")
 }
 
-/// Copies the fixture so a test may edit it (and so no index lands in the source tree).
-fn copy_fixture(to: &Path) {
-    let src = fixture();
-    let mut stack = vec![src.clone()];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            let rel = p.strip_prefix(&src).unwrap();
-            if p.is_dir() {
-                stack.push(p.clone());
-            } else {
-                write(to, rel.to_str().unwrap(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-}
-
 fn index(root: &Path, idx: &Path) {
     let o = run(idx, &["index", root.to_str().unwrap(), "--quiet"]);
     assert_eq!(
@@ -311,7 +294,7 @@ fn an_edit_in_one_file_reresolves_callers_in_another() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("shop");
     let idx = tmp.path().join("idx");
-    copy_fixture(&root);
+    copy_shop(&root);
     index(&root, &idx);
     let callers = |name: &str| -> String { stdout(&run(&idx, &["callers", name, "--json"])) };
     assert!(callers("InventoryServiceImpl.releaseStock").contains("InventoryController.release"));

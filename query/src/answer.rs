@@ -139,7 +139,7 @@ pub struct Plan {
     pub chain: Vec<SymIdx>,
     /// Callers (callers, impact) or callees (callees) of the targets, in citation order.
     pub related: Vec<SymIdx>,
-    /// How many of `related` are direct callers (impact); the rest are one hop further.
+    /// How many of `related` are direct callers (a diff's impact); the rest are one hop further.
     pub direct: usize,
     /// How many of the direct callers (first) call a declaration a diff changes or removes.
     pub breaking: usize,
@@ -249,7 +249,6 @@ pub fn plan(
                 }
             };
             let mut callers = callers_of(v, graph, &targets)?;
-            p.direct = callers.len();
             if q.intent == Intent::Impact {
                 let second = callers_of(v, graph, &callers)?;
                 callers.extend(second.into_iter().filter(|c| !targets.contains(c)));

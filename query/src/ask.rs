@@ -436,112 +436,89 @@ fn index_answer(
 
 /// "What does this diff break?": what it changes, who calls that, and which tests reach it.
 fn diff_answer(v: &SnapshotView<'_>, p: &Plan, s: &mut String) {
-    let line = |i: SymIdx| {
-        let c = citation_of(v, &UnitKey::Sym(i));
-        format!(
-            "- {} — {}",
-            c.symbol.clone().unwrap_or_else(|| c.path.clone()),
-            c.label()
-        )
-    };
     if p.changes.is_empty() {
         s.push_str("The diff changes no declaration the index holds (see the notes).\n");
         return;
     }
     let files: std::collections::HashSet<&str> = p.changes.iter().map(|c| v.path(c.sym)).collect();
-    s.push_str(&format!(
-        "The diff changes {} declaration{} in {} file{}:\n",
-        p.changes.len(),
-        if p.changes.len() == 1 { "" } else { "s" },
-        files.len(),
-        if files.len() == 1 { "" } else { "s" },
-    ));
-    for c in p.changes.iter().take(12) {
-        s.push_str(&format!("{} ({})\n", line(c.sym), c.kind.as_str()));
-    }
-    more(s, p.changes.len(), 12);
+    let changed: Vec<String> = p
+        .changes
+        .iter()
+        .map(|c| format!("{} ({})", sym_item(v, c.sym), c.kind.as_str()))
+        .collect();
+    section(
+        s,
+        &format!(
+            "The diff changes {} declaration{} in {} file{}:",
+            p.changes.len(),
+            if p.changes.len() == 1 { "" } else { "s" },
+            files.len(),
+            if files.len() == 1 { "" } else { "s" },
+        ),
+        &changed,
+        12,
+    );
     let (direct, further) = p.related.split_at(p.direct.min(p.related.len()));
     let (breaking, other) = direct.split_at(p.breaking.min(direct.len()));
-    let is_test = |i: &&SymIdx| v.provenance_of(**i) == Provenance::Test;
-    let code =
-        |xs: &[SymIdx]| -> Vec<SymIdx> { xs.iter().filter(|i| !is_test(i)).copied().collect() };
-    let (breaking, other) = (code(breaking), code(other));
+    let is_test = |i: SymIdx| v.provenance_of(i) == Provenance::Test;
+    let items = |xs: &[SymIdx], tests: bool| -> Vec<String> {
+        xs.iter()
+            .filter(|&&i| is_test(i) == tests)
+            .map(|&i| sym_item(v, i))
+            .collect()
+    };
+    let (breaking, other) = (items(breaking, false), items(other, false));
     if breaking.is_empty() && other.is_empty() {
-        s.push_str(if direct.iter().any(|i| is_test(&i)) {
+        s.push_str(if direct.iter().any(|&i| is_test(i)) {
             "Only tests call it.\n"
         } else {
             "Nothing else in the indexed code calls it.\n"
         });
     }
-    if !breaking.is_empty() {
-        s.push_str("Callers to update (a declaration they use changes or goes away):\n");
-        for &i in breaking.iter().take(12) {
-            s.push_str(&line(i));
-            s.push('\n');
-        }
-        more(s, breaking.len(), 12);
-    }
-    if !other.is_empty() {
-        s.push_str("Callers whose behaviour may change:\n");
-        for &i in other.iter().take(12) {
-            s.push_str(&line(i));
-            s.push('\n');
-        }
-        more(s, other.len(), 12);
-    }
-    let up = code(further);
-    if !up.is_empty() {
-        s.push_str("One call further up:\n");
-        for &i in up.iter().take(8) {
-            s.push_str(&line(i));
-            s.push('\n');
-        }
-        more(s, up.len(), 8);
-    }
-    if !p.entries.is_empty() {
-        s.push_str("Entry points that reach it:\n");
-        for e in p.entries.iter().take(8) {
-            s.push_str(&format!(
-                "- {} → {}\n",
-                e.entry,
-                line(e.handler).trim_start_matches("- ")
-            ));
-        }
-        more(s, p.entries.len(), 8);
-    }
-    let tests: Vec<SymIdx> = p.related.iter().filter(is_test).copied().collect();
-    if !tests.is_empty() {
-        s.push_str("Tests that reach it:\n");
-        for &i in tests.iter().take(8) {
-            s.push_str(&line(i));
-            s.push('\n');
-        }
-        more(s, tests.len(), 8);
-    }
+    section(
+        s,
+        "Callers to update (a declaration they use changes or goes away):",
+        &breaking,
+        12,
+    );
+    section(s, "Callers whose behaviour may change:", &other, 12);
+    section(s, "One call further up:", &items(further, false), 8);
+    entry_lines(v, p, s);
+    section(s, "Tests that reach it:", &items(&p.related, true), 8);
 }
 
 /// The plan's entry points: `- POST /api/orders → OrderController.create — path:18-22`.
 fn entry_lines(v: &SnapshotView<'_>, p: &Plan, s: &mut String) {
-    if p.entries.is_empty() {
-        return;
-    }
-    s.push_str("Entry points that reach it:\n");
-    for e in p.entries.iter().take(8) {
-        let c = citation_of(v, &UnitKey::Sym(e.handler));
-        s.push_str(&format!(
-            "- {} → {} — {}\n",
-            e.entry,
-            c.symbol.clone().unwrap_or_else(|| c.path.clone()),
-            c.label()
-        ));
-    }
-    more(s, p.entries.len(), 8);
+    let entries: Vec<String> = p
+        .entries
+        .iter()
+        .map(|e| format!("{} → {}", e.entry, sym_item(v, e.handler)))
+        .collect();
+    section(s, "Entry points that reach it:", &entries, 8);
 }
 
-/// "… and 5 more" after a list cut at `shown`.
-fn more(s: &mut String, total: usize, shown: usize) {
-    if total > shown {
-        s.push_str(&format!("- … and {} more\n", total - shown));
+/// `Foo.bar — path:start-end`.
+fn sym_item(v: &SnapshotView<'_>, i: SymIdx) -> String {
+    let c = citation_of(v, &UnitKey::Sym(i));
+    format!(
+        "{} — {}",
+        c.symbol.clone().unwrap_or_else(|| c.path.clone()),
+        c.label()
+    )
+}
+
+/// A titled list of at most `shown` items, then "… and N more"; nothing when `items` is empty.
+fn section(s: &mut String, title: &str, items: &[String], shown: usize) {
+    if items.is_empty() {
+        return;
+    }
+    s.push_str(title);
+    s.push('\n');
+    for item in items.iter().take(shown) {
+        s.push_str(&format!("- {item}\n"));
+    }
+    if items.len() > shown {
+        s.push_str(&format!("- … and {} more\n", items.len() - shown));
     }
 }
 

@@ -6,7 +6,7 @@
 
 use crate::QueryError;
 use crate::graph::CallGraph;
-use crate::question::patch::{FilePatch, Hunk};
+use crate::question::patch::{FilePatch, Hunk, Insertion};
 use crate::view::{SnapshotView, SymIdx};
 use indexer::model::{Provenance, SymbolId, SymbolKind};
 use serde::Serialize;
@@ -107,8 +107,9 @@ pub fn locate(v: &SnapshotView<'_>, patches: &[FilePatch]) -> Result<Located, Qu
                     shift(h.old_start.max(1), offset)
                 ));
             }
-            removed.extend(h.touched().0.iter().map(|&(l, _)| shift(l, offset)));
-            map_hunk(v, &path, &lines, h, offset, &mut out.changes);
+            let touched = h.touched();
+            removed.extend(touched.0.iter().map(|&(l, _)| shift(l, offset)));
+            map_hunk(v, &path, &lines, touched, offset, &mut out.changes);
         }
         // A symbol whose every non-blank line goes is removed, whatever its pieces said.
         for c in &mut out.changes[first_new..] {
@@ -205,11 +206,10 @@ fn map_hunk(
     v: &SnapshotView<'_>,
     path: &str,
     lines: &[String],
-    h: &Hunk,
+    (removed, inserted): (Vec<(u32, &str)>, Vec<Insertion<'_>>),
     offset: i64,
     changes: &mut Vec<Change>,
 ) {
-    let (removed, inserted) = h.touched();
     for (line, text) in removed {
         if trivial(text) {
             continue;
@@ -321,14 +321,20 @@ const ENTRY_DEPTH: usize = 8;
 /// on corpus-1m near 100 ms (500 took up to 590 ms).
 const ENTRY_VISITS: usize = 150;
 
-/// Annotations of methods entered from outside: by a request, a message or a timer.
-const ENTRY_ANNOTATIONS: &[&str] = &[
+/// Annotations of methods entered from outside: by a request (Spring, JAX-RS), a message or a
+/// timer.
+pub(crate) const ENTRY_ANNOTATIONS: &[&str] = &[
     "RequestMapping",
     "GetMapping",
     "PostMapping",
     "PutMapping",
     "DeleteMapping",
     "PatchMapping",
+    "Path",
+    "GET",
+    "POST",
+    "PUT",
+    "DELETE",
     "KafkaListener",
     "RabbitListener",
     "JmsListener",
@@ -427,10 +433,13 @@ fn entry_annotation(v: &SnapshotView<'_>, m: SymIdx) -> Option<String> {
         .symbol
         .annotations
         .iter()
-        .find(|a| {
-            let name = a.trim_start_matches('@');
-            let name = name.split('(').next().unwrap_or(name);
-            ENTRY_ANNOTATIONS.contains(&name.rsplit('.').next().unwrap_or(name))
-        })
+        .find(|a| ENTRY_ANNOTATIONS.contains(&annotation_name(a)))
         .cloned()
+}
+
+/// The simple name of an annotation as written: `@org.x.PostMapping("/a")` → `PostMapping`.
+pub(crate) fn annotation_name(a: &str) -> &str {
+    let name = a.trim_start_matches('@');
+    let name = name.split('(').next().unwrap_or(name);
+    name.rsplit('.').next().unwrap_or(name)
 }

@@ -112,26 +112,9 @@ const MESSAGE_WEIGHT: f32 = 1.0;
 /// all of them (`read`, `toString`, `close`).
 pub const SHARED_NAME_OWNERS: usize = 12;
 
-const ENTRY_ANNOTATIONS: &[&str] = &[
-    "RequestMapping",
-    "GetMapping",
-    "PostMapping",
-    "PutMapping",
-    "DeleteMapping",
-    "PatchMapping",
-    "Scheduled",
-    "KafkaListener",
-    "RabbitListener",
-    "JmsListener",
-    "EventListener",
-    "StreamListener",
-    "RocketMQMessageListener",
-    "MessageMapping",
-    "Path",
-    "GET",
-    "POST",
-    "PUT",
-    "DELETE",
+/// Framework annotations that mark structure without being entry points (those are
+/// [`crate::impact::ENTRY_ANNOTATIONS`]): transactions, RPC, mappers, configuration.
+const FRAMEWORK_ANNOTATIONS: &[&str] = &[
     "Transactional",
     "FeignClient",
     "DubboService",
@@ -177,10 +160,8 @@ const CONFIG_READS: &[&str] = &[
 /// Whether a symbol carries an entry-point, transaction or framework annotation.
 pub(crate) fn entry_annotated(s: &Symbol) -> bool {
     s.annotations.iter().any(|a| {
-        let name = a.trim_start_matches('@');
-        let name = name.split('(').next().unwrap_or(name);
-        let name = name.rsplit('.').next().unwrap_or(name);
-        ENTRY_ANNOTATIONS.contains(&name)
+        let name = crate::impact::annotation_name(a);
+        crate::impact::ENTRY_ANNOTATIONS.contains(&name) || FRAMEWORK_ANNOTATIONS.contains(&name)
     })
 }
 
@@ -738,15 +719,15 @@ impl<'v, 'a> Retriever<'v, 'a> {
     /// The words of the message the question reports, found in a row in one of `text`'s string
     /// literals: their idf, summed.
     fn message_score(&self, q: &Question, text: &str) -> f32 {
+        if q.message.len() < message::MESSAGE_RUN {
+            return 0.0;
+        }
         let sequence = {
             let mut m = self.memo_for(q);
             m.sequence
                 .get_or_insert_with(|| q.message.iter().map(|w| crate::terms::stem(w)).collect())
                 .clone()
         };
-        if sequence.len() < message::MESSAGE_RUN {
-            return 0.0;
-        }
         let mut best: &[String] = &[];
         for lit in message::string_literals(text) {
             let stems = message::literal_stems(lit);

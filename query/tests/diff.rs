@@ -158,6 +158,10 @@ fn fixture() -> (tempfile::TempDir, IndexDir) {
                 "src/main/java/com/shop/stock/LegacyStock.java".into(),
                 LEGACY.into(),
             ),
+            (
+                "src/main/java/com/shop/order/LegacyStock.java".into(),
+                LEGACY.replace("package com.shop.stock;", "package com.shop.order;"),
+            ),
         ],
     );
     (root, dir)
@@ -328,6 +332,8 @@ fn deleted_new_comment_only_and_foreign_files() {
         doc,
     ));
     text.push_str("--- a/docs/notes.txt\n+++ b/docs/notes.txt\n@@ -1 +1 @@\n-old\n+new\n");
+    // A bare file name two indexed files end with: asked to be named from the root.
+    text.push_str("--- a/LegacyStock.java\n+++ b/LegacyStock.java\n@@ -6 +6 @@\n-        return 0;\n+        return 1;\n");
     let a = asker.ask(&text, &opts()).unwrap();
     let removed: Vec<&str> = a
         .changes
@@ -351,6 +357,13 @@ fn deleted_new_comment_only_and_foreign_files() {
         a.notes
             .iter()
             .any(|n| n.contains("docs/notes.txt is not in the index")),
+        "{:?}",
+        a.notes
+    );
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n.contains("LegacyStock.java matches 2 indexed files")),
         "{:?}",
         a.notes
     );

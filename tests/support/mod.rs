@@ -68,3 +68,21 @@ pub fn assert_hits_resolve(root: &Path, hits: &[(String, u64, u64)]) {
         );
     }
 }
+
+/// Copies the shop fixture (a Spring multi-module repository) to `to`, so a test may edit it
+/// and no index lands in the source tree.
+pub fn copy_shop(to: &Path) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/shop");
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(&src).unwrap().to_str().unwrap().to_string();
+                write(to, &rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+}
