@@ -148,6 +148,8 @@ pub struct Plan {
     /// Routes, schedules and listeners whose calls reach the targets (callers, impact), nearest
     /// first.
     pub entries: Vec<EntryPoint>,
+    /// For callers of methods of several types: each caller with the target it calls.
+    pub via: Vec<(SymIdx, SymIdx)>,
     pub notes: Vec<String>,
 }
 
@@ -261,6 +263,11 @@ pub fn plan(
             if callers.is_empty() && !targets.is_empty() {
                 p.notes.push("no callers found in the indexed code".into());
             }
+            let owners: HashSet<Option<SymIdx>> =
+                targets.iter().map(|&t| v.owner_type(t)).collect();
+            if q.intent == Intent::Callers && owners.len() > 1 {
+                p.via = called_targets(v, graph, &targets, &callers)?;
+            }
             p.units.extend(callers.iter().map(|&c| UnitKey::Sym(c)));
             p.related = callers.clone();
             p.units.extend(targets.iter().map(|&t| UnitKey::Sym(t)));
@@ -358,7 +365,46 @@ fn same_name_as_top(
     }
     let mut rest: Vec<SymIdx> = all.into_iter().filter(|&i| i != t).collect();
     rest.insert(0, t);
-    source_first(v, rest)
+    source_first(v, owners_the_question_names(v, q, name, rest))
+}
+
+/// Of the declarations of a name several types share, those of the types the question's own
+/// words name ("when does a session expire?" → `Session.expire`, `StandardSession.expire`, not
+/// `Membership.expire`), and only source code unless the question asks for tests or examples.
+/// Each filter applies only when something is left after it.
+fn owners_the_question_names(
+    v: &SnapshotView<'_>,
+    q: &Question,
+    name: &str,
+    xs: Vec<SymIdx>,
+) -> Vec<SymIdx> {
+    let own = crate::terms::identifier_stems(name);
+    let words: HashSet<&str> = q
+        .terms
+        .iter()
+        .filter(|t| t.origin.weight() >= 1.0 && !own.contains(&t.stem))
+        .map(|t| t.stem.as_str())
+        .collect();
+    let named = |i: &SymIdx| {
+        v.owner_name(*i).is_some_and(|o| {
+            crate::terms::identifier_stems(o)
+                .iter()
+                .any(|w| words.contains(w.as_str()))
+        })
+    };
+    let asked = |i: &SymIdx| match v.provenance_of(*i) {
+        Provenance::Source => true,
+        Provenance::Test => q.wants_tests,
+        Provenance::Example => q.wants_examples,
+        _ => q.wants_generated,
+    };
+    let mut xs = xs;
+    for keep in [&named as &dyn Fn(&SymIdx) -> bool, &asked] {
+        if xs.iter().any(keep) {
+            xs.retain(keep);
+        }
+    }
+    xs
 }
 
 /// The types among the exact hits, each followed by its constructors: a creation calls the
@@ -454,6 +500,30 @@ fn callers_of(
             .then_with(|| (v.path(a.0), v.span(a.0).0).cmp(&(v.path(b.0), v.span(b.0).0)))
     });
     Ok(found.into_iter().map(|(c, _)| c).collect())
+}
+
+/// Each of `callers` with the target it calls most surely: a call through an interface also
+/// reaches its implementations, less surely than the method the code names.
+fn called_targets(
+    v: &SnapshotView<'_>,
+    graph: &dyn CallGraph,
+    targets: &[SymIdx],
+    callers: &[SymIdx],
+) -> Result<Vec<(SymIdx, SymIdx)>, QueryError> {
+    let mut best: Vec<(SymIdx, SymIdx, f32)> = Vec::new();
+    for &t in targets {
+        for e in graph.callers(&SymbolId(v.id(t).to_string()))? {
+            let Some(c) = v.by_id(&e.from.0).filter(|c| callers.contains(c)) else {
+                continue;
+            };
+            match best.iter_mut().find(|(x, ..)| *x == c) {
+                Some(b) if e.confidence > b.2 => *b = (c, t, e.confidence),
+                Some(_) => {}
+                None => best.push((c, t, e.confidence)),
+            }
+        }
+    }
+    Ok(best.into_iter().map(|(c, t, _)| (c, t)).collect())
 }
 
 /// Where a flow starts: the named method (the overload whose arity the question shows), or the

@@ -376,6 +376,12 @@ fn index_answer(
             }
             for &c in p.related.iter().take(12) {
                 s.push_str(&sym_line(c));
+                if let Some((_, t)) = p.via.iter().find(|(x, _)| *x == c) {
+                    s.push_str(&format!(
+                        " (calls {})",
+                        name(&citation_of(v, &UnitKey::Sym(*t)))
+                    ));
+                }
                 s.push('\n');
             }
             entry_lines(v, p, &mut s);

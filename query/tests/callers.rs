@@ -1,0 +1,102 @@
+//! "Who calls it?" about a method name several types declare, asked in plain words: the question's
+//! other words pick the types it means, tests are left out unless asked for, and each caller says
+//! which of the targets it calls. Builds a small repository, indexes it and asks through the
+//! public API with the stored call graph.
+
+mod support;
+use query::question::Intent;
+use support::{ask_stored, assert_citations_resolve, index_repo, symbols};
+
+fn sessions() -> Vec<(String, String)> {
+    let main = |p: &str, text: &str| (format!("src/main/java/com/web/{p}"), text.to_string());
+    vec![
+        main(
+            "Session.java",
+            "package com.web;\n\n/** A user's session. */\npublic interface Session {\n    /** Ends the session and tells its listeners. */\n    void expire();\n}\n",
+        ),
+        main(
+            "StandardSession.java",
+            "package com.web;\n\n/** The session kept in memory. */\npublic class StandardSession implements Session {\n    private boolean valid = true;\n\n    @Override\n    public void expire() {\n        valid = false;\n        System.out.println(\"session expired\");\n    }\n}\n",
+        ),
+        main(
+            "SessionManager.java",
+            "package com.web;\n\nimport java.util.ArrayList;\nimport java.util.List;\n\n/** Keeps the sessions and ends the idle ones. */\npublic class SessionManager {\n    private final List<Session> sessions = new ArrayList<>();\n\n    /** Ends every idle session. */\n    public void reap() {\n        for (Session s : sessions) {\n            s.expire();\n        }\n    }\n\n    /** Ends one in-memory session at shutdown. */\n    public void unload(StandardSession s) {\n        s.expire();\n    }\n}\n",
+        ),
+        main(
+            "Membership.java",
+            "package com.web;\n\n/** Cluster members seen recently. */\npublic class Membership {\n    /** Drops the members not heard from in a while. */\n    public void expire() {\n        System.out.println(\"members dropped\");\n    }\n}\n",
+        ),
+        main(
+            "Cluster.java",
+            "package com.web;\n\n/** The cluster's heartbeat. */\npublic class Cluster {\n    private final Membership members = new Membership();\n\n    /** Runs every second. */\n    public void heartbeat() {\n        members.expire();\n    }\n}\n",
+        ),
+        (
+            "src/test/java/com/web/FakeSession.java".into(),
+            "package com.web;\n\n/** A session for tests. */\npublic class FakeSession implements Session {\n    int expired;\n\n    @Override\n    public void expire() {\n        expired++;\n    }\n\n    void check() {\n        expire();\n    }\n}\n".into(),
+        ),
+    ]
+}
+
+/// The callers an answer lists under its first line.
+fn callers_listed(answer: &str) -> Vec<&str> {
+    answer
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("- "))
+        .filter_map(|l| l[2..].split(" — ").next())
+        .collect()
+}
+
+#[test]
+fn callers_of_a_shared_name_follow_the_types_the_question_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("web");
+    let dir = index_repo(&root, &sessions());
+    let a = ask_stored(&dir, "Where does a session expire and who calls it?");
+    assert_eq!(a.intent, Intent::Callers);
+    let first = a.answer.lines().next().unwrap_or_default();
+    assert!(
+        first.contains("StandardSession.expire") && first.contains("Session.expire"),
+        "{}",
+        a.answer
+    );
+    // Membership is not a session; FakeSession is test code nobody asked about.
+    assert!(
+        !first.contains("Membership") && !first.contains("FakeSession"),
+        "{}",
+        a.answer
+    );
+    let listed = callers_listed(&a.answer);
+    assert!(listed.contains(&"SessionManager.reap"), "{}", a.answer);
+    assert!(!listed.contains(&"Cluster.heartbeat"), "{}", a.answer);
+    assert!(!listed.contains(&"FakeSession.check"), "{}", a.answer);
+    assert_eq!(symbols(&a)[0], "SessionManager.reap", "{:?}", symbols(&a));
+    // Each caller says which of the targets it calls.
+    assert!(
+        a.answer.lines().any(
+            |l| l.starts_with("- SessionManager.reap") && l.ends_with("(calls Session.expire)")
+        ),
+        "{}",
+        a.answer
+    );
+    assert!(
+        a.answer
+            .lines()
+            .any(|l| l.starts_with("- SessionManager.unload")
+                && l.ends_with("(calls StandardSession.expire)")),
+        "{}",
+        a.answer
+    );
+    assert_citations_resolve(&a, &root);
+
+    // Asked about the membership, the same name means Membership's.
+    let a = ask_stored(&dir, "When does the membership expire, and who calls that?");
+    assert_eq!(a.intent, Intent::Callers);
+    assert!(
+        a.answer
+            .starts_with("Callers of Membership.expire:\n- Cluster.heartbeat"),
+        "{}",
+        a.answer
+    );
+    assert_citations_resolve(&a, &root);
+}
