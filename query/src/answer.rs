@@ -12,6 +12,7 @@ use crate::retrieve::{Ranked, Retriever, SHARED_NAME_OWNERS, UnitKey};
 use crate::view::{SnapshotView, SymIdx, short_qualified, split_top_level};
 use indexer::model::{Provenance, SymbolId, SymbolKind};
 use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
 use std::collections::HashSet;
 
 /// How much an answer discloses: names and one-liners, plus signatures and the graph, plus code.
@@ -150,6 +151,8 @@ pub struct Plan {
     pub entries: Vec<EntryPoint>,
     /// For callers of methods of several types: each caller with the target it calls.
     pub via: Vec<(SymIdx, SymIdx)>,
+    /// A pasted stack trace's frames found in the index, in trace order.
+    pub frames: Vec<FrameHit>,
     pub notes: Vec<String>,
 }
 
@@ -302,32 +305,32 @@ pub fn plan(
             p.targets = entry.into_iter().collect();
         }
         Intent::Trace => {
-            for f in &q.frames {
-                let class = f.class.rsplit('.').next().unwrap_or(&f.class);
-                let mut found: Vec<SymIdx> = v
-                    .named(&f.method)
-                    .into_iter()
-                    .filter(|&i| v.owner_name(i) == Some(class) || (f.method == "<init>"))
-                    .collect();
-                if let Some(line) = f.line {
-                    let at_line: Vec<SymIdx> = found
-                        .iter()
-                        .copied()
-                        .filter(|&i| {
-                            let (s, e) = v.span(i);
-                            s <= line && line <= e
-                        })
-                        .collect();
-                    if !at_line.is_empty() {
-                        found = at_line;
-                    }
-                }
-                p.units.extend(found.iter().map(|&i| UnitKey::Sym(i)));
-                p.targets.extend(found);
+            p.frames = trace_frames(v, &q.frames);
+            // The failure started at the deepest cause's first frame in the indexed code.
+            let origin = p.frames.iter().max_by_key(|h| (h.cause, Reverse(h.order)));
+            if let Some(o) = origin {
+                p.targets.push(o.sym);
             }
+            for h in &p.frames {
+                if !p.targets.contains(&h.sym) {
+                    p.targets.push(h.sym);
+                }
+            }
+            p.units.extend(p.targets.iter().map(|&i| UnitKey::Sym(i)));
             if p.targets.is_empty() && !q.frames.is_empty() {
                 p.notes
                     .push("no frame of the trace is in the indexed code".into());
+            }
+            let outside = p
+                .frames
+                .iter()
+                .filter(|h| h.line.is_some() && !h.inside)
+                .count();
+            let with_line = p.frames.iter().filter(|h| h.line.is_some()).count();
+            if outside > 0 {
+                p.notes.push(format!(
+                    "{outside} of {with_line} frame lines fall outside their methods in the indexed revision: the trace may come from another version of the code"
+                ));
             }
         }
         Intent::Locate | Intent::Definition | Intent::Config => {}
@@ -500,6 +503,86 @@ fn callers_of(
             .then_with(|| (v.path(a.0), v.span(a.0).0).cmp(&(v.path(b.0), v.span(b.0).0)))
     });
     Ok(found.into_iter().map(|(c, _)| c).collect())
+}
+
+/// A frame of a stack trace matched to an indexed declaration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameHit {
+    pub sym: SymIdx,
+    /// The frame's line, when the trace gives one.
+    pub line: Option<u32>,
+    /// Whether that line lies in the declaration here (else the trace is of other code).
+    pub inside: bool,
+    /// The exception it belongs to (0 first, 1 after the first `Caused by:`, …).
+    pub cause: u16,
+    /// Position of the frame in the trace.
+    pub order: usize,
+}
+
+/// The declarations the frames of a trace name, in trace order. A frame matches the methods of
+/// its class (its package too, when the index has that class; else the simple class name), the
+/// constructors for `<init>`, the class itself for `<clinit>`. Of several overloads, those
+/// holding the frame's line; all of them when none does.
+fn trace_frames(v: &SnapshotView<'_>, frames: &[crate::question::Frame]) -> Vec<FrameHit> {
+    let mut out: Vec<FrameHit> = Vec::new();
+    for (order, f) in frames.iter().enumerate() {
+        let simple = f.class.rsplit('.').next().unwrap_or(&f.class);
+        // Ids are `java:org.x.Foo#bar(int)` for members, `java:org.x.Foo` for types.
+        let owner_of = |i: SymIdx| {
+            v.id(i)
+                .strip_prefix("java:")
+                .map(|id| id.split('#').next().unwrap_or(id))
+        };
+        let candidates: Vec<SymIdx> = match f.method.as_str() {
+            "<init>" => v
+                .named(simple)
+                .into_iter()
+                .filter(|&i| v.kind(i) == SymbolKind::Constructor)
+                .collect(),
+            "<clinit>" => v
+                .named(simple)
+                .into_iter()
+                .filter(|&i| v.kind(i).is_type())
+                .collect(),
+            m => v
+                .named(m)
+                .into_iter()
+                .filter(|&i| v.kind(i).is_callable() && v.name(i) == m)
+                .collect(),
+        };
+        let of_class = |i: &SymIdx| owner_of(*i) == Some(f.class.as_str());
+        let of_simple = |i: &SymIdx| match f.method.as_str() {
+            "<clinit>" => v.name(*i) == simple,
+            _ => v.owner_name(*i) == Some(simple),
+        };
+        let mut found: Vec<SymIdx> = candidates.iter().copied().filter(of_class).collect();
+        if found.is_empty() {
+            found = candidates.into_iter().filter(of_simple).collect();
+        }
+        let within = |i: &SymIdx, line: u32| {
+            let (s, e) = v.span(*i);
+            s <= line && line <= e
+        };
+        let inside = match f.line {
+            Some(line) if found.iter().any(|i| within(i, line)) => {
+                found.retain(|i| within(i, line));
+                true
+            }
+            _ => false,
+        };
+        for sym in found {
+            if !out.iter().any(|h| h.sym == sym && h.line == f.line) {
+                out.push(FrameHit {
+                    sym,
+                    line: f.line,
+                    inside,
+                    cause: f.cause,
+                    order,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Each of `callers` with the target it calls most surely: a call through an interface also

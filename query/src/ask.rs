@@ -387,9 +387,23 @@ fn index_answer(
             entry_lines(v, p, &mut s);
         }
         Intent::Trace if !p.targets.is_empty() => {
+            let at = |h: &crate::answer::FrameHit| match (h.line, h.inside) {
+                (Some(n), true) => format!(" (line {n})"),
+                (Some(n), false) => format!(" (the trace's line {n} is outside it here)"),
+                (None, _) => String::new(),
+            };
+            if let Some(o) = p.frames.iter().find(|h| h.sym == p.targets[0]) {
+                let what = if o.cause > 0 {
+                    "The root cause fails in"
+                } else {
+                    "It fails in"
+                };
+                s.push_str(&format!("{what} {}{}\n", &sym_line(o.sym)[2..], at(o)));
+            }
             s.push_str("Frames of the trace in the indexed code:\n");
-            for &t in &p.targets {
-                s.push_str(&sym_line(t));
+            for h in &p.frames {
+                s.push_str(&sym_line(h.sym));
+                s.push_str(&at(h));
                 s.push('\n');
             }
         }

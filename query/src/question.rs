@@ -123,9 +123,14 @@ pub struct Term {
 pub struct Frame {
     /// `org.x.Foo` (inner classes dotted).
     pub class: String,
+    /// The method as the source names it: a lambda's enclosing method (`lambda$run$0` → `run`),
+    /// `<init>` for a constructor, `<clinit>` for a static initializer.
     pub method: String,
     pub file: Option<String>,
     pub line: Option<u32>,
+    /// Which exception of the trace it belongs to: 0 for the first, 1 after the first
+    /// `Caused by:`, and so on. The deepest cause is where the failure started.
+    pub cause: u16,
 }
 
 /// A question, understood.
@@ -676,19 +681,31 @@ fn guess_identifiers(words: &[String]) -> Vec<String> {
 /// Frames of a pasted Java stack trace.
 pub fn parse_frames(text: &str) -> Vec<Frame> {
     let mut out = Vec::new();
+    let mut cause = 0u16;
     for line in text.lines() {
         let l = line.trim();
+        if l.starts_with("Caused by:") {
+            cause = cause.saturating_add(1);
+            continue;
+        }
         let Some(rest) = l.strip_prefix("at ") else {
             continue;
         };
         let Some(open) = rest.find('(') else { continue };
         let (qual, loc) = (&rest[..open], &rest[open + 1..]);
+        // A module or class loader prefix: `java.base/java.lang.Thread.run`, `app//org.x.Foo.bar`.
+        let qual = qual.rsplit('/').next().unwrap_or(qual);
         let loc = loc.trim_end_matches(')');
         let Some(dot) = qual.rfind('.') else { continue };
         let class = qual[..dot]
             .trim_start_matches(|c: char| !c.is_alphanumeric())
             .replace('$', ".");
-        let method = qual[dot + 1..].to_string();
+        let raw = &qual[dot + 1..];
+        // `lambda$process$0` runs inside `process`.
+        let method = match raw.strip_prefix("lambda$") {
+            Some(l) => l.split('$').next().unwrap_or(l).to_string(),
+            None => raw.to_string(),
+        };
         let (file, line_no) = match loc.split_once(':') {
             Some((f, n)) => (Some(f.to_string()), n.parse().ok()),
             None => (
@@ -708,6 +725,7 @@ pub fn parse_frames(text: &str) -> Vec<Frame> {
             method,
             file,
             line: line_no,
+            cause,
         });
     }
     out

@@ -49,8 +49,29 @@ fn intents_from_phrasing() {
             class: "com.x.OrderService".into(),
             method: "cancel".into(),
             file: Some("OrderService.java".into()),
-            line: Some(42)
+            line: Some(42),
+            cause: 0,
         }
+    );
+}
+
+#[test]
+fn trace_frames_know_their_cause_lambdas_and_modules() {
+    let trace = "java.lang.RuntimeException: wrapped\n\tat java.base/java.lang.Thread.run(Thread.java:833)\n\tat com.x.Api.lambda$handle$0(Api.java:12)\nCaused by: java.io.IOException: disk\n\tat app//com.x.Store$Writer.<init>(Store.java:7)\n\t... 3 more";
+    let q = understand(trace);
+    assert_eq!(q.intent, Intent::Trace);
+    let got: Vec<(&str, &str, Option<u32>, u16)> = q
+        .frames
+        .iter()
+        .map(|f| (f.class.as_str(), f.method.as_str(), f.line, f.cause))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("java.lang.Thread", "run", Some(833), 0),
+            ("com.x.Api", "handle", Some(12), 0),
+            ("com.x.Store.Writer", "<init>", Some(7), 1),
+        ]
     );
 }
 

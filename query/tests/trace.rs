@@ -1,0 +1,99 @@
+//! A pasted stack trace: frames go to the declarations of their own classes (package included),
+//! lambdas to their enclosing method, `<init>` to the constructor; the deepest cause is named
+//! first; a frame line outside its method in the indexed revision is said, not hidden. Builds a
+//! small repository, indexes it and asks through the public API with the stored call graph.
+
+mod support;
+use query::question::Intent;
+use support::{ask_stored, assert_citations_resolve, index_repo, symbols};
+
+const WEB_REQUEST: &str = "package com.shop.web;\n\n/** An HTTP request. */\npublic class Request {\n    /** Handles the request. */\n    public void handle(Runnable body) {\n        body.run();\n    }\n}\n";
+const RPC_REQUEST: &str = "package com.shop.rpc;\n\n/** An RPC request. */\npublic class Request {\n    /** Handles the call. */\n    public void handle(Runnable body) {\n        body.run();\n    }\n}\n";
+const API: &str = "package com.shop;\n\nimport com.shop.web.Request;\n\n/** The web API. */\npublic class Api {\n    private final Store store = new Store();\n\n    /** Serves one request. */\n    public void serve(Request request) {\n        request.handle(() -> {\n            store.open(\"orders\");\n        });\n    }\n}\n";
+const STORE: &str = "package com.shop;\n\n/** Files on disk. */\npublic class Store {\n    /** Opens a file for writing. */\n    public Writer open(String name) {\n        return new Writer(name);\n    }\n\n    /** Writes one file. */\n    public static class Writer {\n        private final String name;\n\n        Writer(String name) {\n            this.name = name;\n            throw new IllegalStateException(\"disk full\");\n        }\n    }\n}\n";
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+#[test]
+fn a_trace_names_the_root_cause_and_the_frames_of_its_own_classes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("shop");
+    let dir = index_repo(
+        &root,
+        &[
+            (
+                "src/main/java/com/shop/web/Request.java".into(),
+                WEB_REQUEST.into(),
+            ),
+            (
+                "src/main/java/com/shop/rpc/Request.java".into(),
+                RPC_REQUEST.into(),
+            ),
+            ("src/main/java/com/shop/Api.java".into(), API.into()),
+            ("src/main/java/com/shop/Store.java".into(), STORE.into()),
+        ],
+    );
+    let open_line = line_of(STORE, "return new Writer");
+    let trace = format!(
+        "java.lang.RuntimeException: wrapped\n\tat com.shop.Store.open(Store.java:{open_line})\n\tat com.shop.Api.lambda$serve$0(Api.java:{})\n\tat com.shop.web.Request.handle(Request.java:{})\n\tat java.base/java.lang.Thread.run(Thread.java:833)\nCaused by: java.lang.IllegalStateException: disk full\n\tat com.shop.Store$Writer.<init>(Store.java:{})\n\tat com.shop.Store.open(Store.java:999)\n\t... 4 more",
+        line_of(API, "store.open"),
+        line_of(WEB_REQUEST, "body.run"),
+        line_of(STORE, "throw new"),
+    );
+    let a = ask_stored(&dir, &trace);
+    assert_eq!(a.intent, Intent::Trace);
+    let cited = symbols(&a);
+    // The deepest cause's frame comes first: the constructor that threw.
+    assert!(
+        a.answer.starts_with("The root cause fails in Store.Writer"),
+        "{}",
+        a.answer
+    );
+    assert!(cited[0].starts_with("Store.Writer"), "{cited:?}");
+    assert!(cited.contains(&"Api.serve".to_string()), "{cited:?}");
+    assert!(cited.contains(&"Store.open".to_string()), "{cited:?}");
+    // The web request's handle, not the RPC request's of the same simple name.
+    let frames: Vec<&str> = a
+        .answer
+        .lines()
+        .skip_while(|l| !l.starts_with("Frames of the trace"))
+        .skip(1)
+        .take_while(|l| l.starts_with("- "))
+        .collect();
+    assert_eq!(frames.len(), 5, "{}", a.answer);
+    let handles: Vec<&&str> = frames
+        .iter()
+        .filter(|l| l.starts_with("- Request.handle"))
+        .collect();
+    assert_eq!(handles.len(), 1, "{}", a.answer);
+    assert!(
+        handles[0].contains("com/shop/web/Request.java"),
+        "{}",
+        a.answer
+    );
+    // Line 999 is not in Store.open here: said in the frame list and in the notes.
+    assert!(
+        a.answer
+            .lines()
+            .any(|l| l.starts_with("- Store.open") && l.contains("line 999 is outside it")),
+        "{}",
+        a.answer
+    );
+    assert!(
+        a.answer
+            .lines()
+            .any(|l| l.starts_with("- Store.open") && l.ends_with(&format!("(line {open_line})"))),
+        "{}",
+        a.answer
+    );
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n.starts_with("1 of 5 frame lines fall outside")),
+        "{:?}",
+        a.notes
+    );
+    assert_citations_resolve(&a, &root);
+}
