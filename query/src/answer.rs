@@ -90,6 +90,22 @@ pub struct EntryPointRef {
     pub end_line: u32,
 }
 
+/// A frame of a pasted stack trace, as found in the index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TraceFrameRef {
+    pub symbol: String,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// The line the trace gives, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_line: Option<u32>,
+    /// Whether that line lies in the declaration in the indexed revision.
+    pub inside: bool,
+    /// 0 for the first exception, 1 after the first `Caused by:`, and so on.
+    pub cause: u16,
+}
+
 /// Code shown in an answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Snippet {
@@ -122,6 +138,9 @@ pub struct Answer {
     /// impact).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub entry_points: Vec<EntryPointRef>,
+    /// A pasted stack trace's frames in the index, in trace order (trace questions).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub frames: Vec<TraceFrameRef>,
     pub freshness: Freshness,
     /// What the reader should know: fallbacks, removed citations, truncations.
     pub notes: Vec<String>,
@@ -752,6 +771,19 @@ pub fn entry_point_ref(v: &SnapshotView<'_>, e: &EntryPoint) -> EntryPointRef {
         path: cit.path,
         start_line: cit.start_line,
         end_line: cit.end_line,
+    }
+}
+
+pub fn trace_frame_ref(v: &SnapshotView<'_>, h: &FrameHit) -> TraceFrameRef {
+    let cit = citation_of(v, &UnitKey::Sym(h.sym));
+    TraceFrameRef {
+        symbol: cit.symbol.unwrap_or_default(),
+        path: cit.path,
+        start_line: cit.start_line,
+        end_line: cit.end_line,
+        trace_line: h.line,
+        inside: h.inside,
+        cause: h.cause,
     }
 }
 

@@ -217,6 +217,11 @@ impl<'a> Asker<'a> {
                 .iter()
                 .map(|e| crate::answer::entry_point_ref(v, e))
                 .collect(),
+            frames: p
+                .frames
+                .iter()
+                .map(|h| crate::answer::trace_frame_ref(v, h))
+                .collect(),
             freshness: fresh,
             notes,
             vectors: opts.vectors.map(|l| l.describe()),

@@ -95,5 +95,10 @@ fn a_trace_names_the_root_cause_and_the_frames_of_its_own_classes() {
         "{:?}",
         a.notes
     );
+    // The same frames, structured, for tools reading --json.
+    assert_eq!(a.frames.len(), 5, "{:?}", a.frames);
+    assert!(a.frames[0].symbol.starts_with("Store.open") && a.frames[0].inside);
+    let missed = a.frames.iter().find(|f| f.trace_line == Some(999)).unwrap();
+    assert!(!missed.inside && missed.cause == 1, "{missed:?}");
     assert_citations_resolve(&a, &root);
 }
