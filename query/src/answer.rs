@@ -90,22 +90,6 @@ pub struct EntryPointRef {
     pub end_line: u32,
 }
 
-/// A frame of a pasted stack trace, as found in the index.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct TraceFrameRef {
-    pub symbol: String,
-    pub path: String,
-    pub start_line: u32,
-    pub end_line: u32,
-    /// The line the trace gives, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub trace_line: Option<u32>,
-    /// Whether that line lies in the declaration in the indexed revision.
-    pub inside: bool,
-    /// 0 for the first exception, 1 after the first `Caused by:`, and so on.
-    pub cause: u16,
-}
-
 /// Code shown in an answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Snippet {
@@ -140,7 +124,10 @@ pub struct Answer {
     pub entry_points: Vec<EntryPointRef>,
     /// A pasted stack trace's frames in the index, in trace order (trace questions).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub frames: Vec<TraceFrameRef>,
+    pub frames: Vec<crate::trace::TraceFrameRef>,
+    /// Where the trace's deepest exception message is written (trace questions).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_site: Option<crate::trace::MessageSiteRef>,
     pub freshness: Freshness,
     /// What the reader should know: fallbacks, removed citations, truncations.
     pub notes: Vec<String>,
@@ -171,7 +158,9 @@ pub struct Plan {
     /// For callers of methods of several types: each caller with the target it calls.
     pub via: Vec<(SymIdx, SymIdx)>,
     /// A pasted stack trace's frames found in the index, in trace order.
-    pub frames: Vec<FrameHit>,
+    pub frames: Vec<crate::trace::FrameHit>,
+    /// Where the trace's deepest exception message is written.
+    pub message_site: Option<crate::trace::MessageSite>,
     pub notes: Vec<String>,
 }
 
@@ -324,11 +313,17 @@ pub fn plan(
             p.targets = entry.into_iter().collect();
         }
         Intent::Trace => {
-            p.frames = trace_frames(v, &q.frames);
+            p.frames = crate::trace::frames(v, &q.frames);
             // The failure started at the deepest cause's first frame in the indexed code.
             let origin = p.frames.iter().max_by_key(|h| (h.cause, Reverse(h.order)));
             if let Some(o) = origin {
                 p.targets.push(o.sym);
+            }
+            p.message_site = crate::trace::message_site(v, &q.text)?;
+            if let Some(m) = &p.message_site
+                && !p.targets.contains(&m.sym)
+            {
+                p.targets.push(m.sym);
             }
             for h in &p.frames {
                 if !p.targets.contains(&h.sym) {
@@ -524,86 +519,6 @@ fn callers_of(
     Ok(found.into_iter().map(|(c, _)| c).collect())
 }
 
-/// A frame of a stack trace matched to an indexed declaration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FrameHit {
-    pub sym: SymIdx,
-    /// The frame's line, when the trace gives one.
-    pub line: Option<u32>,
-    /// Whether that line lies in the declaration here (else the trace is of other code).
-    pub inside: bool,
-    /// The exception it belongs to (0 first, 1 after the first `Caused by:`, …).
-    pub cause: u16,
-    /// Position of the frame in the trace.
-    pub order: usize,
-}
-
-/// The declarations the frames of a trace name, in trace order. A frame matches the methods of
-/// its class (its package too, when the index has that class; else the simple class name), the
-/// constructors for `<init>`, the class itself for `<clinit>`. Of several overloads, those
-/// holding the frame's line; all of them when none does.
-fn trace_frames(v: &SnapshotView<'_>, frames: &[crate::question::Frame]) -> Vec<FrameHit> {
-    let mut out: Vec<FrameHit> = Vec::new();
-    for (order, f) in frames.iter().enumerate() {
-        let simple = f.class.rsplit('.').next().unwrap_or(&f.class);
-        // Ids are `java:org.x.Foo#bar(int)` for members, `java:org.x.Foo` for types.
-        let owner_of = |i: SymIdx| {
-            v.id(i)
-                .strip_prefix("java:")
-                .map(|id| id.split('#').next().unwrap_or(id))
-        };
-        let candidates: Vec<SymIdx> = match f.method.as_str() {
-            "<init>" => v
-                .named(simple)
-                .into_iter()
-                .filter(|&i| v.kind(i) == SymbolKind::Constructor)
-                .collect(),
-            "<clinit>" => v
-                .named(simple)
-                .into_iter()
-                .filter(|&i| v.kind(i).is_type())
-                .collect(),
-            m => v
-                .named(m)
-                .into_iter()
-                .filter(|&i| v.kind(i).is_callable() && v.name(i) == m)
-                .collect(),
-        };
-        let of_class = |i: &SymIdx| owner_of(*i) == Some(f.class.as_str());
-        let of_simple = |i: &SymIdx| match f.method.as_str() {
-            "<clinit>" => v.name(*i) == simple,
-            _ => v.owner_name(*i) == Some(simple),
-        };
-        let mut found: Vec<SymIdx> = candidates.iter().copied().filter(of_class).collect();
-        if found.is_empty() {
-            found = candidates.into_iter().filter(of_simple).collect();
-        }
-        let within = |i: &SymIdx, line: u32| {
-            let (s, e) = v.span(*i);
-            s <= line && line <= e
-        };
-        let inside = match f.line {
-            Some(line) if found.iter().any(|i| within(i, line)) => {
-                found.retain(|i| within(i, line));
-                true
-            }
-            _ => false,
-        };
-        for sym in found {
-            if !out.iter().any(|h| h.sym == sym && h.line == f.line) {
-                out.push(FrameHit {
-                    sym,
-                    line: f.line,
-                    inside,
-                    cause: f.cause,
-                    order,
-                });
-            }
-        }
-    }
-    out
-}
-
 /// Each of `callers` with the target it calls most surely: a call through an interface also
 /// reaches its implementations, less surely than the method the code names.
 fn called_targets(
@@ -771,19 +686,6 @@ pub fn entry_point_ref(v: &SnapshotView<'_>, e: &EntryPoint) -> EntryPointRef {
         path: cit.path,
         start_line: cit.start_line,
         end_line: cit.end_line,
-    }
-}
-
-pub fn trace_frame_ref(v: &SnapshotView<'_>, h: &FrameHit) -> TraceFrameRef {
-    let cit = citation_of(v, &UnitKey::Sym(h.sym));
-    TraceFrameRef {
-        symbol: cit.symbol.unwrap_or_default(),
-        path: cit.path,
-        start_line: cit.start_line,
-        end_line: cit.end_line,
-        trace_line: h.line,
-        inside: h.inside,
-        cause: h.cause,
     }
 }
 

@@ -220,8 +220,12 @@ impl<'a> Asker<'a> {
             frames: p
                 .frames
                 .iter()
-                .map(|h| crate::answer::trace_frame_ref(v, h))
+                .map(|h| crate::trace::frame_ref(v, h))
                 .collect(),
+            message_site: p
+                .message_site
+                .as_ref()
+                .map(|m| crate::trace::message_ref(v, m)),
             freshness: fresh,
             notes,
             vectors: opts.vectors.map(|l| l.describe()),
@@ -392,7 +396,7 @@ fn index_answer(
             entry_lines(v, p, &mut s);
         }
         Intent::Trace if !p.targets.is_empty() => {
-            let at = |h: &crate::answer::FrameHit| match (h.line, h.inside) {
+            let at = |h: &crate::trace::FrameHit| match (h.line, h.inside) {
                 (Some(n), true) => format!(" (line {n})"),
                 (Some(n), false) => format!(" (the trace's line {n} is outside it here)"),
                 (None, _) => String::new(),
@@ -405,7 +409,28 @@ fn index_answer(
                 };
                 s.push_str(&format!("{what} {}{}\n", &sym_line(o.sym)[2..], at(o)));
             }
-            s.push_str("Frames of the trace in the indexed code:\n");
+            if let Some(m) = &p.message_site {
+                let c = citation_of(v, &UnitKey::Sym(m.sym));
+                let also = match m.others {
+                    0 => String::new(),
+                    n => format!(
+                        " (and {n} other place{} with the same text)",
+                        if n == 1 { "" } else { "s" }
+                    ),
+                };
+                s.push_str(&format!(
+                    "The message \"{}\" is written in {} — {}:{}{also}\n",
+                    crate::trace::shorten(&m.message),
+                    name(&c),
+                    c.path,
+                    m.line
+                ));
+            }
+            if p.frames.is_empty() {
+                s.push_str("No frame of the trace is in the indexed code.\n");
+            } else {
+                s.push_str("Frames of the trace in the indexed code:\n");
+            }
             for h in &p.frames {
                 s.push_str(&sym_line(h.sym));
                 s.push_str(&at(h));

@@ -30,6 +30,7 @@ pub mod search;
 pub mod summarize;
 pub mod summary;
 pub mod terms;
+pub mod trace;
 pub mod view;
 pub mod viewdata;
 

@@ -102,3 +102,49 @@ fn a_trace_names_the_root_cause_and_the_frames_of_its_own_classes() {
     assert!(!missed.inside && missed.cause == 1, "{missed:?}");
     assert_citations_resolve(&a, &root);
 }
+
+const STOCK: &str = "package com.shop;\n\n/** Stock levels. */\npublic class StockService {\n    private int level;\n\n    /** Takes items out of stock. */\n    public void deduct(String sku, int n) {\n        if (n > level) {\n            throw new IllegalStateException(\"not enough stock for \" + sku);\n        }\n        level -= n;\n    }\n\n    /** Puts items back. */\n    public void restock(String sku, int n) {\n        level += n;\n        System.out.println(\"restocked \" + sku);\n    }\n}\n";
+
+/// A trace from code the index does not hold (or another version of it): the message's text
+/// still finds the line that writes it.
+#[test]
+fn a_traces_message_finds_the_line_that_writes_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("stock");
+    let dir = index_repo(
+        &root,
+        &[
+            (
+                "src/main/java/com/shop/StockService.java".into(),
+                STOCK.into(),
+            ),
+            ("src/main/java/com/shop/Store.java".into(), STORE.into()),
+        ],
+    );
+    let trace = "java.lang.RuntimeException: order failed\n\tat com.acme.Orders.place(Orders.java:88)\nCaused by: java.lang.IllegalStateException: not enough stock for sku-42\n\tat com.acme.Legacy.take(Legacy.java:12)\n\t... 1 more";
+    let a = ask_stored(&dir, trace);
+    assert_eq!(a.intent, Intent::Trace);
+    let throw_line = line_of(STOCK, "throw new") as u32;
+    assert!(
+        a.answer.starts_with(&format!(
+            "The message \"not enough stock for sku-42\" is written in StockService.deduct — src/main/java/com/shop/StockService.java:{throw_line}\nNo frame of the trace is in the indexed code."
+        )),
+        "{}",
+        a.answer
+    );
+    assert_eq!(symbols(&a)[0], "StockService.deduct", "{:?}", symbols(&a));
+    let site = a.message_site.as_ref().unwrap();
+    assert_eq!(
+        (site.symbol.as_str(), site.line),
+        ("StockService.deduct", throw_line)
+    );
+    assert_citations_resolve(&a, &root);
+
+    // The first exception's message is not where it started; a message no literal begins
+    // ("order failed") places nothing.
+    let a = ask_stored(
+        &dir,
+        "java.lang.RuntimeException: order failed\n\tat com.acme.Orders.place(Orders.java:88)\n\tat com.acme.Main.main(Main.java:3)",
+    );
+    assert!(a.message_site.is_none(), "{:?}", a.message_site);
+}

@@ -1,0 +1,454 @@
+//! A pasted stack trace, placed in the index: its frames matched to declarations, and the line
+//! that builds its exception's message (found by the text, so it holds when the trace's line
+//! numbers are of another version).
+
+use crate::QueryError;
+use crate::answer::citation_of;
+use crate::citation::Citation;
+use crate::question::Frame;
+use crate::retrieve::UnitKey;
+use crate::view::{SnapshotView, SymIdx};
+use indexer::model::SymbolKind;
+use serde::Serialize;
+
+/// A frame of a pasted stack trace, as found in the index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TraceFrameRef {
+    pub symbol: String,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// The line the trace gives, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_line: Option<u32>,
+    /// Whether that line lies in the declaration in the indexed revision.
+    pub inside: bool,
+    /// 0 for the first exception, 1 after the first `Caused by:`, and so on.
+    pub cause: u16,
+}
+
+/// A frame of a stack trace matched to an indexed declaration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameHit {
+    pub sym: SymIdx,
+    /// The frame's line, when the trace gives one.
+    pub line: Option<u32>,
+    /// Whether that line lies in the declaration here (else the trace is of other code).
+    pub inside: bool,
+    /// The exception it belongs to (0 first, 1 after the first `Caused by:`, …).
+    pub cause: u16,
+    /// Position of the frame in the trace.
+    pub order: usize,
+}
+
+/// The declarations the frames of a trace name, in trace order. A frame matches the methods of
+/// its class (its package too, when the index has that class; else the simple class name), the
+/// constructors for `<init>`, the class itself for `<clinit>`. Of several overloads, those
+/// holding the frame's line; all of them when none does.
+pub fn frames(v: &SnapshotView<'_>, frames: &[Frame]) -> Vec<FrameHit> {
+    let mut out: Vec<FrameHit> = Vec::new();
+    for (order, f) in frames.iter().enumerate() {
+        let simple = f.class.rsplit('.').next().unwrap_or(&f.class);
+        // Ids are `java:org.x.Foo#bar(int)` for members, `java:org.x.Foo` for types.
+        let owner_of = |i: SymIdx| {
+            v.id(i)
+                .strip_prefix("java:")
+                .map(|id| id.split('#').next().unwrap_or(id))
+        };
+        let candidates: Vec<SymIdx> = match f.method.as_str() {
+            "<init>" => v
+                .named(simple)
+                .into_iter()
+                .filter(|&i| v.kind(i) == SymbolKind::Constructor)
+                .collect(),
+            "<clinit>" => v
+                .named(simple)
+                .into_iter()
+                .filter(|&i| v.kind(i).is_type())
+                .collect(),
+            m => v
+                .named(m)
+                .into_iter()
+                .filter(|&i| v.kind(i).is_callable() && v.name(i) == m)
+                .collect(),
+        };
+        let of_class = |i: &SymIdx| owner_of(*i) == Some(f.class.as_str());
+        let of_simple = |i: &SymIdx| match f.method.as_str() {
+            "<clinit>" => v.name(*i) == simple,
+            _ => v.owner_name(*i) == Some(simple),
+        };
+        let mut found: Vec<SymIdx> = candidates.iter().copied().filter(of_class).collect();
+        if found.is_empty() {
+            found = candidates.into_iter().filter(of_simple).collect();
+        }
+        let within = |i: &SymIdx, line: u32| {
+            let (s, e) = v.span(*i);
+            s <= line && line <= e
+        };
+        let inside = match f.line {
+            Some(line) if found.iter().any(|i| within(i, line)) => {
+                found.retain(|i| within(i, line));
+                true
+            }
+            _ => false,
+        };
+        for sym in found {
+            if !out.iter().any(|h| h.sym == sym && h.line == f.line) {
+                out.push(FrameHit {
+                    sym,
+                    line: f.line,
+                    inside,
+                    cause: f.cause,
+                    order,
+                });
+            }
+        }
+    }
+    out
+}
+
+pub fn frame_ref(v: &SnapshotView<'_>, h: &FrameHit) -> TraceFrameRef {
+    let cit = citation_of(v, &UnitKey::Sym(h.sym));
+    TraceFrameRef {
+        symbol: cit.symbol.unwrap_or_default(),
+        path: cit.path,
+        start_line: cit.start_line,
+        end_line: cit.end_line,
+        trace_line: h.line,
+        inside: h.inside,
+        cause: h.cause,
+    }
+}
+
+/// An exception line of a trace: `java.lang.IllegalStateException: not enough stock for a`,
+/// `Caused by: com.x.StoreException: disk full`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Thrown {
+    pub class: String,
+    pub message: Option<String>,
+    /// 0 for the first exception, 1 after the first `Caused by:`, and so on.
+    pub cause: u16,
+}
+
+/// The exception lines of a pasted trace, in order.
+pub fn exceptions(text: &str) -> Vec<Thrown> {
+    let mut out = Vec::new();
+    let mut cause = 0u16;
+    for line in text.lines() {
+        let mut l = line.trim();
+        if let Some(rest) = l.strip_prefix("Caused by:") {
+            cause = cause.saturating_add(1);
+            l = rest.trim();
+        } else if let Some(rest) = l.strip_prefix("Exception in thread ") {
+            // `Exception in thread "main" java.lang.IllegalStateException: …`
+            l = rest
+                .split_once("\" ")
+                .map(|(_, r)| r.trim())
+                .unwrap_or(rest);
+        }
+        let (head, message) = match l.split_once(": ") {
+            Some((h, m)) => (h, Some(m.trim().to_string()).filter(|m| !m.is_empty())),
+            None => (l, None),
+        };
+        let simple = head.rsplit('.').next().unwrap_or(head);
+        let is_class = !head.is_empty()
+            && head
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '.' || c == '_' || c == '$')
+            && ["Exception", "Error", "Throwable", "Failure"]
+                .iter()
+                .any(|k| simple.contains(k));
+        if is_class {
+            out.push(Thrown {
+                class: head.replace('$', "."),
+                message,
+                cause,
+            });
+        }
+    }
+    out
+}
+
+/// Where an exception's message is written: the method, the line of the string literal that
+/// begins it, and the message as the trace gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageSite {
+    pub sym: SymIdx,
+    pub line: u32,
+    pub message: String,
+    /// Other lines whose literal matches as well (the same message written in several places).
+    pub others: usize,
+}
+
+/// Chunks read when looking for a message's literal.
+const MESSAGE_CHUNKS: usize = 30;
+/// A literal shorter than this (trimmed) says too little to place a message, unless it is the
+/// whole message.
+const MIN_LITERAL: usize = 8;
+
+/// The line that writes the deepest cause's message: a string literal the message begins with
+/// (a literal with `%s` or `{}` placeholders matches when its fixed parts appear in order),
+/// longest match first, a line that also names the exception's class breaking ties. Found by
+/// text, so it holds when the trace's line numbers are of another version.
+pub fn message_site(v: &SnapshotView<'_>, text: &str) -> Result<Option<MessageSite>, QueryError> {
+    let Some(thrown) = exceptions(text)
+        .into_iter()
+        .filter(|t| t.message.is_some())
+        .max_by_key(|t| t.cause)
+    else {
+        return Ok(None);
+    };
+    let message = thrown.message.unwrap_or_default();
+    let words: Vec<&str> = message
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 2 && !w.chars().all(|c| c.is_ascii_digit()))
+        .take(8)
+        .collect();
+    if words.is_empty() {
+        return Ok(None);
+    }
+    let class = thrown.class.rsplit('.').next().unwrap_or(&thrown.class);
+    let mut best: Option<(usize, bool, String, u32)> = None;
+    let mut ties = 0usize;
+    for (id, _, _) in v.index.search_chunks(&words.join(" "), MESSAGE_CHUNKS)? {
+        let Some((path, start, end)) = v.chunk_span(&id)? else {
+            continue;
+        };
+        let body = v.text(&path, start, end)?;
+        let lines: Vec<&str> = body.lines().collect();
+        for (k, line) in lines.iter().enumerate() {
+            let near = lines[k.saturating_sub(2)..=k]
+                .iter()
+                .any(|l| l.contains(class));
+            for lit in string_literals(line) {
+                let Some(score) = begins(&message, &lit) else {
+                    continue;
+                };
+                let at = start + k as u32;
+                if best.as_ref().is_some_and(|b| (b.0, b.1) == (score, near)) {
+                    ties += 1;
+                }
+                let better = match &best {
+                    None => true,
+                    Some((s, n, p, l)) => {
+                        (score, near, std::cmp::Reverse((&path, at)))
+                            > (*s, *n, std::cmp::Reverse((p, *l)))
+                    }
+                };
+                if better {
+                    if best.as_ref().is_some_and(|b| (b.0, b.1) != (score, near)) {
+                        ties = 0;
+                    }
+                    best = Some((score, near, path.clone(), at));
+                }
+            }
+        }
+    }
+    Ok(best.and_then(|(_, _, path, line)| {
+        let sym = v.enclosing(&path, line, |k| k.is_callable() || k.is_type())?;
+        Some(MessageSite {
+            sym,
+            line,
+            message,
+            others: ties,
+        })
+    }))
+}
+
+/// How many characters of `message` the literal accounts for, when the message begins with it:
+/// its fixed parts (split at `%s`-style and `{}` placeholders) found in order, the first at the
+/// start. `None` when it does not match or says too little.
+fn begins(message: &str, literal: &str) -> Option<usize> {
+    let parts: Vec<&str> = split_placeholders(literal);
+    let first = parts.first()?;
+    let whole = parts.len() == 1 && first.trim() == message.trim();
+    if !message.starts_with(first) || (first.trim().len() < MIN_LITERAL && !whole) {
+        return None;
+    }
+    let mut at = first.len();
+    let mut score = first.trim().len();
+    for p in &parts[1..] {
+        if p.is_empty() {
+            continue;
+        }
+        let found = message[at..].find(p)?;
+        at += found + p.len();
+        score += p.trim().len();
+    }
+    Some(score)
+}
+
+/// A format string's fixed parts: split at `%s`, `%d`, `%1$s` … and `{}`, `{0}`.
+fn split_placeholders(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let bytes = s.as_bytes();
+    let (mut from, mut i) = (0, 0);
+    while i < bytes.len() {
+        let end = match bytes[i] {
+            b'%' => bytes[i + 1..]
+                .iter()
+                .position(|b| b.is_ascii_alphabetic())
+                .filter(|&n| {
+                    bytes[i + 1..i + 1 + n]
+                        .iter()
+                        .all(|b| b.is_ascii_digit() || *b == b'$' || *b == b'.')
+                })
+                .map(|n| i + 2 + n),
+            b'{' => bytes[i + 1..]
+                .iter()
+                .position(|&b| b == b'}')
+                .filter(|&n| bytes[i + 1..i + 1 + n].iter().all(|b| b.is_ascii_digit()))
+                .map(|n| i + 2 + n),
+            _ => None,
+        };
+        match end {
+            Some(e) => {
+                out.push(&s[from..i]);
+                from = e;
+                i = e;
+            }
+            None => i += 1,
+        }
+    }
+    out.push(&s[from..]);
+    out
+}
+
+/// The string literals of one line of Java, escapes kept as written except `\"`.
+fn string_literals(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '/' && chars.clone().next() == Some('/') {
+            break;
+        }
+        if c == '\'' {
+            // A char literal: skip it whole ('"' must not open a string).
+            let mut prev = ' ';
+            for d in chars.by_ref() {
+                if d == '\'' && prev != '\\' {
+                    break;
+                }
+                prev = if prev == '\\' && d == '\\' { ' ' } else { d };
+            }
+            continue;
+        }
+        if c != '"' {
+            continue;
+        }
+        let mut lit = String::new();
+        let mut escaped = false;
+        for d in chars.by_ref() {
+            match (escaped, d) {
+                (false, '\\') => escaped = true,
+                (false, '"') => break,
+                (true, '"') => {
+                    lit.push('"');
+                    escaped = false;
+                }
+                (true, d) => {
+                    lit.push('\\');
+                    lit.push(d);
+                    escaped = false;
+                }
+                (false, d) => lit.push(d),
+            }
+        }
+        out.push(lit);
+    }
+    out
+}
+
+/// A message cut to one short line for display.
+pub fn shorten(message: &str) -> String {
+    let line = message.lines().next().unwrap_or_default();
+    match line.char_indices().nth(80) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_string(),
+    }
+}
+
+/// A message site as an answer reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MessageSiteRef {
+    pub message: String,
+    pub symbol: String,
+    pub path: String,
+    pub line: u32,
+}
+
+pub fn message_ref(v: &SnapshotView<'_>, m: &MessageSite) -> MessageSiteRef {
+    let Citation { symbol, path, .. } = citation_of(v, &UnitKey::Sym(m.sym));
+    MessageSiteRef {
+        message: m.message.clone(),
+        symbol: symbol.unwrap_or_default(),
+        path,
+        line: m.line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exception_lines_are_read_with_their_cause() {
+        let t = "Exception in thread \"main\" java.lang.RuntimeException: wrapped: inner\n\tat a.B.c(B.java:1)\nCaused by: com.x.Store$DiskException: disk full\n\tat a.B.d(B.java:2)\nCaused by: java.lang.OutOfMemoryError\n";
+        assert_eq!(
+            exceptions(t),
+            [
+                Thrown {
+                    class: "java.lang.RuntimeException".into(),
+                    message: Some("wrapped: inner".into()),
+                    cause: 0
+                },
+                Thrown {
+                    class: "com.x.Store.DiskException".into(),
+                    message: Some("disk full".into()),
+                    cause: 1
+                },
+                Thrown {
+                    class: "java.lang.OutOfMemoryError".into(),
+                    message: None,
+                    cause: 2
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_message_begins_with_a_literal_or_fills_a_format() {
+        assert_eq!(
+            begins("not enough stock for sku-42", "not enough stock for "),
+            Some(20)
+        );
+        assert_eq!(
+            begins(
+                "No serializer found for class a.B and no properties",
+                "No serializer found for class %s and no properties"
+            ),
+            Some(29 + 17)
+        );
+        assert_eq!(
+            begins("Unknown level: WARNING", "Unknown level: {}"),
+            Some(14)
+        );
+        // Too short to place anything, unless it is the whole message.
+        assert_eq!(begins("disk full now", "disk"), None);
+        assert_eq!(begins("disk full", "disk full"), Some(9));
+        // A fixed part missing from the message.
+        assert_eq!(
+            begins("not enough stock for a", "not enough stock for %s in %s"),
+            None
+        );
+        assert_eq!(begins("other text", "not enough stock"), None);
+    }
+
+    #[test]
+    fn literals_are_read_from_a_line_of_java() {
+        assert_eq!(
+            string_literals(r#"throw new X("a \"b\" c" + d + 'x' + '"' + "e\n"); // "not this""#),
+            ["a \"b\" c", "e\\n"]
+        );
+    }
+}
