@@ -4,8 +4,11 @@
 //! small repository, indexes it and asks through the public API with the stored call graph.
 
 mod support;
+use indexer::store::EmbeddedIndex;
 use query::question::Intent;
-use support::{ask_stored, assert_citations_resolve, index_repo, symbols};
+use query::{AskOptions, Asker, ChatModel, StoredGraph};
+use std::time::Duration;
+use support::{ask_stored, assert_citations_resolve, chat, index_repo, opts, serve, symbols};
 
 const WEB_REQUEST: &str = "package com.shop.web;\n\n/** An HTTP request. */\npublic class Request {\n    /** Handles the request. */\n    public void handle(Runnable body) {\n        body.run();\n    }\n}\n";
 const RPC_REQUEST: &str = "package com.shop.rpc;\n\n/** An RPC request. */\npublic class Request {\n    /** Handles the call. */\n    public void handle(Runnable body) {\n        body.run();\n    }\n}\n";
@@ -147,4 +150,51 @@ fn a_traces_message_finds_the_line_that_writes_it() {
         "java.lang.RuntimeException: order failed\n\tat com.acme.Orders.place(Orders.java:88)\n\tat com.acme.Main.main(Main.java:3)",
     );
     assert!(a.message_site.is_none(), "{:?}", a.message_site);
+}
+
+/// With a model, the trace's findings (where the message is written, which frames are not in
+/// the index) go into the prompt, inside the untrusted block.
+#[test]
+fn the_model_is_given_what_the_index_found_for_a_trace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("stock");
+    let dir = index_repo(
+        &root,
+        &[(
+            "src/main/java/com/shop/StockService.java".into(),
+            STOCK.into(),
+        )],
+    );
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let graph = StoredGraph::new(&index);
+    let (base, seen) = serve(|_| (Duration::ZERO, "Stock ran out.".to_string()));
+    let llm = chat(&base, 5.0, 0);
+    let with_llm = AskOptions {
+        llm: Some(&llm as &dyn ChatModel),
+        graph: Some(&graph),
+        ..opts()
+    };
+    let trace = "java.lang.IllegalStateException: not enough stock for sku-42\n\tat com.shop.StockService.deduct(StockService.java:400)\n\tat com.acme.Main.main(Main.java:3)";
+    let a = asker.ask(trace, &with_llm).unwrap();
+    assert_eq!(a.answer, "Stock ran out.");
+    let bodies = seen.lock().unwrap().clone();
+    let request = bodies
+        .iter()
+        .find(|b| b.contains("REPOSITORY CONTENT"))
+        .expect("an answer request");
+    assert!(
+        request.find("<<<REPOSITORY CONTENT>>>")
+            < request.find("What the index found for the trace:"),
+        "{request}"
+    );
+    let facts = request
+        .split("What the index found for the trace:")
+        .nth(1)
+        .expect("trace facts in the prompt");
+    assert!(
+        facts.contains("is written in StockService.deduct"),
+        "{facts}"
+    );
+    assert!(facts.contains("line 400 is outside it"), "{facts}");
 }
