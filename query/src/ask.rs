@@ -401,6 +401,7 @@ fn index_answer(
                 (Some(n), false) => format!(" (the trace's line {n} is outside it here)"),
                 (None, _) => String::new(),
             };
+            let mut shown: Option<(SymIdx, u32)> = None;
             if let Some(o) = p.frames.iter().find(|h| h.sym == p.targets[0]) {
                 let what = if o.cause > 0 {
                     "The root cause fails in"
@@ -408,6 +409,10 @@ fn index_answer(
                     "It fails in"
                 };
                 s.push_str(&format!("{what} {}{}\n", &sym_line(o.sym)[2..], at(o)));
+                if let (Some(n), true) = (o.line, o.inside) {
+                    s.push_str(&crate::trace::code_line(v, v.path(o.sym), n));
+                    shown = Some((o.sym, n));
+                }
             }
             if let Some(m) = &p.message_site {
                 let c = citation_of(v, &UnitKey::Sym(m.sym));
@@ -418,13 +423,20 @@ fn index_answer(
                         if n == 1 { "" } else { "s" }
                     ),
                 };
-                s.push_str(&format!(
-                    "The message \"{}\" is written in {} — {}:{}{also}\n",
-                    crate::trace::shorten(&m.message),
-                    name(&c),
-                    c.path,
-                    m.line
-                ));
+                let message = crate::trace::shorten(&m.message);
+                if shown == Some((m.sym, m.line)) {
+                    s.push_str(&format!(
+                        "The message \"{message}\" is written on that line{also}\n"
+                    ));
+                } else {
+                    s.push_str(&format!(
+                        "The message \"{message}\" is written in {} — {}:{}{also}\n",
+                        name(&c),
+                        c.path,
+                        m.line
+                    ));
+                    s.push_str(&crate::trace::code_line(v, &c.path, m.line));
+                }
             }
             if p.frames.is_empty() {
                 s.push_str("No frame of the trace is in the indexed code.\n");

@@ -359,10 +359,18 @@ fn string_literals(line: &str) -> Vec<String> {
     out
 }
 
+/// One line of indexed code for display, `    42 | text` and a newline (empty when unreadable).
+pub fn code_line(v: &SnapshotView<'_>, path: &str, line: u32) -> String {
+    match v.text(path, line, line) {
+        Ok(t) if !t.trim().is_empty() => format!("    {line} | {}\n", shorten(t.trim())),
+        _ => String::new(),
+    }
+}
+
 /// A message cut to one short line for display.
 pub fn shorten(message: &str) -> String {
     let line = message.lines().next().unwrap_or_default();
-    match line.char_indices().nth(80) {
+    match line.char_indices().nth(100) {
         Some((i, _)) => format!("{}…", &line[..i]),
         None => line.to_string(),
     }

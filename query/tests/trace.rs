@@ -55,6 +55,21 @@ fn a_trace_names_the_root_cause_and_the_frames_of_its_own_classes() {
         a.answer
     );
     assert!(cited[0].starts_with("Store.Writer"), "{cited:?}");
+    // The failing line itself, and the message written on it.
+    let lines: Vec<&str> = a.answer.lines().collect();
+    assert_eq!(
+        lines[1..3],
+        [
+            format!(
+                "    {} | throw new IllegalStateException(\"disk full\");",
+                line_of(STORE, "throw new")
+            )
+            .as_str(),
+            "The message \"disk full\" is written on that line",
+        ],
+        "{}",
+        a.answer
+    );
     assert!(cited.contains(&"Api.serve".to_string()), "{cited:?}");
     assert!(cited.contains(&"Store.open".to_string()), "{cited:?}");
     // The web request's handle, not the RPC request's of the same simple name.
@@ -130,7 +145,7 @@ fn a_traces_message_finds_the_line_that_writes_it() {
     let throw_line = line_of(STOCK, "throw new") as u32;
     assert!(
         a.answer.starts_with(&format!(
-            "The message \"not enough stock for sku-42\" is written in StockService.deduct — src/main/java/com/shop/StockService.java:{throw_line}\nNo frame of the trace is in the indexed code."
+            "The message \"not enough stock for sku-42\" is written in StockService.deduct — src/main/java/com/shop/StockService.java:{throw_line}\n    {throw_line} | throw new IllegalStateException(\"not enough stock for \" + sku);\nNo frame of the trace is in the indexed code."
         )),
         "{}",
         a.answer
