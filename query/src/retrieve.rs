@@ -25,6 +25,7 @@ mod message;
 mod quoted;
 pub(crate) use adjust::{accessor_lines, has_bean_prefix};
 pub(crate) use exact::names_its_type;
+pub(crate) use message::string_literals;
 
 /// Something an answer can cite.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

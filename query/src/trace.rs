@@ -220,7 +220,8 @@ pub fn message_site(v: &SnapshotView<'_>, text: &str) -> Result<Option<MessageSi
             let near = lines[k.saturating_sub(2)..=k]
                 .iter()
                 .any(|l| l.contains(class));
-            for lit in string_literals(line) {
+            for lit in crate::retrieve::string_literals(line) {
+                let lit = lit.replace("\\\"", "\"").replace("\\\\", "\\");
                 let Some(score) = begins(&message, &lit) else {
                     continue;
                 };
@@ -311,51 +312,6 @@ fn split_placeholders(s: &str) -> Vec<&str> {
         }
     }
     out.push(&s[from..]);
-    out
-}
-
-/// The string literals of one line of Java, escapes kept as written except `\"`.
-fn string_literals(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        if c == '/' && chars.clone().next() == Some('/') {
-            break;
-        }
-        if c == '\'' {
-            // A char literal: skip it whole ('"' must not open a string).
-            let mut prev = ' ';
-            for d in chars.by_ref() {
-                if d == '\'' && prev != '\\' {
-                    break;
-                }
-                prev = if prev == '\\' && d == '\\' { ' ' } else { d };
-            }
-            continue;
-        }
-        if c != '"' {
-            continue;
-        }
-        let mut lit = String::new();
-        let mut escaped = false;
-        for d in chars.by_ref() {
-            match (escaped, d) {
-                (false, '\\') => escaped = true,
-                (false, '"') => break,
-                (true, '"') => {
-                    lit.push('"');
-                    escaped = false;
-                }
-                (true, d) => {
-                    lit.push('\\');
-                    lit.push(d);
-                    escaped = false;
-                }
-                (false, d) => lit.push(d),
-            }
-        }
-        out.push(lit);
-    }
     out
 }
 
@@ -450,13 +406,5 @@ mod tests {
             None
         );
         assert_eq!(begins("other text", "not enough stock"), None);
-    }
-
-    #[test]
-    fn literals_are_read_from_a_line_of_java() {
-        assert_eq!(
-            string_literals(r#"throw new X("a \"b\" c" + d + 'x' + '"' + "e\n"); // "not this""#),
-            ["a \"b\" c", "e\\n"]
-        );
     }
 }

@@ -10,7 +10,7 @@ use crate::terms;
 pub(super) const MESSAGE_RUN: usize = 3;
 
 /// The string literals of Java-like source text (escapes kept as written).
-pub(super) fn string_literals(text: &str) -> Vec<&str> {
+pub(crate) fn string_literals(text: &str) -> Vec<&str> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
