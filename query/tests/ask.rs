@@ -12,7 +12,7 @@ use std::io::BufRead;
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::time::Duration;
-use support::{assert_citations_resolve, chat, opts, serve, symbols};
+use support::{assert_citations_resolve, chat, line_of, opts, serve, symbols};
 
 const ORDER_SERVICE: &str = r#"package com.shop.order;
 
@@ -210,13 +210,6 @@ fn fixture() -> Fixture {
         root,
         dir,
     }
-}
-
-fn line_of(text: &str, needle: &str) -> u32 {
-    text.lines()
-        .position(|l| l.contains(needle))
-        .map(|i| i as u32 + 1)
-        .unwrap_or_else(|| panic!("{needle} not in fixture"))
 }
 
 #[test]
@@ -495,7 +488,7 @@ fn llm_answer_keeps_real_citations_and_drops_fabricated_ones_and_links() {
         a.citations[0].path,
         "src/main/java/com/shop/order/OrderService.java"
     );
-    assert_eq!(a.citations[0].start_line, start);
+    assert_eq!(a.citations[0].start_line as usize, start);
     assert_eq!(
         a.citations[0].symbol.as_deref(),
         Some("OrderService.cancelExpiredOrders")

@@ -10,7 +10,7 @@ use query::question::Intent;
 mod support;
 use query::{AskOptions, ChatModel};
 use std::time::Duration;
-use support::{assert_citations_resolve, chat, index_repo, opts, serve, symbols};
+use support::{assert_citations_resolve, chat, index_repo, line_of, opts, serve, symbols};
 
 const STOCK: &str = r#"package com.shop.stock;
 
@@ -130,10 +130,6 @@ fn diff(path: &str, old: &str, at: usize, remove: usize, add: &[&str], claim: us
     format!(
         "diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n@@ -{start},{old_len} +{start},{new_len} @@ public class\n{body}"
     )
-}
-
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines().position(|l| l.contains(needle)).unwrap() + 1
 }
 
 fn fixture() -> (tempfile::TempDir, IndexDir) {

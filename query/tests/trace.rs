@@ -8,16 +8,14 @@ use indexer::store::EmbeddedIndex;
 use query::question::Intent;
 use query::{AskOptions, Asker, ChatModel, StoredGraph};
 use std::time::Duration;
-use support::{ask_stored, assert_citations_resolve, chat, index_repo, opts, serve, symbols};
+use support::{
+    ask_stored, assert_citations_resolve, chat, index_repo, line_of, opts, serve, symbols,
+};
 
 const WEB_REQUEST: &str = "package com.shop.web;\n\n/** An HTTP request. */\npublic class Request {\n    /** Handles the request. */\n    public void handle(Runnable body) {\n        body.run();\n    }\n}\n";
 const RPC_REQUEST: &str = "package com.shop.rpc;\n\n/** An RPC request. */\npublic class Request {\n    /** Handles the call. */\n    public void handle(Runnable body) {\n        body.run();\n    }\n}\n";
 const API: &str = "package com.shop;\n\nimport com.shop.web.Request;\n\n/** The web API. */\npublic class Api {\n    private final Store store = new Store();\n\n    /** Serves one request. */\n    public void serve(Request request) {\n        request.handle(() -> {\n            store.open(\"orders\");\n        });\n    }\n}\n";
 const STORE: &str = "package com.shop;\n\n/** Files on disk. */\npublic class Store {\n    /** Opens a file for writing. */\n    public Writer open(String name) {\n        return new Writer(name);\n    }\n\n    /** Writes one file. */\n    public static class Writer {\n        private final String name;\n\n        Writer(String name) {\n            this.name = name;\n            throw new IllegalStateException(\"disk full\");\n        }\n    }\n}\n";
-
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines().position(|l| l.contains(needle)).unwrap() + 1
-}
 
 #[test]
 fn a_trace_names_the_root_cause_and_the_frames_of_its_own_classes() {

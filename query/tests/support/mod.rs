@@ -68,6 +68,14 @@ pub fn symbols(a: &Answer) -> Vec<String> {
         .collect()
 }
 
+/// The 1-based line of the first line of `text` holding `needle`.
+pub fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .map(|i| i + 1)
+        .unwrap_or_else(|| panic!("{needle} not in fixture"))
+}
+
 /// Every citation names an indexed file and lines inside it.
 pub fn assert_citations_resolve(a: &Answer, root: &Path) {
     for c in &a.citations {
