@@ -412,6 +412,24 @@ fn index_answer(
                 if let (Some(n), true) = (o.line, o.inside) {
                     s.push_str(&crate::trace::code_line(v, v.path(o.sym), n));
                     shown = Some((o.sym, n));
+                } else if let Some((method, null)) = crate::trace::null_call(&q.text) {
+                    // The trace's line is not usable here: the call made on null is.
+                    let lines =
+                        crate::trace::call_lines(v, o.sym, &method, &null).unwrap_or_default();
+                    if let Some(&n) = lines.first() {
+                        let on = if null.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" on {null}")
+                        };
+                        let more = if lines.len() > 1 {
+                            format!(" ({} calls of it here)", lines.len())
+                        } else {
+                            String::new()
+                        };
+                        s.push_str(&format!("It calls {method}(){on} at line {n}{more}:\n"));
+                        s.push_str(&crate::trace::code_line(v, v.path(o.sym), n));
+                    }
                 }
             }
             if let Some(m) = &p.message_site {

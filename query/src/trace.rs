@@ -180,6 +180,60 @@ pub struct MessageSite {
     pub others: usize,
 }
 
+/// Exceptions whose message the JVM writes (`Cannot invoke "A.b()" because "x" is null`,
+/// `Index 5 out of bounds for length 3`): no code holds it.
+const JVM_WRITTEN: &[&str] = &[
+    "java.lang.NullPointerException",
+    "java.lang.ArrayIndexOutOfBoundsException",
+    "java.lang.ClassCastException",
+    "java.lang.ArithmeticException",
+    "java.lang.NegativeArraySizeException",
+    "java.lang.ArrayStoreException",
+    "java.lang.StackOverflowError",
+    "java.lang.OutOfMemoryError",
+];
+
+/// What a helpful `NullPointerException` message says was called on null: `Cannot invoke
+/// "org.x.Context.getManager()" because "context" is null` → (`getManager`, `context`).
+pub fn null_call(text: &str) -> Option<(String, String)> {
+    let t = exceptions(text)
+        .into_iter()
+        .filter(|t| t.class == "java.lang.NullPointerException")
+        .max_by_key(|t| t.cause)?;
+    let m = t.message?;
+    let rest = m.strip_prefix("Cannot invoke \"")?;
+    let (called, rest) = rest.split_once('"')?;
+    let method = called.split('(').next()?.rsplit('.').next()?.to_string();
+    let null = rest
+        .split_once("because \"")
+        .and_then(|(_, r)| r.split_once('"'))
+        .map(|(x, _)| x.to_string())
+        .unwrap_or_default();
+    (!method.is_empty()).then_some((method, null))
+}
+
+/// Lines of `sym` that call `method` on something (`.method(`): those calling it on `null` (the
+/// expression the message names) first, then in order.
+pub fn call_lines(
+    v: &SnapshotView<'_>,
+    sym: SymIdx,
+    method: &str,
+    null: &str,
+) -> Result<Vec<u32>, QueryError> {
+    let (start, end) = v.span(sym);
+    let text = v.text(v.path(sym), start, end)?;
+    let call = format!(".{method}(");
+    let on_null = format!("{null}{call}");
+    let mut lines: Vec<(bool, u32)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(&call))
+        .map(|(k, l)| (null.is_empty() || !l.contains(&on_null), start + k as u32))
+        .collect();
+    lines.sort();
+    Ok(lines.into_iter().map(|(_, n)| n).collect())
+}
+
 /// Chunks read when looking for a message's literal.
 const MESSAGE_CHUNKS: usize = 30;
 /// A literal shorter than this (trimmed) says too little to place a message, unless it is the
@@ -193,7 +247,7 @@ const MIN_LITERAL: usize = 8;
 pub fn message_site(v: &SnapshotView<'_>, text: &str) -> Result<Option<MessageSite>, QueryError> {
     let Some(thrown) = exceptions(text)
         .into_iter()
-        .filter(|t| t.message.is_some())
+        .filter(|t| t.message.is_some() && !JVM_WRITTEN.contains(&t.class.as_str()))
         .max_by_key(|t| t.cause)
     else {
         return Ok(None);
@@ -377,6 +431,23 @@ mod tests {
                     cause: 2
                 },
             ]
+        );
+    }
+
+    #[test]
+    fn a_helpful_null_pointer_message_names_the_call_and_the_null() {
+        let t = "java.lang.NullPointerException: Cannot invoke \"org.x.Context.getManager()\" because \"context\" is null\n\tat a.B.c(B.java:1)";
+        assert_eq!(
+            null_call(t),
+            Some(("getManager".to_string(), "context".to_string()))
+        );
+        assert_eq!(
+            null_call("java.lang.NullPointerException\n\tat a.B.c(B.java:1)"),
+            None
+        );
+        assert_eq!(
+            null_call("java.lang.IllegalStateException: Cannot invoke \"a.B.c()\""),
+            None
         );
     }
 

@@ -211,3 +211,39 @@ fn the_model_is_given_what_the_index_found_for_a_trace() {
     );
     assert!(facts.contains("line 400 is outside it"), "{facts}");
 }
+
+const REQUEST: &str = "package com.web;\n\n/** A request. */\npublic class Request {\n    private Context fallback;\n\n    /** The request's session. */\n    public Session session(Context context) {\n        Manager backup = fallback.getManager();\n        Manager manager = context.getManager();\n        return manager.find(backup);\n    }\n}\n";
+
+/// A helpful NullPointerException names the call made on null: when the trace's line is not in
+/// the method here, that call's line is shown instead, the one on the named expression first;
+/// its JVM-written message is not looked for in the code.
+#[test]
+fn a_null_pointer_trace_points_at_the_call_made_on_null() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("web");
+    let dir = index_repo(
+        &root,
+        &[("src/main/java/com/web/Request.java".into(), REQUEST.into())],
+    );
+    let trace = "java.lang.NullPointerException: Cannot invoke \"com.web.Context.getManager()\" because \"context\" is null\n\tat com.web.Request.session(Request.java:70)\n\tat com.acme.Main.main(Main.java:3)";
+    let a = ask_stored(&dir, trace);
+    assert_eq!(a.intent, Intent::Trace);
+    let at = line_of(REQUEST, "context.getManager()");
+    let lines: Vec<&str> = a.answer.lines().collect();
+    assert!(
+        lines[0].starts_with("It fails in Request.session"),
+        "{}",
+        a.answer
+    );
+    assert_eq!(
+        lines[1..3],
+        [
+            format!("It calls getManager() on context at line {at} (2 calls of it here):").as_str(),
+            format!("    {at} | Manager manager = context.getManager();").as_str(),
+        ],
+        "{}",
+        a.answer
+    );
+    assert!(a.message_site.is_none(), "{:?}", a.message_site);
+    assert_citations_resolve(&a, &root);
+}
