@@ -439,6 +439,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
         }
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
         self.promote_workers(&mut ranked, graph)?;
+        self.promote_common_base(&mut ranked, q);
         self.spread_overloads(&mut ranked);
 
         // Exact hits first, in their order.

@@ -233,6 +233,78 @@ fn is_worker_name(delegator: &str, callee: &str) -> bool {
     c == d || (c.contains(&d) && c.len() <= d.len() + 8)
 }
 
+/// Words by which a definition question asks for a supertype ("the base class both versions
+/// extend", "the common parent"), as stems.
+const BASE_WORDS: &[&str] = &[
+    "base",
+    "parent",
+    "super",
+    "superclass",
+    "abstract",
+    "common",
+    "extend",
+    "inherit",
+];
+
+/// Types of the top of a definition's ranking that are compared for a shared supertype.
+const BASE_CANDIDATES: usize = 4;
+
+impl Retriever<'_, '_> {
+    /// "The base class the mutable and immutable versions both extend": when a definition
+    /// question asks for a supertype and two or more of its best types share one in the
+    /// repository, that supertype is the answer; it moves just above the first of them.
+    pub(super) fn promote_common_base(&self, ranked: &mut Vec<Ranked>, q: &Question) {
+        if q.intent != Intent::Definition || !BASE_WORDS.iter().any(|w| q.weight_of(w) >= 1.0) {
+            return;
+        }
+        let v = self.view;
+        let top: Vec<(usize, SymIdx)> = ranked
+            .iter()
+            .enumerate()
+            .take(2 * BASE_CANDIDATES)
+            .filter_map(|(k, r)| match r.key {
+                UnitKey::Sym(i) if v.kind(i).is_type() => Some((k, i)),
+                _ => None,
+            })
+            .take(BASE_CANDIDATES)
+            .collect();
+        // Supertype → (how many of the top types extend it, where the first of them ranks).
+        let mut shared: HashMap<SymIdx, (usize, usize)> = HashMap::new();
+        for &(k, t) in &top {
+            for a in crate::graph::hierarchy::ancestors(v, t).into_iter().skip(1) {
+                let e = shared.entry(a).or_insert((0, k));
+                e.0 += 1;
+                e.1 = e.1.min(k);
+            }
+        }
+        let Some((base, first)) = shared
+            .into_iter()
+            .filter(|&(a, (n, _))| n >= 2 && v.provenance_of(a) == Provenance::Source)
+            .max_by_key(|&(a, (n, first))| (n, std::cmp::Reverse(first), std::cmp::Reverse(a)))
+            .map(|(a, (_, first))| (a, first))
+        else {
+            return;
+        };
+        let key = UnitKey::Sym(base);
+        let at = ranked.iter().position(|r| r.key == key);
+        if at.is_some_and(|at| at <= first) {
+            return;
+        }
+        let mut unit = match at {
+            Some(at) => ranked.remove(at),
+            None => Ranked {
+                key,
+                score: 0.0,
+                exact: false,
+                legs: vec![],
+            },
+        };
+        unit.score = ranked[first].score;
+        unit.legs.push("base");
+        ranked.insert(first, unit);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
