@@ -83,6 +83,10 @@ const THROWN_METHODS: usize = 20;
 /// Only methods holding at least this share of the best body score say what is thrown.
 const THROWER_SHARE: f32 = 0.5;
 
+/// Weight of the leg of types of the kind a definition question names (interface, enum,
+/// annotation).
+const KIND_WEIGHT: f32 = 1.0;
+
 /// Neighbouring question words count as near in code when at most this many words apart.
 const PAIR_WINDOW: usize = 3;
 /// What a near pair adds to a body's score, times the rarer word's idf.
@@ -262,6 +266,17 @@ impl<'v, 'a> Retriever<'v, 'a> {
             weight: CARDS_WEIGHT,
             items: cards.into_iter().map(UnitKey::Sym).collect(),
         });
+
+        // "What's the interface …", "which enum …": the types of that kind the text legs found
+        // (or whose members they found), in the order they were found.
+        let kinded = self.hinted_kind_leg(q, &legs);
+        if !kinded.is_empty() {
+            legs.push(Leg {
+                name: "kind",
+                weight: KIND_WEIGHT,
+                items: kinded,
+            });
+        }
 
         // Guessed identifiers named exactly.
         let mut guessed = Vec::new();

@@ -233,6 +233,43 @@ fn is_worker_name(delegator: &str, callee: &str) -> bool {
     c == d || (c.contains(&d) && c.len() <= d.len() + 8)
 }
 
+impl Retriever<'_, '_> {
+    /// For a definition question that names a kind on purpose ("the interface …", "which enum
+    /// …", "the annotation …"): the types of that kind among what the text legs found, a member
+    /// standing for its type, in rank order across the legs. A type of the named kind that
+    /// matches a few words then competes with classes that match many.
+    pub(super) fn hinted_kind_leg(&self, q: &Question, legs: &[Leg<UnitKey>]) -> Vec<UnitKey> {
+        let wanted = match (q.intent, q.kind_hint) {
+            (Intent::Definition, Some(KindHint::Interface)) => SymbolKind::Interface,
+            (Intent::Definition, Some(KindHint::Enum)) => SymbolKind::Enum,
+            (Intent::Definition, Some(KindHint::Annotation)) => SymbolKind::Annotation,
+            _ => return Vec::new(),
+        };
+        let v = self.view;
+        let longest = legs.iter().map(|l| l.items.len()).max().unwrap_or(0);
+        let mut out = Vec::new();
+        for r in 0..longest {
+            for leg in legs {
+                let Some(UnitKey::Sym(i)) = leg.items.get(r) else {
+                    continue;
+                };
+                let t = if v.kind(*i).is_type() {
+                    Some(*i)
+                } else {
+                    v.owner_type(*i)
+                };
+                if let Some(t) = t.filter(|&t| v.kind(t) == wanted) {
+                    let unit = UnitKey::Sym(t);
+                    if !out.contains(&unit) {
+                        out.push(unit);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
 /// Words by which a definition question asks for a supertype ("the base class both versions
 /// extend", "the common parent"), as stems.
 const BASE_WORDS: &[&str] = &[
