@@ -87,6 +87,9 @@ const THROWER_SHARE: f32 = 0.5;
 /// annotation).
 const KIND_WEIGHT: f32 = 1.0;
 
+/// Weight of the leg of types holding a member whose name the question spells out.
+const MEMBER_WEIGHT: f32 = 1.0;
+
 /// Neighbouring question words count as near in code when at most this many words apart.
 const PAIR_WINDOW: usize = 3;
 /// What a near pair adds to a body's score, times the rarer word's idf.
@@ -275,6 +278,16 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 name: "kind",
                 weight: KIND_WEIGHT,
                 items: kinded,
+            });
+        }
+
+        // Types holding a member the question spells out.
+        let spelled = self.spelled_member_leg(q);
+        if !spelled.is_empty() {
+            legs.push(Leg {
+                name: "member",
+                weight: MEMBER_WEIGHT,
+                items: spelled,
             });
         }
 

@@ -270,6 +270,66 @@ impl Retriever<'_, '_> {
     }
 }
 
+/// Fewest words a constant's name must have for a question to spell it out (two are often any
+/// field's: `caseSensitive`, `maxSize`).
+const SPELLED_WORDS: usize = 3;
+
+impl Retriever<'_, '_> {
+    /// For a definition question: the types holding an enum constant or an UPPER_CASE constant
+    /// whose name the question spells out in its own words ("the switches … like failing on
+    /// unknown properties" → the enum holding `FAIL_ON_UNKNOWN_PROPERTIES`): every word of the
+    /// name (stop words aside, [`SPELLED_WORDS`] at least) among the question's words; more
+    /// words spelled rank first.
+    pub(super) fn spelled_member_leg(&self, q: &Question) -> Vec<UnitKey> {
+        if q.intent != Intent::Definition {
+            return Vec::new();
+        }
+        let v = self.view;
+        let words: HashSet<&str> = q
+            .terms
+            .iter()
+            .filter(|t| t.origin.weight() >= 1.0)
+            .map(|t| t.stem.as_str())
+            .collect();
+        let mut hits: HashMap<SymIdx, usize> = HashMap::new();
+        for w in &words {
+            for (i, f) in v.card_postings(w).into_iter().flatten() {
+                // Enum constants and UPPER_CASE constants: a switch or a setting by name.
+                let constant = v.kind(i) == SymbolKind::Constant
+                    || (v.kind(i) == SymbolKind::Field
+                        && !v.name(i).chars().any(|c| c.is_ascii_lowercase()));
+                if f & CARD_NAME != 0 && constant {
+                    *hits.entry(i).or_default() += 1;
+                }
+            }
+        }
+        let mut spelled: Vec<(usize, SymIdx)> = hits
+            .into_iter()
+            .filter(|&(i, n)| {
+                let own: Vec<String> = crate::terms::identifier_stems(v.name(i))
+                    .into_iter()
+                    .filter(|s| !crate::question::is_stop(s))
+                    .collect();
+                n >= SPELLED_WORDS
+                    && own.len() >= SPELLED_WORDS
+                    && own.iter().all(|s| words.contains(s.as_str()))
+            })
+            .map(|(i, n)| (n, i))
+            .collect();
+        spelled.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut out = Vec::new();
+        for (_, i) in spelled {
+            if let Some(t) = v.owner_type(i) {
+                let unit = UnitKey::Sym(t);
+                if !out.contains(&unit) {
+                    out.push(unit);
+                }
+            }
+        }
+        out
+    }
+}
+
 /// Words by which a definition question asks for a supertype ("the base class both versions
 /// extend", "the common parent"), as stems.
 const BASE_WORDS: &[&str] = &[
