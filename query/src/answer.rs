@@ -13,7 +13,7 @@ use crate::view::{SnapshotView, SymIdx, short_qualified, split_top_level};
 use indexer::model::{Provenance, SymbolId, SymbolKind};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// How much an answer discloses: names and one-liners, plus signatures and the graph, plus code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -527,20 +527,23 @@ fn called_targets(
     targets: &[SymIdx],
     callers: &[SymIdx],
 ) -> Result<Vec<(SymIdx, SymIdx)>, QueryError> {
-    let mut best: Vec<(SymIdx, SymIdx, f32)> = Vec::new();
+    let wanted: HashSet<SymIdx> = callers.iter().copied().collect();
+    let mut best: HashMap<SymIdx, (SymIdx, f32)> = HashMap::new();
     for &t in targets {
         for e in graph.callers(&SymbolId(v.id(t).to_string()))? {
-            let Some(c) = v.by_id(&e.from.0).filter(|c| callers.contains(c)) else {
+            let Some(c) = v.by_id(&e.from.0).filter(|c| wanted.contains(c)) else {
                 continue;
             };
-            match best.iter_mut().find(|(x, ..)| *x == c) {
-                Some(b) if e.confidence > b.2 => *b = (c, t, e.confidence),
-                Some(_) => {}
-                None => best.push((c, t, e.confidence)),
+            let b = best.entry(c).or_insert((t, e.confidence));
+            if e.confidence > b.1 {
+                *b = (t, e.confidence);
             }
         }
     }
-    Ok(best.into_iter().map(|(c, t, _)| (c, t)).collect())
+    Ok(callers
+        .iter()
+        .filter_map(|c| best.get(c).map(|&(t, _)| (*c, t)))
+        .collect())
 }
 
 /// Where a flow starts: the named method (the overload whose arity the question shows), or the
