@@ -247,3 +247,27 @@ fn a_null_pointer_trace_points_at_the_call_made_on_null() {
     assert!(a.message_site.is_none(), "{:?}", a.message_site);
     assert_citations_resolve(&a, &root);
 }
+
+/// The same message written in two places: the answer names one and says there is another.
+#[test]
+fn a_message_written_in_several_places_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("twice");
+    let text = "package com.shop;\n\n/** Two ways to take stock. */\npublic class Stock {\n    private int level;\n\n    public void take(String sku) {\n        if (level == 0) {\n            throw new IllegalStateException(\"out of stock for \" + sku);\n        }\n        level--;\n    }\n\n    public void reserve(String sku) {\n        if (level == 0) {\n            throw new IllegalStateException(\"out of stock for \" + sku);\n        }\n    }\n}\n";
+    let dir = index_repo(
+        &root,
+        &[("src/main/java/com/shop/Stock.java".into(), text.into())],
+    );
+    let a = ask_stored(
+        &dir,
+        "java.lang.IllegalStateException: out of stock for sku-7\n\tat com.acme.Shop.buy(Shop.java:9)\n\tat com.acme.Main.main(Main.java:3)",
+    );
+    let first = a.answer.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("The message \"out of stock for sku-7\" is written in Stock.take")
+            && first.ends_with("(and 1 other place with the same text)"),
+        "{}",
+        a.answer
+    );
+    assert_citations_resolve(&a, &root);
+}
