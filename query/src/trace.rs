@@ -452,6 +452,13 @@ mod tests {
     }
 
     #[test]
+    fn a_long_message_is_cut_to_one_short_line() {
+        assert_eq!(shorten("short\nsecond line"), "short");
+        let long = "x".repeat(150);
+        assert_eq!(shorten(&long), format!("{}…", "x".repeat(100)));
+    }
+
+    #[test]
     fn a_message_begins_with_a_literal_or_fills_a_format() {
         assert_eq!(
             begins("not enough stock for sku-42", "not enough stock for "),
