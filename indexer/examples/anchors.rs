@@ -4,12 +4,15 @@
 //! ```sh
 //! cargo run --release -p indexer --example anchors -- parse DIR THREADS
 //! cargo run --release -p indexer --example anchors -- tantivy DIR OUT THREADS
+//! cargo run --release -p indexer --example anchors -- tantivy-code DIR OUT THREADS
 //! ```
 //!
 //! `parse` reads every `.java` file under DIR into memory, then parses each with tree-sitter-java
 //! on THREADS threads (one parser per thread). `tantivy` indexes one document per file (`path`
 //! STRING stored, `body` TEXT with the default tokenizer) with THREADS writer threads and a
-//! 100 MB budget per thread, then commits.
+//! 100 MB budget per thread, then commits. `tantivy-code` is the same with codemap's code analyzer
+//! on `body` (identifier splitting, whole identifiers, stemming): not an anchor of the ratio, but
+//! what the analyzer the index needs costs on its own.
 
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
@@ -29,7 +32,12 @@ fn main() -> Result<()> {
         .as_slice()
     {
         ["parse", dir, threads] => parse(Path::new(dir), threads.parse()?),
-        ["tantivy", dir, out, threads] => tantivy(Path::new(dir), Path::new(out), threads.parse()?),
+        ["tantivy", dir, out, threads] => {
+            tantivy(Path::new(dir), Path::new(out), threads.parse()?, false)
+        }
+        ["tantivy-code", dir, out, threads] => {
+            tantivy(Path::new(dir), Path::new(out), threads.parse()?, true)
+        }
         _ => bail!("usage: anchors parse DIR THREADS | anchors tantivy DIR OUT THREADS"),
     }
 }
@@ -91,14 +99,24 @@ fn parse(dir: &Path, threads: usize) -> Result<()> {
     Ok(())
 }
 
-fn tantivy(dir: &Path, out: &Path, threads: usize) -> Result<()> {
+fn tantivy(dir: &Path, out: &Path, threads: usize, code: bool) -> Result<()> {
     let start = Instant::now();
     let mut schema = Schema::builder();
     let path_f = schema.add_text_field("path", STRING | STORED);
-    let body_f = schema.add_text_field("body", TEXT);
+    let body_f = if code {
+        let opts = tantivy::schema::TextOptions::default().set_indexing_options(
+            tantivy::schema::TextFieldIndexing::default()
+                .set_tokenizer(indexer::analyzer::CODE_TOKENIZER)
+                .set_index_option(tantivy::schema::IndexRecordOption::WithFreqsAndPositions),
+        );
+        schema.add_text_field("body", opts)
+    } else {
+        schema.add_text_field("body", TEXT)
+    };
     std::fs::create_dir_all(out)?;
     let index = Index::create_in_dir(out, schema.build())
         .with_context(|| format!("creating {}", out.display()))?;
+    indexer::analyzer::register(&index);
     let mut writer: tantivy::IndexWriter =
         index.writer_with_num_threads(threads, threads * 100_000_000)?;
     let files = java_files(dir)?;
