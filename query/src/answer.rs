@@ -610,7 +610,7 @@ fn flow_entry(
 }
 
 /// The arguments written after `name(` in the question, if any.
-fn args_in_text(text: &str, name: &str) -> Option<Vec<String>> {
+pub(crate) fn args_in_text(text: &str, name: &str) -> Option<Vec<String>> {
     let at = text.find(&format!("{name}("))?;
     let rest = &text[at + name.len() + 1..];
     let close = rest.find(')')?;

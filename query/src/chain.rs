@@ -12,8 +12,15 @@ use crate::viewdata::FLAG_STATIC;
 use indexer::model::{Provenance, SymbolId, SymbolKind};
 use std::collections::HashMap;
 
+mod site;
+use site::{CallRole, assigned_locals, call_args, call_role, receiver_words};
+
 /// Longest chain returned.
 pub const MAX_CHAIN: usize = 8;
+/// Methods reached below a chain's start before the chain is picked from them.
+const EXPLORED: usize = 24;
+/// Deepest call followed below a chain's start.
+const MAX_DEPTH: usize = 7;
 /// Strongest callees followed from one method.
 const BRANCH: usize = 2;
 const MAX_UP: usize = 3;
@@ -72,6 +79,26 @@ impl Ctx<'_, '_, '_> {
         }
         self.rel_cache.borrow_mut().insert(i, s);
         Ok(s)
+    }
+
+    /// The stems of a method's name and its type's name.
+    fn name_words(&self, i: SymIdx) -> Vec<String> {
+        let v = self.r.view;
+        let mut words = prose_stems(v.name(i));
+        if let Some(owner) = v.owner_name(i) {
+            words.extend(prose_stems(owner));
+        }
+        words.sort();
+        words.dedup();
+        words
+    }
+
+    /// Whether a stem is one of the question's own words.
+    fn is_question_word(&self, stem: &str) -> bool {
+        self.q
+            .terms
+            .iter()
+            .any(|t| matches!(t.origin, TermOrigin::Word | TermOrigin::Glossary) && t.stem == stem)
     }
 
     /// Question words in a type name.
@@ -204,7 +231,7 @@ pub fn build(
         let mut out = Vec::new();
         // A named entry: the asker wants its whole flow, so follow weaker callees too.
         ctx.threshold = 0.15;
-        descend(&ctx, e, &mut out, 0)?;
+        descend(&ctx, e, &mut out)?;
         out.truncate(MAX_CHAIN);
         return Ok(out);
     }
@@ -221,7 +248,7 @@ pub fn build(
     let mut best: Option<(Vec<SymIdx>, f32)> = None;
     for (rank, &seed) in seeds.iter().enumerate() {
         let mut out = climb(&ctx, seed)?;
-        descend(&ctx, seed, &mut out, 0)?;
+        descend(&ctx, seed, &mut out)?;
         out.truncate(MAX_CHAIN);
         // Overloads handing off to each other are one step of the flow: a run of them counts
         // once, so a chain of constructor overloads does not outscore a real flow.
@@ -280,17 +307,123 @@ fn climb(ctx: &Ctx<'_, '_, '_>, start: SymIdx) -> Result<Vec<SymIdx>, QueryError
     Ok(up)
 }
 
-/// Depth-first: the method, then its strongest callees.
-fn descend(
-    ctx: &Ctx<'_, '_, '_>,
-    node: SymIdx,
-    out: &mut Vec<SymIdx>,
-    depth: usize,
-) -> Result<(), QueryError> {
-    if out.contains(&node) || out.len() >= MAX_CHAIN || depth > 7 {
+/// Grows the chain below `root`. The calls below it are explored best step first (each round
+/// follows the strongest callee of any method reached so far), further than the chain is long;
+/// the chain is then the path to the method that matters most to the question (where a flow
+/// question says it ends up), plus the strongest other steps. The chain reads top-down: each
+/// method, then what it leads to, strongest first.
+fn descend(ctx: &Ctx<'_, '_, '_>, root: SymIdx, out: &mut Vec<SymIdx>) -> Result<(), QueryError> {
+    if out.contains(&root) || out.len() >= MAX_CHAIN {
         return Ok(());
     }
-    out.push(node);
+    // Steps reached, in the order they were: (method, parent step, depth).
+    let mut steps: Vec<(SymIdx, Option<usize>, usize)> = Vec::new();
+    // Steps on offer: (strength, method, parent step, depth).
+    let mut offer: Vec<(f32, SymIdx, Option<usize>, usize)> = vec![(f32::INFINITY, root, None, 0)];
+    let mut reached: Vec<SymIdx> = out.clone();
+    while steps.len() < EXPLORED {
+        let Some(best) =
+            (0..offer.len()).max_by(|&a, &b| offer[a].0.total_cmp(&offer[b].0).then(b.cmp(&a)))
+        else {
+            break;
+        };
+        let (_, node, parent, depth) = offer.swap_remove(best);
+        if reached.contains(&node) {
+            continue;
+        }
+        reached.push(node);
+        steps.push((node, parent, depth));
+        if depth >= MAX_DEPTH {
+            continue;
+        }
+        let at = steps.len() - 1;
+        for (c, score) in next_steps(ctx, node, &reached)? {
+            offer.push((score, c, Some(at), depth + 1));
+        }
+    }
+    // The path to where the question says the flow ends up, then the other steps in the order
+    // they were reached, each under a step already kept.
+    let room = MAX_CHAIN - out.len();
+    let mut keep = vec![false; steps.len()];
+    let mut path = Vec::new();
+    let mut at = goal(ctx, root, &steps)?;
+    while let Some(k) = at {
+        path.push(k);
+        at = steps[k].1;
+    }
+    if path.len() > room {
+        path.clear(); // too deep to show whole: keep the steps in the order they came
+    }
+    if path.is_empty() && !steps.is_empty() {
+        path.push(0);
+    }
+    for k in path {
+        keep[k] = true;
+    }
+    for k in 0..steps.len() {
+        if keep.iter().filter(|&&x| x).count() >= room {
+            break;
+        }
+        if !keep[k] && steps[k].1.is_some_and(|p| keep[p]) {
+            keep[k] = true;
+        }
+    }
+    // Top-down order: a step, then the steps under it in the order they were reached.
+    let mut stack: Vec<usize> = vec![0];
+    while let Some(k) = stack.pop() {
+        if !keep.get(k).copied().unwrap_or(false) {
+            continue;
+        }
+        out.push(steps[k].0);
+        let children: Vec<usize> = (0..steps.len())
+            .filter(|&c| steps[c].1 == Some(k))
+            .collect();
+        stack.extend(children.into_iter().rev());
+    }
+    Ok(())
+}
+
+/// Where the question says the flow ends up, among the steps reached (method, parent step,
+/// depth): the method whose own or type's name holds the most question words the start's names
+/// do not (`isSafeAttribute` for "Jsoup.clean … down to where each attribute is checked"); the
+/// deeper, then the more relevant, on a tie.
+fn goal(
+    ctx: &Ctx<'_, '_, '_>,
+    root: SymIdx,
+    steps: &[(SymIdx, Option<usize>, usize)],
+) -> Result<Option<usize>, QueryError> {
+    // The start's words include those of its arguments as the question writes them
+    // (`Logger.info(format, arg)`): they say what goes in, not where it ends up.
+    let mut start_words = ctx.name_words(root);
+    let args = crate::answer::args_in_text(&ctx.q.text, ctx.r.view.name(root));
+    for arg in args.unwrap_or_default() {
+        start_words.extend(prose_stems(&arg));
+    }
+    let mut best: Option<(usize, (usize, usize, f32))> = None;
+    for (k, &(node, _, depth)) in steps.iter().enumerate().skip(1) {
+        let hits = ctx
+            .name_words(node)
+            .iter()
+            .filter(|w| !start_words.contains(w) && ctx.is_question_word(w))
+            .count();
+        let key = (hits, depth, ctx.rel(node)?);
+        let better = best
+            .as_ref()
+            .is_none_or(|(_, b)| key.partial_cmp(b) == Some(std::cmp::Ordering::Greater));
+        if hits > 0 && better {
+            best = Some((k, key));
+        }
+    }
+    Ok(best.map(|(k, _)| k))
+}
+
+/// The callees of `node` worth following, strongest first, with their strength. `path` is the
+/// chain so far.
+fn next_steps(
+    ctx: &Ctx<'_, '_, '_>,
+    node: SymIdx,
+    path: &[SymIdx],
+) -> Result<Vec<(SymIdx, f32)>, QueryError> {
     let v = ctx.r.view;
     let me = &v.sym(node).symbol;
     let params: Vec<String> = crate::view::params_text(&me.signature)
@@ -307,6 +440,11 @@ fn descend(
         })
         .unwrap_or_default();
     let file = v.file_lines(v.path(node))?;
+    let (body_start, body_end) = v.span(node);
+    let body = file
+        .get((body_start as usize).saturating_sub(1)..(body_end as usize).min(file.len()))
+        .unwrap_or_default();
+    let made = assigned_locals(body);
     // (callee, score, leaf, call): `call` numbers the call sites, so one call followed into
     // several overriders is still one branch.
     let mut scored: Vec<(SymIdx, f32, bool, usize)> = Vec::new();
@@ -334,7 +472,7 @@ fn descend(
                 if ctx.receiver_names(i, to, &receiver) {
                     bonus += RECEIVER_NAMED;
                 }
-                if out
+                if path
                     .iter()
                     .any(|&m| ctx.creates(m).iter().any(|c| c == name))
                 {
@@ -367,7 +505,7 @@ fn descend(
         let object_method = is_object_method(v.name(c), v.param_types(c).len())
             && v.owner_type(c) != v.owner_type(node);
         if c == node
-            || out.contains(&c)
+            || path.contains(&c)
             || object_method
             || !ctx.is_source_callable(c)
             || scored.iter().any(|(x, _, _, _)| *x == c)
@@ -426,6 +564,20 @@ fn descend(
             .unwrap_or("");
         if params.iter().any(|p| names_word(site, p)) {
             s += 0.2;
+        } else if let Some(args) = call_args(site, v.name(c))
+            && made.iter().any(|m| names_word(args, m))
+        {
+            // It is given what the method made before (`le = new LoggingEvent(..)`, then
+            // `callAppenders(le)`): the flow goes on with it; making it was a side step.
+            s += 0.2;
+        }
+        match call_role(site, v.name(c)) {
+            // Its result is the method's result: the work is handed on to it.
+            CallRole::Returned => s += 0.15,
+            // It makes an argument of another call on the line (`parse(r, new Parser(b))`):
+            // the flow goes on in the outer call.
+            CallRole::Argument => s -= 0.15,
+            CallRole::Other => {}
         }
         scored.push((c, s, leaf, call));
     }
@@ -454,42 +606,16 @@ fn descend(
                 .map(|x| (x.0, x.3)),
         );
     }
-    for (c, _) in chosen {
-        descend(ctx, c, out, depth + 1)?;
-    }
-    Ok(())
-}
-
-/// Stems of the identifiers of the receiver of the call to `name` on a line: for
-/// `engine.getHost(name).getPipeline().invoke(request)`, those of `engine`, `getHost` and
-/// `getPipeline` (not the arguments). Empty when the line holds no such call.
-fn receiver_words(line: &str, name: &str) -> Vec<String> {
-    let Some(end) = line.find(&format!(".{name}(")) else {
-        return Vec::new();
-    };
-    let mut idents = String::new();
-    let mut depth = 0usize;
-    let mut start = end;
-    for (k, c) in line[..end].char_indices().rev() {
-        match c {
-            ')' => depth += 1,
-            '(' if depth > 0 => depth -= 1,
-            _ if depth > 0 => {}
-            c if c.is_alphanumeric() || c == '_' || c == '$' || c == '.' => {}
-            _ => break,
-        }
-        start = k;
-    }
-    let mut depth = 0usize;
-    for c in line[start..end].chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            _ if depth == 0 => idents.push(c),
-            _ => {}
-        }
-    }
-    prose_stems(&idents)
+    Ok(chosen
+        .into_iter()
+        .map(|(c, call)| {
+            let score = scored
+                .iter()
+                .find(|x| x.0 == c && x.3 == call)
+                .map_or(0.0, |x| x.1);
+            (c, score)
+        })
+        .collect())
 }
 
 /// A method returning nothing whose body throws: an argument or state check
@@ -529,31 +655,5 @@ fn is_object_method(name: &str, n: usize) -> bool {
         "equals" => n == 1,
         "wait" => n <= 2,
         _ => false,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::receiver_words;
-
-    #[test]
-    fn receiver_words_are_the_identifiers_of_the_call_chain_before_the_call() {
-        assert_eq!(
-            receiver_words(
-                "        host.getPipeline(name, \"x\").getFirst().invoke(request, response);",
-                "invoke"
-            ),
-            ["host", "get", "pipelin", "get", "first"]
-        );
-        // Not what stands before the receiver, nor the call's own arguments.
-        assert_eq!(
-            receiver_words("    if (!visitor.head(node)) return;", "head"),
-            ["visitor"]
-        );
-        assert_eq!(
-            receiver_words("x = wrap(a).b.run(c);", "run"),
-            ["wrap", "b"]
-        );
-        assert!(receiver_words("run(c);", "run").is_empty());
     }
 }

@@ -1,0 +1,246 @@
+//! Flow chains that must reach where the question says the flow ends up. A logger builds an
+//! event (a constructor with a deep tree of argument helpers below it) and then hands the event
+//! on to its appenders; "until the console appender receives the event" is answered only by a
+//! chain that goes on with the event instead of spending itself inside the constructor.
+
+mod support;
+use query::question::Intent;
+use support::{ask_stored, assert_citations_resolve, index_repo};
+
+/// The logger's classes; `build` is the body of `buildEventAndAppend`.
+fn logger(build: &str) -> Vec<(String, String)> {
+    let file = |p: &str, text: &str| (format!("src/main/java/com/log/{p}"), text.to_string());
+    vec![
+        file(
+            "Logger.java",
+            r#"package com.log;
+
+/** Writes log records through its appenders. */
+public class Logger {
+    private final AppenderList appenders = new AppenderList();
+    private int level = 2;
+
+    /** Logs a message at info level. */
+    public void info(String format, Object arg) {
+        filterAndLog(2, format, arg);
+    }
+
+    private void filterAndLog(int wanted, String format, Object arg) {
+        if (wanted < level) {
+            return;
+        }
+        buildEventAndAppend(wanted, format, arg);
+    }
+
+    private LogEvent last;
+
+    private void buildEventAndAppend(int wanted, String format, Object arg) {
+BUILD
+    }
+
+    private void callAppenders(LogEvent event) {
+        appenders.appendLoop(event);
+    }
+
+    private void callAppendersWithLast() {
+        appenders.appendLoop(last);
+    }
+}
+"#
+            .replace("BUILD", build)
+            .as_str(),
+        ),
+        file(
+            "LogEvent.java",
+            r#"package com.log;
+
+/** One logging event: the logger, the level, the message and its arguments. */
+public class LogEvent {
+    final Logger logger;
+    final int level;
+    final String message;
+    final Object[] arguments;
+
+    public LogEvent(Logger logger, int level, String format, Object arg) {
+        this.logger = logger;
+        this.level = level;
+        this.message = format;
+        this.arguments = EventArguments.formatArguments(format, arg);
+    }
+}
+"#,
+        ),
+        file(
+            "EventArguments.java",
+            r#"package com.log;
+
+/** Splits the arguments of a logging event's message from a trailing throwable. */
+final class EventArguments {
+    static Object[] formatArguments(String format, Object arg) {
+        Object[] all = wrapFormatArg(arg);
+        return trimmedFormatArgs(format, all);
+    }
+
+    static Object[] wrapFormatArg(Object arg) {
+        Object[] out = new Object[1];
+        out[0] = describeFormatArg(arg);
+        return out;
+    }
+
+    static Object describeFormatArg(Object arg) {
+        return arg == null ? "null" : renderFormatArg(arg);
+    }
+
+    static String renderFormatArg(Object arg) {
+        return String.valueOf(arg).trim();
+    }
+
+    static Object[] trimmedFormatArgs(String format, Object[] all) {
+        Object[] copy = copyFormatArgs(all);
+        return countFormatArgs(format) < copy.length ? copy : all;
+    }
+
+    static Object[] copyFormatArgs(Object[] all) {
+        Object[] copy = new Object[all.length];
+        System.arraycopy(all, 0, copy, 0, all.length);
+        return copy;
+    }
+
+    static int countFormatArgs(String format) {
+        int n = 0;
+        for (int k = format.indexOf("{}"); k >= 0; k = format.indexOf("{}", k + 2)) {
+            n++;
+        }
+        return n;
+    }
+}
+"#,
+        ),
+        file(
+            "AppenderList.java",
+            r#"package com.log;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** The appenders attached to a logger. */
+public class AppenderList {
+    private final List<ConsoleAppender> list = new ArrayList<>();
+
+    /** Hands the event to every appender. */
+    public void appendLoop(LogEvent event) {
+        for (ConsoleAppender a : list) {
+            a.doAppend(event);
+        }
+    }
+}
+"#,
+        ),
+        file(
+            "ConsoleAppender.java",
+            r#"package com.log;
+
+/** Writes events to the console. */
+public class ConsoleAppender {
+    /** Receives one event and prints it. */
+    public void doAppend(LogEvent event) {
+        writeOut(event.message);
+    }
+
+    private void writeOut(String text) {
+        System.out.println(text);
+    }
+}
+"#,
+        ),
+    ]
+}
+
+#[test]
+fn a_flow_goes_on_with_the_value_a_method_made_down_to_where_the_question_ends() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let build = "        LogEvent event = new LogEvent(this, wanted, format, arg);\n        callAppenders(event);";
+    let dir = index_repo(&root, &logger(build));
+    let chain = flow_chain(&dir, &root);
+    let at = |name: &str| chain.iter().position(|s| s.ends_with(name));
+    for step in [
+        "Logger.callAppenders",
+        "AppenderList.appendLoop",
+        "ConsoleAppender.doAppend",
+    ] {
+        assert!(
+            at(step).is_some(),
+            "{step} is a step of the flow: {chain:?}"
+        );
+    }
+    assert!(at("Logger.callAppenders") < at("AppenderList.appendLoop"));
+    assert!(at("AppenderList.appendLoop") < at("ConsoleAppender.doAppend"));
+}
+
+/// The same, with the event kept in a field: nothing on the lines shows the hand-off, but the
+/// question names where the flow ends (the console appender).
+#[test]
+fn a_flow_reaches_the_method_the_question_ends_at_below_a_bigger_side_branch() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let build =
+        "        last = new LogEvent(this, wanted, format, arg);\n        callAppendersWithLast();";
+    let dir = index_repo(&root, &logger(build));
+    let chain = flow_chain(&dir, &root);
+    let at = |name: &str| chain.iter().position(|s| s.ends_with(name));
+    for step in [
+        "Logger.callAppendersWithLast",
+        "AppenderList.appendLoop",
+        "ConsoleAppender.doAppend",
+    ] {
+        assert!(
+            at(step).is_some(),
+            "{step} is a step of the flow: {chain:?}"
+        );
+    }
+    assert!(at("AppenderList.appendLoop") < at("ConsoleAppender.doAppend"));
+}
+
+/// The chain of the flow question both tests ask, with its first steps checked.
+fn flow_chain(dir: &indexer::store::IndexDir, root: &std::path::Path) -> Vec<String> {
+    let a = ask_stored(
+        dir,
+        "Walk me through Logger.info(format, arg): which methods does it go through until the console appender receives it?",
+    );
+    assert_eq!(a.intent, Intent::Flow);
+    assert_citations_resolve(&a, root);
+    let chain: Vec<String> = a.chain.iter().map(|s| s.symbol.clone()).collect();
+    for (k, step) in [
+        "Logger.info",
+        "Logger.filterAndLog",
+        "Logger.buildEventAndAppend",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(chain[k].ends_with(step), "step {k} is {step}: {chain:?}");
+    }
+    chain
+}
+
+/// Asked with no destination, the chain still goes on with the event the logger made: the call
+/// handed what the method made earlier is where the flow continues, even after a bigger side
+/// step.
+#[test]
+fn a_flow_without_a_destination_goes_on_with_the_value_a_method_made() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let build = "        LogEvent event = new LogEvent(this, wanted, format, arg);\n        callAppenders(event);";
+    let dir = index_repo(&root, &logger(build));
+    let a = ask_stored(&dir, "What happens when Logger.info is called?");
+    assert_eq!(a.intent, Intent::Flow);
+    let chain: Vec<&str> = a.chain.iter().map(|s| s.symbol.as_str()).collect();
+    let at = |name: &str| chain.iter().position(|s| s.ends_with(name));
+    for step in ["Logger.callAppenders", "AppenderList.appendLoop"] {
+        assert!(
+            at(step).is_some(),
+            "{step} is a step of the flow: {chain:?}"
+        );
+    }
+}
