@@ -559,6 +559,12 @@ fn flow_entry(
         .copied()
         .filter(|&i| v.kind(i).is_callable())
         .collect();
+    // `Jsoup.connect(url).get()`: what happens is the last call, on what the first returns.
+    for &c in &callables {
+        if let Some(t) = chain::fluent_target(v, &q.text, c) {
+            return Some(t);
+        }
+    }
     if !callables.is_empty() {
         let args = q
             .identifiers

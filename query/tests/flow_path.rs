@@ -244,3 +244,40 @@ fn a_flow_without_a_destination_goes_on_with_the_value_a_method_made() {
         );
     }
 }
+
+/// "What happens when I do `Http.connect(url).get()`": the flow is that of `get()` on what
+/// `connect` returns (an interface here, so its one implementation), not of `connect`.
+#[test]
+fn a_chained_call_starts_the_flow_at_the_last_call_on_what_the_first_returns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let file = |p: &str, text: &str| (format!("src/main/java/com/net/{p}"), text.to_string());
+    let files = vec![
+        file(
+            "Http.java",
+            "package com.net;\n\n/** Entry points. */\npublic final class Http {\n    /** A connection to the url, not yet made. */\n    public static Connection connect(String url) {\n        return new HttpConnection(normalize(url));\n    }\n\n    static String normalize(String url) {\n        return url.trim();\n    }\n}\n",
+        ),
+        file(
+            "Connection.java",
+            "package com.net;\n\n/** A request to make. */\npublic interface Connection {\n    /** Sends the request and parses the response body. */\n    String get();\n}\n",
+        ),
+        file(
+            "HttpConnection.java",
+            "package com.net;\n\n/** The connection over HTTP. */\npublic class HttpConnection implements Connection {\n    private final String url;\n\n    HttpConnection(String url) {\n        this.url = url;\n    }\n\n    @Override\n    public String get() {\n        String body = execute();\n        return parseBody(body);\n    }\n\n    String execute() {\n        return \"response from \" + url;\n    }\n\n    String parseBody(String body) {\n        return body.toUpperCase();\n    }\n}\n",
+        ),
+    ];
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(
+        &dir,
+        "What happens when I do Http.connect(url).get()? Where does the request go out and where is the response body parsed?",
+    );
+    assert_eq!(a.intent, Intent::Flow);
+    let chain: Vec<&str> = a.chain.iter().map(|s| s.symbol.as_str()).collect();
+    assert_eq!(chain.first(), Some(&"HttpConnection.get"), "{chain:?}");
+    for step in ["HttpConnection.execute", "HttpConnection.parseBody"] {
+        assert!(
+            chain.contains(&step),
+            "{step} is a step of the flow: {chain:?}"
+        );
+    }
+}

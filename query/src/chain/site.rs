@@ -136,7 +136,7 @@ pub(super) fn call_role(line: &str, name: &str) -> CallRole {
 }
 
 /// Byte offset of the first call to `name` on a line (the name, then `(`).
-fn call_at(line: &str, name: &str) -> Option<usize> {
+pub(super) fn call_at(line: &str, name: &str) -> Option<usize> {
     line.match_indices(name).map(|(k, _)| k).find(|&k| {
         let prev = line[..k].chars().next_back();
         !prev.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$')
