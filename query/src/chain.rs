@@ -21,6 +21,8 @@ pub const MAX_CHAIN: usize = 8;
 const EXPLORED: usize = 24;
 /// Deepest call followed below a chain's start.
 const MAX_DEPTH: usize = 7;
+/// Constants a method uses whose initializers are read for the types they create.
+const MAX_CONSTANTS: usize = 4;
 /// Strongest callees followed from one method.
 const BRANCH: usize = 2;
 const MAX_UP: usize = 3;
@@ -128,13 +130,28 @@ impl Ctx<'_, '_, '_> {
         )
     }
 
-    /// Types a method creates (`new T(..)`), by simple name.
+    /// Types a method creates (`new T(..)`), by simple name, and those created by the
+    /// initializers of the constants it uses (`ESCAPE_JAVA.translate(input)` with `ESCAPE_JAVA =
+    /// new AggregateTranslator(new LookupTranslator(..))`: the constant is the object it calls).
     fn creates(&self, m: SymIdx) -> std::cell::Ref<'_, Vec<String>> {
         if !self.creations.borrow().contains_key(&m) {
-            let names = (self.r.view.sites(m).into_iter())
+            let v = self.r.view;
+            let mut names: Vec<String> = (v.sites(m).into_iter())
                 .filter(|s| s.constructor)
                 .map(|s| s.name)
                 .collect();
+            let (start, end) = v.span(m);
+            let body = v.text(v.path(m), start, end).unwrap_or_default();
+            for constant in site::constants(&body).into_iter().take(MAX_CONSTANTS) {
+                for f in v.named(&constant) {
+                    if v.kind(f) != SymbolKind::Field || v.name(f) != constant {
+                        continue;
+                    }
+                    let (start, end) = v.span(f);
+                    let init = v.text(v.path(f), start, end).unwrap_or_default();
+                    names.extend(site::created_types(&init));
+                }
+            }
             self.creations.borrow_mut().insert(m, names);
         }
         std::cell::Ref::map(self.creations.borrow(), |c| &c[&m])

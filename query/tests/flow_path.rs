@@ -281,3 +281,51 @@ fn a_chained_call_starts_the_flow_at_the_last_call_on_what_the_first_returns() {
         );
     }
 }
+
+/// A call on a constant (`ESCAPE.translate(input)`) goes on in the types the constant's
+/// initializer creates, not in another implementation whose words look closer.
+#[test]
+fn a_call_on_a_constant_goes_on_in_the_types_its_initializer_creates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let file = |p: &str, text: &str| (format!("src/main/java/com/text/{p}"), text.to_string());
+    let files = vec![
+        file(
+            "Escapes.java",
+            "package com.text;\n\n/** Escaping of strings. */\npublic final class Escapes {\n    public static final Translator ESCAPE = new ChainTranslator(new TableTranslator(\"\\\"\", \"\\\\\\\"\"));\n\n    /** Escapes quotes in a string. */\n    public static String escape(String input) {\n        return ESCAPE.translate(input);\n    }\n}\n",
+        ),
+        file(
+            "Translator.java",
+            "package com.text;\n\n/** Turns text into other text, a position at a time. */\npublic abstract class Translator {\n    public abstract int translate(CharSequence input, int index, StringBuilder out);\n\n    /** Translates the whole input. */\n    public final String translate(CharSequence input) {\n        StringBuilder out = new StringBuilder();\n        for (int k = 0; k < input.length(); k += translate(input, k, out)) {\n        }\n        return out.toString();\n    }\n}\n",
+        ),
+        file(
+            "ChainTranslator.java",
+            "package com.text;\n\n/** Tries several translators in turn. */\npublic class ChainTranslator extends Translator {\n    private final Translator[] parts;\n\n    public ChainTranslator(Translator... parts) {\n        this.parts = parts;\n    }\n\n    @Override\n    public int translate(CharSequence input, int index, StringBuilder out) {\n        for (Translator t : parts) {\n            int n = t.translate(input, index, out);\n            if (n > 0) {\n                return n;\n            }\n        }\n        out.append(input.charAt(index));\n        return 1;\n    }\n}\n",
+        ),
+        file(
+            "TableTranslator.java",
+            "package com.text;\n\n/** Replaces what a lookup table lists. */\npublic class TableTranslator extends Translator {\n    private final String from;\n    private final String to;\n\n    public TableTranslator(String from, String to) {\n        this.from = from;\n        this.to = to;\n    }\n\n    @Override\n    public int translate(CharSequence input, int index, StringBuilder out) {\n        if (input.toString().startsWith(from, index)) {\n            out.append(to);\n            return from.length();\n        }\n        return 0;\n    }\n}\n",
+        ),
+        file(
+            "QuoteUnescaper.java",
+            "package com.text;\n\n/** Unescapes quotes in a string: the reverse of escaping quotes. */\npublic class QuoteUnescaper extends Translator {\n    @Override\n    public int translate(CharSequence input, int index, StringBuilder out) {\n        // Escaped quotes in the string become plain quotes.\n        if (input.charAt(index) == '\\\\' && index + 1 < input.length()) {\n            out.append(input.charAt(index + 1));\n            return 2;\n        }\n        return 0;\n    }\n}\n",
+        ),
+    ];
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(
+        &dir,
+        "What happens when I call Escapes.escape on a string: how does it get from that call to the code that escapes the quotes?",
+    );
+    assert_eq!(a.intent, Intent::Flow);
+    let chain: Vec<&str> = a.chain.iter().map(|s| s.symbol.as_str()).collect();
+    for step in ["ChainTranslator.translate", "TableTranslator.translate"] {
+        assert!(
+            chain.contains(&step),
+            "{step} is a step of the flow: {chain:?}"
+        );
+    }
+    assert!(
+        !chain.contains(&"QuoteUnescaper.translate"),
+        "the constant never holds an unescaper: {chain:?}"
+    );
+}
