@@ -589,6 +589,24 @@ fn next_steps(
             }
         }
         targets.push((to, e.confidence, e.line, call, 0.0));
+        // Making a task (`new InitializationTask(..)`, a `Runnable` or `Callable`) is how work
+        // is handed to another thread: the flow goes on in its `run()` or `call()`.
+        // A type without a declared constructor is its own creation's target.
+        let created = match v.kind(to) {
+            SymbolKind::Constructor => v.owner_type(to),
+            k if k.is_type() => Some(to),
+            _ => None,
+        };
+        if let Some(t) = created {
+            for m in v.members(t) {
+                if matches!(v.name(m), "run" | "call")
+                    && v.param_types(m).is_empty()
+                    && ctx.r.has_body(m)
+                {
+                    targets.push((m, e.confidence * DISPATCH_CONFIDENCE, e.line, call, 0.0));
+                }
+            }
+        }
     }
     for (c, confidence, line, call, bonus) in targets {
         let object_method = is_object_method(v.name(c), v.param_types(c).len())

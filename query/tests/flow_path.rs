@@ -329,3 +329,27 @@ fn a_call_on_a_constant_goes_on_in_the_types_its_initializer_creates() {
         "the constant never holds an unescaper: {chain:?}"
     );
 }
+
+/// Work handed to another thread as a task goes on in the task's `call()`: the flow from
+/// `start()` reaches the user's `initialize()` through it.
+#[test]
+fn a_task_handed_to_an_executor_goes_on_in_its_call() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let files = vec![(
+        "src/main/java/com/bg/Loader.java".to_string(),
+        "package com.bg;\n\nimport java.util.concurrent.Callable;\nimport java.util.concurrent.ExecutorService;\nimport java.util.concurrent.Executors;\nimport java.util.concurrent.Future;\n\n/** Loads a value on a background thread. */\npublic abstract class Loader<T> {\n    private Future<T> future;\n\n    /** Starts loading in the background. */\n    public synchronized void start() {\n        ExecutorService executor = Executors.newSingleThreadExecutor();\n        future = executor.submit(createTask());\n    }\n\n    private Callable<T> createTask() {\n        return new LoadTask();\n    }\n\n    /** What the subclass loads; runs on the background thread. */\n    protected abstract T initialize() throws Exception;\n\n    private class LoadTask implements Callable<T> {\n        @Override\n        public T call() throws Exception {\n            return initialize();\n        }\n    }\n}\n".to_string(),
+    )];
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(
+        &dir,
+        "What happens between Loader.start() and my initialize() running on another thread?",
+    );
+    assert_eq!(a.intent, Intent::Flow);
+    let chain: Vec<&str> = a.chain.iter().map(|s| s.symbol.as_str()).collect();
+    assert_eq!(chain.first(), Some(&"Loader.start"), "{chain:?}");
+    assert!(
+        chain.iter().any(|s| s.ends_with("LoadTask.call")),
+        "the task's call() is a step: {chain:?}"
+    );
+}
