@@ -70,9 +70,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let p = plan(&r, &q, &ranked, &graph)?;
     println!("chain:");
-    for &i in &p.chain {
-        let c = citation_of(&view, &query::retrieve::UnitKey::Sym(i));
-        println!("  {} {}", c.symbol.clone().unwrap_or_default(), c.label());
+    for link in &p.chain {
+        let c = citation_of(&view, &query::retrieve::UnitKey::Sym(link.sym));
+        let indent = "  ".repeat(link.depth);
+        println!(
+            "  {indent}{} {}",
+            c.symbol.clone().unwrap_or_default(),
+            c.label()
+        );
     }
     Ok(())
 }

@@ -52,6 +52,9 @@ pub enum AnswerMode {
 /// A step of a call chain.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ChainStep {
+    /// Calls below the chain's first step: a step is called by the nearest step above it one
+    /// level up.
+    pub depth: usize,
     pub symbol: String,
     pub path: String,
     pub start_line: u32,
@@ -143,7 +146,7 @@ pub struct Plan {
     pub units: Vec<UnitKey>,
     /// The symbols the question is about (named target, entry).
     pub targets: Vec<SymIdx>,
-    pub chain: Vec<SymIdx>,
+    pub chain: Vec<chain::Link>,
     /// Callers (callers, impact) or callees (callees) of the targets, in citation order.
     pub related: Vec<SymIdx>,
     /// How many of `related` are direct callers (a diff's impact); the rest are one hop further.
@@ -309,7 +312,7 @@ pub fn plan(
         Intent::Flow => {
             let entry = flow_entry(v, q, ranked, &exact);
             p.chain = chain::build(r, q, ranked, graph, entry)?;
-            p.units.extend(p.chain.iter().map(|&c| UnitKey::Sym(c)));
+            p.units.extend(p.chain.iter().map(|l| UnitKey::Sym(l.sym)));
             p.targets = entry.into_iter().collect();
         }
         Intent::Trace => {

@@ -470,8 +470,10 @@ fn index_answer(
         Intent::Flow if !a.chain.is_empty() => {
             s.push_str("Call chain:\n");
             for (k, c) in a.chain.iter().enumerate() {
+                // Indented under the step that calls it.
                 s.push_str(&format!(
-                    "{}. {} — {}:{}-{}\n",
+                    "{}{}. {} — {}:{}-{}\n",
+                    "   ".repeat(c.depth),
                     k + 1,
                     c.symbol,
                     c.path,

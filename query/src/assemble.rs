@@ -108,21 +108,26 @@ pub fn assemble(
 
     // 2. Chain.
     if !plan.chain.is_empty() {
-        for &i in &plan.chain {
-            let s = v.sym(i);
+        for link in &plan.chain {
+            let s = v.sym(link.sym);
             a.chain.push(ChainStep {
+                depth: link.depth,
                 symbol: short_qualified(&s.symbol.qualified_name, &s.path),
                 path: s.path.clone(),
                 start_line: s.symbol.start_line,
                 end_line: s.symbol.end_line,
             });
         }
+        // One step a line, indented under the step that calls it.
         let line = a
             .chain
             .iter()
-            .map(|c| format!("{} ({}:{})", c.symbol, c.path, c.start_line))
+            .map(|c| {
+                let indent = "  ".repeat(c.depth);
+                format!("{indent}- {} ({}:{})", c.symbol, c.path, c.start_line)
+            })
             .collect::<Vec<_>>()
-            .join(" → ");
+            .join("\n");
         push(&mut text, "## Chain", &mut used, &mut a);
         push(&mut text, &line, &mut used, &mut a);
     }
@@ -134,7 +139,7 @@ pub fn assemble(
         plan.chain
             .iter()
             .take(KEY_UNITS + 2)
-            .map(|&i| UnitKey::Sym(i))
+            .map(|l| UnitKey::Sym(l.sym))
             .collect()
     };
     if level != Level::Surface {

@@ -277,6 +277,13 @@ fn return_type<'s>(signature: &'s str, name: &str) -> Option<&'s str> {
     (!primitive && simple.chars().next()?.is_uppercase()).then_some(simple)
 }
 
+/// A step of a chain: the method and how many calls below the chain's first step it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Link {
+    pub sym: SymIdx,
+    pub depth: usize,
+}
+
 /// Builds the chain for a flow question. `entry` is where it starts if the question names it.
 pub fn build(
     r: &Retriever<'_, '_>,
@@ -284,7 +291,7 @@ pub fn build(
     ranked: &[Ranked],
     graph: &dyn CallGraph,
     entry: Option<SymIdx>,
-) -> Result<Vec<SymIdx>, QueryError> {
+) -> Result<Vec<Link>, QueryError> {
     let v = r.view;
     let top: HashMap<SymIdx, usize> = ranked
         .iter()
@@ -334,16 +341,18 @@ pub fn build(
         })
         .take(SEEDS)
         .collect();
-    let mut best: Option<(Vec<SymIdx>, f32)> = None;
+    let mut best: Option<(Vec<Link>, f32)> = None;
     for (rank, &seed) in seeds.iter().enumerate() {
-        let mut out = climb(&ctx, seed)?;
+        let mut out: Vec<Link> = (climb(&ctx, seed)?.into_iter().enumerate())
+            .map(|(depth, sym)| Link { sym, depth })
+            .collect();
         descend(&ctx, seed, &mut out)?;
         out.truncate(MAX_CHAIN);
         // Overloads handing off to each other are one step of the flow: a run of them counts
         // once, so a chain of constructor overloads does not outscore a real flow.
         let mut score = 0.0;
         let mut prev: Option<SymIdx> = None;
-        for &n in out.iter().take(6) {
+        for n in out.iter().take(6).map(|l| l.sym) {
             let same_step =
                 prev.is_some_and(|p| v.name(p) == v.name(n) && v.owner_type(p) == v.owner_type(n));
             if !same_step {
@@ -351,7 +360,11 @@ pub fn build(
             }
             prev = Some(n);
         }
-        score += 0.3 * seeds.iter().filter(|s| out.contains(s)).count() as f32;
+        score += 0.3
+            * seeds
+                .iter()
+                .filter(|&&s| out.iter().any(|l| l.sym == s))
+                .count() as f32;
         score -= 0.05 * rank as f32;
         if best.as_ref().is_none_or(|(_, b)| score > *b) {
             best = Some((out, score));
@@ -401,15 +414,17 @@ fn climb(ctx: &Ctx<'_, '_, '_>, start: SymIdx) -> Result<Vec<SymIdx>, QueryError
 /// the chain is then the path to the method that matters most to the question (where a flow
 /// question says it ends up), plus the strongest other steps. The chain reads top-down: each
 /// method, then what it leads to, strongest first.
-fn descend(ctx: &Ctx<'_, '_, '_>, root: SymIdx, out: &mut Vec<SymIdx>) -> Result<(), QueryError> {
-    if out.contains(&root) || out.len() >= MAX_CHAIN {
+/// `out` holds the callers climbed to above `root` (a path, outermost first), if any.
+fn descend(ctx: &Ctx<'_, '_, '_>, root: SymIdx, out: &mut Vec<Link>) -> Result<(), QueryError> {
+    if out.iter().any(|l| l.sym == root) || out.len() >= MAX_CHAIN {
         return Ok(());
     }
     // Steps reached, in the order they were: (method, parent step, depth).
     let mut steps: Vec<(SymIdx, Option<usize>, usize)> = Vec::new();
     // Steps on offer: (strength, method, parent step, depth).
     let mut offer: Vec<(f32, SymIdx, Option<usize>, usize)> = vec![(f32::INFINITY, root, None, 0)];
-    let mut reached: Vec<SymIdx> = out.clone();
+    let mut reached: Vec<SymIdx> = out.iter().map(|l| l.sym).collect();
+    let base = out.len();
     while steps.len() < EXPLORED {
         let Some(best) =
             (0..offer.len()).max_by(|&a, &b| offer[a].0.total_cmp(&offer[b].0).then(b.cmp(&a)))
@@ -463,7 +478,10 @@ fn descend(ctx: &Ctx<'_, '_, '_>, root: SymIdx, out: &mut Vec<SymIdx>) -> Result
         if !keep.get(k).copied().unwrap_or(false) {
             continue;
         }
-        out.push(steps[k].0);
+        out.push(Link {
+            sym: steps[k].0,
+            depth: base + steps[k].2,
+        });
         let children: Vec<usize> = (0..steps.len())
             .filter(|&c| steps[c].1 == Some(k))
             .collect();

@@ -13,8 +13,12 @@ pub fn render_text(a: &Answer) -> String {
         for c in &a.chain {
             let _ = writeln!(
                 s,
-                "  {} — {}:{}-{}",
-                c.symbol, c.path, c.start_line, c.end_line
+                "  {}{} — {}:{}-{}",
+                "  ".repeat(c.depth),
+                c.symbol,
+                c.path,
+                c.start_line,
+                c.end_line
             );
         }
     }

@@ -221,6 +221,24 @@ fn flow_chain(dir: &indexer::store::IndexDir, root: &std::path::Path) -> Vec<Str
     {
         assert!(chain[k].ends_with(step), "step {k} is {step}: {chain:?}");
     }
+    // Each step is one call below the step above it that calls it; the text shows the tree.
+    let depth = |name: &str| {
+        (a.chain.iter())
+            .find(|s| s.symbol.ends_with(name))
+            .map(|s| s.depth)
+    };
+    assert_eq!(depth("Logger.info"), Some(0));
+    assert_eq!(depth("Logger.buildEventAndAppend"), Some(2));
+    assert_eq!(depth("AppenderList.appendLoop"), Some(4), "{:?}", a.chain);
+    assert_eq!(depth("ConsoleAppender.doAppend"), Some(5));
+    for (k, step) in a.chain.iter().enumerate() {
+        let line = format!("\n{}{}. {} ", "   ".repeat(step.depth), k + 1, step.symbol);
+        assert!(
+            a.answer.contains(&line),
+            "{line:?} is indented by its depth:\n{}",
+            a.answer
+        );
+    }
     chain
 }
 
