@@ -202,6 +202,18 @@ fn a_flow_reaches_the_method_the_question_ends_at_below_a_bigger_side_branch() {
     assert!(at("AppenderList.appendLoop") < at("ConsoleAppender.doAppend"));
 }
 
+/// Indexes `files` and asks `question`: the answer's chain, checked to be a flow's whose
+/// citations resolve.
+fn ask_chain(files: &[(String, String)], question: &str) -> Vec<String> {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let dir = index_repo(&root, files);
+    let a = ask_stored(&dir, question);
+    assert_eq!(a.intent, Intent::Flow);
+    assert_citations_resolve(&a, &root);
+    a.chain.iter().map(|s| s.symbol.clone()).collect()
+}
+
 /// The chain of the flow question both tests ask, with its first steps checked.
 fn flow_chain(dir: &indexer::store::IndexDir, root: &std::path::Path) -> Vec<String> {
     let a = ask_stored(
@@ -247,13 +259,8 @@ fn flow_chain(dir: &indexer::store::IndexDir, root: &std::path::Path) -> Vec<Str
 /// step.
 #[test]
 fn a_flow_without_a_destination_goes_on_with_the_value_a_method_made() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("repo");
     let build = "        LogEvent event = new LogEvent(this, wanted, format, arg);\n        callAppenders(event);";
-    let dir = index_repo(&root, &logger(build));
-    let a = ask_stored(&dir, "What happens when Logger.info is called?");
-    assert_eq!(a.intent, Intent::Flow);
-    let chain: Vec<&str> = a.chain.iter().map(|s| s.symbol.as_str()).collect();
+    let chain = ask_chain(&logger(build), "What happens when Logger.info is called?");
     let at = |name: &str| chain.iter().position(|s| s.ends_with(name));
     for step in ["Logger.callAppenders", "AppenderList.appendLoop"] {
         assert!(
@@ -267,8 +274,6 @@ fn a_flow_without_a_destination_goes_on_with_the_value_a_method_made() {
 /// `connect` returns (an interface here, so its one implementation), not of `connect`.
 #[test]
 fn a_chained_call_starts_the_flow_at_the_last_call_on_what_the_first_returns() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("repo");
     let file = |p: &str, text: &str| (format!("src/main/java/com/net/{p}"), text.to_string());
     let files = vec![
         file(
@@ -284,17 +289,14 @@ fn a_chained_call_starts_the_flow_at_the_last_call_on_what_the_first_returns() {
             "package com.net;\n\n/** The connection over HTTP. */\npublic class HttpConnection implements Connection {\n    private final String url;\n\n    HttpConnection(String url) {\n        this.url = url;\n    }\n\n    @Override\n    public String get() {\n        String body = execute();\n        return parseBody(body);\n    }\n\n    String execute() {\n        return \"response from \" + url;\n    }\n\n    String parseBody(String body) {\n        return body.toUpperCase();\n    }\n}\n",
         ),
     ];
-    let dir = index_repo(&root, &files);
-    let a = ask_stored(
-        &dir,
+    let chain = ask_chain(
+        &files,
         "What happens when I do Http.connect(url).get()? Where does the request go out and where is the response body parsed?",
     );
-    assert_eq!(a.intent, Intent::Flow);
-    let chain: Vec<&str> = a.chain.iter().map(|s| s.symbol.as_str()).collect();
-    assert_eq!(chain.first(), Some(&"HttpConnection.get"), "{chain:?}");
+    assert_eq!(chain[0], "HttpConnection.get", "{chain:?}");
     for step in ["HttpConnection.execute", "HttpConnection.parseBody"] {
         assert!(
-            chain.contains(&step),
+            chain.iter().any(|s| s == step),
             "{step} is a step of the flow: {chain:?}"
         );
     }
@@ -304,8 +306,6 @@ fn a_chained_call_starts_the_flow_at_the_last_call_on_what_the_first_returns() {
 /// initializer creates, not in another implementation whose words look closer.
 #[test]
 fn a_call_on_a_constant_goes_on_in_the_types_its_initializer_creates() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("repo");
     let file = |p: &str, text: &str| (format!("src/main/java/com/text/{p}"), text.to_string());
     let files = vec![
         file(
@@ -329,21 +329,18 @@ fn a_call_on_a_constant_goes_on_in_the_types_its_initializer_creates() {
             "package com.text;\n\n/** Unescapes quotes in a string: the reverse of escaping quotes. */\npublic class QuoteUnescaper extends Translator {\n    @Override\n    public int translate(CharSequence input, int index, StringBuilder out) {\n        // Escaped quotes in the string become plain quotes.\n        if (input.charAt(index) == '\\\\' && index + 1 < input.length()) {\n            out.append(input.charAt(index + 1));\n            return 2;\n        }\n        return 0;\n    }\n}\n",
         ),
     ];
-    let dir = index_repo(&root, &files);
-    let a = ask_stored(
-        &dir,
+    let chain = ask_chain(
+        &files,
         "What happens when I call Escapes.escape on a string: how does it get from that call to the code that escapes the quotes?",
     );
-    assert_eq!(a.intent, Intent::Flow);
-    let chain: Vec<&str> = a.chain.iter().map(|s| s.symbol.as_str()).collect();
     for step in ["ChainTranslator.translate", "TableTranslator.translate"] {
         assert!(
-            chain.contains(&step),
+            chain.iter().any(|s| s == step),
             "{step} is a step of the flow: {chain:?}"
         );
     }
     assert!(
-        !chain.contains(&"QuoteUnescaper.translate"),
+        !chain.iter().any(|s| s == "QuoteUnescaper.translate"),
         "the constant never holds an unescaper: {chain:?}"
     );
 }
@@ -352,20 +349,15 @@ fn a_call_on_a_constant_goes_on_in_the_types_its_initializer_creates() {
 /// `start()` reaches the user's `initialize()` through it.
 #[test]
 fn a_task_handed_to_an_executor_goes_on_in_its_call() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("repo");
     let files = vec![(
         "src/main/java/com/bg/Loader.java".to_string(),
         "package com.bg;\n\nimport java.util.concurrent.Callable;\nimport java.util.concurrent.ExecutorService;\nimport java.util.concurrent.Executors;\nimport java.util.concurrent.Future;\n\n/** Loads a value on a background thread. */\npublic abstract class Loader<T> {\n    private Future<T> future;\n\n    /** Starts loading in the background. */\n    public synchronized void start() {\n        ExecutorService executor = Executors.newSingleThreadExecutor();\n        future = executor.submit(createTask());\n    }\n\n    private Callable<T> createTask() {\n        return new LoadTask();\n    }\n\n    /** What the subclass loads; runs on the background thread. */\n    protected abstract T initialize() throws Exception;\n\n    private class LoadTask implements Callable<T> {\n        @Override\n        public T call() throws Exception {\n            return initialize();\n        }\n    }\n}\n".to_string(),
     )];
-    let dir = index_repo(&root, &files);
-    let a = ask_stored(
-        &dir,
+    let chain = ask_chain(
+        &files,
         "What happens between Loader.start() and my initialize() running on another thread?",
     );
-    assert_eq!(a.intent, Intent::Flow);
-    let chain: Vec<&str> = a.chain.iter().map(|s| s.symbol.as_str()).collect();
-    assert_eq!(chain.first(), Some(&"Loader.start"), "{chain:?}");
+    assert_eq!(chain[0], "Loader.start", "{chain:?}");
     assert!(
         chain.iter().any(|s| s.ends_with("LoadTask.call")),
         "the task's call() is a step: {chain:?}"

@@ -2,7 +2,7 @@
 //! what goes into it (its arguments), what it is part of (a `return`, another call's
 //! arguments), and the names a method assigns on its way.
 
-use crate::view::prose_stems;
+use crate::view::{params_text, prose_stems};
 
 /// Stems of the identifiers of the receiver of the call to `name` on a line: for
 /// `engine.getHost(name).getPipeline().invoke(request)`, those of `engine`, `getHost` and
@@ -146,22 +146,9 @@ pub(super) fn call_at(line: &str, name: &str) -> Option<usize> {
 
 /// The text between the parentheses of the first call to `name` on a line.
 pub(super) fn call_args<'l>(line: &'l str, name: &str) -> Option<&'l str> {
-    let at = call_at(line, name)?;
-    let open = at + name.len() + line[at + name.len()..].find('(')?;
-    let mut depth = 0usize;
-    for (k, c) in line[open..].char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(&line[open + 1..open + k]);
-                }
-            }
-            _ => {}
-        }
-    }
-    Some(&line[open + 1..])
+    let call = &line[call_at(line, name)?..];
+    // An argument list the line does not close runs to its end.
+    params_text(call).or_else(|| call.find('(').map(|open| &call[open + 1..]))
 }
 
 /// The UPPER_CASE names a method's text uses (`ESCAPE_JAVA`), each once, in order: constants,
