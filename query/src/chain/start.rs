@@ -1,0 +1,100 @@
+//! Where a flow starts when the question chains calls: `Jsoup.connect(url).get()` runs `get()`
+//! on what `connect` returns.
+
+use super::{MAX_IMPLEMENTATIONS, site};
+use crate::graph::hierarchy::overriders;
+use crate::view::{SnapshotView, SymIdx};
+use indexer::model::Provenance;
+use std::collections::HashMap;
+
+/// For a question that chains a call on the result of `first` (`Jsoup.connect(url).get()`):
+/// the method the second call runs, found in the type `first` returns (an implementation with a
+/// body when that type only declares it), with the arity the question shows.
+pub(crate) fn fluent_target(v: &SnapshotView<'_>, text: &str, first: SymIdx) -> Option<SymIdx> {
+    let name = v.name(first);
+    let at = site::call_at(text, name)?;
+    let args = site::call_args(&text[at..], name)?;
+    // Just past the `)` closing the first call (`args` is a slice of `text`).
+    let after = args.as_ptr() as usize - text.as_ptr() as usize + args.len() + 1;
+    let rest = text.get(after..)?.strip_prefix('.')?;
+    let next: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$')
+        .collect();
+    let next_args = site::call_args(rest, &next)?;
+    let arity = if next_args.trim().is_empty() {
+        0
+    } else {
+        crate::view::split_top_level(next_args).len()
+    };
+    let returns = return_type(&v.sym(first).symbol.signature, name)?;
+    let mut memo = HashMap::new();
+    let mut found = Vec::new();
+    for t in v.named(returns) {
+        if !(v.kind(t).is_type() && v.name(t) == returns) {
+            continue;
+        }
+        for m in v.members(t) {
+            if v.name(m) != next || v.param_types(m).len() != arity {
+                continue;
+            }
+            if v.has_body(m) {
+                found.push(m);
+            } else {
+                found.extend(overriders(v, m, MAX_IMPLEMENTATIONS, |_| true, &mut memo)?);
+            }
+        }
+    }
+    found
+        .into_iter()
+        .filter(|&m| v.provenance_of(m) == Provenance::Source)
+        .min()
+}
+
+/// The simple name of the type a method's signature says it returns (`Connection` for
+/// `public static Connection connect(String url)`); `None` for `void` and primitives.
+fn return_type<'s>(signature: &'s str, name: &str) -> Option<&'s str> {
+    let head = signature[..signature.find(&format!("{name}("))?].trim_end();
+    // Drop type arguments: `Map<K, V> get(` -> `Map`.
+    let mut depth = 0usize;
+    let mut end = head.len();
+    for (k, c) in head.char_indices().rev() {
+        match c {
+            '>' => depth += 1,
+            '<' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => {
+                end = k + c.len_utf8();
+                break;
+            }
+            _ => {}
+        }
+    }
+    let head = &head[..end];
+    let word = head.rsplit(|c: char| c.is_whitespace()).next()?;
+    let simple = word.rsplit('.').next()?.trim_end_matches("[]");
+    let primitive = matches!(
+        simple,
+        "void" | "int" | "long" | "short" | "byte" | "char" | "boolean" | "float" | "double"
+    );
+    (!primitive && simple.chars().next()?.is_uppercase()).then_some(simple)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::return_type;
+
+    #[test]
+    fn return_type_is_the_simple_name_before_the_method() {
+        let sig = "public static Connection connect(String url)";
+        assert_eq!(return_type(sig, "connect"), Some("Connection"));
+        let sig = "public <T> java.util.Map<String, List<T>> group(List<T> items)";
+        assert_eq!(return_type(sig, "group"), Some("Map"));
+        assert_eq!(
+            return_type("Element[] children()", "children"),
+            Some("Element")
+        );
+        assert_eq!(return_type("public void run()", "run"), None);
+        assert_eq!(return_type("int size()", "size"), None);
+        assert_eq!(return_type("public Foo make()", "other"), None);
+    }
+}
