@@ -620,10 +620,7 @@ fn flow_entry(
 
 /// The arguments written after `name(` in the question, if any.
 pub(crate) fn args_in_text(text: &str, name: &str) -> Option<Vec<String>> {
-    let at = text.find(&format!("{name}("))?;
-    let rest = &text[at + name.len() + 1..];
-    let close = rest.find(')')?;
-    let inside = rest[..close].trim();
+    let inside = chain::call_args(text, name)?.trim();
     Some(if inside.is_empty() {
         Vec::new()
     } else {

@@ -14,7 +14,8 @@ use std::collections::HashMap;
 
 mod site;
 mod start;
-use site::{CallRole, assigned_locals, call_args, call_role, receiver_words};
+pub(crate) use site::call_args;
+use site::{CallRole, assigned_locals, call_role, receiver_words};
 pub(crate) use start::fluent_target;
 
 /// Longest chain returned.
@@ -258,7 +259,6 @@ pub fn build(
         // A named entry: the asker wants its whole flow, so follow weaker callees too.
         ctx.threshold = 0.15;
         descend(&ctx, e, &mut out)?;
-        out.truncate(MAX_CHAIN);
         return Ok(out);
     }
     // No named entry: try the best hits as starting points, each climbing to where its flow
@@ -277,7 +277,6 @@ pub fn build(
             .map(|(depth, sym)| Link { sym, depth })
             .collect();
         descend(&ctx, seed, &mut out)?;
-        out.truncate(MAX_CHAIN);
         // Overloads handing off to each other are one step of the flow: a run of them counts
         // once, so a chain of constructor overloads does not outscore a real flow.
         let mut score = 0.0;
@@ -394,12 +393,14 @@ fn descend(ctx: &Ctx<'_, '_, '_>, root: SymIdx, out: &mut Vec<Link>) -> Result<(
     for k in path {
         keep[k] = true;
     }
+    let mut kept = keep.iter().filter(|&&x| x).count();
     for k in 0..steps.len() {
-        if keep.iter().filter(|&&x| x).count() >= room {
+        if kept >= room {
             break;
         }
         if !keep[k] && steps[k].1.is_some_and(|p| keep[p]) {
             keep[k] = true;
+            kept += 1;
         }
     }
     // Top-down order: a step, then the steps under it in the order they were reached.

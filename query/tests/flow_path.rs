@@ -363,3 +363,40 @@ fn a_task_handed_to_an_executor_goes_on_in_its_call() {
         "the task's call() is a step: {chain:?}"
     );
 }
+
+/// `return builder.parse(reader, new Parser(builder))`: the returned call is where the work goes
+/// on and is taken first; the constructor only makes one of its arguments, however much its own
+/// code matches the question.
+#[test]
+fn a_returned_call_goes_on_before_the_call_that_makes_its_argument() {
+    let file = |p: &str, text: &str| (format!("src/main/java/com/html/{p}"), text.to_string());
+    let files = vec![
+        file(
+            "Markup.java",
+            "package com.html;\n\n/** Entry points. */\npublic final class Markup {\n    /** Parses HTML text into a document. */\n    public static Doc parse(String html) {\n        return Parser.parse(html);\n    }\n}\n",
+        ),
+        file(
+            "Doc.java",
+            "package com.html;\n\n/** A parsed document. */\npublic class Doc {\n}\n",
+        ),
+        file(
+            "Parser.java",
+            "package com.html;\n\nimport java.io.Reader;\nimport java.io.StringReader;\n\n/** Parser settings for a tree builder: the parse errors kept and the settings of the tree. */\npublic class Parser {\n    private final TreeBuilder treeBuilder;\n    private final String settings;\n    private final String errors;\n\n    public Parser(TreeBuilder treeBuilder) {\n        this.treeBuilder = treeBuilder;\n        this.settings = treeBuilder.defaultParseSettings();\n        this.errors = ParseErrors.noParseErrorTracking();\n    }\n\n    static Doc parse(String html) {\n        TreeBuilder treeBuilder = new TreeBuilder();\n        return treeBuilder.parse(new StringReader(html), new Parser(treeBuilder));\n    }\n}\n",
+        ),
+        file(
+            "ParseErrors.java",
+            "package com.html;\n\n/** Parse errors of a parse. */\nfinal class ParseErrors {\n    static String noParseErrorTracking() {\n        return emptyParseErrors();\n    }\n\n    static String emptyParseErrors() {\n        return namedParseErrors(\"none\");\n    }\n\n    static String namedParseErrors(String name) {\n        return trimmedParseErrors(name + \" parse errors\");\n    }\n\n    static String trimmedParseErrors(String text) {\n        return text.trim();\n    }\n}\n",
+        ),
+        file(
+            "TreeBuilder.java",
+            "package com.html;\n\nimport java.io.Reader;\n\n/** Builds the document tree from tokens. */\npublic class TreeBuilder {\n    private Reader input;\n\n    String defaultParseSettings() {\n        return \"parse settings\";\n    }\n\n    Doc parse(Reader input, Parser parser) {\n        this.input = input;\n        return runParser();\n    }\n\n    Doc runParser() {\n        Doc doc = new Doc();\n        while (step(doc)) {\n        }\n        return doc;\n    }\n\n    boolean step(Doc doc) {\n        try {\n            return input.read() >= 0;\n        } catch (java.io.IOException e) {\n            return false;\n        }\n    }\n}\n",
+        ),
+    ];
+    let chain = ask_chain(&files, "What happens when I call Markup.parse on a string?");
+    let at = |name: &str| chain.iter().position(|s| s.ends_with(name));
+    let returned = at("TreeBuilder.parse").expect("the returned call is a step");
+    assert!(
+        at("Parser.Parser").is_none_or(|ctor| returned < ctor),
+        "the returned call comes before the argument's constructor: {chain:?}"
+    );
+}

@@ -145,7 +145,7 @@ pub(super) fn call_at(line: &str, name: &str) -> Option<usize> {
 }
 
 /// The text between the parentheses of the first call to `name` on a line.
-pub(super) fn call_args<'l>(line: &'l str, name: &str) -> Option<&'l str> {
+pub(crate) fn call_args<'l>(line: &'l str, name: &str) -> Option<&'l str> {
     let call = &line[call_at(line, name)?..];
     // An argument list the line does not close runs to its end.
     params_text(call).or_else(|| call.find('(').map(|open| &call[open + 1..]))
