@@ -7,7 +7,23 @@ mod cmd;
 use clap::Parser;
 use std::process::ExitCode;
 
+/// mimalloc, for Rust and (below) for tree-sitter's C core: indexing makes many small,
+/// short-lived allocations on every thread, and a full index runs about 8% faster than on
+/// glibc's malloc (bench/README.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
+    // SAFETY: first thing in the process: no thread and no tree-sitter object exists yet, so
+    // nothing allocated by one allocator can be freed by the other.
+    unsafe {
+        tree_sitter::set_allocator(Some(tree_sitter::Allocator {
+            malloc: libmimalloc_sys::mi_malloc,
+            calloc: libmimalloc_sys::mi_calloc,
+            realloc: libmimalloc_sys::mi_realloc,
+            free: libmimalloc_sys::mi_free,
+        }))
+    };
     // Two TLS backends end up in rustls; pick one before any client exists (deps.md, gotcha 1).
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let args = cli::Cli::parse();
