@@ -3,7 +3,7 @@
 # (docs: bench/README.md; anchors: perf-anchors.md, "Limits" and "Single-file incremental anchors").
 #
 # Prints figures, is not a test: the exit code is 0 whenever the figures were produced, even if a
-# target is missed. Knobs (environment): CODEMAP_BENCH_DIR, MAKE_CORPUS, ROUNDS, WARMUP,
+# target is missed. Knobs (environment): CODEMAP_BENCH_DIR, MAKE_CORPUS, ROUNDS, WARMUP, FOUNDATION,
 # NOCHANGE_RUNS, EDITS, ANCHOR_THREADS, EDIT_FILE, EDIT_TIMEOUT, CODEMAP_BIN, ANCHORS_BIN.
 set -euo pipefail
 export LC_ALL=C # '.' decimal point in $EPOCHREALTIME and awk
@@ -16,6 +16,7 @@ ROUNDS=${ROUNDS:-3}                 # measured rounds of parse / tantivy / codem
 WARMUP=${WARMUP:-1}                 # unrecorded rounds before them
 NOCHANGE_RUNS=${NOCHANGE_RUNS:-5}   # no-change re-runs (median)
 EDITS=${EDITS:-20}                  # one-file edits while `codemap watch` runs
+FOUNDATION=${FOUNDATION:-1}         # also time the full index without the call graph (0: skip)
 ANCHOR_THREADS=${ANCHOR_THREADS:-2}
 EDIT_FILE=${EDIT_FILE:-tomcat10/java/org/apache/catalina/session/StandardSession.java}
 EDIT_TIMEOUT=${EDIT_TIMEOUT:-10}    # seconds to wait for one edit to become searchable
@@ -132,6 +133,8 @@ timed() {
 
 declare -a P_WALL=() P_CPU=() P_RSS=() T_WALL=() T_CPU=() T_RSS=() F_WALL=() F_CPU=() F_RSS=()
 declare -a N_WALL=() N_CPU=() N_RSS=() R_WALL=() R_CPU=()
+# The foundation alone (issue 2's scope): the same full index with the call graph turned off.
+declare -a G_WALL=() G_CPU=() G_RSS=() GR_WALL=() GR_CPU=()
 for ((r = 1 - WARMUP; r <= ROUNDS; r++)); do
   tag=$([ "$r" -le 0 ] && echo "warm-up" || echo "round $r/$ROUNDS")
   timed "$WORK/logs/parse.$r" "$ANCHORS" parse "$CORPUS" "$ANCHOR_THREADS"
@@ -140,6 +143,13 @@ for ((r = 1 - WARMUP; r <= ROUNDS; r++)); do
   timed "$WORK/logs/tantivy.$r" "$ANCHORS" tantivy "$CORPUS" "$TV_OUT" "$ANCHOR_THREADS"
   tw=$WALL tc=$CPU tr=$RSS
   line="$tag: parse ${pw}s (cpu ${pc}) | tantivy ${tw}s (cpu ${tc})"
+  gw= # first, so that the full index below is the one the no-change and watch runs use
+  if [ "$CODEMAP_OK" = 1 ] && [ "$FOUNDATION" = 1 ]; then
+    rm -rf "$IDX"
+    if timed "$WORK/logs/codemap-nograph.$r" env CODEMAP_SKIP_GRAPH=1 "$CODEMAP" index "$CORPUS" --index-dir "$IDX" --rebuild --quiet; then
+      gw=$WALL gc=$CPU gr=$RSS
+    fi
+  fi
   fw=
   if [ "$CODEMAP_OK" = 1 ]; then
     rm -rf "$IDX"
@@ -150,8 +160,13 @@ for ((r = 1 - WARMUP; r <= ROUNDS; r++)); do
       CODEMAP_OK=0 CODEMAP_WHY="codemap index failed (log: $WORK/logs/codemap-full.$r)"
     fi
   fi
+  [ -n "$gw" ] && line+=" | without graph ${gw}s (cpu ${gc}, ratio wall $(calc "$gw / ($pw + $tw)"))"
   echo "$line"
   [ "$r" -le 0 ] && continue
+  if [ -n "$gw" ]; then
+    G_WALL+=("$gw") G_CPU+=("$gc") G_RSS+=("$gr")
+    GR_WALL+=("$(calc "$gw / ($pw + $tw)")") GR_CPU+=("$(calc "$gc / ($pc + $tc)")")
+  fi
   P_WALL+=("$pw") P_CPU+=("$pc") P_RSS+=("$pr") T_WALL+=("$tw") T_CPU+=("$tc") T_RSS+=("$tr")
   if [ -n "$fw" ]; then
     F_WALL+=("$fw") F_CPU+=("$fc") F_RSS+=("$fr")
@@ -268,9 +283,11 @@ if ((${#F_WALL[@]})); then
 else
   echo "codemap index --rebuild (full)       $CODEMAP_WHY"
 fi
+((${#G_WALL[@]})) && row "  the same without the call graph" "${#G_WALL[@]}" "${G_WALL[*]}" "${G_CPU[*]}" "${G_RSS[*]}"
 ((${#N_WALL[@]})) && row "codemap index (no change)" "${#N_WALL[@]}" "${N_WALL[*]}" "${N_CPU[*]}" "${N_RSS[*]}"
 echo
 echo "codemap full / (parse + tantivy), median of per-round ratios: wall $R_WALL_MED, CPU $R_CPU_MED"
+((${#GR_WALL[@]})) && echo "without the call graph (CODEMAP_SKIP_GRAPH=1: issue 2's foundation) / (parse + tantivy): wall $(median "${GR_WALL[@]}"), CPU $(median "${GR_CPU[@]}")"
 echo "anchor tantivy index: $TV_SIZE bytes${IDX_SIZE:+; codemap index dir: $IDX_SIZE bytes}"
 [ -n "$FULL_OUT" ] && echo "codemap full: $FULL_OUT"
 [ -n "$NOCHANGE_OUT" ] && echo "codemap no change: $NOCHANGE_OUT"
@@ -283,6 +300,9 @@ echo
 echo "checks:"
 check "full / (parse + tantivy), wall" "$R_WALL_MED" "<=" "$T_RATIO" x
 check "full / (parse + tantivy), CPU" "$R_CPU_MED" "<=" "$T_RATIO" x
+if ((${#GR_WALL[@]})); then
+  check "foundation (no call graph) / anchors, wall" "$(median "${GR_WALL[@]}")" "<=" "$T_RATIO" x
+fi
 check "peak RSS (index, re-run, watch)" "$MAX_RSS" "<=" "$T_RSS_MIB" MiB
 check "no-change re-run, median wall" "$N_MED" "<=" "$T_NOCHANGE_S" s
 if ((E_TIMEOUTS)); then

@@ -386,3 +386,48 @@ fn an_edit_in_one_file_reresolves_callers_in_another() {
     index(&root, &idx);
     assert_eq!(edges(&idx, "all").len(), before);
 }
+
+#[test]
+fn an_index_built_without_the_graph_says_so_instead_of_answering_none() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = tmp.path().join("idx");
+    let o = codemap()
+        .env("CODEMAP_SKIP_GRAPH", "1")
+        .arg("--index-dir")
+        .arg(&idx)
+        .args(["index", fixture().to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&run(&idx, &["status"])).contains("call graph: not built"));
+
+    for args in [
+        &["callers", "InventoryServiceImpl.deductStock"][..],
+        &["callees", "OrderService.placeOrder"][..],
+        &[
+            "path",
+            "OrderController",
+            "InventoryServiceImpl.deductStock",
+        ][..],
+        &["export", "edges"][..],
+    ] {
+        let o = run(&idx, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("without its call graph"), "{args:?}: {err}");
+    }
+
+    // The next run with the graph on builds it, and the same question is answered.
+    index(&fixture(), &idx);
+    let status = stdout(&run(&idx, &["status", "--json"]));
+    let v: Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(v["call_graph"]["built"], true);
+    assert!(v["call_graph"]["edges"].as_u64().unwrap() > 0);
+    let o = run(
+        &idx,
+        &["callers", "InventoryServiceImpl.deductStock", "--json"],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(!v["callers"].as_array().unwrap().is_empty());
+}

@@ -12,6 +12,7 @@ use std::io::Write;
 /// `export edges`: one JSON object per line, ordered by use site.
 pub fn export_edges(g: &Global, kinds: &[String]) -> Result<Outcome> {
     let idx = open_index(g)?;
+    require_graph(&idx)?;
     let wanted: Vec<EdgeKind> = if kinds.is_empty() {
         EdgeKind::ALL.into_iter().filter(|k| k.is_flow()).collect()
     } else if kinds.iter().any(|k| k == "all") {
@@ -54,8 +55,20 @@ pub fn export_edges(g: &Global, kinds: &[String]) -> Result<Outcome> {
     })
 }
 
+/// Graph queries on an index built without the graph would answer "(none)" for everything.
+fn require_graph(r: &dyn IndexRead) -> Result<()> {
+    if !r.graph_built()? {
+        bail!(
+            "this index was built without its call graph (CODEMAP_SKIP_GRAPH=1 was set), so it \
+             cannot say who calls what; run `codemap index` without CODEMAP_SKIP_GRAPH to build it"
+        );
+    }
+    Ok(())
+}
+
 pub fn callers(g: &Global, a: &GraphArgs) -> Result<Outcome> {
     let r = open_reader(g)?;
+    require_graph(r.as_ref())?;
     let targets = targets(r.as_ref(), &a.symbol)?;
     let hops = calls::callers(r.as_ref(), &targets, a.depth, a.limit)?;
     report(g, "callers", &targets, &hops, true)
@@ -63,6 +76,7 @@ pub fn callers(g: &Global, a: &GraphArgs) -> Result<Outcome> {
 
 pub fn callees(g: &Global, a: &GraphArgs) -> Result<Outcome> {
     let r = open_reader(g)?;
+    require_graph(r.as_ref())?;
     let targets = targets(r.as_ref(), &a.symbol)?;
     let hops = calls::callees(r.as_ref(), &targets, a.depth, a.limit)?;
     report(g, "callees", &targets, &hops, false)
@@ -70,6 +84,7 @@ pub fn callees(g: &Global, a: &GraphArgs) -> Result<Outcome> {
 
 pub fn path(g: &Global, from: &str, to: &str, max_depth: usize, limit: usize) -> Result<Outcome> {
     let r = open_reader(g)?;
+    require_graph(r.as_ref())?;
     let sources = targets(r.as_ref(), from)?;
     let sinks = targets(r.as_ref(), to)?;
     let chains = calls::paths(r.as_ref(), &sources, &sinks, max_depth, limit)?;

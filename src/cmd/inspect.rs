@@ -4,6 +4,7 @@ use super::{Outcome, open_index, print_json};
 use crate::cli::{DumpWhat, ExportWhat, Global};
 use anyhow::{Result, bail};
 use indexer::diff;
+use indexer::store::IndexRead;
 use std::collections::BTreeMap;
 use std::io::Write;
 
@@ -20,6 +21,11 @@ pub fn status(g: &Global, verbose: bool) -> Result<Outcome> {
     let mut listed: Vec<_> = current.values().collect();
     listed.sort_by(|a, b| a.path.cmp(&b.path));
     let degraded: Vec<_> = listed.iter().filter(|f| f.degraded.is_some()).collect();
+    let graph = if idx.graph_built()? {
+        Some(idx.edge_count()?)
+    } else {
+        None
+    };
     if g.json {
         print_json(&serde_json::json!({
             "index_dir": idx.dir.root(),
@@ -27,6 +33,7 @@ pub fn status(g: &Global, verbose: bool) -> Result<Outcome> {
             "files": files, "symbols": symbols, "chunks": chunks,
             "skipped": reasons,
             "degraded": degraded.len(),
+            "call_graph": { "built": graph.is_some(), "edges": graph },
             "skipped_files": if verbose { serde_json::to_value(&skipped)? } else { serde_json::Value::Null },
             "indexed_files": if verbose {
                 serde_json::to_value(listed.iter().map(|f| serde_json::json!({
@@ -56,6 +63,10 @@ pub fn status(g: &Global, verbose: bool) -> Result<Outcome> {
         None => println!("no snapshot yet"),
     }
     println!("{files} files, {symbols} symbols, {chunks} chunks");
+    match graph {
+        Some(edges) => println!("call graph: {edges} edges"),
+        None => println!("call graph: not built (CODEMAP_SKIP_GRAPH=1 was set)"),
+    }
     if !degraded.is_empty() {
         println!(
             "{} files indexed as text only (parse abandoned)",

@@ -54,6 +54,9 @@ pub trait IndexRead {
     fn edges_to(&self, callee: &str) -> Result<Vec<Edge>, StoreError>;
     /// Number of edges in the snapshot.
     fn edge_count(&self) -> Result<u64, StoreError>;
+    /// Whether the snapshot's call graph was built: false when the run that made it had the
+    /// graph turned off (`CODEMAP_SKIP_GRAPH=1`), so "no edges" means "not looked", not "none".
+    fn graph_built(&self) -> Result<bool, StoreError>;
 }
 
 impl IndexRead for crate::store::EmbeddedIndex {
@@ -103,5 +106,8 @@ impl IndexRead for crate::store::EmbeddedIndex {
     }
     fn edge_count(&self) -> Result<u64, StoreError> {
         self.catalog.edge_count()
+    }
+    fn graph_built(&self) -> Result<bool, StoreError> {
+        Ok(self.catalog.last_snapshot()?.is_none() || self.catalog.graph_ready()?)
     }
 }
