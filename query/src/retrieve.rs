@@ -20,6 +20,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 mod adjust;
+mod bundle;
 mod exact;
 mod message;
 mod quoted;
@@ -316,6 +317,17 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 name: "literal",
                 weight: LITERAL_WEIGHT,
                 items: literal,
+            });
+        }
+
+        // Methods naming the key of a bundle message the question repeats (the bundle's chunks
+        // are among the full-text leg's units).
+        let bundle = self.bundle_leg(q, &legs[0].items)?;
+        if !bundle.is_empty() {
+            legs.push(Leg {
+                name: "bundle",
+                weight: MESSAGE_WEIGHT,
+                items: bundle.into_iter().map(|(i, _)| UnitKey::Sym(i)).collect(),
             });
         }
 

@@ -80,3 +80,43 @@ fn the_exception_a_question_asks_for_is_the_one_the_matching_code_throws() {
     );
     assert_citations_resolve(&a, &root);
 }
+
+/// A message kept in a resource bundle: the code names only its key
+/// (`sm.getString("host.deployFailed", name)`), so the logged text a question repeats is found in
+/// `LocalStrings.properties` and answered by the method that names the key, ahead of methods
+/// whose own words are closer to the question's.
+#[test]
+fn a_message_from_a_resource_bundle_finds_the_method_naming_its_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("srv");
+    let file = |p: &str, text: &str| (format!("src/main/java/com/srv/{p}"), text.to_string());
+    let files = vec![
+        file(
+            "LocalStrings.properties",
+            "# Messages of com.srv\nhost.deployed=Deployment of web application [{0}] has finished in [{1}] ms\nhost.deployFailed=Error deploying web application archive [{0}]: the archive is \\\n    corrupt or unreadable\nhost.undeployed=Undeployed web application [{0}]\n",
+        ),
+        file(
+            "LocalStrings_fr.properties",
+            "host.deployFailed=Erreur lors du déploiement de l''archive [{0}]\n",
+        ),
+        file(
+            "StringManager.java",
+            "package com.srv;\n\nimport java.util.ResourceBundle;\n\n/** Messages of a package, by key. */\npublic class StringManager {\n    private final ResourceBundle bundle = ResourceBundle.getBundle(\"com.srv.LocalStrings\");\n\n    public String getString(String key, Object... args) {\n        return java.text.MessageFormat.format(bundle.getString(key), args);\n    }\n}\n",
+        ),
+        file(
+            "HostConfig.java",
+            "package com.srv;\n\n/** Deploys the web applications of a host. */\npublic class HostConfig {\n    private static final StringManager sm = new StringManager();\n\n    /** Deploys one archive. */\n    protected void deployWar(String name) {\n        try {\n            expand(name);\n        } catch (RuntimeException e) {\n            System.err.println(sm.getString(\"host.deployFailed\", name));\n        }\n    }\n\n    private void expand(String name) {\n        System.out.println(sm.getString(\"host.deployed\", name, 0));\n    }\n}\n",
+        ),
+        file(
+            "ArchiveReader.java",
+            "package com.srv;\n\n/** Reads web application archives. */\npublic class ArchiveReader {\n    /** Checks that a web application archive is readable: a corrupt archive is an error. */\n    public boolean readable(String archive) {\n        // an unreadable or corrupt web application archive cannot be deployed\n        return archive != null && archive.endsWith(\".war\");\n    }\n}\n",
+        ),
+    ];
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(
+        &dir,
+        "The log says: Error deploying web application archive [shop.war]: the archive is corrupt or unreadable. Where does that come from?",
+    );
+    assert_eq!(symbols(&a)[0], "HostConfig.deployWar", "{:?}", symbols(&a));
+    assert_citations_resolve(&a, &root);
+}

@@ -1,0 +1,172 @@
+//! Messages kept in resource bundles (Tomcat's `LocalStrings.properties`, Spring's
+//! `messages.properties`): the code names only the key (`sm.getString("standardContext.startFailed",
+//! name)`), so a question that repeats the logged text finds no string literal holding it. The
+//! text is matched against the bundles' values instead, and the methods naming a matched key as a
+//! string literal are what the question is after.
+
+use super::{Retriever, UnitKey, message};
+use crate::QueryError;
+use crate::question::Question;
+use crate::view::SymIdx;
+
+/// Bundle keys looked up in the code, best matching first.
+const BUNDLE_KEYS: usize = 3;
+/// Full-text hits read per key when looking for the code that names it.
+const KEY_HITS: usize = 30;
+
+/// One `key=value` entry of a bundle.
+#[derive(Debug, PartialEq)]
+pub(super) struct Entry {
+    pub key: String,
+    pub value: String,
+}
+
+/// The entries of `.properties` text: `key=value`, `key: value` or `key value`, `#` and `!`
+/// comments, values continued by a trailing backslash.
+pub(super) fn entries(text: &str) -> Vec<Entry> {
+    let mut out: Vec<Entry> = Vec::new();
+    let mut continues = false;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if continues {
+            let part = t.strip_suffix('\\');
+            if let Some(last) = out.last_mut() {
+                last.value.push_str(part.unwrap_or(t));
+            }
+            continues = part.is_some();
+            continue;
+        }
+        if t.is_empty() || t.starts_with('#') || t.starts_with('!') {
+            continue;
+        }
+        let split = t
+            .find(|c: char| c == '=' || c == ':' || c.is_whitespace())
+            .unwrap_or(t.len());
+        let key = &t[..split];
+        let rest = t[split..].trim_start();
+        let rest = rest.strip_prefix(['=', ':']).map_or(rest, str::trim_start);
+        let (value, more) = match rest.strip_suffix('\\') {
+            Some(v) => (v, true),
+            None => (rest, false),
+        };
+        continues = more;
+        if !key.is_empty() {
+            out.push(Entry {
+                key: key.to_string(),
+                value: value.to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// How well a bundle value repeats the question: the question's stems (in order) that the value
+/// holds in a row, if the run is a message (four words, or the whole of a value of three).
+pub(super) fn repeated_run<'q>(question: &'q [String], value: &str) -> Option<&'q [String]> {
+    let stems = message::literal_stems(value);
+    let run = message::longest_run(question, &stems);
+    (run.len() > message::MESSAGE_RUN
+        || (run.len() == message::MESSAGE_RUN && stems.len() == run.len()))
+    .then_some(run)
+}
+
+impl Retriever<'_, '_> {
+    /// Methods naming the key of a bundle message the question repeats, with the match's score
+    /// (its words' idf, summed). `found` are the full-text leg's units: the bundle chunks the
+    /// question matched are among them.
+    pub(super) fn bundle_leg(
+        &self,
+        q: &Question,
+        found: &[UnitKey],
+    ) -> Result<Vec<(SymIdx, f32)>, QueryError> {
+        let v = self.view;
+        let sequence = message::literal_stems(&q.text);
+        if sequence.len() < message::MESSAGE_RUN {
+            return Ok(Vec::new());
+        }
+        let mut keys: Vec<(String, f32)> = Vec::new();
+        for u in found {
+            let UnitKey::Range { path, start, end } = u else {
+                continue;
+            };
+            if !path.ends_with(".properties") {
+                continue;
+            }
+            for e in entries(&v.text(path, *start, *end)?) {
+                let Some(run) = repeated_run(&sequence, &e.value) else {
+                    continue;
+                };
+                let score: f32 = run.iter().map(|s| self.idf(q, s)).sum();
+                match keys.iter_mut().find(|(k, _)| *k == e.key) {
+                    Some(k) => k.1 = k.1.max(score),
+                    None => keys.push((e.key, score)),
+                }
+            }
+        }
+        keys.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let mut out: Vec<(SymIdx, f32)> = Vec::new();
+        for (key, score) in keys.into_iter().take(BUNDLE_KEYS) {
+            let quoted = format!("\"{key}\"");
+            let words = key.replace(|c: char| !(c.is_alphanumeric() || c == '_'), " ");
+            for (id, _, _) in v.index.search_chunks(&words, KEY_HITS)? {
+                let Some((path, start, end)) = v.chunk_span(&id)? else {
+                    continue;
+                };
+                for i in v.in_file(&path) {
+                    let (s, e) = v.span(i);
+                    if v.kind(i).is_callable()
+                        && s <= end
+                        && start <= e
+                        && !out.iter().any(|(o, _)| *o == i)
+                        && v.text(&path, s, e)?.contains(&quoted)
+                    {
+                        out.push((i, score));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_read_separators_comments_and_continuations() {
+        let text = "# comment\n! also\nstandardContext.startFailed=Context [{0}] startup failed\n\
+                    a.b : spaced value\nplain value here\nlong=first \\\n    second\n\nlast=x";
+        let got = entries(text);
+        let pairs: Vec<(&str, &str)> = got
+            .iter()
+            .map(|e| (e.key.as_str(), e.value.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                (
+                    "standardContext.startFailed",
+                    "Context [{0}] startup failed"
+                ),
+                ("a.b", "spaced value"),
+                ("plain", "value here"),
+                ("long", "first second"),
+                ("last", "x"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_run_is_a_message_when_long_or_the_whole_value() {
+        let q = message::literal_stems(
+            "our logs say Context [/shop] startup failed due to previous errors, why",
+        );
+        let v = "Context [{0}] startup failed due to previous errors";
+        assert_eq!(repeated_run(&q, v).map(<[String]>::len), Some(5));
+        // Three words in a row are a message only when they are all of it.
+        assert!(repeated_run(&q, "Startup failed due").is_some());
+        assert!(repeated_run(&q, "Startup failed due to a missing file").is_none());
+        assert!(repeated_run(&q, "failed to start associated Engine").is_none());
+    }
+}
