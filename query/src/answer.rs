@@ -164,6 +164,9 @@ pub struct Plan {
     pub frames: Vec<crate::trace::FrameHit>,
     /// Where the trace's deepest exception message is written.
     pub message_site: Option<crate::trace::MessageSite>,
+    /// The line to show first of a unit's code, when one matters more than its declaration: a
+    /// trace's frame, where the message a question repeats is written.
+    pub focus: HashMap<SymIdx, u32>,
     pub notes: Vec<String>,
 }
 
@@ -334,6 +337,16 @@ pub fn plan(
                 }
             }
             p.units.extend(p.targets.iter().map(|&i| UnitKey::Sym(i)));
+            // The origin's frame line first, then where the message is written, then the rest.
+            let lines = origin
+                .into_iter()
+                .chain(&p.frames)
+                .filter(|h| h.inside)
+                .filter_map(|h| Some((h.sym, h.line?)));
+            let site = p.message_site.as_ref().map(|m| (m.sym, m.line));
+            for (i, line) in lines.clone().take(1).chain(site).chain(lines.skip(1)) {
+                p.focus.entry(i).or_insert(line);
+            }
             if p.targets.is_empty() && !q.frames.is_empty() {
                 p.notes
                     .push("no frame of the trace is in the indexed code".into());
@@ -360,6 +373,9 @@ pub fn plan(
         }
     }
     dedup(&mut p.units);
+    for (i, line) in r.focus_lines(q) {
+        p.focus.entry(i).or_insert(line);
+    }
     Ok(p)
 }
 

@@ -34,6 +34,19 @@ const MAP_FILES: usize = 6;
 const KEY_UNITS: usize = 4;
 /// Longest code shown for one method, in lines.
 const MAX_SNIPPET_LINES: usize = 60;
+/// Code shown for one method below the full level, in lines.
+const SHORT_SNIPPET_LINES: usize = 12;
+/// Lines shown above a focus line that the declaration's first lines would leave out.
+const ABOVE_FOCUS: u32 = 4;
+
+/// The first line of a unit's code to show (`shown` lines from there): its declaration, unless
+/// that would leave the line to focus on out.
+fn snippet_start(start: u32, end: u32, focus: Option<u32>, shown: u32) -> u32 {
+    match focus {
+        Some(f) if f >= start + shown && f <= end => f.saturating_sub(ABOVE_FOCUS).max(start),
+        _ => start,
+    }
+}
 
 pub fn assemble(
     v: &SnapshotView<'_>,
@@ -190,21 +203,27 @@ pub fn assemble(
     if level != Level::Surface {
         for u in key.iter().take(snippet_count) {
             let c = citation_of(v, u);
-            let end = c.end_line.min(c.start_line + MAX_SNIPPET_LINES as u32 - 1);
-            let mut code = v.text(&c.path, c.start_line, end)?;
-            if level != Level::Full {
-                code = code.lines().take(12).collect::<Vec<_>>().join("\n");
-            }
+            let shown = if level == Level::Full {
+                MAX_SNIPPET_LINES
+            } else {
+                SHORT_SNIPPET_LINES
+            } as u32;
+            let focus = match u {
+                UnitKey::Sym(i) => plan.focus.get(i).copied(),
+                UnitKey::Range { .. } => None,
+            };
+            let start = snippet_start(c.start_line, c.end_line, focus, shown);
+            let end = c.end_line.min(start + shown - 1);
+            let code = v.text(&c.path, start, end)?;
             let (code, _) = sanitize::strip_invisible(&code);
-            let shown_end = c.start_line + code.lines().count().max(1) as u32 - 1;
-            let fenced =
-                sanitize::fence(&format!("{}:{}-{}", c.path, c.start_line, shown_end), &code);
+            let shown_end = start + code.lines().count().max(1) as u32 - 1;
+            let fenced = sanitize::fence(&format!("{}:{}-{}", c.path, start, shown_end), &code);
             if !push(&mut text, &fenced, &mut used, &mut a) {
                 break;
             }
             a.snippets.push(Snippet {
                 path: c.path.clone(),
-                start_line: c.start_line,
+                start_line: start,
                 end_line: shown_end,
                 symbol: c.symbol.clone(),
                 code,

@@ -210,6 +210,9 @@ struct Memo {
     pairs: Option<Vec<(usize, usize)>>,
     /// Stems of the message the question reports, in order.
     sequence: Option<Vec<String>>,
+    /// Where a method writes the message the question repeats (its literal, or the key of a
+    /// bundle message): the line an answer shows of it.
+    focus: HashMap<SymIdx, u32>,
     /// Constants holding a string the question quotes (looked up once per question).
     literal_constants: Option<Vec<SymIdx>>,
 }
@@ -733,9 +736,11 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 score += PAIR_BONUS * idf;
             }
         }
-        let message = self.message_score(q, &text);
+        let (message, at) = self.message_score(q, &text);
         if message > 0.0 {
-            self.memo_for(q).message.insert(i, message);
+            let mut m = self.memo_for(q);
+            m.message.insert(i, message);
+            m.focus.entry(i).or_insert(start + at);
             score += message;
         }
         if !q.literals.is_empty() {
@@ -759,10 +764,10 @@ impl<'v, 'a> Retriever<'v, 'a> {
     }
 
     /// The words of the message the question reports, found in a row in one of `text`'s string
-    /// literals: their idf, summed.
-    fn message_score(&self, q: &Question, text: &str) -> f32 {
+    /// literals: their idf, summed, and the line of that literal (0 for `text`'s first).
+    fn message_score(&self, q: &Question, text: &str) -> (f32, u32) {
         if q.message.len() < message::MESSAGE_RUN {
-            return 0.0;
+            return (0.0, 0);
         }
         let sequence = {
             let mut m = self.memo_for(q);
@@ -770,24 +775,42 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 .get_or_insert_with(|| q.message.iter().map(|w| crate::terms::stem(w)).collect())
                 .clone()
         };
-        let mut best: &[String] = &[];
+        let mut best: (&[String], &str) = (&[], "");
         for lit in message::string_literals(text) {
             let stems = message::literal_stems(lit);
             let run = message::longest_run(&sequence, &stems);
-            if run.len() > best.len() {
-                best = run;
+            if run.len() > best.0.len() {
+                best = (run, lit);
             }
         }
-        if best.len() < message::MESSAGE_RUN {
-            return 0.0;
+        if best.0.len() < message::MESSAGE_RUN {
+            return (0.0, 0);
         }
-        best.iter().map(|s| self.idf(q, s)).sum::<f32>() * MESSAGE_BONUS
+        let score = best.0.iter().map(|s| self.idf(q, s)).sum::<f32>() * MESSAGE_BONUS;
+        (score, line_of_slice(text, best.1))
+    }
+
+    /// Where the methods the question's message leads to write it, by method (see
+    /// [`Memo::focus`]); complete once the question is ranked.
+    pub fn focus_lines(&self, q: &Question) -> HashMap<SymIdx, u32> {
+        self.memo_for(q).focus.clone()
     }
 
     /// Whether a callable has a body with at least one statement (not abstract, not `{}`).
     pub fn has_body(&self, i: SymIdx) -> bool {
         self.view.has_body(i)
     }
+}
+
+/// The line (0 for the first) of `text` where `part`, a slice of it, starts.
+fn line_of_slice(text: &str, part: &str) -> u32 {
+    let at = (part.as_ptr() as usize)
+        .saturating_sub(text.as_ptr() as usize)
+        .min(text.len());
+    text.as_bytes()[..at]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u32
 }
 
 /// Whether `text` holds `word` as a whole identifier.

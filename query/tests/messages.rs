@@ -90,6 +90,11 @@ fn a_message_from_a_resource_bundle_finds_the_method_naming_its_key() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("srv");
     let file = |p: &str, text: &str| (format!("src/main/java/com/srv/{p}"), text.to_string());
+    // Work before the logging line, so that the method's first lines do not show it.
+    let steps = (1..=20)
+        .map(|k| format!("System.out.println(\"step {k} of \" + name);"))
+        .collect::<Vec<_>>()
+        .join("\n        ");
     let files = vec![
         file(
             "LocalStrings.properties",
@@ -105,7 +110,8 @@ fn a_message_from_a_resource_bundle_finds_the_method_naming_its_key() {
         ),
         file(
             "HostConfig.java",
-            "package com.srv;\n\n/** Deploys the web applications of a host. */\npublic class HostConfig {\n    private static final StringManager sm = new StringManager();\n\n    /** Deploys one archive. */\n    protected void deployWar(String name) {\n        try {\n            expand(name);\n        } catch (RuntimeException e) {\n            System.err.println(sm.getString(\"host.deployFailed\", name));\n        }\n    }\n\n    private void expand(String name) {\n        System.out.println(sm.getString(\"host.deployed\", name, 0));\n    }\n}\n",
+            &"package com.srv;\n\n/** Deploys the web applications of a host. */\npublic class HostConfig {\n    private static final StringManager sm = new StringManager();\n\n    /** Deploys one archive. */\n    protected void deployWar(String name) {\n        STEPS\n        try {\n            expand(name);\n        } catch (RuntimeException e) {\n            System.err.println(sm.getString(\"host.deployFailed\", name));\n        }\n    }\n\n    private void expand(String name) {\n        System.out.println(sm.getString(\"host.deployed\", name, 0));\n    }\n}\n"
+                .replace("STEPS", &steps),
         ),
         file(
             "ArchiveReader.java",
@@ -118,5 +124,13 @@ fn a_message_from_a_resource_bundle_finds_the_method_naming_its_key() {
         "The log says: Error deploying web application archive [shop.war]: the archive is corrupt or unreadable. Where does that come from?",
     );
     assert_eq!(symbols(&a)[0], "HostConfig.deployWar", "{:?}", symbols(&a));
+    // The code shown is where the message is logged, not the method's first lines (the steps).
+    let shown = &a.snippets[0];
+    assert!(
+        shown.code.contains("\"host.deployFailed\""),
+        "{}",
+        shown.code
+    );
+    assert!(shown.start_line > a.citations[0].start_line, "{shown:?}");
     assert_citations_resolve(&a, &root);
 }

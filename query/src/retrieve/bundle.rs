@@ -114,12 +114,17 @@ impl Retriever<'_, '_> {
                 };
                 for i in v.in_file(&path) {
                     let (s, e) = v.span(i);
-                    if v.kind(i).is_callable()
-                        && s <= end
-                        && start <= e
-                        && !out.iter().any(|(o, _)| *o == i)
-                        && v.text(&path, s, e)?.contains(&quoted)
+                    if !v.kind(i).is_callable()
+                        || e < start
+                        || end < s
+                        || out.iter().any(|(o, _)| *o == i)
                     {
+                        continue;
+                    }
+                    let text = v.text(&path, s, e)?;
+                    if let Some(at) = text.find(&quoted) {
+                        let line = s + text[..at].matches('\n').count() as u32;
+                        self.memo_for(q).focus.entry(i).or_insert(line);
                         out.push((i, score));
                     }
                 }
