@@ -242,7 +242,8 @@ const MIN_LITERAL: usize = 8;
 
 /// The line that writes the deepest cause's message: a string literal the message begins with
 /// (a literal with `%s` or `{}` placeholders matches when its fixed parts appear in order),
-/// longest match first, a line that also names the exception's class breaking ties. Found by
+/// longest match first, a line that also names the exception's class breaking ties; failing
+/// that, a line naming the key of a resource bundle value the message begins with. Found by
 /// text, so it holds when the trace's line numbers are of another version.
 pub fn message_site(v: &SnapshotView<'_>, text: &str) -> Result<Option<MessageSite>, QueryError> {
     let Some(thrown) = exceptions(text)
@@ -264,11 +265,23 @@ pub fn message_site(v: &SnapshotView<'_>, text: &str) -> Result<Option<MessageSi
     let class = thrown.class.rsplit('.').next().unwrap_or(&thrown.class);
     let mut best: Option<(usize, bool, String, u32)> = None;
     let mut ties = 0usize;
+    // The best bundle entry the message begins with: (characters matched, key).
+    let mut bundled: Option<(usize, String)> = None;
     for (id, _, _) in v.index.search_chunks(&words.join(" "), MESSAGE_CHUNKS)? {
         let Some((path, start, end)) = v.chunk_span(&id)? else {
             continue;
         };
         let body = v.text(&path, start, end)?;
+        if crate::retrieve::is_bundle(&path) {
+            for e in crate::retrieve::bundle_entries(&body) {
+                if let Some(score) = begins(&message, &e.value)
+                    && bundled.as_ref().is_none_or(|b| score > b.0)
+                {
+                    bundled = Some((score, e.key));
+                }
+            }
+            continue;
+        }
         let lines: Vec<&str> = body.lines().collect();
         for (k, line) in lines.iter().enumerate() {
             let near = lines[k.saturating_sub(2)..=k]
@@ -298,6 +311,17 @@ pub fn message_site(v: &SnapshotView<'_>, text: &str) -> Result<Option<MessageSi
                 }
             }
         }
+    }
+    // A message kept in a resource bundle is written where the code names its key.
+    if best.is_none()
+        && let Some((_, key)) = bundled
+    {
+        let sites = crate::retrieve::key_sites(v, &key)?;
+        ties = sites.len().saturating_sub(1);
+        best = sites
+            .into_iter()
+            .next()
+            .map(|(path, line)| (0, false, path, line));
     }
     Ok(best.and_then(|(_, _, path, line)| {
         let sym = v.enclosing(&path, line, |k| k.is_callable() || k.is_type())?;

@@ -165,6 +165,46 @@ fn a_traces_message_finds_the_line_that_writes_it() {
     assert!(a.message_site.is_none(), "{:?}", a.message_site);
 }
 
+/// A message kept in a resource bundle (`LocalStrings.properties`): no literal holds its text,
+/// so the line that writes it is the one naming the key of the value the message begins with.
+#[test]
+fn a_traces_message_from_a_resource_bundle_finds_the_line_naming_its_key() {
+    const LIFECYCLE: &str = "package com.srv;\n\n/** Starts and stops components. */\npublic abstract class Lifecycle {\n    private static final StringManager sm = new StringManager();\n\n    /** Starts the component. */\n    public final void start() throws LifecycleException {\n        try {\n            startInternal();\n        } catch (RuntimeException e) {\n            throw new LifecycleException(sm.getString(\"lifecycle.startFail\", toString()), e);\n        }\n    }\n\n    /** Stops the component. */\n    public final void stop() throws LifecycleException {\n        throw new LifecycleException(sm.getString(\"lifecycle.stopFail\", toString()));\n    }\n\n    protected abstract void startInternal();\n}\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("srv");
+    let file = |p: &str, text: &str| (format!("src/main/java/com/srv/{p}"), text.to_string());
+    let dir = index_repo(
+        &root,
+        &[
+            file(
+                "LocalStrings.properties",
+                "lifecycle.startFail=Failed to start component [{0}]\nlifecycle.stopFail=Failed to stop component [{0}]\n",
+            ),
+            file("Lifecycle.java", LIFECYCLE),
+            file(
+                "StringManager.java",
+                "package com.srv;\n\n/** Messages by key. */\npublic class StringManager {\n    public String getString(String key, Object... args) {\n        return key;\n    }\n}\n",
+            ),
+            file(
+                "LifecycleException.java",
+                "package com.srv;\n\npublic class LifecycleException extends Exception {\n    public LifecycleException(String m) {\n        super(m);\n    }\n\n    public LifecycleException(String m, Throwable cause) {\n        super(m, cause);\n    }\n}\n",
+            ),
+        ],
+    );
+    let trace = "com.srv.LifecycleException: Failed to stop component [StandardEngine[Catalina]]\n\tat org.other.Server.shutdown(Server.java:88)\n\tat org.other.Main.main(Main.java:3)";
+    let a = ask_stored(&dir, trace);
+    assert_eq!(a.intent, Intent::Trace);
+    let site = a.message_site.as_ref().expect("the message is placed");
+    assert_eq!(
+        (site.symbol.as_str(), site.line),
+        (
+            "Lifecycle.stop",
+            line_of(LIFECYCLE, "lifecycle.stopFail") as u32
+        )
+    );
+    assert_citations_resolve(&a, &root);
+}
+
 /// With a model, the trace's findings (where the message is written, which frames are not in
 /// the index) go into the prompt, inside the untrusted block.
 #[test]

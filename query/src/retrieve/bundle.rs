@@ -7,7 +7,7 @@
 use super::{Retriever, UnitKey, message};
 use crate::QueryError;
 use crate::question::Question;
-use crate::view::SymIdx;
+use crate::view::{SnapshotView, SymIdx};
 
 /// Bundle keys looked up in the code, best matching first.
 const BUNDLE_KEYS: usize = 3;
@@ -16,14 +16,14 @@ const KEY_HITS: usize = 30;
 
 /// One `key=value` entry of a bundle.
 #[derive(Debug, PartialEq)]
-pub(super) struct Entry {
+pub(crate) struct Entry {
     pub key: String,
     pub value: String,
 }
 
 /// The entries of `.properties` text: `key=value`, `key: value` or `key value`, `#` and `!`
 /// comments, values continued by a trailing backslash.
-pub(super) fn entries(text: &str) -> Vec<Entry> {
+pub(crate) fn entries(text: &str) -> Vec<Entry> {
     let mut out: Vec<Entry> = Vec::new();
     let mut continues = false;
     for line in text.lines() {
@@ -70,6 +70,34 @@ pub(super) fn repeated_run<'q>(question: &'q [String], value: &str) -> Option<&'
     .then_some(run)
 }
 
+/// Whether a file is a bundle: a `.properties` file (a Spring `application.properties` too: its
+/// values are no sentences, so they match no message).
+pub(crate) fn is_bundle(path: &str) -> bool {
+    path.ends_with(".properties")
+}
+
+/// The lines of code that name `key` as a string literal, found through the full-text index by
+/// the key's words: (path, line), in the index's order.
+pub(crate) fn key_sites(v: &SnapshotView<'_>, key: &str) -> Result<Vec<(String, u32)>, QueryError> {
+    let quoted = format!("\"{key}\"");
+    let words = key.replace(|c: char| !(c.is_alphanumeric() || c == '_'), " ");
+    let mut out = Vec::new();
+    for (id, _, _) in v.index.search_chunks(&words, KEY_HITS)? {
+        let Some((path, start, end)) = v.chunk_span(&id)? else {
+            continue;
+        };
+        if is_bundle(&path) {
+            continue;
+        }
+        for (k, line) in v.text(&path, start, end)?.lines().enumerate() {
+            if line.contains(&quoted) {
+                out.push((path.clone(), start + k as u32));
+            }
+        }
+    }
+    Ok(out)
+}
+
 impl Retriever<'_, '_> {
     /// Methods naming the key of a bundle message the question repeats, with the match's score
     /// (its words' idf, summed). `found` are the full-text leg's units: the bundle chunks the
@@ -89,7 +117,7 @@ impl Retriever<'_, '_> {
             let UnitKey::Range { path, start, end } = u else {
                 continue;
             };
-            if !path.ends_with(".properties") {
+            if !is_bundle(path) {
                 continue;
             }
             for e in entries(&v.text(path, *start, *end)?) {
@@ -106,27 +134,13 @@ impl Retriever<'_, '_> {
         keys.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         let mut out: Vec<(SymIdx, f32)> = Vec::new();
         for (key, score) in keys.into_iter().take(BUNDLE_KEYS) {
-            let quoted = format!("\"{key}\"");
-            let words = key.replace(|c: char| !(c.is_alphanumeric() || c == '_'), " ");
-            for (id, _, _) in v.index.search_chunks(&words, KEY_HITS)? {
-                let Some((path, start, end)) = v.chunk_span(&id)? else {
+            for (path, line) in key_sites(v, &key)? {
+                let Some(i) = v.enclosing(&path, line, |k| k.is_callable()) else {
                     continue;
                 };
-                for i in v.in_file(&path) {
-                    let (s, e) = v.span(i);
-                    if !v.kind(i).is_callable()
-                        || e < start
-                        || end < s
-                        || out.iter().any(|(o, _)| *o == i)
-                    {
-                        continue;
-                    }
-                    let text = v.text(&path, s, e)?;
-                    if let Some(at) = text.find(&quoted) {
-                        let line = s + text[..at].matches('\n').count() as u32;
-                        self.memo_for(q).focus.entry(i).or_insert(line);
-                        out.push((i, score));
-                    }
+                if !out.iter().any(|(o, _)| *o == i) {
+                    self.memo_for(q).focus.entry(i).or_insert(line);
+                    out.push((i, score));
                 }
             }
         }
