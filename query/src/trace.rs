@@ -273,13 +273,7 @@ pub fn message_site(v: &SnapshotView<'_>, text: &str) -> Result<Option<MessageSi
         };
         let body = v.text(&path, start, end)?;
         if crate::retrieve::is_bundle(&path) {
-            for e in crate::retrieve::bundle_entries(&body) {
-                if let Some(score) = begins(&message, &e.value)
-                    && bundled.as_ref().is_none_or(|b| score > b.0)
-                {
-                    bundled = Some((score, e.key));
-                }
-            }
+            best_entry(&message, &body, &mut bundled);
             continue;
         }
         let lines: Vec<&str> = body.lines().collect();
@@ -312,7 +306,25 @@ pub fn message_site(v: &SnapshotView<'_>, text: &str) -> Result<Option<MessageSi
             }
         }
     }
-    // A message kept in a resource bundle is written where the code names its key.
+    // A message kept in a resource bundle is written where the code names its key. The words
+    // of its arguments (`[StandardEngine[Catalina]]`) can keep the bundle out of the hits
+    // above, so its fixed start is looked up as a phrase too.
+    if best.is_none() && bundled.is_none() {
+        let head = fixed_head(&message);
+        if head.split_whitespace().count() >= 3 {
+            for (id, path, _) in v
+                .index
+                .search_chunks(&format!("\"{head}\""), MESSAGE_CHUNKS)?
+            {
+                if !crate::retrieve::is_bundle(&path) {
+                    continue;
+                }
+                if let Some((path, start, end)) = v.chunk_span(&id)? {
+                    best_entry(&message, &v.text(&path, start, end)?, &mut bundled);
+                }
+            }
+        }
+    }
     if best.is_none()
         && let Some((_, key)) = bundled
     {
@@ -332,6 +344,31 @@ pub fn message_site(v: &SnapshotView<'_>, text: &str) -> Result<Option<MessageSi
             others: ties,
         })
     }))
+}
+
+/// Keeps in `best` the bundle entry of `text` that `message` begins with, if better: (characters
+/// matched, key).
+fn best_entry(message: &str, text: &str, best: &mut Option<(usize, String)>) {
+    for e in crate::retrieve::bundle_entries(text) {
+        if let Some(score) = begins(message, &e.value)
+            && best.as_ref().is_none_or(|b| score > b.0)
+        {
+            *best = Some((score, e.key));
+        }
+    }
+}
+
+/// A message's start before its first argument (`Failed to start component` of `Failed to start
+/// component [StandardEngine[Catalina]]`): the words a bundle's value shares with it.
+fn fixed_head(message: &str) -> String {
+    let end = message
+        .find(['[', '{', '(', '"', '\'', ':', '<'])
+        .unwrap_or(message.len());
+    message[..end]
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// How many characters of `message` the literal accounts for, when the message begins with it:
@@ -432,6 +469,23 @@ pub fn message_ref(v: &SnapshotView<'_>, m: &MessageSite) -> MessageSiteRef {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_messages_fixed_head_ends_at_its_first_argument() {
+        let m = "Failed to start component [StandardEngine[Catalina].StandardHost[localhost]]";
+        assert_eq!(fixed_head(m), "Failed to start component");
+        assert_eq!(fixed_head("Unable to read: the file"), "Unable to read");
+        assert_eq!(fixed_head("no arguments at all"), "no arguments at all");
+    }
+
+    #[test]
+    fn the_best_bundle_entry_is_the_longest_the_message_begins_with() {
+        let text =
+            "a.fail=Failed to start\nb.fail=Failed to start component [{0}]\nc=Other [{0}]\n";
+        let mut best = None;
+        best_entry("Failed to start component [Engine[x]]", text, &mut best);
+        assert_eq!(best.map(|b| b.1).as_deref(), Some("b.fail"));
+    }
 
     #[test]
     fn exception_lines_are_read_with_their_cause() {
