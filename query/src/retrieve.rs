@@ -117,6 +117,10 @@ fn pair_terms(q: &Question, index: &HashMap<&str, usize>) -> Vec<(usize, usize)>
 const MESSAGE_BONUS: f32 = 1.0;
 /// Weight of the leg of methods whose string literals hold the message a question reports.
 const MESSAGE_WEIGHT: f32 = 1.0;
+/// Weight of the leg of methods naming the key of a bundle message the question repeats: four
+/// words in a bundle sentence's order (or all of it) and a key named verbatim leave little doubt,
+/// more than a literal sharing three words.
+const BUNDLE_WEIGHT: f32 = 2.0;
 
 /// A method name declared by more types than this is too common for "who calls NAME" to mean
 /// all of them (`read`, `toString`, `close`).
@@ -206,6 +210,8 @@ struct Memo {
     body: HashMap<SymIdx, f32>,
     /// Methods whose string literals hold the message the question reports, with its score.
     message: HashMap<SymIdx, f32>,
+    /// Methods naming the key of a bundle message the question repeats, with its score.
+    bundled: HashMap<SymIdx, f32>,
     idf: HashMap<String, f32>,
     /// The question's word pairs as term indices (stemmed once, not per body scored).
     pairs: Option<Vec<(usize, usize)>>,
@@ -330,7 +336,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
         if !bundle.is_empty() {
             legs.push(Leg {
                 name: "bundle",
-                weight: MESSAGE_WEIGHT,
+                weight: BUNDLE_WEIGHT,
                 items: bundle.into_iter().map(|(i, _)| UnitKey::Sym(i)).collect(),
             });
         }
@@ -435,6 +441,12 @@ impl<'v, 'a> Retriever<'v, 'a> {
             });
         }
 
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            for l in &legs {
+                let top: Vec<String> = l.items.iter().take(8).map(|u| self.label(u)).collect();
+                tracing::debug!(leg = l.name, weight = l.weight, ?top);
+            }
+        }
         let fused = fusion::rrf(&legs, fusion::RRF_K);
         let exact_types: Vec<SymIdx> = exact
             .iter()
@@ -508,6 +520,17 @@ impl<'v, 'a> Retriever<'v, 'a> {
             }
         }
         Ok(out)
+    }
+
+    /// A unit as a log line shows it: a symbol's name with its owner, or a path.
+    fn label(&self, u: &UnitKey) -> String {
+        match u {
+            UnitKey::Sym(i) => match self.view.owner_name(*i) {
+                Some(o) => format!("{o}.{}", self.view.name(*i)),
+                None => self.view.name(*i).to_string(),
+            },
+            UnitKey::Range { path, start, end } => format!("{path}:{start}-{end}"),
+        }
     }
 
     fn bm25_leg(&self, q: &Question, depth: usize) -> Result<Vec<UnitKey>, QueryError> {
@@ -736,6 +759,10 @@ impl<'v, 'a> Retriever<'v, 'a> {
                     .min(self.idf(q, &q.terms[b].stem));
                 score += PAIR_BONUS * idf;
             }
+        }
+        // A bundle message is the method's message as much as a literal is.
+        if let Some(&b) = self.memo_for(q).bundled.get(&i) {
+            score += b * MESSAGE_BONUS;
         }
         let (message, at) = self.message_score(q, &text);
         if message > 0.0 {

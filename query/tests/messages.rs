@@ -134,3 +134,41 @@ fn a_message_from_a_resource_bundle_finds_the_method_naming_its_key() {
     assert!(shown.start_line > a.citations[0].start_line, "{shown:?}");
     assert_citations_resolve(&a, &root);
 }
+
+/// A bundle key kept in a constant (`static final String INVALID_TOKEN = "token.invalid"`) is
+/// named by the methods that read the constant: those answer the message, not the constant.
+#[test]
+fn a_bundle_key_kept_in_a_constant_finds_the_methods_reading_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("auth");
+    let file = |p: &str, text: &str| (format!("src/main/java/com/auth/{p}"), text.to_string());
+    let files = vec![
+        file(
+            "messages.properties",
+            "token.invalid=The access token has expired or was revoked by the server\ntoken.missing=No access token was sent\n",
+        ),
+        file(
+            "Messages.java",
+            "package com.auth;\n\n/** Keys of the user-facing messages. */\npublic final class Messages {\n    public static final String INVALID_TOKEN = \"token.invalid\";\n    public static final String MISSING_TOKEN = \"token.missing\";\n}\n",
+        ),
+        file(
+            "TokenFilter.java",
+            "package com.auth;\n\n/** Checks the access token of each request. */\npublic class TokenFilter {\n    private final Translator t = new Translator();\n\n    /** Rejects a request whose token is not valid. */\n    public String check(String token) {\n        if (token == null) {\n            return t.text(Messages.MISSING_TOKEN);\n        }\n        if (!token.startsWith(\"v1.\")) {\n            return t.text(Messages.INVALID_TOKEN);\n        }\n        return null;\n    }\n}\n",
+        ),
+        file(
+            "Translator.java",
+            "package com.auth;\n\n/** Looks messages up by key. */\npublic class Translator {\n    public String text(String key) {\n        return key;\n    }\n}\n",
+        ),
+        file(
+            "TokenStore.java",
+            "package com.auth;\n\n/** Keeps issued access tokens; an expired or revoked token is dropped by the server. */\npublic class TokenStore {\n    /** Drops an access token that has expired or was revoked. */\n    public void revoke(String token) {\n        System.out.println(token);\n    }\n}\n",
+        ),
+    ];
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(
+        &dir,
+        "Users get 'The access token has expired or was revoked by the server'. Which code sends that?",
+    );
+    assert_eq!(symbols(&a)[0], "TokenFilter.check", "{:?}", symbols(&a));
+    assert_citations_resolve(&a, &root);
+}

@@ -8,6 +8,7 @@ use super::{Retriever, UnitKey, message};
 use crate::QueryError;
 use crate::question::Question;
 use crate::view::{SnapshotView, SymIdx};
+use indexer::model::SymbolKind;
 
 /// Bundle keys looked up in the code, best matching first.
 const BUNDLE_KEYS: usize = 3;
@@ -100,8 +101,8 @@ pub(crate) fn key_sites(v: &SnapshotView<'_>, key: &str) -> Result<Vec<(String, 
 
 impl Retriever<'_, '_> {
     /// Methods naming the key of a bundle message the question repeats, with the match's score
-    /// (its words' idf, summed). `found` are the full-text leg's units: the bundle chunks the
-    /// question matched are among them.
+    /// (its words' idf, summed; added to their body scores too, as a literal's is). `found` are
+    /// the full-text leg's units: the bundle chunks the question matched are among them.
     pub(super) fn bundle_leg(
         &self,
         q: &Question,
@@ -135,12 +136,24 @@ impl Retriever<'_, '_> {
         let mut out: Vec<(SymIdx, f32)> = Vec::new();
         for (key, score) in keys.into_iter().take(BUNDLE_KEYS) {
             for (path, line) in key_sites(v, &key)? {
-                let Some(i) = v.enclosing(&path, line, |k| k.is_callable()) else {
+                let held = |k: SymbolKind| matches!(k, SymbolKind::Field | SymbolKind::Constant);
+                let Some(i) = v.enclosing(&path, line, |k| k.is_callable() || held(k)) else {
                     continue;
                 };
-                if !out.iter().any(|(o, _)| *o == i) {
-                    self.memo_for(q).focus.entry(i).or_insert(line);
-                    out.push((i, score));
+                // A key kept in a constant (`static final String START_FAILED = "…"`) is named
+                // by the methods that read the constant.
+                let users = if held(v.kind(i)) {
+                    self.readers_of(i)?
+                } else {
+                    vec![(i, line)]
+                };
+                for (m, at) in users {
+                    if !out.iter().any(|(o, _)| *o == m) {
+                        let mut memo = self.memo_for(q);
+                        memo.focus.entry(m).or_insert(at);
+                        memo.bundled.insert(m, score);
+                        out.push((m, score));
+                    }
                 }
             }
         }

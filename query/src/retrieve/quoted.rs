@@ -8,29 +8,44 @@ impl Retriever<'_, '_> {
     /// reads it by name elsewhere: the constants whose initializer is exactly that string, then
     /// the methods whose text names one of them.
     pub(super) fn literal_leg(&self, q: &Question) -> Result<Vec<UnitKey>, QueryError> {
-        let v = self.view;
         let mut items = Vec::new();
         for c in self.literal_constants(q)? {
-            let name = v.name(c);
-            for (id, _, _) in v.index.search_chunks(name, 30)? {
-                let Some((path, start, end)) = v.chunk_span(&id)? else {
-                    continue;
-                };
-                for i in v.in_file(&path) {
-                    let (s, e) = v.span(i);
-                    let unit = UnitKey::Sym(i);
-                    if v.kind(i).is_callable()
-                        && s <= end
-                        && start <= e
-                        && !items.contains(&unit)
-                        && names_word(&v.text(&path, s, e)?, name)
-                    {
-                        items.push(unit);
-                    }
+            for (i, _) in self.readers_of(c)? {
+                let unit = UnitKey::Sym(i);
+                if !items.contains(&unit) {
+                    items.push(unit);
                 }
             }
         }
         Ok(items)
+    }
+
+    /// The methods whose text names constant `c` (found through the full-text index by its
+    /// name), with the line of the first mention.
+    pub(super) fn readers_of(&self, c: SymIdx) -> Result<Vec<(SymIdx, u32)>, QueryError> {
+        let v = self.view;
+        let name = v.name(c);
+        let mut out: Vec<(SymIdx, u32)> = Vec::new();
+        for (id, _, _) in v.index.search_chunks(name, 30)? {
+            let Some((path, start, end)) = v.chunk_span(&id)? else {
+                continue;
+            };
+            for i in v.in_file(&path) {
+                let (s, e) = v.span(i);
+                if !v.kind(i).is_callable()
+                    || e < start
+                    || end < s
+                    || out.iter().any(|(o, _)| *o == i)
+                {
+                    continue;
+                }
+                let text = v.text(&path, s, e)?;
+                if let Some(k) = text.lines().position(|l| names_word(l, name)) {
+                    out.push((i, s + k as u32));
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Constants (fields) whose initializer is exactly a string the question quotes, up to
