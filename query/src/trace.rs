@@ -265,15 +265,15 @@ pub fn message_site(v: &SnapshotView<'_>, text: &str) -> Result<Option<MessageSi
     let class = thrown.class.rsplit('.').next().unwrap_or(&thrown.class);
     let mut best: Option<(usize, bool, String, u32)> = None;
     let mut ties = 0usize;
-    // The best bundle entry the message begins with: (characters matched, key).
-    let mut bundled: Option<(usize, String)> = None;
+    // The best bundle entry the message begins with: (characters matched, key, bundle path).
+    let mut bundled: Option<(usize, String, String)> = None;
     for (id, _, _) in v.index.search_chunks(&words.join(" "), MESSAGE_CHUNKS)? {
         let Some((path, start, end)) = v.chunk_span(&id)? else {
             continue;
         };
         let body = v.text(&path, start, end)?;
         if crate::retrieve::is_bundle(&path) {
-            best_entry(&message, &body, &mut bundled);
+            best_entry(&message, &path, &body, &mut bundled);
             continue;
         }
         let lines: Vec<&str> = body.lines().collect();
@@ -320,15 +320,15 @@ pub fn message_site(v: &SnapshotView<'_>, text: &str) -> Result<Option<MessageSi
                     continue;
                 }
                 if let Some((path, start, end)) = v.chunk_span(&id)? {
-                    best_entry(&message, &v.text(&path, start, end)?, &mut bundled);
+                    best_entry(&message, &path, &v.text(&path, start, end)?, &mut bundled);
                 }
             }
         }
     }
     if best.is_none()
-        && let Some((_, key)) = bundled
+        && let Some((_, key, bundle)) = bundled
     {
-        let sites = crate::retrieve::key_sites(v, &key)?;
+        let sites = crate::retrieve::key_sites(v, &key, &bundle)?;
         ties = sites.len().saturating_sub(1);
         best = sites
             .into_iter()
@@ -346,14 +346,14 @@ pub fn message_site(v: &SnapshotView<'_>, text: &str) -> Result<Option<MessageSi
     }))
 }
 
-/// Keeps in `best` the bundle entry of `text` that `message` begins with, if better: (characters
-/// matched, key).
-fn best_entry(message: &str, text: &str, best: &mut Option<(usize, String)>) {
+/// Keeps in `best` the entry of bundle `path` (its text `text`) that `message` begins with, if
+/// better: (characters matched, key, path).
+fn best_entry(message: &str, path: &str, text: &str, best: &mut Option<(usize, String, String)>) {
     for e in crate::retrieve::bundle_entries(text) {
         if let Some(score) = begins(message, &e.value)
             && best.as_ref().is_none_or(|b| score > b.0)
         {
-            *best = Some((score, e.key));
+            *best = Some((score, e.key, path.to_string()));
         }
     }
 }
@@ -483,7 +483,12 @@ mod tests {
         let text =
             "a.fail=Failed to start\nb.fail=Failed to start component [{0}]\nc=Other [{0}]\n";
         let mut best = None;
-        best_entry("Failed to start component [Engine[x]]", text, &mut best);
+        best_entry(
+            "Failed to start component [Engine[x]]",
+            "a/LocalStrings.properties",
+            text,
+            &mut best,
+        );
         assert_eq!(best.map(|b| b.1).as_deref(), Some("b.fail"));
     }
 

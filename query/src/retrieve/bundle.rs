@@ -13,7 +13,15 @@ use indexer::model::SymbolKind;
 /// Bundle keys looked up in the code, best matching first.
 const BUNDLE_KEYS: usize = 3;
 /// Full-text hits read per key when looking for the code that names it.
-const KEY_HITS: usize = 30;
+const KEY_HITS: usize = 40;
+/// Folder names of a bundle's path added to the search for its keys' users.
+const FOLDER_WORDS: usize = 2;
+/// Words in a row a phrase of the question has when bundles are searched for it.
+const PHRASE_WORDS: usize = 4;
+/// Phrases of the question searched at most.
+const PHRASES: usize = 24;
+/// Full-text hits read for the question's phrases.
+const PHRASE_HITS: usize = 40;
 
 /// One `key=value` entry of a bundle.
 #[derive(Debug, PartialEq)]
@@ -61,6 +69,29 @@ pub(crate) fn entries(text: &str) -> Vec<Entry> {
     out
 }
 
+/// The question's runs of [`PHRASE_WORDS`] words as one full-text query of phrases (those of
+/// stop words only left out): any text repeating four of its words verbatim matches.
+pub(super) fn phrase_query(text: &str) -> String {
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    for w in words.windows(PHRASE_WORDS) {
+        if w.iter().all(|x| crate::question::is_stop(x)) {
+            continue;
+        }
+        let p = format!("\"{}\"", w.join(" "));
+        if !out.contains(&p) {
+            out.push(p);
+        }
+        if out.len() == PHRASES {
+            break;
+        }
+    }
+    out.join(" ")
+}
+
 /// How well a bundle value repeats the question: the question's stems (in order) that the value
 /// holds in a row, if the run is a message (four words, or the whole of a value of three).
 pub(super) fn repeated_run<'q>(question: &'q [String], value: &str) -> Option<&'q [String]> {
@@ -77,13 +108,21 @@ pub(crate) fn is_bundle(path: &str) -> bool {
     path.ends_with(".properties")
 }
 
-/// The lines of code that name `key` as a string literal, found through the full-text index by
-/// the key's words: (path, line), in the index's order.
-pub(crate) fn key_sites(v: &SnapshotView<'_>, key: &str) -> Result<Vec<(String, u32)>, QueryError> {
+/// The lines of code that name `key` as a string literal: (path, line), in the index's order.
+/// Found through the full-text index by the key's words as a phrase and the words of `bundle`'s
+/// folder: a bundle serves the code beside it (`stream.closed` is common words, but not in
+/// `coyote/http2`).
+pub(crate) fn key_sites(
+    v: &SnapshotView<'_>,
+    key: &str,
+    bundle: &str,
+) -> Result<Vec<(String, u32)>, QueryError> {
     let quoted = format!("\"{key}\"");
     let words = key.replace(|c: char| !(c.is_alphanumeric() || c == '_'), " ");
+    let folder: Vec<&str> = bundle.rsplit('/').skip(1).take(FOLDER_WORDS).collect();
+    let query = format!("\"{}\" {}", words.trim(), folder.join(" "));
     let mut out = Vec::new();
-    for (id, _, _) in v.index.search_chunks(&words, KEY_HITS)? {
+    for (id, _, _) in v.index.search_chunks(&query, KEY_HITS)? {
         let Some((path, start, end)) = v.chunk_span(&id)? else {
             continue;
         };
@@ -110,32 +149,50 @@ impl Retriever<'_, '_> {
     ) -> Result<Vec<(SymIdx, f32)>, QueryError> {
         let v = self.view;
         let sequence = message::literal_stems(&q.text);
-        if sequence.len() < message::MESSAGE_RUN {
+        // A repository without bundles pays nothing (a path scan) for this leg.
+        if sequence.len() < message::MESSAGE_RUN || !v.paths().any(is_bundle) {
             return Ok(Vec::new());
         }
-        let mut keys: Vec<(String, f32)> = Vec::new();
-        for u in found {
-            let UnitKey::Range { path, start, end } = u else {
-                continue;
-            };
-            if !is_bundle(path) {
-                continue;
+        // (key, score, bundle path)
+        let mut keys: Vec<(String, f32, &str)> = Vec::new();
+        // Bundle chunks: those the full-text leg found, and those holding four of the
+        // question's words in a row (common words can keep a bundle out of the first).
+        let mut chunks: Vec<(String, u32, u32)> = found
+            .iter()
+            .filter_map(|u| match u {
+                UnitKey::Range { path, start, end } if is_bundle(path) => {
+                    Some((path.clone(), *start, *end))
+                }
+                _ => None,
+            })
+            .collect();
+        let phrases = phrase_query(&q.text);
+        if !phrases.is_empty() {
+            for (id, path, _) in v.index.search_chunks(&phrases, PHRASE_HITS)? {
+                if is_bundle(&path)
+                    && let Some(span) = v.chunk_span(&id)?
+                    && !chunks.contains(&span)
+                {
+                    chunks.push(span);
+                }
             }
+        }
+        for (path, start, end) in &chunks {
             for e in entries(&v.text(path, *start, *end)?) {
                 let Some(run) = repeated_run(&sequence, &e.value) else {
                     continue;
                 };
                 let score: f32 = run.iter().map(|s| self.idf(q, s)).sum();
-                match keys.iter_mut().find(|(k, _)| *k == e.key) {
+                match keys.iter_mut().find(|(k, ..)| *k == e.key) {
                     Some(k) => k.1 = k.1.max(score),
-                    None => keys.push((e.key, score)),
+                    None => keys.push((e.key, score, path)),
                 }
             }
         }
         keys.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         let mut out: Vec<(SymIdx, f32)> = Vec::new();
-        for (key, score) in keys.into_iter().take(BUNDLE_KEYS) {
-            for (path, line) in key_sites(v, &key)? {
+        for (key, score, bundle) in keys.into_iter().take(BUNDLE_KEYS) {
+            for (path, line) in key_sites(v, &key, bundle)? {
                 let held = |k: SymbolKind| matches!(k, SymbolKind::Field | SymbolKind::Constant);
                 let Some(i) = v.enclosing(&path, line, |k| k.is_callable() || held(k)) else {
                     continue;
@@ -187,6 +244,15 @@ mod tests {
                 ("last", "x"),
             ]
         );
+    }
+
+    #[test]
+    fn the_phrase_query_holds_each_run_of_four_words() {
+        assert_eq!(
+            phrase_query("Unable to write to stream, once"),
+            "\"Unable to write to\" \"to write to stream\" \"write to stream once\""
+        );
+        assert_eq!(phrase_query("too short"), "");
     }
 
     #[test]
