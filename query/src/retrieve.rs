@@ -20,6 +20,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 mod adjust;
+mod body;
 mod bundle;
 mod exact;
 mod message;
@@ -92,29 +93,11 @@ const KIND_WEIGHT: f32 = 1.0;
 /// Weight of the leg of types holding a member whose name the question spells out.
 const MEMBER_WEIGHT: f32 = 1.0;
 
-/// Neighbouring question words count as near in code when at most this many words apart.
-const PAIR_WINDOW: usize = 3;
-/// What a near pair adds to a body's score, times the rarer word's idf.
-const PAIR_BONUS: f32 = 0.5;
 /// RRF ranks keep only the order of body scores; a unit's body score relative to the best one
 /// multiplies its fused score by up to `1 + BODY_MAGNITUDE`, so a method that holds far more of
 /// the question than its neighbours in the fused order moves above them.
 const BODY_MAGNITUDE: f32 = 0.4;
 
-/// The question's word pairs as indices into its terms (both words must be terms).
-fn pair_terms(q: &Question, index: &HashMap<&str, usize>) -> Vec<(usize, usize)> {
-    q.pairs
-        .iter()
-        .filter_map(|(a, b)| {
-            let a = *index.get(crate::terms::stem(a).as_str())?;
-            let b = *index.get(crate::terms::stem(b).as_str())?;
-            (a != b).then_some((a, b))
-        })
-        .collect()
-}
-
-/// Weight of a reported message's words (on top of their plain counts) in a body score.
-const MESSAGE_BONUS: f32 = 1.0;
 /// Weight of the leg of methods whose string literals hold the message a question reports.
 const MESSAGE_WEIGHT: f32 = 1.0;
 /// Weight of the leg of methods naming the key of a bundle message the question repeats: four
@@ -700,145 +683,10 @@ impl<'v, 'a> Retriever<'v, 'a> {
         scored.into_iter().map(|(i, _)| i).collect()
     }
 
-    /// How much of the question a method's own text (signature, doc and body) holds.
-    pub fn body_score(&self, i: SymIdx, q: &Question) -> Result<f32, QueryError> {
-        if let Some(&s) = self.memo_for(q).body.get(&i) {
-            return Ok(s);
-        }
-        let v = self.view;
-        let (start, end) = v.span(i);
-        let text = v.text(v.path(i), start, end)?;
-        // Counts of the question's stems only, and whether each pair of neighbouring question
-        // words stands close together (a message, a comment, a `missingNode`).
-        let index: HashMap<&str, usize> = q
-            .terms
-            .iter()
-            .enumerate()
-            .map(|(k, t)| (t.stem.as_str(), k))
-            .collect();
-        let pairs = {
-            let mut m = self.memo_for(q);
-            m.pairs.get_or_insert_with(|| pair_terms(q, &index)).clone()
-        };
-        let mut tf = vec![0u32; q.terms.len()];
-        let mut last = vec![usize::MAX; q.terms.len()];
-        let mut near = vec![false; pairs.len()];
-        let mut pos = 0usize;
-        let mut count = |s: &str| {
-            pos += 1;
-            let Some(&k) = index.get(s) else { return };
-            tf[k] += 1;
-            last[k] = pos;
-            for (p, &(a, b)) in pairs.iter().enumerate() {
-                let other = if k == a {
-                    b
-                } else if k == b {
-                    a
-                } else {
-                    continue;
-                };
-                if last[other] != usize::MAX && pos - last[other] <= PAIR_WINDOW {
-                    near[p] = true;
-                }
-            }
-        };
-        for_each_stem(&text, &mut count);
-        if let Some(doc) = v.doc(i) {
-            for_each_stem(doc, &mut count);
-        }
-        let mut score = 0.0;
-        for (k, t) in q.terms.iter().enumerate() {
-            if tf[k] > 0 {
-                score += t.weight * self.idf(q, &t.stem) * (1.0 + (tf[k] as f32).ln());
-            }
-        }
-        for (p, &(a, b)) in pairs.iter().enumerate() {
-            if near[p] {
-                let idf = self
-                    .idf(q, &q.terms[a].stem)
-                    .min(self.idf(q, &q.terms[b].stem));
-                score += PAIR_BONUS * idf;
-            }
-        }
-        // A bundle message is the method's message as much as a literal is.
-        if let Some(&b) = self.memo_for(q).bundled.get(&i) {
-            score += b * MESSAGE_BONUS;
-        }
-        let (message, at) = self.message_score(q, &text);
-        if message > 0.0 {
-            let mut m = self.memo_for(q);
-            m.message.insert(i, message);
-            m.focus.entry(i).or_insert(start + at);
-            score += message;
-        }
-        if !q.literals.is_empty() {
-            let lower = text.to_lowercase();
-            for lit in &q.literals {
-                if lit.len() >= 2 && lower.contains(&lit.to_lowercase()) {
-                    score += 2.0;
-                }
-            }
-            // Naming a constant that holds one counts as spelling it.
-            for c in self.literal_constants(q)? {
-                if v.kind(i).is_callable() && names_word(&text, v.name(c)) {
-                    score += 2.0;
-                }
-            }
-        }
-        let lines = (end - start + 1) as f32;
-        let s = score / (1.0 + 0.15 * lines.ln().max(0.0));
-        self.memo_for(q).body.insert(i, s);
-        Ok(s)
-    }
-
-    /// The words of the message the question reports, found in a row in one of `text`'s string
-    /// literals: their idf, summed, and the line of that literal (0 for `text`'s first).
-    fn message_score(&self, q: &Question, text: &str) -> (f32, u32) {
-        if q.message.len() < message::MESSAGE_RUN {
-            return (0.0, 0);
-        }
-        let sequence = {
-            let mut m = self.memo_for(q);
-            m.sequence
-                .get_or_insert_with(|| q.message.iter().map(|w| crate::terms::stem(w)).collect())
-                .clone()
-        };
-        let mut best: (&[String], &str) = (&[], "");
-        for lit in message::string_literals(text) {
-            let stems = message::literal_stems(lit);
-            let run = message::longest_run(&sequence, &stems);
-            if run.len() > best.0.len() {
-                best = (run, lit);
-            }
-        }
-        if best.0.len() < message::MESSAGE_RUN {
-            return (0.0, 0);
-        }
-        let score = best.0.iter().map(|s| self.idf(q, s)).sum::<f32>() * MESSAGE_BONUS;
-        (score, line_of_slice(text, best.1))
-    }
-
-    /// Where the methods the question's message leads to write it, by method (see
-    /// [`Memo::focus`]); complete once the question is ranked.
-    pub fn focus_lines(&self, q: &Question) -> HashMap<SymIdx, u32> {
-        self.memo_for(q).focus.clone()
-    }
-
     /// Whether a callable has a body with at least one statement (not abstract, not `{}`).
     pub fn has_body(&self, i: SymIdx) -> bool {
         self.view.has_body(i)
     }
-}
-
-/// The line (0 for the first) of `text` where `part`, a slice of it, starts.
-fn line_of_slice(text: &str, part: &str) -> u32 {
-    let at = (part.as_ptr() as usize)
-        .saturating_sub(text.as_ptr() as usize)
-        .min(text.len());
-    text.as_bytes()[..at]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count() as u32
 }
 
 /// Whether `text` holds `word` as a whole identifier.
