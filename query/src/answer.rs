@@ -376,6 +376,22 @@ pub fn plan(
     for (i, line) in r.focus_lines(q) {
         p.focus.entry(i).or_insert(line);
     }
+    // Where the message the best match writes through a bundle key is worded.
+    if let Some(UnitKey::Sym(top)) = p.units.first()
+        && let Some(h) = r.bundle_hit(q, *top)
+    {
+        let who = match v.owner_name(*top) {
+            Some(o) => format!("{o}.{}", v.name(*top)),
+            None => v.name(*top).to_string(),
+        };
+        p.notes.push(format!(
+            "{who} writes its message through bundle key `{}` ({}:{}: {})",
+            h.key,
+            h.path,
+            h.line,
+            crate::trace::shorten(&h.value),
+        ));
+    }
     Ok(p)
 }
 

@@ -26,6 +26,7 @@ mod exact;
 mod message;
 mod quoted;
 pub(crate) use adjust::{accessor_lines, has_bean_prefix};
+pub use bundle::BundleHit;
 pub(crate) use bundle::{entries as bundle_entries, is_bundle, key_sites};
 pub(crate) use exact::names_its_type;
 pub(crate) use message::string_literals;
@@ -193,8 +194,9 @@ struct Memo {
     body: HashMap<SymIdx, f32>,
     /// Methods whose string literals hold the message the question reports, with its score.
     message: HashMap<SymIdx, f32>,
-    /// Methods naming the key of a bundle message the question repeats, with its score.
-    bundled: HashMap<SymIdx, f32>,
+    /// Methods naming the key of a bundle message the question repeats, with its score and
+    /// the entry.
+    bundled: HashMap<SymIdx, (f32, bundle::BundleHit)>,
     idf: HashMap<String, f32>,
     /// The question's word pairs as term indices (stemmed once, not per body scored).
     pairs: Option<Vec<(usize, usize)>>,

@@ -132,6 +132,13 @@ fn a_message_from_a_resource_bundle_finds_the_method_naming_its_key() {
         shown.code
     );
     assert!(shown.start_line > a.citations[0].start_line, "{shown:?}");
+    // The note says where the message is worded: the bundle's line 3 holds that entry.
+    assert!(
+        a.notes.iter().any(|n| n.contains("`host.deployFailed`")
+            && n.contains("src/main/java/com/srv/LocalStrings.properties:3:")),
+        "{:?}",
+        a.notes
+    );
     assert_citations_resolve(&a, &root);
 }
 

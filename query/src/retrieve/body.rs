@@ -84,7 +84,7 @@ impl Retriever<'_, '_> {
             }
         }
         // A bundle message is the method's message as much as a literal is.
-        if let Some(&b) = self.memo_for(q).bundled.get(&i) {
+        if let Some((b, _)) = self.memo_for(q).bundled.get(&i) {
             score += b * MESSAGE_BONUS;
         }
         let (message, at) = self.message_score(q, &text);
@@ -145,6 +145,11 @@ impl Retriever<'_, '_> {
     /// [`Memo::focus`]); complete once the question is ranked.
     pub fn focus_lines(&self, q: &Question) -> HashMap<SymIdx, u32> {
         self.memo_for(q).focus.clone()
+    }
+
+    /// The bundle entry whose message method `i` writes, when the question repeats one.
+    pub fn bundle_hit(&self, q: &Question, i: SymIdx) -> Option<BundleHit> {
+        self.memo_for(q).bundled.get(&i).map(|(_, h)| h.clone())
     }
 }
 

@@ -28,6 +28,17 @@ const PHRASE_HITS: usize = 40;
 pub(crate) struct Entry {
     pub key: String,
     pub value: String,
+    /// The line of the text it starts on (0 for the first).
+    pub line: u32,
+}
+
+/// The bundle entry whose message a method writes: shown beside the method in an answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BundleHit {
+    pub key: String,
+    pub value: String,
+    pub path: String,
+    pub line: u32,
 }
 
 /// The entries of `.properties` text: `key=value`, `key: value` or `key value`, `#` and `!`
@@ -35,7 +46,7 @@ pub(crate) struct Entry {
 pub(crate) fn entries(text: &str) -> Vec<Entry> {
     let mut out: Vec<Entry> = Vec::new();
     let mut continues = false;
-    for line in text.lines() {
+    for (n, line) in text.lines().enumerate() {
         let t = line.trim_start();
         if continues {
             let part = t.strip_suffix('\\');
@@ -63,6 +74,7 @@ pub(crate) fn entries(text: &str) -> Vec<Entry> {
             out.push(Entry {
                 key: key.to_string(),
                 value: value.to_string(),
+                line: n as u32,
             });
         }
     }
@@ -153,8 +165,7 @@ impl Retriever<'_, '_> {
         if sequence.len() < message::MESSAGE_RUN || !v.paths().any(is_bundle) {
             return Ok(Vec::new());
         }
-        // (key, score, bundle path)
-        let mut keys: Vec<(String, f32, &str)> = Vec::new();
+        let mut keys: Vec<(BundleHit, f32)> = Vec::new();
         // Bundle chunks: those the full-text leg found, and those holding four of the
         // question's words in a row (common words can keep a bundle out of the first).
         let mut chunks: Vec<(String, u32, u32)> = found
@@ -183,16 +194,24 @@ impl Retriever<'_, '_> {
                     continue;
                 };
                 let score: f32 = run.iter().map(|s| self.idf(q, s)).sum();
-                match keys.iter_mut().find(|(k, ..)| *k == e.key) {
+                match keys.iter_mut().find(|(k, _)| k.key == e.key) {
                     Some(k) => k.1 = k.1.max(score),
-                    None => keys.push((e.key, score, path)),
+                    None => keys.push((
+                        BundleHit {
+                            key: e.key,
+                            value: e.value,
+                            path: path.clone(),
+                            line: start + e.line,
+                        },
+                        score,
+                    )),
                 }
             }
         }
-        keys.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        keys.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.key.cmp(&b.0.key)));
         let mut out: Vec<(SymIdx, f32)> = Vec::new();
-        for (key, score, bundle) in keys.into_iter().take(BUNDLE_KEYS) {
-            for (path, line) in key_sites(v, &key, bundle)? {
+        for (hit, score) in keys.into_iter().take(BUNDLE_KEYS) {
+            for (path, line) in key_sites(v, &hit.key, &hit.path)? {
                 let held = |k: SymbolKind| matches!(k, SymbolKind::Field | SymbolKind::Constant);
                 let Some(i) = v.enclosing(&path, line, |k| k.is_callable() || held(k)) else {
                     continue;
@@ -208,7 +227,7 @@ impl Retriever<'_, '_> {
                     if !out.iter().any(|(o, _)| *o == m) {
                         let mut memo = self.memo_for(q);
                         memo.focus.entry(m).or_insert(at);
-                        memo.bundled.insert(m, score);
+                        memo.bundled.insert(m, (score, hit.clone()));
                         out.push((m, score));
                     }
                 }
