@@ -150,9 +150,10 @@ fn a_bundle_key_kept_in_a_constant_finds_the_methods_reading_it() {
     let root = tmp.path().join("auth");
     let file = |p: &str, text: &str| (format!("src/main/java/com/auth/{p}"), text.to_string());
     let files = vec![
-        file(
-            "messages.properties",
-            "token.invalid=The access token has expired or was revoked by the server\ntoken.missing=No access token was sent\n",
+        // Spring keeps the bundle in resources/, away from the code naming its keys.
+        (
+            "src/main/resources/messages.properties".to_string(),
+            "token.invalid=The access token has expired or was revoked by the server\ntoken.missing=No access token was sent\n".to_string(),
         ),
         file(
             "Messages.java",

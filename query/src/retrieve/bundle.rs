@@ -16,6 +16,8 @@ const BUNDLE_KEYS: usize = 3;
 const KEY_HITS: usize = 40;
 /// Folder names of a bundle's path added to the search for its keys' users.
 const FOLDER_WORDS: usize = 2;
+/// Files beside a bundle read at most when looking for its keys' users.
+const FOLDER_FILES: usize = 200;
 /// Words in a row a phrase of the question has when bundles are searched for it.
 const PHRASE_WORDS: usize = 4;
 /// Phrases of the question searched at most.
@@ -120,20 +122,36 @@ pub(crate) fn is_bundle(path: &str) -> bool {
     path.ends_with(".properties")
 }
 
-/// The lines of code that name `key` as a string literal: (path, line), in the index's order.
-/// Found through the full-text index by the key's words as a phrase and the words of `bundle`'s
-/// folder: a bundle serves the code beside it (`stream.closed` is common words, but not in
-/// `coyote/http2`).
+/// The lines of code that name `key` as a string literal: (path, line). A bundle serves the code
+/// beside it (Tomcat keeps one per package), so the files of `bundle`'s folder are read first;
+/// when none names the key (a Spring `messages.properties` sits in `resources/`), the full-text
+/// index is searched by the key's words as a phrase and the folder's words.
 pub(crate) fn key_sites(
     v: &SnapshotView<'_>,
     key: &str,
     bundle: &str,
 ) -> Result<Vec<(String, u32)>, QueryError> {
     let quoted = format!("\"{key}\"");
+    let folder = bundle.rsplit_once('/').map_or("", |(d, _)| d);
+    let beside: Vec<&str> = v
+        .paths()
+        .filter(|p| p.rsplit_once('/').map_or("", |(d, _)| d) == folder && !is_bundle(p))
+        .take(FOLDER_FILES)
+        .collect();
+    let mut out = Vec::new();
+    for path in beside {
+        for (k, line) in v.file_lines(path)?.iter().enumerate() {
+            if line.contains(&quoted) {
+                out.push((path.to_string(), k as u32 + 1));
+            }
+        }
+    }
+    if !out.is_empty() {
+        return Ok(out);
+    }
     let words = key.replace(|c: char| !(c.is_alphanumeric() || c == '_'), " ");
     let folder: Vec<&str> = bundle.rsplit('/').skip(1).take(FOLDER_WORDS).collect();
     let query = format!("\"{}\" {}", words.trim(), folder.join(" "));
-    let mut out = Vec::new();
     for (id, _, _) in v.index.search_chunks(&query, KEY_HITS)? {
         let Some((path, start, end)) = v.chunk_span(&id)? else {
             continue;
