@@ -123,35 +123,21 @@ pub(crate) fn is_bundle(path: &str) -> bool {
 }
 
 /// The lines of code that name `key` as a string literal: (path, line). A bundle serves the code
-/// beside it (Tomcat keeps one per package), so the files of `bundle`'s folder are read first;
-/// when none names the key (a Spring `messages.properties` sits in `resources/`), the full-text
-/// index is searched by the key's words as a phrase and the folder's words.
+/// beside it (Tomcat keeps one per package), so lines in `bundle`'s folder come first: those the
+/// full-text index finds (the key's words as a phrase, and the folder's words), else those of
+/// the folder's files read in full (a key of common words, `stream.closed`, can stay out of the
+/// hits), else the hits elsewhere (a Spring `messages.properties` sits in `resources/`).
 pub(crate) fn key_sites(
     v: &SnapshotView<'_>,
     key: &str,
     bundle: &str,
 ) -> Result<Vec<(String, u32)>, QueryError> {
     let quoted = format!("\"{key}\"");
-    let folder = bundle.rsplit_once('/').map_or("", |(d, _)| d);
-    let beside: Vec<&str> = v
-        .paths()
-        .filter(|p| p.rsplit_once('/').map_or("", |(d, _)| d) == folder && !is_bundle(p))
-        .take(FOLDER_FILES)
-        .collect();
-    let mut out = Vec::new();
-    for path in beside {
-        for (k, line) in v.file_lines(path)?.iter().enumerate() {
-            if line.contains(&quoted) {
-                out.push((path.to_string(), k as u32 + 1));
-            }
-        }
-    }
-    if !out.is_empty() {
-        return Ok(out);
-    }
+    let folder = folder_of(bundle);
     let words = key.replace(|c: char| !(c.is_alphanumeric() || c == '_'), " ");
-    let folder: Vec<&str> = bundle.rsplit('/').skip(1).take(FOLDER_WORDS).collect();
-    let query = format!("\"{}\" {}", words.trim(), folder.join(" "));
+    let folder_words: Vec<&str> = bundle.rsplit('/').skip(1).take(FOLDER_WORDS).collect();
+    let query = format!("\"{}\" {}", words.trim(), folder_words.join(" "));
+    let mut found: Vec<(String, u32)> = Vec::new();
     for (id, _, _) in v.index.search_chunks(&query, KEY_HITS)? {
         let Some((path, start, end)) = v.chunk_span(&id)? else {
             continue;
@@ -161,11 +147,33 @@ pub(crate) fn key_sites(
         }
         for (k, line) in v.text(&path, start, end)?.lines().enumerate() {
             if line.contains(&quoted) {
-                out.push((path.clone(), start + k as u32));
+                found.push((path.clone(), start + k as u32));
             }
         }
     }
-    Ok(out)
+    let (beside, elsewhere): (Vec<_>, Vec<_>) =
+        found.into_iter().partition(|(p, _)| folder_of(p) == folder);
+    if !beside.is_empty() {
+        return Ok(beside);
+    }
+    let mut read = Vec::new();
+    let files = v
+        .paths()
+        .filter(|p| folder_of(p) == folder && !is_bundle(p))
+        .take(FOLDER_FILES);
+    for path in files {
+        for (k, line) in v.file_lines(path)?.iter().enumerate() {
+            if line.contains(&quoted) {
+                read.push((path.to_string(), k as u32 + 1));
+            }
+        }
+    }
+    Ok(if read.is_empty() { elsewhere } else { read })
+}
+
+/// The folder part of a path (empty at the root).
+fn folder_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
 impl Retriever<'_, '_> {
