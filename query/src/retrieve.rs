@@ -27,7 +27,7 @@ mod message;
 mod quoted;
 pub(crate) use adjust::{accessor_lines, has_bean_prefix};
 pub use bundle::BundleHit;
-pub(crate) use bundle::{entries as bundle_entries, is_bundle, key_sites};
+pub(crate) use bundle::{is_bundle, key_sites};
 pub(crate) use exact::names_its_type;
 pub(crate) use message::string_literals;
 

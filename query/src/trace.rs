@@ -349,7 +349,7 @@ pub fn message_site(v: &SnapshotView<'_>, text: &str) -> Result<Option<MessageSi
 /// Keeps in `best` the entry of bundle `path` (its text `text`) that `message` begins with, if
 /// better: (characters matched, key, path).
 fn best_entry(message: &str, path: &str, text: &str, best: &mut Option<(usize, String, String)>) {
-    for e in crate::retrieve::bundle_entries(text) {
+    for e in indexer::lang::config::properties(text) {
         if let Some(score) = begins(message, &e.value)
             && best.as_ref().is_none_or(|b| score > b.0)
         {

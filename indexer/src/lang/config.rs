@@ -27,16 +27,36 @@ pub fn keys(path: &RepoPath, src: &[u8]) -> Vec<ConfigKey> {
     }
 }
 
-fn properties(text: &str) -> Vec<ConfigKey> {
-    let mut out = Vec::new();
+/// The entries of `.properties` text (configuration or a message bundle): `key=value`,
+/// `key: value` or `key value`, `#` and `!` comments, values continued by a trailing backslash;
+/// each with the line it starts on.
+pub fn properties(text: &str) -> Vec<ConfigKey> {
+    let mut out: Vec<ConfigKey> = Vec::new();
+    let mut continues = false;
     for (i, line) in text.lines().enumerate() {
         let t = line.trim_start();
+        if continues {
+            let part = t.strip_suffix('\\');
+            if let Some(last) = out.last_mut() {
+                last.value.push_str(part.unwrap_or(t).trim_end());
+            }
+            continues = part.is_some();
+            continue;
+        }
         if t.is_empty() || t.starts_with('#') || t.starts_with('!') {
             continue;
         }
-        let split = t.find(['=', ':']).unwrap_or(t.len());
-        let key = t[..split].trim();
-        let value = t.get(split + 1..).unwrap_or("").trim();
+        let split = t
+            .find(|c: char| c == '=' || c == ':' || c.is_whitespace())
+            .unwrap_or(t.len());
+        let key = &t[..split];
+        let rest = t[split..].trim_start();
+        let rest = rest.strip_prefix(['=', ':']).map_or(rest, str::trim_start);
+        let (value, more) = match rest.strip_suffix('\\') {
+            Some(v) => (v, true),
+            None => (rest.trim_end(), false),
+        };
+        continues = more;
         if !key.is_empty() {
             out.push(ConfigKey {
                 key: key.to_string(),
@@ -230,6 +250,31 @@ mod tests {
         );
         assert_eq!(get("shop.order.timeout-minutes").map(|x| x.2), Some(16));
         assert_eq!(get("shop.order").map(|x| x.2), Some(15));
+    }
+
+    #[test]
+    fn properties_read_separators_comments_and_continuations() {
+        let text = "# comment\n! also\nstandardContext.startFailed=Context [{0}] startup failed\n\
+                    a.b : spaced value\nplain value here\nlong=first \\\n    second\n\nlast=x";
+        let keys = properties(text);
+        let got: Vec<(&str, &str, u32)> = keys
+            .iter()
+            .map(|e| (e.key.as_str(), e.value.as_str(), e.line))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "standardContext.startFailed",
+                    "Context [{0}] startup failed",
+                    3
+                ),
+                ("a.b", "spaced value", 4),
+                ("plain", "value here", 5),
+                ("long", "first second", 6),
+                ("last", "x", 9),
+            ]
+        );
     }
 
     #[test]

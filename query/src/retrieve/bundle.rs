@@ -8,6 +8,7 @@ use super::{Retriever, UnitKey, message};
 use crate::QueryError;
 use crate::question::Question;
 use crate::view::{SnapshotView, SymIdx};
+use indexer::lang::config::properties;
 use indexer::model::SymbolKind;
 
 /// Bundle keys looked up in the code, best matching first.
@@ -25,15 +26,6 @@ const PHRASES: usize = 24;
 /// Full-text hits read for the question's phrases.
 const PHRASE_HITS: usize = 40;
 
-/// One `key=value` entry of a bundle.
-#[derive(Debug, PartialEq)]
-pub(crate) struct Entry {
-    pub key: String,
-    pub value: String,
-    /// The line of the text it starts on (0 for the first).
-    pub line: u32,
-}
-
 /// The bundle entry whose message a method writes: shown beside the method in an answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BundleHit {
@@ -41,46 +33,6 @@ pub struct BundleHit {
     pub value: String,
     pub path: String,
     pub line: u32,
-}
-
-/// The entries of `.properties` text: `key=value`, `key: value` or `key value`, `#` and `!`
-/// comments, values continued by a trailing backslash.
-pub(crate) fn entries(text: &str) -> Vec<Entry> {
-    let mut out: Vec<Entry> = Vec::new();
-    let mut continues = false;
-    for (n, line) in text.lines().enumerate() {
-        let t = line.trim_start();
-        if continues {
-            let part = t.strip_suffix('\\');
-            if let Some(last) = out.last_mut() {
-                last.value.push_str(part.unwrap_or(t));
-            }
-            continues = part.is_some();
-            continue;
-        }
-        if t.is_empty() || t.starts_with('#') || t.starts_with('!') {
-            continue;
-        }
-        let split = t
-            .find(|c: char| c == '=' || c == ':' || c.is_whitespace())
-            .unwrap_or(t.len());
-        let key = &t[..split];
-        let rest = t[split..].trim_start();
-        let rest = rest.strip_prefix(['=', ':']).map_or(rest, str::trim_start);
-        let (value, more) = match rest.strip_suffix('\\') {
-            Some(v) => (v, true),
-            None => (rest, false),
-        };
-        continues = more;
-        if !key.is_empty() {
-            out.push(Entry {
-                key: key.to_string(),
-                value: value.to_string(),
-                line: n as u32,
-            });
-        }
-    }
-    out
 }
 
 /// The question's runs of [`PHRASE_WORDS`] words as one full-text query of phrases (those of
@@ -215,7 +167,7 @@ impl Retriever<'_, '_> {
             }
         }
         for (path, start, end) in &chunks {
-            for e in entries(&v.text(path, *start, *end)?) {
+            for e in properties(&v.text(path, *start, *end)?) {
                 let Some(run) = repeated_run(&sequence, &e.value) else {
                     continue;
                 };
@@ -227,7 +179,7 @@ impl Retriever<'_, '_> {
                             key: e.key,
                             value: e.value,
                             path: path.clone(),
-                            line: start + e.line,
+                            line: start + e.line - 1,
                         },
                         score,
                     )),
@@ -266,30 +218,6 @@ impl Retriever<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn entries_read_separators_comments_and_continuations() {
-        let text = "# comment\n! also\nstandardContext.startFailed=Context [{0}] startup failed\n\
-                    a.b : spaced value\nplain value here\nlong=first \\\n    second\n\nlast=x";
-        let got = entries(text);
-        let pairs: Vec<(&str, &str)> = got
-            .iter()
-            .map(|e| (e.key.as_str(), e.value.as_str()))
-            .collect();
-        assert_eq!(
-            pairs,
-            [
-                (
-                    "standardContext.startFailed",
-                    "Context [{0}] startup failed"
-                ),
-                ("a.b", "spaced value"),
-                ("plain", "value here"),
-                ("long", "first second"),
-                ("last", "x"),
-            ]
-        );
-    }
 
     #[test]
     fn the_phrase_query_holds_each_run_of_four_words() {
