@@ -135,6 +135,9 @@ declare -a P_WALL=() P_CPU=() P_RSS=() T_WALL=() T_CPU=() T_RSS=() F_WALL=() F_C
 declare -a N_WALL=() N_CPU=() N_RSS=() R_WALL=() R_CPU=()
 # The foundation alone (issue 2's scope): the same full index with the call graph turned off.
 declare -a G_WALL=() G_CPU=() G_RSS=() GR_WALL=() GR_CPU=()
+# Not an anchor of the ratio: the same tantivy index with codemap's code analyzer (identifier
+# splitting, whole identifiers, stemming, all required by issue 2), to show what that alone costs.
+declare -a K_WALL=() K_CPU=() K_RSS=() KR_WALL=()
 for ((r = 1 - WARMUP; r <= ROUNDS; r++)); do
   tag=$([ "$r" -le 0 ] && echo "warm-up" || echo "round $r/$ROUNDS")
   timed "$WORK/logs/parse.$r" "$ANCHORS" parse "$CORPUS" "$ANCHOR_THREADS"
@@ -143,6 +146,14 @@ for ((r = 1 - WARMUP; r <= ROUNDS; r++)); do
   timed "$WORK/logs/tantivy.$r" "$ANCHORS" tantivy "$CORPUS" "$TV_OUT" "$ANCHOR_THREADS"
   tw=$WALL tc=$CPU tr=$RSS
   line="$tag: parse ${pw}s (cpu ${pc}) | tantivy ${tw}s (cpu ${tc})"
+  kw=
+  if [ "$FOUNDATION" = 1 ]; then
+    rm -rf "$TV_OUT-code"
+    if timed "$WORK/logs/tantivy-code.$r" "$ANCHORS" tantivy-code "$CORPUS" "$TV_OUT-code" "$ANCHOR_THREADS"; then
+      kw=$WALL kc=$CPU kr=$RSS
+      line+=" | tantivy, code analyzer ${kw}s (cpu ${kc})"
+    fi
+  fi
   gw= # first, so that the full index below is the one the no-change and watch runs use
   if [ "$CODEMAP_OK" = 1 ] && [ "$FOUNDATION" = 1 ]; then
     rm -rf "$IDX"
@@ -166,6 +177,10 @@ for ((r = 1 - WARMUP; r <= ROUNDS; r++)); do
   if [ -n "$gw" ]; then
     G_WALL+=("$gw") G_CPU+=("$gc") G_RSS+=("$gr")
     GR_WALL+=("$(calc "$gw / ($pw + $tw)")") GR_CPU+=("$(calc "$gc / ($pc + $tc)")")
+  fi
+  if [ -n "$kw" ]; then
+    K_WALL+=("$kw") K_CPU+=("$kc") K_RSS+=("$kr")
+    [ -n "$gw" ] && KR_WALL+=("$(calc "$gw / ($pw + $kw)")")
   fi
   P_WALL+=("$pw") P_CPU+=("$pc") P_RSS+=("$pr") T_WALL+=("$tw") T_CPU+=("$tc") T_RSS+=("$tr")
   if [ -n "$fw" ]; then
@@ -278,6 +293,7 @@ echo
 printf '%-36s %3s %9s %13s %8s %9s\n' measure n "wall s" "wall min-max" "CPU s" "RSS MiB"
 row "anchor tree-sitter parse, ${ANCHOR_THREADS}t" "${#P_WALL[@]}" "${P_WALL[*]}" "${P_CPU[*]}" "${P_RSS[*]}"
 row "anchor tantivy index, ${ANCHOR_THREADS}t" "${#T_WALL[@]}" "${T_WALL[*]}" "${T_CPU[*]}" "${T_RSS[*]}"
+((${#K_WALL[@]})) && row "  tantivy with the code analyzer" "${#K_WALL[@]}" "${K_WALL[*]}" "${K_CPU[*]}" "${K_RSS[*]}"
 if ((${#F_WALL[@]})); then
   row "codemap index --rebuild (full)" "${#F_WALL[@]}" "${F_WALL[*]}" "${F_CPU[*]}" "${F_RSS[*]}"
 else
@@ -288,6 +304,7 @@ fi
 echo
 echo "codemap full / (parse + tantivy), median of per-round ratios: wall $R_WALL_MED, CPU $R_CPU_MED"
 ((${#GR_WALL[@]})) && echo "without the call graph (CODEMAP_SKIP_GRAPH=1: issue 2's foundation) / (parse + tantivy): wall $(median "${GR_WALL[@]}"), CPU $(median "${GR_CPU[@]}")"
+((${#KR_WALL[@]})) && echo "  (for reference, not a check) foundation / (parse + tantivy with the code analyzer): wall $(median "${KR_WALL[@]}")"
 echo "anchor tantivy index: $TV_SIZE bytes${IDX_SIZE:+; codemap index dir: $IDX_SIZE bytes}"
 [ -n "$FULL_OUT" ] && echo "codemap full: $FULL_OUT"
 [ -n "$NOCHANGE_OUT" ] && echo "codemap no change: $NOCHANGE_OUT"
