@@ -47,6 +47,11 @@ const RECEIVER_NAMED: f32 = 1.0;
 const CREATED_ON_PATH: f32 = 1.0;
 /// Relevance added to an overrider whose type the product's code creates somewhere.
 const CREATED: f32 = 0.3;
+/// Weight of how much of the question a candidate chain's names explain ([`coverage`]) against
+/// the summed relevance of its steps: the chain that explains the question wins, relevance
+/// breaks ties (flow recall on bench/eval: tomcat10 .27 -> .37, collections4 .34 -> .44; the
+/// same from 3 to 6).
+const COVERAGE: f32 = 3.0;
 
 struct Ctx<'r, 'v, 'a> {
     /// Lowest score of a callee worth following.
@@ -289,17 +294,49 @@ pub fn build(
             }
             prev = Some(n);
         }
+        score += COVERAGE * coverage(&ctx, &out)?;
         score += 0.3
             * seeds
                 .iter()
                 .filter(|&&s| out.iter().any(|l| l.sym == s))
                 .count() as f32;
         score -= 0.05 * rank as f32;
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            let chain: Vec<(&str, f32)> = (out.iter())
+                .map(|l| (v.name(l.sym), ctx.rel(l.sym).unwrap_or(0.0)))
+                .collect();
+            tracing::debug!(seed = v.id(seed), rank, score, ?chain);
+        }
         if best.as_ref().is_none_or(|(_, b)| score > *b) {
             best = Some((out, score));
         }
     }
     Ok(best.map(|(c, _)| c).unwrap_or_default())
+}
+
+/// How much of the question a chain's names explain: the question words (idf-weighted, relative
+/// to the rarest) that the names of its first steps or of their types hold, each counted once.
+/// Repeating a word adds nothing, so a run of `List` decorators does not outweigh the three
+/// steps whose names are the question's rarest words.
+fn coverage(ctx: &Ctx<'_, '_, '_>, chain: &[Link]) -> Result<f32, QueryError> {
+    let mut words: Vec<String> = chain
+        .iter()
+        .take(6)
+        .flat_map(|l| ctx.name_words(l.sym))
+        .collect();
+    words.sort();
+    words.dedup();
+    let max_idf = (ctx.q.terms.iter())
+        .filter(|t| matches!(t.origin, TermOrigin::Word | TermOrigin::Glossary))
+        .map(|t| ctx.r.idf(ctx.q, &t.stem))
+        .fold(0.0f32, f32::max);
+    if max_idf <= 0.0 {
+        return Ok(0.0);
+    }
+    Ok((words.iter())
+        .filter(|w| ctx.is_question_word(w))
+        .map(|w| ctx.r.idf(ctx.q, w) / max_idf)
+        .sum())
 }
 
 /// The callers above `start` that lead into it, outermost first (not including `start`).

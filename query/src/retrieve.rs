@@ -228,7 +228,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
         m
     }
 
-    fn idf(&self, q: &Question, stem: &str) -> f32 {
+    pub(crate) fn idf(&self, q: &Question, stem: &str) -> f32 {
         let mut m = self.memo_for(q);
         if let Some(&x) = m.idf.get(stem) {
             return x;
