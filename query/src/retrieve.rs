@@ -480,6 +480,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
         }
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
         self.promote_workers(&mut ranked, graph)?;
+        let factories = self.promote_value_factories(&mut ranked, q, &exact);
         self.promote_common_base(&mut ranked, q);
         self.spread_overloads(&mut ranked);
 
@@ -498,6 +499,14 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 exact: true,
                 legs: vec!["exact"],
             });
+            // A named setting, then the factory that makes it from its text.
+            for &(_, m) in factories.iter().filter(|(from, _)| *from == e) {
+                if let Some(r) = ranked.iter().find(|r| r.key == UnitKey::Sym(m))
+                    && !out.iter().any(|o| o.key == r.key)
+                {
+                    out.push(r.clone());
+                }
+            }
         }
         for r in ranked {
             if !out.iter().any(|o| o.key == r.key) {

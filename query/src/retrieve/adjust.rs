@@ -176,6 +176,113 @@ impl Retriever<'_, '_> {
     }
 }
 
+/// Static factories that make a value of their type from text.
+const VALUE_FACTORIES: [&str; 5] = ["valueOf", "parse", "fromString", "decode", "of"];
+/// Ranked units looked at for a setting's type.
+const SETTINGS_LOOKED_AT: usize = 8;
+
+impl Retriever<'_, '_> {
+    /// A setting held in a field, or set through a setter, of a product type `T` is made from
+    /// its configured text by `T`'s static factory: `maxFileSize="50MB"` becomes a `FileSize`
+    /// through `FileSize.valueOf(String)`, which is how Joran, Spring's binder and JavaBeans
+    /// editors turn strings into values, so no call edge leads there. When the question asks how
+    /// text turns into something, such a factory goes just above the setting that led to it
+    /// (just below it when the question names the setting: exact hits stay first). Returns the
+    /// (setting, factory) pairs.
+    pub(super) fn promote_value_factories(
+        &self,
+        ranked: &mut Vec<Ranked>,
+        q: &Question,
+        exact: &[SymIdx],
+    ) -> Vec<(SymIdx, SymIdx)> {
+        let v = self.view;
+        let texty = ["string", "text", "valu"]
+            .iter()
+            .any(|w| q.weight_of(w) >= 0.6)
+            || !q.literals.is_empty();
+        let turns = ["turn", "convert", "pars", "interpret", "becom", "read"]
+            .iter()
+            .any(|w| q.weight_of(w) >= 0.6);
+        if !(texty && turns) {
+            return Vec::new();
+        }
+        let mut lifts: Vec<(SymIdx, SymIdx, f32)> = Vec::new();
+        let named = exact.iter().filter_map(|&e| {
+            let r = ranked.iter().find(|r| r.key == UnitKey::Sym(e))?;
+            Some((e, r.score))
+        });
+        let best = ranked
+            .iter()
+            .take(SETTINGS_LOOKED_AT)
+            .filter_map(|r| match r.key {
+                UnitKey::Sym(i) => Some((i, r.score)),
+                UnitKey::Range { .. } => None,
+            });
+        let settings: Vec<(SymIdx, f32)> = named.chain(best).collect();
+        for (i, score) in settings {
+            let sig = &v.sym(i).symbol.signature;
+            let ty = match v.kind(i) {
+                SymbolKind::Field => field_type(sig, v.name(i)),
+                SymbolKind::Method if has_bean_prefix(v.name(i), "set") => {
+                    match v.param_types(i).as_slice() {
+                        [t] => Some(t.clone()),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let Some(ty) = ty else { continue };
+            for t in v.named(&ty) {
+                if !v.kind(t).is_type() || v.provenance_of(t) != Provenance::Source {
+                    continue;
+                }
+                for m in v.members(t) {
+                    let from_text = matches!(
+                        v.param_types(m).as_slice(),
+                        [p] if p == "String" || p == "CharSequence"
+                    );
+                    if v.kind(m) == SymbolKind::Method
+                        && v.flags(m) & FLAG_STATIC != 0
+                        && VALUE_FACTORIES.contains(&v.name(m))
+                        && from_text
+                        && self.has_body(m)
+                    {
+                        lifts.push((i, m, score * 1.02 + 1e-6));
+                    }
+                }
+            }
+        }
+        for &(_, m, score) in &lifts {
+            match ranked.iter_mut().find(|r| r.key == UnitKey::Sym(m)) {
+                Some(r) if r.score >= score => {}
+                Some(r) => {
+                    r.score = score;
+                    r.legs.push("factory");
+                }
+                None => ranked.push(Ranked {
+                    key: UnitKey::Sym(m),
+                    score,
+                    exact: false,
+                    legs: vec!["factory"],
+                }),
+            }
+        }
+        ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+        lifts.into_iter().map(|(i, m, _)| (i, m)).collect()
+    }
+}
+
+/// The declared type of a field from its signature (`private FileSize maxFileSize = …` →
+/// `FileSize`), without type arguments or array brackets.
+fn field_type(signature: &str, name: &str) -> Option<String> {
+    let head = signature.split('=').next()?;
+    let before = head.trim_end().strip_suffix(name)?.trim_end();
+    let ty = before.rsplit(char::is_whitespace).next()?;
+    let ty = ty.split(['<', '[']).next()?;
+    let simple = ty.rsplit('.').next()?;
+    (!simple.is_empty()).then(|| simple.to_string())
+}
+
 impl Retriever<'_, '_> {
     /// Overloads of one method (same type, same name) are one answer: the best-ranked stays, the
     /// others move below the first [`OVERLOAD_SPREAD`] places so five `truncate`s do not fill
@@ -405,6 +512,27 @@ impl Retriever<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_types_come_from_the_declaration() {
+        assert_eq!(
+            field_type("FileSize maxFileSize", "maxFileSize").as_deref(),
+            Some("FileSize")
+        );
+        assert_eq!(
+            field_type(
+                "private FileSize maxFileSize = new FileSize(10)",
+                "maxFileSize"
+            )
+            .as_deref(),
+            Some("FileSize")
+        );
+        assert_eq!(
+            field_type("final java.util.List<String>[] names", "names").as_deref(),
+            Some("List")
+        );
+        assert_eq!(field_type("int x", "y"), None);
+    }
 
     #[test]
     fn worker_names() {
