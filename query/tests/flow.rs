@@ -4,10 +4,21 @@
 //! and notifies the listener; and a helper whose name is the question's rarest words must beat a
 //! longer chain of decorators that all say "list".
 
-use indexer::pipeline::{self, IndexOptions};
-use indexer::store::{EmbeddedIndex, IndexDir};
+mod support;
 use query::question::Intent;
-use query::{AskOptions, Asker};
+use support::{ask_stored, index_repo};
+
+/// Indexes `files` (type name, source) as package `pkg` and asks `question` with the stored
+/// call graph.
+fn ask_repo(pkg: &str, files: &[(&str, &str)], question: &str) -> query::Answer {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join(pkg);
+    let files: Vec<(String, String)> = (files.iter())
+        .map(|(name, text)| (format!("src/main/java/{pkg}/{name}.java"), text.to_string()))
+        .collect();
+    let dir = index_repo(&root, &files);
+    ask_stored(&dir, question)
+}
 
 const OBSERVER: &str = r#"package watch;
 
@@ -136,33 +147,16 @@ public interface DirectoryListener {
 
 #[test]
 fn a_flow_chain_follows_the_work_not_constructor_overloads() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("w");
-    for (name, text) in [
-        ("DirectoryObserver", OBSERVER),
-        ("FileState", STATE),
-        ("DirectoryMonitor", MONITOR),
-        ("DirectoryListener", LISTENER),
-    ] {
-        let p = root.join(format!("src/main/java/watch/{name}.java"));
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    let dir = IndexDir::new(root.join(".codemap"));
-    pipeline::run(&root, &dir, &IndexOptions::default(), &|_| {}).unwrap();
-    let index = EmbeddedIndex::open(&dir).unwrap();
-    let asker = Asker::new(&index).unwrap();
-    let graph = query::StoredGraph::new(&index);
-    let opts = AskOptions {
-        graph: Some(&graph),
-        ..AskOptions::default()
-    };
-    let a = asker
-        .ask(
-            "How does a directory observer notice a new file and end up calling my listener?",
-            &opts,
-        )
-        .unwrap();
+    let a = ask_repo(
+        "watch",
+        &[
+            ("DirectoryObserver", OBSERVER),
+            ("FileState", STATE),
+            ("DirectoryMonitor", MONITOR),
+            ("DirectoryListener", LISTENER),
+        ],
+        "How does a directory observer notice a new file and end up calling my listener?",
+    );
     assert_eq!(a.intent, Intent::Flow);
     let chain: Vec<&str> = a.chain.iter().map(|s| s.symbol.as_str()).collect();
     assert!(
@@ -335,37 +329,20 @@ public abstract class CollectionDecorator<E> {
 
 #[test]
 fn the_chain_whose_names_explain_the_question_beats_a_longer_chain_of_common_words() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("l");
-    for (name, text) in [
-        ("ListTools", LIST_TOOLS),
-        ("SequenceComparator", COMPARATOR),
-        ("EditScript", SCRIPT),
-        ("SafeList", SAFE_LIST),
-        ("ReadOnlyList", READ_ONLY),
-        ("ListDecorator", DECORATORS),
-        ("CollectionDecorator", COLLECTION_DECORATOR),
-    ] {
-        let p = root.join(format!("src/main/java/lists/{name}.java"));
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    let dir = IndexDir::new(root.join(".codemap"));
-    pipeline::run(&root, &dir, &IndexOptions::default(), &|_| {}).unwrap();
-    let index = EmbeddedIndex::open(&dir).unwrap();
-    let asker = Asker::new(&index).unwrap();
-    let graph = query::StoredGraph::new(&index);
-    let opts = AskOptions {
-        graph: Some(&graph),
-        ..AskOptions::default()
-    };
-    let a = asker
-        .ask(
-            "How does the longest-common-subsequence helper for lists compute its result list? \
-             Trace it from the utility method into the list comparison and back out to the list.",
-            &opts,
-        )
-        .unwrap();
+    let a = ask_repo(
+        "lists",
+        &[
+            ("ListTools", LIST_TOOLS),
+            ("SequenceComparator", COMPARATOR),
+            ("EditScript", SCRIPT),
+            ("SafeList", SAFE_LIST),
+            ("ReadOnlyList", READ_ONLY),
+            ("ListDecorator", DECORATORS),
+            ("CollectionDecorator", COLLECTION_DECORATOR),
+        ],
+        "How does the longest-common-subsequence helper for lists compute its result list? \
+         Trace it from the utility method into the list comparison and back out to the list.",
+    );
     assert_eq!(a.intent, Intent::Flow);
     let chain: Vec<&str> = a.chain.iter().map(|s| s.symbol.as_str()).collect();
     assert!(

@@ -156,23 +156,27 @@ impl Retriever<'_, '_> {
             }
         }
         for (w, score) in lifts {
-            match ranked.iter_mut().find(|r| r.key == UnitKey::Sym(w)) {
-                Some(r) => {
-                    if r.score < score {
-                        r.score = score;
-                        r.legs.push("worker");
-                    }
-                }
-                None => ranked.push(Ranked {
-                    key: UnitKey::Sym(w),
-                    score,
-                    exact: false,
-                    legs: vec!["worker"],
-                }),
-            }
+            lift(ranked, w, score, "worker");
         }
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
         Ok(())
+    }
+}
+
+/// Raises symbol `i` to `score` (adding it when absent), noting the leg that did.
+fn lift(ranked: &mut Vec<Ranked>, i: SymIdx, score: f32, leg: &'static str) {
+    match ranked.iter_mut().find(|r| r.key == UnitKey::Sym(i)) {
+        Some(r) if r.score >= score => {}
+        Some(r) => {
+            r.score = score;
+            r.legs.push(leg);
+        }
+        None => ranked.push(Ranked {
+            key: UnitKey::Sym(i),
+            score,
+            exact: false,
+            legs: vec![leg],
+        }),
     }
 }
 
@@ -253,19 +257,7 @@ impl Retriever<'_, '_> {
             }
         }
         for &(_, m, score) in &lifts {
-            match ranked.iter_mut().find(|r| r.key == UnitKey::Sym(m)) {
-                Some(r) if r.score >= score => {}
-                Some(r) => {
-                    r.score = score;
-                    r.legs.push("factory");
-                }
-                None => ranked.push(Ranked {
-                    key: UnitKey::Sym(m),
-                    score,
-                    exact: false,
-                    legs: vec!["factory"],
-                }),
-            }
+            lift(ranked, m, score, "factory");
         }
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
         lifts.into_iter().map(|(i, m, _)| (i, m)).collect()
