@@ -303,12 +303,12 @@ impl Retriever<'_, '_> {
 const OVERLOAD_SPREAD: usize = 10;
 
 /// The longest a method named like a bean accessor can be and still be one: `setPort` up to
-/// ten lines (a setter may validate or compile its value), `getPort`, `isSecure`, `hasBody` up
-/// to four.
+/// ten lines (a setter may validate or compile its value), `getPort`, `isSecure`, `hasBody` and
+/// a fluent copy-with `withGetterPrefix` up to four.
 pub(crate) fn accessor_lines(name: &str) -> Option<u32> {
     if has_bean_prefix(name, "set") {
         Some(10)
-    } else if ["get", "is", "has"]
+    } else if ["get", "is", "has", "with"]
         .iter()
         .any(|p| has_bean_prefix(name, p))
     {
@@ -539,6 +539,8 @@ mod tests {
         assert_eq!(accessor_lines("getPort"), Some(4));
         assert_eq!(accessor_lines("setMaxWait"), Some(10));
         assert_eq!(accessor_lines("isSecure"), Some(4));
+        assert_eq!(accessor_lines("withGetterPrefix"), Some(4));
+        assert_eq!(accessor_lines("without"), None);
         assert_eq!(accessor_lines("settle"), None);
         assert_eq!(accessor_lines("get"), None);
         assert_eq!(accessor_lines("issue"), None);
