@@ -49,7 +49,7 @@ const CREATED_ON_PATH: f32 = 1.0;
 const CREATED: f32 = 0.3;
 /// Weight of how much of the question a candidate chain's names explain ([`coverage`]) against
 /// the summed relevance of its steps: the chain that explains the question wins, relevance
-/// breaks ties (flow recall on bench/eval: tomcat10 .27 -> .37, collections4 .34 -> .44; the
+/// breaks ties (flow recall on bench/eval: tomcat10 .27 -> .34, collections4 .34 -> .52; the
 /// same from 3 to 6).
 const COVERAGE: f32 = 3.0;
 
