@@ -226,7 +226,7 @@ impl Retriever<'_, '_> {
         for (i, score) in settings {
             let sig = &v.sym(i).symbol.signature;
             let ty = match v.kind(i) {
-                SymbolKind::Field => field_type(sig, v.name(i)),
+                SymbolKind::Field => crate::graph::lexical::field_decl_type(sig, v.name(i)),
                 SymbolKind::Method if has_bean_prefix(v.name(i), "set") => {
                     match v.param_types(i).as_slice() {
                         [t] => Some(t.clone()),
@@ -262,17 +262,6 @@ impl Retriever<'_, '_> {
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
         lifts.into_iter().map(|(i, m, _)| (i, m)).collect()
     }
-}
-
-/// The declared type of a field from its signature (`private FileSize maxFileSize = …` →
-/// `FileSize`), without type arguments or array brackets.
-fn field_type(signature: &str, name: &str) -> Option<String> {
-    let head = signature.split('=').next()?;
-    let before = head.trim_end().strip_suffix(name)?.trim_end();
-    let ty = before.rsplit(char::is_whitespace).next()?;
-    let ty = ty.split(['<', '[']).next()?;
-    let simple = ty.rsplit('.').next()?;
-    (!simple.is_empty()).then(|| simple.to_string())
 }
 
 impl Retriever<'_, '_> {
@@ -504,27 +493,6 @@ impl Retriever<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn field_types_come_from_the_declaration() {
-        assert_eq!(
-            field_type("FileSize maxFileSize", "maxFileSize").as_deref(),
-            Some("FileSize")
-        );
-        assert_eq!(
-            field_type(
-                "private FileSize maxFileSize = new FileSize(10)",
-                "maxFileSize"
-            )
-            .as_deref(),
-            Some("FileSize")
-        );
-        assert_eq!(
-            field_type("final java.util.List<String>[] names", "names").as_deref(),
-            Some("List")
-        );
-        assert_eq!(field_type("int x", "y"), None);
-    }
 
     #[test]
     fn worker_names() {
