@@ -119,6 +119,11 @@ impl<'a> Asker<'a> {
         })
     }
 
+    /// Where HEAD is read for freshness, if known.
+    pub fn repo_root(&self) -> Option<&std::path::Path> {
+        self.repo_root.as_deref()
+    }
+
     /// The view of the snapshot the index shows now.
     pub fn view(&self) -> Result<Rc<SnapshotView<'a>>, QueryError> {
         let current = self.view.borrow().clone();

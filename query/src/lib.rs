@@ -27,6 +27,7 @@ pub mod render;
 pub mod retrieve;
 pub mod sanitize;
 pub mod search;
+pub mod service;
 pub mod summarize;
 pub mod summary;
 pub mod terms;
@@ -44,6 +45,9 @@ pub use embed::{
 pub use graph::{CallGraph, LexicalGraph, NoGraph, StoredGraph};
 pub use llm::{ChatModel, LlmConfig, LlmError, OpenAiChat};
 pub use render::render_text;
+pub use service::{
+    IndexLocation, RepoConfig, RepoStatus, Request, Scope, Service, ServiceError,
+};
 pub use search::{Hit, HitSource, SearchError, search, search_with_overlay};
 
 use indexer::store::StoreError;

@@ -1,0 +1,407 @@
+//! The query side's front door for long-running fronts (the bot, docgen's server, an MCP server):
+//! named repositories kept warm, questions answered inside a caller's repository scope.
+//!
+//! Each repository gets a few worker threads. A worker opens its own reader (the embedded index
+//! folder or the Meilisearch scope) and keeps one [`Asker`] across questions, so the snapshot view,
+//! the graph memo and the connections stay warm; the `Asker` notices a new snapshot by itself
+//! (`codemap index` or docgen updated the index) and reopens its view without a restart. The
+//! query types are single-threaded by design; the pool makes [`Service`] `Send + Sync` without
+//! changing them.
+//!
+//! Scopes are enforced here, before any index is touched: a repository outside the caller's
+//! [`Scope`] gives exactly the error of a repository that does not exist.
+
+use crate::answer::{Answer, Level};
+use crate::ask::{AskOptions, Asker};
+use crate::graph::{CallGraph, StoredGraph};
+use crate::llm::{ChatModel, LlmConfig, OpenAiChat};
+use crate::{QueryError, freshness};
+use indexer::store::meilisearch::{MeiliConfig, MeiliStore};
+use indexer::store::{EmbeddedIndex, IndexDir, IndexRead};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread;
+
+/// Where one repository's index lives.
+#[derive(Debug, Clone)]
+pub enum IndexLocation {
+    /// An embedded index folder (`<repo>/.codemap`); `repo_root` is where HEAD is read for
+    /// freshness (default: the folder holding the index folder).
+    Embedded {
+        index_dir: PathBuf,
+        repo_root: Option<PathBuf>,
+    },
+    /// A repository published to Meilisearch; `cache_dir` keeps the derived view tables.
+    Meilisearch {
+        config: MeiliConfig,
+        cache_dir: Option<PathBuf>,
+        repo_root: Option<PathBuf>,
+    },
+}
+
+/// One repository a [`Service`] serves.
+#[derive(Debug, Clone)]
+pub struct RepoConfig {
+    /// The name scopes and requests use (`shop`, `tomcat`).
+    pub name: String,
+    pub location: IndexLocation,
+    /// Worker threads, each with its own warm reader (at least 1).
+    pub workers: usize,
+}
+
+/// The repositories a caller may see. Deny by default: an empty scope sees nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scope {
+    repos: BTreeSet<String>,
+}
+
+impl Scope {
+    pub fn of<I, S>(repos: I) -> Scope
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Scope {
+            repos: repos.into_iter().map(Into::into).collect(),
+        }
+    }
+    pub fn allows(&self, repo: &str) -> bool {
+        self.repos.contains(repo)
+    }
+    /// The repositories in the scope, in name order.
+    pub fn repos(&self) -> impl Iterator<Item = &str> {
+        self.repos.iter().map(String::as_str)
+    }
+}
+
+/// One question to a repository.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub question: String,
+    pub level: Level,
+    /// Citations at most.
+    pub limit: usize,
+    /// Token budget of the assembled context.
+    pub budget: usize,
+}
+
+impl Request {
+    pub fn new(question: impl Into<String>) -> Request {
+        let d = AskOptions::default();
+        Request {
+            question: question.into(),
+            level: d.level,
+            limit: d.limit,
+            budget: d.token_budget,
+        }
+    }
+}
+
+/// What a front may need to know about a repository without asking a question.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RepoStatus {
+    pub name: String,
+    pub freshness: freshness::Freshness,
+    pub files: usize,
+    pub graph_built: bool,
+}
+
+/// Errors a front classifies for its users.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// No such repository, or one outside the caller's scope (the same message on purpose).
+    #[error("no repository named {0:?} is available here")]
+    NotFound(String),
+    /// The index could not be opened or read (missing folder, server down).
+    #[error("repository {repo:?} is unavailable: {reason}")]
+    Unavailable { repo: String, reason: String },
+    /// The question failed inside the query side.
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    /// A worker died (a bug); the service keeps serving with the others.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// Named repositories kept warm, answering inside scopes. `Send + Sync`: share it behind an
+/// `Arc` and call it from blocking tasks.
+pub struct Service {
+    repos: BTreeMap<String, Pool>,
+}
+
+impl Service {
+    /// Starts the workers of every repository. Opening an index happens in the workers, lazily:
+    /// a repository whose index is missing answers `Unavailable` until it appears, and the
+    /// others serve meanwhile.
+    pub fn start(repos: Vec<RepoConfig>, llm: Option<LlmConfig>) -> Service {
+        let repos = repos
+            .into_iter()
+            .map(|r| (r.name.clone(), Pool::start(r, llm.clone())))
+            .collect();
+        Service { repos }
+    }
+
+    /// The repositories of the scope that this service serves, in name order.
+    pub fn repositories(&self, scope: &Scope) -> Vec<String> {
+        scope
+            .repos()
+            .filter(|r| self.repos.contains_key(*r))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Answers a question from one repository of the scope. Blocks the calling thread.
+    pub fn ask(&self, scope: &Scope, repo: &str, req: &Request) -> Result<Answer, ServiceError> {
+        let req = req.clone();
+        self.run(scope, repo, move |w| w.ask(&req))?
+    }
+
+    /// Freshness and size of one repository of the scope.
+    pub fn status(&self, scope: &Scope, repo: &str) -> Result<RepoStatus, ServiceError> {
+        let name = repo.to_string();
+        self.run(scope, repo, move |w| w.status(&name))?
+    }
+
+    /// Runs `f` over the repository's reader in a worker: for fronts that read the index
+    /// directly (docgen's model, MCP's `read`). The scope is checked first.
+    pub fn read<R, F>(&self, scope: &Scope, repo: &str, f: F) -> Result<R, ServiceError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&dyn IndexRead) -> R + Send + 'static,
+    {
+        self.run(scope, repo, move |w| Ok(f(w.reader())))?
+    }
+
+    fn run<R, F>(&self, scope: &Scope, repo: &str, f: F) -> Result<R, ServiceError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut Warm<'_>) -> R + Send + 'static,
+    {
+        if !scope.allows(repo) {
+            return Err(ServiceError::NotFound(repo.to_string()));
+        }
+        let pool = self
+            .repos
+            .get(repo)
+            .ok_or_else(|| ServiceError::NotFound(repo.to_string()))?;
+        pool.run(f)
+    }
+}
+
+type Job = Box<dyn FnOnce(Result<&mut Warm<'_>, ServiceError>) + Send>;
+
+/// The worker threads of one repository, fed from one queue.
+struct Pool {
+    name: String,
+    jobs: Mutex<Option<mpsc::Sender<Job>>>,
+    handles: Vec<thread::JoinHandle<()>>,
+}
+
+impl Pool {
+    fn start(cfg: RepoConfig, llm: Option<LlmConfig>) -> Pool {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let rx = Arc::new(Mutex::new(rx));
+        let handles = (0..cfg.workers.max(1))
+            .map(|i| {
+                let rx = rx.clone();
+                let cfg = cfg.clone();
+                let llm = llm.clone();
+                thread::Builder::new()
+                    .name(format!("codemap-{}-{i}", cfg.name))
+                    .spawn(move || worker(cfg, llm, rx))
+                    .expect("spawning a query worker thread")
+            })
+            .collect();
+        Pool {
+            name: cfg.name,
+            jobs: Mutex::new(Some(tx)),
+            handles,
+        }
+    }
+
+    fn run<R, F>(&self, f: F) -> Result<R, ServiceError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut Warm<'_>) -> R + Send + 'static,
+    {
+        let (tx, rx) = mpsc::sync_channel::<Result<R, ServiceError>>(1);
+        let job: Job = Box::new(move |warm| {
+            let _ = tx.send(warm.map(f));
+        });
+        let sent = match self.jobs.lock() {
+            Ok(guard) => guard.as_ref().map(|s| s.send(job).is_ok()).unwrap_or(false),
+            Err(_) => false,
+        };
+        if !sent {
+            return Err(ServiceError::Internal(format!(
+                "the workers of {:?} have stopped",
+                self.name
+            )));
+        }
+        rx.recv().unwrap_or_else(|_| {
+            Err(ServiceError::Internal(format!(
+                "a worker of {:?} failed while answering",
+                self.name
+            )))
+        })
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        // Closing the queue ends the workers after the jobs already queued.
+        if let Ok(mut jobs) = self.jobs.lock() {
+            jobs.take();
+        }
+        for h in self.handles.drain(..) {
+            let _ = h.join();
+        }
+    }
+}
+
+/// A worker's loop: open the reader when first needed (and again after a failure), answer jobs.
+fn worker(cfg: RepoConfig, llm: Option<LlmConfig>, rx: Arc<Mutex<mpsc::Receiver<Job>>>) {
+    let chat = llm.and_then(|c| match OpenAiChat::new(c) {
+        Ok(chat) => Some(chat),
+        Err(e) => {
+            tracing::warn!(repo = %cfg.name, error = %e, "LLM endpoint not usable; answering from the index");
+            None
+        }
+    });
+    let mut reader: Option<Box<dyn IndexRead>> = None;
+    loop {
+        let job = match rx.lock() {
+            Ok(guard) => match guard.recv() {
+                Ok(job) => job,
+                Err(_) => return,
+            },
+            Err(_) => return,
+        };
+        if reader.is_none() {
+            match open_reader(&cfg.location) {
+                Ok(r) => reader = Some(r),
+                Err(reason) => {
+                    tracing::warn!(repo = %cfg.name, %reason, "index unavailable");
+                    job(Err(ServiceError::Unavailable {
+                        repo: cfg.name.clone(),
+                        reason,
+                    }));
+                    continue;
+                }
+            }
+        }
+        let r = reader.as_deref().expect("opened above");
+        // One Asker per reader, kept across jobs: it reopens its view when the snapshot moves.
+        let asker = match Asker::with_cache(r, repo_root(&cfg.location), cache_dir(&cfg.location))
+        {
+            Ok(a) => a,
+            Err(e) => {
+                job(Err(ServiceError::Unavailable {
+                    repo: cfg.name.clone(),
+                    reason: e.to_string(),
+                }));
+                reader = None;
+                continue;
+            }
+        };
+        let mut warm = Warm {
+            reader: r,
+            asker,
+            chat: chat.as_ref(),
+        };
+        job(Ok(&mut warm));
+        // Keep serving with the same Asker until the queue closes.
+        loop {
+            let job = match rx.lock() {
+                Ok(guard) => match guard.recv() {
+                    Ok(job) => job,
+                    Err(_) => return,
+                },
+                Err(_) => return,
+            };
+            job(Ok(&mut warm));
+        }
+    }
+}
+
+/// What a worker keeps between questions.
+struct Warm<'r> {
+    reader: &'r dyn IndexRead,
+    asker: Asker<'r>,
+    chat: Option<&'r OpenAiChat>,
+}
+
+impl Warm<'_> {
+    fn reader(&self) -> &dyn IndexRead {
+        self.reader
+    }
+
+    fn ask(&mut self, req: &Request) -> Result<Answer, ServiceError> {
+        let stored =
+            StoredGraph::available(self.reader).then(|| StoredGraph::new(self.reader));
+        let opts = AskOptions {
+            level: req.level,
+            limit: req.limit,
+            token_budget: req.budget,
+            llm: self.chat.map(|c| c as &dyn ChatModel),
+            graph: stored.as_ref().map(|s| s as &dyn CallGraph),
+            ..Default::default()
+        };
+        Ok(self.asker.ask(&req.question, &opts)?)
+    }
+
+    fn status(&mut self, name: &str) -> Result<RepoStatus, ServiceError> {
+        let snapshot = self.reader.last_snapshot().map_err(QueryError::from)?;
+        let files = self.reader.current_files().map_err(QueryError::from)?.len();
+        let graph_built = self.reader.graph_built().map_err(QueryError::from)?;
+        let head = self.asker.repo_root().and_then(freshness::git_head);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0);
+        Ok(RepoStatus {
+            name: name.to_string(),
+            freshness: freshness::describe(snapshot.as_ref(), head, now),
+            files,
+            graph_built,
+        })
+    }
+}
+
+fn open_reader(loc: &IndexLocation) -> Result<Box<dyn IndexRead>, String> {
+    match loc {
+        IndexLocation::Embedded { index_dir, .. } => {
+            let dir = IndexDir::new(index_dir);
+            if !dir.exists() {
+                return Err(format!("no index in {}", index_dir.display()));
+            }
+            EmbeddedIndex::open(&dir)
+                .map(|i| Box::new(i) as Box<dyn IndexRead>)
+                .map_err(|e| e.to_string())
+        }
+        IndexLocation::Meilisearch { config, .. } => MeiliStore::connect(config.clone())
+            .map(|s| Box::new(s) as Box<dyn IndexRead>)
+            .map_err(|e| e.to_string()),
+    }
+}
+
+fn repo_root(loc: &IndexLocation) -> Option<PathBuf> {
+    match loc {
+        IndexLocation::Embedded {
+            index_dir,
+            repo_root,
+        } => repo_root
+            .clone()
+            .or_else(|| index_dir.parent().map(|p| p.to_path_buf())),
+        IndexLocation::Meilisearch { repo_root, .. } => repo_root.clone(),
+    }
+}
+
+fn cache_dir(loc: &IndexLocation) -> Option<PathBuf> {
+    match loc {
+        IndexLocation::Embedded { index_dir, .. } => Some(index_dir.clone()),
+        IndexLocation::Meilisearch { cache_dir, .. } => cache_dir.clone(),
+    }
+}
