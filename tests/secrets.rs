@@ -389,3 +389,68 @@ fn meilisearch_documents_hold_no_secret() {
     let _ = store.drop_indexes();
     checked.unwrap();
 }
+
+/// The shop fixture's one secret (`shop.payment.callback-secret: "change-me"`) is masked, and the
+/// call graph still leads from its `@Value` to the key's line.
+#[test]
+fn shop_callback_secret_is_masked_and_its_config_edge_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("shop");
+    support::copy_shop(&root);
+    let idx = tmp.path().join("idx");
+    let o = run(&idx, &["index", "-q", root.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let yml = "shop-payment/src/main/resources/application.yml";
+    let index = EmbeddedIndex::open(&IndexDir::new(&idx)).unwrap();
+    let stored = index.catalog.content(yml).unwrap().unwrap();
+    let stored = String::from_utf8_lossy(&stored);
+    assert_eq!(
+        stored.lines().nth(9),
+        Some("    callback-secret: \"********\"")
+    );
+    for f in files_under(&idx) {
+        let bytes = std::fs::read(&f).unwrap();
+        assert!(
+            memchr_find(&bytes, b"change-me").is_none(),
+            "{} holds the callback secret",
+            f.display()
+        );
+    }
+    let o = run(&idx, &["export", "edges", "--kind", "config"]);
+    let edges = stdout(&o);
+    assert!(
+        edges.lines().any(|l| {
+            let e: serde_json::Value = serde_json::from_str(l).unwrap();
+            e["callee_symbol"] == "config:shop.payment.callback-secret"
+                && e["callee_file"] == yml
+                && e["callee_line"] == 10
+        }),
+        "{edges}"
+    );
+}
+
+/// A new password in an otherwise unchanged file changes nothing stored (the stored hash is the
+/// masked text's), and the new value is not stored either.
+#[test]
+fn a_changed_secret_alone_changes_nothing_stored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, idx) = indexed(tmp.path());
+    let path = root.join("src/main/resources/application.yml");
+    std::fs::write(
+        &path,
+        APPLICATION_YML.replace(DB_PASSWORD, "rotated-Tx3w-pw"),
+    )
+    .unwrap();
+    let o = run(&idx, &["index", root.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary = String::from_utf8_lossy(&o.stderr).into_owned() + &stdout(&o);
+    assert!(summary.contains("0 changed"), "{summary}");
+    for f in files_under(&idx) {
+        let bytes = std::fs::read(&f).unwrap();
+        assert!(
+            memchr_find(&bytes, b"rotated-Tx3w-pw").is_none(),
+            "{}",
+            f.display()
+        );
+    }
+}
