@@ -3,7 +3,8 @@
 //! It walks a work tree (gitignore-aware, safe on bad input), parses each supported language with
 //! tree-sitter, cuts AST-aware chunks with contextual headers, and writes them incrementally into
 //! one index folder (SQLite for structure, tantivy for full text). Every run is a snapshot; two
-//! snapshots can be diffed. It knows nothing about chat, docs or LLMs.
+//! snapshots can be diffed. Secrets in the files read are masked before anything is stored
+//! ([`secrets`]). It knows nothing about chat, docs or LLMs.
 
 pub mod analyzer;
 pub mod chunk;
@@ -15,6 +16,7 @@ pub mod model;
 pub mod module;
 pub mod overlay;
 pub mod pipeline;
+pub mod secrets;
 pub mod store;
 pub mod walk;
 pub mod watch;

@@ -464,6 +464,11 @@ fn analyse_file(
         Ok(p) => p,
         Err(reason) => return Outcome::Skipped(reason),
     };
+    // The one gate: everything stored or derived below sees the masked text only. Its hash is
+    // the masked text's too, so a file whose secrets are masked anew (an index built before
+    // masking) reads as changed, and the stored hash cannot confirm a guessed secret.
+    let size = bytes.len() as u64;
+    let bytes = crate::secrets::mask(&w.path, &bytes);
     let hash = blake3::hash(&bytes).to_hex().to_string();
     if let Some(prev) = prev
         && prev.hash == hash
@@ -492,7 +497,7 @@ fn analyse_file(
             path: w.path.clone(),
             language: w.language,
             hash,
-            size: bytes.len() as u64,
+            size,
             mtime_ns,
             lines,
             module: module.to_string(),

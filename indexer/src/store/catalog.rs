@@ -19,8 +19,9 @@ pub use graph::{EdgeFile, GraphChanges};
 pub use run::{RunEnd, RunTx};
 
 /// Bump when the schema changes; an index with another version is rebuilt.
-/// 2: call graph (facts, edges, edge_files).
-pub const SCHEMA_VERSION: i64 = 4;
+/// 2: call graph (facts, edges, edge_files). 4: example provenance. 5: secrets masked in all
+/// stored text (an older index may hold them, so it is rebuilt).
+pub const SCHEMA_VERSION: i64 = 5;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
