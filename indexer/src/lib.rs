@@ -8,6 +8,7 @@
 pub mod analyzer;
 pub mod chunk;
 pub mod diff;
+pub mod genshape;
 pub mod git;
 pub mod graph;
 pub mod lang;
