@@ -76,7 +76,7 @@ enum Outcome {
     /// Same content as the stored version: only the mtime moves.
     SameContent,
     New {
-        row: FileRow,
+        row: Box<FileRow>,
         analysis: Box<FileAnalysis>,
         chunk_ids: Vec<String>,
         /// zstd of the bytes read (compressed here, on the parallel workers).
@@ -497,7 +497,7 @@ fn analyse_file(
     };
     let lines = bytecount_lines(&bytes);
     Outcome::New {
-        row: FileRow {
+        row: Box::new(FileRow {
             path: w.path.clone(),
             language: w.language,
             hash,
@@ -509,7 +509,7 @@ fn analyse_file(
             degraded: analysis.degraded.clone(),
             gen_reason,
             shape,
-        },
+        }),
         analysis: Box::new(analysis),
         chunk_ids,
         content: crate::store::catalog::compress(&bytes),
