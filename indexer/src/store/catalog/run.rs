@@ -282,7 +282,10 @@ impl RunTx<'_> {
 /// ([`crate::genshape::family`]), and writes the ones whose answer changed. Unchanged files are
 /// updated in place, as their mtimes are: the content of the row's version did not change, only
 /// what other files say about it — and since this looks at the whole snapshot each run, an
-/// incremental run ends where a full one would.
+/// incremental run ends where a full one would. The catalog row is what ranking reads; the
+/// full-text documents' `provenance` field of such a file keeps what its own analysis said, and
+/// the Meilisearch mirror, which syncs files whose hash changed, picks the change up at its next
+/// full sync.
 fn settle_families(tx: &Transaction<'_>) -> Result<(), StoreError> {
     use crate::genshape::Shape;
     let rows: Vec<(String, String, Option<String>, Shape)> = {
