@@ -109,6 +109,9 @@ pub fn analyze(
         Language::Text => {
             let mut a = text_analysis(path, module, src, limits, None);
             a.facts = resource_facts(path, src);
+            if path.file_name().ends_with(".xml") {
+                a.shape = mybatis::generator_shape(src);
+            }
             return a;
         }
     };

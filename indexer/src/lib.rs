@@ -9,6 +9,7 @@
 pub mod analyzer;
 pub mod chunk;
 pub mod diff;
+pub mod genshape;
 pub mod git;
 pub mod graph;
 pub mod lang;

@@ -193,6 +193,10 @@ pub struct FileAnalysis {
     /// `None` for files that contribute nothing to it.
     #[serde(default)]
     pub facts: Option<Box<crate::graph::FileFacts>>,
+    /// What the file's shape says about its origin (generator output without a marker, or a
+    /// data class a generated family may name): [`crate::genshape`].
+    #[serde(default)]
+    pub shape: Option<crate::genshape::Shape>,
 }
 
 /// Why a file found by the walk was not indexed.

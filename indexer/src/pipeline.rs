@@ -11,8 +11,9 @@
 //! A run killed anywhere leaves either the old or the new snapshot readable; the next run sees a
 //! payload that does not match the catalog's text generation and reconciles the two.
 
+use crate::genshape;
 use crate::lang::{self, ParseLimits};
-use crate::model::{FileAnalysis, RepoPath, SkipReason, Snapshot};
+use crate::model::{FileAnalysis, Provenance, RepoPath, SkipReason, Snapshot};
 use crate::module::ModuleMap;
 use crate::store::catalog::{Catalog, FileRow, GraphChanges, RunEnd, SymbolRow};
 use crate::store::fulltext::{ChunkDoc, FullText, TextWriter};
@@ -75,7 +76,7 @@ enum Outcome {
     /// Same content as the stored version: only the mtime moves.
     SameContent,
     New {
-        row: FileRow,
+        row: Box<FileRow>,
         analysis: Box<FileAnalysis>,
         chunk_ids: Vec<String>,
         /// zstd of the bytes read (compressed here, on the parallel workers).
@@ -470,14 +471,22 @@ fn analyse_file(
     let size = bytes.len() as u64;
     let bytes = crate::secrets::mask(&w.path, &bytes);
     let hash = blake3::hash(&bytes).to_hex().to_string();
+    // A stored provenance that a generator shape decided (this file's, or its family's) differs
+    // from the marker-and-path one; same content means the same shape, and the family is settled
+    // again at the end of every run.
     if let Some(prev) = prev
         && prev.hash == hash
         && prev.module == module
-        && prev.provenance == provenance
+        && (prev.provenance == provenance
+            || (provenance == Provenance::Source && prev.gen_reason.is_some()))
     {
         return Outcome::SameContent;
     }
-    let analysis = lang::analyze(w.language, &w.path, module, &bytes, limits);
+    let mut analysis = lang::analyze(w.language, &w.path, module, &bytes, limits);
+    // Generator output without a marker, by its shape. A data class's family (a generated model)
+    // is decided over the whole snapshot when the run closes (genshape::family); until then, and
+    // in the watch overlay, which sees one file at a time, it counts as source.
+    let (provenance, gen_reason, shape) = genshape::settle_file(provenance, analysis.shape.take());
     let chunk_ids = analysis
         .chunks
         .iter()
@@ -493,7 +502,7 @@ fn analyse_file(
     };
     let lines = bytecount_lines(&bytes);
     Outcome::New {
-        row: FileRow {
+        row: Box::new(FileRow {
             path: w.path.clone(),
             language: w.language,
             hash,
@@ -503,7 +512,9 @@ fn analyse_file(
             module: module.to_string(),
             provenance,
             degraded: analysis.degraded.clone(),
-        },
+            gen_reason,
+            shape,
+        }),
         analysis: Box::new(analysis),
         chunk_ids,
         content: crate::store::catalog::compress(&bytes),

@@ -39,6 +39,7 @@ pub fn status(g: &Global, verbose: bool) -> Result<Outcome> {
                 serde_json::to_value(listed.iter().map(|f| serde_json::json!({
                     "path": f.path, "language": f.language, "provenance": f.provenance,
                     "module": f.module, "lines": f.lines, "degraded": f.degraded,
+                    "generated_because": f.gen_reason,
                 })).collect::<Vec<_>>())?
             } else { serde_json::Value::Null },
         }))?;
@@ -81,11 +82,14 @@ pub fn status(g: &Global, verbose: bool) -> Result<Outcome> {
     }
     if verbose {
         for f in &listed {
-            let note = f
+            let mut note = f
                 .degraded
                 .as_deref()
                 .map(|d| format!("  [text only: {d}]"))
                 .unwrap_or_default();
+            if let Some(why) = &f.gen_reason {
+                note.push_str(&format!("  [{why}]"));
+            }
             println!(
                 "  {}  {} {} {}{}",
                 f.path,

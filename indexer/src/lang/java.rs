@@ -19,6 +19,7 @@
 
 pub mod calls;
 mod frameworks;
+pub(crate) mod generated;
 mod javadoc;
 mod signature;
 
@@ -73,6 +74,7 @@ pub(crate) fn analyze(
             ..Default::default()
         })
     });
+    let shape = generated::shape(package.as_deref(), &imports, &symbols);
     Ok(FileAnalysis {
         package,
         imports,
@@ -80,6 +82,7 @@ pub(crate) fn analyze(
         chunks,
         degraded: None,
         facts,
+        shape,
     })
 }
 

@@ -3,7 +3,9 @@
 //! scanner, not an XML parser: comments are skipped, CDATA kept, dynamic tags (`<if>`,
 //! `<foreach>`, `<include>`) dropped while their text stays.
 
+use crate::genshape::Shape;
 use crate::graph::facts::{MapperFacts, SqlStatement};
+use crate::lang::java::generated::{MBG, MBG_METHODS};
 
 /// The mapper facts of an XML file, `None` when it is not a MyBatis mapper.
 pub fn mapper(src: &[u8]) -> Option<MapperFacts> {
@@ -42,6 +44,76 @@ pub fn mapper(src: &[u8]) -> Option<MapperFacts> {
         at = body_end.max(open_end);
     }
     Some(out)
+}
+
+/// The shape of a mapper XML that MyBatis Generator wrote: its `Example_Where_Clause` or
+/// `Update_By_Example_Where_Clause` fragment, or else `BaseResultMap` and `Base_Column_List` with
+/// statements that are (mostly) the generator's set — hand-written mappers often copy the
+/// `BaseResultMap`/`Base_Column_List` convention, never the example clauses. Its models are the
+/// `type` of its generated result maps and the `parameterType` of its inserts and updates.
+pub fn generator_shape(src: &[u8]) -> Option<Shape> {
+    let text = String::from_utf8_lossy(src);
+    let facts = mapper(src)?;
+    let ids = |tag: &str| {
+        tags(&text, tag)
+            .filter_map(|t| attr(t, "id"))
+            .collect::<Vec<_>>()
+    };
+    let fragments = ids("sql");
+    let result_maps = ids("resultMap");
+    let example_clause = fragments
+        .iter()
+        .any(|f| f == "Example_Where_Clause" || f == "Update_By_Example_Where_Clause");
+    let generated_statements = facts
+        .statements
+        .iter()
+        .filter(|s| MBG_METHODS.contains(&s.id.as_str()))
+        .count();
+    let conventional = result_maps.iter().any(|r| r == "BaseResultMap")
+        && fragments.iter().any(|f| f == "Base_Column_List")
+        && generated_statements >= 4
+        && generated_statements * 4 >= facts.statements.len() * 3;
+    if !(example_clause || conventional) {
+        return None;
+    }
+    let mut models: Vec<String> = tags(&text, "resultMap")
+        .filter(|t| {
+            attr(t, "id").is_some_and(|id| id == "BaseResultMap" || id == "ResultMapWithBLOBs")
+        })
+        .filter_map(|t| attr(t, "type"))
+        .chain(
+            ["insert", "update"]
+                .iter()
+                .flat_map(|op| tags(&text, op))
+                .filter_map(|t| attr(t, "parameterType"))
+                .filter(|p| p.contains('.') && !p.starts_with("java.") && !p.ends_with("Example")),
+        )
+        .collect();
+    models.sort();
+    models.dedup();
+    Some(Shape::Generated {
+        generator: MBG.into(),
+        what: "mapper XML".into(),
+        models,
+    })
+}
+
+/// The opening tags `<name …>` in `text` (attributes included, `>` excluded).
+fn tags<'t>(text: &'t str, name: &str) -> impl Iterator<Item = &'t str> {
+    let open = format!("<{name}");
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        loop {
+            let p = at + text.get(at..)?.find(&open)?;
+            let after = p + open.len();
+            at = after;
+            if text[after..].starts_with(|c: char| c.is_whitespace() || c == '>') {
+                let end = text[after..].find('>').map_or(text.len(), |e| after + e);
+                at = end;
+                return Some(&text[p..end]);
+            }
+        }
+    })
 }
 
 /// The next `<select|insert|update|delete` outside comments: (offset, op).
@@ -337,5 +409,66 @@ mod tests {
         );
         assert_eq!(m.statements[0].tables, [("t_order".to_string(), 6)]);
         assert_eq!(m.statements[2].tables, [("t_order".to_string(), 14)]);
+    }
+
+    #[test]
+    fn generator_mapper_xml_is_recognised_with_its_models() {
+        let xml = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/shop/shop-mall/src/main/resources/com/shop/mall/mbg/mapper/OrderInfoMapper.xml"
+        ))
+        .unwrap();
+        assert_eq!(
+            generator_shape(&xml),
+            Some(Shape::Generated {
+                generator: MBG.into(),
+                what: "mapper XML".into(),
+                models: vec!["com.shop.mall.mbg.model.OrderInfo".into()],
+            })
+        );
+    }
+
+    #[test]
+    fn generator_conventions_copied_by_hand_are_not_enough() {
+        // BaseResultMap and Base_Column_List, but the statements are the author's own.
+        let xml = br#"<mapper namespace="a.OrderMapper">
+  <resultMap id="BaseResultMap" type="a.Order"><id column="id" property="id"/></resultMap>
+  <sql id="Base_Column_List">id, status</sql>
+  <select id="selectById" resultMap="BaseResultMap">select <include refid="Base_Column_List"/> from t_order where id = #{id}</select>
+  <update id="markPaid">update t_order set status = 1 where id = #{id}</update>
+  <insert id="insert" parameterType="a.Order">insert into t_order (status) values (#{status})</insert>
+</mapper>"#;
+        assert_eq!(generator_shape(xml), None);
+        // A hand-written shop mapper, and XML that is no mapper at all.
+        let shop = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/shop/shop-order/src/main/resources/mapper/OrderMapper.xml"
+        ))
+        .unwrap();
+        assert_eq!(generator_shape(&shop), None);
+        assert_eq!(
+            generator_shape(b"<project><sql id=\"Example_Where_Clause\"/></project>"),
+            None
+        );
+    }
+
+    #[test]
+    fn the_simple_runtime_without_example_clauses_counts_by_its_statements() {
+        let xml = br#"<mapper namespace="a.UserMapper">
+  <resultMap id="BaseResultMap" type="a.User"><id column="id" property="id"/></resultMap>
+  <sql id="Base_Column_List">id, name</sql>
+  <delete id="deleteByPrimaryKey" parameterType="java.lang.Long">delete from t_user where id = #{id}</delete>
+  <insert id="insert" parameterType="a.User">insert into t_user (name) values (#{name})</insert>
+  <select id="selectByPrimaryKey" resultMap="BaseResultMap">select * from t_user where id = #{id}</select>
+  <select id="selectAll" resultMap="BaseResultMap">select * from t_user</select>
+  <update id="updateByPrimaryKey" parameterType="a.User">update t_user set name = #{name} where id = #{id}</update>
+</mapper>"#;
+        let Some(Shape::Generated { models, what, .. }) = generator_shape(xml) else {
+            panic!("not recognised");
+        };
+        assert_eq!(
+            (what.as_str(), models),
+            ("mapper XML", vec!["a.User".to_string()])
+        );
     }
 }

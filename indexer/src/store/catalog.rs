@@ -20,8 +20,9 @@ pub use run::{RunEnd, RunTx};
 
 /// Bump when the schema changes; an index with another version is rebuilt.
 /// 2: call graph (facts, edges, edge_files). 4: example provenance. 5: secrets masked in all
-/// stored text (an older index may hold them, so it is rebuilt).
-pub const SCHEMA_VERSION: i64 = 5;
+/// stored text (an older index may hold them, so it is rebuilt). 6: files' generator shape and
+/// reason.
+pub const SCHEMA_VERSION: i64 = 6;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -31,8 +32,10 @@ CREATE TABLE IF NOT EXISTS snapshots(
 CREATE TABLE IF NOT EXISTS files(
   path TEXT NOT NULL, gen_from INTEGER NOT NULL, gen_to INTEGER,
   language TEXT NOT NULL, hash TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-  lines INTEGER NOT NULL, module TEXT NOT NULL, provenance TEXT NOT NULL, degraded TEXT);
+  lines INTEGER NOT NULL, module TEXT NOT NULL, provenance TEXT NOT NULL, degraded TEXT,
+  gen_reason TEXT, shape TEXT);
 CREATE INDEX IF NOT EXISTS files_current ON files(path) WHERE gen_to IS NULL;
+CREATE INDEX IF NOT EXISTS files_shaped ON files(path) WHERE gen_to IS NULL AND shape IS NOT NULL;
 CREATE INDEX IF NOT EXISTS files_gen ON files(gen_from, gen_to);
 CREATE TABLE IF NOT EXISTS symbols(
   file TEXT NOT NULL, gen_from INTEGER NOT NULL, gen_to INTEGER,
@@ -65,6 +68,11 @@ pub struct FileRow {
     pub module: String,
     pub provenance: Provenance,
     pub degraded: Option<String>,
+    /// Why the file counts as generated when its shape decided it ([`crate::genshape`]).
+    pub gen_reason: Option<String>,
+    /// The file's generator shape, kept so that every run can settle generated families over
+    /// the whole snapshot ([`crate::genshape::family`]).
+    pub shape: Option<crate::genshape::Shape>,
 }
 
 /// A symbol with the file it is declared in.
@@ -258,7 +266,8 @@ impl Catalog {
     /// Current files keyed by path.
     pub fn current_files(&self) -> Result<HashMap<RepoPath, FileRow>, StoreError> {
         let mut st = self.conn.prepare(
-            "SELECT path, language, hash, size, mtime_ns, lines, module, provenance, degraded
+            "SELECT path, language, hash, size, mtime_ns, lines, module, provenance, degraded,
+                    gen_reason, shape
              FROM files WHERE gen_to IS NULL",
         )?;
         let rows = st.query_map([], file_from_row)?;
@@ -274,7 +283,8 @@ impl Catalog {
         Ok(self
             .conn
             .query_row(
-                "SELECT path, language, hash, size, mtime_ns, lines, module, provenance, degraded
+                "SELECT path, language, hash, size, mtime_ns, lines, module, provenance, degraded,
+                    gen_reason, shape
                  FROM files WHERE gen_to IS NULL AND path = ?1",
                 [path],
                 file_from_row,
@@ -589,6 +599,10 @@ fn file_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
         module: r.get(6)?,
         provenance: Provenance::parse(&prov),
         degraded: r.get(8)?,
+        gen_reason: r.get(9)?,
+        shape: r
+            .get::<_, Option<String>>(10)?
+            .and_then(|s| crate::genshape::Shape::decode(&s)),
     })
 }
 

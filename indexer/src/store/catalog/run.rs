@@ -122,8 +122,9 @@ impl RunTx<'_> {
             retire_file(tx, p, generation)?;
         }
         tx.prepare_cached(
-            "INSERT INTO files(path, gen_from, language, hash, size, mtime_ns, lines, module, provenance, degraded)
-             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            "INSERT INTO files(path, gen_from, language, hash, size, mtime_ns, lines, module, provenance,
+               degraded, gen_reason, shape)
+             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         )?
         .execute(params![
             p,
@@ -136,6 +137,8 @@ impl RunTx<'_> {
             u.row.module,
             u.row.provenance.as_str(),
             u.row.degraded,
+            u.row.gen_reason,
+            u.row.shape.as_ref().map(|s| s.encode()),
         ])?;
         self.written[0] += 1;
         self.written[1] += u.analysis.symbols.len() as i64;
@@ -208,6 +211,7 @@ impl RunTx<'_> {
         if self.fresh {
             tx.execute_batch(super::SCHEMA)?;
         }
+        settle_families(tx)?;
         if end.text_changed {
             tx.execute(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES('text_gen', ?1)",
@@ -274,6 +278,60 @@ impl RunTx<'_> {
 
 /// Ends the current version of a file: its rows stop being alive at `generation`; its chunks,
 /// content and call-graph facts go.
+/// Decides, over every current file with a shape, which data classes a generated family names
+/// ([`crate::genshape::family`]), and writes the ones whose answer changed. Unchanged files are
+/// updated in place, as their mtimes are: the content of the row's version did not change, only
+/// what other files say about it — and since this looks at the whole snapshot each run, an
+/// incremental run ends where a full one would. The catalog row is what ranking reads; the
+/// full-text documents' `provenance` field of such a file keeps what its own analysis said, and
+/// the Meilisearch mirror, which syncs files whose hash changed, picks the change up at its next
+/// full sync.
+fn settle_families(tx: &Transaction<'_>) -> Result<(), StoreError> {
+    use crate::genshape::Shape;
+    let rows: Vec<(String, String, Option<String>, Shape)> = {
+        let mut st = tx.prepare_cached(
+            "SELECT path, provenance, gen_reason, shape FROM files
+             WHERE gen_to IS NULL AND shape IS NOT NULL",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<String>>(2)?,
+                r.get::<_, String>(3)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (path, prov, reason, shape) = row?;
+            if let Some(shape) = Shape::decode(&shape) {
+                out.push((path, prov, reason, shape));
+            }
+        }
+        out
+    };
+    let current: std::collections::HashMap<&str, (&str, Option<&str>)> = rows
+        .iter()
+        .map(|(p, prov, reason, _)| (p.as_str(), (prov.as_str(), reason.as_deref())))
+        .collect();
+    let decided = crate::genshape::family(rows.iter().map(|(p, _, _, s)| (p.as_str(), s)));
+    let mut update = tx.prepare_cached(
+        "UPDATE files SET provenance = ?2, gen_reason = ?3 WHERE path = ?1 AND gen_to IS NULL",
+    )?;
+    for (path, reason) in decided {
+        // A data class's shape is only kept when its own provenance is source (the pipeline).
+        let prov = if reason.is_some() {
+            crate::model::Provenance::Generated
+        } else {
+            crate::model::Provenance::Source
+        };
+        if current.get(path.as_str()) != Some(&(prov.as_str(), reason.as_deref())) {
+            update.execute(params![path, prov.as_str(), reason])?;
+        }
+    }
+    Ok(())
+}
+
 fn retire_file(tx: &Transaction<'_>, path: &str, generation: i64) -> Result<(), StoreError> {
     tx.prepare_cached("DELETE FROM contents WHERE file = ?1")?
         .execute([path])?;

@@ -191,6 +191,8 @@ pub(super) fn file_row(d: FileDoc) -> Option<FileRow> {
         module: d.module,
         provenance: Provenance::parse(&d.provenance),
         degraded: d.degraded,
+        gen_reason: None,
+        shape: None,
     })
 }
 
