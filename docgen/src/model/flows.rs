@@ -1,0 +1,165 @@
+//! Key flows: from each entry point, the calls it makes, breadth first to a depth, as a small
+//! graph a Mermaid flowchart can show.
+//!
+//! Not `ask`'s chain builder: that one ranks callees by their relevance to a question. A map has
+//! no question, so it keeps every call into the repository's own code (and the tables, topics and
+//! remote services reached), nearest first, and cuts by depth and size.
+
+use super::{Cite, Entry, EntryKind, Flow, Graph, Hop, Step};
+use indexer::graph::{Edge, EdgeKind};
+use std::collections::HashMap;
+
+/// Calls followed below the entry.
+const MAX_DEPTH: usize = 4;
+/// Steps per flow: a flowchart larger than this stops being read.
+const MAX_STEPS: usize = 14;
+/// Flows per page.
+const MAX_FLOWS: usize = 6;
+
+/// Flows from the module's routes, listeners, schedules and `main`s (API types have none).
+pub fn build(g: &Graph<'_>, module: &str, entries: &[Entry]) -> Vec<Flow> {
+    let mut out = Vec::new();
+    let mut seen_handlers: Vec<&str> = Vec::new();
+    for e in entries.iter().filter(|e| e.kind != EntryKind::Api) {
+        if seen_handlers.contains(&e.handler_id.as_str()) {
+            continue;
+        }
+        seen_handlers.push(&e.handler_id);
+        let f = flow(g, module, e);
+        // A flow of one step says nothing the entry list does not.
+        if f.steps.len() > 1 {
+            out.push(f);
+        }
+        if out.len() == MAX_FLOWS {
+            break;
+        }
+    }
+    out
+}
+
+fn flow(g: &Graph<'_>, module: &str, e: &Entry) -> Flow {
+    let mut steps = vec![Step {
+        name: e.handler.name.clone(),
+        kind: "method".into(),
+        cite: e.handler.cite.clone(),
+        module: None,
+    }];
+    let mut index: HashMap<String, usize> = HashMap::new();
+    index.insert(e.handler_id.clone(), 0);
+    let mut hops: Vec<Hop> = Vec::new();
+    let mut cut = 0;
+    let mut frontier: Vec<(String, usize)> = vec![(e.handler_id.clone(), 0)];
+    for depth in 0..MAX_DEPTH {
+        let mut next = Vec::new();
+        for (id, from) in &frontier {
+            for edge in g.edges_from(id) {
+                let Some(t) = target(g, module, edge) else {
+                    continue;
+                };
+                let to = match index.get(&t.0) {
+                    Some(&i) => i,
+                    None if steps.len() >= MAX_STEPS => {
+                        cut += 1;
+                        continue;
+                    }
+                    None => {
+                        let (key, step, follow) = t;
+                        steps.push(step);
+                        index.insert(key.clone(), steps.len() - 1);
+                        if follow && depth + 1 < MAX_DEPTH {
+                            next.push((key, steps.len() - 1));
+                        } else if follow
+                            && g.edges_from(&key).any(|x| target(g, module, x).is_some())
+                        {
+                            cut += 1;
+                        }
+                        steps.len() - 1
+                    }
+                };
+                let hop = Hop {
+                    from: *from,
+                    to,
+                    kind: edge.kind.as_str().to_string(),
+                    site: Cite::at(&edge.caller_file, edge.line),
+                };
+                if to != *from && !hops.iter().any(|h| h.from == hop.from && h.to == hop.to) {
+                    hops.push(hop);
+                }
+            }
+        }
+        frontier = next;
+    }
+    Flow {
+        entry: format!("{} {}", kind_word(e.kind), e.label),
+        steps,
+        hops,
+        cut,
+    }
+}
+
+fn kind_word(k: EntryKind) -> &'static str {
+    match k {
+        EntryKind::Route => "route",
+        EntryKind::Listener => "listener",
+        EntryKind::Schedule => "schedule",
+        EntryKind::Main => "main",
+        EntryKind::Api => "api",
+    }
+}
+
+/// Where an edge leads in a flow: (key, step, whether to follow it further). Calls into the
+/// repository's source code are followed; tables, statements and config keys are terminals;
+/// library calls, tests and the type hierarchy are left out.
+fn target(g: &Graph<'_>, module: &str, e: &Edge) -> Option<(String, Step, bool)> {
+    if !e.kind.is_flow() || e.kind == EdgeKind::Config || e.kind == EdgeKind::Route {
+        return None;
+    }
+    let callee = e.callee.as_deref()?;
+    if let Some(t) = callee.strip_prefix("table:") {
+        return Some((
+            callee.to_string(),
+            Step {
+                name: t.to_string(),
+                kind: "table".into(),
+                cite: Cite::at(&e.caller_file, e.line),
+                module: None,
+            },
+            false,
+        ));
+    }
+    if callee.starts_with("mybatis:") {
+        // The statement itself is a hop to its tables: follow it without a step of its own
+        // would hide the SQL's place, so it is a step.
+        let name = callee.rsplit('.').next().unwrap_or(callee).to_string();
+        let (file, line) = (e.callee_file.as_deref()?, e.callee_line?);
+        return Some((
+            callee.to_string(),
+            Step {
+                name: format!("SQL {name}"),
+                kind: "sql".into(),
+                cite: Cite::at(file, line),
+                module: None,
+            },
+            true,
+        ));
+    }
+    let s = g.sym(callee)?;
+    if !g.is_source_path(&s.path) {
+        return None;
+    }
+    let m = g.module_of(&s.path)?;
+    Some((
+        callee.to_string(),
+        Step {
+            name: g.short_name(s),
+            kind: if e.kind == EdgeKind::Rpc {
+                "remote".into()
+            } else {
+                "method".into()
+            },
+            cite: Cite::new(&s.path, s.symbol.start_line, s.symbol.end_line),
+            module: (m != module).then(|| m.to_string()),
+        },
+        true,
+    ))
+}
