@@ -87,12 +87,25 @@ pub fn since(
             .filter(|s| listed(s))
             .map(item)
             .collect();
-        let mut changed: Vec<Item> = d
+        let news: Vec<&SymbolVersion> = d
             .symbols_changed
             .iter()
             .map(|x| &x.new)
             .filter(|s| listed(s))
-            .map(item)
+            .collect();
+        // A type changes with any member: listed only when no changed member says why.
+        let mut changed: Vec<Item> = news
+            .iter()
+            .filter(|s| {
+                !is_type(&s.kind)
+                    || !news.iter().any(|o| {
+                        o.path == s.path
+                            && !std::ptr::eq(*o, **s)
+                            && o.start_line >= s.start_line
+                            && o.end_line <= s.end_line
+                    })
+            })
+            .map(|s| item(s))
             .collect();
         let mut removed: Vec<String> = d
             .symbols_removed
@@ -125,6 +138,13 @@ pub fn since(
         .filter(|u| !prev_users.contains(u))
         .collect();
     c
+}
+
+fn is_type(kind: &str) -> bool {
+    matches!(
+        kind,
+        "class" | "interface" | "enum" | "record" | "annotation"
+    )
 }
 
 /// `pkg.Type.method` → `Type.method`; a type keeps its simple name.

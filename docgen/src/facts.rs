@@ -13,6 +13,8 @@ pub struct FileInfo {
     pub module: String,
     pub lines: u32,
     pub provenance: Provenance,
+    /// Parsed as code (not indexed as plain text).
+    pub code: bool,
 }
 
 /// A symbol and the file it is declared in.
@@ -52,6 +54,7 @@ impl Facts {
                         module: f.module,
                         lines: f.lines,
                         provenance: f.provenance,
+                        code: f.language != indexer::model::Language::Text,
                     },
                 )
             })
@@ -93,6 +96,13 @@ impl Facts {
             }
         }
         Ok(Some(facts))
+    }
+
+    /// Drops the files under folder `prefix` (`docs/codemap/`) and everything declared in them.
+    pub fn exclude_under(&mut self, prefix: &str) {
+        self.files.retain(|p, _| !p.starts_with(prefix));
+        self.symbols.retain(|s| !s.path.starts_with(prefix));
+        self.edges.retain(|e| !e.caller_file.starts_with(prefix));
     }
 
     /// Each module's root folder: the deepest folder holding all its files (`""` for the

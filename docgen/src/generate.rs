@@ -15,7 +15,17 @@ use indexer::store::IndexRead;
 use std::collections::{BTreeMap, HashMap};
 
 pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError> {
-    let facts = Facts::read(read)?.ok_or(DocgenError::NoSnapshot)?;
+    let mut facts = Facts::read(read)?.ok_or(DocgenError::NoSnapshot)?;
+    // The maps themselves are indexed once committed; leaving them out keeps a run from
+    // changing the next one's models.
+    let out_prefix = format!(
+        "{}/",
+        opts.out_dir
+            .to_string_lossy()
+            .replace('\\', "/")
+            .trim_matches('/')
+    );
+    facts.exclude_under(&out_prefix);
     let roots = facts.module_roots();
     let names: Vec<&str> = roots.keys().map(String::as_str).collect();
     let steering = Steering::load(&opts.repo_root, &names)?;

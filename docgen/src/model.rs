@@ -262,11 +262,16 @@ const MAX_TYPES: usize = 15;
 
 fn build(g: &Graph<'_>, name: &str, root: &str) -> ModuleModel {
     let facts = g.facts;
-    let files = facts.files.values().filter(|f| f.module == name).count();
+    // Code files only: a README or a generated page appearing must not change the model.
+    let files = facts
+        .files
+        .values()
+        .filter(|f| f.module == name && f.code)
+        .count();
     let source_files = facts
         .files
         .values()
-        .filter(|f| f.module == name && g.is_source(f))
+        .filter(|f| f.module == name && f.code && g.is_source(f))
         .count();
     let mut entries = entries::find(g, name);
     let entries_cut = entries.len().saturating_sub(MAX_ENTRIES);

@@ -145,7 +145,7 @@ pub fn code(s: &str) -> String {
 fn commit_text(commit: Option<&str>) -> String {
     match commit {
         Some(c) => format!("commit `{}`", &c[..c.len().min(12)]),
-        None => "a work tree without a git commit".to_string(),
+        None => "an index of a work tree outside git".to_string(),
     }
 }
 

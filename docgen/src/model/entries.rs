@@ -76,10 +76,13 @@ pub fn find(g: &Graph<'_>, module: &str) -> Vec<Entry> {
     }
     out.sort();
     out.dedup_by(|a, b| a.kind == b.kind && a.label == b.label && a.handler_id == b.handler_id);
-    // API types: the ones other modules use, most used first; for a module nobody uses, its
-    // public types with the most uses inside, capped.
+    // API types: the ones other modules use, most used first; for a library nobody here uses
+    // (no routes, listeners or schedules either), its public types most used inside, capped.
     let used: Vec<(&String, &usize)> = api_uses.iter().filter(|(_, n)| **n > 0).collect();
-    let mut api: Vec<(String, usize)> = if used.is_empty() {
+    let served = out.iter().any(|e| e.kind != EntryKind::Main);
+    let mut api: Vec<(String, usize)> = if used.is_empty() && served {
+        Vec::new()
+    } else if used.is_empty() {
         api_uses
             .keys()
             .map(|id| (id.clone(), g.edges_to(id).count()))

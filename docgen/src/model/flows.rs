@@ -7,6 +7,7 @@
 
 use super::{Cite, Entry, EntryKind, Flow, Graph, Hop, Step};
 use indexer::graph::{Edge, EdgeKind};
+use indexer::model::SymbolKind;
 use std::collections::HashMap;
 
 /// Calls followed below the entry.
@@ -97,6 +98,36 @@ fn flow(g: &Graph<'_>, module: &str, e: &Entry) -> Flow {
     }
 }
 
+/// Lines up to which a method with no calls of its own is a trivial leaf (an accessor, a
+/// factory of a result wrapper): it says nothing about the flow.
+const TRIVIAL_LINES: u32 = 4;
+
+/// Calls a flowchart leaves out: constructors and implicit ones (a call to a type), bodiless
+/// declarations the call dispatches through (the implementation is reached by its own edge),
+/// and short methods that call nothing of the repository's own.
+fn is_noise(g: &Graph<'_>, s: &crate::facts::Sym) -> bool {
+    let sym = &s.symbol;
+    if sym.kind == SymbolKind::Constructor || sym.kind.is_type() {
+        return true;
+    }
+    let outgoing = g.edges_from(&sym.id.0).any(|x| {
+        x.kind != EdgeKind::Call
+            || x.callee
+                .as_deref()
+                .and_then(|c| g.sym(c))
+                .is_some_and(|c| c.symbol.kind == SymbolKind::Method && g.is_source_path(&c.path))
+    });
+    if outgoing {
+        return false;
+    }
+    let in_interface = sym
+        .parent
+        .as_ref()
+        .and_then(|p| g.sym(&p.0))
+        .is_some_and(|p| p.symbol.kind == SymbolKind::Interface);
+    in_interface || sym.end_line.saturating_sub(sym.start_line) < TRIVIAL_LINES
+}
+
 fn kind_word(k: EntryKind) -> &'static str {
     match k {
         EntryKind::Route => "route",
@@ -144,7 +175,7 @@ fn target(g: &Graph<'_>, module: &str, e: &Edge) -> Option<(String, Step, bool)>
         ));
     }
     let s = g.sym(callee)?;
-    if !g.is_source_path(&s.path) {
+    if !g.is_source_path(&s.path) || (e.kind == EdgeKind::Call && is_noise(g, s)) {
         return None;
     }
     let m = g.module_of(&s.path)?;
