@@ -22,7 +22,7 @@ measure() {
   local label=$1; shift
   /usr/bin/time -f '%e %M' -o "$work/time" "$@" >"$work/out" 2>&1 || {
     rc=$?; [ "$rc" -le 1 ] || { cat "$work/out" >&2; exit "$rc"; }; }
-  read -r wall rss <"$work/time"
+  read -r wall rss < <(tail -1 "$work/time")
   printf '%-34s %7.2f s   peak RSS %6.1f MiB\n' "$label:" "$wall" "$(echo "$rss / 1024" | bc -l)"
 }
 

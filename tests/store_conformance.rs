@@ -196,7 +196,11 @@ fn check_reader(r: &dyn IndexRead, expected_gen: u64) {
     })
     .unwrap();
     assert_eq!(walked.len() as u64, all_edges);
-    assert!(walked.windows(2).all(|w| w[0].caller_file <= w[1].caller_file));
+    assert!(
+        walked
+            .windows(2)
+            .all(|w| w[0].caller_file <= w[1].caller_file)
+    );
     assert!(walked.iter().any(|e| e.line == 8
         && e.callee.as_deref() == Some(mark.id.0.as_str())
         && e.caller_name == "shop.order.OrderService.cancelUnpaidOrder"));

@@ -201,10 +201,10 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
             }
         }
     }
-    if !written.is_empty() || next != prev {
-        if write::write_if_changed(&opts.repo_root, &state_rel, &next.to_text())? {
-            written.push(state_rel);
-        }
+    if (!written.is_empty() || next != prev)
+        && write::write_if_changed(&opts.repo_root, &state_rel, &next.to_text())?
+    {
+        written.push(state_rel);
     }
     written.sort();
     tracing::info!(

@@ -56,14 +56,22 @@ fn shop_pages(tmp: &Path) -> (PathBuf, Vec<PathBuf>) {
 }
 
 fn node_ok() -> bool {
-    Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 #[test]
 fn every_mermaid_block_parses_with_mermaid() {
     let peers = peers();
-    if !node_ok() || !peers.join("node_modules/mermaid").is_dir() || !peers.join("node_modules/jsdom").is_dir() {
-        return skip("node with mermaid and jsdom under $CODEMAP_PEERS (npm install --prefix /work/peers mermaid jsdom)");
+    if !node_ok()
+        || !peers.join("node_modules/mermaid").is_dir()
+        || !peers.join("node_modules/jsdom").is_dir()
+    {
+        return skip(
+            "node with mermaid and jsdom under $CODEMAP_PEERS (npm install --prefix /work/peers mermaid jsdom)",
+        );
     }
     let tmp = tempfile::tempdir().unwrap();
     let (_, pages) = shop_pages(tmp.path());
@@ -95,7 +103,12 @@ fn every_mermaid_block_parses_with_mermaid() {
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let verdicts: Vec<&str> = stdout.lines().collect();
-    assert_eq!(verdicts.len(), blocks.len(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        verdicts.len(),
+        blocks.len(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // A broken block must be caught: the parser is really parsing.
     for ((page, block), v) in blocks.iter().zip(&verdicts) {
         assert_eq!(*v, "ok", "{page}:\n{block}");
@@ -121,11 +134,14 @@ fn every_mermaid_block_parses_with_mermaid() {
 fn every_page_passes_markdownlint() {
     let bin = peers().join("node_modules/.bin/markdownlint-cli2");
     if !node_ok() || !bin.exists() {
-        return skip("markdownlint-cli2 under $CODEMAP_PEERS (npm install --prefix /work/peers markdownlint-cli2)");
+        return skip(
+            "markdownlint-cli2 under $CODEMAP_PEERS (npm install --prefix /work/peers markdownlint-cli2)",
+        );
     }
     let tmp = tempfile::tempdir().unwrap();
     let (root, pages) = shop_pages(tmp.path());
-    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../templates/codemap/.markdownlint-cli2.jsonc");
+    let config =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../templates/codemap/.markdownlint-cli2.jsonc");
     let out = Command::new(&bin)
         .arg("--config")
         .arg(&config)
@@ -138,6 +154,9 @@ fn every_page_passes_markdownlint() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(report.contains(&format!("Linting: {} file(s)", pages.len())), "{report}");
+    assert!(
+        report.contains(&format!("Linting: {} file(s)", pages.len())),
+        "{report}"
+    );
     assert!(out.status.success(), "{report}");
 }
