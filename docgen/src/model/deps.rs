@@ -74,13 +74,10 @@ pub fn find(g: &Graph<'_>, module: &str) -> Deps {
         }
     }
     let mut used_by: BTreeMap<&str, (usize, Item)> = BTreeMap::new();
-    for e in &g.facts.edges {
-        let (Some(f), Some(callee)) = (e.callee_file.as_deref(), e.callee.as_deref()) else {
+    for e in g.edges_into(module) {
+        let Some(callee) = e.callee.as_deref() else {
             continue;
         };
-        if g.module_of(f) != Some(module) || !g.is_source_path(f) {
-            continue;
-        }
         let Some(m) = g.module_of(&e.caller_file) else {
             continue;
         };

@@ -11,6 +11,12 @@ pub struct Graph<'f> {
     by_id: HashMap<&'f str, usize>,
     from: HashMap<&'f str, Vec<usize>>,
     to: HashMap<&'f str, Vec<usize>>,
+    /// Source symbols by module, in path and line order.
+    module_syms: HashMap<&'f str, Vec<usize>>,
+    /// Edges by the module of their use site's source file.
+    module_edges: HashMap<&'f str, Vec<usize>>,
+    /// Edges by the module of their callee's source file.
+    module_in: HashMap<&'f str, Vec<usize>>,
 }
 
 impl<'f> Graph<'f> {
@@ -28,11 +34,37 @@ impl<'f> Graph<'f> {
                 to.entry(c.as_str()).or_default().push(i);
             }
         }
+        let source_module = |path: &str| {
+            facts
+                .files
+                .get(path)
+                .filter(|f| f.provenance == Provenance::Source)
+                .map(|f| f.module.as_str())
+        };
+        let mut module_syms: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, s) in facts.symbols.iter().enumerate() {
+            if let Some(m) = source_module(&s.path) {
+                module_syms.entry(m).or_default().push(i);
+            }
+        }
+        let mut module_edges: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut module_in: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, e) in facts.edges.iter().enumerate() {
+            if let Some(m) = source_module(&e.caller_file) {
+                module_edges.entry(m).or_default().push(i);
+            }
+            if let Some(m) = e.callee_file.as_deref().and_then(source_module) {
+                module_in.entry(m).or_default().push(i);
+            }
+        }
         Graph {
             facts,
             by_id,
             from,
             to,
+            module_syms,
+            module_edges,
+            module_in,
         }
     }
 
@@ -79,18 +111,29 @@ impl<'f> Graph<'f> {
 
     /// Source symbols of a module, in path and line order.
     pub fn symbols_of<'a>(&'a self, module: &'a str) -> impl Iterator<Item = &'f Sym> + 'a {
-        self.facts.symbols.iter().filter(move |s| {
-            self.file(&s.path)
-                .is_some_and(|f| f.module == module && self.is_source(f))
-        })
+        self.module_syms
+            .get(module)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.facts.symbols[i])
     }
 
     /// Edges whose use site is a source file of `module`.
     pub fn edges_in<'a>(&'a self, module: &'a str) -> impl Iterator<Item = &'f Edge> + 'a {
-        self.facts.edges.iter().filter(move |e| {
-            self.file(&e.caller_file)
-                .is_some_and(|f| f.module == module && self.is_source(f))
-        })
+        self.module_edges
+            .get(module)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.facts.edges[i])
+    }
+
+    /// Edges whose callee is declared in a source file of `module`.
+    pub fn edges_into<'a>(&'a self, module: &'a str) -> impl Iterator<Item = &'f Edge> + 'a {
+        self.module_in
+            .get(module)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.facts.edges[i])
     }
 
     /// A short display name: `Type.method` for members, the simple name for types.
