@@ -86,12 +86,20 @@ impl Facts {
                 format!("{root}/README.md")
             };
             if facts.files.get(&path).is_some_and(|f| f.module == module) {
-                let text: String = r
-                    .chunks_of(&path)?
-                    .into_iter()
-                    .map(|c| c.chunk.text)
-                    .collect::<Vec<_>>()
-                    .join("");
+                // Chunks leave out the blank lines between them: lines are put back at their
+                // numbers, so the text's line numbers are the file's.
+                let mut lines: Vec<String> = Vec::new();
+                for c in r.chunks_of(&path)? {
+                    let start = c.chunk.start_line.max(1) as usize;
+                    for (k, l) in c.chunk.text.lines().enumerate() {
+                        let at = start - 1 + k;
+                        if lines.len() <= at {
+                            lines.resize(at + 1, String::new());
+                        }
+                        lines[at] = l.to_string();
+                    }
+                }
+                let text = lines.join("\n");
                 facts.readmes.insert(module, (path, text));
             }
         }

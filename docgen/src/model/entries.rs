@@ -85,7 +85,10 @@ pub fn find(g: &Graph<'_>, module: &str) -> Vec<Entry> {
     } else if used.is_empty() {
         api_uses
             .keys()
-            .map(|id| (id.clone(), g.edges_to(id).count()))
+            .map(|id| {
+                let inside = g.sym(id).map(|s| g.inbound(&s.path)).unwrap_or(0);
+                (id.clone(), g.edges_to(id).count() + inside)
+            })
             .collect()
     } else {
         used.into_iter().map(|(k, n)| (k.clone(), *n)).collect()

@@ -17,6 +17,8 @@ pub struct Graph<'f> {
     module_edges: HashMap<&'f str, Vec<usize>>,
     /// Edges by the module of their callee's source file.
     module_in: HashMap<&'f str, Vec<usize>>,
+    /// Uses of a file's declarations from other source files, by file.
+    inbound: HashMap<&'f str, usize>,
 }
 
 impl<'f> Graph<'f> {
@@ -49,7 +51,14 @@ impl<'f> Graph<'f> {
         }
         let mut module_edges: HashMap<&str, Vec<usize>> = HashMap::new();
         let mut module_in: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut inbound: HashMap<&str, usize> = HashMap::new();
         for (i, e) in facts.edges.iter().enumerate() {
+            if let Some(f) = e.callee_file.as_deref()
+                && f != e.caller_file
+                && source_module(&e.caller_file).is_some()
+            {
+                *inbound.entry(f).or_default() += 1;
+            }
             if let Some(m) = source_module(&e.caller_file) {
                 module_edges.entry(m).or_default().push(i);
             }
@@ -65,6 +74,7 @@ impl<'f> Graph<'f> {
             module_syms,
             module_edges,
             module_in,
+            inbound,
         }
     }
 
@@ -163,6 +173,11 @@ impl<'f> Graph<'f> {
                 }
             }
         }
+    }
+
+    /// How often other source files use what `path` declares.
+    pub fn inbound(&self, path: &str) -> usize {
+        self.inbound.get(path).copied().unwrap_or(0)
     }
 
     /// Whether a symbol is declared directly in its file (not inside a type or method).

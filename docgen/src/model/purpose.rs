@@ -56,6 +56,7 @@ pub fn find(g: &Graph<'_>, module: &str) -> Option<Purpose> {
 pub fn first_paragraph(text: &str) -> Option<(u32, String)> {
     let mut in_fence = false;
     let mut in_ours = false;
+    let mut in_comment = false;
     let mut start = 0u32;
     let mut para: Vec<&str> = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -65,6 +66,22 @@ pub fn first_paragraph(text: &str) -> Option<(u32, String)> {
         }
         if t.starts_with(crate::write::END) {
             in_ours = false;
+            continue;
+        }
+        if in_comment || t.starts_with("<!--") {
+            in_comment = !t.contains("-->");
+            if !para.is_empty() {
+                break;
+            }
+            continue;
+        }
+        // A setext underline: the lines above were a heading, not prose.
+        if !in_fence
+            && !in_ours
+            && !t.is_empty()
+            && (t.chars().all(|c| c == '=') || t.chars().all(|c| c == '-'))
+        {
+            para.clear();
             continue;
         }
         if t.starts_with("```") || t.starts_with("~~~") {
@@ -112,13 +129,17 @@ mod tests {
 
     #[test]
     fn the_first_prose_paragraph_is_the_purpose() {
-        let md = "# Orders\n\n[![ci](x)](y)\n\nTakes orders and\ncancels unpaid ones.\n\nMore.\n";
+        let md = "<!--\nLicensed to the ASF.\n-->\n# Orders\n\n[![ci](x)](y)\n\nTakes orders and\ncancels unpaid ones.\n\nMore.\n";
         assert_eq!(
             first_paragraph(md),
-            Some((5, "Takes orders and cancels unpaid ones.".into()))
+            Some((8, "Takes orders and cancels unpaid ones.".into()))
         );
         let ours = "<!-- codemap:begin -->\nGenerated.\n<!-- codemap:end -->\n\nHuman.\n";
         assert_eq!(first_paragraph(ours), Some((5, "Human.".into())));
         assert_eq!(first_paragraph("# Only a title\n"), None);
+        assert_eq!(
+            first_paragraph("Apache Commons IO\n===\n\nA library.\n"),
+            Some((4, "A library.".into()))
+        );
     }
 }

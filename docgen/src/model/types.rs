@@ -1,4 +1,5 @@
-//! Notable types: the module's top-level types, most used first, with their doc one-liners.
+//! Notable types: the module's top-level types, most used first (uses of the type and of what
+//! its file declares, from other files), with their doc one-liners.
 
 use super::{Cite, Graph, TypeNote};
 
@@ -7,7 +8,7 @@ pub fn notable(g: &Graph<'_>, module: &str) -> Vec<TypeNote> {
         .symbols_of(module)
         .filter(|s| s.symbol.kind.is_type() && g.is_top_level(s))
         .map(|s| {
-            let uses = g.edges_to(&s.symbol.id.0).count();
+            let uses = g.edges_to(&s.symbol.id.0).count() + g.inbound(&s.path);
             let doc = s.symbol.doc.clone().unwrap_or_default();
             // Documented types first among equals: a one-liner is what the list is for.
             let score = uses * 2 + usize::from(!doc.is_empty());
