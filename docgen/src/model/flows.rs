@@ -17,10 +17,14 @@ const MAX_STEPS: usize = 14;
 /// Flows per page.
 const MAX_FLOWS: usize = 6;
 
-/// Flows from the module's routes, listeners, schedules and `main`s (API types have none).
+/// Entry points whose flows are built before the largest are kept.
+const MAX_CANDIDATES: usize = 60;
+
+/// Flows from the module's routes, listeners, schedules and `main`s (API types have none): the
+/// [`MAX_FLOWS`] that reach the most code, shown in entry order.
 pub fn build(g: &Graph<'_>, module: &str, entries: &[Entry]) -> Vec<Flow> {
-    let mut out = Vec::new();
     let mut seen_handlers: Vec<&str> = Vec::new();
+    let mut flows: Vec<(usize, Flow)> = Vec::new();
     for e in entries.iter().filter(|e| e.kind != EntryKind::Api) {
         if seen_handlers.contains(&e.handler_id.as_str()) {
             continue;
@@ -29,13 +33,20 @@ pub fn build(g: &Graph<'_>, module: &str, entries: &[Entry]) -> Vec<Flow> {
         let f = flow(g, module, e);
         // A flow of one step says nothing the entry list does not.
         if f.steps.len() > 1 {
-            out.push(f);
+            flows.push((flows.len(), f));
         }
-        if out.len() == MAX_FLOWS {
+        if seen_handlers.len() == MAX_CANDIDATES {
             break;
         }
     }
-    out
+    flows.sort_by(|a, b| {
+        (b.1.steps.len() + b.1.cut)
+            .cmp(&(a.1.steps.len() + a.1.cut))
+            .then(a.0.cmp(&b.0))
+    });
+    flows.truncate(MAX_FLOWS);
+    flows.sort_by_key(|f| f.0);
+    flows.into_iter().map(|(_, f)| f).collect()
 }
 
 fn flow(g: &Graph<'_>, module: &str, e: &Entry) -> Flow {
@@ -91,7 +102,10 @@ fn flow(g: &Graph<'_>, module: &str, e: &Entry) -> Flow {
         frontier = next;
     }
     Flow {
-        entry: format!("{} {}", kind_word(e.kind), e.label),
+        entry: match e.kind {
+            EntryKind::Main => format!("main {}", e.handler.name),
+            k => format!("{} {}", kind_word(k), e.label),
+        },
         steps,
         hops,
         cut,
