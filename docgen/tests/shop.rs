@@ -170,7 +170,7 @@ fn a_second_run_writes_nothing_and_an_edit_rewrites_only_its_module() {
 fn readme_markers_keep_the_human_text() {
     let tmp = tempfile::tempdir().unwrap();
     let (root, dir) = shop(tmp.path());
-    let human = "# Orders\n\nHand-written intro: orders are never deleted.\n\n<!-- codemap:begin -->\nstale\n<!-- codemap:end -->\n\nFooter by a human.\n";
+    let human = "# Orders\n\nHand-written intro: orders are never deleted.\n\n<!-- codemap:begin -->\nstale\n<!-- codemap:end -->\n\nFooter by a human, [linking nowhere](no/such/page.md).\n";
     std::fs::write(root.join("shop-order/README.md"), human).unwrap();
     index(&root, &dir);
     let mut opts = Options::new(&root);
@@ -184,7 +184,10 @@ fn readme_markers_keep_the_human_text() {
     assert!(text.starts_with(
         "# Orders\n\nHand-written intro: orders are never deleted.\n\n<!-- codemap:begin -->\n\n## shop-order\n"
     ));
-    assert!(text.ends_with("<!-- codemap:end -->\n\nFooter by a human.\n"));
+    // The human's broken link is theirs: kept, and not a reason to stop.
+    assert!(text.ends_with(
+        "<!-- codemap:end -->\n\nFooter by a human, [linking nowhere](no/such/page.md).\n"
+    ));
     assert!(!text.contains("stale"));
     // The README is the purpose now, cited at its line.
     assert!(
