@@ -33,7 +33,7 @@ measure "docgen again (nothing changed)" "$bin" --index-dir "$idx" --repo "$root
 
 # A one-file edit: a statement inside the first method body of a mid-sized Java file, same
 # line count (so only that module's model changes).
-file=$(find "$root" -name '*.java' -size +4k -size -40k -not -path '*/test/*' | sort | awk 'NR==1')
+file=$(find "$root" -name '*.java' -size +4k -size -40k -not -path '*/test/*' -not -path '*/.*' | sort | awk 'NR==1')
 python3 - "$file" <<'PY'
 import re, sys
 p = sys.argv[1]
