@@ -15,7 +15,9 @@ use indexer::store::IndexRead;
 use std::collections::{BTreeMap, HashMap};
 
 pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError> {
+    let t0 = std::time::Instant::now();
     let mut facts = Facts::read(read)?.ok_or(DocgenError::NoSnapshot)?;
+    let t_read = t0.elapsed();
     // The maps themselves are indexed once committed; leaving them out keeps a run from
     // changing the next one's models.
     let out_prefix = format!(
@@ -34,6 +36,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
     let prev = State::load(&opts.repo_root.join(&state_rel))?;
     // New templates: every page re-renders, but models (and so commits, change lists) stand.
     let models = model::build_all(&facts, &steering.skip, &steering.notes);
+    let t_models = t0.elapsed();
     let commit = facts.snapshot.commit.clone();
     let generation = facts.snapshot.generation;
 
@@ -162,6 +165,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
         render::index_page(&templates, &global, gst.as_deref(), &index_rel, &page_of)?,
     ));
 
+    let t_render = t0.elapsed();
     // Checks before anything is written: citations resolve, links and anchors resolve.
     let bad: Vec<String> = cites
         .iter()
@@ -212,6 +216,10 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
     }
     written.sort();
     tracing::info!(
+        read_ms = t_read.as_millis() as u64,
+        models_ms = (t_models - t_read).as_millis() as u64,
+        render_ms = (t_render - t_models).as_millis() as u64,
+        total_ms = t0.elapsed().as_millis() as u64,
         written = written.len(),
         modules = models.len(),
         changed = modules_changed.len(),
