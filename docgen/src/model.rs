@@ -185,6 +185,8 @@ pub struct ModuleModel {
     pub entries_cut: usize,
     pub flows: Vec<Flow>,
     pub status_enums: Vec<StatusEnum>,
+    /// Status enums left out by the cap.
+    pub status_cut: usize,
     pub tables: Vec<TableUse>,
     pub deps: Deps,
     pub types: Vec<TypeNote>,
@@ -277,7 +279,9 @@ fn build(g: &Graph<'_>, name: &str, root: &str) -> ModuleModel {
     let entries_cut = entries.len().saturating_sub(MAX_ENTRIES);
     entries.truncate(MAX_ENTRIES);
     let flows = flows::build(g, name, &entries);
-    let (status_enums, tables) = (state::status_enums(g, name), state::tables(g, name));
+    let (mut status_enums, tables) = (state::status_enums(g, name), state::tables(g, name));
+    let status_cut = status_enums.len().saturating_sub(state::MAX_STATUS);
+    status_enums.truncate(state::MAX_STATUS);
     let mut types = types::notable(g, name);
     let types_cut = types.len().saturating_sub(MAX_TYPES);
     types.truncate(MAX_TYPES);
@@ -291,6 +295,7 @@ fn build(g: &Graph<'_>, name: &str, root: &str) -> ModuleModel {
         entries_cut,
         flows,
         status_enums,
+        status_cut,
         tables,
         deps: deps::find(g, name),
         types,

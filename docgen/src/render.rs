@@ -270,6 +270,7 @@ pub fn module_page(
             "constants": s.constants.iter().map(|c| code(c)).collect::<Vec<_>>().join(", "),
             "writers": items(&s.writers).join(", "),
         })).collect::<Vec<_>>(),
+        "status_cut": m.status_cut,
         "tables": m.tables.iter().map(|t| json!({
             "table": t.table.replace('`', "'"),
             "by": items(&t.by).join(", "),

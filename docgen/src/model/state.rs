@@ -9,11 +9,13 @@ use std::collections::BTreeMap;
 const STATUS_SUFFIXES: &[&str] = &["Status", "State", "Phase", "Stage"];
 /// Users listed per status enum.
 const MAX_WRITERS: usize = 8;
+/// Status enums listed per page, the most used first.
+pub const MAX_STATUS: usize = 12;
 
 /// Enums named like a status, with their constants and the methods outside them that use them
 /// (the graph records the use of an enum's members, not which constant is set).
 pub fn status_enums(g: &Graph<'_>, module: &str) -> Vec<StatusEnum> {
-    let mut out = Vec::new();
+    let mut out: Vec<(usize, StatusEnum)> = Vec::new();
     let syms: Vec<_> = g.symbols_of(module).collect();
     for s in &syms {
         let sym = &s.symbol;
@@ -58,15 +60,21 @@ pub fn status_enums(g: &Graph<'_>, module: &str) -> Vec<StatusEnum> {
         }
         let mut writers: Vec<Item> = writers.into_values().collect();
         writers.sort_by(|a, b| a.cite.cmp(&b.cite));
+        let users = writers.len();
         writers.truncate(MAX_WRITERS);
-        out.push(StatusEnum {
-            name: sym.qualified_name.clone(),
-            cite: Cite::new(&s.path, sym.start_line, sym.end_line),
-            constants,
-            writers,
-        });
+        out.push((
+            users,
+            StatusEnum {
+                name: sym.qualified_name.clone(),
+                cite: Cite::new(&s.path, sym.start_line, sym.end_line),
+                constants,
+                writers,
+            },
+        ));
     }
-    out
+    // Most used first (stable on ties: source order).
+    out.sort_by(|a, b| b.0.cmp(&a.0));
+    out.into_iter().map(|(_, s)| s).collect()
 }
 
 /// Tables the module's code reaches through `db` edges (directly, or through a MyBatis
