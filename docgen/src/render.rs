@@ -132,6 +132,41 @@ pub fn escape(s: &str) -> String {
     out
 }
 
+/// Escapes prose (READMEs, doc comments): Markdown links keep their text only (their targets
+/// are relative to another file), web addresses become code spans so they stay whole and are
+/// not bare URLs, the rest is [`escape`]d.
+pub fn prose(s: &str) -> String {
+    unlink(s)
+        .split(' ')
+        .map(|w| {
+            if w.contains("://") {
+                code(w)
+            } else {
+                escape(w)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `[text](target)` → `text`.
+fn unlink(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find("](") else { break };
+        let Some(end) = after[close + 2..].find(')') else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        out.push_str(&after[..close]);
+        rest = &after[close + 2 + end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A code span holding `s` (pipes escaped for table cells, backticks fenced by longer runs).
 pub fn code(s: &str) -> String {
     let s = s.replace('|', "\\|").replace(['\n', '\r'], " ");
@@ -253,7 +288,7 @@ pub fn module_page(
         "files": m.files,
         "source_files": m.source_files,
         "purpose": m.purpose.as_ref().map(|p| json!({
-            "text": escape(&p.text),
+            "text": prose(&p.text),
             "source": escape(&p.source),
             "link": p.cite.as_ref().map(|c| lk.link(c)).unwrap_or_default(),
         })),
@@ -285,7 +320,7 @@ pub fn module_page(
         "types": m.types.iter().map(|t| json!({
             "name": code(&t.name),
             "kind": t.kind,
-            "doc": escape(&t.doc),
+            "doc": prose(&t.doc),
             "link": lk.link(&t.cite),
         })).collect::<Vec<_>>(),
         "types_cut": m.types_cut,
@@ -322,7 +357,7 @@ pub fn index_page(
                 "indent": "  ".repeat(g.depth(i)),
                 "link": link,
                 "root": if m.root.is_empty() { "repository root".to_string() } else { code(&format!("{}/", m.root)) },
-                "purpose": m.purpose.as_ref().map(|p| escape(p)),
+                "purpose": m.purpose.as_ref().map(|p| prose(p)),
             })
         })
         .collect();
@@ -381,6 +416,14 @@ mod tests {
         assert_eq!(escape("a*b_c|d"), "a\\*b\\_c\\|d");
         assert_eq!(code("a|b"), "`a\\|b`");
         assert_eq!(code("a`b"), "`` a`b ``");
+        assert_eq!(
+            prose("see https://x.y/a_b now_"),
+            "see `https://x.y/a_b` now\\_"
+        );
+        assert_eq!(
+            prose("the [EE Platform](https://e.e/s/)."),
+            "the EE Platform."
+        );
     }
 
     #[test]
