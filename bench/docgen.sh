@@ -33,17 +33,21 @@ measure "docgen again (nothing changed)" "$bin" --index-dir "$idx" --repo "$root
 
 # A one-file edit: a statement inside the first method body of a mid-sized Java file, same
 # line count (so only that module's model changes).
-file=$(find "$root" -name '*.java' -size +4k -size -40k -not -path '*/test/*' -not -path '*/.*' | sort | awk 'NR==1')
-python3 - "$file" <<'PY'
+file=$(find "$root" -name '*.java' -size +4k -size -40k -not -path '*/test/*' -not -path '*/.*' | sort |
+  python3 -c '
 import re, sys
-p = sys.argv[1]
-s = open(p, encoding='utf-8', errors='surrogateescape').read()
-m = re.search(r'\)\s*(throws [\w., ]+)?\s*\{\n', s)
-if not m:
-    sys.exit("no method body found in " + p)
-s = s[:m.end()] + "        int codemapBench = 1; " + s[m.end():]
-open(p, 'w', encoding='utf-8', errors='surrogateescape').write(s)
-PY
+for p in sys.stdin.read().split("\n"):
+    if not p:
+        continue
+    s = open(p, encoding="utf-8", errors="surrogateescape").read()
+    m = re.search(r"\)\s*(throws [\w., ]+)?\s*\{\n", s)
+    if m:
+        s = s[:m.end()] + "        int codemapBench = 1; " + s[m.end():]
+        open(p, "w", encoding="utf-8", errors="surrogateescape").write(s)
+        print(p)
+        break
+')
+[ -n "$file" ] || { echo "no Java file with a method body to edit" >&2; exit 2; }
 measure "index after one-file edit" "$bin" --index-dir "$idx" index "$root"
 measure "docgen after one-file edit" "$bin" --index-dir "$idx" --repo "$root" docgen
 echo "pages: $pages; edited: ${file#$root/}; rewritten: $(grep -c '^wrote' "$work/out" || true) files"
