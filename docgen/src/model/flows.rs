@@ -208,3 +208,97 @@ fn target(g: &Graph<'_>, module: &str, e: &Edge) -> Option<(String, Step, bool)>
         true,
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Facts, FileInfo, Sym};
+    use indexer::model::{Provenance, Snapshot, Symbol, SymbolId};
+    use std::collections::BTreeMap;
+
+    fn method(path: &str, owner: &str, name: &str, start: u32, end: u32) -> Sym {
+        Sym {
+            path: path.into(),
+            symbol: Symbol {
+                id: SymbolId(format!("java:{owner}#{name}()")),
+                kind: SymbolKind::Method,
+                name: name.into(),
+                qualified_name: format!("{owner}.{name}"),
+                signature: format!("void {name}()"),
+                doc: None,
+                parent: Some(SymbolId(format!("java:{owner}"))),
+                start_line: start,
+                end_line: end,
+                name_line: start,
+                annotations: vec![],
+                visibility: "public".into(),
+                is_static: false,
+                body_hash: String::new(),
+            },
+        }
+    }
+
+    fn edge(file: &str, caller: &str, line: u32, kind: EdgeKind, callee: &str) -> Edge {
+        Edge {
+            caller_file: file.into(),
+            caller: caller.into(),
+            caller_name: String::new(),
+            line,
+            kind,
+            callee: Some(callee.into()),
+            callee_name: String::new(),
+            callee_file: None,
+            callee_line: None,
+            caller_flags: 0,
+            confidence: 1.0,
+            detail: String::new(),
+        }
+    }
+
+    /// A route → controller → service → table, with an accessor call that the chart drops.
+    #[test]
+    fn a_flow_follows_calls_to_tables_and_drops_accessors() {
+        let (c, s) = ("a/C.java", "a/S.java");
+        let file = |lines| FileInfo {
+            module: "a".into(),
+            lines,
+            provenance: Provenance::Source,
+            code: true,
+        };
+        let facts = Facts {
+            snapshot: Snapshot {
+                generation: 1,
+                commit: None,
+                dirty: false,
+                created_at: 0,
+                files: 2,
+                symbols: 3,
+                chunks: 0,
+            },
+            files: BTreeMap::from([(c.to_string(), file(40)), (s.to_string(), file(40))]),
+            symbols: vec![
+                method(c, "a.C", "get", 10, 20),
+                method(s, "a.S", "load", 5, 15),
+                method(s, "a.S", "getId", 20, 22),
+            ],
+            edges: vec![
+                edge(c, "route:GET /x", 10, EdgeKind::Route, "java:a.C#get()"),
+                edge(c, "java:a.C#get()", 12, EdgeKind::Call, "java:a.S#load()"),
+                edge(c, "java:a.C#get()", 13, EdgeKind::Call, "java:a.S#getId()"),
+                edge(s, "java:a.S#load()", 7, EdgeKind::Db, "table:t_x"),
+            ],
+            readmes: BTreeMap::new(),
+        };
+        let g = Graph::new(&facts);
+        let entries = crate::model::entries::find(&g, "a");
+        assert_eq!(entries[0].label, "GET /x");
+        let flows = build(&g, "a", &entries);
+        assert_eq!(flows.len(), 1);
+        let f = &flows[0];
+        let names: Vec<&str> = f.steps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, vec!["C.get", "S.load", "t_x"]);
+        assert_eq!(f.steps[2].kind, "table");
+        assert_eq!(f.hops[1].kind, "db");
+        assert_eq!(f.hops[1].site, Cite::at(s, 7));
+    }
+}
