@@ -73,7 +73,7 @@ pub fn status_enums(g: &Graph<'_>, module: &str) -> Vec<StatusEnum> {
         ));
     }
     // Most used first (stable on ties: source order).
-    out.sort_by(|a, b| b.0.cmp(&a.0));
+    out.sort_by_key(|s| std::cmp::Reverse(s.0));
     out.into_iter().map(|(_, s)| s).collect()
 }
 
