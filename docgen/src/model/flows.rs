@@ -39,6 +39,9 @@ pub fn build(g: &Graph<'_>, module: &str, entries: &[Entry]) -> Vec<Flow> {
             break;
         }
     }
+    if flows.is_empty() {
+        flows = library_flows(g, module, entries);
+    }
     flows.sort_by(|a, b| {
         (b.1.steps.len() + b.1.cut)
             .cmp(&(a.1.steps.len() + a.1.cut))
@@ -47,6 +50,51 @@ pub fn build(g: &Graph<'_>, module: &str, entries: &[Entry]) -> Vec<Flow> {
     flows.truncate(MAX_FLOWS);
     flows.sort_by_key(|f| f.0);
     flows.into_iter().map(|(_, f)| f).collect()
+}
+
+/// Public methods of API types tried as flow starts in a module nobody enters from outside
+/// (a library): the most called ones.
+const LIBRARY_CANDIDATES: usize = 20;
+
+/// Flows of a library: from the most called public methods of its API types.
+fn library_flows(g: &Graph<'_>, module: &str, entries: &[Entry]) -> Vec<(usize, Flow)> {
+    let api: Vec<&str> = entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::Api)
+        .map(|e| e.handler_id.as_str())
+        .collect();
+    let mut methods: Vec<(usize, &crate::facts::Sym)> = g
+        .symbols_of(module)
+        .filter(|s| {
+            s.symbol.kind == SymbolKind::Method
+                && s.symbol.visibility == "public"
+                && s.symbol
+                    .parent
+                    .as_ref()
+                    .is_some_and(|p| api.contains(&p.0.as_str()))
+        })
+        .map(|s| (g.edges_to(&s.symbol.id.0).count(), s))
+        .collect();
+    methods.sort_by(|a, b| b.0.cmp(&a.0));
+    methods
+        .into_iter()
+        .take(LIBRARY_CANDIDATES)
+        .map(|(_, s)| {
+            let e = Entry {
+                kind: EntryKind::Api,
+                label: g.short_name(s),
+                handler: super::Item {
+                    name: g.short_name(s),
+                    cite: Cite::new(&s.path, s.symbol.start_line, s.symbol.end_line),
+                },
+                handler_id: s.symbol.id.0.clone(),
+            };
+            flow(g, module, &e)
+        })
+        // An overload handing off to another says little: a library flow shows some depth.
+        .filter(|f| f.steps.len() > 2)
+        .enumerate()
+        .collect()
 }
 
 fn flow(g: &Graph<'_>, module: &str, e: &Entry) -> Flow {
@@ -148,7 +196,7 @@ fn kind_word(k: EntryKind) -> &'static str {
         EntryKind::Listener => "listener",
         EntryKind::Schedule => "schedule",
         EntryKind::Main => "main",
-        EntryKind::Api => "api",
+        EntryKind::Api => "API",
     }
 }
 
