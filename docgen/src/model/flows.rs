@@ -75,7 +75,7 @@ fn library_flows(g: &Graph<'_>, module: &str, entries: &[Entry]) -> Vec<(usize, 
         })
         .map(|s| (g.edges_to(&s.symbol.id.0).count(), s))
         .collect();
-    methods.sort_by(|a, b| b.0.cmp(&a.0));
+    methods.sort_by_key(|m| std::cmp::Reverse(m.0));
     methods
         .into_iter()
         .take(LIBRARY_CANDIDATES)
