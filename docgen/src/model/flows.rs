@@ -72,6 +72,7 @@ fn library_flows(g: &Graph<'_>, module: &str, entries: &[Entry]) -> Vec<(usize, 
                     .parent
                     .as_ref()
                     .is_some_and(|p| api.contains(&p.0.as_str()))
+                && !is_noise(g, s)
         })
         .map(|s| (g.edges_to(&s.symbol.id.0).count(), s))
         .collect();
