@@ -49,7 +49,16 @@ pub fn build(g: &Graph<'_>, module: &str, entries: &[Entry]) -> Vec<Flow> {
     });
     flows.truncate(MAX_FLOWS);
     flows.sort_by_key(|f| f.0);
-    flows.into_iter().map(|(_, f)| f).collect()
+    let mut out: Vec<Flow> = flows.into_iter().map(|(_, f)| f).collect();
+    // Overloads share a title; headings must not (anchors, MD024).
+    let titles: Vec<String> = out.iter().map(|f| f.entry.clone()).collect();
+    for (i, f) in out.iter_mut().enumerate() {
+        let same = titles[..i].iter().filter(|t| **t == titles[i]).count();
+        if same > 0 {
+            f.entry = format!("{} ({})", titles[i], same + 1);
+        }
+    }
+    out
 }
 
 /// Public methods of API types tried as flow starts in a module nobody enters from outside
