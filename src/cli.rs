@@ -108,7 +108,40 @@ pub enum Command {
     },
     /// Files and symbols added, removed and changed between two snapshots (default: the last two).
     Diff { from: Option<u64>, to: Option<u64> },
+    /// Regenerate the per-module code maps from the index (one shot, for CI jobs): only pages
+    /// whose module changed are written. Exit 0 when something was written, 1 when nothing
+    /// changed, 2 on error.
+    Docgen(DocgenArgs),
 }
+
+#[derive(Args, Debug, Clone)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct DocgenArgs {
+    #[command(flatten)]
+    pub generate: DocgenGenerate,
+    /// Long-running modes (added beside the one-shot run).
+    #[command(subcommand)]
+    pub mode: Option<DocgenMode>,
+}
+
+/// Flags of a one-shot docgen run.
+#[derive(Args, Debug, Clone)]
+pub struct DocgenGenerate {
+    /// Folder of the global page, the module pages and the state file, relative to the
+    /// repository root.
+    #[arg(long, default_value = "docs/codemap")]
+    pub out: PathBuf,
+    /// Write each module's map into its README.md between `<!-- codemap:begin -->` and
+    /// `<!-- codemap:end -->` instead of one page per module.
+    #[arg(long)]
+    pub readme_markers: bool,
+    /// Folder whose module.md.hbs / index.md.hbs replace the built-in templates.
+    #[arg(long)]
+    pub templates: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum DocgenMode {}
 
 #[derive(Args, Debug, Clone)]
 pub struct IndexArgs {

@@ -188,6 +188,22 @@ fn check_reader(r: &dyn IndexRead, expected_gen: u64) {
     assert!(r.edges_to("java:no.Such#thing()").unwrap().is_empty());
     let all_edges = r.edge_count().unwrap();
     assert!(all_edges >= 4, "{all_edges}");
+    // The whole-graph walk sees exactly the counted edges, names filled, in use-site file order.
+    let mut walked = Vec::new();
+    r.for_each_edge(&mut |e| {
+        walked.push(e);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(walked.len() as u64, all_edges);
+    assert!(
+        walked
+            .windows(2)
+            .all(|w| w[0].caller_file <= w[1].caller_file)
+    );
+    assert!(walked.iter().any(|e| e.line == 8
+        && e.callee.as_deref() == Some(mark.id.0.as_str())
+        && e.caller_name == "shop.order.OrderService.cancelUnpaidOrder"));
 }
 
 #[test]
@@ -196,6 +212,12 @@ fn embedded_store_conforms() {
     let (_, dir) = shop(tmp.path());
     let idx = EmbeddedIndex::open(&dir).unwrap();
     check_reader(&idx, 1);
+    // The embedded index keeps history: the snapshot's own versions read back, unknown ones don't.
+    let v = idx.versions_at(1).unwrap().expect("generation 1 is kept");
+    assert_eq!(v.snapshot.generation, 1);
+    assert_eq!(v.files.len() as u64, v.snapshot.files);
+    assert_eq!(v.symbols.len() as u64, v.snapshot.symbols);
+    assert!(idx.versions_at(99).unwrap().is_none());
 }
 
 /// A Meilisearch store on a unique prefix, dropped at the end; `None` (after saying so) when no

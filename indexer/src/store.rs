@@ -11,7 +11,7 @@ pub mod fulltext;
 pub mod meilisearch;
 pub mod read;
 
-pub use read::{IndexRead, TextHit};
+pub use read::{IndexRead, SnapshotVersions, TextHit};
 
 use std::fs::File;
 use std::io::{Read, Seek, Write};

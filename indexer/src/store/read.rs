@@ -4,6 +4,7 @@
 //! unchanged on either backend. One conformance suite (tests/store_conformance.rs) runs every
 //! implementation against the same expectations.
 
+use crate::diff::{FileVersion, SymbolVersion};
 use crate::graph::Edge;
 use crate::model::{RepoPath, Snapshot};
 use crate::store::StoreError;
@@ -57,6 +58,29 @@ pub trait IndexRead {
     /// Whether the snapshot's call graph was built: false when the run that made it had the
     /// graph turned off (`CODEMAP_SKIP_GRAPH=1`), so "no edges" means "not looked", not "none".
     fn graph_built(&self) -> Result<bool, StoreError>;
+    /// Every edge of the snapshot, ordered by use-site file then source order, display names
+    /// filled in; `f` sees each in turn. For whole-graph readers (docgen's code maps) that would
+    /// otherwise ask [`IndexRead::edges_from`] once per symbol. An error from `f` stops the walk
+    /// and is returned.
+    fn for_each_edge(
+        &self,
+        f: &mut dyn FnMut(Edge) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError>;
+    /// Files and symbols as they were at the earlier snapshot `generation`, for snapshot diffs
+    /// ([`crate::diff::diff`]). `None` when the backend keeps no history (the default) or holds
+    /// no snapshot with that generation.
+    fn versions_at(&self, generation: u64) -> Result<Option<SnapshotVersions>, StoreError> {
+        let _ = generation;
+        Ok(None)
+    }
+}
+
+/// One snapshot's files and symbols as the diff reads them.
+#[derive(Debug, Clone)]
+pub struct SnapshotVersions {
+    pub snapshot: Snapshot,
+    pub files: Vec<FileVersion>,
+    pub symbols: Vec<SymbolVersion>,
 }
 
 impl IndexRead for crate::store::EmbeddedIndex {
@@ -109,5 +133,26 @@ impl IndexRead for crate::store::EmbeddedIndex {
     }
     fn graph_built(&self) -> Result<bool, StoreError> {
         Ok(self.catalog.last_snapshot()?.is_none() || self.catalog.graph_ready()?)
+    }
+    fn for_each_edge(
+        &self,
+        f: &mut dyn FnMut(Edge) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.catalog.for_each_edge(f)
+    }
+    fn versions_at(&self, generation: u64) -> Result<Option<SnapshotVersions>, StoreError> {
+        let Some(snapshot) = self
+            .catalog
+            .snapshots()?
+            .into_iter()
+            .find(|s| s.generation == generation)
+        else {
+            return Ok(None);
+        };
+        Ok(Some(SnapshotVersions {
+            snapshot,
+            files: self.catalog.files_at(generation)?,
+            symbols: self.catalog.symbols_at(generation)?,
+        }))
     }
 }

@@ -164,6 +164,13 @@ impl MeiliStore {
             .map_err(meili_err)
     }
 
+    /// Every edge of the repo scope, in catalog order.
+    pub(super) fn all_edges(&self) -> Result<Vec<Edge>, StoreError> {
+        let mut docs = self.fetch_all::<EdgeDoc>("edges", None)?;
+        docs.sort_by(|a, b| (&a.caller_file, a.ord).cmp(&(&b.caller_file, b.ord)));
+        Ok(docs.into_iter().map(EdgeDoc::into_edge).collect())
+    }
+
     /// Edges matching `filter` within the repo scope, in catalog order.
     pub(super) fn edges_where(&self, filter: &str) -> Result<Vec<Edge>, StoreError> {
         let mut docs = self.fetch_all::<EdgeDoc>("edges", Some(filter))?;

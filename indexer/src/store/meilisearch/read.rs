@@ -140,6 +140,15 @@ impl IndexRead for MeiliStore {
     fn graph_built(&self) -> Result<bool, StoreError> {
         Ok(true)
     }
+    fn for_each_edge(
+        &self,
+        f: &mut dyn FnMut(Edge) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        for e in self.all_edges()? {
+            f(e)?;
+        }
+        Ok(())
+    }
 }
 
 /// The customary reciprocal-rank-fusion constant.

@@ -1,0 +1,159 @@
+//! What the code maps are built from: one snapshot's files, symbols and edges, read through
+//! [`IndexRead`] (either backend) into plain data, so that everything after it is pure.
+
+use crate::DocgenError;
+use indexer::graph::Edge;
+use indexer::model::{Provenance, Snapshot, Symbol};
+use indexer::store::IndexRead;
+use std::collections::BTreeMap;
+
+/// A file of the snapshot as the maps need it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileInfo {
+    pub module: String,
+    pub lines: u32,
+    pub provenance: Provenance,
+    /// Parsed as code (not indexed as plain text).
+    pub code: bool,
+}
+
+/// A symbol and the file it is declared in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sym {
+    pub path: String,
+    pub symbol: Symbol,
+}
+
+/// One snapshot, read once.
+#[derive(Debug, Clone)]
+pub struct Facts {
+    pub snapshot: Snapshot,
+    /// By repository path.
+    pub files: BTreeMap<String, FileInfo>,
+    /// Every symbol, ordered by path then line.
+    pub symbols: Vec<Sym>,
+    /// Every edge, ordered by use-site file then source order.
+    pub edges: Vec<Edge>,
+    /// Text of each module's README (`<root>/README.md`), by module name, with its path.
+    pub readmes: BTreeMap<String, (String, String)>,
+}
+
+impl Facts {
+    /// Reads the snapshot. `None` before the first index run.
+    pub fn read(r: &dyn IndexRead) -> Result<Option<Facts>, DocgenError> {
+        let Some(snapshot) = r.last_snapshot()? else {
+            return Ok(None);
+        };
+        let files: BTreeMap<String, FileInfo> = r
+            .current_files()?
+            .into_values()
+            .map(|f| {
+                (
+                    f.path.as_str().to_string(),
+                    FileInfo {
+                        module: f.module,
+                        lines: f.lines,
+                        provenance: f.provenance,
+                        code: f.language != indexer::model::Language::Text,
+                    },
+                )
+            })
+            .collect();
+        let symbols = r
+            .all_symbols()?
+            .into_iter()
+            .map(|s| Sym {
+                path: s.path.as_str().to_string(),
+                symbol: s.symbol,
+            })
+            .collect();
+        let mut edges = Vec::new();
+        r.for_each_edge(&mut |e| {
+            edges.push(e);
+            Ok(())
+        })?;
+        let mut facts = Facts {
+            snapshot,
+            files,
+            symbols,
+            edges,
+            readmes: BTreeMap::new(),
+        };
+        for (module, root) in facts.module_roots() {
+            let path = if root.is_empty() {
+                "README.md".to_string()
+            } else {
+                format!("{root}/README.md")
+            };
+            if facts.files.get(&path).is_some_and(|f| f.module == module) {
+                // Chunks leave out the blank lines between them: lines are put back at their
+                // numbers, so the text's line numbers are the file's.
+                let mut lines: Vec<String> = Vec::new();
+                for c in r.chunks_of(&path)? {
+                    let start = c.chunk.start_line.max(1) as usize;
+                    for (k, l) in c.chunk.text.lines().enumerate() {
+                        let at = start - 1 + k;
+                        if lines.len() <= at {
+                            lines.resize(at + 1, String::new());
+                        }
+                        lines[at] = l.to_string();
+                    }
+                }
+                let text = lines.join("\n");
+                facts.readmes.insert(module, (path, text));
+            }
+        }
+        Ok(Some(facts))
+    }
+
+    /// Drops the files under folder `prefix` (`docs/codemap/`) and everything declared in them.
+    pub fn exclude_under(&mut self, prefix: &str) {
+        self.files.retain(|p, _| !p.starts_with(prefix));
+        self.symbols.retain(|s| !s.path.starts_with(prefix));
+        self.edges.retain(|e| !e.caller_file.starts_with(prefix));
+    }
+
+    /// Each module's root folder: the deepest folder holding all its files (`""` for the
+    /// repository root), by module name.
+    pub fn module_roots(&self) -> BTreeMap<String, String> {
+        let mut roots: BTreeMap<String, String> = BTreeMap::new();
+        for (path, f) in &self.files {
+            let dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+            match roots.get_mut(&f.module) {
+                None => {
+                    roots.insert(f.module.clone(), dir.to_string());
+                }
+                Some(r) => {
+                    let common = common_dir(r, dir);
+                    *r = common;
+                }
+            }
+        }
+        roots
+    }
+}
+
+/// The longest common folder prefix of two folders.
+fn common_dir(a: &str, b: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for (x, y) in a.split('/').zip(b.split('/')) {
+        if x != y {
+            break;
+        }
+        out.push(x);
+    }
+    out.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_dir_stops_at_the_first_difference() {
+        assert_eq!(common_dir("a/b/c", "a/b/d"), "a/b");
+        assert_eq!(common_dir("a/b", "a/b"), "a/b");
+        assert_eq!(common_dir("a", "b"), "");
+        assert_eq!(common_dir("", "a/b"), "");
+    }
+}

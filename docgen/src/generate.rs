@@ -1,0 +1,286 @@
+//! One run: read the snapshot, build every model, compare with the state file, render, check,
+//! and write only what differs.
+
+use crate::changes::{self, Changes};
+use crate::facts::Facts;
+use crate::global::GlobalModel;
+use crate::model::{self, Cite};
+use crate::options::{Options, Outcome, OutputMode};
+use crate::render::{self, Templates};
+use crate::state::{PageState, State, VERSION};
+use crate::steering::Steering;
+use crate::{DocgenError, markdown, write};
+use indexer::diff::SnapshotDiff;
+use indexer::store::IndexRead;
+use std::collections::{BTreeMap, HashMap};
+
+pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError> {
+    let t0 = std::time::Instant::now();
+    let mut facts = Facts::read(read)?.ok_or(DocgenError::NoSnapshot)?;
+    let t_read = t0.elapsed();
+    // The maps themselves are indexed once committed; leaving them out keeps a run from
+    // changing the next one's models.
+    let out_prefix = format!(
+        "{}/",
+        opts.out_dir
+            .to_string_lossy()
+            .replace('\\', "/")
+            .trim_matches('/')
+    );
+    facts.exclude_under(&out_prefix);
+    let roots = facts.module_roots();
+    let names: Vec<&str> = roots.keys().map(String::as_str).collect();
+    let steering = Steering::load(&opts.repo_root, &names)?;
+    let templates = Templates::load(opts.templates.as_deref())?;
+    let state_rel = opts.state_path().to_string_lossy().replace('\\', "/");
+    let prev = State::load(&opts.repo_root.join(&state_rel))?;
+    // New templates: every page re-renders, but models (and so commits, change lists) stand.
+    let models = model::build_all(&facts, &steering.skip, &steering.notes);
+    let t_models = t0.elapsed();
+    let commit = facts.snapshot.commit.clone();
+    let generation = facts.snapshot.generation;
+
+    let mut diffs: HashMap<u64, Option<SnapshotDiff>> = HashMap::new();
+    let mut next = State {
+        version: VERSION,
+        templates: templates.hash.clone(),
+        global: None,
+        modules: BTreeMap::new(),
+    };
+    let mut modules_changed = Vec::new();
+    for m in &models {
+        let fp = m.fingerprint();
+        let entry = match prev.modules.get(&m.name) {
+            Some(p) if p.fingerprint == fp => p.clone(),
+            p => {
+                modules_changed.push(m.name.clone());
+                let changes = match p {
+                    None => Changes::first_map(),
+                    Some(p) => {
+                        let d = diffs
+                            .entry(p.generation)
+                            .or_insert_with(|| diff_since(read, &facts, p).ok().flatten());
+                        let in_module = |path: &str| {
+                            facts
+                                .files
+                                .get(path)
+                                .map(|f| f.module == m.name)
+                                .unwrap_or_else(|| {
+                                    m.root.is_empty() || path.starts_with(&format!("{}/", m.root))
+                                })
+                        };
+                        changes::since(
+                            m,
+                            p.commit.clone(),
+                            &p.entries,
+                            &p.used_by,
+                            d.as_ref(),
+                            in_module,
+                        )
+                    }
+                };
+                PageState {
+                    fingerprint: fp,
+                    commit: commit.clone(),
+                    generation,
+                    entries: changes::entry_keys(m),
+                    used_by: changes::user_keys(m),
+                    changes,
+                }
+            }
+        };
+        next.modules.insert(m.name.clone(), entry);
+    }
+    let extra: Vec<(String, String, String)> = steering
+        .pages
+        .iter()
+        .map(|p| (p.title.clone(), p.path.clone(), p.about.clone()))
+        .collect();
+    let global = GlobalModel::build(&models, extra);
+    let gfp = global.fingerprint();
+    next.global = Some(match &prev.global {
+        Some(p) if p.fingerprint == gfp => p.clone(),
+        _ => PageState {
+            fingerprint: gfp,
+            commit: commit.clone(),
+            generation,
+            ..Default::default()
+        },
+    });
+
+    // Render every page; unchanged models render to the bytes already on disk.
+    let pages: BTreeMap<String, String> = models
+        .iter()
+        .map(|m| (m.name.clone(), write::module_page(opts, &m.name, &m.root)))
+        .collect();
+    let page_of = |name: &str| pages.get(name).cloned();
+    let index_rel = write::global_page(opts);
+    let mut out: Vec<(String, String)> = Vec::new();
+    // What the checks read: the generated part only (a human's text around README markers is
+    // theirs; a broken link there must not stop the maps).
+    let mut generated: Vec<(String, String)> = Vec::new();
+    let mut cites: Vec<(&Cite, String)> = Vec::new();
+    for m in &models {
+        let st = &next.modules[&m.name];
+        let page = &pages[&m.name];
+        let body = render::module_page(
+            &templates,
+            m,
+            &st.changes,
+            st.commit.as_deref(),
+            &steering.links,
+            page,
+            &index_rel,
+            &page_of,
+        )?;
+        generated.push((page.clone(), body.clone()));
+        let text = match opts.mode {
+            OutputMode::Pages => body,
+            OutputMode::ReadmeMarkers => {
+                let path = opts.repo_root.join(page);
+                let existing = match std::fs::read_to_string(&path) {
+                    Ok(t) => t,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+                    Err(e) => return Err(DocgenError::io(path)(e)),
+                };
+                // The module's own title stays the human's: the block starts one level down.
+                let body = demote(&body);
+                write::splice(&existing, &body).map_err(|message| DocgenError::Markdown {
+                    page: page.clone(),
+                    message,
+                })?
+            }
+        };
+        cites.extend(m.cites().into_iter().map(|c| (c, m.name.clone())));
+        cites.extend(st.changes.cites().map(|c| (c, m.name.clone())));
+        out.push((page.clone(), text));
+    }
+    let gst = next
+        .global
+        .as_ref()
+        .map(|g| g.commit.clone())
+        .unwrap_or_default();
+    out.push((
+        index_rel.clone(),
+        render::index_page(&templates, &global, gst.as_deref(), &index_rel, &page_of)?,
+    ));
+
+    let t_render = t0.elapsed();
+    // Checks before anything is written: citations resolve, links and anchors resolve.
+    let bad: Vec<String> = cites
+        .iter()
+        .filter(|(c, _)| !resolves(&facts, c))
+        .map(|(c, m)| format!("{c} (module {m})"))
+        .collect();
+    if !bad.is_empty() {
+        return Err(DocgenError::BadCitations(bad));
+    }
+    let produced: Vec<&str> = out.iter().map(|(p, _)| p.as_str()).collect();
+    for (page, text) in &generated {
+        let problems = markdown::check(page, text, |p| {
+            facts.files.contains_key(p) || produced.contains(&p) || opts.repo_root.join(p).is_file()
+        });
+        if !problems.is_empty() {
+            return Err(DocgenError::Markdown {
+                page: page.clone(),
+                message: problems.join("; "),
+            });
+        }
+    }
+
+    let mut written = Vec::new();
+    for (page, text) in &out {
+        if write::write_if_changed(&opts.repo_root, page, text)? {
+            written.push(page.clone());
+        }
+    }
+    // Pages of modules that are gone (or now skipped) go too.
+    if opts.mode == OutputMode::Pages {
+        for name in prev
+            .modules
+            .keys()
+            .filter(|n| !next.modules.contains_key(*n))
+        {
+            let rel = write::module_page(opts, name, "");
+            let path = opts.repo_root.join(&rel);
+            if path.is_file() {
+                std::fs::remove_file(&path).map_err(DocgenError::io(path))?;
+                written.push(rel);
+            }
+        }
+    }
+    if (!written.is_empty() || next != prev)
+        && write::write_if_changed(&opts.repo_root, &state_rel, &next.to_text())?
+    {
+        written.push(state_rel);
+    }
+    written.sort();
+    tracing::info!(
+        read_ms = t_read.as_millis() as u64,
+        models_ms = (t_models - t_read).as_millis() as u64,
+        render_ms = (t_render - t_models).as_millis() as u64,
+        total_ms = t0.elapsed().as_millis() as u64,
+        written = written.len(),
+        modules = models.len(),
+        changed = modules_changed.len(),
+        "docgen run"
+    );
+    Ok(Outcome {
+        changed: !written.is_empty(),
+        written,
+        modules_changed,
+        commit,
+    })
+}
+
+/// The snapshot diff from the snapshot of a page's previous map to the current one; `None`
+/// when the index no longer holds that snapshot (or holds another one under its number).
+fn diff_since(
+    read: &dyn IndexRead,
+    facts: &Facts,
+    prev: &PageState,
+) -> Result<Option<SnapshotDiff>, DocgenError> {
+    let Some(old) = read.versions_at(prev.generation)? else {
+        return Ok(None);
+    };
+    if old.snapshot.commit != prev.commit {
+        return Ok(None);
+    }
+    let now = facts.snapshot.generation;
+    let Some(new) = read.versions_at(now)? else {
+        return Ok(None);
+    };
+    Ok(Some(indexer::diff::diff(
+        prev.generation,
+        now,
+        &old.files,
+        &new.files,
+        &old.symbols,
+        &new.symbols,
+    )))
+}
+
+/// Whether a citation names a file of the snapshot and lines within it.
+fn resolves(facts: &Facts, c: &Cite) -> bool {
+    facts
+        .files
+        .get(&c.path)
+        .is_some_and(|f| c.line >= 1 && c.line <= c.end && c.end <= f.lines.max(1))
+}
+
+/// Every heading one level down (`#` → `##`), outside code fences.
+fn demote(md: &str) -> String {
+    let mut out = String::with_capacity(md.len() + 64);
+    let mut fence = false;
+    for line in md.lines() {
+        if line.starts_with("```") {
+            fence = !fence;
+        }
+        if !fence && line.starts_with('#') {
+            out.push('#');
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}

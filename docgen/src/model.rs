@@ -1,0 +1,306 @@
+//! The code-map model of a module: what its page says, as data. Pure: built from [`Facts`],
+//! no I/O. Every item carries a [`Cite`]; [`ModuleModel::cites`] lists them all so they can be
+//! checked against the snapshot before anything is written.
+//!
+//! A module's model holds only what the snapshot says about the module (no commit, no time):
+//! two snapshots in which a module did not change give equal models, which is what keeps its
+//! page byte-identical. "Changed since the last map" is kept apart ([`crate::changes`]) for the
+//! same reason.
+
+mod deps;
+mod entries;
+mod flows;
+mod graph;
+mod purpose;
+mod state;
+mod types;
+
+pub use graph::Graph;
+
+use crate::facts::Facts;
+use serde::{Deserialize, Serialize};
+
+/// A place in the snapshot: `path:line`, or `path:line-end` for a range.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Cite {
+    pub path: String,
+    pub line: u32,
+    pub end: u32,
+}
+
+impl Cite {
+    pub fn new(path: &str, line: u32, end: u32) -> Cite {
+        Cite {
+            path: path.to_string(),
+            line,
+            end: end.max(line),
+        }
+    }
+    pub fn at(path: &str, line: u32) -> Cite {
+        Cite::new(path, line, line)
+    }
+}
+
+impl std::fmt::Display for Cite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.end > self.line {
+            write!(f, "{}:{}-{}", self.path, self.line, self.end)
+        } else {
+            write!(f, "{}:{}", self.path, self.line)
+        }
+    }
+}
+
+/// A named thing in the code with where it is.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Item {
+    pub name: String,
+    pub cite: Cite,
+}
+
+/// What the module is for, from its README, `package-info.java` or a type's doc comment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Purpose {
+    pub text: String,
+    /// Where the text comes from.
+    pub source: String,
+    pub cite: Option<Cite>,
+}
+
+/// How calls from outside come in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    Route,
+    Listener,
+    Schedule,
+    Main,
+    /// A public type other modules use (or, for a module nobody uses, its public types).
+    Api,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Entry {
+    pub kind: EntryKind,
+    /// `POST /api/orders`, `cron=0 */5 * * * ?`, `queue order.cancel`, `main`, a type name.
+    pub label: String,
+    /// The method or type it enters (display name) and its declaration.
+    pub handler: Item,
+    /// Symbol id of the handler (not rendered; flows start from it).
+    #[serde(skip)]
+    pub handler_id: String,
+}
+
+/// A step of a flow: a method, or a terminal such as a table or a topic.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    pub name: String,
+    /// `method`, `table`, `topic`, `remote` (shapes the Mermaid node).
+    pub kind: String,
+    /// Declaration of a method; the use site for a terminal.
+    pub cite: Cite,
+    /// Module of a method outside this one (`None` inside it, and for terminals).
+    pub module: Option<String>,
+}
+
+/// `from` → `to` in a flow, by index into [`Flow::steps`], with the edge kind and its use site.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Hop {
+    pub from: usize,
+    pub to: usize,
+    pub kind: String,
+    pub site: Cite,
+}
+
+/// A depth-limited call tree from one entry point.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Flow {
+    pub entry: String,
+    pub steps: Vec<Step>,
+    pub hops: Vec<Hop>,
+    /// Calls left out by the depth or size caps.
+    pub cut: usize,
+}
+
+/// An enum that reads as a status, its constants, and the methods that use them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StatusEnum {
+    pub name: String,
+    pub cite: Cite,
+    pub constants: Vec<String>,
+    /// Methods outside the enum that use a constant (set or compare a status), with the use site.
+    pub writers: Vec<Item>,
+}
+
+/// A table and the statements/methods that touch it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TableUse {
+    pub table: String,
+    /// `select`, `insert`, `update`, `delete` when the statement says so, else `use`.
+    pub by: Vec<Item>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModuleLink {
+    pub module: String,
+    /// Edges across, and one use site as an example.
+    pub count: usize,
+    pub example: Item,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct Deps {
+    /// Modules this one uses.
+    pub uses: Vec<ModuleLink>,
+    /// Modules that use this one.
+    pub used_by: Vec<ModuleLink>,
+    /// Remote calls (Feign, Dubbo): the target and the calling site.
+    pub remote: Vec<Item>,
+    /// Topics and queues this module sends to or listens on.
+    pub topics: Vec<Item>,
+    /// Configuration keys read, with the reading field.
+    pub config: Vec<Item>,
+}
+
+/// A notable type and its one-liner.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TypeNote {
+    pub name: String,
+    pub kind: String,
+    pub doc: String,
+    pub cite: Cite,
+}
+
+/// Everything a module's page says, except its change list and commit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModuleModel {
+    pub name: String,
+    /// Root folder (`""` for the repository root).
+    pub root: String,
+    pub files: usize,
+    pub source_files: usize,
+    pub purpose: Option<Purpose>,
+    pub entries: Vec<Entry>,
+    /// Entries left out by the cap.
+    pub entries_cut: usize,
+    pub flows: Vec<Flow>,
+    pub status_enums: Vec<StatusEnum>,
+    /// Status enums left out by the cap.
+    pub status_cut: usize,
+    pub tables: Vec<TableUse>,
+    pub deps: Deps,
+    pub types: Vec<TypeNote>,
+    pub types_cut: usize,
+    /// Verbatim human notes from the steering file.
+    pub notes: Option<String>,
+    /// Fingerprint of every symbol of the module (ids and body hashes), so that an edit the
+    /// page does not show (a method body) still marks the module changed.
+    pub symbols_digest: String,
+}
+
+impl ModuleModel {
+    /// Every citation of the model.
+    pub fn cites(&self) -> Vec<&Cite> {
+        let mut out: Vec<&Cite> = Vec::new();
+        out.extend(self.purpose.iter().filter_map(|p| p.cite.as_ref()));
+        out.extend(self.entries.iter().map(|e| &e.handler.cite));
+        for f in &self.flows {
+            out.extend(f.steps.iter().map(|s| &s.cite));
+            out.extend(f.hops.iter().map(|h| &h.site));
+        }
+        for s in &self.status_enums {
+            out.push(&s.cite);
+            out.extend(s.writers.iter().map(|w| &w.cite));
+        }
+        for t in &self.tables {
+            out.extend(t.by.iter().map(|b| &b.cite));
+        }
+        let d = &self.deps;
+        out.extend(d.uses.iter().chain(&d.used_by).map(|l| &l.example.cite));
+        out.extend(
+            d.remote
+                .iter()
+                .chain(&d.topics)
+                .chain(&d.config)
+                .map(|i| &i.cite),
+        );
+        out.extend(self.types.iter().map(|t| &t.cite));
+        out
+    }
+
+    /// A stable hash of the model (hex): equal models, equal fingerprints.
+    pub fn fingerprint(&self) -> String {
+        let json = serde_json::to_vec(self).unwrap_or_default();
+        let mut h = sha2::Sha256::default();
+        sha2::Digest::update(&mut h, &json);
+        hex::encode(&sha2::Digest::finalize(h)[..12])
+    }
+}
+
+/// Builds the model of every module of `facts` not in `skip`, sorted by name. `notes` are
+/// the steering file's human notes by module.
+pub fn build_all(
+    facts: &Facts,
+    skip: &[String],
+    notes: &std::collections::BTreeMap<String, String>,
+) -> Vec<ModuleModel> {
+    let g = Graph::new(facts);
+    let roots = facts.module_roots();
+    roots
+        .iter()
+        .filter(|(name, _)| !skip.contains(name))
+        .map(|(name, root)| {
+            let mut m = build(&g, name, root);
+            m.notes = notes.get(name).cloned();
+            m
+        })
+        .collect()
+}
+
+/// Entries kept on a page.
+const MAX_ENTRIES: usize = 25;
+/// Notable types kept on a page.
+const MAX_TYPES: usize = 15;
+
+fn build(g: &Graph<'_>, name: &str, root: &str) -> ModuleModel {
+    let facts = g.facts;
+    // Code files only: a README or a generated page appearing must not change the model.
+    let files = facts
+        .files
+        .values()
+        .filter(|f| f.module == name && f.code)
+        .count();
+    let source_files = facts
+        .files
+        .values()
+        .filter(|f| f.module == name && f.code && g.is_source(f))
+        .count();
+    let mut entries = entries::find(g, name);
+    let entries_cut = entries.len().saturating_sub(MAX_ENTRIES);
+    entries.truncate(MAX_ENTRIES);
+    let flows = flows::build(g, name, &entries);
+    let (mut status_enums, tables) = (state::status_enums(g, name), state::tables(g, name));
+    let status_cut = status_enums.len().saturating_sub(state::MAX_STATUS);
+    status_enums.truncate(state::MAX_STATUS);
+    let mut types = types::notable(g, name);
+    let types_cut = types.len().saturating_sub(MAX_TYPES);
+    types.truncate(MAX_TYPES);
+    ModuleModel {
+        name: name.to_string(),
+        root: root.to_string(),
+        files,
+        source_files,
+        purpose: purpose::find(g, name),
+        entries,
+        entries_cut,
+        flows,
+        status_enums,
+        status_cut,
+        tables,
+        deps: deps::find(g, name),
+        types,
+        types_cut,
+        notes: None,
+        symbols_digest: g.symbols_digest(name),
+    }
+}

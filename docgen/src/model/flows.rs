@@ -1,0 +1,362 @@
+//! Key flows: from each entry point, the calls it makes, breadth first to a depth, as a small
+//! graph a Mermaid flowchart can show.
+//!
+//! Not `ask`'s chain builder: that one ranks callees by their relevance to a question. A map has
+//! no question, so it keeps every call into the repository's own code (and the tables, topics and
+//! remote services reached), nearest first, and cuts by depth and size.
+
+use super::{Cite, Entry, EntryKind, Flow, Graph, Hop, Step};
+use indexer::graph::{Edge, EdgeKind};
+use indexer::model::SymbolKind;
+use std::collections::HashMap;
+
+/// Calls followed below the entry.
+const MAX_DEPTH: usize = 4;
+/// Steps per flow: a flowchart larger than this stops being read.
+const MAX_STEPS: usize = 14;
+/// Flows per page.
+const MAX_FLOWS: usize = 6;
+
+/// Entry points whose flows are built before the largest are kept.
+const MAX_CANDIDATES: usize = 60;
+
+/// Flows from the module's routes, listeners, schedules and `main`s (API types have none): the
+/// [`MAX_FLOWS`] that reach the most code, shown in entry order.
+pub fn build(g: &Graph<'_>, module: &str, entries: &[Entry]) -> Vec<Flow> {
+    let mut seen_handlers: Vec<&str> = Vec::new();
+    let mut flows: Vec<(usize, Flow)> = Vec::new();
+    for e in entries.iter().filter(|e| e.kind != EntryKind::Api) {
+        if seen_handlers.contains(&e.handler_id.as_str()) {
+            continue;
+        }
+        seen_handlers.push(&e.handler_id);
+        let f = flow(g, module, e);
+        // A flow of one step says nothing the entry list does not.
+        if f.steps.len() > 1 {
+            flows.push((flows.len(), f));
+        }
+        if seen_handlers.len() == MAX_CANDIDATES {
+            break;
+        }
+    }
+    if flows.is_empty() {
+        flows = library_flows(g, module, entries);
+    }
+    flows.sort_by(|a, b| {
+        (b.1.steps.len() + b.1.cut)
+            .cmp(&(a.1.steps.len() + a.1.cut))
+            .then(a.0.cmp(&b.0))
+    });
+    flows.truncate(MAX_FLOWS);
+    flows.sort_by_key(|f| f.0);
+    let mut out: Vec<Flow> = flows.into_iter().map(|(_, f)| f).collect();
+    // Overloads share a title; headings must not (anchors, MD024).
+    let titles: Vec<String> = out.iter().map(|f| f.entry.clone()).collect();
+    for (i, f) in out.iter_mut().enumerate() {
+        let same = titles[..i].iter().filter(|t| **t == titles[i]).count();
+        if same > 0 {
+            f.entry = format!("{} ({})", titles[i], same + 1);
+        }
+    }
+    out
+}
+
+/// Public methods of API types tried as flow starts in a module nobody enters from outside
+/// (a library): the most called ones.
+const LIBRARY_CANDIDATES: usize = 20;
+
+/// Flows of a library: from the most called public methods of its API types.
+fn library_flows(g: &Graph<'_>, module: &str, entries: &[Entry]) -> Vec<(usize, Flow)> {
+    let api: Vec<&str> = entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::Api)
+        .map(|e| e.handler_id.as_str())
+        .collect();
+    let mut methods: Vec<(usize, &crate::facts::Sym)> = g
+        .symbols_of(module)
+        .filter(|s| {
+            s.symbol.kind == SymbolKind::Method
+                && s.symbol.visibility == "public"
+                && s.symbol
+                    .parent
+                    .as_ref()
+                    .is_some_and(|p| api.contains(&p.0.as_str()))
+                && !is_noise(g, s)
+        })
+        .map(|s| (g.edges_to(&s.symbol.id.0).count(), s))
+        .collect();
+    methods.sort_by_key(|m| std::cmp::Reverse(m.0));
+    methods
+        .into_iter()
+        .take(LIBRARY_CANDIDATES)
+        .map(|(_, s)| {
+            let e = Entry {
+                kind: EntryKind::Api,
+                label: g.short_name(s),
+                handler: super::Item {
+                    name: g.short_name(s),
+                    cite: Cite::new(&s.path, s.symbol.start_line, s.symbol.end_line),
+                },
+                handler_id: s.symbol.id.0.clone(),
+            };
+            flow(g, module, &e)
+        })
+        // An overload handing off to another says little: a library flow shows some depth.
+        .filter(|f| f.steps.len() > 2)
+        .enumerate()
+        .collect()
+}
+
+fn flow(g: &Graph<'_>, module: &str, e: &Entry) -> Flow {
+    let mut steps = vec![Step {
+        name: e.handler.name.clone(),
+        kind: "method".into(),
+        cite: e.handler.cite.clone(),
+        module: None,
+    }];
+    let mut index: HashMap<String, usize> = HashMap::new();
+    index.insert(e.handler_id.clone(), 0);
+    let mut hops: Vec<Hop> = Vec::new();
+    let mut cut = 0;
+    let mut frontier: Vec<(String, usize)> = vec![(e.handler_id.clone(), 0)];
+    for depth in 0..MAX_DEPTH {
+        let mut next = Vec::new();
+        for (id, from) in &frontier {
+            for edge in g.edges_from(id) {
+                let Some(t) = target(g, module, edge) else {
+                    continue;
+                };
+                let to = match index.get(&t.0) {
+                    Some(&i) => i,
+                    None if steps.len() >= MAX_STEPS => {
+                        cut += 1;
+                        continue;
+                    }
+                    None => {
+                        let (key, step, follow) = t;
+                        steps.push(step);
+                        index.insert(key.clone(), steps.len() - 1);
+                        if follow && depth + 1 < MAX_DEPTH {
+                            next.push((key, steps.len() - 1));
+                        } else if follow
+                            && g.edges_from(&key).any(|x| target(g, module, x).is_some())
+                        {
+                            cut += 1;
+                        }
+                        steps.len() - 1
+                    }
+                };
+                let hop = Hop {
+                    from: *from,
+                    to,
+                    kind: edge.kind.as_str().to_string(),
+                    site: Cite::at(&edge.caller_file, edge.line),
+                };
+                if to != *from && !hops.iter().any(|h| h.from == hop.from && h.to == hop.to) {
+                    hops.push(hop);
+                }
+            }
+        }
+        frontier = next;
+    }
+    Flow {
+        entry: match e.kind {
+            EntryKind::Main => format!("main {}", e.handler.name),
+            k => format!("{} {}", kind_word(k), e.label),
+        },
+        steps,
+        hops,
+        cut,
+    }
+}
+
+/// Lines up to which a method with no calls of its own is a trivial leaf (an accessor, a
+/// factory of a result wrapper): it says nothing about the flow.
+const TRIVIAL_LINES: u32 = 4;
+
+/// Calls a flowchart leaves out: constructors and implicit ones (a call to a type), bodiless
+/// declarations the call dispatches through (the implementation is reached by its own edge),
+/// and short methods that call nothing of the repository's own.
+fn is_noise(g: &Graph<'_>, s: &crate::facts::Sym) -> bool {
+    let sym = &s.symbol;
+    if sym.kind == SymbolKind::Constructor || sym.kind.is_type() {
+        return true;
+    }
+    let outgoing = g.edges_from(&sym.id.0).any(|x| {
+        x.kind != EdgeKind::Call
+            || x.callee
+                .as_deref()
+                .and_then(|c| g.sym(c))
+                .is_some_and(|c| c.symbol.kind == SymbolKind::Method && g.is_source_path(&c.path))
+    });
+    if outgoing {
+        return false;
+    }
+    let in_interface = sym
+        .parent
+        .as_ref()
+        .and_then(|p| g.sym(&p.0))
+        .is_some_and(|p| p.symbol.kind == SymbolKind::Interface);
+    in_interface || sym.end_line.saturating_sub(sym.start_line) < TRIVIAL_LINES
+}
+
+fn kind_word(k: EntryKind) -> &'static str {
+    match k {
+        EntryKind::Route => "route",
+        EntryKind::Listener => "listener",
+        EntryKind::Schedule => "schedule",
+        EntryKind::Main => "main",
+        EntryKind::Api => "API",
+    }
+}
+
+/// Where an edge leads in a flow: (key, step, whether to follow it further). Calls into the
+/// repository's source code are followed; tables, statements and config keys are terminals;
+/// library calls, tests and the type hierarchy are left out.
+fn target(g: &Graph<'_>, module: &str, e: &Edge) -> Option<(String, Step, bool)> {
+    if !e.kind.is_flow() || e.kind == EdgeKind::Config || e.kind == EdgeKind::Route {
+        return None;
+    }
+    let callee = e.callee.as_deref()?;
+    if let Some(t) = callee.strip_prefix("table:") {
+        return Some((
+            callee.to_string(),
+            Step {
+                name: t.to_string(),
+                kind: "table".into(),
+                cite: Cite::at(&e.caller_file, e.line),
+                module: None,
+            },
+            false,
+        ));
+    }
+    if callee.starts_with("mybatis:") {
+        // The statement itself is a hop to its tables: follow it without a step of its own
+        // would hide the SQL's place, so it is a step.
+        let name = callee.rsplit('.').next().unwrap_or(callee).to_string();
+        let (file, line) = (e.callee_file.as_deref()?, e.callee_line?);
+        return Some((
+            callee.to_string(),
+            Step {
+                name: format!("SQL {name}"),
+                kind: "sql".into(),
+                cite: Cite::at(file, line),
+                module: None,
+            },
+            true,
+        ));
+    }
+    let s = g.sym(callee)?;
+    if !g.is_source_path(&s.path) || (e.kind == EdgeKind::Call && is_noise(g, s)) {
+        return None;
+    }
+    let m = g.module_of(&s.path)?;
+    Some((
+        callee.to_string(),
+        Step {
+            name: g.short_name(s),
+            kind: if e.kind == EdgeKind::Rpc {
+                "remote".into()
+            } else {
+                "method".into()
+            },
+            cite: Cite::new(&s.path, s.symbol.start_line, s.symbol.end_line),
+            module: (m != module).then(|| m.to_string()),
+        },
+        true,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Facts, FileInfo, Sym};
+    use indexer::model::{Provenance, Snapshot, Symbol, SymbolId};
+    use std::collections::BTreeMap;
+
+    fn method(path: &str, owner: &str, name: &str, start: u32, end: u32) -> Sym {
+        Sym {
+            path: path.into(),
+            symbol: Symbol {
+                id: SymbolId(format!("java:{owner}#{name}()")),
+                kind: SymbolKind::Method,
+                name: name.into(),
+                qualified_name: format!("{owner}.{name}"),
+                signature: format!("void {name}()"),
+                doc: None,
+                parent: Some(SymbolId(format!("java:{owner}"))),
+                start_line: start,
+                end_line: end,
+                name_line: start,
+                annotations: vec![],
+                visibility: "public".into(),
+                is_static: false,
+                body_hash: String::new(),
+            },
+        }
+    }
+
+    fn edge(file: &str, caller: &str, line: u32, kind: EdgeKind, callee: &str) -> Edge {
+        Edge {
+            caller_file: file.into(),
+            caller: caller.into(),
+            caller_name: String::new(),
+            line,
+            kind,
+            callee: Some(callee.into()),
+            callee_name: String::new(),
+            callee_file: None,
+            callee_line: None,
+            caller_flags: 0,
+            confidence: 1.0,
+            detail: String::new(),
+        }
+    }
+
+    /// A route → controller → service → table, with an accessor call that the chart drops.
+    #[test]
+    fn a_flow_follows_calls_to_tables_and_drops_accessors() {
+        let (c, s) = ("a/C.java", "a/S.java");
+        let file = |lines| FileInfo {
+            module: "a".into(),
+            lines,
+            provenance: Provenance::Source,
+            code: true,
+        };
+        let facts = Facts {
+            snapshot: Snapshot {
+                generation: 1,
+                commit: None,
+                dirty: false,
+                created_at: 0,
+                files: 2,
+                symbols: 3,
+                chunks: 0,
+            },
+            files: BTreeMap::from([(c.to_string(), file(40)), (s.to_string(), file(40))]),
+            symbols: vec![
+                method(c, "a.C", "get", 10, 20),
+                method(s, "a.S", "load", 5, 15),
+                method(s, "a.S", "getId", 20, 22),
+            ],
+            edges: vec![
+                edge(c, "route:GET /x", 10, EdgeKind::Route, "java:a.C#get()"),
+                edge(c, "java:a.C#get()", 12, EdgeKind::Call, "java:a.S#load()"),
+                edge(c, "java:a.C#get()", 13, EdgeKind::Call, "java:a.S#getId()"),
+                edge(s, "java:a.S#load()", 7, EdgeKind::Db, "table:t_x"),
+            ],
+            readmes: BTreeMap::new(),
+        };
+        let g = Graph::new(&facts);
+        let entries = crate::model::entries::find(&g, "a");
+        assert_eq!(entries[0].label, "GET /x");
+        let flows = build(&g, "a", &entries);
+        assert_eq!(flows.len(), 1);
+        let f = &flows[0];
+        let names: Vec<&str> = f.steps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, vec!["C.get", "S.load", "t_x"]);
+        assert_eq!(f.steps[2].kind, "table");
+        assert_eq!(f.hops[1].kind, "db");
+        assert_eq!(f.hops[1].site, Cite::at(s, 7));
+    }
+}

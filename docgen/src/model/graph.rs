@@ -1,0 +1,208 @@
+//! Lookups over one snapshot's facts: symbols by id, edges by caller and callee, the module of
+//! a symbol. Built once per run; every section of the model reads through it.
+
+use crate::facts::{Facts, FileInfo, Sym};
+use indexer::graph::{Edge, EdgeKind};
+use indexer::model::Provenance;
+use std::collections::HashMap;
+
+pub struct Graph<'f> {
+    pub facts: &'f Facts,
+    by_id: HashMap<&'f str, usize>,
+    from: HashMap<&'f str, Vec<usize>>,
+    to: HashMap<&'f str, Vec<usize>>,
+    /// Source symbols by module, in path and line order.
+    module_syms: HashMap<&'f str, Vec<usize>>,
+    /// Edges by the module of their use site's source file.
+    module_edges: HashMap<&'f str, Vec<usize>>,
+    /// Edges by the module of their callee's source file.
+    module_in: HashMap<&'f str, Vec<usize>>,
+    /// Uses of a file's declarations from other source files, by file.
+    inbound: HashMap<&'f str, usize>,
+}
+
+impl<'f> Graph<'f> {
+    pub fn new(facts: &'f Facts) -> Graph<'f> {
+        let mut by_id = HashMap::new();
+        for (i, s) in facts.symbols.iter().enumerate() {
+            // The first declaration of an id wins (ids repeat only for duplicate declarations).
+            by_id.entry(s.symbol.id.0.as_str()).or_insert(i);
+        }
+        let mut from: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut to: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, e) in facts.edges.iter().enumerate() {
+            from.entry(e.caller.as_str()).or_default().push(i);
+            if let Some(c) = &e.callee {
+                to.entry(c.as_str()).or_default().push(i);
+            }
+        }
+        let source_module = |path: &str| {
+            facts
+                .files
+                .get(path)
+                .filter(|f| f.provenance == Provenance::Source)
+                .map(|f| f.module.as_str())
+        };
+        let mut module_syms: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, s) in facts.symbols.iter().enumerate() {
+            if let Some(m) = source_module(&s.path) {
+                module_syms.entry(m).or_default().push(i);
+            }
+        }
+        let mut module_edges: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut module_in: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut inbound: HashMap<&str, usize> = HashMap::new();
+        for (i, e) in facts.edges.iter().enumerate() {
+            if let Some(f) = e.callee_file.as_deref()
+                && f != e.caller_file
+                && source_module(&e.caller_file).is_some()
+            {
+                *inbound.entry(f).or_default() += 1;
+            }
+            if let Some(m) = source_module(&e.caller_file) {
+                module_edges.entry(m).or_default().push(i);
+            }
+            if let Some(m) = e.callee_file.as_deref().and_then(source_module) {
+                module_in.entry(m).or_default().push(i);
+            }
+        }
+        Graph {
+            facts,
+            by_id,
+            from,
+            to,
+            module_syms,
+            module_edges,
+            module_in,
+            inbound,
+        }
+    }
+
+    pub fn sym(&self, id: &str) -> Option<&'f Sym> {
+        self.by_id.get(id).map(|&i| &self.facts.symbols[i])
+    }
+
+    pub fn file(&self, path: &str) -> Option<&'f FileInfo> {
+        self.facts.files.get(path)
+    }
+
+    /// Module of the file at `path`.
+    pub fn module_of(&self, path: &str) -> Option<&'f str> {
+        self.file(path).map(|f| f.module.as_str())
+    }
+
+    /// Whether a file is the module's own production code (not a test, generated, vendored or
+    /// example file).
+    pub fn is_source(&self, f: &FileInfo) -> bool {
+        f.provenance == Provenance::Source
+    }
+
+    pub fn is_source_path(&self, path: &str) -> bool {
+        self.file(path).is_some_and(|f| self.is_source(f))
+    }
+
+    /// Edges whose use site is in `caller`, in source order.
+    pub fn edges_from(&self, caller: &str) -> impl Iterator<Item = &'f Edge> + '_ {
+        self.from
+            .get(caller)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.facts.edges[i])
+    }
+
+    /// Edges pointing at `callee`.
+    pub fn edges_to(&self, callee: &str) -> impl Iterator<Item = &'f Edge> + '_ {
+        self.to
+            .get(callee)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.facts.edges[i])
+    }
+
+    /// Source symbols of a module, in path and line order.
+    pub fn symbols_of<'a>(&'a self, module: &'a str) -> impl Iterator<Item = &'f Sym> + 'a {
+        self.module_syms
+            .get(module)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.facts.symbols[i])
+    }
+
+    /// Edges whose use site is a source file of `module`.
+    pub fn edges_in<'a>(&'a self, module: &'a str) -> impl Iterator<Item = &'f Edge> + 'a {
+        self.module_edges
+            .get(module)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.facts.edges[i])
+    }
+
+    /// Edges whose callee is declared in a source file of `module`.
+    pub fn edges_into<'a>(&'a self, module: &'a str) -> impl Iterator<Item = &'f Edge> + 'a {
+        self.module_in
+            .get(module)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.facts.edges[i])
+    }
+
+    /// A short display name: `Type.method` for members, the simple name for types.
+    pub fn short_name(&self, s: &Sym) -> String {
+        let q = &s.symbol.qualified_name;
+        if s.symbol.kind.is_type() {
+            return s.symbol.name.clone();
+        }
+        let mut parts = q.rsplit('.');
+        let member = parts.next().unwrap_or(q);
+        match parts.next() {
+            Some(owner) => format!("{owner}.{member}"),
+            None => member.to_string(),
+        }
+    }
+
+    /// The short display name of an edge endpoint id, whether a symbol or not.
+    pub fn short_id(&self, id: &str) -> String {
+        match self.sym(id) {
+            Some(s) => self.short_name(s),
+            None => {
+                let n = indexer::graph::edge::callee_name_of(id, EdgeKind::Inherits);
+                let mut parts = n.rsplit('.');
+                match (parts.next(), parts.next()) {
+                    (Some(m), Some(o)) if id.starts_with("java:") => format!("{o}.{m}"),
+                    _ => n,
+                }
+            }
+        }
+    }
+
+    /// How often other source files use what `path` declares.
+    pub fn inbound(&self, path: &str) -> usize {
+        self.inbound.get(path).copied().unwrap_or(0)
+    }
+
+    /// Whether a symbol is declared directly in its file (not inside a type or method).
+    pub fn is_top_level(&self, s: &Sym) -> bool {
+        match &s.symbol.parent {
+            None => true,
+            Some(p) => self
+                .sym(&p.0)
+                .is_none_or(|p| p.symbol.kind == indexer::model::SymbolKind::Package),
+        }
+    }
+
+    /// Ids and body hashes of the module's symbols, hashed (hex).
+    pub fn symbols_digest(&self, module: &str) -> String {
+        let mut h = sha2::Sha256::default();
+        for s in self.symbols_of(module) {
+            for part in [
+                s.path.as_str(),
+                s.symbol.id.0.as_str(),
+                s.symbol.body_hash.as_str(),
+            ] {
+                sha2::Digest::update(&mut h, part.as_bytes());
+                sha2::Digest::update(&mut h, [0u8]);
+            }
+        }
+        hex::encode(&sha2::Digest::finalize(h)[..12])
+    }
+}

@@ -1,0 +1,67 @@
+//! What a docgen run is asked to do, and what it did.
+
+use std::path::PathBuf;
+
+/// Where the module pages go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputMode {
+    /// One page per module at `<out_dir>/<module>.md` (the default).
+    #[default]
+    Pages,
+    /// Into each module's `README.md`, between `<!-- codemap:begin -->` and
+    /// `<!-- codemap:end -->`; the human text around the markers is kept byte for byte. A README
+    /// without markers gets them appended at its end; a missing README is created.
+    ReadmeMarkers,
+}
+
+/// Options of one run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The repository's work tree: pages are written under it, and the steering file
+    /// ([`crate::steering::FILE_NAME`]) is read from it.
+    pub repo_root: PathBuf,
+    /// Folder of the global page, the module pages ([`OutputMode::Pages`]) and the state file,
+    /// relative to `repo_root` (default `docs/codemap`).
+    pub out_dir: PathBuf,
+    pub mode: OutputMode,
+    /// A folder whose `module.md.hbs` / `index.md.hbs` replace the built-in templates (each file
+    /// is optional; absolute, or relative to the current directory).
+    pub templates: Option<PathBuf>,
+    /// The previous-state file, relative to `repo_root` (default `<out_dir>/.state.json`):
+    /// fingerprints of the models the pages were rendered from. Committed with the pages.
+    pub state_file: Option<PathBuf>,
+}
+
+impl Options {
+    /// Defaults for a repository: pages under `docs/codemap`, built-in templates.
+    pub fn new(repo_root: impl Into<PathBuf>) -> Options {
+        Options {
+            repo_root: repo_root.into(),
+            out_dir: PathBuf::from("docs/codemap"),
+            mode: OutputMode::Pages,
+            templates: None,
+            state_file: None,
+        }
+    }
+
+    /// The state file's path relative to the repository root.
+    pub fn state_path(&self) -> PathBuf {
+        self.state_file
+            .clone()
+            .unwrap_or_else(|| self.out_dir.join(".state.json"))
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Files written (created or rewritten), relative to the repository root, `/`-separated,
+    /// sorted. Includes the state file when it changed.
+    pub written: Vec<String>,
+    /// Whether anything was written; false means the docs already matched the index.
+    pub changed: bool,
+    /// Modules whose model changed since the state file's record (or all, without one).
+    pub modules_changed: Vec<String>,
+    /// The snapshot commit the run read (`None` when the index was not built from a git tree).
+    pub commit: Option<String>,
+}

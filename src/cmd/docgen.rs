@@ -1,0 +1,44 @@
+//! `codemap docgen`: regenerate the code maps once (CI jobs).
+
+use super::{Outcome, open_reader};
+use crate::cli::{DocgenArgs, Global};
+use anyhow::{Context, Result};
+use std::path::PathBuf;
+
+pub fn docgen(g: &Global, a: &DocgenArgs) -> Result<Outcome> {
+    if let Some(mode) = &a.mode {
+        match *mode {}
+    }
+    let root = g.repo.clone().unwrap_or_else(|| PathBuf::from("."));
+    let root = root
+        .canonicalize()
+        .with_context(|| format!("repository root {} not found", root.display()))?;
+    let reader = open_reader(g)?;
+    let mut opts = docgen::Options::new(&root);
+    opts.out_dir = a.generate.out.clone();
+    if a.generate.readme_markers {
+        opts.mode = docgen::OutputMode::ReadmeMarkers;
+    }
+    opts.templates = a.generate.templates.clone();
+    let out = docgen::generate(reader.as_ref(), &opts)
+        .with_context(|| format!("generating the code maps of {}", root.display()))?;
+    if g.json {
+        super::print_json(&serde_json::json!({
+            "changed": out.changed,
+            "written": out.written,
+            "modules_changed": out.modules_changed,
+            "commit": out.commit,
+        }))?;
+    } else if out.changed {
+        for w in &out.written {
+            println!("wrote {w}");
+        }
+    } else {
+        println!("code maps are up to date: nothing written");
+    }
+    Ok(if out.changed {
+        Outcome::Done
+    } else {
+        Outcome::NothingFound
+    })
+}

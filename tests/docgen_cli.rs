@@ -1,0 +1,57 @@
+//! `codemap docgen` end to end: exit 0 when it wrote, 1 when nothing changed, 2 on a bad
+//! steering file (named in the message, nothing written).
+
+mod support;
+use support::*;
+
+#[test]
+fn docgen_exit_codes_follow_what_it_wrote() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("shop");
+    copy_shop(&root);
+    let idx = tmp.path().join("idx");
+    let o = run(&idx, &["index", root.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let docgen = |extra: &[&str]| {
+        let mut args = vec!["--repo", root.to_str().unwrap(), "docgen"];
+        args.extend_from_slice(extra);
+        run(&idx, &args)
+    };
+
+    let first = docgen(&[]);
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert!(stdout(&first).contains("wrote docs/codemap/shop-order.md"));
+    let again = docgen(&[]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(stdout(&again).contains("nothing written"));
+
+    // Another folder and README markers through the flags.
+    let marked = docgen(&["--out", "maps", "--readme-markers", "--json"]);
+    assert_eq!(marked.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&marked.stdout).unwrap();
+    let written: Vec<&str> = v["written"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(written.contains(&"maps/README.md") && written.contains(&"shop-order/README.md"));
+
+    write(
+        &root,
+        "codemap-docs.toml",
+        "skip = [\"shop-gateway\"]\nlinkz = 1\n",
+    );
+    let bad = docgen(&[]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("codemap-docs.toml") && err.contains("linkz"),
+        "{err}"
+    );
+}
