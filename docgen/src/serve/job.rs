@@ -1,0 +1,340 @@
+//! One job for one repository: fetch, check out the tracked branch's tip, re-index incrementally,
+//! regenerate, and — when the maps changed — commit them on the docs branch, push, and open or
+//! update the one pull request.
+//!
+//! Nothing outside the bot's own clone changes before the single push at the end, and that push
+//! is a compare-and-swap (`--force-with-lease` on the tip the safety check accepted): a job that
+//! fails anywhere leaves the remote and its docs branch as they were.
+
+use super::config::{Bot, Repo};
+use super::policy;
+use super::state::{RepoPaths, RepoState};
+use crate::git::{Git, GitError, Identity};
+use crate::host::{Host, HostError, PullRef, PullRequest};
+use indexer::store::{EmbeddedIndex, IndexDir, IndexRead};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What a generator reports: the files it wrote (relative to the work tree) and whether any
+/// content changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GenOutcome {
+    pub files: Vec<PathBuf>,
+    pub changed: bool,
+}
+
+/// The map generator a job calls after re-indexing: `(work tree, index) → outcome`. Injected so
+/// the server does not depend on how the maps are made (`docgen::generate` in the binary).
+pub type Generate =
+    Arc<dyn Fn(&Path, &dyn IndexRead) -> Result<GenOutcome, String> + Send + Sync + 'static>;
+
+/// Why a job runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Trigger {
+    /// A verified push to the tracked branch; `after` is the pushed head.
+    Push { after: String },
+    /// The cron schedule.
+    Poll,
+}
+
+impl std::fmt::Display for Trigger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Trigger::Push { after } => write!(f, "push of {}", policy::short(after)),
+            Trigger::Poll => f.write_str("poll"),
+        }
+    }
+}
+
+/// How a job ended (failures are [`JobError`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// The tracked branch is where the last job left it.
+    Unmoved { commit: String },
+    /// The tracked branch's tip is the bot's own commit: nothing to regenerate from.
+    OwnCommit { commit: String },
+    /// The maps are already up to date: no commit.
+    NoChange { commit: String },
+    Committed {
+        commit: String,
+        docs_commit: String,
+        pushed: bool,
+        pull: Option<PullRef>,
+    },
+    /// The docs branch was moved by someone else; the bot left it alone.
+    Refused { reason: String },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    #[error(transparent)]
+    Git(#[from] GitError),
+    #[error("indexing failed: {0}")]
+    Index(#[from] indexer::pipeline::IndexError),
+    #[error("opening the index failed: {0}")]
+    Store(#[from] indexer::store::StoreError),
+    #[error("generating the maps failed: {0}")]
+    Generate(String),
+    #[error("bot state: {0}")]
+    State(#[from] std::io::Error),
+    #[error("the tracked branch {0} does not exist on the remote")]
+    NoBranch(String),
+    #[error("docs commit {docs_commit} is on the docs branch, but the pull request call failed (retried next job): {source}")]
+    Pull {
+        docs_commit: String,
+        source: HostError,
+    },
+    #[error("the job stopped unexpectedly: {0}")]
+    Panicked(String),
+}
+
+/// Everything a job of one repository needs.
+pub struct JobContext {
+    pub repo: Repo,
+    pub bot: Bot,
+    pub paths: RepoPaths,
+    pub host: Option<Host>,
+    pub generate: Generate,
+}
+
+/// Runs one job. Blocking work goes to the blocking pool; only the pull request call is async.
+pub async fn run(ctx: Arc<JobContext>, trigger: Trigger) -> Result<Outcome, JobError> {
+    let c = ctx.clone();
+    let t = trigger.clone();
+    let local = tokio::task::spawn_blocking(move || local_work(&c, &t))
+        .await
+        .map_err(|e| JobError::Panicked(e.to_string()))??;
+    let Local::PullNeeded {
+        commit,
+        docs_commit,
+        pushed,
+    } = local
+    else {
+        let Local::Done(o) = local else {
+            unreachable!()
+        };
+        return Ok(o);
+    };
+    let pull = match &ctx.host {
+        None => None,
+        Some(host) => {
+            let req = PullRequest {
+                head: ctx.repo.docs_branch.clone(),
+                base: ctx.repo.branch.clone(),
+                title: ctx
+                    .repo
+                    .pull_request
+                    .as_ref()
+                    .map(|p| p.title.clone())
+                    .unwrap_or_default(),
+                body: policy::pull_body(&ctx.repo.branch, &commit),
+            };
+            let pull = host
+                .open_or_update(&req)
+                .await
+                .map_err(|source| JobError::Pull {
+                    docs_commit: docs_commit.clone(),
+                    source,
+                })?;
+            tracing::info!(
+                repo = %ctx.repo.name, number = pull.number, url = %pull.url, created = pull.created,
+                "pull request {}", if pull.created { "opened" } else { "updated" }
+            );
+            let path = ctx.paths.state();
+            let p = pull.clone();
+            tokio::task::spawn_blocking(move || -> std::io::Result<()> {
+                let mut s = RepoState::load(&path)?;
+                s.pull = Some(p);
+                s.pull_pending = false;
+                s.save(&path)
+            })
+            .await
+            .map_err(|e| JobError::Panicked(e.to_string()))??;
+            Some(pull)
+        }
+    };
+    Ok(Outcome::Committed {
+        commit,
+        docs_commit,
+        pushed,
+        pull,
+    })
+}
+
+enum Local {
+    Done(Outcome),
+    /// The docs branch on the remote holds `docs_commit`; the request must point at it.
+    PullNeeded {
+        commit: String,
+        docs_commit: String,
+        pushed: bool,
+    },
+}
+
+fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
+    let repo = &ctx.repo;
+    let span = tracing::info_span!("job", repo = %repo.name, trigger = %trigger);
+    let _g = span.enter();
+    std::fs::create_dir_all(&ctx.paths.root)?;
+    let mut state = RepoState::load(&ctx.paths.state())?;
+    let git = open_clone(ctx)?;
+    git.run(["remote", "set-url", "origin", repo.remote.as_str()])?;
+    git.run(["fetch", "--quiet", "--prune", "--no-tags", "origin"])?;
+
+    let tracked_ref = format!("refs/remotes/origin/{}", repo.branch);
+    let commit = git
+        .resolve(&tracked_ref)?
+        .ok_or_else(|| JobError::NoBranch(repo.branch.clone()))?;
+    if let Trigger::Push { after } = trigger
+        && git.resolve(after)?.is_none()
+    {
+        // The tip is what the request goes against either way; a later push superseded this one.
+        tracing::info!(pushed = %after, tip = %commit, "pushed commit not on the remote any more; using the tip");
+    }
+    if state.last_tracked.as_deref() == Some(commit.as_str()) && !state.pull_pending {
+        tracing::info!(%commit, "tracked branch did not move");
+        return Ok(Local::Done(Outcome::Unmoved { commit }));
+    }
+    let head = git.commit_info(&commit)?;
+    if policy::is_bot_commit(&head, &ctx.bot) {
+        tracing::info!(%commit, "tip is the bot's own commit; nothing to regenerate");
+        state.last_tracked = Some(commit.clone());
+        state.save(&ctx.paths.state())?;
+        return Ok(Local::Done(Outcome::OwnCommit { commit }));
+    }
+
+    // The branch the bot would move: the remote's when it pushes, its own clone's otherwise.
+    let docs_ref = if repo.push {
+        format!("refs/remotes/origin/{}", repo.docs_branch)
+    } else {
+        format!("refs/heads/{}", repo.docs_branch)
+    };
+    let docs_tip = git.resolve(&docs_ref)?;
+    let tip_info = docs_tip.as_deref().map(|t| git.commit_info(t)).transpose()?;
+    if let Err(reason) = policy::may_move_docs_branch(
+        &repo.docs_branch,
+        tip_info.as_ref(),
+        state.docs_tip.as_deref(),
+        &ctx.bot,
+    ) {
+        tracing::warn!(docs_branch = %repo.docs_branch, "{reason}");
+        return Ok(Local::Done(Outcome::Refused { reason }));
+    }
+
+    // A pushed docs commit whose request failed last time: the request is all that is missing.
+    if state.pull_pending
+        && state.last_tracked.as_deref() == Some(commit.as_str())
+        && let Some(tip) = &docs_tip
+        && state.docs_tip.as_deref() == Some(tip.as_str())
+    {
+        return Ok(Local::PullNeeded {
+            commit,
+            docs_commit: tip.clone(),
+            pushed: true,
+        });
+    }
+
+    git.run(["checkout", "--quiet", "--force", "--detach", commit.as_str()])?;
+    git.run(["clean", "-ffdxq"])?;
+    let dir = IndexDir::new(ctx.paths.index());
+    let summary = indexer::pipeline::run(
+        git.dir(),
+        &dir,
+        &indexer::pipeline::IndexOptions::default(),
+        &|_| {},
+    )?;
+    tracing::info!(
+        files = summary.snapshot.files, changed = summary.added + summary.changed + summary.removed,
+        generation = summary.snapshot.generation, "re-indexed"
+    );
+    let index = EmbeddedIndex::open(&dir)?;
+    let generated = (ctx.generate)(git.dir(), &index).map_err(JobError::Generate)?;
+    drop(index);
+    tracing::info!(
+        files = generated.files.len(),
+        changed = generated.changed,
+        "generated"
+    );
+
+    git.run(["add", "--all", "."])?;
+    let tree = git.run(["write-tree"])?;
+    let unchanged_from_tracked = tree == git.tree_of(&commit)?;
+    let same_as_docs_tip = match &docs_tip {
+        Some(t) => tree == git.tree_of(t)?,
+        None => false,
+    };
+    if unchanged_from_tracked || same_as_docs_tip {
+        tracing::info!(%commit, "maps up to date; nothing to commit");
+        git.run(["reset", "--quiet", "--hard"])?;
+        state.last_tracked = Some(commit.clone());
+        state.save(&ctx.paths.state())?;
+        return Ok(Local::Done(Outcome::NoChange { commit }));
+    }
+    let message = policy::commit_message(&ctx.bot, &repo.branch, &commit);
+    git.run(["commit", "--quiet", "-m", message.as_str()])?;
+    let docs_commit = git.resolve("HEAD")?.expect("HEAD exists after a commit");
+
+    if repo.push {
+        let lease = format!(
+            "--force-with-lease=refs/heads/{}:{}",
+            repo.docs_branch,
+            docs_tip.as_deref().unwrap_or("")
+        );
+        let refspec = format!("{docs_commit}:refs/heads/{}", repo.docs_branch);
+        git.run(["push", "--quiet", lease.as_str(), "origin", refspec.as_str()])?;
+        git.run(["update-ref", docs_ref.as_str(), docs_commit.as_str()])?;
+        git.run([
+            "update-ref",
+            &format!("refs/heads/{}", repo.docs_branch),
+            docs_commit.as_str(),
+        ])?;
+    } else {
+        git.update_branch(&repo.docs_branch, &docs_commit, docs_tip.as_deref())?;
+    }
+    tracing::info!(%commit, %docs_commit, pushed = repo.push, "committed the maps on {}", repo.docs_branch);
+    state.last_tracked = Some(commit.clone());
+    state.docs_tip = Some(docs_commit.clone());
+    state.pull_pending = repo.push && ctx.host.is_some();
+    state.save(&ctx.paths.state())?;
+    if state.pull_pending {
+        Ok(Local::PullNeeded {
+            commit,
+            docs_commit,
+            pushed: true,
+        })
+    } else {
+        Ok(Local::Done(Outcome::Committed {
+            commit,
+            docs_commit,
+            pushed: repo.push,
+            pull: None,
+        }))
+    }
+}
+
+/// The bot's clone of the repository, made on first use (into a side folder, renamed when
+/// complete, so a killed clone is never mistaken for a good one).
+fn open_clone(ctx: &JobContext) -> Result<Git, JobError> {
+    let identity = Identity {
+        name: ctx.bot.name.clone(),
+        email: ctx.bot.email.clone(),
+    };
+    let work = ctx.paths.work();
+    if work.join(".git").exists() {
+        return Ok(Git::new(work, identity));
+    }
+    let partial = ctx.paths.root.join("work.partial");
+    if partial.exists() {
+        std::fs::remove_dir_all(&partial)?;
+    }
+    if work.exists() {
+        std::fs::remove_dir_all(&work)?;
+    }
+    tracing::info!(remote = %ctx.repo.remote, "cloning");
+    Git::clone_from(&ctx.repo.remote, &partial, identity.clone())?;
+    std::fs::rename(&partial, &work)?;
+    Ok(Git::new(work, identity))
+}
