@@ -175,7 +175,7 @@ fn is_zero(sha: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn headers(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    fn headers(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
         let pairs: Vec<(String, String)> = pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
