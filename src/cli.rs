@@ -108,7 +108,30 @@ pub enum Command {
     },
     /// Files and symbols added, removed and changed between two snapshots (default: the last two).
     Diff { from: Option<u64>, to: Option<u64> },
+    // --- docgen-serve branch (lead: fold `Serve(DocgenServeArgs)` into the docgen branch's
+    // `DocgenMode`; this `Docgen` variant only exists so the branch builds on its own) ---
+    /// Code maps after merges.
+    Docgen {
+        #[command(subcommand)]
+        mode: DocgenMode,
+    },
 }
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum DocgenMode {
+    /// Keep the code maps current after merges: push webhooks (GitHub HMAC, GitLab token) and/or
+    /// a cron poll start jobs that re-index, regenerate, commit the maps on a docs branch with
+    /// `[skip ci]`, push, and open or update one pull / merge request.
+    Serve(DocgenServeArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct DocgenServeArgs {
+    /// The TOML config (deploy/docgen-serve.toml is a commented sample).
+    #[arg(long)]
+    pub config: PathBuf,
+}
+// --- end docgen-serve ---
 
 #[derive(Args, Debug, Clone)]
 pub struct IndexArgs {

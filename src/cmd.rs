@@ -1,6 +1,7 @@
 //! One module per command family; this file resolves where the index is and dispatches.
 
 mod ask;
+mod docgen_serve; // docgen-serve branch
 mod embed;
 mod graph;
 mod index;
@@ -47,6 +48,10 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             limit,
         } => graph::path(g, &from, &to, max_depth, limit),
         Command::Diff { from, to } => inspect::diff(g, from, to),
+        // docgen-serve branch: becomes `Some(DocgenMode::Serve(a))` in the docgen branch's dispatch.
+        Command::Docgen {
+            mode: crate::cli::DocgenMode::Serve(a),
+        } => docgen_serve::serve(&a.config).map(|()| Outcome::Done),
     }
 }
 

@@ -38,6 +38,49 @@ pub enum ServeError {
     },
     #[error("serving: {0}")]
     Serve(std::io::Error),
+    #[error("starting the async runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+/// Runs the server until SIGINT or SIGTERM, on a runtime of its own (for the binary, which has
+/// none). Running jobs finish before it returns.
+pub fn serve_blocking(resolved: Resolved, generate: Generate) -> Result<(), ServeError> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(ServeError::Runtime)?;
+    rt.block_on(async move {
+        let server = Server::bind(resolved, generate).await?;
+        server.run(shutdown_signal()).await
+    })
+}
+
+/// Completes on Ctrl-C or SIGTERM (what systemd and docker send).
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::error!(error = %e, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => tracing::info!("Ctrl-C received"),
+        _ = term => tracing::info!("SIGTERM received"),
+    }
 }
 
 /// A bound server, not yet serving.

@@ -257,12 +257,14 @@ impl Config {
             };
             let schedule = match &r.cron {
                 None => None,
-                Some(expr) => Some(cron::Schedule::from_str(expr).map_err(|e| {
+                // The crate's own message is a multi-line caret drawing; the field list helps more.
+                Some(expr) => Some(cron::Schedule::from_str(expr).map_err(|_| {
                     invalid(
                         key("cron"),
                         format!(
-                            "{expr:?} is not a cron expression ({e}); fields are \
-                             sec min hour day-of-month month day-of-week [year]"
+                            "{expr:?} is not a cron expression ({} fields; it takes 6 or 7: \
+                             sec min hour day-of-month month day-of-week [year])",
+                            expr.split_whitespace().count()
                         ),
                     )
                 })?),
@@ -443,6 +445,14 @@ token_env = "GH_TOKEN"
             .replace("cron = \"0 */15 * * * *\"\n", "");
         let e = err(&text);
         assert!(e.contains("nothing triggers a job"), "{e}");
+    }
+
+    #[test]
+    fn the_deploy_sample_is_valid() {
+        let text = include_str!("../../../deploy/docgen-serve.toml");
+        let r = Config::parse(text).unwrap().resolve(&|_| Some("x".into())).unwrap();
+        assert_eq!(r.config.repos.len(), 2);
+        assert_eq!(r.config.repos[1].host, HostKind::Gitlab);
     }
 
     #[test]
