@@ -179,3 +179,39 @@ async fn a_push_the_remote_rejects_leaves_the_docs_branch_and_the_bots_state_as_
     assert_eq!(remote.in_bare(&["rev-parse", "codemap/docs^"]), main1);
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_waits_for_the_running_job_and_drops_the_waiting_one() {
+    init();
+    let tmp = tempfile::tempdir().unwrap();
+    let remote = Remote::new(tmp.path());
+    let (generate, calls) = wrapped(|_| {
+        std::thread::sleep(Duration::from_millis(1500));
+        Ok(())
+    });
+    let server = Running::start(
+        &config(&tmp.path().join("state"), &remote.bare, "github", ""),
+        env(&[("HOOK_SECRET", SECRET)]),
+        generate,
+    )
+    .await;
+    let main0 = remote.tip("main").unwrap();
+    let body = github_push(&main0, "import");
+    assert_eq!(server.post("/hooks/shop", &headers(&body), &body).await.0, 202);
+    // Wait until the job is inside the generator; then a merge arrives and waits behind it.
+    while calls.load(Ordering::SeqCst) == 0 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let main1 = remote.push_code_change("layaway");
+    let body = github_push(&main1, "add layaway");
+    assert_eq!(
+        server.post("/hooks/shop", &headers(&body), &body).await.1,
+        "queued behind the running job"
+    );
+    server.stop().await;
+    // The running job finished its commit before the server returned; the waiting one never ran
+    // (the next push or poll brings it back).
+    assert_eq!(docs_commits(&remote, "codemap/docs").len(), 1);
+    assert_eq!(remote.in_bare(&["rev-parse", "codemap/docs^"]), main0);
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
