@@ -77,7 +77,12 @@ impl Git {
             .arg("-C")
             .arg(&self.dir)
             // No hooks, no signing, no pager, whatever the machine's configuration says.
-            .args(["-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false"])
+            .args([
+                "-c",
+                "core.hooksPath=/dev/null",
+                "-c",
+                "commit.gpgsign=false",
+            ])
             .args(&args)
             .env("GIT_AUTHOR_NAME", &self.identity.name)
             .env("GIT_AUTHOR_EMAIL", &self.identity.email)
@@ -167,7 +172,8 @@ mod tests {
         std::fs::write(tmp.path().join("a.txt"), "a\n").unwrap();
         git.run(["add", "-A"]).unwrap();
         assert!(git.has_staged_changes().unwrap());
-        git.run(["commit", "-q", "-m", "first\n\nTrailer: x"]).unwrap();
+        git.run(["commit", "-q", "-m", "first\n\nTrailer: x"])
+            .unwrap();
         assert!(!git.has_staged_changes().unwrap());
         let head = git.resolve("HEAD").unwrap().unwrap();
         let info = git.commit_info("HEAD").unwrap();

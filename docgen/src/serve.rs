@@ -157,7 +157,10 @@ impl Server {
 
     /// Serves until `shutdown` completes, then stops taking requests, lets running jobs finish
     /// (waiting ones are dropped: the next push or poll brings them back) and returns.
-    pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServeError> {
+    pub async fn run(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServeError> {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let mut polls = Vec::new();
         for (worker, s) in self.schedules {

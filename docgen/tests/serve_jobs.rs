@@ -18,20 +18,27 @@ const SECRET: &str = "s3cret";
 fn headers(body: &str) -> Vec<(&'static str, String)> {
     vec![
         ("x-github-event", "push".to_string()),
-        ("x-hub-signature-256", github_signature(SECRET, body.as_bytes())),
+        (
+            "x-hub-signature-256",
+            github_signature(SECRET, body.as_bytes()),
+        ),
     ]
 }
 
 /// The stand-in generator, with a hook run before it (to slow it down or make it fail).
-fn wrapped(before: impl Fn(usize) -> Result<(), String> + Send + Sync + 'static) -> (Generate, Arc<AtomicUsize>) {
+fn wrapped(
+    before: impl Fn(usize) -> Result<(), String> + Send + Sync + 'static,
+) -> (Generate, Arc<AtomicUsize>) {
     let calls = Arc::new(AtomicUsize::new(0));
     let inner = stand_in_generator();
     let counter = calls.clone();
-    let g: Generate = Arc::new(move |tree: &Path, read: &dyn IndexRead| -> Result<GenOutcome, String> {
-        let n = counter.fetch_add(1, Ordering::SeqCst);
-        before(n)?;
-        inner(tree, read)
-    });
+    let g: Generate = Arc::new(
+        move |tree: &Path, read: &dyn IndexRead| -> Result<GenOutcome, String> {
+            let n = counter.fetch_add(1, Ordering::SeqCst);
+            before(n)?;
+            inner(tree, read)
+        },
+    );
     (g, calls)
 }
 
@@ -75,8 +82,10 @@ async fn the_cron_poll_regenerates_only_when_the_branch_moved() {
     init();
     let tmp = tempfile::tempdir().unwrap();
     let remote = Remote::new(tmp.path());
-    let cfg = config(&tmp.path().join("state"), &remote.bare, "github", "")
-        .replace("webhook_secret_env = \"HOOK_SECRET\"\n", "cron = \"* * * * * *\"\n");
+    let cfg = config(&tmp.path().join("state"), &remote.bare, "github", "").replace(
+        "webhook_secret_env = \"HOOK_SECRET\"\n",
+        "cron = \"* * * * * *\"\n",
+    );
     let (generate, calls) = wrapped(|_| Ok(()));
     let server = Running::start(&cfg, env(&[]), generate).await;
     let st = server.wait_jobs(1).await;
@@ -92,7 +101,11 @@ async fn the_cron_poll_regenerates_only_when_the_branch_moved() {
     let main1 = remote.push_code_change("storeCredit");
     let deadline = std::time::Instant::now() + Duration::from_secs(120);
     while remote.tip("codemap/docs").unwrap() == first {
-        assert!(std::time::Instant::now() < deadline, "{}", server.status().await);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{}",
+            server.status().await
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     assert_eq!(remote.in_bare(&["rev-parse", "codemap/docs^"]), main1);
@@ -125,7 +138,10 @@ async fn a_failing_generator_changes_nothing_and_the_redelivery_succeeds() {
     )
     .await;
     let body = github_push(&remote.tip("main").unwrap(), "import");
-    assert_eq!(server.post("/hooks/shop", &headers(&body), &body).await.0, 202);
+    assert_eq!(
+        server.post("/hooks/shop", &headers(&body), &body).await.0,
+        202
+    );
     let st = server.wait_jobs(1).await;
     assert_eq!(st["last"]["outcome"], "failed", "{st}");
     assert_eq!(
@@ -135,7 +151,10 @@ async fn a_failing_generator_changes_nothing_and_the_redelivery_succeeds() {
     assert_eq!(remote.tip("codemap/docs"), None);
     assert!(host.calls().is_empty());
     // The same delivery again: the failed job was not recorded as done.
-    assert_eq!(server.post("/hooks/shop", &headers(&body), &body).await.0, 202);
+    assert_eq!(
+        server.post("/hooks/shop", &headers(&body), &body).await.0,
+        202
+    );
     let st = server.wait_jobs(2).await;
     assert_eq!(st["last"]["outcome"], "committed", "{st}");
     assert_eq!(docs_commits(&remote, "codemap/docs").len(), 1);
@@ -155,7 +174,10 @@ async fn a_push_the_remote_rejects_leaves_the_docs_branch_and_the_bots_state_as_
     )
     .await;
     let body = github_push(&remote.tip("main").unwrap(), "import");
-    assert_eq!(server.post("/hooks/shop", &headers(&body), &body).await.0, 202);
+    assert_eq!(
+        server.post("/hooks/shop", &headers(&body), &body).await.0,
+        202
+    );
     assert_eq!(server.wait_jobs(1).await["last"]["outcome"], "committed");
     let docs1 = remote.tip("codemap/docs").unwrap();
 
@@ -163,17 +185,26 @@ async fn a_push_the_remote_rejects_leaves_the_docs_branch_and_the_bots_state_as_
     remote.in_bare(&["config", "receive.denyNonFastForwards", "true"]);
     let main1 = remote.push_code_change("priceMatch");
     let body = github_push(&main1, "add priceMatch");
-    assert_eq!(server.post("/hooks/shop", &headers(&body), &body).await.0, 202);
+    assert_eq!(
+        server.post("/hooks/shop", &headers(&body), &body).await.0,
+        202
+    );
     let st = server.wait_jobs(2).await;
     assert_eq!(st["last"]["outcome"], "failed", "{st}");
-    assert!(st["last"]["error"].as_str().unwrap().contains("git push"), "{st}");
+    assert!(
+        st["last"]["error"].as_str().unwrap().contains("git push"),
+        "{st}"
+    );
     assert_eq!(remote.tip("codemap/docs").unwrap(), docs1);
     assert_eq!(remote.tip("main").unwrap(), main1);
 
     // Protection lifted, the re-delivery goes through: the failed job left no state behind that
     // would make the bot distrust its own branch.
     remote.in_bare(&["config", "receive.denyNonFastForwards", "false"]);
-    assert_eq!(server.post("/hooks/shop", &headers(&body), &body).await.0, 202);
+    assert_eq!(
+        server.post("/hooks/shop", &headers(&body), &body).await.0,
+        202
+    );
     let st = server.wait_jobs(3).await;
     assert_eq!(st["last"]["outcome"], "committed", "{st}");
     assert_eq!(remote.in_bare(&["rev-parse", "codemap/docs^"]), main1);
@@ -197,7 +228,10 @@ async fn shutdown_waits_for_the_running_job_and_drops_the_waiting_one() {
     .await;
     let main0 = remote.tip("main").unwrap();
     let body = github_push(&main0, "import");
-    assert_eq!(server.post("/hooks/shop", &headers(&body), &body).await.0, 202);
+    assert_eq!(
+        server.post("/hooks/shop", &headers(&body), &body).await.0,
+        202
+    );
     // Wait until the job is inside the generator; then a merge arrives and waits behind it.
     while calls.load(Ordering::SeqCst) == 0 {
         tokio::time::sleep(Duration::from_millis(20)).await;

@@ -52,7 +52,9 @@ async fn octokit_signed_pushes_keep_one_docs_commit_and_one_pull_request() {
     let ping = r#"{"zen":"Keep it logically awesome.","hook_id":1}"#;
     let ping_sig = octokit_sign(SECRET, ping).unwrap();
     assert_eq!(
-        server.post("/hooks/shop", &gh_headers("ping", ping_sig), ping).await,
+        server
+            .post("/hooks/shop", &gh_headers("ping", ping_sig), ping)
+            .await,
         (200, "pong".to_string())
     );
 
@@ -65,10 +67,15 @@ async fn octokit_signed_pushes_keep_one_docs_commit_and_one_pull_request() {
     let s = server.status().await;
     assert_eq!(s["repos"][0]["jobs_finished"], 0);
     assert_eq!(s["repos"][0]["running"], false);
-    assert!(!state.join("shop").exists(), "a refused delivery touched the state folder");
+    assert!(
+        !state.join("shop").exists(),
+        "a refused delivery touched the state folder"
+    );
 
     // The signed one is accepted at once and the job commits the maps once.
-    let (code, _) = server.post("/hooks/shop", &gh_headers("push", sig), &first).await;
+    let (code, _) = server
+        .post("/hooks/shop", &gh_headers("push", sig), &first)
+        .await;
     assert_eq!(code, 202);
     let st = server.wait_jobs(1).await;
     assert_eq!(st["last"]["outcome"], "committed", "{st}");
@@ -76,8 +83,14 @@ async fn octokit_signed_pushes_keep_one_docs_commit_and_one_pull_request() {
     assert_eq!(commits.len(), 1, "{commits:?}");
     let (docs1, author, message) = &commits[0];
     assert_eq!(author, BOT_EMAIL);
-    assert!(message.lines().next().unwrap().contains("[skip ci]"), "{message}");
-    assert!(message.trim_end().ends_with("Codemap-Bot: docgen"), "{message}");
+    assert!(
+        message.lines().next().unwrap().contains("[skip ci]"),
+        "{message}"
+    );
+    assert!(
+        message.trim_end().ends_with("Codemap-Bot: docgen"),
+        "{message}"
+    );
     assert_eq!(remote.in_bare(&["rev-parse", "codemap/docs^"]), main0);
     let page = remote.in_bare(&["show", "codemap/docs:docs/codemap/symbols.md"]);
     assert!(page.contains(".java:"), "{page}");
@@ -86,11 +99,17 @@ async fn octokit_signed_pushes_keep_one_docs_commit_and_one_pull_request() {
     // The pull request: listed first, then opened, against the loopback host.
     let calls = host.calls();
     assert_eq!(calls.len(), 2, "{calls:?}");
-    assert_eq!((calls[0].method.as_str(), calls[0].path.as_str()), ("GET", "/repos/acme/shop/pulls"));
+    assert_eq!(
+        (calls[0].method.as_str(), calls[0].path.as_str()),
+        ("GET", "/repos/acme/shop/pulls")
+    );
     assert_eq!(calls[0].query["head"], "acme:codemap/docs");
     assert_eq!(calls[0].query["base"], "main");
     assert_eq!(calls[0].query["state"], "open");
-    assert_eq!((calls[1].method.as_str(), calls[1].path.as_str()), ("POST", "/repos/acme/shop/pulls"));
+    assert_eq!(
+        (calls[1].method.as_str(), calls[1].path.as_str()),
+        ("POST", "/repos/acme/shop/pulls")
+    );
     assert_eq!(calls[1].body["head"], "codemap/docs");
     assert_eq!(calls[1].body["base"], "main");
     assert_eq!(calls[1].body["title"], "codemap: update code maps");
@@ -106,7 +125,9 @@ async fn octokit_signed_pushes_keep_one_docs_commit_and_one_pull_request() {
     let main1 = remote.push_code_change("loyaltyPoints");
     let second = github_push(&main1, "add loyaltyPoints");
     let sig2 = octokit_sign(SECRET, &second).unwrap();
-    let (code, _) = server.post("/hooks/shop", &gh_headers("push", sig2), &second).await;
+    let (code, _) = server
+        .post("/hooks/shop", &gh_headers("push", sig2), &second)
+        .await;
     assert_eq!(code, 202);
     let st = server.wait_jobs(2).await;
     assert_eq!(st["last"]["outcome"], "committed", "{st}");
@@ -120,7 +141,10 @@ async fn octokit_signed_pushes_keep_one_docs_commit_and_one_pull_request() {
     let calls = host.calls();
     assert_eq!(calls.len(), 4, "{calls:?}");
     assert_eq!(calls[2].method, "GET");
-    assert_eq!((calls[3].method.as_str(), calls[3].path.as_str()), ("PATCH", "/repos/acme/shop/pulls/1"));
+    assert_eq!(
+        (calls[3].method.as_str(), calls[3].path.as_str()),
+        ("PATCH", "/repos/acme/shop/pulls/1")
+    );
     assert!(calls[3].body["body"].as_str().unwrap().contains(&main1));
     assert_eq!(host.pulls().len(), 1);
     assert_eq!(st["last"]["pull"]["created"], false);
@@ -129,12 +153,21 @@ async fn octokit_signed_pushes_keep_one_docs_commit_and_one_pull_request() {
     remote.in_bare(&["update-ref", "refs/heads/main", &docs2]);
     let own = github_push(&docs2, &commits[0].2);
     let sig3 = octokit_sign(SECRET, &own).unwrap();
-    let (code, text) = server.post("/hooks/shop", &gh_headers("push", sig3), &own).await;
-    assert_eq!((code, text.as_str()), (200, "ignored: the head commit is the bot's own"));
+    let (code, text) = server
+        .post("/hooks/shop", &gh_headers("push", sig3), &own)
+        .await;
+    assert_eq!(
+        (code, text.as_str()),
+        (200, "ignored: the head commit is the bot's own")
+    );
     // A delivery without the head commit's message: the job itself recognises the commit.
     let bare = json!({"ref": "refs/heads/main", "after": docs2, "head_commit": null}).to_string();
     let (code, _) = server
-        .post("/hooks/shop", &gh_headers("push", octokit_sign(SECRET, &bare).unwrap()), &bare)
+        .post(
+            "/hooks/shop",
+            &gh_headers("push", octokit_sign(SECRET, &bare).unwrap()),
+            &bare,
+        )
         .await;
     assert_eq!(code, 202);
     let st = server.wait_jobs(3).await;
@@ -145,10 +178,17 @@ async fn octokit_signed_pushes_keep_one_docs_commit_and_one_pull_request() {
     // A push to the docs branch itself, or to another branch, starts nothing.
     let other = github_push(&docs2, "x").replace("refs/heads/main", "refs/heads/codemap/docs");
     let (code, text) = server
-        .post("/hooks/shop", &gh_headers("push", octokit_sign(SECRET, &other).unwrap()), &other)
+        .post(
+            "/hooks/shop",
+            &gh_headers("push", octokit_sign(SECRET, &other).unwrap()),
+            &other,
+        )
         .await;
     assert_eq!(code, 200);
-    assert!(text.starts_with("ignored: a push to the docs branch"), "{text}");
+    assert!(
+        text.starts_with("ignored: a push to the docs branch"),
+        "{text}"
+    );
     server.stop().await;
 }
 
@@ -167,14 +207,21 @@ async fn a_docs_branch_a_human_pushed_to_is_left_alone() {
     let main0 = remote.tip("main").unwrap();
     let body = github_push(&main0, "import");
     let (code, _) = server
-        .post("/hooks/shop", &gh_headers("push", github_signature(SECRET, body.as_bytes())), &body)
+        .post(
+            "/hooks/shop",
+            &gh_headers("push", github_signature(SECRET, body.as_bytes())),
+            &body,
+        )
         .await;
     assert_eq!(code, 202);
     assert_eq!(server.wait_jobs(1).await["last"]["outcome"], "committed");
 
     // A developer edits the generated page on the docs branch and pushes.
     git(&remote.dev, &["fetch", "-q", "origin", "codemap/docs"]);
-    git(&remote.dev, &["checkout", "-q", "-b", "codemap/docs", "FETCH_HEAD"]);
+    git(
+        &remote.dev,
+        &["checkout", "-q", "-b", "codemap/docs", "FETCH_HEAD"],
+    );
     let page = remote.dev.join("docs/codemap/symbols.md");
     std::fs::write(&page, "# Symbols\n\nHand-written notes.\n").unwrap();
     git(&remote.dev, &["commit", "-q", "-am", "docs: my own notes"]);
@@ -185,7 +232,11 @@ async fn a_docs_branch_a_human_pushed_to_is_left_alone() {
     let main1 = remote.push_code_change("giftWrap");
     let body = github_push(&main1, "add giftWrap");
     let (code, _) = server
-        .post("/hooks/shop", &gh_headers("push", github_signature(SECRET, body.as_bytes())), &body)
+        .post(
+            "/hooks/shop",
+            &gh_headers("push", github_signature(SECRET, body.as_bytes())),
+            &body,
+        )
         .await;
     assert_eq!(code, 202);
     let st = server.wait_jobs(2).await;
@@ -215,17 +266,43 @@ async fn unsigned_wrongly_signed_and_oversized_deliveries_do_nothing() {
     .await;
     let body = github_push(&remote.tip("main").unwrap(), "import");
     let wrong = github_signature("another secret", body.as_bytes());
-    assert_eq!(server.post("/hooks/shop", &gh_headers("push", wrong), &body).await.0, 401);
+    assert_eq!(
+        server
+            .post("/hooks/shop", &gh_headers("push", wrong), &body)
+            .await
+            .0,
+        401
+    );
     let unsigned = vec![("x-github-event", "push".to_string())];
     assert_eq!(server.post("/hooks/shop", &unsigned, &body).await.0, 401);
     let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(70_000));
     let sig = github_signature(SECRET, big.as_bytes());
-    assert_eq!(server.post("/hooks/shop", &gh_headers("push", sig), &big).await.0, 413);
+    assert_eq!(
+        server
+            .post("/hooks/shop", &gh_headers("push", sig), &big)
+            .await
+            .0,
+        413
+    );
     let sig = github_signature(SECRET, b"{}");
-    assert_eq!(server.post("/hooks/nope", &gh_headers("push", sig), "{}").await.0, 404);
+    assert_eq!(
+        server
+            .post("/hooks/nope", &gh_headers("push", sig), "{}")
+            .await
+            .0,
+        404
+    );
     let sig = github_signature(SECRET, b"not json");
-    assert_eq!(server.post("/hooks/shop", &gh_headers("push", sig), "not json").await.0, 400);
-    let health = reqwest::get(format!("{}/healthz", server.base)).await.unwrap();
+    assert_eq!(
+        server
+            .post("/hooks/shop", &gh_headers("push", sig), "not json")
+            .await
+            .0,
+        400
+    );
+    let health = reqwest::get(format!("{}/healthz", server.base))
+        .await
+        .unwrap();
     assert_eq!(health.status().as_u16(), 200);
     let s = server.status().await;
     assert_eq!(s["repos"][0]["jobs_finished"], 0);
@@ -265,10 +342,22 @@ async fn gitlab_token_is_checked_and_one_merge_request_is_opened() {
             ("x-gitlab-token", token.to_string()),
         ]
     };
-    assert_eq!(server.post("/hooks/shop", &headers("gl-hook-tokeN"), &body).await.0, 401);
+    assert_eq!(
+        server
+            .post("/hooks/shop", &headers("gl-hook-tokeN"), &body)
+            .await
+            .0,
+        401
+    );
     assert_eq!(server.post("/hooks/shop", &headers(""), &body).await.0, 401);
     assert_eq!(server.status().await["repos"][0]["jobs_finished"], 0);
-    assert_eq!(server.post("/hooks/shop", &headers("gl-hook-token"), &body).await.0, 202);
+    assert_eq!(
+        server
+            .post("/hooks/shop", &headers("gl-hook-token"), &body)
+            .await
+            .0,
+        202
+    );
     let st = server.wait_jobs(1).await;
     assert_eq!(st["last"]["outcome"], "committed", "{st}");
     assert_eq!(docs_commits(&remote, "codemap/docs").len(), 1);
@@ -297,7 +386,13 @@ async fn gitlab_token_is_checked_and_one_merge_request_is_opened() {
     // The next merge updates the same merge request.
     let main1 = remote.push_code_change("returnLabel");
     let body = body.replace(&main0, &main1);
-    assert_eq!(server.post("/hooks/shop", &headers("gl-hook-token"), &body).await.0, 202);
+    assert_eq!(
+        server
+            .post("/hooks/shop", &headers("gl-hook-token"), &body)
+            .await
+            .0,
+        202
+    );
     let st = server.wait_jobs(2).await;
     assert_eq!(st["last"]["outcome"], "committed", "{st}");
     let calls = host.calls();

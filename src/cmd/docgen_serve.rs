@@ -32,6 +32,9 @@ pub fn serve(config: &Path) -> Result<()> {
 // made by anything else.
 fn generator() -> Generate {
     Arc::new(|_tree, _read| -> Result<GenOutcome, String> {
-        Err("this build has no code-map generator (docgen::generate lands with the docgen branch)".into())
+        Err(
+            "this build has no code-map generator (docgen::generate lands with the docgen branch)"
+                .into(),
+        )
     })
 }

@@ -31,7 +31,12 @@ pub(super) async fn open_or_update(host: &Host, pr: &PullRequest) -> Result<Pull
     if let Some(p) = open.first() {
         let u = url(&host.api, &format!("{pulls}/{}", p.number), &[])?;
         let body = json!({ "title": pr.title, "body": pr.body });
-        let p: Pull = send("PATCH", u.clone(), auth(host, host.http.patch(u)).json(&body)).await?;
+        let p: Pull = send(
+            "PATCH",
+            u.clone(),
+            auth(host, host.http.patch(u)).json(&body),
+        )
+        .await?;
         return Ok(PullRef {
             number: p.number,
             url: p.html_url,

@@ -157,7 +157,10 @@ impl std::fmt::Debug for ResolvedRepo {
     // Secrets stay out of logs.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ResolvedRepo")
-            .field("webhook_secret", &self.webhook_secret.as_ref().map(|_| "***"))
+            .field(
+                "webhook_secret",
+                &self.webhook_secret.as_ref().map(|_| "***"),
+            )
             .field("api_token", &self.api_token.as_ref().map(|_| "***"))
             .field("schedule", &self.schedule.as_ref().map(|s| s.to_string()))
             .finish()
@@ -236,10 +239,7 @@ impl Config {
                 ));
             }
             if !names.insert(r.name.clone()) {
-                return Err(invalid(
-                    key("name"),
-                    format!("{:?} is used twice", r.name),
-                ));
+                return Err(invalid(key("name"), format!("{:?} is used twice", r.name)));
             }
             let key = |field: &str| format!("repo[{i}] ({}).{field}", r.name);
             check_text(&key("remote"), &r.remote)?;
@@ -298,7 +298,11 @@ impl Config {
                         ));
                     }
                     check_text(&key("pull_request.title"), &pr.title)?;
-                    Some(read_env(env, &key("pull_request.token_env"), &pr.token_env)?)
+                    Some(read_env(
+                        env,
+                        &key("pull_request.token_env"),
+                        &pr.token_env,
+                    )?)
                 }
             };
             repos.push(ResolvedRepo {
@@ -418,19 +422,47 @@ token_env = "GH_TOKEN"
     #[test]
     fn bad_values_name_their_key() {
         let cases = [
-            ("cron = \"0 */15 * * * *\"", "cron = \"every day\"", "repo[0] (shop).cron"),
-            ("listen = \"127.0.0.1:8787\"", "listen = \"localhost\"", "server.listen"),
-            ("host = \"github\"", "host = \"bitbucket\"", "unknown variant `bitbucket`"),
-            ("push = true", "push = false", "repo[0] (shop).pull_request: needs `push = true`"),
-            ("token_env = \"GH_TOKEN\"", "token_env = \"NOPE\"", "pull_request.token_env: environment variable NOPE"),
-            ("project = \"acme/shop\"", "project = \"shop\"", "pull_request.project"),
+            (
+                "cron = \"0 */15 * * * *\"",
+                "cron = \"every day\"",
+                "repo[0] (shop).cron",
+            ),
+            (
+                "listen = \"127.0.0.1:8787\"",
+                "listen = \"localhost\"",
+                "server.listen",
+            ),
+            (
+                "host = \"github\"",
+                "host = \"bitbucket\"",
+                "unknown variant `bitbucket`",
+            ),
+            (
+                "push = true",
+                "push = false",
+                "repo[0] (shop).pull_request: needs `push = true`",
+            ),
+            (
+                "token_env = \"GH_TOKEN\"",
+                "token_env = \"NOPE\"",
+                "pull_request.token_env: environment variable NOPE",
+            ),
+            (
+                "project = \"acme/shop\"",
+                "project = \"shop\"",
+                "pull_request.project",
+            ),
             ("name = \"shop\"", "name = \"../etc\"", "repo[0].name"),
             (
                 "push = true",
                 "push = true\ndocs_branch = \"main\"",
                 "repo[0] (shop).docs_branch: must differ",
             ),
-            ("push = true", "push = true\nbranch = \"a..b\"", "repo[0] (shop).branch"),
+            (
+                "push = true",
+                "push = true\nbranch = \"a..b\"",
+                "repo[0] (shop).branch",
+            ),
         ];
         for (from, to, want) in cases {
             let e = err(&GOOD.replace(from, to));
@@ -450,7 +482,10 @@ token_env = "GH_TOKEN"
     #[test]
     fn the_deploy_sample_is_valid() {
         let text = include_str!("../../../deploy/docgen-serve.toml");
-        let r = Config::parse(text).unwrap().resolve(&|_| Some("x".into())).unwrap();
+        let r = Config::parse(text)
+            .unwrap()
+            .resolve(&|_| Some("x".into()))
+            .unwrap();
         assert_eq!(r.config.repos.len(), 2);
         assert_eq!(r.config.repos[1].host, HostKind::Gitlab);
     }

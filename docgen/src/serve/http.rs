@@ -57,7 +57,10 @@ async fn hook(
         return text(StatusCode::NOT_FOUND, "no such repository");
     };
     let Some(secret) = &h.secret else {
-        return text(StatusCode::NOT_FOUND, "no webhook configured for this repository");
+        return text(
+            StatusCode::NOT_FOUND,
+            "no webhook configured for this repository",
+        );
     };
     let header = |n: &str| {
         headers
@@ -96,10 +99,7 @@ async fn hook(
             tracing::info!(repo = %name, %after, offer = ?offer, "push accepted");
             match offer {
                 Offer::Start(_) => text(StatusCode::ACCEPTED, "job started"),
-                Offer::Queued { .. } => text(
-                    StatusCode::ACCEPTED,
-                    "queued behind the running job",
-                ),
+                Offer::Queued { .. } => text(StatusCode::ACCEPTED, "queued behind the running job"),
                 Offer::Closed => text(StatusCode::SERVICE_UNAVAILABLE, "shutting down"),
             }
         }

@@ -82,7 +82,9 @@ pub enum JobError {
     State(#[from] std::io::Error),
     #[error("the tracked branch {0} does not exist on the remote")]
     NoBranch(String),
-    #[error("docs commit {docs_commit} is on the docs branch, but the pull request call failed (retried next job): {source}")]
+    #[error(
+        "docs commit {docs_commit} is on the docs branch, but the pull request call failed (retried next job): {source}"
+    )]
     Pull {
         docs_commit: String,
         source: HostError,
@@ -213,7 +215,10 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
         format!("refs/heads/{}", repo.docs_branch)
     };
     let docs_tip = git.resolve(&docs_ref)?;
-    let tip_info = docs_tip.as_deref().map(|t| git.commit_info(t)).transpose()?;
+    let tip_info = docs_tip
+        .as_deref()
+        .map(|t| git.commit_info(t))
+        .transpose()?;
     if let Err(reason) = policy::may_move_docs_branch(
         &repo.docs_branch,
         tip_info.as_ref(),
@@ -237,7 +242,13 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
         });
     }
 
-    git.run(["checkout", "--quiet", "--force", "--detach", commit.as_str()])?;
+    git.run([
+        "checkout",
+        "--quiet",
+        "--force",
+        "--detach",
+        commit.as_str(),
+    ])?;
     git.run(["clean", "-ffdxq"])?;
     let dir = IndexDir::new(ctx.paths.index());
     let summary = indexer::pipeline::run(
@@ -247,8 +258,10 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
         &|_| {},
     )?;
     tracing::info!(
-        files = summary.snapshot.files, changed = summary.added + summary.changed + summary.removed,
-        generation = summary.snapshot.generation, "re-indexed"
+        files = summary.snapshot.files,
+        changed = summary.added + summary.changed + summary.removed,
+        generation = summary.snapshot.generation,
+        "re-indexed"
     );
     let index = EmbeddedIndex::open(&dir)?;
     let generated = (ctx.generate)(git.dir(), &index).map_err(JobError::Generate)?;
@@ -284,7 +297,13 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
             docs_tip.as_deref().unwrap_or("")
         );
         let refspec = format!("{docs_commit}:refs/heads/{}", repo.docs_branch);
-        git.run(["push", "--quiet", lease.as_str(), "origin", refspec.as_str()])?;
+        git.run([
+            "push",
+            "--quiet",
+            lease.as_str(),
+            "origin",
+            refspec.as_str(),
+        ])?;
         git.run(["update-ref", docs_ref.as_str(), docs_commit.as_str()])?;
         git.run([
             "update-ref",

@@ -39,7 +39,10 @@ pub fn on_push(p: &Push, branch: &str, docs_branch: &str, bot: &Bot) -> PushDeci
     if p.deleted {
         return PushDecision::Ignore(format!("{branch} was deleted"));
     }
-    if p.head_message.as_deref().is_some_and(|m| has_bot_trailer(m, bot)) {
+    if p.head_message
+        .as_deref()
+        .is_some_and(|m| has_bot_trailer(m, bot))
+    {
         return PushDecision::Ignore("the head commit is the bot's own".into());
     }
     PushDecision::Run {
@@ -144,7 +147,9 @@ mod tests {
         let b = bot();
         assert_eq!(
             on_push(&push("refs/heads/main", "fix"), "main", "codemap/docs", &b),
-            PushDecision::Run { after: "abc".into() }
+            PushDecision::Run {
+                after: "abc".into()
+            }
         );
         let ignored = [
             push("refs/heads/feature", "fix"),
@@ -158,7 +163,10 @@ mod tests {
         ];
         for p in ignored {
             assert!(
-                matches!(on_push(&p, "main", "codemap/docs", &b), PushDecision::Ignore(_)),
+                matches!(
+                    on_push(&p, "main", "codemap/docs", &b),
+                    PushDecision::Ignore(_)
+                ),
                 "{p:?}"
             );
         }
@@ -173,9 +181,15 @@ mod tests {
         assert_eq!(may_move_docs_branch("d", None, None, &b), Ok(()));
         assert_eq!(may_move_docs_branch("d", None, Some("a0"), &b), Ok(()));
         assert_eq!(may_move_docs_branch("d", Some(&ours), None, &b), Ok(()));
-        assert_eq!(may_move_docs_branch("d", Some(&ours), Some("a1"), &b), Ok(()));
+        assert_eq!(
+            may_move_docs_branch("d", Some(&ours), Some("a1"), &b),
+            Ok(())
+        );
         let e = may_move_docs_branch("d", Some(&human), Some("a1"), &b).unwrap_err();
-        assert!(e.starts_with("refusing to rewrite d: its tip h1 is not a bot commit"), "{e}");
+        assert!(
+            e.starts_with("refusing to rewrite d: its tip h1 is not a bot commit"),
+            "{e}"
+        );
         assert!(may_move_docs_branch("d", Some(&forged), None, &b).is_err());
         // A bot commit, but not the one the bot left: someone reset the branch.
         let e = may_move_docs_branch("d", Some(&ours), Some("a0"), &b).unwrap_err();

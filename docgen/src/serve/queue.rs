@@ -74,7 +74,10 @@ pub struct JobRecord {
 #[serde(untagged)]
 pub enum JobResult {
     Ok(Outcome),
-    Failed { outcome: &'static str, error: String },
+    Failed {
+        outcome: &'static str,
+        error: String,
+    },
 }
 
 #[derive(Debug, Clone, Serialize)]

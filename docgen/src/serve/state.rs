@@ -92,6 +92,11 @@ mod tests {
         s.save(&p).unwrap();
         assert_eq!(RepoState::load(&p).unwrap(), s);
         std::fs::write(&p, "{").unwrap();
-        assert!(RepoState::load(&p).unwrap_err().to_string().contains("state.json"));
+        assert!(
+            RepoState::load(&p)
+                .unwrap_err()
+                .to_string()
+                .contains("state.json")
+        );
     }
 }

@@ -56,7 +56,8 @@ pub fn verify(
 ) -> Result<(), Rejection> {
     match kind {
         HostKind::Github => {
-            let got = header("x-hub-signature-256").ok_or(Rejection::Missing("X-Hub-Signature-256"))?;
+            let got =
+                header("x-hub-signature-256").ok_or(Rejection::Missing("X-Hub-Signature-256"))?;
             let hex_sig = got.strip_prefix("sha256=").ok_or(Rejection::Mismatch)?;
             let sig = hex::decode(hex_sig.trim()).map_err(|_| Rejection::Mismatch)?;
             let mut mac =

@@ -28,7 +28,12 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
-        .args(["-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "core.hooksPath=/dev/null",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .env("GIT_AUTHOR_NAME", HUMAN.0)
         .env("GIT_AUTHOR_EMAIL", HUMAN.1)
@@ -69,7 +74,10 @@ impl Remote {
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/shop");
         let bare = tmp.join("shop.git");
         let dev = tmp.join("dev");
-        git(tmp, &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()]);
+        git(
+            tmp,
+            &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()],
+        );
         copy_dir(&fixture, &dev);
         git(&dev, &["init", "-q", "-b", "main"]);
         git(&dev, &["add", "-A"]);
@@ -84,7 +92,12 @@ impl Remote {
         let out = Command::new("git")
             .arg("-C")
             .arg(&self.bare)
-            .args(["rev-parse", "--verify", "--quiet", &format!("refs/heads/{branch}^{{commit}}")])
+            .args([
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                &format!("refs/heads/{branch}^{{commit}}"),
+            ])
             .output()
             .unwrap();
         out.status
@@ -115,7 +128,10 @@ impl Remote {
     /// Some Java file of the fixture (the same one every time).
     pub fn java_file(&self) -> PathBuf {
         let list = git(&self.dev, &["ls-files", "*.java"]);
-        let first = list.lines().next().expect("the shop fixture has Java files");
+        let first = list
+            .lines()
+            .next()
+            .expect("the shop fixture has Java files");
         self.dev.join(first)
     }
 }
@@ -183,7 +199,14 @@ pub struct FakeHost {
 
 type Shared = State<Arc<Mutex<HostState>>>;
 
-fn record(s: &Shared, method: &Method, uri: &Uri, q: &HashMap<String, String>, h: &HeaderMap, body: &str) {
+fn record(
+    s: &Shared,
+    method: &Method,
+    uri: &Uri,
+    q: &HashMap<String, String>,
+    h: &HeaderMap,
+    body: &str,
+) {
     let header = |n: &str| h.get(n).and_then(|v| v.to_str().ok()).map(str::to_string);
     s.lock().unwrap().calls.push(Call {
         method: method.to_string(),
@@ -195,11 +218,20 @@ fn record(s: &Shared, method: &Method, uri: &Uri, q: &HashMap<String, String>, h
     });
 }
 
-async fn gh_list(s: Shared, m: Method, uri: Uri, Query(q): Query<HashMap<String, String>>, h: HeaderMap) -> axum::Json<Value> {
+async fn gh_list(
+    s: Shared,
+    m: Method,
+    uri: Uri,
+    Query(q): Query<HashMap<String, String>>,
+    h: HeaderMap,
+) -> axum::Json<Value> {
     record(&s, &m, &uri, &q, &h, "");
     let st = s.lock().unwrap();
     let head = q.get("head").cloned().unwrap_or_default();
-    let branch = head.split_once(':').map(|(_, b)| b.to_string()).unwrap_or(head);
+    let branch = head
+        .split_once(':')
+        .map(|(_, b)| b.to_string())
+        .unwrap_or(head);
     let found: Vec<Value> = st
         .pulls
         .iter()
@@ -209,16 +241,34 @@ async fn gh_list(s: Shared, m: Method, uri: Uri, Query(q): Query<HashMap<String,
     axum::Json(Value::Array(found))
 }
 
-async fn gh_create(s: Shared, m: Method, uri: Uri, h: HeaderMap, body: String) -> (StatusCode, axum::Json<Value>) {
+async fn gh_create(
+    s: Shared,
+    m: Method,
+    uri: Uri,
+    h: HeaderMap,
+    body: String,
+) -> (StatusCode, axum::Json<Value>) {
     record(&s, &m, &uri, &HashMap::new(), &h, &body);
     let v: Value = serde_json::from_str(&body).unwrap();
     let mut st = s.lock().unwrap();
     let number = st.pulls.len() as u64 + 1;
     st.pulls.push(json!({"number": number, "head": v["head"], "base": v["base"], "title": v["title"], "body": v["body"]}));
-    (StatusCode::CREATED, axum::Json(json!({"number": number, "html_url": format!("https://github.test/pull/{number}")})))
+    (
+        StatusCode::CREATED,
+        axum::Json(
+            json!({"number": number, "html_url": format!("https://github.test/pull/{number}")}),
+        ),
+    )
 }
 
-async fn gh_update(s: Shared, m: Method, uri: Uri, UrlPath((_o, _r, n)): UrlPath<(String, String, u64)>, h: HeaderMap, body: String) -> axum::Json<Value> {
+async fn gh_update(
+    s: Shared,
+    m: Method,
+    uri: Uri,
+    UrlPath((_o, _r, n)): UrlPath<(String, String, u64)>,
+    h: HeaderMap,
+    body: String,
+) -> axum::Json<Value> {
     record(&s, &m, &uri, &HashMap::new(), &h, &body);
     let v: Value = serde_json::from_str(&body).unwrap();
     let mut st = s.lock().unwrap();
@@ -228,7 +278,13 @@ async fn gh_update(s: Shared, m: Method, uri: Uri, UrlPath((_o, _r, n)): UrlPath
     axum::Json(json!({"number": n, "html_url": format!("https://github.test/pull/{n}")}))
 }
 
-async fn gl_list(s: Shared, m: Method, uri: Uri, Query(q): Query<HashMap<String, String>>, h: HeaderMap) -> axum::Json<Value> {
+async fn gl_list(
+    s: Shared,
+    m: Method,
+    uri: Uri,
+    Query(q): Query<HashMap<String, String>>,
+    h: HeaderMap,
+) -> axum::Json<Value> {
     record(&s, &m, &uri, &q, &h, "");
     let st = s.lock().unwrap();
     let found: Vec<Value> = st
@@ -240,16 +296,32 @@ async fn gl_list(s: Shared, m: Method, uri: Uri, Query(q): Query<HashMap<String,
     axum::Json(Value::Array(found))
 }
 
-async fn gl_create(s: Shared, m: Method, uri: Uri, h: HeaderMap, body: String) -> (StatusCode, axum::Json<Value>) {
+async fn gl_create(
+    s: Shared,
+    m: Method,
+    uri: Uri,
+    h: HeaderMap,
+    body: String,
+) -> (StatusCode, axum::Json<Value>) {
     record(&s, &m, &uri, &HashMap::new(), &h, &body);
     let v: Value = serde_json::from_str(&body).unwrap();
     let mut st = s.lock().unwrap();
     let n = st.pulls.len() as u64 + 1;
     st.pulls.push(json!({"number": n, "head": v["source_branch"], "base": v["target_branch"], "title": v["title"], "body": v["description"]}));
-    (StatusCode::CREATED, axum::Json(json!({"iid": n, "web_url": format!("https://gitlab.test/mr/{n}")})))
+    (
+        StatusCode::CREATED,
+        axum::Json(json!({"iid": n, "web_url": format!("https://gitlab.test/mr/{n}")})),
+    )
 }
 
-async fn gl_update(s: Shared, m: Method, uri: Uri, UrlPath((_id, n)): UrlPath<(String, u64)>, h: HeaderMap, body: String) -> axum::Json<Value> {
+async fn gl_update(
+    s: Shared,
+    m: Method,
+    uri: Uri,
+    UrlPath((_id, n)): UrlPath<(String, u64)>,
+    h: HeaderMap,
+    body: String,
+) -> axum::Json<Value> {
     record(&s, &m, &uri, &HashMap::new(), &h, &body);
     let v: Value = serde_json::from_str(&body).unwrap();
     let mut st = s.lock().unwrap();
@@ -265,7 +337,10 @@ impl FakeHost {
         let app = Router::new()
             .route("/repos/{o}/{r}/pulls", get(gh_list).post(gh_create))
             .route("/repos/{o}/{r}/pulls/{n}", patch(gh_update))
-            .route("/projects/{id}/merge_requests", get(gl_list).post(gl_create))
+            .route(
+                "/projects/{id}/merge_requests",
+                get(gl_list).post(gl_create),
+            )
             .route("/projects/{id}/merge_requests/{n}", put(gl_update))
             .with_state(state.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -317,7 +392,10 @@ impl Running {
     }
 
     pub async fn post(&self, path: &str, headers: &[(&str, String)], body: &str) -> (u16, String) {
-        let mut req = self.http.post(format!("{}{path}", self.base)).body(body.to_string());
+        let mut req = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .body(body.to_string());
         for (k, v) in headers {
             req = req.header(*k, v);
         }
@@ -326,7 +404,11 @@ impl Running {
         let code = resp.status().as_u16();
         let text = resp.text().await.unwrap();
         // The webhook answers at once; the job runs in the background.
-        assert!(started.elapsed() < Duration::from_secs(1), "webhook took {:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "webhook took {:?}",
+            started.elapsed()
+        );
         (code, text)
     }
 
@@ -392,7 +474,10 @@ push = true
 }
 
 pub fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 /// A GitHub push payload for `main` at `after`.
@@ -418,7 +503,10 @@ pub fn octokit_sign(secret: &str, payload: &str) -> Option<String> {
     use std::io::Write;
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/sign-webhook.mjs");
     let peers = std::env::var("CODEMAP_PEERS").unwrap_or_else(|_| "/work/peers".into());
-    if !Path::new(&peers).join("node_modules/@octokit/webhooks-methods/package.json").exists() {
+    if !Path::new(&peers)
+        .join("node_modules/@octokit/webhooks-methods/package.json")
+        .exists()
+    {
         return None;
     }
     let mut child = Command::new("node")
@@ -430,9 +518,18 @@ pub fn octokit_sign(secret: &str, payload: &str) -> Option<String> {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .ok()?;
-    child.stdin.take().unwrap().write_all(payload.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "octokit signer: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "octokit signer: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     Some(String::from_utf8(out.stdout).unwrap())
 }
 
