@@ -83,6 +83,13 @@ impl Git {
                 "-c",
                 "commit.gpgsign=false",
             ])
+            // A stalled transfer fails after a minute instead of holding the job slot forever.
+            .args([
+                "-c",
+                "http.lowSpeedLimit=1000",
+                "-c",
+                "http.lowSpeedTime=60",
+            ])
             .args(&args)
             .env("GIT_AUTHOR_NAME", &self.identity.name)
             .env("GIT_AUTHOR_EMAIL", &self.identity.email)
@@ -90,18 +97,25 @@ impl Git {
             .env("GIT_COMMITTER_EMAIL", &self.identity.email)
             .env("GIT_TERMINAL_PROMPT", "0")
             .env("GIT_PAGER", "cat")
+            .env(
+                "GIT_SSH_COMMAND",
+                std::env::var("GIT_SSH_COMMAND")
+                    .unwrap_or_else(|_| "ssh -o BatchMode=yes -o ConnectTimeout=30".into()),
+            )
             .env_remove("GIT_DIR")
             .env_remove("GIT_WORK_TREE")
             .output()?;
         if !out.status.success() {
             return Err(GitError::Failed {
-                args: args
-                    .iter()
-                    .map(|a| a.to_string_lossy())
-                    .collect::<Vec<_>>()
-                    .join(" "),
+                args: redact(
+                    &args
+                        .iter()
+                        .map(|a| a.to_string_lossy())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
                 status: out.status.to_string(),
-                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+                stderr: redact(String::from_utf8_lossy(&out.stderr).trim()),
             });
         }
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
@@ -151,6 +165,29 @@ impl Git {
         self.run(["update-ref", &format!("refs/heads/{branch}"), new, old])
             .map(|_| ())
     }
+}
+
+/// Hides credentials written into URLs (`https://user:token@host/…` → `https://***@host/…`): a
+/// remote URL may carry a token, and errors end up in logs and `/status`.
+pub fn redact(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let (head, tail) = rest.split_at(i + 3);
+        out.push_str(head);
+        let end = tail
+            .find(|c: char| c.is_whitespace() || c == '/' || c == '\'' || c == '"')
+            .unwrap_or(tail.len());
+        match tail[..end].rfind('@') {
+            Some(at) => {
+                out.push_str("***");
+                rest = &tail[at..];
+            }
+            None => rest = tail,
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -203,6 +240,21 @@ mod tests {
         assert_eq!(git.resolve("refs/heads/docs").unwrap(), Some(one.clone()));
         git.update_branch("docs", &two, Some(&one)).unwrap();
         assert_eq!(git.resolve("refs/heads/docs").unwrap(), Some(two));
+    }
+
+    #[test]
+    fn credentials_in_urls_are_hidden() {
+        assert_eq!(
+            redact(
+                "fatal: unable to access 'https://x-access-token:ghs_abc@github.com/a/b.git/': 403"
+            ),
+            "fatal: unable to access 'https://***@github.com/a/b.git/': 403"
+        );
+        assert_eq!(
+            redact("clone https://github.com/a/b.git and ssh://git@host:22/x"),
+            "clone https://github.com/a/b.git and ssh://***@host:22/x"
+        );
+        assert_eq!(redact("no url here"), "no url here");
     }
 
     #[test]

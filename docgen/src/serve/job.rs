@@ -222,7 +222,7 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
     if let Err(reason) = policy::may_move_docs_branch(
         &repo.docs_branch,
         tip_info.as_ref(),
-        state.docs_tip.as_deref(),
+        recorded_tip(&state, docs_tip.as_deref()),
         &ctx.bot,
     ) {
         tracing::warn!(docs_branch = %repo.docs_branch, "{reason}");
@@ -297,6 +297,8 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
             docs_tip.as_deref().unwrap_or("")
         );
         let refspec = format!("{docs_commit}:refs/heads/{}", repo.docs_branch);
+        state.pushing = Some(docs_commit.clone());
+        state.save(&ctx.paths.state())?;
         git.run([
             "push",
             "--quiet",
@@ -316,6 +318,7 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
     tracing::info!(%commit, %docs_commit, pushed = repo.push, "committed the maps on {}", repo.docs_branch);
     state.last_tracked = Some(commit.clone());
     state.docs_tip = Some(docs_commit.clone());
+    state.pushing = None;
     state.pull_pending = repo.push && ctx.host.is_some();
     state.save(&ctx.paths.state())?;
     if state.pull_pending {
@@ -331,6 +334,15 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
             pushed: repo.push,
             pull: None,
         }))
+    }
+}
+
+/// The docs tip the bot vouches for: the one it recorded, or the one it was pushing when a job
+/// ended before recording it.
+fn recorded_tip<'a>(state: &'a RepoState, tip: Option<&'a str>) -> Option<&'a str> {
+    match (state.pushing.as_deref(), tip) {
+        (Some(p), Some(t)) if p == t => Some(t),
+        _ => state.docs_tip.as_deref(),
     }
 }
 
@@ -352,8 +364,28 @@ fn open_clone(ctx: &JobContext) -> Result<Git, JobError> {
     if work.exists() {
         std::fs::remove_dir_all(&work)?;
     }
-    tracing::info!(remote = %ctx.repo.remote, "cloning");
+    tracing::info!(remote = %crate::git::redact(&ctx.repo.remote), "cloning");
     Git::clone_from(&ctx.repo.remote, &partial, identity.clone())?;
     std::fs::rename(&partial, &work)?;
     Ok(Git::new(work, identity))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tip_the_bot_was_pushing_counts_as_its_own() {
+        let mut s = RepoState {
+            docs_tip: Some("old".into()),
+            ..Default::default()
+        };
+        assert_eq!(recorded_tip(&s, Some("new")), Some("old"));
+        // The job died after the remote took "new" and before it recorded it.
+        s.pushing = Some("new".into());
+        assert_eq!(recorded_tip(&s, Some("new")), Some("new"));
+        // A push that never arrived vouches for nothing else.
+        assert_eq!(recorded_tip(&s, Some("human")), Some("old"));
+        assert_eq!(recorded_tip(&s, None), Some("old"));
+    }
 }

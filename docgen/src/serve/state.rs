@@ -17,6 +17,11 @@ pub struct RepoState {
     /// A docs commit was pushed but opening or updating the request failed: retry next job.
     #[serde(default)]
     pub pull_pending: bool,
+    /// The docs commit of a push in flight, saved before pushing: if the job dies after the
+    /// remote took it but before `docs_tip` was saved, the bot still knows the tip as its own
+    /// instead of refusing its own branch forever.
+    #[serde(default)]
+    pub pushing: Option<String>,
 }
 
 /// Where a repository's clone, index and state live under the state folder.
@@ -88,6 +93,7 @@ mod tests {
                 created: true,
             }),
             pull_pending: false,
+            pushing: None,
         };
         s.save(&p).unwrap();
         assert_eq!(RepoState::load(&p).unwrap(), s);
