@@ -88,14 +88,23 @@ async fn the_cron_poll_regenerates_only_when_the_branch_moved() {
     );
     let (generate, calls) = wrapped(|_| Ok(()));
     let server = Running::start(&cfg, env(&[]), generate).await;
-    let st = server.wait_jobs(1).await;
-    assert_eq!(st["last"]["outcome"], "committed", "{st}");
-    assert_eq!(st["last"]["trigger"]["kind"], "poll");
+    // The first poll commits the maps (later polls may already have run when we look).
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while remote.tip("codemap/docs").is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{}",
+            server.status().await
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let first = remote.tip("codemap/docs").unwrap();
     // Polls while nothing moves change nothing.
     let st = server.wait_jobs(3).await;
     assert_eq!(st["last"]["outcome"], "unmoved", "{st}");
+    assert_eq!(st["last"]["trigger"]["kind"], "poll");
     assert_eq!(calls.load(Ordering::SeqCst), 1);
+    assert_eq!(docs_commits(&remote, "codemap/docs").len(), 1);
     assert_eq!(remote.tip("codemap/docs").unwrap(), first);
     // A merge is picked up by the next poll.
     let main1 = remote.push_code_change("storeCredit");
@@ -217,7 +226,7 @@ async fn shutdown_waits_for_the_running_job_and_drops_the_waiting_one() {
     let tmp = tempfile::tempdir().unwrap();
     let remote = Remote::new(tmp.path());
     let (generate, calls) = wrapped(|_| {
-        std::thread::sleep(Duration::from_millis(1500));
+        std::thread::sleep(Duration::from_millis(3000));
         Ok(())
     });
     let server = Running::start(
@@ -248,4 +257,56 @@ async fn shutdown_waits_for_the_running_job_and_drops_the_waiting_one() {
     assert_eq!(docs_commits(&remote, "codemap/docs").len(), 1);
     assert_eq!(remote.in_bare(&["rev-parse", "codemap/docs^"]), main0);
     assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_pull_request_call_is_retried_without_a_new_commit() {
+    init();
+    let tmp = tempfile::tempdir().unwrap();
+    let remote = Remote::new(tmp.path());
+    let host = FakeHost::start().await;
+    host.fail_next_create();
+    let pr = format!(
+        "[repo.pull_request]\napi = \"{}\"\nproject = \"acme/shop\"\ntoken_env = \"GH_TOKEN\"\n",
+        host.base
+    );
+    let server = Running::start(
+        &config(&tmp.path().join("state"), &remote.bare, "github", &pr),
+        env(&[("HOOK_SECRET", SECRET), ("GH_TOKEN", "t")]),
+        stand_in_generator(),
+    )
+    .await;
+    let body = github_push(&remote.tip("main").unwrap(), "import");
+    assert_eq!(
+        server.post("/hooks/shop", &headers(&body), &body).await.0,
+        202
+    );
+    let st = server.wait_jobs(1).await;
+    assert_eq!(st["last"]["outcome"], "failed", "{st}");
+    let docs = remote.tip("codemap/docs").unwrap();
+    let error = st["last"]["error"].as_str().unwrap();
+    assert!(
+        error.starts_with(&format!(
+            "docs commit {docs} is on the docs branch, but the pull request call failed"
+        )) && error.contains("answered 502"),
+        "{error}"
+    );
+    assert!(host.pulls().is_empty());
+    // The re-delivery opens the request for the commit already pushed, and commits nothing new.
+    assert_eq!(
+        server.post("/hooks/shop", &headers(&body), &body).await.0,
+        202
+    );
+    let st = server.wait_jobs(2).await;
+    assert_eq!(st["last"]["outcome"], "pull_retried", "{st}");
+    assert_eq!(st["last"]["docs_commit"], docs.as_str());
+    assert_eq!(remote.tip("codemap/docs").unwrap(), docs);
+    assert_eq!(host.pulls().len(), 1);
+    // And then the bot is at rest.
+    assert_eq!(
+        server.post("/hooks/shop", &headers(&body), &body).await.0,
+        202
+    );
+    assert_eq!(server.wait_jobs(3).await["last"]["outcome"], "unmoved");
+    server.stop().await;
 }

@@ -64,6 +64,11 @@ pub enum Outcome {
         pushed: bool,
         pull: Option<PullRef>,
     },
+    /// Nothing new to commit, but the request call that failed after the last push went through.
+    PullRetried {
+        docs_commit: String,
+        pull: Option<PullRef>,
+    },
     /// The docs branch was moved by someone else; the bot left it alone.
     Refused { reason: String },
 }
@@ -109,16 +114,13 @@ pub async fn run(ctx: Arc<JobContext>, trigger: Trigger) -> Result<Outcome, JobE
     let local = tokio::task::spawn_blocking(move || local_work(&c, &t))
         .await
         .map_err(|e| JobError::Panicked(e.to_string()))??;
-    let Local::PullNeeded {
-        commit,
-        docs_commit,
-        pushed,
-    } = local
-    else {
-        let Local::Done(o) = local else {
-            unreachable!()
-        };
-        return Ok(o);
+    let (commit, docs_commit, new_commit) = match local {
+        Local::Done(o) => return Ok(o),
+        Local::PullNeeded {
+            commit,
+            docs_commit,
+            new_commit,
+        } => (commit, docs_commit, new_commit),
     };
     let pull = match &ctx.host {
         None => None,
@@ -158,11 +160,15 @@ pub async fn run(ctx: Arc<JobContext>, trigger: Trigger) -> Result<Outcome, JobE
             Some(pull)
         }
     };
-    Ok(Outcome::Committed {
-        commit,
-        docs_commit,
-        pushed,
-        pull,
+    Ok(if new_commit {
+        Outcome::Committed {
+            commit,
+            docs_commit,
+            pushed: true,
+            pull,
+        }
+    } else {
+        Outcome::PullRetried { docs_commit, pull }
     })
 }
 
@@ -172,7 +178,8 @@ enum Local {
     PullNeeded {
         commit: String,
         docs_commit: String,
-        pushed: bool,
+        /// Made by this job (false: a request call that failed last time, retried).
+        new_commit: bool,
     },
 }
 
@@ -238,7 +245,7 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
         return Ok(Local::PullNeeded {
             commit,
             docs_commit: tip.clone(),
-            pushed: true,
+            new_commit: false,
         });
     }
 
@@ -325,7 +332,7 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
         Ok(Local::PullNeeded {
             commit,
             docs_commit,
-            pushed: true,
+            new_commit: true,
         })
     } else {
         Ok(Local::Done(Outcome::Committed {

@@ -187,6 +187,8 @@ struct HostState {
     calls: Vec<Call>,
     /// Open requests: number, head, base, title, body.
     pulls: Vec<Value>,
+    /// Answer the next create call 502 (an outage), then recover.
+    fail_next_create: bool,
 }
 
 /// A code host on loopback: GitHub's pulls and GitLab's merge requests endpoints, with a real
@@ -251,6 +253,12 @@ async fn gh_create(
     record(&s, &m, &uri, &HashMap::new(), &h, &body);
     let v: Value = serde_json::from_str(&body).unwrap();
     let mut st = s.lock().unwrap();
+    if std::mem::take(&mut st.fail_next_create) {
+        return (
+            StatusCode::BAD_GATEWAY,
+            axum::Json(json!({"message": "Server Error"})),
+        );
+    }
     let number = st.pulls.len() as u64 + 1;
     st.pulls.push(json!({"number": number, "head": v["head"], "base": v["base"], "title": v["title"], "body": v["body"]}));
     (
@@ -351,6 +359,10 @@ impl FakeHost {
 
     pub fn calls(&self) -> Vec<Call> {
         self.state.lock().unwrap().calls.clone()
+    }
+
+    pub fn fail_next_create(&self) {
+        self.state.lock().unwrap().fail_next_create = true;
     }
 
     pub fn pulls(&self) -> Vec<Value> {
