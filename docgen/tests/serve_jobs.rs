@@ -310,3 +310,52 @@ async fn a_failed_pull_request_call_is_retried_without_a_new_commit() {
     assert_eq!(server.wait_jobs(3).await["last"]["outcome"], "unmoved");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_merge_that_changes_no_map_leaves_the_docs_branch_alone() {
+    init();
+    let tmp = tempfile::tempdir().unwrap();
+    let remote = Remote::new(tmp.path());
+    let (generate, calls) = wrapped(|_| Ok(()));
+    let server = Running::start(
+        &config(&tmp.path().join("state"), &remote.bare, "github", ""),
+        env(&[("HOOK_SECRET", SECRET)]),
+        generate,
+    )
+    .await;
+    let body = github_push(&remote.tip("main").unwrap(), "import");
+    assert_eq!(
+        server.post("/hooks/shop", &headers(&body), &body).await.0,
+        202
+    );
+    assert_eq!(server.wait_jobs(1).await["last"]["outcome"], "committed");
+    let docs1 = remote.tip("codemap/docs").unwrap();
+
+    // A merge that touches no symbol: the generator, given last time's page, writes nothing.
+    std::fs::write(remote.dev.join("NOTES.txt"), "release notes\n").unwrap();
+    git(&remote.dev, &["add", "NOTES.txt"]);
+    git(&remote.dev, &["commit", "-q", "-m", "notes"]);
+    git(&remote.dev, &["push", "-q", "origin", "main"]);
+    let main1 = remote.tip("main").unwrap();
+    let body = github_push(&main1, "notes");
+    assert_eq!(
+        server.post("/hooks/shop", &headers(&body), &body).await.0,
+        202
+    );
+    let st = server.wait_jobs(2).await;
+    assert_eq!(st["last"]["outcome"], "no_change", "{st}");
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    assert_eq!(remote.tip("codemap/docs").unwrap(), docs1);
+
+    // A merge that does change a symbol: the docs commit is rebuilt on it.
+    let main2 = remote.push_code_change("bundleDeal");
+    let body = github_push(&main2, "add bundleDeal");
+    assert_eq!(
+        server.post("/hooks/shop", &headers(&body), &body).await.0,
+        202
+    );
+    assert_eq!(server.wait_jobs(3).await["last"]["outcome"], "committed");
+    assert_eq!(remote.in_bare(&["rev-parse", "codemap/docs^"]), main2);
+    assert_eq!(docs_commits(&remote, "codemap/docs").len(), 1);
+    server.stop().await;
+}

@@ -270,6 +270,11 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
         generation = summary.snapshot.generation,
         "re-indexed"
     );
+    // After indexing, so the index holds exactly the tracked commit.
+    let carried = match &docs_tip {
+        Some(tip) => carry_forward(&git, tip, &commit)?,
+        None => 0,
+    };
     let index = EmbeddedIndex::open(&dir)?;
     let generated = (ctx.generate)(git.dir(), &index).map_err(JobError::Generate)?;
     drop(index);
@@ -286,7 +291,10 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
         Some(t) => tree == git.tree_of(t)?,
         None => false,
     };
-    if unchanged_from_tracked || same_as_docs_tip {
+    // With last time's maps carried in, "the generator wrote nothing" is the answer: the open
+    // request already holds these maps, and rebuilding it on every unrelated merge is noise.
+    let nothing_new = carried > 0 && !generated.changed;
+    if unchanged_from_tracked || same_as_docs_tip || nothing_new {
         tracing::info!(%commit, "maps up to date; nothing to commit");
         git.run(["reset", "--quiet", "--hard"])?;
         state.last_tracked = Some(commit.clone());
@@ -342,6 +350,58 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
             pull: None,
         }))
     }
+}
+
+/// Puts the maps the docs branch holds (the files its bot commit added, changed or removed) into
+/// the fresh checkout of `target`, so the generator sees what it made last time and rewrites only
+/// what changed, as it would after the request was merged. A file the tracked branch itself
+/// changed since the docs commit's base is left as the branch has it (a human's README edit wins
+/// over the bot's older copy). Returns how many files were carried.
+fn carry_forward(git: &Git, docs_tip: &str, target: &str) -> Result<usize, GitError> {
+    let base = format!("{docs_tip}^");
+    let names = |filter: Option<&str>, from: &str, to: &str| -> Result<Vec<String>, GitError> {
+        let mut args = vec!["diff", "--name-only", "--no-renames", "-z"];
+        if let Some(f) = filter {
+            args.push(f);
+        }
+        args.extend([from, to]);
+        Ok(git
+            .run(args)?
+            .split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect())
+    };
+    let moved_on: std::collections::HashSet<String> =
+        names(None, &base, target)?.into_iter().collect();
+    let made: Vec<String> = names(Some("--diff-filter=AM"), &base, docs_tip)?
+        .into_iter()
+        .filter(|p| !moved_on.contains(p))
+        .collect();
+    let removed: Vec<String> = names(Some("--diff-filter=D"), &base, docs_tip)?
+        .into_iter()
+        .filter(|p| !moved_on.contains(p))
+        .collect();
+    for chunk in made.chunks(200) {
+        let mut args = vec!["checkout", docs_tip, "--"];
+        args.extend(chunk.iter().map(String::as_str));
+        git.run(args)?;
+    }
+    for p in &removed {
+        match std::fs::remove_file(git.dir().join(p)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(GitError::Spawn(e));
+            }
+            _ => {}
+        }
+    }
+    // `checkout <rev> -- paths` also stages them; the job stages everything itself later.
+    git.run(["reset", "--quiet"])?;
+    tracing::info!(
+        carried = made.len() + removed.len(),
+        "carried the docs branch's maps into the checkout"
+    );
+    Ok(made.len() + removed.len())
 }
 
 /// The docs tip the bot vouches for: the one it recorded, or the one it was pushing when a job
