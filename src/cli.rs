@@ -115,6 +115,13 @@ pub enum Command {
 }
 
 #[derive(Args, Debug, Clone)]
+pub struct DocgenServeArgs {
+    /// The TOML config (deploy/docgen-serve.toml is a commented sample).
+    #[arg(long)]
+    pub config: PathBuf,
+}
+
+#[derive(Args, Debug, Clone)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct DocgenArgs {
     #[command(flatten)]
@@ -141,7 +148,12 @@ pub struct DocgenGenerate {
 }
 
 #[derive(Subcommand, Debug, Clone)]
-pub enum DocgenMode {}
+pub enum DocgenMode {
+    /// Keep the code maps current after merges: push webhooks (GitHub HMAC, GitLab token) and/or
+    /// a cron poll start jobs that re-index, regenerate, commit the maps on a docs branch with
+    /// `[skip ci]`, push, and open or update one pull / merge request.
+    Serve(DocgenServeArgs),
+}
 
 #[derive(Args, Debug, Clone)]
 pub struct IndexArgs {

@@ -2,6 +2,7 @@
 
 mod ask;
 mod docgen;
+mod docgen_serve;
 mod embed;
 mod graph;
 mod index;

@@ -1,13 +1,13 @@
 //! `codemap docgen`: regenerate the code maps once (CI jobs).
 
 use super::{Outcome, open_reader};
-use crate::cli::{DocgenArgs, Global};
+use crate::cli::{DocgenArgs, DocgenMode, Global};
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 
 pub fn docgen(g: &Global, a: &DocgenArgs) -> Result<Outcome> {
-    if let Some(mode) = &a.mode {
-        match *mode {}
+    if let Some(DocgenMode::Serve(s)) = &a.mode {
+        return super::docgen_serve::serve(&s.config).map(|()| Outcome::Done);
     }
     let root = g.repo.clone().unwrap_or_else(|| PathBuf::from("."));
     let root = root

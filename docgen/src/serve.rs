@@ -1,0 +1,186 @@
+//! `codemap docgen serve`: keeps code maps current after merges. Push webhooks (GitHub HMAC,
+//! GitLab token) and/or a cron poll start jobs — one per repository at a time, later ones
+//! coalesced — that re-index, regenerate and commit the maps on a docs branch, and keep one pull
+//! request open. It never moves a docs branch a human pushed to, and never regenerates from its
+//! own commits.
+
+pub mod config;
+mod http;
+pub mod job;
+pub mod policy;
+pub mod queue;
+mod schedule;
+pub mod state;
+pub mod webhook;
+
+pub use config::{Config, ConfigError, Resolved};
+pub use job::{GenOutcome, Generate, Outcome, Trigger};
+
+use crate::host::Host;
+use http::{AppState, Hook};
+use queue::Worker;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("listening on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("state folder {path}: {source}")]
+    StateDir {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("serving: {0}")]
+    Serve(std::io::Error),
+    #[error("starting the async runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+/// Runs the server until SIGINT or SIGTERM, on a runtime of its own (for the binary, which has
+/// none). Running jobs finish before it returns.
+pub fn serve_blocking(resolved: Resolved, generate: Generate) -> Result<(), ServeError> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(ServeError::Runtime)?;
+    rt.block_on(async move {
+        let server = Server::bind(resolved, generate).await?;
+        server.run(shutdown_signal()).await
+    })
+}
+
+/// Completes on Ctrl-C or SIGTERM (what systemd and docker send).
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::error!(error = %e, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => tracing::info!("Ctrl-C received"),
+        _ = term => tracing::info!("SIGTERM received"),
+    }
+}
+
+/// A bound server, not yet serving.
+pub struct Server {
+    listener: tokio::net::TcpListener,
+    state: Arc<AppState>,
+    schedules: Vec<(Worker, cron::Schedule)>,
+    max_body: usize,
+}
+
+impl Server {
+    /// Binds the listen address and prepares one worker per repository.
+    pub async fn bind(resolved: Resolved, generate: Generate) -> Result<Server, ServeError> {
+        let Resolved {
+            config,
+            listen,
+            repos,
+        } = resolved;
+        std::fs::create_dir_all(&config.server.state_dir).map_err(|source| {
+            ServeError::StateDir {
+                path: config.server.state_dir.clone(),
+                source,
+            }
+        })?;
+        let mut hooks = BTreeMap::new();
+        let mut schedules = Vec::new();
+        for (repo, r) in config.repos.iter().zip(repos) {
+            let host = match (&repo.pull_request, &r.api_token) {
+                (Some(pr), Some(token)) => Some(Host::new(repo.host, &pr.api, &pr.project, token)),
+                _ => None,
+            };
+            let worker = Worker::new(job::JobContext {
+                repo: repo.clone(),
+                bot: config.bot.clone(),
+                paths: state::RepoPaths::new(&config.server.state_dir, &repo.name),
+                host,
+                generate: generate.clone(),
+            });
+            if let Some(s) = r.schedule {
+                schedules.push((worker.clone(), s));
+            }
+            hooks.insert(
+                repo.name.clone(),
+                Hook {
+                    repo: repo.clone(),
+                    kind: repo.host,
+                    secret: r.webhook_secret,
+                    worker,
+                },
+            );
+        }
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(|source| ServeError::Bind {
+                addr: listen,
+                source,
+            })?;
+        Ok(Server {
+            listener,
+            state: Arc::new(AppState {
+                hooks,
+                bot: config.bot.clone(),
+            }),
+            schedules,
+            max_body: config.server.max_body_bytes,
+        })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener
+            .local_addr()
+            .expect("a bound listener has an address")
+    }
+
+    /// Serves until `shutdown` completes, then stops taking requests, lets running jobs finish
+    /// (waiting ones are dropped: the next push or poll brings them back) and returns.
+    pub async fn run(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServeError> {
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let mut polls = Vec::new();
+        for (worker, s) in self.schedules {
+            polls.push(tokio::spawn(schedule::poll(worker, s, stop_rx.clone())));
+        }
+        let app = http::router(self.state.clone(), self.max_body);
+        tracing::info!(addr = %self.listener.local_addr().map_err(ServeError::Serve)?, repos = self.state.hooks.len(), "docgen serve listening");
+        let served = axum::serve(self.listener, app)
+            .with_graceful_shutdown(shutdown)
+            .await
+            .map_err(ServeError::Serve);
+        tracing::info!("shutting down: waiting for running jobs");
+        let _ = stop_tx.send(true);
+        for p in polls {
+            let _ = p.await;
+        }
+        for h in self.state.hooks.values() {
+            h.worker.close().await;
+        }
+        tracing::info!("stopped");
+        served
+    }
+}

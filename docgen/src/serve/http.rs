@@ -1,0 +1,107 @@
+//! The HTTP face: `POST /hooks/<repo>` (push webhooks), `GET /healthz`, `GET /status`.
+//! A delivery is verified before anything else is read; an accepted push is only queued, so the
+//! answer goes back at once and the job runs in the background.
+
+use super::config::Repo;
+use super::policy::{self, PushDecision};
+use super::queue::{Offer, Worker};
+use super::webhook::{self, Event};
+use crate::host::HostKind;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Json, Response};
+use axum::routing::{get, post};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// One repository as the webhook sees it.
+pub struct Hook {
+    pub repo: Repo,
+    pub kind: HostKind,
+    pub secret: Option<String>,
+    pub worker: Worker,
+}
+
+pub struct AppState {
+    pub hooks: BTreeMap<String, Hook>,
+    pub bot: super::config::Bot,
+}
+
+pub fn router(state: Arc<AppState>, max_body: usize) -> Router {
+    Router::new()
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/status", get(status))
+        .route("/hooks/{name}", post(hook))
+        .layer(DefaultBodyLimit::max(max_body))
+        .with_state(state)
+}
+
+async fn status(State(app): State<Arc<AppState>>) -> Json<serde_json::Value> {
+    let repos: Vec<_> = app.hooks.values().map(|h| h.worker.status()).collect();
+    Json(serde_json::json!({ "repos": repos }))
+}
+
+fn text(code: StatusCode, msg: impl Into<String>) -> Response {
+    (code, msg.into()).into_response()
+}
+
+async fn hook(
+    State(app): State<Arc<AppState>>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let Some(h) = app.hooks.get(&name) else {
+        return text(StatusCode::NOT_FOUND, "no such repository");
+    };
+    let Some(secret) = &h.secret else {
+        return text(
+            StatusCode::NOT_FOUND,
+            "no webhook configured for this repository",
+        );
+    };
+    let header = |n: &str| {
+        headers
+            .get(n)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    if let Err(why) = webhook::verify(h.kind, secret, &header, &body) {
+        tracing::warn!(repo = %name, reason = %why, "webhook refused");
+        return text(StatusCode::UNAUTHORIZED, "bad signature");
+    }
+    let event = match webhook::parse(h.kind, &header, &body) {
+        Ok(e) => e,
+        Err(why) => {
+            tracing::warn!(repo = %name, reason = %why, "webhook payload unreadable");
+            return text(StatusCode::BAD_REQUEST, why.to_string());
+        }
+    };
+    let push = match event {
+        Event::Ping => return text(StatusCode::OK, "pong"),
+        Event::Other(kind) => {
+            tracing::debug!(repo = %name, event = %kind, "event ignored");
+            return text(StatusCode::OK, format!("ignored: {kind} event"));
+        }
+        Event::Push(p) => p,
+    };
+    match policy::on_push(&push, &h.repo.branch, &h.repo.docs_branch, &app.bot) {
+        PushDecision::Ignore(why) => {
+            tracing::info!(repo = %name, git_ref = %push.git_ref, after = %push.after, "push ignored: {why}");
+            text(StatusCode::OK, format!("ignored: {why}"))
+        }
+        PushDecision::Run { after } => {
+            let offer = h.worker.request(super::job::Trigger::Push {
+                after: after.clone(),
+            });
+            tracing::info!(repo = %name, %after, offer = ?offer, "push accepted");
+            match offer {
+                Offer::Start(_) => text(StatusCode::ACCEPTED, "job started"),
+                Offer::Queued { .. } => text(StatusCode::ACCEPTED, "queued behind the running job"),
+                Offer::Closed => text(StatusCode::SERVICE_UNAVAILABLE, "shutting down"),
+            }
+        }
+    }
+}
