@@ -30,3 +30,5 @@ pub use core::Core;
 pub use inbox::{Inbox, Submitted};
 pub use runtime::Running;
 pub use server::run;
+#[cfg(feature = "test-support")]
+pub mod testing;
