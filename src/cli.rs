@@ -108,6 +108,19 @@ pub enum Command {
     },
     /// Files and symbols added, removed and changed between two snapshots (default: the last two).
     Diff { from: Option<u64>, to: Option<u64> },
+    /// The team bot: answers Slack, Discord and Feishu questions inside per-channel repository
+    /// scopes (deploy/bot.toml is a sample configuration).
+    Bot(BotArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BotArgs {
+    /// The bot's TOML configuration.
+    #[arg(long, env = "CODEMAP_BOT_CONFIG")]
+    pub config: PathBuf,
+    /// Validate the configuration and the credentials' variables, then exit.
+    #[arg(long)]
+    pub check: bool,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -1,6 +1,7 @@
 //! One module per command family; this file resolves where the index is and dispatches.
 
 mod ask;
+mod bot;
 mod embed;
 mod graph;
 mod index;
@@ -47,6 +48,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             limit,
         } => graph::path(g, &from, &to, max_depth, limit),
         Command::Diff { from, to } => inspect::diff(g, from, to),
+        Command::Bot(a) => bot::bot(&a),
     }
 }
 

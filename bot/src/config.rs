@@ -584,6 +584,13 @@ citations = 3
     }
 
     #[test]
+    fn the_sample_deployment_file_is_valid() {
+        let c = Config::parse(include_str!("../../deploy/bot.toml"), "deploy/bot.toml").unwrap();
+        assert_eq!(c.repositories.len(), 2);
+        assert!(c.platforms.slack.is_some() && c.platforms.feishu.is_some());
+    }
+
+    #[test]
     fn an_unknown_repository_in_a_scope_names_the_key() {
         let text = GOOD.replace("C123 = [\"shop\"]", "C123 = [\"shp\"]");
         assert_eq!(
