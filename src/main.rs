@@ -30,20 +30,22 @@ fn main() -> ExitCode {
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let args = cli::Cli::parse();
     // Servers must survive a client that hangs up (they get a write error instead).
-    if !matches!(args.command, cli::Command::Watch(..) | cli::Command::Bot(..)) {
+    if !matches!(
+        args.command,
+        cli::Command::Watch(..) | cli::Command::Bot(..)
+    ) {
         die_quietly_on_closed_pipe();
     }
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("CODEMAP_LOG")
-                .unwrap_or_else(|_| {
-                    // A server's log is its record: what was asked, answered and refused.
-                    let level = match args.command {
-                        cli::Command::Bot(..) => "info",
-                        _ => "warn",
-                    };
-                    tracing_subscriber::EnvFilter::new(level)
-                }),
+            tracing_subscriber::EnvFilter::try_from_env("CODEMAP_LOG").unwrap_or_else(|_| {
+                // A server's log is its record: what was asked, answered and refused.
+                let level = match args.command {
+                    cli::Command::Bot(..) => "info",
+                    _ => "warn",
+                };
+                tracing_subscriber::EnvFilter::new(level)
+            }),
         )
         .with_writer(std::io::stderr)
         .init();

@@ -11,7 +11,11 @@ use std::time::{Duration, Instant};
 use support::*;
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 fn get(port: u16, path: &str) -> Option<String> {
@@ -36,17 +40,28 @@ fn a_bad_configuration_is_refused_with_the_key_path() {
         tmp.path(),
         "[[repositories]]\nname = \"shop\"\nindex_dir = \"/nowhere\"\n[scopes.slack]\nC123 = [\"shp\"]\n",
     );
-    let o = codemap().args(["bot", "--config"]).arg(&cfg).output().unwrap();
+    let o = codemap()
+        .args(["bot", "--config"])
+        .arg(&cfg)
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("scopes.slack.C123: unknown repository \"shp\""), "{err}");
+    assert!(
+        err.contains("scopes.slack.C123: unknown repository \"shp\""),
+        "{err}"
+    );
 
     // A credential named but not set is named too, and nothing starts.
     let cfg = write_config(
         tmp.path(),
         "[[repositories]]\nname = \"shop\"\nindex_dir = \"/nowhere\"\n[platforms.slack]\nsigning_secret_env = \"CODEMAP_TEST_NO_SUCH_SECRET\"\nbot_token_env = \"CODEMAP_TEST_NO_SUCH_TOKEN\"\n",
     );
-    let o = codemap().args(["bot", "--config"]).arg(&cfg).output().unwrap();
+    let o = codemap()
+        .args(["bot", "--config"])
+        .arg(&cfg)
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -61,7 +76,14 @@ fn the_bot_serves_health_over_a_real_index_and_stops_on_sigterm() {
     let repo = tmp.path().join("shop");
     copy_shop(&repo);
     let idx = repo.join(".codemap");
-    let o = codemap().arg("--index-dir").arg(&idx).arg("index").arg(&repo).arg("--quiet").output().unwrap();
+    let o = codemap()
+        .arg("--index-dir")
+        .arg(&idx)
+        .arg("index")
+        .arg(&repo)
+        .arg("--quiet")
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let port = free_port();
     let cfg = write_config(
@@ -88,7 +110,10 @@ fn the_bot_serves_health_over_a_real_index_and_stops_on_sigterm() {
         std::thread::sleep(Duration::from_millis(100));
     };
     // One repository has no index: health says so with 503, and names the one that serves.
-    assert!(health.starts_with("HTTP/1.0 503") || health.starts_with("HTTP/1.1 503"), "{health}");
+    assert!(
+        health.starts_with("HTTP/1.0 503") || health.starts_with("HTTP/1.1 503"),
+        "{health}"
+    );
     let body = health.split("\r\n\r\n").nth(1).unwrap();
     let v: serde_json::Value = serde_json::from_str(body).unwrap();
     assert_eq!(v["status"], "degraded");
@@ -115,7 +140,12 @@ fn the_bot_serves_health_over_a_real_index_and_stops_on_sigterm() {
         };
         assert!(status.success(), "{status:?}");
         let mut log = String::new();
-        child.stderr.take().unwrap().read_to_string(&mut log).unwrap();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut log)
+            .unwrap();
         assert!(log.contains("codemap bot stopped"), "{log}");
         assert!(tmp.path().join("state/events.sqlite").exists());
     }

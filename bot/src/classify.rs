@@ -25,7 +25,9 @@ pub fn not_found(message: impl Into<String>) -> Reply {
 /// The reply to a message that is not a question.
 pub fn refusal(r: &Refusal) -> Reply {
     match r {
-        Refusal::Empty => user("Ask me a question about the code, e.g. \"who calls deductStock?\", or say `help`."),
+        Refusal::Empty => user(
+            "Ask me a question about the code, e.g. \"who calls deductStock?\", or say `help`.",
+        ),
         Refusal::TooLong(n) => user(format!(
             "That message is {n} characters long; paste at most {} (a stack trace or a diff fits).",
             crate::intent::MAX_QUESTION

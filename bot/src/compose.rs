@@ -26,11 +26,7 @@ impl Compose<'_> {
     pub fn reply(self, a: &Answer) -> AnswerReply {
         // Links point at the indexed commit; an index of uncommitted changes has lines no
         // commit holds, so it gets labels only.
-        let commit = a
-            .freshness
-            .commit
-            .as_deref()
-            .filter(|_| !a.freshness.dirty);
+        let commit = a.freshness.commit.as_deref().filter(|_| !a.freshness.dirty);
         let link = |path: &str, start: u32, end: u32, symbol: Option<&str>| CodeLink {
             label: neutralise(&label(path, start, end)),
             url: commit.and_then(|c| self.link.url(c, path, start, end)),
@@ -93,7 +89,11 @@ fn trim(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();
     }
-    let cut = text.char_indices().nth(max).map(|(i, _)| i).unwrap_or(text.len());
+    let cut = text
+        .char_indices()
+        .nth(max)
+        .map(|(i, _)| i)
+        .unwrap_or(text.len());
     let head = &text[..cut];
     let head = match head.rfind('\n') {
         Some(nl) if nl >= cut / 2 => &head[..nl],
@@ -180,7 +180,10 @@ mod tests {
         assert_eq!(r.chain[0].link.url, r.citations[0].url);
         assert_eq!(r.notes[0], "answered from shop");
         assert!(r.notes[1].starts_with("2 more places not shown"));
-        assert_eq!(r.freshness, "indexed at 0123456789 (3 h ago); HEAD unchanged");
+        assert_eq!(
+            r.freshness,
+            "indexed at 0123456789 (3 h ago); HEAD unchanged"
+        );
     }
 
     #[test]

@@ -340,24 +340,40 @@ impl Config {
         }
         let p = &self.platforms;
         if let Some(s) = &p.slack {
-            check_env_name(&mut errs, "platforms.slack.signing_secret_env", &s.signing_secret_env);
+            check_env_name(
+                &mut errs,
+                "platforms.slack.signing_secret_env",
+                &s.signing_secret_env,
+            );
             check_env_name(&mut errs, "platforms.slack.bot_token_env", &s.bot_token_env);
             if let Some(a) = &s.app_token_env {
                 check_env_name(&mut errs, "platforms.slack.app_token_env", a);
             }
         }
         if let Some(d) = &p.discord {
-            check_env_name(&mut errs, "platforms.discord.public_key_env", &d.public_key_env);
+            check_env_name(
+                &mut errs,
+                "platforms.discord.public_key_env",
+                &d.public_key_env,
+            );
             check_env_name(
                 &mut errs,
                 "platforms.discord.application_id_env",
                 &d.application_id_env,
             );
-            check_env_name(&mut errs, "platforms.discord.bot_token_env", &d.bot_token_env);
+            check_env_name(
+                &mut errs,
+                "platforms.discord.bot_token_env",
+                &d.bot_token_env,
+            );
         }
         if let Some(f) = &p.feishu {
             check_env_name(&mut errs, "platforms.feishu.app_id_env", &f.app_id_env);
-            check_env_name(&mut errs, "platforms.feishu.app_secret_env", &f.app_secret_env);
+            check_env_name(
+                &mut errs,
+                "platforms.feishu.app_secret_env",
+                &f.app_secret_env,
+            );
             check_env_name(
                 &mut errs,
                 "platforms.feishu.verification_token_env",
@@ -409,8 +425,11 @@ impl Config {
         let entry = if c.direct {
             map.get(DM)
         } else {
-            map.get(&c.channel)
-                .or_else(|| (!c.workspace.is_empty()).then(|| map.get(&c.workspace)).flatten())
+            map.get(&c.channel).or_else(|| {
+                (!c.workspace.is_empty())
+                    .then(|| map.get(&c.workspace))
+                    .flatten()
+            })
         };
         let Some(names) = entry else {
             return Vec::new();
@@ -562,25 +581,40 @@ citations = 3
     fn scopes_deny_by_default_and_the_most_specific_entry_wins() {
         let c = Config::parse(GOOD, "bot.toml").unwrap();
         // Channel entry, over its workspace's.
-        assert_eq!(c.scope_of(&conv(Platform::Slack, "T999", "C123", false)), ["shop"]);
+        assert_eq!(
+            c.scope_of(&conv(Platform::Slack, "T999", "C123", false)),
+            ["shop"]
+        );
         // Another channel of the workspace: the workspace entry, in configuration order.
         assert_eq!(
             c.scope_of(&conv(Platform::Slack, "T999", "C555", false)),
             ["shop", "tomcat"]
         );
         // Unknown channel and workspace: nothing.
-        assert!(c.scope_of(&conv(Platform::Slack, "T1", "C9", false)).is_empty());
+        assert!(
+            c.scope_of(&conv(Platform::Slack, "T1", "C9", false))
+                .is_empty()
+        );
         // A DM matches only `dm`, never the workspace's channels.
-        assert_eq!(c.scope_of(&conv(Platform::Slack, "T999", "D1", true)), ["tomcat"]);
+        assert_eq!(
+            c.scope_of(&conv(Platform::Slack, "T999", "D1", true)),
+            ["tomcat"]
+        );
         // Another platform's entries do not leak: Feishu has none.
-        assert!(c.scope_of(&conv(Platform::Feishu, "T999", "C123", false)).is_empty());
+        assert!(
+            c.scope_of(&conv(Platform::Feishu, "T999", "C123", false))
+                .is_empty()
+        );
         // A Discord guild entry covers its channels; config order, not list order.
         assert_eq!(
             c.scope_of(&conv(Platform::Discord, "111", "222", false)),
             ["shop", "tomcat"]
         );
         // No DM entry on Discord: DMs see nothing.
-        assert!(c.scope_of(&conv(Platform::Discord, "", "333", true)).is_empty());
+        assert!(
+            c.scope_of(&conv(Platform::Discord, "", "333", true))
+                .is_empty()
+        );
     }
 
     #[test]
@@ -644,11 +678,24 @@ citations = 0
         for w in want {
             assert!(e.iter().any(|x| x == w), "missing {w:?} in {e:#?}");
         }
-        assert!(e.iter().any(|x| x.starts_with("repositories[1].link: ")), "{e:#?}");
-        assert!(e.iter().any(|x| x.starts_with("limits.dedupe_hours: 1 is too short")));
+        assert!(
+            e.iter().any(|x| x.starts_with("repositories[1].link: ")),
+            "{e:#?}"
+        );
+        assert!(
+            e.iter()
+                .any(|x| x.starts_with("limits.dedupe_hours: 1 is too short"))
+        );
         // A secret pasted where its variable's name belongs is refused and not echoed whole.
-        let slack: Vec<&String> = e.iter().filter(|x| x.starts_with("platforms.slack")).collect();
+        let slack: Vec<&String> = e
+            .iter()
+            .filter(|x| x.starts_with("platforms.slack"))
+            .collect();
         assert_eq!(slack.len(), 2, "{e:#?}");
-        assert!(slack.iter().all(|x| !x.contains("8f3a9c0d1e2b") && !x.contains("xoxb-123-456")));
+        assert!(
+            slack
+                .iter()
+                .all(|x| !x.contains("8f3a9c0d1e2b") && !x.contains("xoxb-123-456"))
+        );
     }
 }

@@ -80,7 +80,11 @@ impl Core {
             };
         }
         let now = Instant::now();
-        let remembered = self.memory.lock().ok().and_then(|mut m| m.recall(conv, now));
+        let remembered = self
+            .memory
+            .lock()
+            .ok()
+            .and_then(|mut m| m.recall(conv, now));
         let mut notes = Vec::new();
         let repo = match (&named, &remembered) {
             (Some(name), _) => name.clone(),
@@ -110,7 +114,9 @@ impl Core {
         let mut req = Request::new(question);
         req.limit = req.limit.max(self.config.limits.citations);
         let started = Instant::now();
-        let result = self.service.ask(&Scope::of(scope.iter().cloned()), &repo, &req);
+        let result = self
+            .service
+            .ask(&Scope::of(scope.iter().cloned()), &repo, &req);
         let ms = started.elapsed().as_millis() as u64;
         let answer = match result {
             Ok(a) => a,

@@ -73,7 +73,13 @@ impl Dedupe {
 
     /// Records the event; true when it was not seen within the TTL. An empty event id is never
     /// a duplicate. A store failure counts as "first time": answering twice beats not at all.
-    pub fn first_time(&self, platform: Platform, workspace: &str, event_id: &str, now: i64) -> bool {
+    pub fn first_time(
+        &self,
+        platform: Platform,
+        workspace: &str,
+        event_id: &str,
+        now: i64,
+    ) -> bool {
         if event_id.is_empty() {
             return true;
         }

@@ -41,7 +41,11 @@ impl Dispatcher {
 
     /// Runs until the queue closes or `stop` turns true; then answers what is queued and waits
     /// for every question in flight.
-    pub async fn run(self: Arc<Self>, mut rx: mpsc::Receiver<Question>, mut stop: watch::Receiver<bool>) {
+    pub async fn run(
+        self: Arc<Self>,
+        mut rx: mpsc::Receiver<Question>,
+        mut stop: watch::Receiver<bool>,
+    ) {
         let slots = Arc::new(Semaphore::new(self.concurrency));
         let mut tasks = JoinSet::new();
         let mut stopping = *stop.borrow();
@@ -122,8 +126,15 @@ impl Dispatcher {
         for attempt in 1..=ATTEMPTS {
             match sender.deliver(q, reply).await {
                 Ok(()) => return,
-                Err(DeliveryError::RateLimited { after }) if after <= MAX_WAIT && attempt < ATTEMPTS => {
-                    tracing::info!(platform = platform.as_str(), ?after, attempt, "rate limited; retrying after the wait");
+                Err(DeliveryError::RateLimited { after })
+                    if after <= MAX_WAIT && attempt < ATTEMPTS =>
+                {
+                    tracing::info!(
+                        platform = platform.as_str(),
+                        ?after,
+                        attempt,
+                        "rate limited; retrying after the wait"
+                    );
                     tokio::time::sleep(after).await;
                 }
                 Err(DeliveryError::Transport(e)) if attempt < ATTEMPTS => {

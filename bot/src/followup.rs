@@ -70,7 +70,8 @@ impl ThreadMemory {
         };
         if !self.entries.contains_key(&key) && self.entries.len() >= self.capacity {
             let ttl = self.ttl;
-            self.entries.retain(|_, (_, at)| now.duration_since(*at) <= ttl);
+            self.entries
+                .retain(|_, (_, at)| now.duration_since(*at) <= ttl);
             if self.entries.len() >= self.capacity {
                 // Still full of live threads: forget the one quiet the longest.
                 if let Some(oldest) = self
@@ -102,7 +103,15 @@ const EN_ANYWHERE: [&str; 1] = ["it"];
 const EN_AT_END: [&str; 4] = ["that", "this", "them", "those"];
 const EN_NOUNS: [&str; 6] = ["method", "function", "one", "class", "call", "symbol"];
 const ZH: [&str; 9] = [
-    "这个方法", "那个方法", "这个函数", "那个函数", "这个类", "那个类", "这个", "那个", "它",
+    "这个方法",
+    "那个方法",
+    "这个函数",
+    "那个函数",
+    "这个类",
+    "那个类",
+    "这个",
+    "那个",
+    "它",
 ];
 
 /// `question` with its pronoun replaced by `symbol`, or `None` when it is not a follow-up (no
@@ -123,7 +132,9 @@ pub fn resolve(question: &str, symbol: &str) -> Option<String> {
     let words = word_spans(question);
     for (n, &(s, e)) in words.iter().enumerate() {
         let w = question[s..e].to_ascii_lowercase();
-        let next = words.get(n + 1).map(|&(s, e)| question[s..e].to_ascii_lowercase());
+        let next = words
+            .get(n + 1)
+            .map(|&(s, e)| question[s..e].to_ascii_lowercase());
         let pronoun = EN_ANYWHERE.contains(&w.as_str())
             || (EN_AT_END.contains(&w.as_str())
                 && match &next {
@@ -139,10 +150,12 @@ pub fn resolve(question: &str, symbol: &str) -> Option<String> {
             _ => e,
         };
         let head = question[..s].trim_start();
-        let head = ["and ", "And ", "so ", "So ", "then ", "Then ", "ok ", "OK ", "Ok "]
-            .iter()
-            .find_map(|p| head.strip_prefix(p))
-            .unwrap_or(head);
+        let head = [
+            "and ", "And ", "so ", "So ", "then ", "Then ", "ok ", "OK ", "Ok ",
+        ]
+        .iter()
+        .find_map(|p| head.strip_prefix(p))
+        .unwrap_or(head);
         return Some(format!("{head}{symbol}{}", &question[end..]));
     }
     None

@@ -77,9 +77,17 @@ fn selector(text: &str) -> Result<(Option<String>, String), Refusal> {
             let rest = rest.trim_start();
             if let Some(colon) = rest.find([':', '：']) {
                 let name = rest[..colon].trim();
-                let name = name.strip_suffix("里").or_else(|| name.strip_suffix("中")).unwrap_or(name).trim();
+                let name = name
+                    .strip_suffix("里")
+                    .or_else(|| name.strip_suffix("中"))
+                    .unwrap_or(name)
+                    .trim();
                 if valid_repo(name) {
-                    let sep = rest[colon..].chars().next().map(char::len_utf8).unwrap_or(1);
+                    let sep = rest[colon..]
+                        .chars()
+                        .next()
+                        .map(char::len_utf8)
+                        .unwrap_or(1);
                     return Ok((Some(name.to_string()), rest[colon + sep..].to_string()));
                 }
             }

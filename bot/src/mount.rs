@@ -19,7 +19,10 @@ pub struct MissingSecret {
 pub fn check_secrets(config: &Config) -> Result<(), Vec<MissingSecret>> {
     let mut missing = Vec::new();
     let mut need = |key: &str, var: &str| {
-        if std::env::var(var).map(|v| v.trim().is_empty()).unwrap_or(true) {
+        if std::env::var(var)
+            .map(|v| v.trim().is_empty())
+            .unwrap_or(true)
+        {
             missing.push(MissingSecret {
                 key: key.to_string(),
                 var: var.to_string(),
@@ -33,20 +36,30 @@ pub fn check_secrets(config: &Config) -> Result<(), Vec<MissingSecret>> {
     }
     if let Some(d) = &p.discord {
         need("platforms.discord.public_key_env", &d.public_key_env);
-        need("platforms.discord.application_id_env", &d.application_id_env);
+        need(
+            "platforms.discord.application_id_env",
+            &d.application_id_env,
+        );
         need("platforms.discord.bot_token_env", &d.bot_token_env);
     }
     if let Some(f) = &p.feishu {
         need("platforms.feishu.app_id_env", &f.app_id_env);
         need("platforms.feishu.app_secret_env", &f.app_secret_env);
-        need("platforms.feishu.verification_token_env", &f.verification_token_env);
+        need(
+            "platforms.feishu.verification_token_env",
+            &f.verification_token_env,
+        );
     }
     for (i, r) in config.repositories.iter().enumerate() {
         if let Some(k) = r.meilisearch.as_ref().and_then(|m| m.key_env.as_ref()) {
             need(&format!("repositories[{i}].meilisearch.key_env"), k);
         }
     }
-    if missing.is_empty() { Ok(()) } else { Err(missing) }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing)
+    }
 }
 
 /// The routes of every configured platform.
@@ -70,7 +83,10 @@ pub fn routes(config: &Config, inbox: &Inbox) -> Router {
         ("feishu", p.feishu.is_some()),
     ] {
         if configured {
-            tracing::warn!(platform = name, "platform configured, but its adapter is not mounted in this build yet");
+            tracing::warn!(
+                platform = name,
+                "platform configured, but its adapter is not mounted in this build yet"
+            );
         }
     }
     Router::new()

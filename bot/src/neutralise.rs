@@ -35,9 +35,9 @@ fn break_mentions(text: &str) -> String {
                 let after = &rest[1..];
                 let markup = after.starts_with(['!', '@', '#'])
                     || scheme(after).is_some()
-                    || after
-                        .get(..3)
-                        .is_some_and(|s| s.eq_ignore_ascii_case("at ") || s.eq_ignore_ascii_case("at>"));
+                    || after.get(..3).is_some_and(|s| {
+                        s.eq_ignore_ascii_case("at ") || s.eq_ignore_ascii_case("at>")
+                    });
                 out.push(if markup { '‹' } else { '<' });
             }
             _ => out.push(c),
@@ -63,7 +63,11 @@ fn defang_urls(text: &str) -> String {
                 i += end;
                 continue;
             }
-            if rest.len() > 4 && rest.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("www.")) {
+            if rest.len() > 4
+                && rest
+                    .get(..4)
+                    .is_some_and(|p| p.eq_ignore_ascii_case("www."))
+            {
                 let end = url_end(rest, 0);
                 out.push_str(&defang_host(&rest[..end]));
                 i += end;
@@ -142,7 +146,10 @@ mod tests {
             assert!(n.starts_with('‹'), "{s} -> {n}");
         }
         // Generics stay as they are.
-        assert_eq!(neutralise("Map<String, List<Long>>"), "Map<String, List<Long>>");
+        assert_eq!(
+            neutralise("Map<String, List<Long>>"),
+            "Map<String, List<Long>>"
+        );
     }
 
     #[test]
@@ -156,7 +163,10 @@ mod tests {
             "‹hxxp://evil[.]com|click>"
         );
         assert_eq!(neutralise("[x](HTTPS://a.io)"), "[x](hxxps://a[.]io)");
-        assert_eq!(neutralise("go to www.evil.com."), "go to www[.]evil[.]com[.]");
+        assert_eq!(
+            neutralise("go to www.evil.com."),
+            "go to www[.]evil[.]com[.]"
+        );
         assert_eq!(neutralise("javascript:alert(1)"), "javascript[:]alert(1)");
         // Code paths and package names are not URLs.
         assert_eq!(

@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 pub enum Verdict {
     Answer,
     /// Over the limit: reply once that they must wait this long.
-    Refuse { wait: Duration },
+    Refuse {
+        wait: Duration,
+    },
     /// Over the limit and already told.
     Drop,
 }
@@ -43,9 +45,8 @@ impl RateLimiter {
     pub fn check(&mut self, c: &Conversation, now: Instant) -> Verdict {
         if self.buckets.len() >= PRUNE_AT {
             let (per_sec, burst) = (self.per_sec, self.burst);
-            self.buckets.retain(|_, b| {
-                b.tokens + now.duration_since(b.at).as_secs_f64() * per_sec < burst
-            });
+            self.buckets
+                .retain(|_, b| b.tokens + now.duration_since(b.at).as_secs_f64() * per_sec < burst);
         }
         let b = self
             .buckets

@@ -20,7 +20,11 @@ pub struct Running {
 
 impl Running {
     /// Starts the dispatcher. Call inside a tokio runtime.
-    pub fn start(core: Arc<Core>, senders: Vec<Arc<dyn ChatSender>>, dedupe: Arc<Dedupe>) -> Running {
+    pub fn start(
+        core: Arc<Core>,
+        senders: Vec<Arc<dyn ChatSender>>,
+        dedupe: Arc<Dedupe>,
+    ) -> Running {
         let (tx, rx) = mpsc::channel(core.config().limits.queue);
         let inbox = Inbox::with_dedupe(tx, dedupe);
         let (stop, stop_rx) = watch::channel(false);

@@ -22,7 +22,10 @@ pub enum ServeError {
     #[error(transparent)]
     Dedupe(#[from] crate::dedupe::DedupeError),
     #[error("listening on {addr}: {source}")]
-    Listen { addr: String, source: std::io::Error },
+    Listen {
+        addr: String,
+        source: std::io::Error,
+    },
     #[error("starting the async runtime: {0}")]
     Runtime(std::io::Error),
     #[error("serving HTTP: {0}")]
@@ -41,7 +44,12 @@ pub fn app(core: Arc<Core>, platforms: Router) -> Router {
 async fn healthz(State(core): State<Arc<Core>>) -> (StatusCode, Json<serde_json::Value>) {
     let c = core.clone();
     let report = tokio::task::spawn_blocking(move || {
-        let names: Vec<String> = c.config().repositories.iter().map(|r| r.name.clone()).collect();
+        let names: Vec<String> = c
+            .config()
+            .repositories
+            .iter()
+            .map(|r| r.name.clone())
+            .collect();
         let scope = Scope::of(names.iter().cloned());
         names
             .iter()
@@ -65,10 +73,16 @@ async fn healthz(State(core): State<Arc<Core>>) -> (StatusCode, Json<serde_json:
     .await
     .unwrap_or_default();
     let ok = !report.is_empty() && report.iter().all(|r| r["ok"] == true);
-    let status = if ok { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    let status = if ok {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
     (
         status,
-        Json(serde_json::json!({"status": if ok { "ok" } else { "degraded" }, "repositories": report})),
+        Json(
+            serde_json::json!({"status": if ok { "ok" } else { "degraded" }, "repositories": report}),
+        ),
     )
 }
 

@@ -33,7 +33,11 @@ async fn stock_deduction_callers_resolve_and_thread_follow_ups_walk_the_chain() 
     assert_resolves(&first, &shop, "shop");
     let cited = symbols(&first);
     // The deduction is reached from the Feign client of the order service.
-    assert_eq!(cited.first().map(String::as_str), Some("InventoryClient.deduct"), "{first:#?}");
+    assert_eq!(
+        cited.first().map(String::as_str),
+        Some("InventoryClient.deduct"),
+        "{first:#?}"
+    );
     assert!(first.citations.len() <= 5);
     assert!(!first.freshness.is_empty());
 
@@ -43,12 +47,18 @@ async fn stock_deduction_callers_resolve_and_thread_follow_ups_walk_the_chain() 
     let second = answer(&got[1].reply).clone();
     assert_resolves(&second, &shop, "shop");
     assert!(
-        second.notes.iter().any(|n| n == "read as: who calls InventoryClient.deduct? (from this thread)"),
+        second
+            .notes
+            .iter()
+            .any(|n| n == "read as: who calls InventoryClient.deduct? (from this thread)"),
         "{:#?}",
         second.notes
     );
     let cited = symbols(&second);
-    assert!(cited.iter().any(|s| s == "OrderServiceImpl.createOrder"), "{cited:?}");
+    assert!(
+        cited.iter().any(|s| s == "OrderServiceImpl.createOrder"),
+        "{cited:?}"
+    );
 
     // The same walk in Chinese, one hop more.
     ask("Ev3", "那谁调用它?");
@@ -57,14 +67,23 @@ async fn stock_deduction_callers_resolve_and_thread_follow_ups_walk_the_chain() 
     assert_resolves(&third, &shop, "shop");
     let top = second_top(&second);
     assert!(
-        third.notes.iter().any(|n| n.contains(&top) && n.starts_with("read as:")),
+        third
+            .notes
+            .iter()
+            .any(|n| n.contains(&top) && n.starts_with("read as:")),
         "{top}: {:#?}",
         third.notes
     );
 
     // Another thread of the same channel does not know what "that" is.
     assert_eq!(
-        inbox.submit(question("C_SHOP", Some("th2"), "U2", "Ev4", "and who calls that?")),
+        inbox.submit(question(
+            "C_SHOP",
+            Some("th2"),
+            "U2",
+            "Ev4",
+            "and who calls that?"
+        )),
         Submitted::Accepted
     );
     let got = bot.slack.wait_for(4, WAIT).await;
@@ -102,7 +121,10 @@ async fn a_retried_event_is_answered_once_even_across_a_restart() {
     let replies = bot.slack.delivered();
     assert_eq!(replies.len(), 2, "{replies:#?}");
     assert_eq!(
-        replies.iter().filter(|d| d.question.conversation.workspace == "T1").count(),
+        replies
+            .iter()
+            .filter(|d| d.question.conversation.workspace == "T1")
+            .count(),
         1
     );
 
@@ -135,7 +157,9 @@ async fn channels_scoped_to_different_repositories_never_cite_each_other() {
         for ch in ["C_SHOP", "C_BILL"] {
             let ev = format!("Ev{ch}{i}");
             assert_eq!(
-                bot.running.inbox.submit(question(ch, None, &format!("U{i}{ch}"), &ev, q)),
+                bot.running
+                    .inbox
+                    .submit(question(ch, None, &format!("U{i}{ch}"), &ev, q)),
                 Submitted::Accepted
             );
             n += 1;
@@ -167,7 +191,13 @@ async fn channels_scoped_to_different_repositories_never_cite_each_other() {
 
     // A channel with both: the first configured is the default, and the reply says so.
     assert_eq!(
-        bot.running.inbox.submit(question("C_BOTH", None, "U9", "EvBoth", "who calls deductStock?")),
+        bot.running.inbox.submit(question(
+            "C_BOTH",
+            None,
+            "U9",
+            "EvBoth",
+            "who calls deductStock?"
+        )),
         Submitted::Accepted
     );
     let got = bot.slack.wait_for(n + 1, WAIT).await;
@@ -190,36 +220,79 @@ async fn an_out_of_scope_repository_reads_exactly_like_a_missing_one() {
         memory_dedupe(),
     );
     let inbox = &bot.running.inbox;
-    inbox.submit(question("C_SHOP", None, "U1", "E1", "repo:billing who calls deductStock?"));
+    inbox.submit(question(
+        "C_SHOP",
+        None,
+        "U1",
+        "E1",
+        "repo:billing who calls deductStock?",
+    ));
     bot.slack.wait_for(1, WAIT).await;
-    inbox.submit(question("C_SHOP", None, "U2", "E2", "repo:payroll who calls deductStock?"));
+    inbox.submit(question(
+        "C_SHOP",
+        None,
+        "U2",
+        "E2",
+        "repo:payroll who calls deductStock?",
+    ));
     bot.slack.wait_for(2, WAIT).await;
     // In scope, the selector works.
-    inbox.submit(question("C_BOTH", None, "U3", "E3", "in billing: who calls deductStock?"));
+    inbox.submit(question(
+        "C_BOTH",
+        None,
+        "U3",
+        "E3",
+        "in billing: who calls deductStock?",
+    ));
     let got = bot.slack.wait_for(3, WAIT).await;
     let by_event = |e: &str| &got.iter().find(|d| d.question.event_id == e).unwrap().reply;
     let (out_of_scope, missing) = (by_event("E1"), by_event("E2"));
-    let Reply::Error { class, message, reference } = out_of_scope else {
+    let Reply::Error {
+        class,
+        message,
+        reference,
+    } = out_of_scope
+    else {
         panic!("{out_of_scope:?}")
     };
     assert_eq!(*class, ErrorClass::NotFound);
     assert_eq!(*reference, None);
-    let Reply::Error { class: c2, message: m2, reference: r2 } = missing else {
+    let Reply::Error {
+        class: c2,
+        message: m2,
+        reference: r2,
+    } = missing
+    else {
         panic!("{missing:?}")
     };
     assert_eq!((class, reference), (c2, r2));
-    assert_eq!(message.replace("billing", "NAME"), m2.replace("payroll", "NAME"));
+    assert_eq!(
+        message.replace("billing", "NAME"),
+        m2.replace("payroll", "NAME")
+    );
     let a = answer(by_event("E3"));
     assert_eq!(a.repo, "billing");
     assert_resolves(a, &billing, "billing");
-    assert!(symbols(a).iter().any(|s| s == "InvoiceService.billSale"), "{a:#?}");
+    assert!(
+        symbols(a).iter().any(|s| s == "InvoiceService.billSale"),
+        "{a:#?}"
+    );
 
     // An unmapped channel sees nothing: deny by default.
-    inbox.submit(question("C_NOWHERE", None, "U4", "E4", "who calls deductStock?"));
+    inbox.submit(question(
+        "C_NOWHERE",
+        None,
+        "U4",
+        "E4",
+        "who calls deductStock?",
+    ));
     let got = bot.slack.wait_for(4, WAIT).await;
     assert!(matches!(
         got[3].reply,
-        Reply::Error { class: ErrorClass::NotFound, .. }
+        Reply::Error {
+            class: ErrorClass::NotFound,
+            ..
+        }
     ));
     // Help lists only what the channel may see.
     inbox.submit(question("C_BILL", None, "U5", "E5", "help"));
@@ -246,10 +319,22 @@ async fn a_user_over_the_rate_limit_is_told_once_and_platform_waits_are_honoured
     });
     let t0 = Instant::now();
     for i in 0..4 {
-        bot.running.inbox.submit(question("C_SHOP", None, "U1", &format!("R{i}"), "who calls deductStock?"));
+        bot.running.inbox.submit(question(
+            "C_SHOP",
+            None,
+            "U1",
+            &format!("R{i}"),
+            "who calls deductStock?",
+        ));
     }
     // Another user is not limited by U1.
-    bot.running.inbox.submit(question("C_SHOP", None, "U2", "R9", "who calls deductStock?"));
+    bot.running.inbox.submit(question(
+        "C_SHOP",
+        None,
+        "U2",
+        "R9",
+        "who calls deductStock?",
+    ));
     bot.slack.wait_for(3, WAIT).await;
     bot.running.shutdown().await;
     let got = bot.slack.delivered();
@@ -278,7 +363,13 @@ async fn shutdown_answers_what_is_queued_and_refuses_what_comes_after() {
     let bot = start(config(&[("shop", &shop)], SHOP_ONLY), memory_dedupe());
     for i in 0..6 {
         assert_eq!(
-            bot.running.inbox.submit(question("C_SHOP", None, &format!("U{i}"), &format!("S{i}"), "who calls deductStock?")),
+            bot.running.inbox.submit(question(
+                "C_SHOP",
+                None,
+                &format!("U{i}"),
+                &format!("S{i}"),
+                "who calls deductStock?"
+            )),
             Submitted::Accepted
         );
     }
@@ -286,7 +377,13 @@ async fn shutdown_answers_what_is_queued_and_refuses_what_comes_after() {
     bot.running.shutdown().await;
     assert_eq!(bot.slack.delivered().len(), 6);
     assert_eq!(
-        inbox.submit(question("C_SHOP", None, "U1", "S9", "who calls deductStock?")),
+        inbox.submit(question(
+            "C_SHOP",
+            None,
+            "U1",
+            "S9",
+            "who calls deductStock?"
+        )),
         Submitted::Refused
     );
 }

@@ -16,7 +16,9 @@ const LEDGER: &str = "package com.billing;\n\n/** The ledger. */\npublic class L
 const INVOICE: &str = "package com.billing;\n\n/** Invoices. */\npublic class InvoiceService {\n    private final Ledger ledger = new Ledger();\n\n    /** Bills a sale. */\n    public void billSale(long cents) {\n        ledger.book(cents);\n    }\n}\n";
 
 fn files(list: &[(&str, &str)]) -> Vec<(String, String)> {
-    list.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect()
+    list.iter()
+        .map(|(p, t)| (p.to_string(), t.to_string()))
+        .collect()
 }
 
 fn repo(name: &str, root: &Path, workers: usize) -> RepoConfig {
@@ -58,21 +60,33 @@ fn two_repos(tmp: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
 fn two_repositories_answer_each_from_its_own_index() {
     let tmp = tempfile::tempdir().unwrap();
     let (shop, billing) = two_repos(tmp.path());
-    let svc = Service::start(vec![repo("shop", &shop, 1), repo("billing", &billing, 1)], None);
+    let svc = Service::start(
+        vec![repo("shop", &shop, 1), repo("billing", &billing, 1)],
+        None,
+    );
     let all = Scope::of(["shop", "billing"]);
     assert_eq!(svc.repositories(&all), ["billing", "shop"]);
-    let a = svc.ask(&all, "shop", &Request::new("Who calls deductStock?")).unwrap();
+    let a = svc
+        .ask(&all, "shop", &Request::new("Who calls deductStock?"))
+        .unwrap();
     assert_eq!(cited(&a)[0], "OrderService.placeOrder");
     assert_citations_resolve(&a, &shop);
-    let b = svc.ask(&all, "billing", &Request::new("Who calls book?")).unwrap();
+    let b = svc
+        .ask(&all, "billing", &Request::new("Who calls book?"))
+        .unwrap();
     assert_eq!(cited(&b)[0], "InvoiceService.billSale");
     assert_citations_resolve(&b, &billing);
     // Status reads the snapshot without a question.
     let st = svc.status(&all, "billing").unwrap();
-    assert_eq!((st.name.as_str(), st.files, st.graph_built), ("billing", 2, true));
+    assert_eq!(
+        (st.name.as_str(), st.files, st.graph_built),
+        ("billing", 2, true)
+    );
     // `read` hands the reader to a closure inside the worker.
     let files = svc
-        .read(&all, "shop", |r| r.current_files().map(|f| f.len()).unwrap_or(0))
+        .read(&all, "shop", |r| {
+            r.current_files().map(|f| f.len()).unwrap_or(0)
+        })
         .unwrap();
     assert_eq!(files, 2);
 }
@@ -81,7 +95,10 @@ fn two_repositories_answer_each_from_its_own_index() {
 fn a_repository_outside_the_scope_reads_exactly_like_a_missing_one() {
     let tmp = tempfile::tempdir().unwrap();
     let (shop, billing) = two_repos(tmp.path());
-    let svc = Service::start(vec![repo("shop", &shop, 1), repo("billing", &billing, 1)], None);
+    let svc = Service::start(
+        vec![repo("shop", &shop, 1), repo("billing", &billing, 1)],
+        None,
+    );
     let shop_only = Scope::of(["shop"]);
     let q = Request::new("Who calls book?");
     let outside = svc.ask(&shop_only, "billing", &q).unwrap_err();
@@ -92,21 +109,39 @@ fn a_repository_outside_the_scope_reads_exactly_like_a_missing_one() {
         outside.to_string().replace("billing", "X"),
         missing.to_string().replace("payroll", "X")
     );
-    assert!(matches!(svc.status(&shop_only, "billing"), Err(ServiceError::NotFound(_))));
-    assert!(matches!(svc.read(&shop_only, "billing", |_| ()), Err(ServiceError::NotFound(_))));
+    assert!(matches!(
+        svc.status(&shop_only, "billing"),
+        Err(ServiceError::NotFound(_))
+    ));
+    assert!(matches!(
+        svc.read(&shop_only, "billing", |_| ()),
+        Err(ServiceError::NotFound(_))
+    ));
     // Deny by default: the empty scope sees nothing, not even the list.
     let none = Scope::default();
     assert!(svc.repositories(&none).is_empty());
-    assert!(matches!(svc.ask(&none, "shop", &q), Err(ServiceError::NotFound(_))));
+    assert!(matches!(
+        svc.ask(&none, "shop", &q),
+        Err(ServiceError::NotFound(_))
+    ));
     // A configured repository whose index does not exist is unavailable, not missing; the
     // others keep serving.
     let svc = Service::start(
-        vec![repo("shop", &shop, 1), repo("gone", &tmp.path().join("gone"), 1)],
+        vec![
+            repo("shop", &shop, 1),
+            repo("gone", &tmp.path().join("gone"), 1),
+        ],
         None,
     );
     let s = Scope::of(["shop", "gone"]);
-    assert!(matches!(svc.ask(&s, "gone", &q), Err(ServiceError::Unavailable { .. })));
-    assert!(svc.ask(&s, "shop", &Request::new("Who calls deductStock?")).is_ok());
+    assert!(matches!(
+        svc.ask(&s, "gone", &q),
+        Err(ServiceError::Unavailable { .. })
+    ));
+    assert!(
+        svc.ask(&s, "shop", &Request::new("Who calls deductStock?"))
+            .is_ok()
+    );
 }
 
 #[test]
@@ -117,7 +152,11 @@ fn a_re_index_is_answered_without_a_restart() {
     let s = Scope::of(["shop"]);
     let q = Request::new("Who calls deductStock?");
     let before = svc.ask(&s, "shop", &q).unwrap();
-    assert!(!cited(&before).iter().any(|c| c.starts_with("ReturnService")));
+    assert!(
+        !cited(&before)
+            .iter()
+            .any(|c| c.starts_with("ReturnService"))
+    );
     let gen_before = before.freshness.generation;
 
     // A new caller appears and the repository is indexed again, as `codemap index` would.
@@ -134,7 +173,9 @@ fn a_re_index_is_answered_without_a_restart() {
         let after = svc.ask(&s, "shop", &q).unwrap();
         assert!(after.freshness.generation > gen_before);
         assert!(
-            cited(&after).iter().any(|c| c == "ReturnService.writeOffDamaged"),
+            cited(&after)
+                .iter()
+                .any(|c| c == "ReturnService.writeOffDamaged"),
             "{:?}",
             cited(&after)
         );

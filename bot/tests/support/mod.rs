@@ -142,7 +142,13 @@ pub fn memory_dedupe() -> Arc<bot::dedupe::Dedupe> {
     ))
 }
 
-pub fn question(channel: &str, thread: Option<&str>, user: &str, event: &str, text: &str) -> Question {
+pub fn question(
+    channel: &str,
+    thread: Option<&str>,
+    user: &str,
+    event: &str,
+    text: &str,
+) -> Question {
     Question {
         conversation: Conversation {
             platform: Platform::Slack,
@@ -170,7 +176,10 @@ pub fn answer(r: &Reply) -> &bot::model::AnswerReply {
 
 /// The cited symbols of an answer.
 pub fn symbols(a: &bot::model::AnswerReply) -> Vec<String> {
-    a.citations.iter().filter_map(|c| c.symbol.clone()).collect()
+    a.citations
+        .iter()
+        .filter_map(|c| c.symbol.clone())
+        .collect()
 }
 
 /// Every citation and chain step names a file of `repo` and lines inside it; every link points
@@ -186,13 +195,21 @@ pub fn assert_resolves(a: &bot::model::AnswerReply, repo: &Repo, name: &str) {
         let text = std::fs::read_to_string(repo.root.join(path))
             .unwrap_or_else(|_| panic!("cited {path} is not a file of {name}"));
         let n = text.lines().count();
-        assert!(1 <= start && start <= end && end <= n, "{} outside 1..={n}", c.label);
+        assert!(
+            1 <= start && start <= end && end <= n,
+            "{} outside 1..={n}",
+            c.label
+        );
         match (&repo.commit, &c.url) {
             (Some(commit), Some(url)) => assert_eq!(
                 url,
                 &format!(
                     "https://github.com/acme/{name}/blob/{commit}/{path}#L{start}{}",
-                    if start == end { String::new() } else { format!("-L{end}") }
+                    if start == end {
+                        String::new()
+                    } else {
+                        format!("-L{end}")
+                    }
                 )
             ),
             (Some(_), None) => panic!("{} has no link though the index has a commit", c.label),
