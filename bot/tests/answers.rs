@@ -17,6 +17,15 @@ const SCOPES: &str = "[scopes.slack]\nC_SHOP = [\"shop\"]\nC_BILL = [\"billing\"
 async fn stock_deduction_callers_resolve_and_thread_follow_ups_walk_the_chain() {
     let tmp = tempfile::tempdir().unwrap();
     let shop = shop(tmp.path());
+    // Links are only checked when the fixture has a commit: make sure it has one where git is.
+    assert!(
+        shop.commit.is_some()
+            || std::process::Command::new("git")
+                .arg("--version")
+                .output()
+                .is_err(),
+        "git is installed but the fixture copy was not committed"
+    );
     let bot = start(config(&[("shop", &shop)], SHOP_ONLY), memory_dedupe());
     let inbox = &bot.running.inbox;
 
