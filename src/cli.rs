@@ -112,6 +112,9 @@ pub enum Command {
     /// whose module changed are written. Exit 0 when something was written, 1 when nothing
     /// changed, 2 on error.
     Docgen(DocgenArgs),
+    /// The team bot: answers Slack, Discord and Feishu questions inside per-channel repository
+    /// scopes (deploy/bot.toml is a sample configuration).
+    Bot(BotArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -153,6 +156,16 @@ pub enum DocgenMode {
     /// a cron poll start jobs that re-index, regenerate, commit the maps on a docs branch with
     /// `[skip ci]`, push, and open or update one pull / merge request.
     Serve(DocgenServeArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BotArgs {
+    /// The bot's TOML configuration.
+    #[arg(long, env = "CODEMAP_BOT_CONFIG")]
+    pub config: PathBuf,
+    /// Validate the configuration and the credentials' variables, then exit.
+    #[arg(long)]
+    pub check: bool,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -3,6 +3,7 @@
 mod ask;
 mod docgen;
 mod docgen_serve;
+mod bot;
 mod embed;
 mod graph;
 mod index;
@@ -50,6 +51,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         } => graph::path(g, &from, &to, max_depth, limit),
         Command::Diff { from, to } => inspect::diff(g, from, to),
         Command::Docgen(a) => docgen::docgen(g, &a),
+        Command::Bot(a) => bot::bot(&a),
     }
 }
 

@@ -29,13 +29,23 @@ fn main() -> ExitCode {
     // Two TLS backends end up in rustls; pick one before any client exists (deps.md, gotcha 1).
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let args = cli::Cli::parse();
-    if !matches!(args.command, cli::Command::Watch(..)) {
+    // Servers must survive a client that hangs up (they get a write error instead).
+    if !matches!(
+        args.command,
+        cli::Command::Watch(..) | cli::Command::Bot(..)
+    ) {
         die_quietly_on_closed_pipe();
     }
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("CODEMAP_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            tracing_subscriber::EnvFilter::try_from_env("CODEMAP_LOG").unwrap_or_else(|_| {
+                // A server's log is its record: what was asked, answered and refused.
+                let level = match args.command {
+                    cli::Command::Bot(..) => "info",
+                    _ => "warn",
+                };
+                tracing_subscriber::EnvFilter::new(level)
+            }),
         )
         .with_writer(std::io::stderr)
         .init();

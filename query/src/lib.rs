@@ -45,10 +45,8 @@ pub use embed::{
 pub use graph::{CallGraph, LexicalGraph, NoGraph, StoredGraph};
 pub use llm::{ChatModel, LlmConfig, LlmError, OpenAiChat};
 pub use render::render_text;
-pub use service::{
-    IndexLocation, RepoConfig, RepoStatus, Request, Scope, Service, ServiceError,
-};
 pub use search::{Hit, HitSource, SearchError, search, search_with_overlay};
+pub use service::{IndexLocation, RepoConfig, RepoStatus, Request, Scope, Service, ServiceError};
 
 use indexer::store::StoreError;
 

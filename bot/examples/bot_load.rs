@@ -1,0 +1,219 @@
+//! Load on the bot's answer core: concurrent questions from several channels through the inbox,
+//! answered over a real index and delivered to a recording sender. Prints p50/p95 from submit to
+//! delivered, lost and duplicated replies, and peak RSS. Run by bench/bot_load.sh.
+//!
+//! Environment: BOT_LOAD_INDEX (index folder, required), BOT_LOAD_QUESTIONS (a file, one question
+//! a line, `#` comments; default: questions about the shop fixture), BOT_LOAD_N (50),
+//! BOT_LOAD_CHANNELS (10), BOT_LOAD_WORKERS (warm readers, 4), BOT_LOAD_CONCURRENCY (questions in
+//! flight, 8), BOT_LOAD_MEILI_URL + BOT_LOAD_MEILI_REPO (+ BOT_LOAD_MEILI_KEY_ENV) for the
+//! Meilisearch backend instead of the index folder.
+
+use bot::model::{Conversation, Delivery, Platform, Question, Reply};
+use bot::testing::RecordingSender;
+use bot::{Config, Core, Running, Submitted};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const SHOP_QUESTIONS: [&str; 10] = [
+    "who calls the stock deduction?",
+    "who calls deductStock?",
+    "where is an order created?",
+    "how does a payment reach the order?",
+    "谁调用了扣减库存？",
+    "where are coupons checked?",
+    "what does OrderServiceImpl.createOrder call?",
+    "where is the low stock notification sent?",
+    "who calls InventoryClient.deduct?",
+    "where is the order cancelled when it is not paid?",
+];
+
+fn env(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(f64::NAN)
+}
+
+fn pct(sorted: &[Duration], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
+    sorted[i].as_secs_f64() * 1000.0
+}
+
+fn question(channel: usize, user: usize, event: &str, text: &str) -> Question {
+    Question {
+        conversation: Conversation {
+            platform: Platform::Slack,
+            workspace: "TLOAD".into(),
+            channel: format!("C{channel}"),
+            thread: Some(event.to_string()),
+            user: format!("U{user}"),
+            direct: false,
+        },
+        text: text.into(),
+        event_id: event.into(),
+        delivery: Delivery::Post,
+    }
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let n = env("BOT_LOAD_N", 50);
+    let channels = env("BOT_LOAD_CHANNELS", 10).max(1);
+    let workers = env("BOT_LOAD_WORKERS", 4);
+    let concurrency = env("BOT_LOAD_CONCURRENCY", 8);
+    let questions: Vec<String> = match std::env::var("BOT_LOAD_QUESTIONS") {
+        Ok(p) => std::fs::read_to_string(&p)
+            .unwrap_or_else(|e| panic!("BOT_LOAD_QUESTIONS {p}: {e}"))
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(String::from)
+            .collect(),
+        Err(_) => SHOP_QUESTIONS.iter().map(|s| s.to_string()).collect(),
+    };
+    let location = match (
+        std::env::var("BOT_LOAD_MEILI_URL"),
+        std::env::var("BOT_LOAD_INDEX"),
+    ) {
+        (Ok(url), _) => {
+            let repo = std::env::var("BOT_LOAD_MEILI_REPO").expect("BOT_LOAD_MEILI_REPO");
+            let key = std::env::var("BOT_LOAD_MEILI_KEY_ENV")
+                .map(|k| format!(", key_env = {k:?}"))
+                .unwrap_or_default();
+            format!("meilisearch = {{ url = {url:?}, repo = {repo:?}{key} }}")
+        }
+        (_, Ok(idx)) => format!("index_dir = {idx:?}"),
+        _ => panic!("set BOT_LOAD_INDEX (an index folder) or BOT_LOAD_MEILI_URL"),
+    };
+    let mut text = format!(
+        "[[repositories]]\nname = \"bench\"\n{location}\nworkers = {workers}\n[scopes.slack]\n"
+    );
+    for c in 0..channels {
+        text.push_str(&format!("C{c} = [\"bench\"]\n"));
+    }
+    text.push_str(&format!(
+        "[limits]\nquestions_per_minute = 100000\nburst = 100000\nqueue = {}\nconcurrency = {concurrency}\n",
+        (n * 2).max(64)
+    ));
+    let config = Arc::new(Config::parse(&text, "bot_load").unwrap_or_else(|e| panic!("{e}")));
+    let service = Arc::new(query::Service::start(config.service_repos(), None));
+    let core = Arc::new(Core::new(config, service));
+    let sender = Arc::new(RecordingSender::new(Platform::Slack));
+    let dedupe = Arc::new(bot::dedupe::Dedupe::in_memory(
+        Duration::from_secs(8 * 3600),
+        100_000,
+    ));
+    let running = Running::start(
+        core,
+        vec![sender.clone() as Arc<dyn bot::platform::ChatSender>],
+        dedupe,
+    );
+
+    // Warm-up: one question per warm reader opens its view (not counted).
+    let cold = Instant::now();
+    for w in 0..workers.max(1) {
+        running.inbox.submit(question(
+            0,
+            9999,
+            &format!("warm{w}"),
+            &questions[w % questions.len()],
+        ));
+    }
+    sender
+        .wait_for(workers.max(1), Duration::from_secs(600))
+        .await;
+    let cold = cold.elapsed();
+    let warm_count = sender.delivered().len();
+
+    // The load: n questions at once from `channels` channels, then every fifth re-sent with the
+    // same event id, as a platform retry would.
+    let mut submitted: HashMap<String, Instant> = HashMap::new();
+    let mut refused = 0;
+    for i in 0..n {
+        let ev = format!("Ev{i}");
+        let q = question(i % channels, i, &ev, &questions[i % questions.len()]);
+        let at = Instant::now();
+        match running.inbox.submit(q) {
+            Submitted::Accepted => {
+                submitted.insert(ev, at);
+            }
+            _ => refused += 1,
+        }
+    }
+    let mut retries_accepted = 0;
+    for i in (0..n).step_by(5) {
+        let ev = format!("Ev{i}");
+        let q = question(i % channels, i, &ev, &questions[i % questions.len()]);
+        if running.inbox.submit(q) == Submitted::Accepted {
+            retries_accepted += 1;
+        }
+    }
+    let started = Instant::now();
+    sender
+        .wait_for(warm_count + submitted.len(), Duration::from_secs(600))
+        .await;
+    let wall = started.elapsed();
+    // Anything late or doubled would arrive now.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    running.shutdown().await;
+
+    let mut per_event: HashMap<String, usize> = HashMap::new();
+    let mut lat = Vec::new();
+    let (mut answers, mut errors) = (0, 0);
+    for d in sender.delivered().iter().skip(warm_count) {
+        let ev = d.question.event_id.clone();
+        *per_event.entry(ev.clone()).or_default() += 1;
+        if let Some(t) = submitted.get(&ev) {
+            lat.push(d.at.duration_since(*t));
+        }
+        match d.reply {
+            Reply::Answer(_) => answers += 1,
+            _ => errors += 1,
+        }
+    }
+    lat.sort();
+    let lost = submitted
+        .keys()
+        .filter(|e| !per_event.contains_key(*e))
+        .count();
+    let duplicated = per_event.values().filter(|&&c| c > 1).count();
+    println!(
+        "bot load: {n} questions from {channels} channels, {workers} warm readers, {concurrency} in flight"
+    );
+    println!(
+        "  cold start (first {} answers): {:.0} ms",
+        workers.max(1),
+        cold.as_secs_f64() * 1000.0
+    );
+    println!(
+        "  submit -> delivered: p50 {:.0} ms, p95 {:.0} ms, max {:.0} ms; all {n} in {:.0} ms",
+        pct(&lat, 0.50),
+        pct(&lat, 0.95),
+        pct(&lat, 1.0),
+        wall.as_secs_f64() * 1000.0
+    );
+    println!(
+        "  replies: {answers} answers, {errors} errors; lost {lost}, duplicated {duplicated}, refused {refused}, retries accepted {retries_accepted} (want 0)"
+    );
+    println!("  peak RSS: {:.0} MB", peak_rss_mb());
+    if lost > 0 || duplicated > 0 || retries_accepted > 0 {
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,234 @@
+//! The query side's [`Answer`] as a platform-free [`AnswerReply`]: the short answer trimmed, the
+//! chain, at most N citations as links built from the repository's template at the indexed
+//! commit, the freshness line. All text neutralised.
+
+use crate::links::LinkTemplate;
+use crate::model::{AnswerReply, ChainLine, CodeLink};
+use crate::neutralise::neutralise;
+use query::{Answer, Citation};
+
+/// The short answer's length at most, in characters (platforms split or trim further).
+pub const SUMMARY_CHARS: usize = 1_500;
+/// Chain steps shown at most.
+pub const CHAIN_STEPS: usize = 12;
+
+/// How an answer becomes a reply.
+pub struct Compose<'a> {
+    pub repo: &'a str,
+    pub link: &'a LinkTemplate,
+    /// Citations at most.
+    pub citations: usize,
+    /// Said before the answer's own notes (which repository answered, what "that" meant).
+    pub notes: Vec<String>,
+}
+
+impl Compose<'_> {
+    pub fn reply(self, a: &Answer) -> AnswerReply {
+        // Links point at the indexed commit; an index of uncommitted changes has lines no
+        // commit holds, so it gets labels only.
+        let commit = a.freshness.commit.as_deref().filter(|_| !a.freshness.dirty);
+        let link = |path: &str, start: u32, end: u32, symbol: Option<&str>| CodeLink {
+            label: neutralise(&label(path, start, end)),
+            url: commit.and_then(|c| self.link.url(c, path, start, end)),
+            symbol: symbol.map(neutralise),
+        };
+        let citations = a
+            .citations
+            .iter()
+            .take(self.citations)
+            .map(|c: &Citation| link(&c.path, c.start_line, c.end_line, c.symbol.as_deref()))
+            .collect();
+        let chain = a
+            .chain
+            .iter()
+            .take(CHAIN_STEPS)
+            .map(|s| ChainLine {
+                depth: s.depth,
+                symbol: neutralise(&s.symbol),
+                link: link(&s.path, s.start_line, s.end_line, Some(&s.symbol)),
+            })
+            .collect();
+        let mut notes = self.notes;
+        if a.freshness.dirty && !matches!(self.link, LinkTemplate::Plain) {
+            notes.push("the index holds uncommitted changes, so citations are not linked".into());
+        }
+        if a.citations.len() > self.citations {
+            notes.push(format!(
+                "{} more places not shown; ask a narrower question or use `codemap ask`",
+                a.citations.len() - self.citations
+            ));
+        }
+        notes.extend(a.notes.iter().cloned());
+        AnswerReply {
+            repo: self.repo.to_string(),
+            summary: neutralise(&trim(&a.answer, SUMMARY_CHARS)),
+            chain,
+            citations,
+            notes: notes.iter().map(|n| neutralise(n)).collect(),
+            freshness: neutralise(&a.freshness.summary),
+        }
+    }
+}
+
+/// The symbol a follow-up's "that" means: the first cited one.
+pub fn top_symbol(a: &Answer) -> Option<String> {
+    a.citations.iter().find_map(|c| c.symbol.clone())
+}
+
+fn label(path: &str, start: u32, end: u32) -> String {
+    if start == end {
+        format!("{path}:{start}")
+    } else {
+        format!("{path}:{start}-{end}")
+    }
+}
+
+/// At most `max` characters, cut at the last line break that keeps at least half, with `…`.
+fn trim(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut = text
+        .char_indices()
+        .nth(max)
+        .map(|(i, _)| i)
+        .unwrap_or(text.len());
+    let head = &text[..cut];
+    let head = match head.rfind('\n') {
+        Some(nl) if nl >= cut / 2 => &head[..nl],
+        _ => head,
+    };
+    format!("{}\n…", head.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use query::answer::ChainStep;
+
+    fn answer(commit: Option<&str>, dirty: bool, n: usize, text: &str) -> Answer {
+        let mut a = empty();
+        a.answer = text.into();
+        a.freshness.commit = commit.map(String::from);
+        a.freshness.dirty = dirty;
+        a.freshness.summary = "indexed at 0123456789 (3 h ago); HEAD unchanged".into();
+        a.citations = (0..n)
+            .map(|i| Citation {
+                path: format!("src/A{i}.java"),
+                start_line: 10 + i as u32,
+                end_line: 20 + i as u32,
+                symbol: Some(format!("A{i}.run")),
+            })
+            .collect();
+        a.chain = vec![ChainStep {
+            depth: 0,
+            symbol: "A0.run".into(),
+            path: "src/A0.java".into(),
+            start_line: 10,
+            end_line: 20,
+        }];
+        a
+    }
+
+    fn empty() -> Answer {
+        Answer {
+            question: String::new(),
+            intent: query::question::Intent::Callers,
+            level: query::Level::Structured,
+            mode: query::AnswerMode::Index,
+            answer: String::new(),
+            citations: vec![],
+            chain: vec![],
+            map: vec![],
+            snippets: vec![],
+            related: vec![],
+            changes: vec![],
+            entry_points: vec![],
+            frames: vec![],
+            message_site: None,
+            freshness: query::freshness::describe(None, None, 0),
+            notes: vec![],
+            vectors: None,
+        }
+    }
+
+    const C: &str = "0123456789abcdef0123456789abcdef01234567";
+
+    fn gh() -> LinkTemplate {
+        LinkTemplate::Github {
+            base: "https://github.com/acme/shop".into(),
+        }
+    }
+
+    #[test]
+    fn citations_are_capped_and_linked_at_the_indexed_commit() {
+        let t = gh();
+        let r = Compose {
+            repo: "shop",
+            link: &t,
+            citations: 3,
+            notes: vec!["answered from shop".into()],
+        }
+        .reply(&answer(Some(C), false, 5, "Callers of A0.run: …"));
+        assert_eq!(r.citations.len(), 3);
+        assert_eq!(r.citations[0].label, "src/A0.java:10-20");
+        assert_eq!(
+            r.citations[0].url.as_deref(),
+            Some(format!("https://github.com/acme/shop/blob/{C}/src/A0.java#L10-L20").as_str())
+        );
+        assert_eq!(r.chain[0].link.url, r.citations[0].url);
+        assert_eq!(r.notes[0], "answered from shop");
+        assert!(r.notes[1].starts_with("2 more places not shown"));
+        assert_eq!(
+            r.freshness,
+            "indexed at 0123456789 (3 h ago); HEAD unchanged"
+        );
+    }
+
+    #[test]
+    fn no_commit_or_a_dirty_index_gives_labels_only() {
+        let t = gh();
+        let compose = |commit, dirty| {
+            Compose {
+                repo: "shop",
+                link: &t,
+                citations: 5,
+                notes: vec![],
+            }
+            .reply(&answer(commit, dirty, 2, "x"))
+        };
+        let r = compose(None, false);
+        assert!(r.citations.iter().all(|c| c.url.is_none()));
+        let r = compose(Some(C), true);
+        assert!(r.citations.iter().all(|c| c.url.is_none()));
+        assert!(r.notes[0].contains("uncommitted"));
+    }
+
+    #[test]
+    fn the_summary_is_trimmed_and_neutralised() {
+        let long = format!(
+            "Callers of A: @everyone see https://evil.com\n{}",
+            "line of text\n".repeat(400)
+        );
+        let r = Compose {
+            repo: "shop",
+            link: &LinkTemplate::Plain,
+            citations: 5,
+            notes: vec![],
+        }
+        .reply(&answer(None, false, 1, &long));
+        assert!(r.summary.chars().count() <= SUMMARY_CHARS + 2);
+        assert!(r.summary.ends_with("line of text\n…"));
+        assert!(!r.summary.contains("@everyone") && !r.summary.contains("https://"));
+    }
+
+    #[test]
+    fn the_top_symbol_is_the_first_cited() {
+        assert_eq!(
+            top_symbol(&answer(None, false, 2, "")).as_deref(),
+            Some("A0.run")
+        );
+        assert_eq!(top_symbol(&answer(None, false, 0, "")), None);
+    }
+}

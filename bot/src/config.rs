@@ -1,0 +1,701 @@
+//! The bot's configuration: one typed tree read from a TOML file once at start, validated before
+//! anything listens. Secrets are never in the file: every credential is the NAME of an environment
+//! variable. Errors name the key path (`scopes.slack.C123: unknown repository "shp"`).
+
+use crate::links::LinkTemplate;
+use crate::model::Platform;
+use query::LlmConfig;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The scope key that DMs with the bot use, on every platform.
+pub const DM: &str = "dm";
+
+/// `codemap bot --config FILE`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Address the HTTP server listens on (platform callbacks and `/healthz`).
+    #[serde(default = "default_listen")]
+    pub listen: String,
+    /// Folder for the bot's own state (the event-id dedupe file). Default: the system temp
+    /// folder, which loses dedupe across reboots.
+    #[serde(default)]
+    pub state_dir: Option<PathBuf>,
+    /// The repositories the bot answers from; scopes refer to them by name.
+    pub repositories: Vec<RepoEntry>,
+    /// Per platform: conversation id → repository names. Deny by default.
+    #[serde(default)]
+    pub scopes: Scopes,
+    /// Platform credentials (by env-var name). A platform without a section is not served.
+    #[serde(default)]
+    pub platforms: Platforms,
+    #[serde(default)]
+    pub limits: Limits,
+    /// An OpenAI-compatible endpoint for prose answers; without it answers come from the index.
+    #[serde(default)]
+    pub llm: Option<LlmConfig>,
+}
+
+fn default_listen() -> String {
+    "127.0.0.1:8080".into()
+}
+
+/// One repository.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepoEntry {
+    /// The name scopes and `repo:NAME` use.
+    pub name: String,
+    /// Embedded index folder (`<repo>/.codemap`). Exactly one of `index_dir` and `meilisearch`.
+    #[serde(default)]
+    pub index_dir: Option<PathBuf>,
+    /// The repository's work tree, where HEAD is read for freshness (default: the index
+    /// folder's parent).
+    #[serde(default)]
+    pub repo_root: Option<PathBuf>,
+    #[serde(default)]
+    pub meilisearch: Option<MeiliEntry>,
+    /// How citations become links to the code host.
+    #[serde(default)]
+    pub link: LinkTemplate,
+    /// Worker threads, each with its own warm reader.
+    #[serde(default = "default_workers")]
+    pub workers: usize,
+}
+
+fn default_workers() -> usize {
+    2
+}
+
+/// A repository published to Meilisearch.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeiliEntry {
+    pub url: String,
+    /// Prefix of codemap's index names.
+    #[serde(default = "default_prefix")]
+    pub prefix: String,
+    /// The repository scope name the indexer published under (default: the entry's name).
+    #[serde(default)]
+    pub repo: Option<String>,
+    /// Name of the environment variable holding a search key (none for an open server).
+    #[serde(default)]
+    pub key_env: Option<String>,
+    /// Where the derived view tables are cached.
+    #[serde(default)]
+    pub cache_dir: Option<PathBuf>,
+}
+
+fn default_prefix() -> String {
+    "codemap_".into()
+}
+
+/// Conversation id → repository names, per platform. Keys: a channel id (Slack channel, Discord
+/// channel, Feishu chat), a workspace id (Slack team, Discord guild, Feishu tenant) for every
+/// channel of it, or `dm` for direct messages. The most specific entry wins: channel, then
+/// workspace; a DM only ever matches `dm`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scopes {
+    #[serde(default)]
+    pub slack: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    pub discord: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    pub feishu: BTreeMap<String, Vec<String>>,
+}
+
+impl Scopes {
+    pub fn of(&self, p: Platform) -> &BTreeMap<String, Vec<String>> {
+        match p {
+            Platform::Slack => &self.slack,
+            Platform::Discord => &self.discord,
+            Platform::Feishu => &self.feishu,
+        }
+    }
+}
+
+/// Credentials, each the name of an environment variable.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Platforms {
+    pub slack: Option<SlackCreds>,
+    pub discord: Option<DiscordCreds>,
+    pub feishu: Option<FeishuCreds>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlackCreds {
+    pub signing_secret_env: String,
+    pub bot_token_env: String,
+    /// App-level token (`xapp-`) for Socket Mode.
+    #[serde(default)]
+    pub app_token_env: Option<String>,
+    /// Web API base (tests point it at a loopback server).
+    #[serde(default)]
+    pub api_base: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiscordCreds {
+    pub public_key_env: String,
+    pub application_id_env: String,
+    pub bot_token_env: String,
+    #[serde(default)]
+    pub api_base: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FeishuCreds {
+    pub app_id_env: String,
+    pub app_secret_env: String,
+    pub verification_token_env: String,
+    #[serde(default)]
+    pub encrypt_key_env: Option<String>,
+    #[serde(default)]
+    pub api_base: Option<String>,
+}
+
+/// Bounds of what the bot shows, keeps and accepts.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Citations per answer at most.
+    #[serde(default = "d_citations")]
+    pub citations: usize,
+    /// Questions a user may ask per minute (token bucket refill).
+    #[serde(default = "d_per_minute")]
+    pub questions_per_minute: u32,
+    /// Questions a user may ask at once before the per-minute rate applies.
+    #[serde(default = "d_burst")]
+    pub burst: u32,
+    /// Threads remembered for follow-ups.
+    #[serde(default = "d_threads")]
+    pub thread_memory: usize,
+    /// Seconds a thread's last answer is remembered.
+    #[serde(default = "d_thread_ttl")]
+    pub thread_ttl_secs: u64,
+    /// Questions waiting to be answered at most; beyond it platforms are told to retry.
+    #[serde(default = "d_queue")]
+    pub queue: usize,
+    /// Questions answered at once.
+    #[serde(default = "d_concurrency")]
+    pub concurrency: usize,
+    /// Hours an event id is remembered (at least 8: Feishu retries for about 7.1 h).
+    #[serde(default = "d_dedupe_hours")]
+    pub dedupe_hours: u64,
+    /// Event ids remembered at most.
+    #[serde(default = "d_dedupe_entries")]
+    pub dedupe_entries: usize,
+}
+
+fn d_citations() -> usize {
+    5
+}
+fn d_per_minute() -> u32 {
+    6
+}
+fn d_burst() -> u32 {
+    3
+}
+fn d_threads() -> usize {
+    10_000
+}
+fn d_thread_ttl() -> u64 {
+    3600
+}
+fn d_queue() -> usize {
+    256
+}
+fn d_concurrency() -> usize {
+    4
+}
+fn d_dedupe_hours() -> u64 {
+    24
+}
+fn d_dedupe_entries() -> usize {
+    100_000
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            citations: d_citations(),
+            questions_per_minute: d_per_minute(),
+            burst: d_burst(),
+            thread_memory: d_threads(),
+            thread_ttl_secs: d_thread_ttl(),
+            queue: d_queue(),
+            concurrency: d_concurrency(),
+            dedupe_hours: d_dedupe_hours(),
+            dedupe_entries: d_dedupe_entries(),
+        }
+    }
+}
+
+/// A configuration that cannot be used, with the key path that is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("reading {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Parse { path: String, message: String },
+    /// Every problem found, one per line, each starting with its key path.
+    #[error("invalid configuration:\n{}", .0.join("\n"))]
+    Invalid(Vec<String>),
+}
+
+impl Config {
+    /// Reads, parses and validates a file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Config::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses and validates TOML text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
+        let cfg: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: origin.to_string(),
+            message: e.to_string(),
+        })?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Every problem at once, each naming its key path.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let mut errs = Vec::new();
+        if self.listen.parse::<std::net::SocketAddr>().is_err() {
+            errs.push(format!(
+                "listen: {:?} is not an address like 127.0.0.1:8080",
+                self.listen
+            ));
+        }
+        if self.repositories.is_empty() {
+            errs.push("repositories: at least one repository is needed".into());
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, r) in self.repositories.iter().enumerate() {
+            let at = format!("repositories[{i}]");
+            if !valid_name(&r.name) {
+                errs.push(format!(
+                    "{at}.name: {:?} must be 1-64 letters, digits, '-', '_' or '.'",
+                    r.name
+                ));
+            } else if !seen.insert(r.name.as_str()) {
+                errs.push(format!("{at}.name: {:?} is configured twice", r.name));
+            }
+            match (&r.index_dir, &r.meilisearch) {
+                (Some(_), Some(_)) => errs.push(format!(
+                    "{at}: set either index_dir or meilisearch, not both"
+                )),
+                (None, None) => errs.push(format!(
+                    "{at}: set index_dir (embedded index) or meilisearch"
+                )),
+                (None, Some(m)) => {
+                    if !(m.url.starts_with("http://") || m.url.starts_with("https://")) {
+                        errs.push(format!(
+                            "{at}.meilisearch.url: {:?} is not an http(s) URL",
+                            m.url
+                        ));
+                    }
+                    if let Some(k) = &m.key_env {
+                        check_env_name(&mut errs, &format!("{at}.meilisearch.key_env"), k);
+                    }
+                }
+                (Some(_), None) => {}
+            }
+            if r.workers == 0 || r.workers > 64 {
+                errs.push(format!("{at}.workers: {} is not within 1..=64", r.workers));
+            }
+            if let Err(e) = r.link.check() {
+                errs.push(format!("{at}.link: {e}"));
+            }
+        }
+        for p in [Platform::Slack, Platform::Discord, Platform::Feishu] {
+            for (key, repos) in self.scopes.of(p) {
+                let at = format!("scopes.{}.{key}", p.as_str());
+                if repos.is_empty() {
+                    errs.push(format!(
+                        "{at}: an empty list; remove the entry to deny the conversation"
+                    ));
+                }
+                for name in repos {
+                    if !self.repositories.iter().any(|r| &r.name == name) {
+                        errs.push(format!("{at}: unknown repository {name:?}"));
+                    }
+                }
+            }
+        }
+        let p = &self.platforms;
+        if let Some(s) = &p.slack {
+            check_env_name(
+                &mut errs,
+                "platforms.slack.signing_secret_env",
+                &s.signing_secret_env,
+            );
+            check_env_name(&mut errs, "platforms.slack.bot_token_env", &s.bot_token_env);
+            if let Some(a) = &s.app_token_env {
+                check_env_name(&mut errs, "platforms.slack.app_token_env", a);
+            }
+        }
+        if let Some(d) = &p.discord {
+            check_env_name(
+                &mut errs,
+                "platforms.discord.public_key_env",
+                &d.public_key_env,
+            );
+            check_env_name(
+                &mut errs,
+                "platforms.discord.application_id_env",
+                &d.application_id_env,
+            );
+            check_env_name(
+                &mut errs,
+                "platforms.discord.bot_token_env",
+                &d.bot_token_env,
+            );
+        }
+        if let Some(f) = &p.feishu {
+            check_env_name(&mut errs, "platforms.feishu.app_id_env", &f.app_id_env);
+            check_env_name(
+                &mut errs,
+                "platforms.feishu.app_secret_env",
+                &f.app_secret_env,
+            );
+            check_env_name(
+                &mut errs,
+                "platforms.feishu.verification_token_env",
+                &f.verification_token_env,
+            );
+            if let Some(k) = &f.encrypt_key_env {
+                check_env_name(&mut errs, "platforms.feishu.encrypt_key_env", k);
+            }
+        }
+        let l = &self.limits;
+        if l.citations == 0 || l.citations > 20 {
+            errs.push(format!(
+                "limits.citations: {} is not within 1..=20",
+                l.citations
+            ));
+        }
+        if l.questions_per_minute == 0 {
+            errs.push("limits.questions_per_minute: must be at least 1".into());
+        }
+        if l.burst == 0 {
+            errs.push("limits.burst: must be at least 1".into());
+        }
+        if l.queue == 0 {
+            errs.push("limits.queue: must be at least 1".into());
+        }
+        if l.concurrency == 0 {
+            errs.push("limits.concurrency: must be at least 1".into());
+        }
+        if l.dedupe_hours < 8 {
+            errs.push(format!(
+                "limits.dedupe_hours: {} is too short; platforms retry for up to ~7.1 h (Feishu), use at least 8",
+                l.dedupe_hours
+            ));
+        }
+        if l.dedupe_entries < 1000 {
+            errs.push("limits.dedupe_entries: use at least 1000".into());
+        }
+        if errs.is_empty() {
+            Ok(())
+        } else {
+            Err(ConfigError::Invalid(errs))
+        }
+    }
+
+    /// The repositories a conversation may see, in configuration order (the first is the
+    /// default when a question names none). Deny by default: no entry, no repositories.
+    pub fn scope_of(&self, c: &crate::model::Conversation) -> Vec<String> {
+        let map = self.scopes.of(c.platform);
+        let entry = if c.direct {
+            map.get(DM)
+        } else {
+            map.get(&c.channel).or_else(|| {
+                (!c.workspace.is_empty())
+                    .then(|| map.get(&c.workspace))
+                    .flatten()
+            })
+        };
+        let Some(names) = entry else {
+            return Vec::new();
+        };
+        self.repositories
+            .iter()
+            .filter(|r| names.contains(&r.name))
+            .map(|r| r.name.clone())
+            .collect()
+    }
+
+    pub fn repo(&self, name: &str) -> Option<&RepoEntry> {
+        self.repositories.iter().find(|r| r.name == name)
+    }
+
+    /// What the query service needs: locations with keys read from the environment now.
+    pub fn service_repos(&self) -> Vec<query::RepoConfig> {
+        self.repositories
+            .iter()
+            .map(|r| {
+                let location = match (&r.index_dir, &r.meilisearch) {
+                    (_, Some(m)) => query::IndexLocation::Meilisearch {
+                        config: indexer::store::meilisearch::MeiliConfig::new(
+                            m.url.clone(),
+                            m.key_env.as_ref().and_then(|k| std::env::var(k).ok()),
+                            m.prefix.clone(),
+                            m.repo.clone().unwrap_or_else(|| r.name.clone()),
+                        ),
+                        cache_dir: m.cache_dir.clone(),
+                        repo_root: r.repo_root.clone(),
+                    },
+                    (Some(dir), None) => query::IndexLocation::Embedded {
+                        index_dir: dir.clone(),
+                        repo_root: r.repo_root.clone(),
+                    },
+                    (None, None) => unreachable!("validated: every repository has a location"),
+                };
+                query::RepoConfig {
+                    name: r.name.clone(),
+                    location,
+                    workers: r.workers,
+                }
+            })
+            .collect()
+    }
+}
+
+fn valid_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// An env-var NAME, not a secret pasted in by mistake.
+fn check_env_name(errs: &mut Vec<String>, at: &str, name: &str) {
+    let ok = !name.is_empty()
+        && name.len() <= 128
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit());
+    if !ok {
+        errs.push(format!(
+            "{at}: {:?} is not an environment variable name (UPPER_CASE); put the secret in the environment and its name here",
+            redact(name)
+        ));
+    }
+}
+
+/// Enough of a mistyped value to recognise it, never the whole (it may be a secret).
+fn redact(s: &str) -> String {
+    let head: String = s.chars().take(4).collect();
+    if s.chars().count() > 4 {
+        format!("{head}…")
+    } else {
+        head
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Conversation;
+
+    const GOOD: &str = r#"
+listen = "127.0.0.1:9000"
+
+[[repositories]]
+name = "shop"
+index_dir = "/srv/shop/.codemap"
+link = { kind = "github", base = "https://github.com/acme/shop" }
+
+[[repositories]]
+name = "tomcat"
+meilisearch = { url = "http://127.0.0.1:7700", key_env = "MEILI_SEARCH_KEY" }
+workers = 3
+
+[scopes.slack]
+C123 = ["shop"]
+T999 = ["shop", "tomcat"]
+dm = ["tomcat"]
+
+[scopes.discord]
+"111" = ["tomcat", "shop"]
+
+[platforms.slack]
+signing_secret_env = "SLACK_SIGNING_SECRET"
+bot_token_env = "SLACK_BOT_TOKEN"
+
+[limits]
+citations = 3
+"#;
+
+    fn conv(p: Platform, ws: &str, ch: &str, direct: bool) -> Conversation {
+        Conversation {
+            platform: p,
+            workspace: ws.into(),
+            channel: ch.into(),
+            thread: None,
+            user: "U1".into(),
+            direct,
+        }
+    }
+
+    fn errors(text: &str) -> Vec<String> {
+        match Config::parse(text, "bot.toml") {
+            Err(ConfigError::Invalid(e)) => e,
+            other => panic!("expected validation errors, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_good_file_parses_with_defaults() {
+        let c = Config::parse(GOOD, "bot.toml").unwrap();
+        assert_eq!(c.listen, "127.0.0.1:9000");
+        assert_eq!(c.limits.citations, 3);
+        assert_eq!(c.limits.queue, 256);
+        assert_eq!(c.repositories[0].workers, 2);
+        assert_eq!(c.repositories[1].workers, 3);
+        let svc = c.service_repos();
+        assert!(matches!(
+            &svc[1].location,
+            query::IndexLocation::Meilisearch { config, .. } if config.repo == "tomcat" && config.prefix == "codemap_"
+        ));
+    }
+
+    #[test]
+    fn scopes_deny_by_default_and_the_most_specific_entry_wins() {
+        let c = Config::parse(GOOD, "bot.toml").unwrap();
+        // Channel entry, over its workspace's.
+        assert_eq!(
+            c.scope_of(&conv(Platform::Slack, "T999", "C123", false)),
+            ["shop"]
+        );
+        // Another channel of the workspace: the workspace entry, in configuration order.
+        assert_eq!(
+            c.scope_of(&conv(Platform::Slack, "T999", "C555", false)),
+            ["shop", "tomcat"]
+        );
+        // Unknown channel and workspace: nothing.
+        assert!(
+            c.scope_of(&conv(Platform::Slack, "T1", "C9", false))
+                .is_empty()
+        );
+        // A DM matches only `dm`, never the workspace's channels.
+        assert_eq!(
+            c.scope_of(&conv(Platform::Slack, "T999", "D1", true)),
+            ["tomcat"]
+        );
+        // Another platform's entries do not leak: Feishu has none.
+        assert!(
+            c.scope_of(&conv(Platform::Feishu, "T999", "C123", false))
+                .is_empty()
+        );
+        // A Discord guild entry covers its channels; config order, not list order.
+        assert_eq!(
+            c.scope_of(&conv(Platform::Discord, "111", "222", false)),
+            ["shop", "tomcat"]
+        );
+        // No DM entry on Discord: DMs see nothing.
+        assert!(
+            c.scope_of(&conv(Platform::Discord, "", "333", true))
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn the_sample_deployment_file_is_valid() {
+        let c = Config::parse(include_str!("../../deploy/bot.toml"), "deploy/bot.toml").unwrap();
+        assert_eq!(c.repositories.len(), 2);
+        assert!(c.platforms.slack.is_some() && c.platforms.feishu.is_some());
+    }
+
+    #[test]
+    fn an_unknown_repository_in_a_scope_names_the_key() {
+        let text = GOOD.replace("C123 = [\"shop\"]", "C123 = [\"shp\"]");
+        assert_eq!(
+            errors(&text),
+            ["scopes.slack.C123: unknown repository \"shp\""]
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_with_their_place() {
+        let text = GOOD.replace("citations = 3", "citations = 3\ncitation = 4");
+        let err = Config::parse(&text, "bot.toml").unwrap_err().to_string();
+        assert!(err.starts_with("bot.toml: "), "{err}");
+        assert!(err.contains("unknown field `citation`"), "{err}");
+        let text = GOOD.replace("workers = 3", "workers = 3\nindex = \"x\"");
+        let err = Config::parse(&text, "bot.toml").unwrap_err().to_string();
+        assert!(err.contains("unknown field `index`"), "{err}");
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_once_with_its_path() {
+        let text = r#"
+listen = "nowhere"
+[[repositories]]
+name = "shop"
+[[repositories]]
+name = "shop"
+index_dir = "/a"
+meilisearch = { url = "ftp://x" }
+workers = 0
+link = { kind = "github", base = "javascript:alert(1)" }
+[scopes.feishu]
+oc_1 = []
+[platforms.slack]
+signing_secret_env = "8f3a9c0d1e2b"
+bot_token_env = "xoxb-123-456"
+[limits]
+dedupe_hours = 1
+citations = 0
+"#;
+        let e = errors(text);
+        let want = [
+            "listen: \"nowhere\" is not an address like 127.0.0.1:8080",
+            "repositories[0]: set index_dir (embedded index) or meilisearch",
+            "repositories[1].name: \"shop\" is configured twice",
+            "repositories[1]: set either index_dir or meilisearch, not both",
+            "repositories[1].workers: 0 is not within 1..=64",
+            "scopes.feishu.oc_1: an empty list; remove the entry to deny the conversation",
+            "limits.citations: 0 is not within 1..=20",
+        ];
+        for w in want {
+            assert!(e.iter().any(|x| x == w), "missing {w:?} in {e:#?}");
+        }
+        assert!(
+            e.iter().any(|x| x.starts_with("repositories[1].link: ")),
+            "{e:#?}"
+        );
+        assert!(
+            e.iter()
+                .any(|x| x.starts_with("limits.dedupe_hours: 1 is too short"))
+        );
+        // A secret pasted where its variable's name belongs is refused and not echoed whole.
+        let slack: Vec<&String> = e
+            .iter()
+            .filter(|x| x.starts_with("platforms.slack"))
+            .collect();
+        assert_eq!(slack.len(), 2, "{e:#?}");
+        assert!(
+            slack
+                .iter()
+                .all(|x| !x.contains("8f3a9c0d1e2b") && !x.contains("xoxb-123-456"))
+        );
+    }
+}

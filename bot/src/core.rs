@@ -1,0 +1,172 @@
+//! The answer core: a [`Question`] from any platform → a [`Reply`]. Reads the conversation's
+//! scope from the configuration, understands the message, resolves a thread follow-up, picks the
+//! repository, asks the query service and composes the reply. Blocking: run it off the async
+//! threads (`spawn_blocking`).
+
+use crate::classify;
+use crate::compose::{Compose, top_symbol};
+use crate::config::Config;
+use crate::followup::{Remembered, ThreadMemory, resolve};
+use crate::intent::{self, Intent};
+use crate::model::{HelpReply, Question, Reply};
+use query::{Request, Scope, Service};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Examples the help reply shows.
+const EXAMPLES: [&str; 6] = [
+    "who calls deductStock?",
+    "where is an order created?",
+    "repo:NAME how does a payment reach the order?",
+    "a pasted stack trace or diff",
+    "谁调用了扣减库存？",
+    "in a thread, after an answer: and who calls that?",
+];
+
+pub struct Core {
+    config: Arc<Config>,
+    service: Arc<Service>,
+    memory: Mutex<ThreadMemory>,
+}
+
+impl Core {
+    pub fn new(config: Arc<Config>, service: Arc<Service>) -> Core {
+        let memory = ThreadMemory::new(
+            config.limits.thread_memory,
+            Duration::from_secs(config.limits.thread_ttl_secs),
+        );
+        Core {
+            config,
+            service,
+            memory: Mutex::new(memory),
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn service(&self) -> &Arc<Service> {
+        &self.service
+    }
+
+    /// Answers one question. Never panics on input; every failure is a classified reply.
+    pub fn answer(&self, q: &Question) -> Reply {
+        let scope = self.config.scope_of(&q.conversation);
+        match intent::parse(&q.text) {
+            Err(r) => classify::refusal(&r),
+            Ok(Intent::Help) => Reply::Help(HelpReply {
+                repos: scope,
+                examples: EXAMPLES.iter().map(|s| s.to_string()).collect(),
+            }),
+            Ok(Intent::Ask { repo, question }) => self.ask(q, &scope, repo, question),
+        }
+    }
+
+    fn ask(
+        &self,
+        q: &Question,
+        scope: &[String],
+        named: Option<String>,
+        question: String,
+    ) -> Reply {
+        let conv = &q.conversation;
+        if scope.is_empty() {
+            return match named {
+                Some(name) => classify::no_such_repo(&name),
+                None => classify::not_found(
+                    "This conversation is not mapped to any repository yet; an admin adds it to the bot's scopes.",
+                ),
+            };
+        }
+        let now = Instant::now();
+        let remembered = self
+            .memory
+            .lock()
+            .ok()
+            .and_then(|mut m| m.recall(conv, now));
+        let mut notes = Vec::new();
+        let repo = match (&named, &remembered) {
+            (Some(name), _) => name.clone(),
+            // A thread keeps talking about the repository it started with.
+            (None, Some(r)) if scope.contains(&r.repo) => r.repo.clone(),
+            (None, _) => {
+                if scope.len() > 1 {
+                    notes.push(format!(
+                        "answered from {}, the default here; also available: {} (ask with repo:NAME)",
+                        scope[0],
+                        scope[1..].join(", ")
+                    ));
+                }
+                scope[0].clone()
+            }
+        };
+        let question = match &remembered {
+            Some(r) if r.repo == repo => match resolve(&question, &r.symbol) {
+                Some(rewritten) => {
+                    notes.push(format!("read as: {rewritten} (from this thread)"));
+                    rewritten
+                }
+                None => question,
+            },
+            _ => question,
+        };
+        let mut req = Request::new(question);
+        req.limit = req.limit.max(self.config.limits.citations);
+        let started = Instant::now();
+        let result = self
+            .service
+            .ask(&Scope::of(scope.iter().cloned()), &repo, &req);
+        let ms = started.elapsed().as_millis() as u64;
+        let answer = match result {
+            Ok(a) => a,
+            Err(e) => {
+                tracing::info!(platform = conv.platform.as_str(), channel = %conv.channel, %repo, ms, error = %e, "question not answered");
+                return classify::service(&e, &repo);
+            }
+        };
+        tracing::info!(
+            platform = conv.platform.as_str(),
+            channel = %conv.channel,
+            %repo,
+            intent = answer.intent.as_str(),
+            citations = answer.citations.len(),
+            ms,
+            "answered"
+        );
+        if answer.citations.is_empty() {
+            let why = answer
+                .notes
+                .first()
+                .map(|n| format!(" ({})", crate::neutralise::neutralise(n)))
+                .unwrap_or_default();
+            return classify::not_found(format!(
+                "Nothing in {repo} answers that{why}. Name a class or method, or say `help`."
+            ));
+        }
+        if let (Some(symbol), Ok(mut m)) = (top_symbol(&answer), self.memory.lock()) {
+            m.remember(
+                conv,
+                Remembered {
+                    repo: repo.clone(),
+                    symbol,
+                },
+                now,
+            );
+        }
+        let link = self
+            .config
+            .repo(&repo)
+            .map(|r| r.link.clone())
+            .unwrap_or_default();
+        Reply::Answer(
+            Compose {
+                repo: &repo,
+                link: &link,
+                citations: self.config.limits.citations,
+                notes,
+            }
+            .reply(&answer),
+        )
+    }
+}
