@@ -19,7 +19,7 @@
 //! are neutralised, and 429s are waited out (`Retry-After`, `retry_after`,
 //! `x-ogw-ratelimit-reset`) a few times before [`DeliveryError::RateLimited`] is returned.
 
-// pub mod discord;
+pub mod discord;
 // pub mod feishu;
 pub mod slack;
 
