@@ -20,7 +20,7 @@
 //! `x-ogw-ratelimit-reset`) a few times before [`DeliveryError::RateLimited`] is returned.
 
 pub mod discord;
-// pub mod feishu;
+pub mod feishu;
 pub mod slack;
 
 use crate::inbox::{Inbox, Submitted};
@@ -116,6 +116,9 @@ pub(crate) fn neutralise(text: &str) -> String {
     }
     out = out.replace("<@&", &format!("<@{ZW}&"));
     out = out.replace("<!subteam", &format!("<!{ZW}subteam"));
+    // Feishu's `<at user_id="all">` and `@all`.
+    out = out.replace("<at ", &format!("<{ZW}at "));
+    out = replace_ascii_ci(&out, "@all", &format!("@{ZW}all"));
     out
 }
 
@@ -241,8 +244,8 @@ mod tests {
 
     #[test]
     fn mass_mentions_are_inert_in_every_spelling() {
-        let s = neutralise("@everyone @HERE @channel <!channel> <!here> <!everyone> <@&123> <!subteam^S1>");
-        for bad in ["@everyone", "@HERE", "@channel", "<!channel", "<!here", "<!everyone", "<@&", "<!subteam"] {
+        let s = neutralise("@everyone @HERE @channel <!channel> <!here> <!everyone> <@&123> <!subteam^S1> <at user_id=\"all\"> @all");
+        for bad in ["@everyone", "@HERE", "@channel", "<!channel", "<!here", "<!everyone", "<@&", "<!subteam", "<at ", "@all"] {
             assert!(!s.contains(bad), "{bad} survived in {s}");
         }
         assert_eq!(neutralise("plain text"), "plain text");
