@@ -84,7 +84,10 @@ pub(crate) fn ack_status(inbox: &Inbox, question: Question) -> axum::http::Statu
             axum::http::StatusCode::OK
         }
         Submitted::Refused => {
-            tracing::warn!(event, "inbox refused a question; asking the platform to retry");
+            tracing::warn!(
+                event,
+                "inbox refused a question; asking the platform to retry"
+            );
             axum::http::StatusCode::SERVICE_UNAVAILABLE
         }
     }
@@ -168,7 +171,11 @@ pub(crate) fn clip(text: &str, max: usize) -> String {
 }
 
 /// The headline and body every platform shows for an error, by class.
-pub(crate) fn error_text(class: ErrorClass, message: &str, reference: Option<&str>) -> (String, String) {
+pub(crate) fn error_text(
+    class: ErrorClass,
+    message: &str,
+    reference: Option<&str>,
+) -> (String, String) {
     let message = plain(message);
     let reference = reference.map(plain);
     match class {
@@ -194,7 +201,10 @@ pub(crate) fn help_lines(help: &HelpReply) -> (String, Vec<String>) {
         "No repository is open to this conversation yet; ask an admin to add it to the bot's scopes."
             .to_string()
     } else {
-        format!("I answer questions about: {}.", plain(&help.repos.join(", ")))
+        format!(
+            "I answer questions about: {}.",
+            plain(&help.repos.join(", "))
+        )
     };
     let examples = help.examples.iter().map(|e| plain(e)).collect();
     (repos, examples)
@@ -230,7 +240,13 @@ where
 
 /// Seconds (integer or fractional) from a header, as a wait.
 pub(crate) fn header_secs(headers: &reqwest::header::HeaderMap, name: &str) -> Option<Duration> {
-    let v = headers.get(name)?.to_str().ok()?.trim().parse::<f64>().ok()?;
+    let v = headers
+        .get(name)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse::<f64>()
+        .ok()?;
     (v.is_finite() && v >= 0.0).then(|| Duration::from_secs_f64(v))
 }
 
@@ -244,8 +260,21 @@ mod tests {
 
     #[test]
     fn mass_mentions_are_inert_in_every_spelling() {
-        let s = neutralise("@everyone @HERE @channel <!channel> <!here> <!everyone> <@&123> <!subteam^S1> <at user_id=\"all\"> @all");
-        for bad in ["@everyone", "@HERE", "@channel", "<!channel", "<!here", "<!everyone", "<@&", "<!subteam", "<at ", "@all"] {
+        let s = neutralise(
+            "@everyone @HERE @channel <!channel> <!here> <!everyone> <@&123> <!subteam^S1> <at user_id=\"all\"> @all",
+        );
+        for bad in [
+            "@everyone",
+            "@HERE",
+            "@channel",
+            "<!channel",
+            "<!here",
+            "<!everyone",
+            "<@&",
+            "<!subteam",
+            "<at ",
+            "@all",
+        ] {
             assert!(!s.contains(bad), "{bad} survived in {s}");
         }
         assert_eq!(neutralise("plain text"), "plain text");
@@ -253,12 +282,18 @@ mod tests {
 
     #[test]
     fn urls_in_text_are_defanged() {
-        assert_eq!(defang("see https://evil.example/x?a=1"), "see https[:]//evil.example/x?a=1");
+        assert_eq!(
+            defang("see https://evil.example/x?a=1"),
+            "see https[:]//evil.example/x?a=1"
+        );
     }
 
     #[test]
     fn only_clean_http_urls_render_as_links() {
-        assert_eq!(safe_url(Some("https://git.example/a/b#L3")), Some("https://git.example/a/b#L3"));
+        assert_eq!(
+            safe_url(Some("https://git.example/a/b#L3")),
+            Some("https://git.example/a/b#L3")
+        );
         assert_eq!(safe_url(Some("javascript:alert(1)")), None);
         assert_eq!(safe_url(Some("https://x/|<!channel>")), None);
         assert_eq!(safe_url(Some("https://x/a b")), None);

@@ -4,7 +4,9 @@
 
 mod platform_support;
 
-use bot::model::{AnswerReply, CodeLink, Conversation, Delivery, ErrorClass, Platform, Question, Reply};
+use bot::model::{
+    AnswerReply, CodeLink, Conversation, Delivery, ErrorClass, Platform, Question, Reply,
+};
 use bot::platform::ChatSender;
 use bot::platform::discord::{self, DiscordConfig, DiscordSender};
 use platform_support::{Recorder, inbox, node, now, post, python, urls_in};
@@ -26,7 +28,9 @@ fn ask(question: &str) -> String {
 #[tokio::test]
 async fn signed_interactions_are_answered_tampered_ones_refused_and_discord_interactions_agrees() {
     let ts = now();
-    let ping = r#"{"type":1,"id":"1","application_id":"1170000000000000000","token":"t","version":1}"#.to_string();
+    let ping =
+        r#"{"type":1,"id":"1","application_id":"1170000000000000000","token":"t","version":1}"#
+            .to_string();
     let ask = ask("who calls the stock deduction?");
     let Some(signed) = python(
         "discord_sign.py",
@@ -57,27 +61,54 @@ async fn signed_interactions_are_answered_tampered_ones_refused_and_discord_inte
     ];
     let mut ours = vec![];
     for (i, (body, s, t, want)) in cases.iter().enumerate() {
-        let (status, _, reply) = post(&router, "/discord/interactions", &headers(s, *t), body.clone().into_bytes()).await;
+        let (status, _, reply) = post(
+            &router,
+            "/discord/interactions",
+            &headers(s, *t),
+            body.clone().into_bytes(),
+        )
+        .await;
         assert_eq!(status.as_u16(), *want, "case {i}");
         ours.push(status == 200);
         if i == 0 {
-            assert_eq!(serde_json::from_slice::<Value>(&reply).unwrap(), json!({"type": 1}), "PONG");
+            assert_eq!(
+                serde_json::from_slice::<Value>(&reply).unwrap(),
+                json!({"type": 1}),
+                "PONG"
+            );
         }
         if i == 1 {
-            assert_eq!(serde_json::from_slice::<Value>(&reply).unwrap(), json!({"type": 5}), "deferred");
+            assert_eq!(
+                serde_json::from_slice::<Value>(&reply).unwrap(),
+                json!({"type": 5}),
+                "deferred"
+            );
         }
     }
     let q = rx.try_recv().expect("the /ask reached the inbox");
     assert_eq!(q.text, "who calls the stock deduction?");
     assert_eq!(
         q.delivery,
-        Delivery::DiscordInteraction { application_id: "1170000000000000000".into(), token: "aW50ZXJhY3Rpb24tdG9rZW4".into() }
+        Delivery::DiscordInteraction {
+            application_id: "1170000000000000000".into(),
+            token: "aW50ZXJhY3Rpb24tdG9rZW4".into()
+        }
     );
-    assert!(rx.try_recv().is_err(), "refused requests never reach the inbox");
+    assert!(
+        rx.try_recv().is_err(),
+        "refused requests never reach the inbox"
+    );
 
     // The official verifier gives the same verdict on the same bytes.
-    let requests: Vec<Value> = cases.iter().map(|(b, s, t, _)| json!({"body": b, "signature": s, "timestamp": t})).collect();
-    if let Some(theirs) = node("discord_verify.js", "discord-interactions", &json!({"public_key": key, "requests": requests})) {
+    let requests: Vec<Value> = cases
+        .iter()
+        .map(|(b, s, t, _)| json!({"body": b, "signature": s, "timestamp": t}))
+        .collect();
+    if let Some(theirs) = node(
+        "discord_verify.js",
+        "discord-interactions",
+        &json!({"public_key": key, "requests": requests}),
+    ) {
         assert_eq!(theirs["valid"], json!(ours));
     }
     // Unsigned garbage.
@@ -119,7 +150,8 @@ fn long_answer() -> Reply {
 }
 
 #[tokio::test]
-async fn interaction_answer_edits_the_original_then_follows_up_within_2000_chars_and_waits_out_a_429() {
+async fn interaction_answer_edits_the_original_then_follows_up_within_2000_chars_and_waits_out_a_429()
+ {
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let api = Recorder::start(|_, n| {
         if n == 1 {
@@ -132,33 +164,52 @@ async fn interaction_answer_edits_the_original_then_follows_up_within_2000_chars
     let sender = DiscordSender::new(&format!("{}/api/v10", api.base), None).unwrap();
     let app = "1170000000000000000";
     let token = "aW50ZXJhY3Rpb24tdG9rZW4";
-    let q = question(Delivery::DiscordInteraction { application_id: app.into(), token: token.into() });
+    let q = question(Delivery::DiscordInteraction {
+        application_id: app.into(),
+        token: token.into(),
+    });
     sender.deliver(&q, &long_answer()).await.unwrap();
     let calls = api.calls();
     assert!(calls.len() >= 3, "{}", calls.len());
     assert_eq!(calls[0].method, "PATCH");
-    assert_eq!(calls[0].path, format!("/api/v10/webhooks/{app}/{token}/messages/@original"));
+    assert_eq!(
+        calls[0].path,
+        format!("/api/v10/webhooks/{app}/{token}/messages/@original")
+    );
     assert_eq!(calls[1].method, "POST");
     assert_eq!(calls[1].path, format!("/api/v10/webhooks/{app}/{token}"));
     // The 429'd follow-up was sent again after retry_after (0.3 s, the body's figure).
     assert_eq!(calls[2].body, calls[1].body);
     assert!(calls[2].at - calls[1].at >= Duration::from_millis(300));
     let mut seen = vec![];
-    for c in calls.iter().filter(|c| c.headers.get("authorization").is_none()) {
+    for c in calls
+        .iter()
+        .filter(|c| c.headers.get("authorization").is_none())
+    {
         let content = c.body["content"].as_str().unwrap();
         assert!(content.chars().count() <= 2_000);
         assert_eq!(c.body["allowed_mentions"], json!({"parse": []}));
         assert_eq!(c.body["flags"], 4, "SUPPRESS_EMBEDS on text answers");
-        assert!(!content.contains("@everyone") && !content.contains("<@&"), "{content}");
+        assert!(
+            !content.contains("@everyone") && !content.contains("<@&"),
+            "{content}"
+        );
         for url in urls_in(&c.body) {
-            assert!(url.starts_with("https://git.example/shop/blob/1a2b3c4/"), "{url}");
+            assert!(
+                url.starts_with("https://git.example/shop/blob/1a2b3c4/"),
+                "{url}"
+            );
         }
         seen.push(content.to_string());
     }
     seen.dedup();
     let all = seen.join("\n");
     for i in 1..=25 {
-        assert_eq!(all.matches(&format!("OrderService.java:{i}](<")).count(), 1, "citation {i} whole, once");
+        assert_eq!(
+            all.matches(&format!("OrderService.java:{i}](<")).count(),
+            1,
+            "citation {i} whole, once"
+        );
     }
 }
 
@@ -166,20 +217,47 @@ async fn interaction_answer_edits_the_original_then_follows_up_within_2000_chars
 async fn gateway_mentions_are_answered_with_a_reply_and_errors_as_an_embed() {
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let api = Recorder::start(|_, _| (200, vec![], json!({"id": "1200000000000000000"}))).await;
-    let sender = DiscordSender::new(&format!("{}/api/v10", api.base), Some("bot-token".into())).unwrap();
-    let err = Reply::Error { class: ErrorClass::Internal, message: "stack overflow".into(), reference: Some("ref-42".into()) };
-    sender.deliver(&question(Delivery::Post), &err).await.unwrap();
+    let sender =
+        DiscordSender::new(&format!("{}/api/v10", api.base), Some("bot-token".into())).unwrap();
+    let err = Reply::Error {
+        class: ErrorClass::Internal,
+        message: "stack overflow".into(),
+        reference: Some("ref-42".into()),
+    };
+    sender
+        .deliver(&question(Delivery::Post), &err)
+        .await
+        .unwrap();
     let calls = api.calls();
     assert_eq!(calls.len(), 1);
     let c = &calls[0];
     assert_eq!(c.path, "/api/v10/channels/1150000000000000000/messages");
     assert_eq!(c.headers["authorization"], "Bot bot-token");
-    assert_eq!(c.body["message_reference"]["message_id"], "1190000000000000001");
+    assert_eq!(
+        c.body["message_reference"]["message_id"],
+        "1190000000000000001"
+    );
     assert_eq!(c.body["allowed_mentions"], json!({"parse": []}));
-    assert!(c.body.get("flags").is_none(), "an embed is sent, so embeds are not suppressed");
-    assert!(c.body["embeds"][0]["description"].as_str().unwrap().contains("ref-42"));
-    assert!(!c.body.to_string().contains("stack overflow"), "internal detail stays in the log");
+    assert!(
+        c.body.get("flags").is_none(),
+        "an embed is sent, so embeds are not suppressed"
+    );
+    assert!(
+        c.body["embeds"][0]["description"]
+            .as_str()
+            .unwrap()
+            .contains("ref-42")
+    );
+    assert!(
+        !c.body.to_string().contains("stack overflow"),
+        "internal detail stays in the log"
+    );
 
     let no_token = DiscordSender::new(&api.base, None).unwrap();
-    assert!(no_token.deliver(&question(Delivery::Post), &err).await.is_err());
+    assert!(
+        no_token
+            .deliver(&question(Delivery::Post), &err)
+            .await
+            .is_err()
+    );
 }

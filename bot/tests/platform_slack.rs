@@ -3,7 +3,9 @@
 
 mod platform_support;
 
-use bot::model::{AnswerReply, ChainLine, CodeLink, Conversation, Delivery, Platform, Question, Reply};
+use bot::model::{
+    AnswerReply, ChainLine, CodeLink, Conversation, Delivery, Platform, Question, Reply,
+};
 use bot::platform::ChatSender;
 use bot::platform::slack::{self, SlackConfig, SlackSender};
 use platform_support::{Recorder, inbox, now, post, python, urls_in};
@@ -66,7 +68,13 @@ async fn slack_sdk_signed_requests_are_accepted_and_tampered_or_stale_ones_get_4
     let (inbox, mut rx) = inbox(16);
     let router = slack::router(SlackConfig::new(SECRET, None).unwrap(), inbox);
 
-    let (status, _, _) = post(&router, "/slack/events", &headers(ts, &sig(0)), event.clone().into_bytes()).await;
+    let (status, _, _) = post(
+        &router,
+        "/slack/events",
+        &headers(ts, &sig(0)),
+        event.clone().into_bytes(),
+    )
+    .await;
     assert_eq!(status, 200);
     let q = rx.try_recv().expect("the signed event reached the inbox");
     assert_eq!(q.text, "who calls the stock deduction?");
@@ -75,29 +83,59 @@ async fn slack_sdk_signed_requests_are_accepted_and_tampered_or_stale_ones_get_4
 
     // One byte changed after signing.
     let tampered = event.replacen("deduction", "Deduction", 1);
-    let (status, _, _) = post(&router, "/slack/events", &headers(ts, &sig(0)), tampered.into_bytes()).await;
+    let (status, _, _) = post(
+        &router,
+        "/slack/events",
+        &headers(ts, &sig(0)),
+        tampered.into_bytes(),
+    )
+    .await;
     assert_eq!(status, 401);
     // Correctly signed by slack_sdk, but six minutes old.
-    let (status, _, _) = post(&router, "/slack/events", &headers(old, &sig(1)), event.clone().into_bytes()).await;
+    let (status, _, _) = post(
+        &router,
+        "/slack/events",
+        &headers(old, &sig(1)),
+        event.clone().into_bytes(),
+    )
+    .await;
     assert_eq!(status, 401);
     // No signature at all, even for a challenge.
     let (status, _, _) = post(&router, "/slack/events", &[], challenge.as_bytes().to_vec()).await;
     assert_eq!(status, 401);
     assert!(rx.try_recv().is_err(), "nothing refused reached the inbox");
 
-    let (status, h, body) = post(&router, "/slack/events", &headers(ts, &sig(2)), challenge.as_bytes().to_vec()).await;
+    let (status, h, body) = post(
+        &router,
+        "/slack/events",
+        &headers(ts, &sig(2)),
+        challenge.as_bytes().to_vec(),
+    )
+    .await;
     assert_eq!(status, 200);
     assert_eq!(h["content-type"], "text/plain");
-    assert_eq!(body, b"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P");
+    assert_eq!(
+        body,
+        b"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P"
+    );
 
     let mut form = headers(ts, &sig(3));
     form[2].1 = "application/x-www-form-urlencoded".into();
-    let (status, _, body) = post(&router, "/slack/commands", &form, command.as_bytes().to_vec()).await;
+    let (status, _, body) = post(
+        &router,
+        "/slack/commands",
+        &form,
+        command.as_bytes().to_vec(),
+    )
+    .await;
     assert_eq!(status, 200);
     let ack: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(ack["response_type"], "ephemeral");
     let q = rx.try_recv().expect("the slash command reached the inbox");
-    assert_eq!(q.delivery, Delivery::SlackResponseUrl("https://hooks.slack.com/commands/T1/1/abc".into()));
+    assert_eq!(
+        q.delivery,
+        Delivery::SlackResponseUrl("https://hooks.slack.com/commands/T1/1/abc".into())
+    );
     assert_eq!(q.text, "who calls deductStock?");
 }
 
@@ -107,8 +145,17 @@ async fn retries_go_through_submit_with_the_same_event_id_and_a_full_queue_gets_
     let body = mention_body("EvRetry");
     let sig = slack::verify::sign(SECRET.as_bytes(), &ts.to_string(), body.as_bytes());
     let (inbox, mut rx) = inbox(1);
-    let router = slack::router(SlackConfig::new(SECRET, Some("UBOT".into())).unwrap(), inbox);
-    let (status, _, _) = post(&router, "/slack/events", &headers(ts, &sig), body.clone().into_bytes()).await;
+    let router = slack::router(
+        SlackConfig::new(SECRET, Some("UBOT".into())).unwrap(),
+        inbox,
+    );
+    let (status, _, _) = post(
+        &router,
+        "/slack/events",
+        &headers(ts, &sig),
+        body.clone().into_bytes(),
+    )
+    .await;
     assert_eq!(status, 200);
     // The queue (capacity 1) is now full: the retry is refused, so Slack must retry later.
     let mut retry = headers(ts, &sig);
@@ -121,7 +168,13 @@ async fn retries_go_through_submit_with_the_same_event_id_and_a_full_queue_gets_
     assert_eq!(status, 200);
     let second = rx.try_recv().unwrap();
     // Same dedupe key: the inbox's `(platform, workspace, event_id)` drops the second.
-    assert_eq!((first.event_id.as_str(), first.conversation.workspace.as_str()), ("EvRetry", "T1"));
+    assert_eq!(
+        (
+            first.event_id.as_str(),
+            first.conversation.workspace.as_str()
+        ),
+        ("EvRetry", "T1")
+    );
     assert_eq!(first, second);
 }
 
@@ -162,19 +215,41 @@ async fn chat_post_message_goes_to_the_thread_within_limits_and_waits_out_a_429(
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let api = Recorder::start(|_, n| {
         if n == 0 {
-            (429, vec![("retry-after", "1".to_string())], json!({"ok": false, "error": "ratelimited"}))
+            (
+                429,
+                vec![("retry-after", "1".to_string())],
+                json!({"ok": false, "error": "ratelimited"}),
+            )
         } else {
-            (200, vec![], json!({"ok": true, "channel": "C1", "ts": "1700000001.000200"}))
+            (
+                200,
+                vec![],
+                json!({"ok": true, "channel": "C1", "ts": "1700000001.000200"}),
+            )
         }
     })
     .await;
-    let sender = SlackSender::new("xoxb-test", &format!("{}/api", api.base), "https://hooks.slack.com").unwrap();
-    sender.deliver(&question(Delivery::Post), &answer()).await.unwrap();
+    let sender = SlackSender::new(
+        "xoxb-test",
+        &format!("{}/api", api.base),
+        "https://hooks.slack.com",
+    )
+    .unwrap();
+    sender
+        .deliver(&question(Delivery::Post), &answer())
+        .await
+        .unwrap();
     let calls = api.calls();
     assert_eq!(calls.len(), 2, "one 429, then the post");
-    assert!(calls[1].at - calls[0].at >= Duration::from_secs(1), "Retry-After was honoured");
+    assert!(
+        calls[1].at - calls[0].at >= Duration::from_secs(1),
+        "Retry-After was honoured"
+    );
     let c = &calls[1];
-    assert_eq!((c.method.as_str(), c.path.as_str()), ("POST", "/api/chat.postMessage"));
+    assert_eq!(
+        (c.method.as_str(), c.path.as_str()),
+        ("POST", "/api/chat.postMessage")
+    );
     assert_eq!(c.headers["authorization"], "Bearer xoxb-test");
     assert_eq!(c.body["thread_ts"], "1700000000.000100");
     assert_eq!(c.body["channel"], "C1");
@@ -184,11 +259,24 @@ async fn chat_post_message_goes_to_the_thread_within_limits_and_waits_out_a_429(
     assert!(blocks.len() <= 50);
     let total: usize = blocks
         .iter()
-        .map(|b| b.pointer("/text/text").or(b.pointer("/elements/0/text")).and_then(Value::as_str).unwrap_or("").chars().count())
+        .map(|b| {
+            b.pointer("/text/text")
+                .or(b.pointer("/elements/0/text"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .chars()
+                .count()
+        })
         .sum();
-    assert!(total + c.body["text"].as_str().unwrap().chars().count() <= 4_000, "{total}");
+    assert!(
+        total + c.body["text"].as_str().unwrap().chars().count() <= 4_000,
+        "{total}"
+    );
     for url in urls_in(&c.body) {
-        assert!(url.starts_with("https://git.example/shop/blob/1a2b3c4/"), "a link the bot did not build: {url}");
+        assert!(
+            url.starts_with("https://git.example/shop/blob/1a2b3c4/"),
+            "a link the bot did not build: {url}"
+        );
     }
     let s = c.body.to_string();
     assert!(!s.contains("<!channel>") && !s.contains("@here"), "{s}");
@@ -201,15 +289,30 @@ async fn slash_command_answers_go_to_the_response_url_only_on_the_hooks_host() {
     let hooks = Recorder::start(|_, _| (200, vec![], json!("ok"))).await;
     let sender = SlackSender::new("xoxb-test", "http://127.0.0.1:9/api", &hooks.base).unwrap();
     let url = format!("{}/commands/T1/1/abc", hooks.base);
-    let err = Reply::Error { class: bot::model::ErrorClass::Internal, message: "x".into(), reference: Some("ref-9".into()) };
-    sender.deliver(&question(Delivery::SlackResponseUrl(url)), &err).await.unwrap();
+    let err = Reply::Error {
+        class: bot::model::ErrorClass::Internal,
+        message: "x".into(),
+        reference: Some("ref-9".into()),
+    };
+    sender
+        .deliver(&question(Delivery::SlackResponseUrl(url)), &err)
+        .await
+        .unwrap();
     let calls = hooks.calls();
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0].path, "/commands/T1/1/abc");
     assert_eq!(calls[0].body["response_type"], "in_channel");
-    assert!(calls[0].headers.get("authorization").is_none(), "the bot token never goes to a response_url");
+    assert!(
+        calls[0].headers.get("authorization").is_none(),
+        "the bot token never goes to a response_url"
+    );
     assert!(calls[0].body.to_string().contains("ref-9"));
-    let foreign = question(Delivery::SlackResponseUrl("https://attacker.example/x".into()));
-    assert!(matches!(sender.deliver(&foreign, &err).await, Err(bot::platform::DeliveryError::Refused(_))));
+    let foreign = question(Delivery::SlackResponseUrl(
+        "https://attacker.example/x".into(),
+    ));
+    assert!(matches!(
+        sender.deliver(&foreign, &err).await,
+        Err(bot::platform::DeliveryError::Refused(_))
+    ));
     assert_eq!(hooks.calls().len(), 1);
 }

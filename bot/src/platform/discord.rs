@@ -30,7 +30,9 @@ pub struct DiscordConfig {
 impl DiscordConfig {
     /// `public_key_hex` as the developer portal shows it.
     pub fn new(public_key_hex: &str) -> Result<DiscordConfig, ConfigError> {
-        Ok(DiscordConfig { public_key: verify::public_key(public_key_hex)? })
+        Ok(DiscordConfig {
+            public_key: verify::public_key(public_key_hex)?,
+        })
     }
 }
 
@@ -47,7 +49,11 @@ pub fn router(config: DiscordConfig, inbox: Inbox) -> Router {
         .with_state(Arc::new(Shared { config, inbox }))
 }
 
-async fn interactions(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+async fn interactions(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let h = |n: &str| headers.get(n).and_then(|v| v.to_str().ok());
     if let Err(e) = verify::verify(
         &shared.config.public_key,
@@ -64,7 +70,9 @@ async fn interactions(State(shared): State<Arc<Shared>>, headers: HeaderMap, bod
         // Discord does not redeliver interactions, so a full queue is told to the user at once.
         Ok(Inbound::Question(q)) => match shared.inbox.submit(q) {
             Submitted::Accepted | Submitted::Duplicate => interaction::deferred(),
-            Submitted::Refused => interaction::ephemeral("The bot is busy right now; please try again in a minute."),
+            Submitted::Refused => {
+                interaction::ephemeral("The bot is busy right now; please try again in a minute.")
+            }
         },
         Ok(Inbound::Unsupported(what)) => {
             tracing::debug!(what, "unsupported Discord interaction");

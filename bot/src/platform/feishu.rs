@@ -35,7 +35,10 @@ impl FeishuConfig {
         bot_open_id: Option<String>,
     ) -> Result<FeishuConfig, ConfigError> {
         if verification_token.trim().is_empty() {
-            return Err(ConfigError { key: "feishu.verification_token", problem: "is empty".into() });
+            return Err(ConfigError {
+                key: "feishu.verification_token",
+                problem: "is empty".into(),
+            });
         }
         Ok(FeishuConfig {
             verification_token: verification_token.to_string(),
@@ -75,35 +78,61 @@ async fn events(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Byt
             return refuse(StatusCode::UNAUTHORIZED, "signature does not match");
         }
         if !fresh(ts, unix_now()) {
-            return refuse(StatusCode::UNAUTHORIZED, "timestamp outside the replay window");
+            return refuse(
+                StatusCode::UNAUTHORIZED,
+                "timestamp outside the replay window",
+            );
         }
     }
     let outer: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(_) => return refuse(StatusCode::BAD_REQUEST, "body is not JSON"),
     };
-    let plain = match (outer.get("encrypt").and_then(Value::as_str), &cfg.encrypt_key) {
+    let plain = match (
+        outer.get("encrypt").and_then(Value::as_str),
+        &cfg.encrypt_key,
+    ) {
         (Some(enc), Some(key)) => match crypto::decrypt(key, enc) {
             Ok(p) => p,
             Err(e) => return refuse(StatusCode::UNAUTHORIZED, &e.to_string()),
         },
-        (Some(_), None) => return refuse(StatusCode::BAD_REQUEST, "encrypted body but no encrypt key configured"),
-        (None, Some(_)) => return refuse(StatusCode::UNAUTHORIZED, "plaintext body but an encrypt key is configured"),
+        (Some(_), None) => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "encrypted body but no encrypt key configured",
+            );
+        }
+        (None, Some(_)) => {
+            return refuse(
+                StatusCode::UNAUTHORIZED,
+                "plaintext body but an encrypt key is configured",
+            );
+        }
         (None, None) => body.to_vec(),
     };
     let parsed = match event::parse(&plain, &cfg.verification_token, cfg.bot_open_id.as_deref()) {
         Ok(p) => p,
-        Err(event::EventError::Token) => return refuse(StatusCode::UNAUTHORIZED, "verification token does not match"),
+        Err(event::EventError::Token) => {
+            return refuse(
+                StatusCode::UNAUTHORIZED,
+                "verification token does not match",
+            );
+        }
         Err(e) => return refuse(StatusCode::BAD_REQUEST, &e.to_string()),
     };
-    if !matches!(parsed, Inbound::Challenge(_)) && cfg.encrypt_key.is_some() && signature.is_none() {
+    if !matches!(parsed, Inbound::Challenge(_)) && cfg.encrypt_key.is_some() && signature.is_none()
+    {
         return refuse(StatusCode::UNAUTHORIZED, "unsigned event");
     }
     match parsed {
         Inbound::Challenge(c) => axum::Json(json!({"challenge": c})).into_response(),
         Inbound::Question(q) => {
             let status = ack_status(&shared.inbox, q);
-            (status, axum::Json(json!({"msg": if status.is_success() { "success" } else { "busy" }}))).into_response()
+            (
+                status,
+                axum::Json(json!({"msg": if status.is_success() { "success" } else { "busy" }})),
+            )
+                .into_response()
         }
         Inbound::Ignored(why) => {
             tracing::debug!(why, "Feishu event ignored");

@@ -34,11 +34,20 @@ pub struct SlackConfig {
 }
 
 impl SlackConfig {
-    pub fn new(signing_secret: &str, bot_user_id: Option<String>) -> Result<SlackConfig, ConfigError> {
+    pub fn new(
+        signing_secret: &str,
+        bot_user_id: Option<String>,
+    ) -> Result<SlackConfig, ConfigError> {
         if signing_secret.trim().is_empty() {
-            return Err(ConfigError { key: "slack.signing_secret", problem: "is empty".into() });
+            return Err(ConfigError {
+                key: "slack.signing_secret",
+                problem: "is empty".into(),
+            });
         }
-        Ok(SlackConfig { signing_secret: signing_secret.as_bytes().into(), bot_user_id })
+        Ok(SlackConfig {
+            signing_secret: signing_secret.as_bytes().into(),
+            bot_user_id,
+        })
     }
 }
 
@@ -60,7 +69,7 @@ fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
     h.get(name).and_then(|v| v.to_str().ok())
 }
 
-fn check(shared: &Shared, headers: &HeaderMap, body: &[u8]) -> Result<(), Response> {
+fn check(shared: &Shared, headers: &HeaderMap, body: &[u8]) -> Result<(), StatusCode> {
     verify::verify(
         &shared.config.signing_secret,
         header(headers, "x-slack-request-timestamp"),
@@ -70,19 +79,25 @@ fn check(shared: &Shared, headers: &HeaderMap, body: &[u8]) -> Result<(), Respon
     )
     .map_err(|e| {
         tracing::warn!(error = %e, "Slack request refused");
-        (StatusCode::UNAUTHORIZED, "invalid signature").into_response()
+        StatusCode::UNAUTHORIZED
     })
 }
 
 async fn events(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
-    if let Err(r) = check(&shared, &headers, &body) {
-        return r;
+    if let Err(status) = check(&shared, &headers, &body) {
+        return (status, "invalid signature").into_response();
     }
     if let Some(n) = header(&headers, "x-slack-retry-num") {
-        tracing::info!(retry = n, reason = header(&headers, "x-slack-retry-reason"), "Slack retry");
+        tracing::info!(
+            retry = n,
+            reason = header(&headers, "x-slack-retry-reason"),
+            "Slack retry"
+        );
     }
     match inbound::parse_event(&body, shared.config.bot_user_id.as_deref()) {
-        Ok(Inbound::Challenge(c)) => (StatusCode::OK, [("content-type", "text/plain")], c).into_response(),
+        Ok(Inbound::Challenge(c)) => {
+            (StatusCode::OK, [("content-type", "text/plain")], c).into_response()
+        }
         Ok(Inbound::Question(q)) => ack_status(&shared.inbox, q).into_response(),
         Ok(Inbound::Ignored(why)) => {
             tracing::debug!(why, "Slack event ignored");
@@ -96,8 +111,8 @@ async fn events(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Byt
 }
 
 async fn commands(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
-    if let Err(r) = check(&shared, &headers, &body) {
-        return r;
+    if let Err(status) = check(&shared, &headers, &body) {
+        return (status, "invalid signature").into_response();
     }
     let text = match inbound::parse_command(&body) {
         Ok(Inbound::Question(q)) => match shared.inbox.submit(q) {

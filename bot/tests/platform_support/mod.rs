@@ -36,35 +36,41 @@ pub struct Recorder {
 
 impl Recorder {
     /// Serves on 127.0.0.1; `respond` sees each request and how many came before it.
-    pub async fn start(respond: impl Fn(&Recorded, usize) -> Answer + Send + Sync + 'static) -> Recorder {
+    pub async fn start(
+        respond: impl Fn(&Recorded, usize) -> Answer + Send + Sync + 'static,
+    ) -> Recorder {
         let calls: Arc<Mutex<Vec<Recorded>>> = Arc::default();
         let respond: Arc<Responder> = Arc::new(respond);
         let c = calls.clone();
-        let app = Router::new().fallback(move |method: Method, uri: Uri, headers: HeaderMap, body: axum::body::Bytes| {
-            let calls = c.clone();
-            let respond = respond.clone();
-            async move {
-                let rec = Recorded {
-                    method: method.to_string(),
-                    path: uri.path().to_string(),
-                    query: uri.query().map(str::to_string),
-                    headers,
-                    body: serde_json::from_slice(&body).unwrap_or(Value::Null),
-                    at: Instant::now(),
-                };
-                let n = {
-                    let mut calls = calls.lock().unwrap();
-                    calls.push(rec.clone());
-                    calls.len() - 1
-                };
-                let (status, headers, body) = respond(&rec, n);
-                let mut resp = axum::response::Response::builder().status(status).header("content-type", "application/json");
-                for (k, v) in headers {
-                    resp = resp.header(k, v);
+        let app = Router::new().fallback(
+            move |method: Method, uri: Uri, headers: HeaderMap, body: axum::body::Bytes| {
+                let calls = c.clone();
+                let respond = respond.clone();
+                async move {
+                    let rec = Recorded {
+                        method: method.to_string(),
+                        path: uri.path().to_string(),
+                        query: uri.query().map(str::to_string),
+                        headers,
+                        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+                        at: Instant::now(),
+                    };
+                    let n = {
+                        let mut calls = calls.lock().unwrap();
+                        calls.push(rec.clone());
+                        calls.len() - 1
+                    };
+                    let (status, headers, body) = respond(&rec, n);
+                    let mut resp = axum::response::Response::builder()
+                        .status(status)
+                        .header("content-type", "application/json");
+                    for (k, v) in headers {
+                        resp = resp.header(k, v);
+                    }
+                    resp.body(Body::from(body.to_string())).unwrap()
                 }
-                resp.body(Body::from(body.to_string())).unwrap()
-            }
-        });
+            },
+        );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
@@ -83,20 +89,34 @@ pub fn inbox(capacity: usize) -> (Inbox, tokio::sync::mpsc::Receiver<Question>) 
 }
 
 /// Drives `router` in-process with one POST.
-pub async fn post(router: &Router, path: &str, headers: &[(&str, String)], body: Vec<u8>) -> (StatusCode, HeaderMap, Vec<u8>) {
+pub async fn post(
+    router: &Router,
+    path: &str,
+    headers: &[(&str, String)],
+    body: Vec<u8>,
+) -> (StatusCode, HeaderMap, Vec<u8>) {
     let mut req = Request::builder().method("POST").uri(path);
     for (k, v) in headers {
         req = req.header(*k, v);
     }
-    let resp = router.clone().oneshot(req.body(Body::from(body)).unwrap()).await.unwrap();
+    let resp = router
+        .clone()
+        .oneshot(req.body(Body::from(body)).unwrap())
+        .await
+        .unwrap();
     let status = resp.status();
     let headers = resp.headers().clone();
-    let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20).await.unwrap();
+    let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
+        .await
+        .unwrap();
     (status, headers, bytes.to_vec())
 }
 
 pub fn now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
 }
 
 fn peers_dir() -> std::path::PathBuf {
@@ -107,11 +127,16 @@ fn peers_dir() -> std::path::PathBuf {
 /// `input` as JSON; `None` (after printing `SKIPPED:`) when python or `module` is missing.
 pub fn python(script: &str, module: &str, input: &Value) -> Option<Value> {
     let py = std::env::var("CODEMAP_PYTHON").unwrap_or_else(|_| "python3".into());
-    let probe = Command::new(&py).args(["-c", &format!("import {module}")]).output();
+    // find_spec, not import: lark_oapi takes seconds to import.
+    let probe = Command::new(&py)
+        .args(["-c", &format!("import importlib.util, sys; sys.exit(0 if importlib.util.find_spec({module:?}) else 1)")])
+        .output();
     match probe {
         Ok(o) if o.status.success() => {}
         _ => {
-            println!("SKIPPED: python module {module} is not installed (pip install --break-system-packages slack_sdk lark-oapi cryptography)");
+            println!(
+                "SKIPPED: python module {module} is not installed (pip install --break-system-packages slack_sdk lark-oapi cryptography)"
+            );
             return None;
         }
     }
@@ -121,25 +146,52 @@ pub fn python(script: &str, module: &str, input: &Value) -> Option<Value> {
 /// Runs `tests/peers/<script>` with node, `NODE_PATH` = `CODEMAP_NODE_PEERS` (default
 /// /work/peers/node_modules); `None` (after printing `SKIPPED:`) when node or `package` is missing.
 pub fn node(script: &str, package: &str, input: &Value) -> Option<Value> {
-    let modules = std::env::var("CODEMAP_NODE_PEERS").unwrap_or_else(|_| "/work/peers/node_modules".into());
+    let modules =
+        std::env::var("CODEMAP_NODE_PEERS").unwrap_or_else(|_| "/work/peers/node_modules".into());
     if !std::path::Path::new(&modules).join(package).exists() {
-        println!("SKIPPED: npm package {package} not found under {modules} (npm install --prefix /work/peers {package})");
+        println!(
+            "SKIPPED: npm package {package} not found under {modules} (npm install --prefix /work/peers {package})"
+        );
         return None;
     }
     if Command::new("node").arg("--version").output().is_err() {
         println!("SKIPPED: node is not installed");
         return None;
     }
-    Some(run(Command::new("node").env("NODE_PATH", &modules).arg(peers_dir().join(script)), input))
+    Some(run(
+        Command::new("node")
+            .env("NODE_PATH", &modules)
+            .arg(peers_dir().join(script)),
+        input,
+    ))
 }
 
 fn run(cmd: &mut Command, input: &Value) -> Value {
     use std::io::Write;
-    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("peer starts");
-    child.stdin.take().unwrap().write_all(input.to_string().as_bytes()).unwrap();
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("peer starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "peer failed: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("peer printed no JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+    assert!(
+        out.status.success(),
+        "peer failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "peer printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
 }
 
 /// Every URL in a rendered payload (for "no link the bot did not build").
@@ -150,7 +202,11 @@ pub fn urls_in(v: &Value) -> Vec<String> {
         let mut rest = s.as_str();
         while let Some(i) = rest.find(scheme) {
             let tail = &rest[i..];
-            let end = tail.find(|c: char| c == '"' || c == '|' || c == '>' || c == ')' || c.is_whitespace() || c == '\\').unwrap_or(tail.len());
+            let end = tail
+                .find(|c: char| {
+                    c == '"' || c == '|' || c == '>' || c == ')' || c.is_whitespace() || c == '\\'
+                })
+                .unwrap_or(tail.len());
             out.push(tail[..end].to_string());
             rest = &tail[end..];
         }

@@ -99,7 +99,8 @@ pub fn classify(e: &serenity::Error) -> GatewayError {
     use serenity::gateway::GatewayError as G;
     match e {
         serenity::Error::Gateway(G::DisallowedGatewayIntents) => GatewayError::Fatal(
-            "close code 4014: the bot asked for an intent not enabled in the developer portal".into(),
+            "close code 4014: the bot asked for an intent not enabled in the developer portal"
+                .into(),
         ),
         serenity::Error::Gateway(G::InvalidGatewayIntents) => {
             GatewayError::Fatal("close code 4013: invalid intents".into())
@@ -125,20 +126,24 @@ impl EventHandler for Handler {
 
     async fn message(&self, _ctx: Context, msg: Message) {
         let Some(me) = self.me.get() else { return };
-        if let Some(q) = question_from_message(&msg, *me) {
-            if self.inbox.submit(q) == Submitted::Refused {
-                tracing::warn!(message = %msg.id, "inbox refused a Discord mention");
-            }
+        if let Some(q) = question_from_message(&msg, *me)
+            && self.inbox.submit(q) == Submitted::Refused
+        {
+            tracing::warn!(message = %msg.id, "inbox refused a Discord mention");
         }
     }
 
     async fn interaction_create(&self, ctx: Context, interaction: Interaction) {
-        let Interaction::Command(cmd) = interaction else { return };
+        let Interaction::Command(cmd) = interaction else {
+            return;
+        };
         let response = match question_from_command(&cmd).map(|q| self.inbox.submit(q)) {
-            Some(Submitted::Accepted | Submitted::Duplicate) => CreateInteractionResponse::Defer(
-                CreateInteractionResponseMessage::new(),
-            ),
-            Some(Submitted::Refused) => ephemeral("The bot is busy right now; please try again in a minute."),
+            Some(Submitted::Accepted | Submitted::Duplicate) => {
+                CreateInteractionResponse::Defer(CreateInteractionResponseMessage::new())
+            }
+            Some(Submitted::Refused) => {
+                ephemeral("The bot is busy right now; please try again in a minute.")
+            }
             None => ephemeral("I only know /ask."),
         };
         if let Err(e) = cmd.create_response(&ctx.http, response).await {
@@ -149,13 +154,18 @@ impl EventHandler for Handler {
 
 fn ephemeral(text: &str) -> CreateInteractionResponse {
     CreateInteractionResponse::Message(
-        CreateInteractionResponseMessage::new().content(text).ephemeral(true),
+        CreateInteractionResponseMessage::new()
+            .content(text)
+            .ephemeral(true),
     )
 }
 
 /// Runs the gateway bot until it stops; a 4014 returns [`GatewayError::Fatal`] at once.
 pub async fn run(bot_token: &str, inbox: Inbox) -> Result<(), GatewayError> {
-    let handler = Handler { inbox, me: OnceLock::new() };
+    let handler = Handler {
+        inbox,
+        me: OnceLock::new(),
+    };
     let mut client = serenity::Client::builder(bot_token, intents())
         .event_handler(handler)
         .await
@@ -187,15 +197,30 @@ mod tests {
 
     #[test]
     fn mention_becomes_a_reply_to_the_message() {
-        let q = question_from_message(&message("<@1100000000000000000> who calls deductStock?", true, true, false), BOT);
+        let q = question_from_message(
+            &message(
+                "<@1100000000000000000> who calls deductStock?",
+                true,
+                true,
+                false,
+            ),
+            BOT,
+        );
         insta::assert_debug_snapshot!(q);
     }
 
     #[test]
     fn unmentioned_bot_and_dm_messages() {
-        assert_eq!(question_from_message(&message("chatter", true, false, false), BOT), None);
-        assert_eq!(question_from_message(&message("<@1100000000000000000> hi", true, true, true), BOT), None);
-        let dm = question_from_message(&message("where is Order?", false, false, false), BOT).unwrap();
+        assert_eq!(
+            question_from_message(&message("chatter", true, false, false), BOT),
+            None
+        );
+        assert_eq!(
+            question_from_message(&message("<@1100000000000000000> hi", true, true, true), BOT),
+            None
+        );
+        let dm =
+            question_from_message(&message("where is Order?", false, false, false), BOT).unwrap();
         assert!(dm.conversation.direct);
         assert_eq!(dm.text, "where is Order?");
     }
@@ -203,11 +228,16 @@ mod tests {
     #[test]
     fn gateway_command_equals_the_http_question() {
         let payload = super::super::interaction::tests::ask_payload("who calls deductStock?");
-        let Interaction::Command(cmd) = serde_json::from_value::<Interaction>(payload.clone()).unwrap() else {
+        let Interaction::Command(cmd) =
+            serde_json::from_value::<Interaction>(payload.clone()).unwrap()
+        else {
             panic!("serenity did not read an application command")
         };
         let http = super::super::interaction::from_value(&payload).unwrap();
-        assert_eq!(http, super::super::interaction::Inbound::Question(question_from_command(&cmd).unwrap()));
+        assert_eq!(
+            http,
+            super::super::interaction::Inbound::Question(question_from_command(&cmd).unwrap())
+        );
     }
 
     #[test]

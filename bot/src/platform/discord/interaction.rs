@@ -146,7 +146,10 @@ pub(crate) mod tests {
 
     #[test]
     fn ping_other_commands_and_dms() {
-        assert_eq!(parse(br#"{"type":1,"id":"1","application_id":"2","token":"t"}"#).unwrap(), Inbound::Ping);
+        assert_eq!(
+            parse(br#"{"type":1,"id":"1","application_id":"2","token":"t"}"#).unwrap(),
+            Inbound::Ping
+        );
         let mut other = ask_payload("x");
         other["data"]["name"] = json!("stats");
         assert_eq!(from_value(&other).unwrap(), Inbound::Unsupported("command"));
@@ -154,7 +157,9 @@ pub(crate) mod tests {
         dm.as_object_mut().unwrap().remove("guild_id");
         dm.as_object_mut().unwrap().remove("member");
         dm["user"] = json!({"id": "1140000000000000000", "username": "ann"});
-        let Inbound::Question(q) = from_value(&dm).unwrap() else { panic!() };
+        let Inbound::Question(q) = from_value(&dm).unwrap() else {
+            panic!()
+        };
         assert!(q.conversation.direct);
         assert_eq!(q.conversation.user, "1140000000000000000");
         assert!(matches!(parse(b"[]"), Err(ParseError::Missing("type"))));

@@ -28,7 +28,11 @@ pub fn render(reply: &Reply) -> Vec<Value> {
             }
             vec![embed_message("codemap", &desc, 0x5865F2)]
         }
-        Reply::Error { class, message, reference } => {
+        Reply::Error {
+            class,
+            message,
+            reference,
+        } => {
             let (head, body) = error_text(*class, message, reference.as_deref());
             vec![embed_message(&head, &escape(&body), 0xED4245)]
         }
@@ -49,7 +53,11 @@ fn embed_message(title: &str, description: &str, color: u32) -> Value {
 
 /// The answer as message contents.
 fn answer(a: &AnswerReply) -> Vec<String> {
-    let mut lines = vec![format!("**{}** — {}", escape(&plain(&a.repo)), escape(&plain(&a.summary)))];
+    let mut lines = vec![format!(
+        "**{}** — {}",
+        escape(&plain(&a.repo)),
+        escape(&plain(&a.summary))
+    )];
     if !a.chain.is_empty() {
         lines.push("**Call chain**".into());
         for c in &a.chain {
@@ -67,7 +75,8 @@ fn answer(a: &AnswerReply) -> Vec<String> {
         }
     }
     lines.extend(a.notes.iter().map(|n| format!("*{}*", escape(&plain(n)))));
-    let footer = (!a.freshness.is_empty()).then(|| format!("-# {}", clip(&escape(&plain(&a.freshness)), 200)));
+    let footer = (!a.freshness.is_empty())
+        .then(|| format!("-# {}", clip(&escape(&plain(&a.freshness)), 200)));
     pack(lines, footer)
 }
 
@@ -84,7 +93,11 @@ fn pack(lines: Vec<String>, footer: Option<String>) -> Vec<String> {
         let current = messages.last().expect("one message").chars().count();
         let last = messages.len() == MAX_MESSAGES;
         // The last message keeps room for the footer and a pointer.
-        let limit = if last { CONTENT_MAX - footer_len - POINTER_ROOM } else { CONTENT_MAX };
+        let limit = if last {
+            CONTENT_MAX - footer_len - POINTER_ROOM
+        } else {
+            CONTENT_MAX
+        };
         if current + 1 + len > limit {
             if last {
                 omitted = lines.len() - i;
@@ -149,7 +162,9 @@ mod tests {
     fn link_at(path: &str, line: usize) -> CodeLink {
         CodeLink {
             label: format!("{path}:{line}"),
-            url: Some(format!("https://git.example/shop/blob/1a2b3c4/{path}#L{line}")),
+            url: Some(format!(
+                "https://git.example/shop/blob/1a2b3c4/{path}#L{line}"
+            )),
             symbol: None,
         }
     }
@@ -179,30 +194,52 @@ mod tests {
 
     #[test]
     fn help_and_error_embeds() {
-        let help = Reply::Help(HelpReply { repos: vec!["shop".into()], examples: vec!["who calls deductStock?".into()] });
+        let help = Reply::Help(HelpReply {
+            repos: vec!["shop".into()],
+            examples: vec!["who calls deductStock?".into()],
+        });
         insta::assert_json_snapshot!("help", render(&help));
-        let e = Reply::Error { class: ErrorClass::Internal, message: "boom".into(), reference: Some("ref-7f3a".into()) };
+        let e = Reply::Error {
+            class: ErrorClass::Internal,
+            message: "boom".into(),
+            reference: Some("ref-7f3a".into()),
+        };
         insta::assert_json_snapshot!("internal_error", render(&e));
     }
 
     #[test]
     fn long_answers_split_at_lines_and_trim_with_a_pointer() {
         let mut a = sample();
-        a.citations = (0..30).map(|i| link_at("src/main/java/shop/inventory/InventoryService.java", i)).collect();
+        a.citations = (0..30)
+            .map(|i| link_at("src/main/java/shop/inventory/InventoryService.java", i))
+            .collect();
         let msgs = render(&Reply::Answer(a.clone()));
-        assert!(msgs.len() > 1 && msgs.len() <= MAX_MESSAGES, "{}", msgs.len());
-        let all: Vec<&str> = msgs.iter().map(|m| m["content"].as_str().unwrap()).collect();
+        assert!(
+            msgs.len() > 1 && msgs.len() <= MAX_MESSAGES,
+            "{}",
+            msgs.len()
+        );
+        let all: Vec<&str> = msgs
+            .iter()
+            .map(|m| m["content"].as_str().unwrap())
+            .collect();
         for c in &all {
             assert!(c.chars().count() <= CONTENT_MAX);
         }
         // Every citation line is whole in exactly one message.
         for i in 0..30 {
             let needle = format!("InventoryService.java:{i}](<");
-            assert_eq!(all.iter().filter(|c| c.contains(&needle)).count(), 1, "citation {i}");
+            assert_eq!(
+                all.iter().filter(|c| c.contains(&needle)).count(),
+                1,
+                "citation {i}"
+            );
         }
         assert!(all.last().unwrap().ends_with("HEAD unchanged"));
 
-        a.citations = (0..500).map(|i| link_at("src/main/java/shop/inventory/InventoryService.java", i)).collect();
+        a.citations = (0..500)
+            .map(|i| link_at("src/main/java/shop/inventory/InventoryService.java", i))
+            .collect();
         let msgs = render(&Reply::Answer(a));
         assert_eq!(msgs.len(), MAX_MESSAGES);
         let last = msgs.last().unwrap()["content"].as_str().unwrap();

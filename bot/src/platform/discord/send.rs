@@ -5,7 +5,9 @@
 
 use super::render::render;
 use crate::model::{Delivery, Platform, Question, Reply};
-use crate::platform::{Attempt, ChatSender, ConfigError, DeliveryError, header_secs, transport, with_rate_limit};
+use crate::platform::{
+    Attempt, ChatSender, ConfigError, DeliveryError, header_secs, transport, with_rate_limit,
+};
 use serde_json::{Value, json};
 use std::future::Future;
 use std::pin::Pin;
@@ -25,17 +27,28 @@ impl DiscordSender {
             http: reqwest::Client::builder()
                 .timeout(Duration::from_secs(20))
                 .build()
-                .map_err(|e| ConfigError { key: "discord", problem: e.to_string() })?,
+                .map_err(|e| ConfigError {
+                    key: "discord",
+                    problem: e.to_string(),
+                })?,
             api_base: api_base.trim_end_matches('/').to_string(),
             bot_token: bot_token.filter(|t| !t.trim().is_empty()),
         })
     }
 
-    async fn send(&self, method: reqwest::Method, url: &str, body: &Value) -> Result<(), DeliveryError> {
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        url: &str,
+        body: &Value,
+    ) -> Result<(), DeliveryError> {
         with_rate_limit(|| async {
             let mut req = self.http.request(method.clone(), url).json(body);
             if url.contains("/channels/") {
-                let token = self.bot_token.as_deref().ok_or_else(|| DeliveryError::Refused("discord.bot_token is not set".into()))?;
+                let token = self
+                    .bot_token
+                    .as_deref()
+                    .ok_or_else(|| DeliveryError::Refused("discord.bot_token is not set".into()))?;
                 req = req.header("authorization", format!("Bot {token}"));
             }
             let resp = req.send().await.map_err(transport)?;
@@ -57,7 +70,10 @@ impl DiscordSender {
             }
             if !status.is_success() {
                 let text = resp.text().await.unwrap_or_default();
-                return Err(DeliveryError::Refused(format!("HTTP {status}: {}", crate::platform::clip(&text, 300))));
+                return Err(DeliveryError::Refused(format!(
+                    "HTTP {status}: {}",
+                    crate::platform::clip(&text, 300)
+                )));
             }
             Ok(Attempt::Done(()))
         })
@@ -78,11 +94,19 @@ impl ChatSender for DiscordSender {
         Box::pin(async move {
             let messages = render(reply);
             match &question.delivery {
-                Delivery::DiscordInteraction { application_id, token } => {
+                Delivery::DiscordInteraction {
+                    application_id,
+                    token,
+                } => {
                     let hook = format!("{}/webhooks/{application_id}/{token}", self.api_base);
                     for (i, m) in messages.iter().enumerate() {
                         if i == 0 {
-                            self.send(reqwest::Method::PATCH, &format!("{hook}/messages/@original"), m).await?;
+                            self.send(
+                                reqwest::Method::PATCH,
+                                &format!("{hook}/messages/@original"),
+                                m,
+                            )
+                            .await?;
                         } else {
                             self.send(reqwest::Method::POST, &hook, m).await?;
                         }
@@ -95,13 +119,16 @@ impl ChatSender for DiscordSender {
                     for (i, m) in messages.iter().enumerate() {
                         let mut m = m.clone();
                         if let (0, Some(id)) = (i, &c.thread) {
-                            m["message_reference"] = json!({"message_id": id, "fail_if_not_exists": false});
+                            m["message_reference"] =
+                                json!({"message_id": id, "fail_if_not_exists": false});
                         }
                         self.send(reqwest::Method::POST, &url, &m).await?;
                     }
                     Ok(())
                 }
-                other => Err(DeliveryError::Refused(format!("not a Discord delivery: {other:?}"))),
+                other => Err(DeliveryError::Refused(format!(
+                    "not a Discord delivery: {other:?}"
+                ))),
             }
         })
     }

@@ -15,7 +15,10 @@ pub enum SignatureError {
 
 /// The application's public key as the developer portal shows it (64 hex digits).
 pub fn public_key(hex_key: &str) -> Result<VerifyingKey, crate::platform::ConfigError> {
-    let err = |problem: String| crate::platform::ConfigError { key: "discord.public_key", problem };
+    let err = |problem: String| crate::platform::ConfigError {
+        key: "discord.public_key",
+        problem,
+    };
     let bytes: [u8; 32] = hex::decode(hex_key.trim())
         .map_err(|e| err(format!("not hex: {e}")))?
         .try_into()
@@ -59,18 +62,41 @@ mod tests {
         let ts = "1700000000";
         let sig = hex::encode(sk.sign(&[ts.as_bytes(), body].concat()).to_bytes());
         assert_eq!(verify(&key, Some(&sig), Some(ts), body, 1700000000), Ok(()));
-        assert_eq!(verify(&key, Some(&sig), Some(ts), br#"{"type":2}"#, 1700000000), Err(SignatureError::Mismatch));
-        assert_eq!(verify(&key, Some(&sig), Some("1700000001"), body, 1700000000), Err(SignatureError::Mismatch));
-        assert_eq!(verify(&key, Some(&sig), Some(ts), body, 1700000000 + 360), Err(SignatureError::Stale));
-        assert_eq!(verify(&key, Some("zz"), Some(ts), body, 1700000000), Err(SignatureError::Mismatch));
-        assert!(matches!(verify(&key, None, Some(ts), body, 1700000000), Err(SignatureError::Missing(_))));
+        assert_eq!(
+            verify(&key, Some(&sig), Some(ts), br#"{"type":2}"#, 1700000000),
+            Err(SignatureError::Mismatch)
+        );
+        assert_eq!(
+            verify(&key, Some(&sig), Some("1700000001"), body, 1700000000),
+            Err(SignatureError::Mismatch)
+        );
+        assert_eq!(
+            verify(&key, Some(&sig), Some(ts), body, 1700000000 + 360),
+            Err(SignatureError::Stale)
+        );
+        assert_eq!(
+            verify(&key, Some("zz"), Some(ts), body, 1700000000),
+            Err(SignatureError::Mismatch)
+        );
+        assert!(matches!(
+            verify(&key, None, Some(ts), body, 1700000000),
+            Err(SignatureError::Missing(_))
+        ));
         let other = SigningKey::from_bytes(&[8; 32]).verifying_key();
-        assert_eq!(verify(&other, Some(&sig), Some(ts), body, 1700000000), Err(SignatureError::Mismatch));
+        assert_eq!(
+            verify(&other, Some(&sig), Some(ts), body, 1700000000),
+            Err(SignatureError::Mismatch)
+        );
     }
 
     #[test]
     fn bad_public_keys_name_the_setting() {
-        assert!(public_key("abc").unwrap_err().to_string().starts_with("discord.public_key"));
+        assert!(
+            public_key("abc")
+                .unwrap_err()
+                .to_string()
+                .starts_with("discord.public_key")
+        );
         assert!(public_key(&"00".repeat(31)).is_err());
     }
 }

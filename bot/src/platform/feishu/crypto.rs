@@ -24,7 +24,9 @@ fn key(encrypt_key: &str) -> [u8; 32] {
 
 /// The plaintext of an `{"encrypt": "…"}` body.
 pub fn decrypt(encrypt_key: &str, encrypted: &str) -> Result<Vec<u8>, CryptoError> {
-    let raw = STANDARD.decode(encrypted.trim()).map_err(|_| CryptoError::Base64)?;
+    let raw = STANDARD
+        .decode(encrypted.trim())
+        .map_err(|_| CryptoError::Base64)?;
     if raw.len() < 32 || raw.len() % 16 != 0 {
         return Err(CryptoError::Length);
     }
@@ -50,9 +52,18 @@ pub fn signature(timestamp: &str, nonce: &str, encrypt_key: &str, body: &[u8]) -
     hex::encode(h.finalize())
 }
 
-pub fn signature_ok(timestamp: &str, nonce: &str, encrypt_key: &str, body: &[u8], given: &str) -> bool {
+pub fn signature_ok(
+    timestamp: &str,
+    nonce: &str,
+    encrypt_key: &str,
+    body: &[u8],
+    given: &str,
+) -> bool {
     let expected = signature(timestamp, nonce, encrypt_key, body);
-    expected.as_bytes().ct_eq(given.trim().to_ascii_lowercase().as_bytes()).into()
+    expected
+        .as_bytes()
+        .ct_eq(given.trim().to_ascii_lowercase().as_bytes())
+        .into()
 }
 
 #[cfg(test)]

@@ -28,7 +28,12 @@ pub fn reply_body(reply: &Reply, uuid: &str) -> Value {
             "uuid": clip(uuid, 50),
         })
     };
-    let fits = |keep: usize| build(&paragraphs[..keep], paragraphs.len() - keep).to_string().len() <= BODY_MAX;
+    let fits = |keep: usize| {
+        build(&paragraphs[..keep], paragraphs.len() - keep)
+            .to_string()
+            .len()
+            <= BODY_MAX
+    };
     if fits(paragraphs.len()) {
         return build(&paragraphs, 0);
     }
@@ -61,7 +66,11 @@ fn post(reply: &Reply) -> (String, Vec<Value>, Vec<Value>) {
             }
             ("codemap".into(), ps, vec![])
         }
-        Reply::Error { class, message, reference } => {
+        Reply::Error {
+            class,
+            message,
+            reference,
+        } => {
             let (head, body) = error_text(*class, message, reference.as_deref());
             (head, vec![json!([text(&body)])], vec![])
         }
@@ -74,7 +83,10 @@ fn answer(a: &AnswerReply) -> (String, Vec<Value>, Vec<Value>) {
         ps.push(json!([text("Call chain")]));
         for c in &a.chain {
             let indent = "\u{2003}".repeat(c.depth.min(8));
-            ps.push(json!([text(&format!("{indent}↳ {} ", plain(&c.symbol))), link(&c.link)]));
+            ps.push(json!([
+                text(&format!("{indent}↳ {} ", plain(&c.symbol))),
+                link(&c.link)
+            ]));
         }
     }
     if !a.citations.is_empty() {
@@ -114,7 +126,9 @@ mod tests {
     fn link_at(path: &str, line: usize) -> CodeLink {
         CodeLink {
             label: format!("{path}:{line}"),
-            url: Some(format!("https://git.example/shop/blob/1a2b3c4/{path}#L{line}")),
+            url: Some(format!(
+                "https://git.example/shop/blob/1a2b3c4/{path}#L{line}"
+            )),
             symbol: None,
         }
     }
@@ -143,15 +157,23 @@ mod tests {
 
     #[test]
     fn error_post() {
-        let e = Reply::Error { class: ErrorClass::Unavailable, message: "The index is being rebuilt.".into(), reference: None };
+        let e = Reply::Error {
+            class: ErrorClass::Unavailable,
+            message: "The index is being rebuilt.".into(),
+            reference: None,
+        };
         let body = reply_body(&e, "ev-2");
-        insta::assert_json_snapshot!(serde_json::from_str::<Value>(body["content"].as_str().unwrap()).unwrap());
+        insta::assert_json_snapshot!(
+            serde_json::from_str::<Value>(body["content"].as_str().unwrap()).unwrap()
+        );
     }
 
     #[test]
     fn huge_answers_fit_in_30_kb_with_a_pointer() {
         let mut a = sample();
-        a.citations = (0..2_000).map(|i| link_at("src/main/java/shop/inventory/InventoryService.java", i)).collect();
+        a.citations = (0..2_000)
+            .map(|i| link_at("src/main/java/shop/inventory/InventoryService.java", i))
+            .collect();
         let body = reply_body(&Reply::Answer(a), "ev-3");
         let s = body.to_string();
         assert!(s.len() <= BODY_MAX, "{}", s.len());

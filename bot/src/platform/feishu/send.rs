@@ -4,7 +4,9 @@
 
 use super::render::{create_body, reply_body};
 use crate::model::{Delivery, Platform, Question, Reply};
-use crate::platform::{Attempt, ChatSender, ConfigError, DeliveryError, header_secs, transport, with_rate_limit};
+use crate::platform::{
+    Attempt, ChatSender, ConfigError, DeliveryError, header_secs, transport, with_rate_limit,
+};
 use serde_json::{Value, json};
 use std::future::Future;
 use std::pin::Pin;
@@ -35,18 +37,31 @@ pub fn refresh_after(expire_secs: u64) -> Duration {
 
 impl FeishuSender {
     /// `api_base` is `https://open.feishu.cn` (or `https://open.larksuite.com`).
-    pub fn new(api_base: &str, app_id: &str, app_secret: &str) -> Result<FeishuSender, ConfigError> {
+    pub fn new(
+        api_base: &str,
+        app_id: &str,
+        app_secret: &str,
+    ) -> Result<FeishuSender, ConfigError> {
         if app_id.trim().is_empty() {
-            return Err(ConfigError { key: "feishu.app_id", problem: "is empty".into() });
+            return Err(ConfigError {
+                key: "feishu.app_id",
+                problem: "is empty".into(),
+            });
         }
         if app_secret.trim().is_empty() {
-            return Err(ConfigError { key: "feishu.app_secret", problem: "is empty".into() });
+            return Err(ConfigError {
+                key: "feishu.app_secret",
+                problem: "is empty".into(),
+            });
         }
         Ok(FeishuSender {
             http: reqwest::Client::builder()
                 .timeout(Duration::from_secs(20))
                 .build()
-                .map_err(|e| ConfigError { key: "feishu", problem: e.to_string() })?,
+                .map_err(|e| ConfigError {
+                    key: "feishu",
+                    problem: e.to_string(),
+                })?,
             api_base: api_base.trim_end_matches('/').to_string(),
             app_id: app_id.to_string(),
             app_secret: app_secret.to_string(),
@@ -57,13 +72,25 @@ impl FeishuSender {
     /// The current tenant token, fetched when missing or due.
     async fn tenant_token(&self, force: bool) -> Result<String, DeliveryError> {
         let mut slot = self.token.lock().await;
-        if let Some(t) = slot.as_ref().filter(|t| !force && Instant::now() < t.refresh_at) {
+        if let Some(t) = slot
+            .as_ref()
+            .filter(|t| !force && Instant::now() < t.refresh_at)
+        {
             return Ok(t.value.clone());
         }
-        let url = format!("{}/open-apis/auth/v3/tenant_access_token/internal", self.api_base);
+        let url = format!(
+            "{}/open-apis/auth/v3/tenant_access_token/internal",
+            self.api_base
+        );
         let body = json!({"app_id": self.app_id, "app_secret": self.app_secret});
         let v: Value = with_rate_limit(|| async {
-            let resp = self.http.post(&url).json(&body).send().await.map_err(transport)?;
+            let resp = self
+                .http
+                .post(&url)
+                .json(&body)
+                .send()
+                .await
+                .map_err(transport)?;
             classify(resp).await
         })
         .await?;
@@ -73,7 +100,10 @@ impl FeishuSender {
             .ok_or_else(|| DeliveryError::Refused("no tenant_access_token in the answer".into()))?
             .to_string();
         let expire = v.get("expire").and_then(Value::as_u64).unwrap_or(7200);
-        *slot = Some(Token { value: value.clone(), refresh_at: Instant::now() + refresh_after(expire) });
+        *slot = Some(Token {
+            value: value.clone(),
+            refresh_at: Instant::now() + refresh_after(expire),
+        });
         Ok(value)
     }
 
@@ -81,12 +111,24 @@ impl FeishuSender {
         let mut token = self.tenant_token(false).await?;
         for attempt in 0..2 {
             let result = with_rate_limit(|| async {
-                let resp = self.http.post(url).bearer_auth(&token).json(body).send().await.map_err(transport)?;
+                let resp = self
+                    .http
+                    .post(url)
+                    .bearer_auth(&token)
+                    .json(body)
+                    .send()
+                    .await
+                    .map_err(transport)?;
                 classify(resp).await
             })
             .await;
             match result {
-                Err(DeliveryError::Refused(msg)) if attempt == 0 && TOKEN_INVALID.iter().any(|c| msg.starts_with(&format!("code {c}"))) => {
+                Err(DeliveryError::Refused(msg))
+                    if attempt == 0
+                        && TOKEN_INVALID
+                            .iter()
+                            .any(|c| msg.starts_with(&format!("code {c}"))) =>
+                {
                     token = self.tenant_token(true).await?;
                 }
                 other => return other.map(|_| ()),
@@ -99,7 +141,8 @@ impl FeishuSender {
 /// Feishu's answer: 429 / 99991400 → wait; `code != 0` → refused; else the JSON.
 async fn classify(resp: reqwest::Response) -> Result<Attempt<Value>, DeliveryError> {
     let status = resp.status();
-    let wait = header_secs(resp.headers(), "x-ogw-ratelimit-reset").unwrap_or(Duration::from_secs(1));
+    let wait =
+        header_secs(resp.headers(), "x-ogw-ratelimit-reset").unwrap_or(Duration::from_secs(1));
     if status.as_u16() == 429 {
         return Ok(Attempt::Wait(wait));
     }
@@ -117,12 +160,17 @@ async fn classify(resp: reqwest::Response) -> Result<Attempt<Value>, DeliveryErr
             "code {code}: {}",
             v.get("msg").and_then(Value::as_str).unwrap_or_default()
         ))),
-        None => Err(DeliveryError::Refused(format!("HTTP {status} without a code"))),
+        None => Err(DeliveryError::Refused(format!(
+            "HTTP {status} without a code"
+        ))),
     }
 }
 
 fn id_ok(id: &str) -> bool {
-    !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 impl ChatSender for FeishuSender {
@@ -139,17 +187,29 @@ impl ChatSender for FeishuSender {
             match &question.delivery {
                 Delivery::FeishuReply(message_id) => {
                     if !id_ok(message_id) {
-                        return Err(DeliveryError::Refused(format!("odd message id {message_id:?}")));
+                        return Err(DeliveryError::Refused(format!(
+                            "odd message id {message_id:?}"
+                        )));
                     }
-                    let url = format!("{}/open-apis/im/v1/messages/{message_id}/reply", self.api_base);
-                    self.send(&url, &reply_body(reply, &question.event_id)).await
+                    let url = format!(
+                        "{}/open-apis/im/v1/messages/{message_id}/reply",
+                        self.api_base
+                    );
+                    self.send(&url, &reply_body(reply, &question.event_id))
+                        .await
                 }
                 Delivery::Post => {
-                    let url = format!("{}/open-apis/im/v1/messages?receive_id_type=chat_id", self.api_base);
-                    let body = create_body(reply, &question.conversation.channel, &question.event_id);
+                    let url = format!(
+                        "{}/open-apis/im/v1/messages?receive_id_type=chat_id",
+                        self.api_base
+                    );
+                    let body =
+                        create_body(reply, &question.conversation.channel, &question.event_id);
                     self.send(&url, &body).await
                 }
-                other => Err(DeliveryError::Refused(format!("not a Feishu delivery: {other:?}"))),
+                other => Err(DeliveryError::Refused(format!(
+                    "not a Feishu delivery: {other:?}"
+                ))),
             }
         })
     }

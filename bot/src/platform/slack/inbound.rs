@@ -28,7 +28,9 @@ pub fn parse_event(body: &[u8], bot_user: Option<&str>) -> Result<Inbound, Parse
     let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
     match str_at(&v, "type") {
         Some("url_verification") => Ok(Inbound::Challenge(
-            str_at(&v, "challenge").ok_or(ParseError::Missing("challenge"))?.to_string(),
+            str_at(&v, "challenge")
+                .ok_or(ParseError::Missing("challenge"))?
+                .to_string(),
         )),
         Some("event_callback") => event_callback(&v, bot_user),
         Some(_) => Ok(Inbound::Ignored("envelope type")),
@@ -54,7 +56,9 @@ pub fn event_callback(v: &Value, bot_user: Option<&str>) -> Result<Inbound, Pars
         _ => return Ok(Inbound::Ignored("event type")),
     };
     if event.get("subtype").is_some_and(|s| !s.is_null()) {
-        return Ok(Inbound::Ignored("message subtype (edit, bot message, join, ...)"));
+        return Ok(Inbound::Ignored(
+            "message subtype (edit, bot message, join, ...)",
+        ));
     }
     if event.get("bot_id").is_some_and(|s| !s.is_null()) {
         return Ok(Inbound::Ignored("message from a bot"));
@@ -75,7 +79,11 @@ pub fn event_callback(v: &Value, bot_user: Option<&str>) -> Result<Inbound, Pars
     let workspace = str_at(v, "team_id")
         .or_else(|| str_at(event, "team"))
         .unwrap_or_default();
-    let text = strip_mention(str_at(event, "text").unwrap_or_default(), bot_user.as_deref(), !direct);
+    let text = strip_mention(
+        str_at(event, "text").unwrap_or_default(),
+        bot_user.as_deref(),
+        !direct,
+    );
     Ok(Inbound::Question(Question {
         conversation: Conversation {
             platform: Platform::Slack,
@@ -99,9 +107,17 @@ pub fn parse_command(body: &[u8]) -> Result<Inbound, ParseError> {
 
 /// Slash-command fields by name (also what Socket Mode delivers).
 pub fn command(fields: &HashMap<String, String>) -> Result<Inbound, ParseError> {
-    let get = |k: &'static str| fields.get(k).map(String::as_str).ok_or(ParseError::Missing(k));
+    let get = |k: &'static str| {
+        fields
+            .get(k)
+            .map(String::as_str)
+            .ok_or(ParseError::Missing(k))
+    };
     let channel = get("channel_id")?;
-    let direct = fields.get("channel_name").is_some_and(|n| n == "directmessage") || channel.starts_with('D');
+    let direct = fields
+        .get("channel_name")
+        .is_some_and(|n| n == "directmessage")
+        || channel.starts_with('D');
     Ok(Inbound::Question(Question {
         conversation: Conversation {
             platform: Platform::Slack,
@@ -111,7 +127,9 @@ pub fn command(fields: &HashMap<String, String>) -> Result<Inbound, ParseError> 
             user: get("user_id")?.to_string(),
             direct,
         },
-        text: unescape(fields.get("text").map(String::as_str).unwrap_or_default()).trim().to_string(),
+        text: unescape(fields.get("text").map(String::as_str).unwrap_or_default())
+            .trim()
+            .to_string(),
         event_id: get("trigger_id")?.to_string(),
         delivery: Delivery::SlackResponseUrl(get("response_url")?.to_string()),
     }))
@@ -142,7 +160,9 @@ fn strip_mention(text: &str, bot_user: Option<&str>, mention: bool) -> String {
 }
 
 fn unescape(text: &str) -> String {
-    text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
 }
 
 fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -179,7 +199,9 @@ mod tests {
             "type": "app_mention", "user": "U2", "text": "<@UBOT> and who calls that?",
             "ts": "1700000050.000200", "thread_ts": "1700000000.000100", "channel": "C1"
         }));
-        let Inbound::Question(q) = parse_event(&body, Some("UBOT")).unwrap() else { panic!() };
+        let Inbound::Question(q) = parse_event(&body, Some("UBOT")).unwrap() else {
+            panic!()
+        };
         assert_eq!(q.conversation.thread.as_deref(), Some("1700000000.000100"));
         assert_eq!(q.text, "and who calls that?");
     }
@@ -190,7 +212,9 @@ mod tests {
             "type": "message", "channel_type": "im", "user": "U2", "text": "where is OrderService",
             "ts": "1700000000.000300", "channel": "D1"
         }));
-        let Inbound::Question(q) = parse_event(&body, None).unwrap() else { panic!() };
+        let Inbound::Question(q) = parse_event(&body, None).unwrap() else {
+            panic!()
+        };
         assert!(q.conversation.direct);
         assert_eq!(q.conversation.thread, None);
         assert_eq!(q.text, "where is OrderService");
@@ -208,7 +232,10 @@ mod tests {
         ];
         for event in cases {
             assert!(
-                matches!(parse_event(&envelope(event.clone()), None), Ok(Inbound::Ignored(_))),
+                matches!(
+                    parse_event(&envelope(event.clone()), None),
+                    Ok(Inbound::Ignored(_))
+                ),
                 "{event}"
             );
         }
@@ -221,14 +248,23 @@ mod tests {
             parse_event(body, None).unwrap(),
             Inbound::Challenge("3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P".into())
         );
-        assert!(matches!(parse_event(b"not json", None), Err(ParseError::Json(_))));
-        assert!(matches!(parse_event(b"{}", None), Err(ParseError::Missing("type"))));
+        assert!(matches!(
+            parse_event(b"not json", None),
+            Err(ParseError::Json(_))
+        ));
+        assert!(matches!(
+            parse_event(b"{}", None),
+            Err(ParseError::Missing("type"))
+        ));
     }
 
     #[test]
     fn slash_command_answers_through_its_response_url() {
         let body = b"token=x&team_id=T1&team_domain=shop&channel_id=C1&channel_name=dev&user_id=U2&user_name=ann&command=%2Fcodemap&text=who+calls+deductStock%3F&api_app_id=A1&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1%2F1%2Fabc&trigger_id=13345224609.738474920.8088930838d88f008e0";
         insta::assert_debug_snapshot!(parse_command(body).unwrap());
-        assert_eq!(parse_command(b"team_id=T1"), Err(ParseError::Missing("channel_id")));
+        assert_eq!(
+            parse_command(b"team_id=T1"),
+            Err(ParseError::Missing("channel_id"))
+        );
     }
 }

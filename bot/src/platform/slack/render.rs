@@ -78,7 +78,11 @@ pub fn render(reply: &Reply) -> SlackMessage {
             b.section_lines(&lines);
             b.finish(clip(&repos, 300), None)
         }
-        Reply::Error { class, message, reference } => {
+        Reply::Error {
+            class,
+            message,
+            reference,
+        } => {
             let (head, body) = error_text(*class, message, reference.as_deref());
             let mut b = Builder::default();
             b.section_lines(&[format!(":warning: *{}*", escape(&head)), escape(&body)]);
@@ -152,17 +156,22 @@ impl Builder {
     }
 
     fn push_section(&mut self, text: String) {
-        self.blocks.push(json!({"type": "section", "text": {"type": "mrkdwn", "text": text}}));
+        self.blocks
+            .push(json!({"type": "section", "text": {"type": "mrkdwn", "text": text}}));
     }
 
     fn context(&mut self, text: &str) {
         let text = clip(text, 300);
-        if self.omitted > 0 || text.chars().count() > self.room() || self.blocks.len() + 3 >= MAX_BLOCKS {
+        if self.omitted > 0
+            || text.chars().count() > self.room()
+            || self.blocks.len() + 3 >= MAX_BLOCKS
+        {
             self.omitted += 1;
             return;
         }
         self.used += text.chars().count();
-        self.blocks.push(json!({"type": "context", "elements": [{"type": "mrkdwn", "text": text}]}));
+        self.blocks
+            .push(json!({"type": "context", "elements": [{"type": "mrkdwn", "text": text}]}));
     }
 
     fn finish(mut self, text: String, freshness: Option<&str>) -> SlackMessage {
@@ -172,19 +181,26 @@ impl Builder {
                 self.omitted,
                 if self.omitted == 1 { "" } else { "s" }
             );
-            self.blocks.push(json!({"type": "context", "elements": [{"type": "mrkdwn", "text": more}]}));
+            self.blocks
+                .push(json!({"type": "context", "elements": [{"type": "mrkdwn", "text": more}]}));
         }
         if let Some(f) = freshness.filter(|f| !f.is_empty()) {
             let f = clip(&escape(&plain(f)), 200);
-            self.blocks.push(json!({"type": "context", "elements": [{"type": "mrkdwn", "text": f}]}));
+            self.blocks
+                .push(json!({"type": "context", "elements": [{"type": "mrkdwn", "text": f}]}));
         }
-        SlackMessage { text: escape(&text), blocks: self.blocks }
+        SlackMessage {
+            text: escape(&text),
+            blocks: self.blocks,
+        }
     }
 }
 
 /// Slack's three control characters; this also defuses `<!channel>` and `<@U…>` markup.
 pub fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 fn code(text: &str) -> String {
@@ -207,7 +223,9 @@ mod tests {
     fn link_at(path: &str, line: usize) -> CodeLink {
         CodeLink {
             label: format!("{path}:{line}"),
-            url: Some(format!("https://git.example/shop/blob/1a2b3c4/{path}#L{line}")),
+            url: Some(format!(
+                "https://git.example/shop/blob/1a2b3c4/{path}#L{line}"
+            )),
             symbol: None,
         }
     }
@@ -238,10 +256,22 @@ mod tests {
 
     #[test]
     fn help_and_errors() {
-        let help = Reply::Help(HelpReply { repos: vec!["shop".into()], examples: vec!["who calls deductStock?".into()] });
+        let help = Reply::Help(HelpReply {
+            repos: vec!["shop".into()],
+            examples: vec!["who calls deductStock?".into()],
+        });
         insta::assert_json_snapshot!("help", render(&help).blocks);
-        for class in [ErrorClass::User, ErrorClass::NotFound, ErrorClass::Unavailable, ErrorClass::Internal] {
-            let e = Reply::Error { class, message: "no repository named `billing` here".into(), reference: Some("ref-7f3a".into()) };
+        for class in [
+            ErrorClass::User,
+            ErrorClass::NotFound,
+            ErrorClass::Unavailable,
+            ErrorClass::Internal,
+        ] {
+            let e = Reply::Error {
+                class,
+                message: "no repository named `billing` here".into(),
+                reference: Some("ref-7f3a".into()),
+            };
             insta::assert_json_snapshot!(format!("error_{class:?}"), render(&e).blocks);
         }
     }
@@ -250,8 +280,16 @@ mod tests {
     fn huge_answers_stay_within_every_limit_and_say_what_was_cut() {
         let mut a = sample();
         a.summary = "x".repeat(10_000);
-        a.citations = (0..400).map(|i| link_at("src/main/java/shop/VeryLongPackageName/SomeService.java", i)).collect();
-        a.chain = (0..100).map(|i| ChainLine { depth: i % 5, symbol: format!("S{i}.m"), link: link_at("A.java", i) }).collect();
+        a.citations = (0..400)
+            .map(|i| link_at("src/main/java/shop/VeryLongPackageName/SomeService.java", i))
+            .collect();
+        a.chain = (0..100)
+            .map(|i| ChainLine {
+                depth: i % 5,
+                symbol: format!("S{i}.m"),
+                link: link_at("A.java", i),
+            })
+            .collect();
         let m = render(&Reply::Answer(a));
         assert!(m.text_len() <= MESSAGE_TEXT_MAX, "{}", m.text_len());
         assert!(m.blocks.len() <= MAX_BLOCKS);

@@ -3,7 +3,9 @@
 
 use super::render::{post_message, render, response_url_message};
 use crate::model::{Delivery, Platform, Question, Reply};
-use crate::platform::{Attempt, ChatSender, DeliveryError, header_secs, transport, with_rate_limit};
+use crate::platform::{
+    Attempt, ChatSender, DeliveryError, header_secs, transport, with_rate_limit,
+};
 use serde_json::Value;
 use std::future::Future;
 use std::pin::Pin;
@@ -21,20 +23,30 @@ impl SlackSender {
     /// `api_base` is `https://slack.com/api` in production; `hooks_base` (`https://hooks.slack.com`)
     /// is the only origin a `response_url` may point at, so a forged payload cannot make the bot
     /// post elsewhere.
-    pub fn new(bot_token: impl Into<String>, api_base: &str, hooks_base: &str) -> Result<SlackSender, crate::platform::ConfigError> {
+    pub fn new(
+        bot_token: impl Into<String>,
+        api_base: &str,
+        hooks_base: &str,
+    ) -> Result<SlackSender, crate::platform::ConfigError> {
         let hooks = url::Url::parse(hooks_base).map_err(|e| crate::platform::ConfigError {
             key: "slack.hooks_base",
             problem: e.to_string(),
         })?;
         let token = bot_token.into();
         if token.trim().is_empty() {
-            return Err(crate::platform::ConfigError { key: "slack.bot_token", problem: "is empty".into() });
+            return Err(crate::platform::ConfigError {
+                key: "slack.bot_token",
+                problem: "is empty".into(),
+            });
         }
         Ok(SlackSender {
             http: reqwest::Client::builder()
                 .timeout(Duration::from_secs(20))
                 .build()
-                .map_err(|e| crate::platform::ConfigError { key: "slack", problem: e.to_string() })?,
+                .map_err(|e| crate::platform::ConfigError {
+                    key: "slack",
+                    problem: e.to_string(),
+                })?,
             token,
             api_base: api_base.trim_end_matches('/').to_string(),
             hooks_origin: hooks.origin(),
@@ -50,7 +62,8 @@ impl SlackSender {
             let resp = req.send().await.map_err(transport)?;
             let status = resp.status();
             if status.as_u16() == 429 {
-                let after = header_secs(resp.headers(), "retry-after").unwrap_or(Duration::from_secs(1));
+                let after =
+                    header_secs(resp.headers(), "retry-after").unwrap_or(Duration::from_secs(1));
                 return Ok(Attempt::Wait(after));
             }
             if status.is_server_error() {
@@ -63,7 +76,10 @@ impl SlackSender {
                 // Web API methods answer 200 with `ok: false` on failure.
                 let v: Value = resp.json().await.map_err(transport)?;
                 if v.get("ok").and_then(Value::as_bool) != Some(true) {
-                    let err = v.get("error").and_then(Value::as_str).unwrap_or("unknown error");
+                    let err = v
+                        .get("error")
+                        .and_then(Value::as_str)
+                        .unwrap_or("unknown error");
                     if err == "ratelimited" {
                         return Ok(Attempt::Wait(Duration::from_secs(1)));
                     }
@@ -92,16 +108,22 @@ impl ChatSender for SlackSender {
                 Delivery::Post => {
                     let c = &question.conversation;
                     let body = post_message(&c.channel, c.thread.as_deref(), &message);
-                    self.post(&format!("{}/chat.postMessage", self.api_base), &body, true).await
+                    self.post(&format!("{}/chat.postMessage", self.api_base), &body, true)
+                        .await
                 }
                 Delivery::SlackResponseUrl(url) => {
-                    let parsed = url::Url::parse(url).map_err(|e| DeliveryError::Refused(format!("response_url: {e}")))?;
+                    let parsed = url::Url::parse(url)
+                        .map_err(|e| DeliveryError::Refused(format!("response_url: {e}")))?;
                     if parsed.origin() != self.hooks_origin {
-                        return Err(DeliveryError::Refused("response_url is not on Slack's hooks host".into()));
+                        return Err(DeliveryError::Refused(
+                            "response_url is not on Slack's hooks host".into(),
+                        ));
                     }
                     self.post(url, &response_url_message(&message), false).await
                 }
-                other => Err(DeliveryError::Refused(format!("not a Slack delivery: {other:?}"))),
+                other => Err(DeliveryError::Refused(format!(
+                    "not a Slack delivery: {other:?}"
+                ))),
             }
         })
     }

@@ -14,12 +14,17 @@ use std::sync::Arc;
 pub enum SocketError {
     #[error("building the Slack client failed: {0}")]
     Client(String),
-    #[error("opening the Socket Mode connection failed (is slack.app_token an xapp- token with connections:write?): {0}")]
+    #[error(
+        "opening the Socket Mode connection failed (is slack.app_token an xapp- token with connections:write?): {0}"
+    )]
     Connect(String),
 }
 
 /// A push event as Socket Mode hands it over → what the HTTP endpoint would have made of it.
-pub fn from_push_event(ev: &SlackPushEventCallback, bot_user: Option<&str>) -> Result<Inbound, ParseError> {
+pub fn from_push_event(
+    ev: &SlackPushEventCallback,
+    bot_user: Option<&str>,
+) -> Result<Inbound, ParseError> {
     let mut v = serde_json::to_value(ev).map_err(|e| ParseError::Json(e.to_string()))?;
     v["type"] = serde_json::json!("event_callback");
     inbound::event_callback(&v, bot_user)
@@ -53,18 +58,21 @@ pub async fn listen(
     api_url: Option<String>,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<(), SocketError> {
-    let mut connector = SlackClientHyperConnector::new().map_err(|e| SocketError::Client(e.to_string()))?;
+    let mut connector =
+        SlackClientHyperConnector::new().map_err(|e| SocketError::Client(e.to_string()))?;
     if let Some(url) = api_url.as_deref() {
         connector = connector.with_slack_api_url(url);
     }
     let client = Arc::new(SlackClient::new(connector));
     let env = Arc::new(
-        SlackClientEventsListenerEnvironment::new(client).with_user_state(SocketState { inbox, bot_user }),
+        SlackClientEventsListenerEnvironment::new(client)
+            .with_user_state(SocketState { inbox, bot_user }),
     );
     let callbacks = SlackSocketModeListenerCallbacks::new()
         .with_push_events(on_push)
         .with_command_events(on_command);
-    let listener = SlackClientSocketModeListener::new(&SlackClientSocketModeConfig::new(), env, callbacks);
+    let listener =
+        SlackClientSocketModeListener::new(&SlackClientSocketModeConfig::new(), env, callbacks);
     listener
         .listen_for(&SlackApiToken::new(app_token.into()))
         .await
@@ -94,7 +102,9 @@ async fn on_push(
 ) -> UserCallbackResult<()> {
     let bot_user = {
         let guard = state.read().await;
-        guard.get_user_state::<SocketState>().and_then(|s| s.bot_user.clone())
+        guard
+            .get_user_state::<SocketState>()
+            .and_then(|s| s.bot_user.clone())
     };
     match from_push_event(&ev, bot_user.as_deref()) {
         Ok(Inbound::Question(q)) => submit(&state, q).await,
@@ -118,8 +128,10 @@ async fn on_command(
         },
         _ => "I could not read that command.",
     };
-    Ok(SlackCommandEventResponse::new(SlackMessageContent::new().with_text(text.into()))
-        .with_response_type(SlackMessageResponseType::Ephemeral))
+    Ok(
+        SlackCommandEventResponse::new(SlackMessageContent::new().with_text(text.into()))
+            .with_response_type(SlackMessageResponseType::Ephemeral),
+    )
 }
 
 #[cfg(test)]
@@ -138,12 +150,16 @@ mod tests {
                       "ts": "1700000000.000100", "channel": "C1", "event_ts": "1700000000.000100"}
         });
         let http = inbound::parse_event(&serde_json::to_vec(&envelope).unwrap(), None).unwrap();
-        let SlackPushEvent::EventCallback(cb) = serde_json::from_value::<SlackPushEvent>(envelope).unwrap() else {
+        let SlackPushEvent::EventCallback(cb) =
+            serde_json::from_value::<SlackPushEvent>(envelope).unwrap()
+        else {
             panic!("slack-morphism did not read an event_callback")
         };
         let socket = from_push_event(&cb, None).unwrap();
         assert_eq!(socket, http);
-        let Inbound::Question(q) = socket else { panic!() };
+        let Inbound::Question(q) = socket else {
+            panic!()
+        };
         assert_eq!(q.text, "who calls deductStock?");
         assert_eq!(q.event_id, "Ev42");
     }
@@ -158,10 +174,16 @@ mod tests {
             }
             let v = json!({"team_id": "T1", "api_app_id": "A1", "type": "event_callback", "event_id": "Ev7",
                            "event_time": 1700000000, "event": event});
-            let SlackPushEvent::EventCallback(cb) = serde_json::from_value::<SlackPushEvent>(v).unwrap() else { panic!() };
+            let SlackPushEvent::EventCallback(cb) =
+                serde_json::from_value::<SlackPushEvent>(v).unwrap()
+            else {
+                panic!()
+            };
             from_push_event(&cb, Some("UBOT")).unwrap()
         };
-        let Inbound::Question(q) = dm("U2", None) else { panic!("DM dropped") };
+        let Inbound::Question(q) = dm("U2", None) else {
+            panic!("DM dropped")
+        };
         assert!(q.conversation.direct);
         assert!(matches!(dm("UBOT", None), Inbound::Ignored(_)));
         assert!(matches!(dm("U3", Some("B1")), Inbound::Ignored(_)));
@@ -175,9 +197,14 @@ mod tests {
             "trigger_id": "tr1"
         }))
         .unwrap();
-        let Inbound::Question(q) = from_command(&ev).unwrap() else { panic!() };
+        let Inbound::Question(q) = from_command(&ev).unwrap() else {
+            panic!()
+        };
         assert_eq!(q.text, "who calls deductStock?");
         assert_eq!(q.event_id, "tr1");
-        assert_eq!(q.delivery, Delivery::SlackResponseUrl("https://hooks.slack.com/commands/T1/1/abc".into()));
+        assert_eq!(
+            q.delivery,
+            Delivery::SlackResponseUrl("https://hooks.slack.com/commands/T1/1/abc".into())
+        );
     }
 }

@@ -38,7 +38,8 @@ pub fn verify(
     mac.update(b":");
     mac.update(body);
     // `verify_slice` compares in constant time.
-    mac.verify_slice(&expected).map_err(|_| SignatureError::Mismatch)
+    mac.verify_slice(&expected)
+        .map_err(|_| SignatureError::Mismatch)
 }
 
 /// The signature Slack would send (for tests and the loopback tools).
@@ -65,7 +66,10 @@ mod tests {
     #[test]
     fn slacks_documented_example_verifies() {
         assert_eq!(sign(SECRET, "1531420618", BODY), SIG);
-        assert_eq!(verify(SECRET, Some("1531420618"), Some(SIG), BODY, 1531420618 + 10), Ok(()));
+        assert_eq!(
+            verify(SECRET, Some("1531420618"), Some(SIG), BODY, 1531420618 + 10),
+            Ok(())
+        );
     }
 
     #[test]
@@ -74,13 +78,34 @@ mod tests {
         let now = 1531420618;
         let mut body = BODY.to_vec();
         body[0] ^= 1;
-        assert_eq!(verify(SECRET, Some(ts), Some(SIG), &body, now), Err(SignatureError::Mismatch));
-        assert_eq!(verify(b"other", Some(ts), Some(SIG), BODY, now), Err(SignatureError::Mismatch));
-        assert_eq!(verify(SECRET, Some(ts), Some(SIG), BODY, now + 301), Err(SignatureError::Stale));
-        assert_eq!(verify(SECRET, Some(ts), Some(SIG), BODY, now - 301), Err(SignatureError::Stale));
+        assert_eq!(
+            verify(SECRET, Some(ts), Some(SIG), &body, now),
+            Err(SignatureError::Mismatch)
+        );
+        assert_eq!(
+            verify(b"other", Some(ts), Some(SIG), BODY, now),
+            Err(SignatureError::Mismatch)
+        );
+        assert_eq!(
+            verify(SECRET, Some(ts), Some(SIG), BODY, now + 301),
+            Err(SignatureError::Stale)
+        );
+        assert_eq!(
+            verify(SECRET, Some(ts), Some(SIG), BODY, now - 301),
+            Err(SignatureError::Stale)
+        );
         let v1 = SIG.replacen("v0=", "v1=", 1);
-        assert_eq!(verify(SECRET, Some(ts), Some(&v1), BODY, now), Err(SignatureError::Mismatch));
-        assert!(matches!(verify(SECRET, None, Some(SIG), BODY, now), Err(SignatureError::Missing(_))));
-        assert!(matches!(verify(SECRET, Some(ts), None, BODY, now), Err(SignatureError::Missing(_))));
+        assert_eq!(
+            verify(SECRET, Some(ts), Some(&v1), BODY, now),
+            Err(SignatureError::Mismatch)
+        );
+        assert!(matches!(
+            verify(SECRET, None, Some(SIG), BODY, now),
+            Err(SignatureError::Missing(_))
+        ));
+        assert!(matches!(
+            verify(SECRET, Some(ts), None, BODY, now),
+            Err(SignatureError::Missing(_))
+        ));
     }
 }
