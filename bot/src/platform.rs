@@ -238,6 +238,38 @@ where
     }
 }
 
+/// Spaces posts to one conversation: Slack allows about one message per second per channel,
+/// Feishu five per second per chat. Waits are handed out in order, so a burst drains evenly.
+pub(crate) struct Pacer {
+    interval: Duration,
+    next: std::sync::Mutex<std::collections::HashMap<String, tokio::time::Instant>>,
+}
+
+impl Pacer {
+    pub(crate) fn new(interval: Duration) -> Pacer {
+        Pacer {
+            interval,
+            next: Default::default(),
+        }
+    }
+
+    /// Returns when a post to `key` may go out.
+    pub(crate) async fn wait(&self, key: &str) {
+        let at = {
+            let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
+            let now = tokio::time::Instant::now();
+            if next.len() > 10_000 {
+                next.retain(|_, t| *t > now);
+            }
+            let slot = next.entry(key.to_string()).or_insert(now);
+            let at = (*slot).max(now);
+            *slot = at + self.interval;
+            at
+        };
+        tokio::time::sleep_until(at).await;
+    }
+}
+
 /// Seconds (integer or fractional) from a header, as a wait.
 pub(crate) fn header_secs(headers: &reqwest::header::HeaderMap, name: &str) -> Option<Duration> {
     let v = headers
@@ -306,6 +338,18 @@ mod tests {
         assert!(!fresh("1000", 1301));
         assert!(!fresh("1301", 1000));
         assert!(!fresh("soon", 1000));
+    }
+
+    #[tokio::test]
+    async fn pacer_spaces_one_key_and_leaves_others_alone() {
+        let p = Pacer::new(Duration::from_millis(150));
+        let t0 = std::time::Instant::now();
+        p.wait("C1").await;
+        p.wait("C2").await;
+        assert!(t0.elapsed() < Duration::from_millis(100));
+        p.wait("C1").await;
+        p.wait("C1").await;
+        assert!(t0.elapsed() >= Duration::from_millis(300));
     }
 
     #[test]

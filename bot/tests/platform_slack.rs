@@ -316,3 +316,45 @@ async fn slash_command_answers_go_to_the_response_url_only_on_the_hooks_host() {
     ));
     assert_eq!(hooks.calls().len(), 1);
 }
+
+#[tokio::test]
+async fn posts_to_one_channel_are_spaced_a_second_apart() {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let api = Recorder::start(|_, _| (200, vec![], json!({"ok": true}))).await;
+    let sender = SlackSender::new("xoxb-test", &api.base, "https://hooks.slack.com").unwrap();
+    let help = Reply::Help(bot::model::HelpReply {
+        repos: vec!["shop".into()],
+        examples: vec![],
+    });
+    let q = question(Delivery::Post);
+    let mut other = question(Delivery::Post);
+    other.conversation.channel = "C2".into();
+    let (a, b, c) = tokio::join!(
+        sender.deliver(&q, &help),
+        sender.deliver(&q, &help),
+        sender.deliver(&other, &help)
+    );
+    a.unwrap();
+    b.unwrap();
+    c.unwrap();
+    let calls = api.calls();
+    let at = |ch: &str| {
+        calls
+            .iter()
+            .filter(|c| c.body["channel"] == ch)
+            .map(|c| c.at)
+            .collect::<Vec<_>>()
+    };
+    let c1 = at("C1");
+    assert_eq!(c1.len(), 2);
+    let gap = if c1[1] > c1[0] {
+        c1[1] - c1[0]
+    } else {
+        c1[0] - c1[1]
+    };
+    assert!(gap >= Duration::from_millis(950), "{gap:?}");
+    assert!(
+        at("C2")[0] < c1.iter().max().copied().unwrap(),
+        "another channel does not wait"
+    );
+}

@@ -27,6 +27,7 @@ pub struct FeishuSender {
     app_id: String,
     app_secret: String,
     token: tokio::sync::Mutex<Option<Token>>,
+    pace: crate::platform::Pacer,
 }
 
 /// When to fetch a fresh token: Feishu hands out a new one once less than 30 minutes remain,
@@ -66,6 +67,8 @@ impl FeishuSender {
             app_id: app_id.to_string(),
             app_secret: app_secret.to_string(),
             token: tokio::sync::Mutex::new(None),
+            // Five messages per second per chat, shared by all bots in a group.
+            pace: crate::platform::Pacer::new(Duration::from_millis(200)),
         })
     }
 
@@ -184,6 +187,7 @@ impl ChatSender for FeishuSender {
         reply: &'a Reply,
     ) -> Pin<Box<dyn Future<Output = Result<(), DeliveryError>> + Send + 'a>> {
         Box::pin(async move {
+            self.pace.wait(&question.conversation.channel).await;
             match &question.delivery {
                 Delivery::FeishuReply(message_id) => {
                     if !id_ok(message_id) {

@@ -1,5 +1,6 @@
 //! Posts replies with `chat.postMessage` (bot token, in the thread) or to a slash command's
-//! `response_url`, waiting out 429s as `Retry-After` says.
+//! `response_url`, at most one message per second per channel, waiting out 429s as
+//! `Retry-After` says.
 
 use super::render::{post_message, render, response_url_message};
 use crate::model::{Delivery, Platform, Question, Reply};
@@ -17,6 +18,7 @@ pub struct SlackSender {
     token: String,
     api_base: String,
     hooks_origin: url::Origin,
+    pace: crate::platform::Pacer,
 }
 
 impl SlackSender {
@@ -50,6 +52,7 @@ impl SlackSender {
             token,
             api_base: api_base.trim_end_matches('/').to_string(),
             hooks_origin: hooks.origin(),
+            pace: crate::platform::Pacer::new(Duration::from_secs(1)),
         })
     }
 
@@ -108,6 +111,7 @@ impl ChatSender for SlackSender {
                 Delivery::Post => {
                     let c = &question.conversation;
                     let body = post_message(&c.channel, c.thread.as_deref(), &message);
+                    self.pace.wait(&c.channel).await;
                     self.post(&format!("{}/chat.postMessage", self.api_base), &body, true)
                         .await
                 }
@@ -119,6 +123,7 @@ impl ChatSender for SlackSender {
                             "response_url is not on Slack's hooks host".into(),
                         ));
                     }
+                    self.pace.wait(&question.conversation.channel).await;
                     self.post(url, &response_url_message(&message), false).await
                 }
                 other => Err(DeliveryError::Refused(format!(
