@@ -50,7 +50,7 @@ struct SocketState {
 }
 
 /// Connects with the app-level token (`xapp-…`), feeds questions to `inbox` until `shutdown`
-/// resolves, then closes the sockets. `api_url` overrides `https://slack.com/api/` (tests).
+/// resolves, then closes the sockets. `api_url` overrides `https://slack.com/api` (tests).
 pub async fn listen(
     app_token: String,
     bot_user: Option<String>,
@@ -58,11 +58,22 @@ pub async fn listen(
     api_url: Option<String>,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<(), SocketError> {
-    let mut connector =
-        SlackClientHyperConnector::new().map_err(|e| SocketError::Client(e.to_string()))?;
-    if let Some(url) = api_url.as_deref() {
-        connector = connector.with_slack_api_url(url);
-    }
+    let connector = match api_url.as_deref() {
+        // A plain-http API is only ever a loopback stand-in; Slack itself is https-only.
+        Some(url) if url.starts_with("http://") => {
+            let https_or_http = hyper_rustls::HttpsConnectorBuilder::new()
+                .with_native_roots()
+                .map_err(|e| SocketError::Client(e.to_string()))?
+                .https_or_http()
+                .enable_http1()
+                .build();
+            SlackClientHyperConnector::with_connector(https_or_http).with_slack_api_url(url)
+        }
+        Some(url) => SlackClientHyperConnector::new()
+            .map_err(|e| SocketError::Client(e.to_string()))?
+            .with_slack_api_url(url),
+        None => SlackClientHyperConnector::new().map_err(|e| SocketError::Client(e.to_string()))?,
+    };
     let client = Arc::new(SlackClient::new(connector));
     let env = Arc::new(
         SlackClientEventsListenerEnvironment::new(client)
