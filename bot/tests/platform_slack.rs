@@ -358,3 +358,21 @@ async fn posts_to_one_channel_are_spaced_a_second_apart() {
         "another channel does not wait"
     );
 }
+
+#[tokio::test]
+async fn oversized_and_unreadable_bodies_are_refused_without_reaching_the_inbox() {
+    let (inbox, mut rx) = inbox(4);
+    let router = slack::router(SlackConfig::new(SECRET, None).unwrap(), inbox);
+    let ts = now();
+    let big = vec![b'x'; 2 << 20];
+    let sig = slack::verify::sign(SECRET.as_bytes(), &ts.to_string(), &big);
+    let (status, _, _) = post(&router, "/slack/events", &headers(ts, &sig), big).await;
+    assert_eq!(status, 413, "bodies over 1 MiB are not read");
+    let junk = b"\xff\xfe not json".to_vec();
+    let sig = slack::verify::sign(SECRET.as_bytes(), &ts.to_string(), &junk);
+    let (status, _, _) = post(&router, "/slack/events", &headers(ts, &sig), junk.clone()).await;
+    assert_eq!(status, 400);
+    let (status, _, _) = post(&router, "/slack/commands", &headers(ts, &sig), junk).await;
+    assert_eq!(status, 400);
+    assert!(rx.try_recv().is_err());
+}
