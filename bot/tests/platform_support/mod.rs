@@ -135,7 +135,7 @@ pub fn python(script: &str, module: &str, input: &Value) -> Option<Value> {
         Ok(o) if o.status.success() => {}
         _ => {
             println!(
-                "SKIPPED: python module {module} is not installed (pip install --break-system-packages slack_sdk lark-oapi cryptography)"
+                "SKIPPED: {py} or its module {module} is missing (pip install --break-system-packages -r bot/tests/peers/requirements.txt)"
             );
             return None;
         }
