@@ -11,13 +11,17 @@
 //!
 //! Routers answer within milliseconds: size cap (1 MiB), signature / token, replay window,
 //! challenge, parse, [`Inbox::submit`], ack. `Accepted` and `Duplicate` ack 200 (a retry needs no
-//! second answer); `Refused` answers 503 so the platform retries later. Bad signatures get 401,
-//! payloads that cannot be parsed 400; nothing is submitted for either.
+//! second answer); `Refused` answers 503 where the platform redelivers (Slack events, Feishu;
+//! Socket Mode leaves the envelope unacknowledged) and an ephemeral "busy" note where it does not
+//! (Slack slash commands, Discord interactions). Bad signatures, tokens or stale timestamps get
+//! 401, payloads that cannot be parsed 400, bodies over 1 MiB 413; nothing is submitted for any.
 //!
 //! Senders render from a [`Reply`] only: the only links are [`crate::model::CodeLink`] URLs (and
 //! only `http(s)` ones without markup characters), other URLs in text are defanged, mass mentions
-//! are neutralised, and 429s are waited out (`Retry-After`, `retry_after`,
-//! `x-ogw-ratelimit-reset`) a few times before [`DeliveryError::RateLimited`] is returned.
+//! are neutralised, errors are told by class with the reference id. Posts to one conversation
+//! are paced (Slack 1/s per channel, Feishu 5/s per chat) and 429s are waited out
+//! (`Retry-After`, `retry_after`, `x-ogw-ratelimit-reset`) up to three times before
+//! [`DeliveryError::RateLimited`] is returned.
 
 pub mod discord;
 pub mod feishu;
