@@ -261,3 +261,26 @@ async fn gateway_mentions_are_answered_with_a_reply_and_errors_as_an_embed() {
             .is_err()
     );
 }
+
+#[tokio::test]
+async fn ask_is_registered_with_a_bulk_overwrite() {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let api = Recorder::start(|_, _| (200, vec![], json!([]))).await;
+    let sender =
+        DiscordSender::new(&format!("{}/api/v10", api.base), Some("bot-token".into())).unwrap();
+    sender
+        .register_commands("1170000000000000000")
+        .await
+        .unwrap();
+    let calls = api.calls();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(
+        (calls[0].method.as_str(), calls[0].path.as_str()),
+        ("PUT", "/api/v10/applications/1170000000000000000/commands")
+    );
+    assert_eq!(calls[0].headers["authorization"], "Bot bot-token");
+    assert_eq!(calls[0].body[0]["name"], "ask");
+    assert_eq!(calls[0].body[0]["options"][0]["name"], "question");
+    assert!(sender.register_commands("../../x").await.is_err());
+    assert_eq!(api.calls().len(), 1);
+}

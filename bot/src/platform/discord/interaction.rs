@@ -105,6 +105,25 @@ pub fn from_value(v: &Value) -> Result<Inbound, ParseError> {
     Ok(Inbound::Question(cmd.question()))
 }
 
+/// The application commands the bot registers (bulk overwrite, so registering is idempotent):
+/// `/ask question:<text>`, usable in guilds and in DMs with the bot.
+pub fn command_definitions() -> Value {
+    json!([{
+        "name": COMMAND,
+        "type": 1,
+        "description": "Ask codemap about the code: who calls X, where is Y, paste a stack trace",
+        "options": [{
+            "name": OPTION,
+            "description": "Your question",
+            "type": 3,
+            "required": true,
+            "max_length": 1500
+        }],
+        "contexts": [0, 1],
+        "integration_types": [0]
+    }])
+}
+
 pub fn pong() -> Value {
     json!({"type": PONG})
 }
@@ -142,6 +161,11 @@ pub(crate) mod tests {
     #[test]
     fn ask_becomes_a_question_answered_through_the_interaction() {
         insta::assert_debug_snapshot!(from_value(&ask_payload("who calls deductStock?")).unwrap());
+    }
+
+    #[test]
+    fn registered_commands() {
+        insta::assert_json_snapshot!(command_definitions());
     }
 
     #[test]

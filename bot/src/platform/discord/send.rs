@@ -36,6 +36,23 @@ impl DiscordSender {
         })
     }
 
+    /// Registers `/ask` for `application_id` (`PUT /applications/{id}/commands`, bot token);
+    /// a bulk overwrite, so calling it at every start is harmless.
+    pub async fn register_commands(&self, application_id: &str) -> Result<(), DeliveryError> {
+        if application_id.is_empty() || !application_id.chars().all(|c| c.is_ascii_digit()) {
+            return Err(DeliveryError::Refused(format!(
+                "odd application id {application_id:?}"
+            )));
+        }
+        let url = format!("{}/applications/{application_id}/commands", self.api_base);
+        self.send(
+            reqwest::Method::PUT,
+            &url,
+            &super::interaction::command_definitions(),
+        )
+        .await
+    }
+
     async fn send(
         &self,
         method: reqwest::Method,
@@ -44,7 +61,8 @@ impl DiscordSender {
     ) -> Result<(), DeliveryError> {
         with_rate_limit(|| async {
             let mut req = self.http.request(method.clone(), url).json(body);
-            if url.contains("/channels/") {
+            // The bot token goes to bot routes only; interaction webhooks carry their own token.
+            if !url.contains("/webhooks/") {
                 let token = self
                     .bot_token
                     .as_deref()
