@@ -6,7 +6,7 @@
 //! | Platform | Inbound | Outbound |
 //! |---|---|---|
 //! | Slack | [`slack::router`]`(`[`slack::SlackConfig`]`, Inbox)`: `POST /slack/events`, `POST /slack/commands`; or Socket Mode: [`slack::socket::listen`] | [`slack::SlackSender::new`]`(bot_token, api_base, hooks_base)` |
-//! | Discord | [`discord::router`]`(`[`discord::DiscordConfig`]`, Inbox)`: `POST /discord/interactions`; or the gateway: [`discord::gateway::run`] | [`discord::DiscordSender::new`]`(api_base, bot_token)` |
+//! | Discord | [`discord::router`]`(`[`discord::DiscordConfig`]`, Inbox)`: `POST /discord/interactions`; or the gateway: [`discord::gateway::run`] | [`discord::DiscordSender::new`]`(api_base, bot_token)`; `/ask` via [`discord::DiscordSender::register_commands`] |
 //! | Feishu | [`feishu::router`]`(`[`feishu::FeishuConfig`]`, Inbox)`: `POST /feishu/events` | [`feishu::FeishuSender::new`]`(api_base, app_id, app_secret)` |
 //!
 //! Routers answer within milliseconds: size cap (1 MiB), signature / token, replay window,

@@ -160,8 +160,14 @@ fn ephemeral(text: &str) -> CreateInteractionResponse {
     )
 }
 
-/// Runs the gateway bot until it stops; a 4014 returns [`GatewayError::Fatal`] at once.
-pub async fn run(bot_token: &str, inbox: Inbox) -> Result<(), GatewayError> {
+/// Runs the gateway bot until `shutdown` resolves (then closes the shards) or the gateway
+/// stops; a 4014 returns [`GatewayError::Fatal`] at once. Register `/ask` with
+/// [`super::DiscordSender::register_commands`].
+pub async fn run(
+    bot_token: &str,
+    inbox: Inbox,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<(), GatewayError> {
     let handler = Handler {
         inbox,
         me: OnceLock::new(),
@@ -170,7 +176,14 @@ pub async fn run(bot_token: &str, inbox: Inbox) -> Result<(), GatewayError> {
         .event_handler(handler)
         .await
         .map_err(|e| classify(&e))?;
-    client.start().await.map_err(|e| classify(&e))
+    let shards = client.shard_manager.clone();
+    tokio::select! {
+        ended = client.start() => ended.map_err(|e| classify(&e)),
+        () = shutdown => {
+            shards.shutdown_all().await;
+            Ok(())
+        }
+    }
 }
 
 #[cfg(test)]
