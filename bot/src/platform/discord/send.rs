@@ -1,0 +1,153 @@
+//! Delivers replies: an interaction's deferred response is edited
+//! (`PATCH /webhooks/{app}/{token}/messages/@original`) and overflow goes out as follow-ups
+//! (`POST /webhooks/{app}/{token}`); a gateway mention is answered with a reply message
+//! (`POST /channels/{id}/messages`, bot token). 429s wait out `retry_after`.
+
+use super::render::render;
+use crate::model::{Delivery, Platform, Question, Reply};
+use crate::platform::{
+    Attempt, ChatSender, ConfigError, DeliveryError, header_secs, transport, with_rate_limit,
+};
+use serde_json::{Value, json};
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+pub struct DiscordSender {
+    http: reqwest::Client,
+    api_base: String,
+    bot_token: Option<String>,
+}
+
+impl DiscordSender {
+    /// `api_base` is `https://discord.com/api/v10` in production. The bot token is needed only
+    /// for gateway mentions; interactions answer with their own token.
+    pub fn new(api_base: &str, bot_token: Option<String>) -> Result<DiscordSender, ConfigError> {
+        Ok(DiscordSender {
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(20))
+                .build()
+                .map_err(|e| ConfigError {
+                    key: "discord",
+                    problem: e.to_string(),
+                })?,
+            api_base: api_base.trim_end_matches('/').to_string(),
+            bot_token: bot_token.filter(|t| !t.trim().is_empty()),
+        })
+    }
+
+    /// Registers `/ask` for `application_id` (`PUT /applications/{id}/commands`, bot token);
+    /// a bulk overwrite, so calling it at every start is harmless.
+    pub async fn register_commands(&self, application_id: &str) -> Result<(), DeliveryError> {
+        if application_id.is_empty() || !application_id.chars().all(|c| c.is_ascii_digit()) {
+            return Err(DeliveryError::Refused(format!(
+                "odd application id {application_id:?}"
+            )));
+        }
+        let url = format!("{}/applications/{application_id}/commands", self.api_base);
+        self.send(
+            reqwest::Method::PUT,
+            &url,
+            &super::interaction::command_definitions(),
+        )
+        .await
+    }
+
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        url: &str,
+        body: &Value,
+    ) -> Result<(), DeliveryError> {
+        with_rate_limit(|| async {
+            let mut req = self.http.request(method.clone(), url).json(body);
+            // The bot token goes to bot routes only; interaction webhooks carry their own token.
+            if !url.contains("/webhooks/") {
+                let token = self
+                    .bot_token
+                    .as_deref()
+                    .ok_or_else(|| DeliveryError::Refused("discord.bot_token is not set".into()))?;
+                req = req.header("authorization", format!("Bot {token}"));
+            }
+            let resp = req.send().await.map_err(transport)?;
+            let status = resp.status();
+            if status.as_u16() == 429 {
+                let header = header_secs(resp.headers(), "retry-after");
+                let body: Value = resp.json().await.unwrap_or(Value::Null);
+                let after = body
+                    .get("retry_after")
+                    .and_then(Value::as_f64)
+                    .filter(|s| s.is_finite() && *s >= 0.0)
+                    .map(Duration::from_secs_f64)
+                    .or(header)
+                    .unwrap_or(Duration::from_secs(1));
+                return Ok(Attempt::Wait(after));
+            }
+            if status.is_server_error() {
+                return Err(DeliveryError::Transport(format!("HTTP {status}")));
+            }
+            if !status.is_success() {
+                let text = resp.text().await.unwrap_or_default();
+                return Err(DeliveryError::Refused(format!(
+                    "HTTP {status}: {}",
+                    crate::platform::clip(&text, 300)
+                )));
+            }
+            Ok(Attempt::Done(()))
+        })
+        .await
+    }
+}
+
+impl ChatSender for DiscordSender {
+    fn platform(&self) -> Platform {
+        Platform::Discord
+    }
+
+    fn deliver<'a>(
+        &'a self,
+        question: &'a Question,
+        reply: &'a Reply,
+    ) -> Pin<Box<dyn Future<Output = Result<(), DeliveryError>> + Send + 'a>> {
+        Box::pin(async move {
+            let messages = render(reply);
+            match &question.delivery {
+                Delivery::DiscordInteraction {
+                    application_id,
+                    token,
+                } => {
+                    let hook = format!("{}/webhooks/{application_id}/{token}", self.api_base);
+                    for (i, m) in messages.iter().enumerate() {
+                        if i == 0 {
+                            self.send(
+                                reqwest::Method::PATCH,
+                                &format!("{hook}/messages/@original"),
+                                m,
+                            )
+                            .await?;
+                        } else {
+                            self.send(reqwest::Method::POST, &hook, m).await?;
+                        }
+                    }
+                    Ok(())
+                }
+                Delivery::Post => {
+                    let c = &question.conversation;
+                    let url = format!("{}/channels/{}/messages", self.api_base, c.channel);
+                    for (i, m) in messages.iter().enumerate() {
+                        let mut m = m.clone();
+                        if let (0, Some(id)) = (i, &c.thread) {
+                            m["message_reference"] =
+                                json!({"message_id": id, "fail_if_not_exists": false});
+                        }
+                        self.send(reqwest::Method::POST, &url, &m).await?;
+                    }
+                    Ok(())
+                }
+                other => Err(DeliveryError::Refused(format!(
+                    "not a Discord delivery: {other:?}"
+                ))),
+            }
+        })
+    }
+}
