@@ -3,8 +3,10 @@
 mod ask;
 mod embed;
 mod graph;
+mod impact;
 mod index;
 mod inspect;
+mod mcp;
 mod search;
 mod summarize;
 mod watch;
@@ -47,6 +49,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             limit,
         } => graph::path(g, &from, &to, max_depth, limit),
         Command::Diff { from, to } => inspect::diff(g, from, to),
+        Command::Impact(a) => impact::impact(g, &a),
+        Command::Mcp(a) => mcp::mcp(g, &a),
     }
 }
 
