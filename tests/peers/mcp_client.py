@@ -7,12 +7,18 @@ what it saw as one JSON object, for tests/mcp.rs to check.
 """
 
 import asyncio
+import contextlib
 import json
 import sys
 
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
+import mcp.client.streamable_http as streamable_http
+
+try:  # the SDK's HTTP client: httpx2 from mcp 2.x, httpx before
+    import httpx2 as httpx
+except ImportError:
+    import httpx
 
 
 def is_error(result):
@@ -51,7 +57,7 @@ async def exercise(session, diff):
         "missing_field": ("callers", {}),
         "bad_level": ("read", {"target": "OrderServiceImpl", "level": "everything"}),
         "unknown_field": ("search", {"query": "x", "limt": 3}),
-        "other_repo": ("search", {"query": "x", "repo": "secret-repo"}),
+        "other_repo": ("search", {"query": "x", "repo": "secret"}),
         "not_a_diff": ("impact", {"diff": "hello"}),
     }
     out["calls"] = {}
@@ -69,6 +75,19 @@ async def exercise(session, diff):
     return out
 
 
+@contextlib.asynccontextmanager
+async def connect(url, token, timeout):
+    """The SDK's streamable HTTP transport with a bearer token (mcp 2.x or 1.x spelling)."""
+    headers = {"Authorization": f"Bearer {token}"}
+    if hasattr(streamable_http, "streamable_http_client"):
+        async with httpx.AsyncClient(headers=headers, timeout=timeout) as client:
+            async with streamable_http.streamable_http_client(url, http_client=client) as streams:
+                yield streams
+    else:
+        async with streamable_http.streamablehttp_client(url, headers=headers) as streams:
+            yield streams
+
+
 async def main():
     mode = sys.argv[1]
     if mode == "stdio":
@@ -82,27 +101,18 @@ async def main():
     elif mode == "http":
         url, diff_file, token = sys.argv[2], sys.argv[3], sys.argv[4]
         diff = open(diff_file).read()
-        import httpx2
-
-        client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
-        async with client:
-            async with streamable_http_client(url, http_client=client) as streams:
-                read, write = streams[0], streams[1]
-                async with ClientSession(read, write) as session:
-                    out = await exercise(session, diff)
+        async with connect(url, token, 60) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                out = await exercise(session, diff)
     elif mode == "refused":
         url, token = sys.argv[2], sys.argv[3]
-        import httpx2
-
         out = {"connected": False}
         try:
-            client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=20)
-            async with client:
-                async with streamable_http_client(url, http_client=client) as streams:
-                    async with ClientSession(streams[0], streams[1]) as session:
-                        await asyncio.wait_for(session.initialize(), 20)
-                        await session.list_tools()
-                        out["connected"] = True
+            async with connect(url, token, 20) as streams:
+                async with ClientSession(streams[0], streams[1]) as session:
+                    await asyncio.wait_for(session.initialize(), 20)
+                    await session.list_tools()
+                    out["connected"] = True
         except BaseException as e:  # anyio wraps it in an exception group
             out["error"] = repr(e)[:500]
     else:
