@@ -86,14 +86,8 @@ fn change_line(c: &ChangedDecl) -> String {
 
 fn reached_line(r: &Reached) -> String {
     format!(
-        "{}{}  {}:{}-{}  (calls {} at line {})",
-        "  ".repeat(r.depth.saturating_sub(1)),
-        r.symbol,
-        r.path,
-        r.start_line,
-        r.end_line,
-        r.calls,
-        r.call_line
+        "{}  {}:{}-{}  (depth {}, calls {} at line {})",
+        r.symbol, r.path, r.start_line, r.end_line, r.depth, r.calls, r.call_line
     )
 }
 
@@ -203,9 +197,9 @@ pub fn markdown(r: &ImpactReport, limit: usize, more: &str) -> String {
         lines.push(format!("#### {title}"));
         lines.push(String::new());
         for x in xs {
+            // Breadth first, so depth is stated rather than shown by nesting.
             lines.push(format!(
-                "{}- `{}` `{}:{}-{}` (depth {}, calls `{}`)",
-                "  ".repeat(x.depth.saturating_sub(1).min(4)),
+                "- `{}` `{}:{}-{}` (depth {}, calls `{}`)",
                 x.symbol,
                 x.path,
                 x.start_line,
@@ -306,7 +300,10 @@ mod tests {
             ..Default::default()
         };
         let t = text(&r);
-        assert!(t.contains("callers (1)\n  Caller0.run  src/Caller0.java:3-9"), "{t}");
+        assert!(
+            t.contains("callers (1)\n  Caller0.run  src/Caller0.java:3-9  (depth 1"),
+            "{t}"
+        );
         assert!(t.contains("notes (1)"));
     }
 }

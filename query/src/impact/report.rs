@@ -162,17 +162,19 @@ pub fn report(
             r.callers.push(reached);
         }
     }
-    let source: Vec<SymIdx> = targets
-        .iter()
-        .copied()
-        .chain(
-            walk.reached
-                .iter()
-                .map(|(i, _)| *i)
-                .filter(|&i| v.provenance_of(i) != Provenance::Test),
-        )
-        .collect();
-    r.crossings = crossings(v, &source, &walk.crossed)?;
+    // The tables and remote services the changed code reaches through the mappers and clients
+    // it calls, cited at the call.
+    let mut mappers: Vec<(SymIdx, SymIdx, String, u32)> = Vec::new();
+    for &t in &targets {
+        for e in graph.callees(&SymbolId(v.id(t).to_string()))? {
+            if let Some(c) = v.by_id(&e.to.0)
+                && !mappers.iter().any(|m| m.0 == t && m.1 == c)
+            {
+                mappers.push((t, c, e.path.clone(), e.line));
+            }
+        }
+    }
+    r.crossings = crossings(v, &targets, &mappers, &walk.crossed)?;
     r.modules = modules(&r);
     if r.truncated {
         r.notes.push(format!(
@@ -465,11 +467,13 @@ fn reached(v: &SnapshotView<'_>, i: SymIdx, step: &Step) -> Reached {
     }
 }
 
-/// The framework edges of `syms` (tables through mapper statements, topics, keys, remote
-/// calls) and the remote and asynchronous hops the callers walk crossed.
+/// The framework edges of the changed `syms` (tables through mapper statements, topics, keys,
+/// remote calls), the tables of the mappers they call, and the remote and asynchronous hops the
+/// callers walk crossed on its way up to the entry points.
 fn crossings(
     v: &SnapshotView<'_>,
     syms: &[SymIdx],
+    mappers: &[(SymIdx, SymIdx, String, u32)],
     crossed: &[(EdgeKind, SymIdx, SymIdx, String, u32)],
 ) -> Result<Vec<Crossing>, QueryError> {
     let mut out: Vec<Crossing> = Vec::new();
@@ -518,14 +522,76 @@ fn crossings(
             });
         }
     }
-    for (kind, caller, callee, path, line) in crossed {
-        out.push(Crossing {
-            kind: match kind {
-                EdgeKind::Rpc => "rpc",
-                _ => "event",
+    // Tables of the mapper methods a change calls: `db table:t_stock (update via StockMapper.deduct)`.
+    for (changed, callee, at, line) in mappers {
+        let (changed, callee) = (*changed, *callee);
+        for e in v.index.edges_from(v.id(callee))? {
+            let Some(c) = e.callee.as_deref() else {
+                continue;
+            };
+            if e.kind == StoredKind::Rpc {
+                // A client method the change calls: the remote side is crossed.
+                let remote = v.by_id(c).map(|r| v.sym(r).short_name());
+                out.push(Crossing {
+                    kind: "rpc".into(),
+                    target: format!(
+                        "{} ({} via {})",
+                        remote.as_deref().unwrap_or(c),
+                        e.detail,
+                        v.sym(callee).short_name()
+                    ),
+                    from: v.sym(changed).short_name(),
+                    path: at.clone(),
+                    line: *line,
+                });
+                continue;
             }
-            .into(),
-            target: v.sym(*callee).short_name(),
+            if e.kind != StoredKind::Db {
+                continue;
+            }
+            let mut tables: Vec<(String, String)> = Vec::new();
+            if c.starts_with("mybatis:") {
+                for t in v.index.edges_from(c)? {
+                    if let Some(table) = t.callee.filter(|x| x.starts_with("table:")) {
+                        tables.push((table, t.detail));
+                    }
+                }
+            } else if c.starts_with("table:") {
+                tables.push((c.to_string(), e.detail.clone()));
+            }
+            for (table, op) in tables {
+                out.push(Crossing {
+                    kind: "db".into(),
+                    target: format!("{table} ({op} via {})", v.sym(callee).short_name()),
+                    from: v.sym(changed).short_name(),
+                    path: at.clone(),
+                    line: *line,
+                });
+            }
+        }
+    }
+    // Remote and asynchronous hops between callers, with the stored edge's detail (the
+    // protocol, the exchange and queue).
+    for (kind, caller, callee, path, line) in crossed {
+        let detail = v
+            .index
+            .edges_from(v.id(*caller))?
+            .into_iter()
+            .find(|e| e.callee.as_deref() == Some(v.id(*callee)) && e.line == *line)
+            .map(|e| e.detail)
+            .unwrap_or_default();
+        let kind = match kind {
+            EdgeKind::Rpc => "rpc",
+            _ if is_mq(&detail) => "mq",
+            _ => "event",
+        };
+        let mut target = v.sym(*callee).short_name();
+        if !detail.is_empty() {
+            target = format!("{target} ({detail})");
+        }
+        out.push(Crossing {
+            kind: kind.into(),
+            target,
             from: v.sym(*caller).short_name(),
             path: path.clone(),
             line: *line,
