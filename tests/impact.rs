@@ -28,7 +28,11 @@ fn git(root: &Path, args: &[&str]) -> String {
         .args(args)
         .output()
         .expect("git runs");
-    assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
@@ -108,7 +112,9 @@ fn names(r: &Value, field: &str, key: &str) -> Vec<String> {
 }
 
 fn has_entry(r: &Value, entry: &str) -> bool {
-    names(r, "entry_points", "entry").iter().any(|e| e.contains(entry))
+    names(r, "entry_points", "entry")
+        .iter()
+        .any(|e| e.contains(entry))
 }
 
 fn has_table(r: &Value, table: &str) -> bool {
@@ -124,9 +130,18 @@ fn assert_places_resolve(root: &Path, r: &Value) {
     for field in ["changes", "callers", "entry_points", "tests"] {
         for x in r[field].as_array().unwrap() {
             let path = x["path"].as_str().unwrap();
-            let lines = std::fs::read_to_string(root.join(path)).unwrap().lines().count() as u64;
-            let (s, e) = (x["start_line"].as_u64().unwrap(), x["end_line"].as_u64().unwrap());
-            assert!(1 <= s && s <= e && e <= lines, "{path}:{s}-{e} outside 1..={lines}");
+            let lines = std::fs::read_to_string(root.join(path))
+                .unwrap()
+                .lines()
+                .count() as u64;
+            let (s, e) = (
+                x["start_line"].as_u64().unwrap(),
+                x["end_line"].as_u64().unwrap(),
+            );
+            assert!(
+                1 <= s && s <= e && e <= lines,
+                "{path}:{s}-{e} outside 1..={lines}"
+            );
         }
     }
 }
@@ -143,17 +158,32 @@ fn a_signature_change_breaks_its_callers_up_to_the_routes_and_the_remote_client(
     );
     let r = report(&idx, &diff);
     assert_places_resolve(&root, &r);
-    assert_eq!(r["changes"][0]["symbol"], "InventoryServiceImpl.deductStock");
+    assert_eq!(
+        r["changes"][0]["symbol"],
+        "InventoryServiceImpl.deductStock"
+    );
     assert_eq!(r["changes"][0]["change"], "declaration");
     let callers = names(&r, "callers", "symbol");
-    assert!(callers.contains(&"InventoryController.deduct".to_string()), "{callers:?}");
+    assert!(
+        callers.contains(&"InventoryController.deduct".to_string()),
+        "{callers:?}"
+    );
     // Across the Feign client into the order service.
-    assert!(callers.contains(&"InventoryClient.deduct".to_string()), "{callers:?}");
-    assert!(callers.contains(&"OrderServiceImpl.createOrder".to_string()), "{callers:?}");
+    assert!(
+        callers.contains(&"InventoryClient.deduct".to_string()),
+        "{callers:?}"
+    );
+    assert!(
+        callers.contains(&"OrderServiceImpl.createOrder".to_string()),
+        "{callers:?}"
+    );
     assert!(has_entry(&r, "POST /api/inventory/deduct"), "{r:#}");
     assert!(has_entry(&r, "POST /api/orders"), "{r:#}");
     assert!(has_table(&r, "table:t_stock"), "{r:#}");
-    assert_eq!(names(&r, "tests", "symbol"), ["InventoryControllerTest.deducts"]);
+    assert_eq!(
+        names(&r, "tests", "symbol"),
+        ["InventoryControllerTest.deducts"]
+    );
     insta::assert_json_snapshot!("signature_change", r);
 }
 
@@ -183,7 +213,10 @@ fn a_body_change_reaches_the_route_the_listener_and_the_job() {
     assert!(has_entry(&r, "RabbitListener"), "{r:#}");
     assert!(has_entry(&r, "cron=0 */5 * * * ?"), "{r:#}");
     assert!(has_table(&r, "table:t_order"), "{r:#}");
-    assert_eq!(names(&r, "tests", "symbol"), ["OrderServiceImplTest.cancelsAnUnpaidOrder"]);
+    assert_eq!(
+        names(&r, "tests", "symbol"),
+        ["OrderServiceImplTest.cancelsAnUnpaidOrder"]
+    );
     insta::assert_json_snapshot!("body_change", r);
 }
 
@@ -199,10 +232,16 @@ fn a_deleted_method_lists_what_called_it() {
     );
     let r = report(&idx, &diff);
     assert_places_resolve(&root, &r);
-    assert_eq!(r["changes"][0]["symbol"], "InventoryServiceImpl.releaseStock");
+    assert_eq!(
+        r["changes"][0]["symbol"],
+        "InventoryServiceImpl.releaseStock"
+    );
     assert_eq!(r["changes"][0]["change"], "removed");
     let callers = names(&r, "callers", "symbol");
-    assert!(callers.contains(&"InventoryController.release".to_string()), "{callers:?}");
+    assert!(
+        callers.contains(&"InventoryController.release".to_string()),
+        "{callers:?}"
+    );
     assert!(has_entry(&r, "POST /api/inventory/release"), "{r:#}");
     assert!(has_table(&r, "table:t_stock"), "{r:#}");
     // The audit topic it sends to is crossed.
@@ -213,7 +252,10 @@ fn a_deleted_method_lists_what_called_it() {
         .filter(|c| c["kind"] == "mq")
         .map(|c| c["target"].as_str().unwrap())
         .collect();
-    assert!(mq.iter().any(|t| t.contains("LowStockListener.onAudit")), "{mq:?}");
+    assert!(
+        mq.iter().any(|t| t.contains("LowStockListener.onAudit")),
+        "{mq:?}"
+    );
     insta::assert_json_snapshot!("deleted_method", r);
 }
 
@@ -238,11 +280,20 @@ fn a_changed_mybatis_statement_changes_its_mapper_method_and_reaches_its_callers
         "{r:#}"
     );
     let callers = names(&r, "callers", "symbol");
-    assert!(callers.contains(&"InventoryServiceImpl.deductStock".to_string()), "{callers:?}");
-    assert!(callers.contains(&"InventoryController.deduct".to_string()), "{callers:?}");
+    assert!(
+        callers.contains(&"InventoryServiceImpl.deductStock".to_string()),
+        "{callers:?}"
+    );
+    assert!(
+        callers.contains(&"InventoryController.deduct".to_string()),
+        "{callers:?}"
+    );
     assert!(has_entry(&r, "POST /api/inventory/deduct"), "{r:#}");
     assert!(has_table(&r, "table:t_stock"), "{r:#}");
-    assert_eq!(names(&r, "tests", "symbol"), ["InventoryControllerTest.deducts"]);
+    assert_eq!(
+        names(&r, "tests", "symbol"),
+        ["InventoryControllerTest.deducts"]
+    );
     insta::assert_json_snapshot!("mybatis_statement", r);
 }
 
@@ -250,7 +301,12 @@ fn a_changed_mybatis_statement_changes_its_mapper_method_and_reaches_its_callers
 fn a_changed_config_key_changes_the_code_reading_it() {
     let tmp = tempfile::tempdir().unwrap();
     let (root, idx) = fixture(tmp.path());
-    let diff = diff_of(&root, ORDER_YML, "timeout-minutes: 30", "timeout-minutes: 45");
+    let diff = diff_of(
+        &root,
+        ORDER_YML,
+        "timeout-minutes: 30",
+        "timeout-minutes: 45",
+    );
     let r = report(&idx, &diff);
     assert_places_resolve(&root, &r);
     let changed = names(&r, "changes", "symbol");
@@ -263,11 +319,10 @@ fn a_changed_config_key_changes_the_code_reading_it() {
         assert!(changed.contains(&c.to_string()), "{c} not in {changed:?}");
     }
     assert!(
-        r["changes"]
-            .as_array()
+        r["changes"].as_array().unwrap().iter().all(|c| c["via"]
+            .as_str()
             .unwrap()
-            .iter()
-            .all(|c| c["via"].as_str().unwrap().starts_with("config:shop.order.timeout-minutes")),
+            .starts_with("config:shop.order.timeout-minutes")),
         "{r:#}"
     );
     assert!(has_entry(&r, "POST /api/orders"), "{r:#}");
@@ -299,7 +354,10 @@ fn git_ranges_and_review_comments() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let md = String::from_utf8(o.stdout).unwrap();
     assert!(md.starts_with("### Impact of this change"), "{md}");
-    assert!(md.contains("| `OrderServiceImpl.cancelOrder` method | body changed |"), "{md}");
+    assert!(
+        md.contains("| `OrderServiceImpl.cancelOrder` method | body changed |"),
+        "{md}"
+    );
     assert!(md.len() <= 65_000);
     insta::assert_snapshot!("body_change_markdown", md);
 

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use support::{codemap, copy_shop, write};
 
-const ORDER_SERVICE: &str = "shop-order/src/main/java/com/shop/order/service/impl/OrderServiceImpl.java";
+const ORDER_SERVICE: &str =
+    "shop-order/src/main/java/com/shop/order/service/impl/OrderServiceImpl.java";
 
 fn peer_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/mcp_client.py")
@@ -35,7 +36,11 @@ fn git(root: &Path, args: &[&str]) -> String {
         .args(args)
         .output()
         .expect("git runs");
-    assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
@@ -44,7 +49,11 @@ fn git(root: &Path, args: &[&str]) -> String {
 fn setup(tmp: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let root = tmp.join("shop");
     copy_shop(&root);
-    write(&root, "docs/codemap/shop-order.md", "# shop-order\n\nOrders: create, pay, cancel.\n");
+    write(
+        &root,
+        "docs/codemap/shop-order.md",
+        "# shop-order\n\nOrders: create, pay, cancel.\n",
+    );
     git(&root, &["init", "-q"]);
     git(&root, &["add", "."]);
     git(&root, &["commit", "-q", "-m", "base"]);
@@ -84,7 +93,10 @@ fn run_peer(cwd: &Path, args: &[&str]) -> Value {
         String::from_utf8_lossy(&o.stderr)
     );
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!("peer printed no JSON ({e}):\n{}", String::from_utf8_lossy(&o.stdout))
+        panic!(
+            "peer printed no JSON ({e}):\n{}",
+            String::from_utf8_lossy(&o.stdout)
+        )
     })
 }
 
@@ -119,7 +131,10 @@ fn assert_citations_resolve(root: &Path, text: &str) -> usize {
         let file = std::fs::read_to_string(root.join(path))
             .unwrap_or_else(|_| panic!("cited file {path} exists"));
         let lines = file.lines().count();
-        assert!(1 <= s && s <= e && e <= lines, "{word}: outside 1..={lines}");
+        assert!(
+            1 <= s && s <= e && e <= lines,
+            "{word}: outside 1..={lines}"
+        );
         n += 1;
     }
     n
@@ -134,8 +149,16 @@ fn check_session(root: &Path, out: &Value) {
         .map(|t| t.as_str().unwrap())
         .collect();
     for t in [
-        "search", "definition", "callers", "callees", "path", "ask", "impact", "trace",
-        "repo_map", "read",
+        "search",
+        "definition",
+        "callers",
+        "callees",
+        "path",
+        "ask",
+        "impact",
+        "trace",
+        "repo_map",
+        "read",
     ] {
         assert!(tools.contains(&t), "{t} missing from {tools:?}");
     }
@@ -146,7 +169,10 @@ fn check_session(root: &Path, out: &Value) {
     }
 
     let search = ok_text(out, "search");
-    assert!(search.contains("InventoryServiceImpl.java:24-36"), "{search}");
+    assert!(
+        search.contains("InventoryServiceImpl.java:24-36"),
+        "{search}"
+    );
     assert!(assert_citations_resolve(root, search) > 0);
 
     let callers = ok_text(out, "callers");
@@ -154,30 +180,57 @@ fn check_session(root: &Path, out: &Value) {
     assert!(assert_citations_resolve(root, callers) > 0);
 
     let impact = ok_text(out, "impact");
-    assert!(impact.contains("`OrderServiceImpl.cancelOrder` method | body changed"), "{impact}");
-    assert!(impact.contains("POST /api/orders/{orderId}/cancel"), "{impact}");
-    assert!(impact.contains("OrderTimeoutJob.closeExpiredOrders"), "{impact}");
+    assert!(
+        impact.contains("`OrderServiceImpl.cancelOrder` method | body changed"),
+        "{impact}"
+    );
+    assert!(
+        impact.contains("POST /api/orders/{orderId}/cancel"),
+        "{impact}"
+    );
+    assert!(
+        impact.contains("OrderTimeoutJob.closeExpiredOrders"),
+        "{impact}"
+    );
     assert!(assert_citations_resolve(root, impact) > 0);
 
     // Surface: names and one-liners, no code, no graph.
     let surface = ok_text(out, "read_surface");
-    assert!(surface.contains("OrderServiceImpl.cancelOrder — "), "{surface}");
+    assert!(
+        surface.contains("OrderServiceImpl.cancelOrder — "),
+        "{surface}"
+    );
     assert!(!surface.contains("callers ("), "{surface}");
     assert!(!surface.contains("orderMapper.updateStatus"), "{surface}");
     // Structured: the signature with callers and callees, no body.
     let structured = ok_text(out, "read_structured");
-    assert!(structured.contains("public void cancelOrder(Long orderId)"), "{structured}");
-    assert!(structured.contains("← OrderController.cancel"), "{structured}");
+    assert!(
+        structured.contains("public void cancelOrder(Long orderId)"),
+        "{structured}"
+    );
+    assert!(
+        structured.contains("← OrderController.cancel"),
+        "{structured}"
+    );
     assert!(structured.contains("→ "), "{structured}");
-    assert!(!structured.contains("already paid or cancelled"), "{structured}");
+    assert!(
+        !structured.contains("already paid or cancelled"),
+        "{structured}"
+    );
     // Full: the code, numbered as in the file.
     let full = ok_text(out, "read_full");
-    assert!(full.contains("    99              return; // already paid or cancelled"), "{full}");
+    assert!(
+        full.contains("    99              return; // already paid or cancelled"),
+        "{full}"
+    );
     let cut = ok_text(out, "read_full_small_budget");
     assert!(cut.contains("cut at the token budget"), "{cut}");
     assert!(cut.len() < 1000, "{}", cut.len());
     for key in ["read_surface", "read_structured", "read_full", "repo_map"] {
-        assert!(assert_citations_resolve(root, ok_text(out, key)) > 0, "{key}");
+        assert!(
+            assert_citations_resolve(root, ok_text(out, key)) > 0,
+            "{key}"
+        );
     }
     let map = ok_text(out, "repo_map");
     assert!(map.contains("- shop-order: "), "{map}");
@@ -206,8 +259,16 @@ fn check_session(root: &Path, out: &Value) {
         .map(|r| r.as_str().unwrap())
         .collect();
     assert_eq!(resources.len(), 1, "{resources:?}");
-    assert!(resources[0].ends_with("/docs/codemap/shop-order.md"), "{resources:?}");
-    assert!(out["resource_text"].as_str().unwrap().contains("Orders: create, pay, cancel."));
+    assert!(
+        resources[0].ends_with("/docs/codemap/shop-order.md"),
+        "{resources:?}"
+    );
+    assert!(
+        out["resource_text"]
+            .as_str()
+            .unwrap()
+            .contains("Orders: create, pay, cancel.")
+    );
 }
 
 #[test]
@@ -270,7 +331,10 @@ fn start_http(args: &[&str], env: &[(&str, &str)]) -> (Server, String) {
             }
             _ => {
                 let _ = server.0.wait();
-                panic!("codemap mcp --http ended before listening:\n{}", log.join("\n"));
+                panic!(
+                    "codemap mcp --http ended before listening:\n{}",
+                    log.join("\n")
+                );
             }
         }
     };
@@ -281,11 +345,7 @@ fn start_http(args: &[&str], env: &[(&str, &str)]) -> (Server, String) {
 
 /// The status code of a raw POST to the endpoint with `auth` as the Authorization header.
 fn raw_status(url: &str, auth: Option<&str>) -> u16 {
-    let hostport = url
-        .trim_start_matches("http://")
-        .split('/')
-        .next()
-        .unwrap();
+    let hostport = url.trim_start_matches("http://").split('/').next().unwrap();
     let mut s = std::net::TcpStream::connect(hostport).unwrap();
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
     let auth = auth

@@ -253,11 +253,7 @@ pub fn repo_map(
     for (m, files) in &modules {
         let syms: usize = files.iter().map(|f| f.1).sum();
         let name = if m.is_empty() { "(root)" } else { m };
-        let _ = writeln!(
-            out,
-            "- {name}: {} files, {syms} declarations",
-            files.len()
-        );
+        let _ = writeln!(out, "- {name}: {} files, {syms} declarations", files.len());
     }
     // Each module gets its share of the files shown, biggest files first.
     let share = (max_files / modules.len()).max(1);

@@ -46,7 +46,13 @@ pub async fn serve_http(
         .map(|(secret, repos)| {
             let (service, roots, scope) = (service.clone(), roots.clone(), Scope::of(repos));
             let mcp: Mcp = StreamableHttpService::new(
-                move || Ok(CodemapMcp::new(service.clone(), scope.clone(), roots.clone())),
+                move || {
+                    Ok(CodemapMcp::new(
+                        service.clone(),
+                        scope.clone(),
+                        roots.clone(),
+                    ))
+                },
                 Arc::new(LocalSessionManager::default()),
                 config.clone(),
             );
@@ -71,7 +77,11 @@ pub async fn serve_http(
 async fn handle(State(e): State<Arc<Endpoint>>, req: Request) -> Response {
     let Some(mut mcp) = bearer(&req).and_then(|t| e.matching(t)) else {
         tracing::info!("MCP request refused: missing or unknown bearer token");
-        let mut r = (StatusCode::UNAUTHORIZED, "a valid bearer token is required\n").into_response();
+        let mut r = (
+            StatusCode::UNAUTHORIZED,
+            "a valid bearer token is required\n",
+        )
+            .into_response();
         r.headers_mut().insert(
             header::WWW_AUTHENTICATE,
             HeaderValue::from_static("Bearer realm=\"codemap\""),

@@ -92,7 +92,12 @@ pub fn chains(r: &dyn IndexRead, chains: &[Vec<Hop>]) -> Result<String, QueryErr
     for (k, chain) in chains.iter().enumerate() {
         let _ = writeln!(out, "chain {} ({} hops)", k + 1, chain.len());
         if let Some(first) = chain.first() {
-            let _ = writeln!(out, "  {}  {}", first.from.name, node_place(r, &first.from)?);
+            let _ = writeln!(
+                out,
+                "  {}  {}",
+                first.from.name,
+                node_place(r, &first.from)?
+            );
         }
         for h in chain {
             let _ = writeln!(

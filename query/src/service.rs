@@ -14,8 +14,8 @@
 use crate::answer::{Answer, Level};
 use crate::ask::{AskOptions, Asker};
 use crate::graph::{CallGraph, LexicalGraph, StoredGraph};
-use crate::view::SnapshotView;
 use crate::llm::{ChatModel, LlmConfig, OpenAiChat};
+use crate::view::SnapshotView;
 use crate::{QueryError, freshness};
 use indexer::store::meilisearch::{MeiliConfig, MeiliStore};
 use indexer::store::{EmbeddedIndex, IndexDir, IndexRead};

@@ -15,8 +15,8 @@ pub fn impact(g: &Global, a: &ImpactArgs) -> Result<Outcome> {
     let reader = open_reader(g)?;
     let (repo_root, index_dir) = super::ask::query_dirs(g)?;
     let diff = diff_text(a, repo_root.as_deref())?;
-    let asker = Asker::with_cache(reader.as_ref(), repo_root, index_dir)
-        .context("loading the snapshot")?;
+    let asker =
+        Asker::with_cache(reader.as_ref(), repo_root, index_dir).context("loading the snapshot")?;
     let view = asker.view()?;
     let stored = StoredGraph::available(reader.as_ref()).then(|| StoredGraph::new(reader.as_ref()));
     let lexical;

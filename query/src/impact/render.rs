@@ -200,12 +200,7 @@ pub fn markdown(r: &ImpactReport, limit: usize, more: &str) -> String {
             // Breadth first, so depth is stated rather than shown by nesting.
             lines.push(format!(
                 "- `{}` `{}:{}-{}` (depth {}, calls `{}`)",
-                x.symbol,
-                x.path,
-                x.start_line,
-                x.end_line,
-                x.depth,
-                x.calls
+                x.symbol, x.path, x.start_line, x.end_line, x.depth, x.calls
             ));
         }
     }

@@ -641,7 +641,10 @@ mod tests {
     #[test]
     fn a_touched_line_belongs_to_the_statement_above_it() {
         let s = statements_touched(MAPPER, &[7]);
-        assert_eq!(s, vec![("mybatis:com.x.OrderMapper.pay".into(), 6, vec![7])]);
+        assert_eq!(
+            s,
+            vec![("mybatis:com.x.OrderMapper.pay".into(), 6, vec![7])]
+        );
         let s = statements_touched(MAPPER, &[1]);
         assert!(s.is_empty(), "{s:?}");
     }
