@@ -234,6 +234,24 @@ fn check_session(root: &Path, out: &Value) {
     }
     let map = ok_text(out, "repo_map");
     assert!(map.contains("- shop-order: "), "{map}");
+    let callees = ok_text(out, "callees");
+    assert!(
+        callees.contains("→ com.shop.order.mapper.OrderMapper.updateStatus"),
+        "{callees}"
+    );
+    let path = ok_text(out, "path");
+    assert!(path.contains("chain 1"), "{path}");
+    assert!(path.contains("table:t_order"), "{path}");
+    let ask = ok_text(out, "ask");
+    assert!(ask.contains("OrderController.cancel"), "{ask}");
+    let trace = ok_text(out, "trace");
+    assert!(trace.contains("OrderServiceImpl.java:"), "{trace}");
+    for key in ["callees", "path", "ask", "trace"] {
+        assert!(
+            assert_citations_resolve(root, ok_text(out, key)) > 0,
+            "{key}"
+        );
+    }
     let def = ok_text(out, "definition");
     assert!(def.contains("OrderController.java:35-39"), "{def}");
 
@@ -407,6 +425,19 @@ fn the_python_sdk_drives_codemap_mcp_over_http_inside_the_tokens_scope() {
     assert_eq!(raw_status(&url, Some("Basic shop-token-1")), 401);
     let refused = run_peer(tmp.path(), &["refused", &url, "not-a-token"]);
     assert_eq!(refused["connected"], false, "{refused}");
+    // The other token's scope holds the second repository; this one's does not.
+    let args = r#"{"query": "cancel", "repo": "secret"}"#;
+    let all = run_peer(tmp.path(), &["call", &url, "all-token-2", "search", args]);
+    assert_eq!(all["is_error"], false, "{all}");
+    assert!(
+        all["text"]
+            .as_str()
+            .unwrap()
+            .contains("OrderController.java:"),
+        "{all}"
+    );
+    let shop = run_peer(tmp.path(), &["call", &url, "shop-token-1", "search", args]);
+    assert_eq!(shop["is_error"], true, "{shop}");
     // The right token passes the same gate.
     assert_ne!(raw_status(&url, Some("Bearer shop-token-1")), 401);
 }

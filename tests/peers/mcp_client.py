@@ -4,6 +4,7 @@ what it saw as one JSON object, for tests/mcp.rs to check.
     mcp_client.py stdio BIN DIFF_FILE -- ARGS...   spawn BIN ARGS... and talk over stdio
     mcp_client.py http URL DIFF_FILE TOKEN         connect over streamable HTTP with a bearer token
     mcp_client.py refused URL TOKEN                try to connect with a wrong token; report the failure
+    mcp_client.py call URL TOKEN TOOL ARGS_JSON    one tool call over HTTP
 """
 
 import asyncio
@@ -52,6 +53,17 @@ async def exercise(session, diff):
         ),
         "repo_map": ("repo_map", {}),
         "definition": ("definition", {"name": "OrderController.cancel"}),
+        "callees": ("callees", {"symbol": "OrderServiceImpl.cancelOrder"}),
+        "path": ("path", {"from": "OrderController.cancel", "to": "table:t_order"}),
+        "ask": ("ask", {"question": "who calls cancelOrder?", "level": "surface"}),
+        "trace": (
+            "trace",
+            {
+                "trace": "java.lang.IllegalStateException: not cancellable\n"
+                "\tat com.shop.order.service.impl.OrderServiceImpl.cancelOrder(OrderServiceImpl.java:99)\n"
+                "\tat com.shop.order.controller.OrderController.cancel(OrderController.java:37)\n"
+            },
+        ),
         # Malformed arguments: a wrong type, a missing field, an unknown level, an unknown repo.
         "bad_type": ("search", {"query": 42}),
         "missing_field": ("callers", {}),
@@ -115,6 +127,13 @@ async def main():
                     out["connected"] = True
         except BaseException as e:  # anyio wraps it in an exception group
             out["error"] = repr(e)[:500]
+    elif mode == "call":
+        url, token, tool, args = sys.argv[2], sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
+        async with connect(url, token, 60) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                r = await session.call_tool(tool, args)
+                out = {"is_error": is_error(r), "text": text_of(r)}
     else:
         raise SystemExit(f"unknown mode {mode}")
     print(json.dumps(out))
