@@ -306,7 +306,8 @@ fn worker(cfg: RepoConfig, llm: Option<LlmConfig>, rx: Arc<Mutex<mpsc::Receiver<
         }
         let r = reader.as_deref().expect("opened above");
         // One Asker per reader, kept across jobs: it reopens its view when the snapshot moves.
-        let asker = match Asker::with_cache(r, repo_root(&cfg.location), cache_dir(&cfg.location)) {
+        let asker = match Asker::with_cache(r, repo_root(&cfg.location), cache_dir(&cfg.location))
+        {
             Ok(a) => a,
             Err(e) => {
                 job(Err(ServiceError::Unavailable {
@@ -350,7 +351,8 @@ impl Warm<'_> {
     }
 
     fn ask(&mut self, req: &Request) -> Result<Answer, ServiceError> {
-        let stored = StoredGraph::available(self.reader).then(|| StoredGraph::new(self.reader));
+        let stored =
+            StoredGraph::available(self.reader).then(|| StoredGraph::new(self.reader));
         let opts = AskOptions {
             level: req.level,
             limit: req.limit,
