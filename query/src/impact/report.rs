@@ -140,6 +140,9 @@ pub fn report(
         );
         return Ok(r);
     }
+    // The callers walk and the entry-point walk climb the same methods.
+    let memo = crate::ask::MemoGraph::new(graph);
+    let graph: &dyn CallGraph = &memo;
     let targets: Vec<SymIdx> = changes.iter().map(|(c, _)| c.sym).collect();
     let walk = walk_callers(v, graph, &targets, opts)?;
     r.truncated = walk.truncated;
