@@ -120,7 +120,8 @@ fn resolve(v: &SnapshotView<'_>, target: &str) -> Option<Target> {
             // A qualified target must match the end of the qualified name.
             !t.contains('.') || {
                 let q = &v.sym(i).symbol.qualified_name;
-                let t = t.replace('#', ".");
+                // `Type#method(Long)` names `Type.method`; overloads all match.
+                let t = t.split('(').next().unwrap_or(t).replace('#', ".");
                 q.ends_with(&t) && (q.len() == t.len() || q[..q.len() - t.len()].ends_with('.'))
             }
         })
