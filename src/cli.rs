@@ -115,6 +115,11 @@ pub enum Command {
     /// The team bot: answers Slack, Discord and Feishu questions inside per-channel repository
     /// scopes (deploy/bot.toml is a sample configuration).
     Bot(BotArgs),
+    /// What a diff changes and reaches: changed declarations, callers to a depth, entry points,
+    /// modules, tables, topics and keys, and the tests that reach it.
+    Impact(ImpactArgs),
+    /// Serve the index to coding agents over MCP (stdio, or streamable HTTP with --http).
+    Mcp(McpArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -166,6 +171,42 @@ pub struct BotArgs {
     /// Validate the configuration and the credentials' variables, then exit.
     #[arg(long)]
     pub check: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ImpactArgs {
+    /// A unified diff file, or `-` for standard input (the default).
+    #[arg(long, conflicts_with = "git")]
+    pub diff: Option<String>,
+    /// A git revision range (`main..HEAD`) diffed in the repository.
+    #[arg(long)]
+    pub git: Option<String>,
+    #[arg(long, value_enum, default_value_t = ImpactFormat::Text)]
+    pub format: ImpactFormat,
+    /// Levels of callers followed up from each change.
+    #[arg(long, default_value_t = 4)]
+    pub depth: usize,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImpactFormat {
+    Text,
+    Json,
+    /// Sized for a review comment (at most 65,000 characters).
+    Markdown,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct McpArgs {
+    /// Repositories and HTTP tokens (TOML); default: the one repository of --repo/--index-dir.
+    #[arg(long)]
+    pub repo_config: Option<PathBuf>,
+    /// Serve streamable HTTP on this address (`127.0.0.1:8808`) instead of stdio.
+    #[arg(long)]
+    pub http: Option<String>,
+    /// With --http and no config: the environment variable holding the bearer token.
+    #[arg(long, requires = "http")]
+    pub token_env: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]

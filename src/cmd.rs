@@ -6,8 +6,10 @@ mod docgen_serve;
 mod bot;
 mod embed;
 mod graph;
+mod impact;
 mod index;
 mod inspect;
+mod mcp;
 mod search;
 mod summarize;
 mod watch;
@@ -52,6 +54,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Diff { from, to } => inspect::diff(g, from, to),
         Command::Docgen(a) => docgen::docgen(g, &a),
         Command::Bot(a) => bot::bot(&a),
+        Command::Impact(a) => impact::impact(g, &a),
+        Command::Mcp(a) => mcp::mcp(g, &a),
     }
 }
 

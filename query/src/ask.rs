@@ -284,15 +284,15 @@ impl<'a> Asker<'a> {
     }
 }
 
-/// A call graph whose answers are kept for one question.
-struct MemoGraph<'g> {
+/// A call graph whose answers are kept for one question (or one impact report).
+pub(crate) struct MemoGraph<'g> {
     inner: &'g dyn CallGraph,
     callers: RefCell<HashMap<SymbolId, Vec<Edge>>>,
     callees: RefCell<HashMap<SymbolId, Vec<Edge>>>,
 }
 
 impl<'g> MemoGraph<'g> {
-    fn new(inner: &'g dyn CallGraph) -> MemoGraph<'g> {
+    pub(crate) fn new(inner: &'g dyn CallGraph) -> MemoGraph<'g> {
         MemoGraph {
             inner,
             callers: RefCell::new(HashMap::new()),

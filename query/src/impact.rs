@@ -2,7 +2,11 @@
 //! of its file (and found again nearby when the file moved on since the diff's base); the lines
 //! it removes or inserts at are mapped to the innermost symbols covering them, and each symbol is
 //! told how it changed. A hunk that matches nothing in the index is reported, never guessed at:
-//! every line shown comes from the indexed revision.
+//! every line shown comes from the indexed revision. [`report`] turns that into a reviewer's
+//! impact report; [`render`] prints it.
+
+pub mod render;
+pub mod report;
 
 use crate::QueryError;
 use crate::graph::CallGraph;

@@ -13,8 +13,9 @@
 
 use crate::answer::{Answer, Level};
 use crate::ask::{AskOptions, Asker};
-use crate::graph::{CallGraph, StoredGraph};
+use crate::graph::{CallGraph, LexicalGraph, StoredGraph};
 use crate::llm::{ChatModel, LlmConfig, OpenAiChat};
+use crate::view::SnapshotView;
 use crate::{QueryError, freshness};
 use indexer::store::meilisearch::{MeiliConfig, MeiliStore};
 use indexer::store::{EmbeddedIndex, IndexDir, IndexRead};
@@ -172,6 +173,17 @@ impl Service {
         F: FnOnce(&dyn IndexRead) -> R + Send + 'static,
     {
         self.run(scope, repo, move |w| Ok(f(w.reader())))?
+    }
+
+    /// Runs `f` over the repository's warm snapshot view and call graph (the stored graph when
+    /// the index has one, else call sites read from the text): for fronts that compose their own
+    /// results from the view (MCP's `read` and `repo_map`, `impact`). The scope is checked first.
+    pub fn view<R, F>(&self, scope: &Scope, repo: &str, f: F) -> Result<R, ServiceError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&SnapshotView<'_>, &dyn CallGraph) -> Result<R, QueryError> + Send + 'static,
+    {
+        self.run(scope, repo, move |w| w.with_view(f))?
     }
 
     fn run<R, F>(&self, scope: &Scope, repo: &str, f: F) -> Result<R, ServiceError>
@@ -348,6 +360,23 @@ impl Warm<'_> {
             ..Default::default()
         };
         Ok(self.asker.ask(&req.question, &opts)?)
+    }
+
+    fn with_view<R>(
+        &mut self,
+        f: impl FnOnce(&SnapshotView<'_>, &dyn CallGraph) -> Result<R, QueryError>,
+    ) -> Result<R, ServiceError> {
+        let view = self.asker.view()?;
+        let stored = StoredGraph::available(self.reader).then(|| StoredGraph::new(self.reader));
+        let lexical;
+        let graph: &dyn CallGraph = match &stored {
+            Some(s) => s,
+            None => {
+                lexical = LexicalGraph::new(&view);
+                &lexical
+            }
+        };
+        Ok(f(&view, graph)?)
     }
 
     fn status(&mut self, name: &str) -> Result<RepoStatus, ServiceError> {
