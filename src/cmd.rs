@@ -1,9 +1,9 @@
 //! One module per command family; this file resolves where the index is and dispatches.
 
 mod ask;
+mod bot;
 mod docgen;
 mod docgen_serve;
-mod bot;
 mod embed;
 mod graph;
 mod impact;

@@ -62,44 +62,78 @@ pub fn check_secrets(config: &Config) -> Result<(), Vec<MissingSecret>> {
     }
 }
 
-/// The routes of every configured platform.
-///
-/// TODO(bot-platforms merge): mount the platform helper's routers here, reading the secrets by
-/// the configured names:
-/// - `crate::platform::slack::router(slack::SlackConfig::new(&signing_secret, None)?, inbox)`
-///   (`POST /slack/events`, `POST /slack/commands`);
-/// - `crate::platform::discord::router(discord::DiscordConfig::new(..public_key..)?, inbox)`
-///   (`POST /discord/interactions`);
-/// - `crate::platform::feishu::router(feishu::FeishuConfig::new(..token, encrypt_key..)?, inbox)`
-///   (`POST /feishu/events`).
-///
-/// Until then a configured platform is logged as not mounted and its callbacks answer 404.
-pub fn routes(config: &Config, inbox: &Inbox) -> Router {
-    let _ = inbox;
-    let p = &config.platforms;
-    for (name, configured) in [
-        ("slack", p.slack.is_some()),
-        ("discord", p.discord.is_some()),
-        ("feishu", p.feishu.is_some()),
-    ] {
-        if configured {
-            tracing::warn!(
-                platform = name,
-                "platform configured, but its adapter is not mounted in this build yet"
-            );
-        }
-    }
-    Router::new()
+/// Production Web API bases; a configuration's `api_base` replaces them (tests, proxies).
+const SLACK_API: &str = "https://slack.com/api";
+const SLACK_HOOKS: &str = "https://hooks.slack.com";
+const DISCORD_API: &str = "https://discord.com/api/v10";
+const FEISHU_API: &str = "https://open.feishu.cn";
+
+fn env(var: &str) -> String {
+    std::env::var(var).unwrap_or_default()
 }
 
-/// The senders of every configured platform.
-///
-/// TODO(bot-platforms merge): `slack::SlackSender::new(bot_token, api_base, hooks_base)`,
-/// `discord::DiscordSender::new(api_base, bot_token)`,
-/// `feishu::FeishuSender::new(api_base, app_id, app_secret)`, each as `Arc<dyn ChatSender>`.
+fn skip(platform: &str, e: crate::platform::ConfigError) {
+    tracing::error!(platform, key = e.key, problem = %e.problem, "platform not mounted");
+}
+
+/// The routes of every configured platform: `POST /slack/events`, `POST /slack/commands`,
+/// `POST /discord/interactions`, `POST /feishu/events`. Credentials are read by the names the
+/// configuration gives ([`check_secrets`] ran before); a platform whose settings cannot work is
+/// logged with its key and left unmounted (its callbacks answer 404).
+pub fn routes(config: &Config, inbox: &Inbox) -> Router {
+    use crate::platform::{discord, feishu, slack};
+    let p = &config.platforms;
+    let mut router = Router::new();
+    if let Some(s) = &p.slack {
+        match slack::SlackConfig::new(&env(&s.signing_secret_env), None) {
+            Ok(c) => router = router.merge(slack::router(c, inbox.clone())),
+            Err(e) => skip("slack", e),
+        }
+    }
+    if let Some(d) = &p.discord {
+        match discord::DiscordConfig::new(&env(&d.public_key_env)) {
+            Ok(c) => router = router.merge(discord::router(c, inbox.clone())),
+            Err(e) => skip("discord", e),
+        }
+    }
+    if let Some(f) = &p.feishu {
+        let encrypt = f.encrypt_key_env.as_deref().map(env);
+        match feishu::FeishuConfig::new(&env(&f.verification_token_env), encrypt, None) {
+            Ok(c) => router = router.merge(feishu::router(c, inbox.clone())),
+            Err(e) => skip("feishu", e),
+        }
+    }
+    router
+}
+
+/// The senders of every configured platform, each pointed at its production Web API unless the
+/// configuration names another base.
 pub fn senders(config: &Config) -> Vec<Arc<dyn ChatSender>> {
-    let _ = config;
-    Vec::new()
+    use crate::platform::{discord, feishu, slack};
+    let p = &config.platforms;
+    let mut out: Vec<Arc<dyn ChatSender>> = Vec::new();
+    if let Some(s) = &p.slack {
+        let api = s.api_base.as_deref().unwrap_or(SLACK_API);
+        match slack::SlackSender::new(env(&s.bot_token_env), api, SLACK_HOOKS) {
+            Ok(x) => out.push(Arc::new(x)),
+            Err(e) => skip("slack", e),
+        }
+    }
+    if let Some(d) = &p.discord {
+        let api = d.api_base.as_deref().unwrap_or(DISCORD_API);
+        match discord::DiscordSender::new(api, Some(env(&d.bot_token_env))) {
+            Ok(x) => out.push(Arc::new(x)),
+            Err(e) => skip("discord", e),
+        }
+    }
+    if let Some(f) = &p.feishu {
+        let api = f.api_base.as_deref().unwrap_or(FEISHU_API);
+        match feishu::FeishuSender::new(api, &env(&f.app_id_env), &env(&f.app_secret_env)) {
+            Ok(x) => out.push(Arc::new(x)),
+            Err(e) => skip("feishu", e),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
