@@ -99,6 +99,7 @@ fn shop_pages_snapshot_and_cite_only_real_lines() {
             "shop-coupon.md",
             "shop-gateway.md",
             "shop-inventory.md",
+            "shop-mall.md",
             "shop-notify.md",
             "shop-order.md",
             "shop-parent.md",
