@@ -157,11 +157,23 @@ async fn retries_go_through_submit_with_the_same_event_id_and_a_full_queue_gets_
     )
     .await;
     assert_eq!(status, 200);
-    // The queue (capacity 1) is now full: the retry is refused, so Slack must retry later.
+    // A retry of the queued event acks 200 and queues nothing: the inbox dedupes on
+    // `(platform, workspace, event_id)`.
     let mut retry = headers(ts, &sig);
     retry.push(("x-slack-retry-num", "1".into()));
     retry.push(("x-slack-retry-reason", "http_timeout".into()));
     let (status, _, _) = post(&router, "/slack/events", &retry, body.clone().into_bytes()).await;
+    assert_eq!(status, 200);
+    // Another event while the queue (capacity 1) is full is refused, so Slack retries later.
+    let other = mention_body("EvOther");
+    let other_sig = slack::verify::sign(SECRET.as_bytes(), &ts.to_string(), other.as_bytes());
+    let (status, _, _) = post(
+        &router,
+        "/slack/events",
+        &headers(ts, &other_sig),
+        other.clone().into_bytes(),
+    )
+    .await;
     assert_eq!(status, 503);
     let first = rx.try_recv().unwrap();
     assert_eq!(
@@ -171,11 +183,13 @@ async fn retries_go_through_submit_with_the_same_event_id_and_a_full_queue_gets_
         ),
         ("EvRetry", "T1")
     );
-    // The retry of an event already queued acks 200 and queues nothing: the inbox dedupes on
-    // `(platform, workspace, event_id)`, and the refused attempt above did not count as seen.
-    let (status, _, _) = post(&router, "/slack/events", &retry, body.into_bytes()).await;
-    assert_eq!(status, 200);
     assert!(rx.try_recv().is_err(), "a retried event was queued twice");
+    // The refused event was not marked seen: its retry gets through once there is room.
+    let mut other_retry = headers(ts, &other_sig);
+    other_retry.push(("x-slack-retry-num", "1".into()));
+    let (status, _, _) = post(&router, "/slack/events", &other_retry, other.into_bytes()).await;
+    assert_eq!(status, 200);
+    assert_eq!(rx.try_recv().unwrap().event_id, "EvOther");
 }
 
 fn question(delivery: Delivery) -> Question {
