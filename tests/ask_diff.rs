@@ -5,23 +5,8 @@
 mod support;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use support::{codemap, copy_shop, write};
-
-fn git(root: &Path, args: &[&str]) -> String {
-    let o = Command::new("git")
-        .current_dir(root)
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use std::process::Stdio;
+use support::{codemap, copy_shop, git, write};
 
 const PRICES: &str = "package shop;\n\n/** Prices carts. */\npublic class Prices {\n    /** The total in cents, discount applied. */\n    public long total(long cents, int percentOff) {\n        long off = cents * percentOff / 100;\n        return cents - off;\n    }\n}\n";
 

@@ -7,8 +7,8 @@ mod support;
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use support::{codemap, copy_shop, write};
+use std::process::Stdio;
+use support::{codemap, copy_shop, git, write};
 
 const INVENTORY: &str =
     "shop-inventory/src/main/java/com/shop/inventory/service/impl/InventoryServiceImpl.java";
@@ -20,21 +20,6 @@ const ORDER_YML: &str = "shop-order/src/main/resources/application.yml";
 const ORDER_TEST: &str = "package com.shop.order.service;\n\nimport com.shop.order.service.impl.OrderServiceImpl;\n\npublic class OrderServiceImplTest {\n    private final OrderServiceImpl service = new OrderServiceImpl();\n\n    public void cancelsAnUnpaidOrder() {\n        service.cancelOrder(1L);\n    }\n}\n";
 
 const INVENTORY_TEST: &str = "package com.shop.inventory;\n\nimport com.shop.common.dto.DeductRequest;\nimport com.shop.inventory.controller.InventoryController;\n\npublic class InventoryControllerTest {\n    private final InventoryController controller = new InventoryController();\n\n    public void deducts() {\n        controller.deduct(new DeductRequest(\"sku-1\", 1, 1L));\n    }\n}\n";
-
-fn git(root: &Path, args: &[&str]) -> String {
-    let o = Command::new("git")
-        .current_dir(root)
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 /// The shop fixture with two test classes, committed and indexed in `root/.codemap`.
 fn fixture(tmp: &Path) -> (PathBuf, PathBuf) {

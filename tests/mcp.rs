@@ -11,7 +11,7 @@ use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use support::{codemap, copy_shop, write};
+use support::{codemap, copy_shop, git, write};
 
 const ORDER_SERVICE: &str =
     "shop-order/src/main/java/com/shop/order/service/impl/OrderServiceImpl.java";
@@ -27,21 +27,6 @@ fn sdk_available(cwd: &Path) -> bool {
         .args(["-c", "import mcp.client.stdio, mcp.client.streamable_http"])
         .output()
         .is_ok_and(|o| o.status.success())
-}
-
-fn git(root: &Path, args: &[&str]) -> String {
-    let o = Command::new("git")
-        .current_dir(root)
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// The shop fixture committed and indexed in `root/.codemap`, a code map in docs/codemap, and a

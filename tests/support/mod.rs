@@ -86,3 +86,19 @@ pub fn copy_shop(to: &Path) {
         }
     }
 }
+
+/// Runs git in `root` with a fixed identity; panics with git's stderr when it fails.
+pub fn git(root: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .current_dir(root)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
