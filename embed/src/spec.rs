@@ -57,7 +57,7 @@ pub struct Remote {
 
 impl EmbedderSpec {
     /// The vector leg's weight in `ask`'s rank fusion for this embedder. Measured on the public
-    /// commons-io sets (docs/ARCHITECTURE.md, "Vectors"): all-MiniLM-L6-v2 at 1.0 leaves the QA
+    /// commons-io sets (bench/RESULTS.md, "Vectors: does the leg help?"): all-MiniLM-L6-v2 at 1.0 leaves the QA
     /// set as it is and lifts bug localization (file MRR .872 → .892); pocket's 3-layer model
     /// at 1.0 costs QA (MRR .98 → .91) for the same lift, and at 0.25 changes neither much.
     pub fn leg_weight(&self) -> f32 {
