@@ -246,7 +246,7 @@ pub struct SummarizeArgs {
 pub struct AskArgs {
     /// The question, in English or Chinese; `-` reads it from standard input (`git diff |
     /// codemap ask -` asks what a diff changes and what that reaches).
-    #[arg(required_unless_present = "batch")]
+    #[arg(required_unless_present_any = ["batch", "list_rules"])]
     pub question: Option<String>,
     /// Answer every `{"id","question"}` line of this JSONL file; writes one
     /// `{"id","answer","citations"}` line per question to stdout.
@@ -261,6 +261,19 @@ pub struct AskArgs {
     /// Citations at most.
     #[arg(short = 'n', long, default_value_t = 10)]
     pub limit: usize,
+    /// Ranking rules to switch off (`-name`) or back on (`+name`), comma-separated:
+    /// `--rules -value-factory,-accessor`. All run by default; `--list-rules` names them.
+    #[arg(
+        long,
+        env = "CODEMAP_RULES",
+        default_value = "",
+        allow_hyphen_values = true
+    )]
+    pub rules: String,
+    /// Print the ranking rules in the order they run (name, stage, weight, what each reads and
+    /// changes) and exit.
+    #[arg(long)]
+    pub list_rules: bool,
     #[command(flatten)]
     pub llm: LlmArgs,
     #[command(flatten)]

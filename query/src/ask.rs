@@ -11,7 +11,7 @@ use crate::graph::{CallGraph, Edge, LexicalGraph};
 use crate::llm::{ChatModel, LlmError, Message};
 use crate::question::{self, Intent, Question};
 use crate::retrieve::UnitKey;
-use crate::retrieve::{RecallOptions, Retriever};
+use crate::retrieve::{RecallOptions, Retriever, RuleSet};
 use crate::sanitize;
 use crate::summary;
 use crate::view::SymIdx;
@@ -43,6 +43,9 @@ pub struct AskOptions<'o> {
     pub now: Option<i64>,
     /// URL prefixes answers may link to (the code host view of this repo); all others removed.
     pub allowed_link_prefixes: Vec<String>,
+    /// Which ranking rules run (all by default; `bench/qa.sh --ablate` switches them off one by
+    /// one).
+    pub rules: RuleSet,
 }
 
 impl Default for AskOptions<'_> {
@@ -58,6 +61,7 @@ impl Default for AskOptions<'_> {
             repo_root: None,
             now: None,
             allowed_link_prefixes: Vec::new(),
+            rules: RuleSet::default(),
         }
     }
 }
@@ -167,6 +171,7 @@ impl<'a> Asker<'a> {
         let retriever = Retriever::new(v);
         let recall = RecallOptions {
             vectors: opts.vectors,
+            rules: &opts.rules,
             ..RecallOptions::default()
         };
         let ranked = retriever.rank(&q, graph, &recall)?;

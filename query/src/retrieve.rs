@@ -11,10 +11,7 @@ use crate::fusion::{self, Leg};
 use crate::graph::CallGraph;
 use crate::question::{Intent, KindHint, Question, TermOrigin};
 use crate::view::{SnapshotView, SymIdx, for_each_stem};
-use crate::viewdata::{
-    CARD_DOC, CARD_MEMBER, CARD_NAME, CARD_PARAMS, FLAG_ENTRY, FLAG_READS_CONFIG, FLAG_STATIC,
-    FLAG_WRITES_STATE,
-};
+use crate::viewdata::{CARD_DOC, CARD_MEMBER, CARD_NAME, CARD_PARAMS, FLAG_STATIC};
 use indexer::model::{Provenance, Symbol, SymbolKind};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -23,13 +20,18 @@ mod adjust;
 mod body;
 mod bundle;
 mod exact;
+mod factors;
+mod legs;
+mod lifts;
 mod message;
 mod quoted;
+pub mod rules;
 pub(crate) use adjust::{accessor_lines, has_bean_prefix};
 pub use bundle::BundleHit;
 pub(crate) use bundle::{is_bundle, key_sites};
 pub(crate) use exact::names_its_type;
 pub(crate) use message::string_literals;
+pub use rules::{Rule, RuleError, RuleSet, Stage};
 
 /// Something an answer can cite.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -57,6 +59,8 @@ pub struct RecallOptions<'o> {
     /// Units kept per leg.
     pub leg_depth: usize,
     pub vectors: Option<&'o dyn VectorLeg>,
+    /// Which ranking rules run.
+    pub rules: &'o RuleSet,
 }
 
 impl Default for RecallOptions<'_> {
@@ -65,46 +69,10 @@ impl Default for RecallOptions<'_> {
             bm25_depth: 160,
             leg_depth: 120,
             vectors: None,
+            rules: &rules::ALL_ON,
         }
     }
 }
-
-/// Annotations that mark entry points, transactions and framework edges.
-/// RRF weights of the legs that judge a symbol by its own text. How much of the question a
-/// method's body covers is the most direct evidence of where behaviour lives; a card (name, doc
-/// sentence) matches a getter or a field as well as the method doing the work. Measured on the
-/// public commons-io set and a held-out tomcat10 set (bench/qa.sh).
-const BODY_WEIGHT: f32 = 1.5;
-/// Weight of the leg of methods using a constant that holds a quoted literal of the question.
-const LITERAL_WEIGHT: f32 = 1.0;
-/// Constants per literal whose users are looked up.
-const LITERAL_CONSTANTS: usize = 4;
-const CARDS_WEIGHT: f32 = 0.7;
-/// Weight of the leg of exception types the best matching methods throw, and how many of those
-/// methods are read.
-const THROWN_WEIGHT: f32 = 1.0;
-const THROWN_METHODS: usize = 20;
-/// Only methods holding at least this share of the best body score say what is thrown.
-const THROWER_SHARE: f32 = 0.5;
-
-/// Weight of the leg of types of the kind a definition question names (interface, enum,
-/// annotation).
-const KIND_WEIGHT: f32 = 1.0;
-
-/// Weight of the leg of types holding a member whose name the question spells out.
-const MEMBER_WEIGHT: f32 = 1.0;
-
-/// RRF ranks keep only the order of body scores; a unit's body score relative to the best one
-/// multiplies its fused score by up to `1 + BODY_MAGNITUDE`, so a method that holds far more of
-/// the question than its neighbours in the fused order moves above them.
-const BODY_MAGNITUDE: f32 = 0.4;
-
-/// Weight of the leg of methods whose string literals hold the message a question reports.
-const MESSAGE_WEIGHT: f32 = 1.0;
-/// Weight of the leg of methods naming the key of a bundle message the question repeats: four
-/// words in a bundle sentence's order (or all of it) and a key named verbatim leave little doubt,
-/// more than a literal sharing three words.
-const BUNDLE_WEIGHT: f32 = 2.0;
 
 /// A method name declared by more types than this is too common for "who calls NAME" to mean
 /// all of them (`read`, `toString`, `close`).
@@ -238,224 +206,68 @@ impl<'v, 'a> Retriever<'v, 'a> {
         x
     }
 
-    /// Ranks units for a question.
+    /// Ranks units for a question: the pin's exact lookup, the legs fused by RRF, the factors,
+    /// the lifts, then the pinned hits first. Each step is a named rule ([`rules`]); the ones
+    /// `opts.rules` switches off are skipped.
     pub fn rank(
         &self,
         q: &Question,
         graph: &dyn CallGraph,
         opts: &RecallOptions<'_>,
     ) -> Result<Vec<Ranked>, QueryError> {
-        let _ = graph;
         let v = self.view;
-        let exact = self.exact(q);
-        let mut legs: Vec<Leg<UnitKey>> = Vec::new();
-
-        // BM25 over contextualized chunks.
-        let bm25 = self.bm25_leg(q, opts.bm25_depth)?;
-        legs.push(Leg {
-            name: "bm25",
-            weight: 1.0,
-            items: bm25,
-        });
-
-        // Symbol cards: names, doc sentences, parameters, members.
-        let cards = self.card_leg(q, opts.leg_depth);
-        legs.push(Leg {
-            name: "cards",
-            weight: CARDS_WEIGHT,
-            items: cards.into_iter().map(UnitKey::Sym).collect(),
-        });
-
-        // "What's the interface …", "which enum …": the types of that kind the text legs found
-        // (or whose members they found), in the order they were found.
-        let kinded = self.hinted_kind_leg(q, &legs);
-        if !kinded.is_empty() {
-            legs.push(Leg {
-                name: "kind",
-                weight: KIND_WEIGHT,
-                items: kinded,
-            });
-        }
-
-        // Types holding a member the question spells out.
-        let spelled = self.spelled_member_leg(q);
-        if !spelled.is_empty() {
-            legs.push(Leg {
-                name: "member",
-                weight: MEMBER_WEIGHT,
-                items: spelled,
-            });
-        }
-
-        // Guessed identifiers named exactly.
-        let mut guessed = Vec::new();
-        for g in &q.guessed {
-            for i in v.named(g) {
-                let field = matches!(v.kind(i), SymbolKind::Field | SymbolKind::Constant);
-                if (!field || q.intent == Intent::Config) && !guessed.contains(&UnitKey::Sym(i)) {
-                    guessed.push(UnitKey::Sym(i));
-                }
-            }
-        }
-        if !guessed.is_empty() {
-            legs.push(Leg {
-                name: "guess",
-                weight: 0.4,
-                items: guessed,
-            });
-        }
-
-        // Methods reading a constant that holds a string the question quotes.
-        let literal = self.literal_leg(q)?;
-        if !literal.is_empty() {
-            legs.push(Leg {
-                name: "literal",
-                weight: LITERAL_WEIGHT,
-                items: literal,
-            });
-        }
-
-        // Methods naming the key of a bundle message the question repeats (the bundle's chunks
-        // are among the full-text leg's units).
-        let bundle = self.bundle_leg(q, &legs[0].items)?;
-        if !bundle.is_empty() {
-            legs.push(Leg {
-                name: "bundle",
-                weight: BUNDLE_WEIGHT,
-                items: bundle.into_iter().map(|(i, _)| UnitKey::Sym(i)).collect(),
-            });
-        }
-
-        if let Some(vl) = opts.vectors {
-            let mut items = Vec::new();
-            for (chunk_id, _) in vl.nearest(&q.text, opts.bm25_depth)? {
-                if let Some((path, start, end)) = v.chunk_span(&chunk_id)? {
-                    for u in self.units_of_chunk(&path, start, end, q)? {
-                        if !items.contains(&u) {
-                            items.push(u);
-                        }
-                    }
-                }
-            }
-            legs.push(Leg {
-                name: "vector",
-                weight: vl.weight(),
-                items,
-            });
-        }
-
-        // Method bodies of everything found so far, scored at method granularity.
-        let mut pool: Vec<UnitKey> = Vec::new();
-        let mut seen = HashSet::new();
-        // All of the full-text leg (already cut at `bm25_depth` chunks): a method whose body does
-        // the work often ranks low there, below merged accessors, and is found by its body.
-        for leg in &legs {
-            let depth = if leg.name == "bm25" {
-                leg.items.len()
-            } else {
-                opts.leg_depth
-            };
-            for u in leg.items.iter().take(depth) {
-                if seen.insert(u.clone()) {
-                    pool.push(u.clone());
-                }
-            }
-        }
-        for &e in &exact {
-            if seen.insert(UnitKey::Sym(e)) {
-                pool.push(UnitKey::Sym(e));
-            }
-        }
-        let mut body_scored: Vec<(UnitKey, f32)> = Vec::new();
-        for u in &pool {
-            if let UnitKey::Sym(i) = u
-                && v.kind(*i).is_callable()
-            {
-                let s = self.body_score(*i, q)?;
-                if s > 0.0 {
-                    body_scored.push((u.clone(), s));
-                }
-            }
-        }
-        body_scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        let body_max = body_scored.first().map(|x| x.1).unwrap_or(0.0);
-        let body_of: HashMap<UnitKey, f32> = body_scored.iter().cloned().collect();
-        // "Which exception do I get when …": the exception types the best matching methods throw.
-        let thrown = if q.intent == Intent::Definition
-            && ["exception", "error"]
-                .iter()
-                .any(|w| q.weight_of(&crate::terms::stem(w)) >= 0.6)
-        {
-            let throwers: Vec<&UnitKey> = body_scored
-                .iter()
-                .take_while(|(_, s)| *s >= THROWER_SHARE * body_max)
-                .take(THROWN_METHODS)
-                .map(|(u, _)| u)
-                .collect();
-            self.thrown_types(&throwers)?
+        let on = |name: &str| opts.rules.is_on(name);
+        let exact = if on(rules::EXACT.name) {
+            self.exact(q)
         } else {
             Vec::new()
         };
-        legs.push(Leg {
-            name: "body",
-            weight: BODY_WEIGHT,
-            items: body_scored.into_iter().map(|(u, _)| u).collect(),
-        });
-
-        // Methods that build the message the question reports.
-        let mut message: Vec<(SymIdx, f32)> = self
-            .memo_for(q)
-            .message
-            .iter()
-            .map(|(&i, &s)| (i, s))
-            .collect();
-        if !message.is_empty() {
-            message.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            legs.push(Leg {
-                name: "message",
-                weight: MESSAGE_WEIGHT,
-                items: message.into_iter().map(|(i, _)| UnitKey::Sym(i)).collect(),
-            });
+        let mut ctx = legs::LegCtx::new(q, opts, exact);
+        for leg in legs::LEGS.iter().filter(|l| on(l.rule.name)) {
+            let items = (leg.run)(self, &mut ctx)?;
+            if !items.is_empty() {
+                ctx.legs.push(Leg {
+                    name: leg.rule.name,
+                    weight: leg.weight(opts),
+                    items,
+                });
+            }
         }
-
-        if !thrown.is_empty() {
-            legs.push(Leg {
-                name: "thrown",
-                weight: THROWN_WEIGHT,
-                items: thrown,
-            });
-        }
-
         if tracing::enabled!(tracing::Level::DEBUG) {
-            for l in &legs {
+            for l in &ctx.legs {
                 let top: Vec<String> = l.items.iter().take(8).map(|u| self.label(u)).collect();
                 tracing::debug!(leg = l.name, weight = l.weight, ?top);
             }
         }
-        let fused = fusion::rrf(&legs, fusion::RRF_K);
-        let exact_types: Vec<SymIdx> = exact
+        let fused = fusion::rrf(&ctx.legs, fusion::RRF_K);
+        let (body_of, body_max) = ctx.body_of(self)?;
+        let exact = std::mem::take(&mut ctx.exact);
+        let factors = factors::FactorCtx {
+            q,
+            body_of,
+            body_max,
+            exact_types: exact
+                .iter()
+                .copied()
+                .filter(|&i| v.kind(i).is_type())
+                .collect(),
+        };
+        let applied: Vec<&factors::FactorRule> = factors::FACTORS
             .iter()
-            .copied()
-            .filter(|&i| v.kind(i).is_type())
+            .filter(|f| on(f.rule.name))
             .collect();
         let mut ranked: Vec<Ranked> = fused
             .into_iter()
             .map(|(key, score)| {
-                let found_by: Vec<&'static str> = legs
+                let found_by: Vec<&'static str> = ctx
+                    .legs
                     .iter()
                     .filter(|l| l.items.contains(&key))
                     .map(|l| l.name)
                     .collect();
-                let mut b = self.boost(&key, q);
-                // Types have no body score: a definition question is not judged by bodies.
-                if body_max > 0.0 && q.intent != Intent::Definition {
-                    let rel = body_of.get(&key).copied().unwrap_or(0.0) / body_max;
-                    b *= 1.0 + BODY_MAGNITUDE * rel;
-                }
-                if let UnitKey::Sym(i) = key
-                    && v.owner_type(i).is_some_and(|o| exact_types.contains(&o))
-                {
-                    b *= 1.3;
+                let mut b = 1.0f32;
+                for f in &applied {
+                    (f.apply)(self, &factors, &key, &mut b);
                 }
                 let exact_hit = matches!(key, UnitKey::Sym(i) if exact.contains(&i));
                 Ranked {
@@ -466,6 +278,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
                 }
             })
             .collect();
+        // Exact hits no leg found, below everything fused (the pin lifts those asked about).
         for &e in &exact {
             if !ranked.iter().any(|r| r.key == UnitKey::Sym(e)) {
                 let floor = ranked.iter().map(|r| r.score).fold(f32::INFINITY, f32::min);
@@ -479,12 +292,19 @@ impl<'v, 'a> Retriever<'v, 'a> {
             }
         }
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
-        self.promote_workers(&mut ranked, graph)?;
-        let factories = self.promote_value_factories(&mut ranked, q, &exact);
-        self.promote_common_base(&mut ranked, q);
-        self.spread_overloads(&mut ranked);
+        let mut lift = lifts::LiftCtx {
+            q,
+            graph,
+            exact: &exact,
+            ranked,
+            factories: Vec::new(),
+        };
+        for l in lifts::LIFTS.iter().filter(|l| on(l.rule.name)) {
+            (l.apply)(self, &mut lift)?;
+        }
+        let (ranked, factories) = (lift.ranked, lift.factories);
 
-        // Exact hits first, in their order.
+        // The pin: exact hits first, in their order.
         let mut out: Vec<Ranked> = Vec::new();
         for e in self.protected(q, &exact) {
             let key = UnitKey::Sym(e);

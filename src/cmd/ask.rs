@@ -8,6 +8,11 @@ use query::{AskOptions, Asker, CallGraph, ChatModel, Level, LlmConfig, OpenAiCha
 use std::io::{BufReader, Write};
 
 pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
+    if a.list_rules {
+        print_rules(g.json);
+        return Ok(Outcome::Done);
+    }
+    let rules = query::retrieve::RuleSet::parse(&a.rules).context("--rules")?;
     let reader = open_reader(g)?;
     let (repo_root, index_dir) = query_dirs(g)?;
     let asker =
@@ -44,6 +49,7 @@ pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
         llm: llm.as_ref().map(|l| l as &dyn ChatModel),
         graph: stored.as_ref().map(|s| s as &dyn CallGraph),
         vectors: vectors.as_deref(),
+        rules,
         ..Default::default()
     };
     if let Some(path) = &a.batch {
@@ -150,4 +156,27 @@ fn meili_cache_dir(g: &Global) -> Option<std::path::PathBuf> {
         "meili-{:016x}",
         query::viewdata::fnv64(scope.as_bytes())
     )))
+}
+
+/// `codemap ask --list-rules`: the ranking rules in the order they run.
+fn print_rules(json: bool) {
+    use query::retrieve::rules::{Stage, Weight};
+    for r in query::retrieve::rules::all() {
+        let (stage, weight) = match r.stage {
+            Stage::Pin => ("pin", String::new()),
+            Stage::Leg(Weight::Fixed(w)) => ("leg", format!("{w}")),
+            Stage::Leg(Weight::Embedder) => ("leg", "embedder".to_string()),
+            Stage::Factor => ("factor", String::new()),
+            Stage::Lift => ("lift", String::new()),
+        };
+        if json {
+            println!(
+                "{}",
+                serde_json::json!({"name": r.name, "stage": stage, "weight": weight,
+                    "reads": r.reads, "changes": r.changes})
+            );
+        } else {
+            println!("{}\t{stage}\t{weight}\t{}\t{}", r.name, r.reads, r.changes);
+        }
+    }
 }

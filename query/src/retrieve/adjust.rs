@@ -1,103 +1,10 @@
-//! Adjustments after fusion: structure, kind and provenance boosts, and delegation (a short
-//! method whose one in-repo callee does the work lifts that worker just above itself).
+//! The lifts' code (their contract is in `lifts.rs`): delegation (a short method whose one in-repo
+//! callee does the work lifts that worker just above itself), value factories, common bases,
+//! overload spreading; and the kind and member legs.
 
 use super::*;
 
 impl Retriever<'_, '_> {
-    /// Multiplier for structure, kind and provenance.
-    pub(super) fn boost(&self, key: &UnitKey, q: &Question) -> f32 {
-        let v = self.view;
-        let prov = match key {
-            UnitKey::Sym(i) => v.provenance_of(*i),
-            UnitKey::Range { path, .. } => v.provenance(path),
-        };
-        let mut b = match prov {
-            Provenance::Source => 1.0,
-            Provenance::Test if q.wants_tests => 1.0,
-            Provenance::Test => 0.3,
-            Provenance::Example if q.wants_examples => 1.0,
-            Provenance::Example => 0.4,
-            _ if q.wants_generated => 1.0,
-            _ => 0.4,
-        };
-        let UnitKey::Sym(i) = key else { return b * 0.6 };
-        let (kind, flags) = (v.kind(*i), v.flags(*i));
-        if flags & FLAG_ENTRY != 0 {
-            b *= 1.15;
-        }
-        if kind == SymbolKind::Method && v.name(*i) == "main" && flags & FLAG_STATIC != 0 {
-            b *= 1.1;
-        }
-        let is_type = kind.is_type();
-        if kind.is_callable() {
-            // State changes, when the question is about states.
-            if (q.weight_of("status") >= 0.6 || q.weight_of("state") >= 0.6)
-                && flags & FLAG_WRITES_STATE != 0
-            {
-                b *= 1.15;
-            }
-            // Settings read, for configuration questions.
-            if q.intent == Intent::Config && flags & FLAG_READS_CONFIG != 0 {
-                b *= 1.15;
-            }
-        }
-        if matches!(q.intent, Intent::Locate | Intent::Flow | Intent::Config) {
-            let creation = ["creat", "construct", "instanti", "initi", "new", "build"]
-                .iter()
-                .any(|w| q.weight_of(w) >= 0.6);
-            if kind == SymbolKind::Constructor && !creation {
-                b *= 0.7;
-            }
-            if kind.is_callable() && !self.has_body(*i) {
-                b *= 0.5;
-            }
-            // A getter or setter holds a value; behaviour happens elsewhere. A setter may still
-            // normalise or compile what it stores. Settings questions look at them, less damped.
-            if kind == SymbolKind::Method
-                && accessor_lines(v.name(*i)).is_some_and(|max| v.line_span(*i) <= max)
-            {
-                b *= if q.intent == Intent::Config { 0.8 } else { 0.5 };
-            }
-        }
-        match q.intent {
-            Intent::Definition => {
-                // "interface", "enum" and "annotation" are said on purpose; "class" is often
-                // said of any type.
-                let specific = matches!(
-                    q.kind_hint,
-                    Some(KindHint::Interface | KindHint::Enum | KindHint::Annotation)
-                );
-                if is_type {
-                    b *= 1.6;
-                    let hinted = match q.kind_hint {
-                        Some(KindHint::Interface) => kind == SymbolKind::Interface,
-                        Some(KindHint::Enum) => kind == SymbolKind::Enum,
-                        Some(KindHint::Class) => kind == SymbolKind::Class,
-                        Some(KindHint::Annotation) => kind == SymbolKind::Annotation,
-                        Some(KindHint::Type) | None => true,
-                    };
-                    b *= match (hinted, specific) {
-                        (true, true) => 1.5,
-                        (true, false) => 1.3,
-                        (false, true) => 0.6,
-                        (false, false) => 0.85,
-                    };
-                } else if kind.is_callable() {
-                    // Asked for an interface, enum or annotation: a method is not the answer.
-                    b *= if specific { 0.4 } else { 0.7 };
-                }
-            }
-            _ => {
-                if is_type {
-                    b *= 0.75;
-                } else if matches!(kind, SymbolKind::Field | SymbolKind::Constant) {
-                    b *= 0.5;
-                }
-            }
-        }
-        b
-    }
-
     /// A short method that hands its work to one other method (an overload, a `doX` helper, an
     /// iterator's `hasNext`) is a delegator: the method that does the work, found by following
     /// single hand-offs, is ranked just above it.

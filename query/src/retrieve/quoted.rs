@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Constants per quoted literal whose users are looked up.
+const LITERAL_CONSTANTS: usize = 4;
+
 impl Retriever<'_, '_> {
     /// Code keeps a string the question quotes (`"logback.xml"`, `os.name`) in a constant and
     /// reads it by name elsewhere: the constants whose initializer is exactly that string, then

@@ -1,0 +1,101 @@
+//! Ranking rules switch by name: a rule switched off no longer acts, and the rules left on rank
+//! exactly as before. Each case builds a small repository and asks through the public API.
+
+mod support;
+use indexer::store::EmbeddedIndex;
+use query::Asker;
+use query::retrieve::RuleSet;
+use support::{index_repo, opts, symbols};
+
+fn pads_repo(root: &std::path::Path) -> indexer::store::IndexDir {
+    let overloads: String = ["int", "long", "char", "String", "double"]
+        .iter()
+        .map(|t| {
+            format!(
+                "    /** Pads a value with spaces to a width. */\n    public static String pad({t} value, int width) {{\n        String s = String.valueOf(value);\n        while (s.length() < width) {{\n            s = \" \" + s;\n        }}\n        return s;\n    }}\n\n"
+            )
+        })
+        .collect();
+    let text = format!(
+        "package com.pad;\n\npublic class Pads {{\n{overloads}    /** Pads every value in a column with spaces to the widest width. */\n    public static String[] padColumn(String[] column) {{\n        int width = 0;\n        for (String s : column) {{\n            width = Math.max(width, s.length());\n        }}\n        String[] out = new String[column.length];\n        for (int i = 0; i < column.length; i++) {{\n            out[i] = pad(column[i], width);\n        }}\n        return out;\n    }}\n}}\n"
+    );
+    // A test that pads too, with more of the question's words than the product code.
+    let test = "package com.pad;\n\npublic class PadsTest {\n    /** Checks that values are padded with spaces to a width, column by column. */\n    public void testValuesArePaddedWithSpacesToAWidth() {\n        String padded = Pads.pad(7, 3);\n        assert padded.equals(\"  7\") : \"values padded with spaces to a width\";\n    }\n}\n";
+    index_repo(
+        root,
+        &[
+            ("src/main/java/com/pad/Pads.java".into(), text),
+            ("src/test/java/com/pad/PadsTest.java".into(), test.into()),
+        ],
+    )
+}
+
+fn top(asker: &Asker<'_>, question: &str, rules: &str) -> Vec<String> {
+    let o = query::AskOptions {
+        rules: RuleSet::parse(rules).unwrap(),
+        ..opts()
+    };
+    symbols(&asker.ask(question, &o).unwrap())
+}
+
+#[test]
+fn a_rule_switched_off_stops_acting_and_the_others_rank_as_before() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("pad");
+    let dir = pads_repo(&root);
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let question = "Where are values padded with spaces to a width?";
+
+    let all = top(&asker, question, "");
+    // Switching a rule off and on again is the default.
+    assert_eq!(top(&asker, question, "-provenance,+provenance"), all);
+    // With every rule: one overload in the top three, test code below the product code.
+    let pads = |t: &[String]| t.iter().take(3).filter(|s| *s == "Pads.pad").count();
+    assert_eq!(pads(&all), 1, "{all:?}");
+    let test_at = |t: &[String]| {
+        t.iter()
+            .position(|s| s.starts_with("PadsTest."))
+            .unwrap_or(usize::MAX)
+    };
+    let pad_at = |t: &[String]| t.iter().position(|s| s.starts_with("Pads.")).unwrap();
+    assert!(pad_at(&all) < test_at(&all), "{all:?}");
+
+    // Without overload spreading, the overloads fill the top places.
+    let spread_off = top(&asker, question, "-overload-spread");
+    assert!(pads(&spread_off) >= 2, "{spread_off:?}");
+    // Without the provenance factor, the test's wordier method comes first.
+    let prov_off = top(&asker, question, "-provenance");
+    assert!(test_at(&prov_off) < pad_at(&prov_off), "{prov_off:?}");
+}
+
+#[test]
+fn the_exact_pin_keeps_a_named_method_first_and_can_be_switched_off() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("pad");
+    let dir = pads_repo(&root);
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    // Names one method, describes another's words.
+    let question =
+        "Does Pads.pad get called where every value in a column is padded to the widest width?";
+    let pinned = top(&asker, question, "");
+    assert_eq!(pinned[0], "Pads.pad", "{pinned:?}");
+    let unpinned = top(&asker, question, "-exact");
+    assert_eq!(unpinned[0], "Pads.padColumn", "{unpinned:?}");
+}
+
+#[test]
+fn every_rule_is_listed_once_in_the_order_it_runs() {
+    let rules = query::retrieve::rules::all();
+    let names: Vec<&str> = rules.iter().map(|r| r.name).collect();
+    // The pin first, the legs before the factors before the lifts; each one switchable.
+    assert_eq!(names[0], "exact");
+    let at = |n: &str| names.iter().position(|x| *x == n).unwrap();
+    assert!(at("bm25") < at("body") && at("body") < at("provenance"));
+    assert!(at("provenance") < at("worker") && at("worker") < at("overload-spread"));
+    for n in &names {
+        let set = RuleSet::parse(&format!("-{n}")).unwrap();
+        assert!(!set.is_on(n));
+    }
+}
