@@ -108,56 +108,60 @@ impl CodemapMcp {
             .unwrap_or_else(|e| Err(ServiceError::Internal(format!("a query panicked: {e}"))))
     }
 
+    /// Runs `f` on a blocking thread over the repository a call names (or the only one). `f`'s
+    /// `Ok(Err(msg))` is a tool error the caller can fix; `Err` is the service's.
+    async fn on_repo<F>(&self, asked: Option<String>, f: F) -> ToolResult
+    where
+        F: FnOnce(&Service, &Scope, &str) -> Result<Result<String, String>, ServiceError>
+            + Send
+            + 'static,
+    {
+        let repo = match self.repo(asked) {
+            Ok(r) => r,
+            Err(e) => return fail(e),
+        };
+        match self.blocking(move |s, scope| f(s, scope, &repo)).await {
+            Ok(Ok(text)) => ok(text),
+            Ok(Err(msg)) => fail(msg),
+            Err(e) => failed(e),
+        }
+    }
+
     #[tool(
         description = "Full-text and symbol search over the indexed code. Returns one `path:start-end  symbol  first line` per hit, best first."
     )]
     async fn search(&self, Parameters(a): Parameters<SearchArgs>) -> ToolResult {
-        let repo = match self.repo(a.repo) {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
         if a.query.trim().is_empty() {
             return fail("`query` is empty");
         }
         let limit = clamp(a.limit, 10, 100);
         let q = a.query;
-        let r = self
-            .blocking(move |s, scope| {
-                s.read(scope, &repo, move |r| {
-                    query::search(r, &q, limit).map(|h| render::hits(&h))
-                })?
-                .map_err(|e| ServiceError::Query(e.into()))
-            })
-            .await;
-        match r {
-            Ok(text) => ok(text),
-            Err(e) => failed(e),
-        }
+        self.on_repo(a.repo, move |s, scope, repo| {
+            s.read(scope, repo, move |r| {
+                query::search(r, &q, limit).map(|h| Ok(render::hits(&h)))
+            })?
+            .map_err(|e| ServiceError::Query(e.into()))
+        })
+        .await
     }
 
     #[tool(
         description = "Where a symbol is declared: `path:start-end`, kind, qualified name, signature and doc sentence of every declaration of that simple or qualified name."
     )]
     async fn definition(&self, Parameters(a): Parameters<DefinitionArgs>) -> ToolResult {
-        let repo = match self.repo(a.repo) {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
         let name = a.name;
-        let shown = name.clone();
-        let r = self
-            .blocking(move |s, scope| {
-                s.read(scope, &repo, move |r| render::definitions(r, &name))?
-                    .map_err(ServiceError::Query)
-            })
-            .await;
-        match r {
-            Ok((_, 0)) => ok(format!(
-                "no declaration named {shown:?}; try `search` with words from its name"
-            )),
-            Ok((text, _)) => ok(text),
-            Err(e) => failed(e),
-        }
+        let asked = name.clone();
+        self.on_repo(a.repo, move |s, scope, repo| {
+            let (text, found) = s
+                .read(scope, repo, move |r| render::definitions(r, &asked))?
+                .map_err(ServiceError::Query)?;
+            Ok(Ok(if found == 0 {
+                format!("no declaration named {name:?}; try `search` with words from its name")
+            } else {
+                text
+            }))
+        })
+        .await
     }
 
     #[tool(
@@ -175,77 +179,57 @@ impl CodemapMcp {
     }
 
     async fn graph(&self, a: GraphArgs, up: bool) -> ToolResult {
-        let repo = match self.repo(a.repo) {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
         let depth = clamp(a.depth, 1, 6);
         let limit = clamp(a.limit, 50, 500);
         let symbol = a.symbol;
-        let r = self
-            .blocking(move |s, scope| {
-                s.read(scope, &repo, move |r| {
-                    let targets = query::calls::find_nodes(r, &symbol)?;
-                    if targets.is_empty() {
-                        return Ok(Err(format!(
-                            "no symbol named {symbol:?} in the index (try Type.method, or `search`)"
-                        )));
-                    }
-                    let hops = if up {
-                        query::calls::callers(r, &targets, depth, limit)?
-                    } else {
-                        query::calls::callees(r, &targets, depth, limit)?
-                    };
-                    let what = if up { "callers" } else { "callees" };
-                    render::hops(r, what, &targets, &hops, up).map(Ok)
-                })?
-                .map_err(ServiceError::Query)
-            })
-            .await;
-        match r {
-            Ok(Ok(text)) => ok(text),
-            Ok(Err(msg)) => fail(msg),
-            Err(e) => failed(e),
-        }
+        self.on_repo(a.repo, move |s, scope, repo| {
+            s.read(scope, repo, move |r| {
+                let targets = query::calls::find_nodes(r, &symbol)?;
+                if targets.is_empty() {
+                    return Ok(Err(format!(
+                        "no symbol named {symbol:?} in the index (try Type.method, or `search`)"
+                    )));
+                }
+                let hops = if up {
+                    query::calls::callers(r, &targets, depth, limit)?
+                } else {
+                    query::calls::callees(r, &targets, depth, limit)?
+                };
+                let what = if up { "callers" } else { "callees" };
+                render::hops(r, what, &targets, &hops, up).map(Ok)
+            })?
+            .map_err(ServiceError::Query)
+        })
+        .await
     }
 
     #[tool(
         description = "Call chains from one symbol to another (a route, method, table or config key), shortest first, every hop with its use site."
     )]
     async fn path(&self, Parameters(a): Parameters<PathArgs>) -> ToolResult {
-        let repo = match self.repo(a.repo) {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
         let max_depth = clamp(a.max_depth, 8, 12);
         let limit = clamp(a.limit, 5, 20);
         let (from, to) = (a.from, a.to);
-        let r = self
-            .blocking(move |s, scope| {
-                s.read(scope, &repo, move |r| {
-                    let sources = query::calls::find_nodes(r, &from)?;
-                    let sinks = query::calls::find_nodes(r, &to)?;
-                    for (name, found) in [(&from, &sources), (&to, &sinks)] {
-                        if found.is_empty() {
-                            return Ok(Err(format!("no symbol named {name:?} in the index")));
-                        }
+        self.on_repo(a.repo, move |s, scope, repo| {
+            s.read(scope, repo, move |r| {
+                let sources = query::calls::find_nodes(r, &from)?;
+                let sinks = query::calls::find_nodes(r, &to)?;
+                for (name, found) in [(&from, &sources), (&to, &sinks)] {
+                    if found.is_empty() {
+                        return Ok(Err(format!("no symbol named {name:?} in the index")));
                     }
-                    let chains = query::calls::paths(r, &sources, &sinks, max_depth, limit)?;
-                    if chains.is_empty() {
-                        return Ok(Ok(format!(
-                            "no call chain of at most {max_depth} hops from {from} to {to}"
-                        )));
-                    }
-                    render::chains(r, &chains).map(Ok)
-                })?
-                .map_err(ServiceError::Query)
-            })
-            .await;
-        match r {
-            Ok(Ok(text)) => ok(text),
-            Ok(Err(msg)) => fail(msg),
-            Err(e) => failed(e),
-        }
+                }
+                let chains = query::calls::paths(r, &sources, &sinks, max_depth, limit)?;
+                if chains.is_empty() {
+                    return Ok(Ok(format!(
+                        "no call chain of at most {max_depth} hops from {from} to {to}"
+                    )));
+                }
+                render::chains(r, &chains).map(Ok)
+            })?
+            .map_err(ServiceError::Query)
+        })
+        .await
     }
 
     #[tool(
@@ -276,19 +260,12 @@ impl CodemapMcp {
     }
 
     async fn answer(&self, repo: Option<String>, text: String, level: query::Level) -> ToolResult {
-        let repo = match self.repo(repo) {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
         let mut req = Request::new(text);
         req.level = level;
-        let r = self
-            .blocking(move |s, scope| s.ask(scope, &repo, &req))
-            .await;
-        match r {
-            Ok(a) => ok(query::render_text(&a)),
-            Err(e) => failed(e),
-        }
+        self.on_repo(repo, move |s, scope, repo| {
+            s.ask(scope, repo, &req).map(|a| Ok(query::render_text(&a)))
+        })
+        .await
     }
 
     #[tool(
@@ -333,48 +310,28 @@ impl CodemapMcp {
         description = "The repository at a glance: its modules with file and declaration counts, and each file's one-liner (`path:1-N — what it is`); narrow it to one module with `module`."
     )]
     async fn repo_map(&self, Parameters(a): Parameters<RepoMapArgs>) -> ToolResult {
-        let repo = match self.repo(a.repo) {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
         let max_files = clamp(a.max_files, 200, 2000);
         let module = a.module;
-        let r = self
-            .blocking(move |s, scope| {
-                s.view(scope, &repo, move |v, _| {
-                    Ok(disclose::repo_map(v, module.as_deref(), max_files))
-                })
+        self.on_repo(a.repo, move |s, scope, repo| {
+            s.view(scope, repo, move |v, _| {
+                Ok(disclose::repo_map(v, module.as_deref(), max_files))
             })
-            .await;
-        match r {
-            Ok(Ok(text)) => ok(text),
-            Ok(Err(msg)) => fail(msg),
-            Err(e) => failed(e),
-        }
+        })
+        .await
     }
 
     #[tool(
         description = "Read a file or symbol at a level of detail: surface (names and one-liners), structured (signatures, callers, callees), full (code with line numbers, under a token budget)."
     )]
     async fn read(&self, Parameters(a): Parameters<ReadArgs>) -> ToolResult {
-        let repo = match self.repo(a.repo) {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
         let budget = clamp(a.budget, 4000, 100_000);
         let (target, level) = (a.target, a.level);
-        let r = self
-            .blocking(move |s, scope| {
-                s.view(scope, &repo, move |v, g| {
-                    disclose::read(v, g, &target, level, budget)
-                })
+        self.on_repo(a.repo, move |s, scope, repo| {
+            s.view(scope, repo, move |v, g| {
+                disclose::read(v, g, &target, level, budget)
             })
-            .await;
-        match r {
-            Ok(Ok(text)) => ok(text),
-            Ok(Err(msg)) => fail(msg),
-            Err(e) => failed(e),
-        }
+        })
+        .await
     }
 }
 
