@@ -21,7 +21,8 @@
 # prints tuned and frozen sets apart (hit@1, hit@5, file hit@5; frozen English and Chinese apart;
 # the mean of each group) and the issue-23 targets. A set whose corpus folder is absent is skipped.
 #
-# Prints figures, is not a test. Knobs (environment): EVAL_DIR (<repo>/../shared/eval), SCORER
+# Prints figures, is not a test. Knobs (environment): EVAL_DIR (<repo>/../shared/eval; from a git
+# worktree, the main checkout's), SCORER
 # (EVAL_DIR/score.py), WORK (${TMPDIR:-/tmp}/codemap-qa), REINDEX, CODEMAP_BIN
 # (<repo>/target/release/codemap, not built here), the corpus folders above.
 set -euo pipefail
@@ -29,7 +30,11 @@ export LC_ALL=C
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(git -C "$HERE" rev-parse --show-toplevel)
-EVAL_DIR=${EVAL_DIR:-$ROOT/../shared/eval}
+# In a git worktree the shared folder sits beside the main checkout, not beside the worktree.
+MAIN=$(dirname "$(git -C "$HERE" rev-parse --path-format=absolute --git-common-dir)")
+BESIDE=$ROOT
+[ -d "$ROOT/../shared/eval" ] || BESIDE=$MAIN
+EVAL_DIR=${EVAL_DIR:-$BESIDE/../shared/eval}
 SCORER=${SCORER:-$EVAL_DIR/score.py}
 CODEMAP=${CODEMAP_BIN:-$ROOT/target/release/codemap}
 WORK=${WORK:-${TMPDIR:-/tmp}/codemap-qa}
@@ -37,7 +42,7 @@ REINDEX=${REINDEX:-0}
 
 say() { printf '== %s\n' "$*"; }
 die() { printf 'qa.sh: %s\n' "$*" >&2; exit 1; }
-case "${1:-}" in -h|--help) sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
 [ $(($# % 2)) = 0 ] || die "arguments come in pairs: CASES.jsonl CORPUS_ROOT"
 [ $# -gt 0 ] || set -- "$EVAL_DIR/qa-public.jsonl" "${CIO:-/work/corpora/commons-io-2.11.0}" \
                        "$HERE/eval/qa-tomcat10.jsonl" "${TOMCAT:-/work/corpora/bench/corpus-1m/tomcat10}" \
