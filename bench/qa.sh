@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/qa.sh [CASES.jsonl CORPUS_ROOT]...  -- code-QA hit@k / MRR of `codemap ask` (shared/eval/README.md)
 #
-# Each pair is a case file and the folder its gold paths are relative to. Without arguments, eight sets:
+# Each pair is a case file and the folder its gold paths are relative to. Without arguments, ten sets.
+# Tuned (the ranking was developed looking at them):
 #   shared/eval/qa-public.jsonl          on $CIO    (default /work/corpora/commons-io-2.11.0)
 #   bench/eval/qa-tomcat10.jsonl         on $TOMCAT (default /work/corpora/bench/corpus-1m/tomcat10)
 #   bench/eval/qa-commons-lang3.jsonl    on $LANG3  (apt-get source libcommons-lang3-java)
@@ -10,20 +11,30 @@
 #   bench/eval/qa-collections4.jsonl     on $COLL4  (apt-get source libcommons-collections4-java)
 #   bench/eval/qa-commons-compress.jsonl on $COMPRESS (apt-get source libcommons-compress-java)
 #   bench/eval/qa-logback.jsonl          on $LOGBACK (logback 1.2.11 orig tarball, see bench/README.md)
-# For each set: `codemap index CORPUS --index-dir WORK/<name>/idx --quiet` (an existing index is reused
-# as is unless REINDEX=1), `codemap ask --batch CASES --index-dir IDX > WORK/<name>/results.jsonl`
-# (index-only, default --limit), then `score.py CASES results.jsonl` prints its table.
-# A set whose corpus folder is absent is skipped with a message.
+# Frozen (bench/eval/frozen/: never tuned on, SHA-256 in bench/eval/frozen/manifest.tsv):
+#   bench/eval/frozen/qa-jetty9.jsonl    on $JETTY9 (default /work/corpora/frozen/jetty9-9.4.57)
+#   bench/eval/frozen/qa-netty.jsonl     on $NETTY  (default /work/corpora/frozen/netty-4.1.48)
+# First the frozen files are checked against their manifest (a mismatch stops the run). For each set:
+# `codemap index CORPUS --index-dir WORK/<name>/idx --quiet` (an existing index is reused as is unless
+# REINDEX=1), `codemap ask --batch CASES --index-dir IDX > WORK/<name>/results.jsonl` (index-only,
+# default --limit), then `score.py CASES results.jsonl` prints its table. At the end `qa_summary.py`
+# prints tuned and frozen sets apart (hit@1, hit@5, file hit@5; frozen English and Chinese apart;
+# the mean of each group) and the issue-23 targets. A set whose corpus folder is absent is skipped.
 #
-# Prints figures, is not a test. Knobs (environment): EVAL_DIR (<repo>/../shared/eval), SCORER
+# Prints figures, is not a test. Knobs (environment): EVAL_DIR (<repo>/../shared/eval; from a git
+# worktree, the main checkout's), SCORER
 # (EVAL_DIR/score.py), WORK (${TMPDIR:-/tmp}/codemap-qa), REINDEX, CODEMAP_BIN
-# (<repo>/target/release/codemap, not built here), CIO, TOMCAT.
+# (<repo>/target/release/codemap, not built here), the corpus folders above.
 set -euo pipefail
 export LC_ALL=C
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(git -C "$HERE" rev-parse --show-toplevel)
-EVAL_DIR=${EVAL_DIR:-$ROOT/../shared/eval}
+# In a git worktree the shared folder sits beside the main checkout, not beside the worktree.
+MAIN=$(dirname "$(git -C "$HERE" rev-parse --path-format=absolute --git-common-dir)")
+BESIDE=$ROOT
+[ -d "$ROOT/../shared/eval" ] || BESIDE=$MAIN
+EVAL_DIR=${EVAL_DIR:-$BESIDE/../shared/eval}
 SCORER=${SCORER:-$EVAL_DIR/score.py}
 CODEMAP=${CODEMAP_BIN:-$ROOT/target/release/codemap}
 WORK=${WORK:-${TMPDIR:-/tmp}/codemap-qa}
@@ -31,7 +42,7 @@ REINDEX=${REINDEX:-0}
 
 say() { printf '== %s\n' "$*"; }
 die() { printf 'qa.sh: %s\n' "$*" >&2; exit 1; }
-case "${1:-}" in -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
 [ $(($# % 2)) = 0 ] || die "arguments come in pairs: CASES.jsonl CORPUS_ROOT"
 [ $# -gt 0 ] || set -- "$EVAL_DIR/qa-public.jsonl" "${CIO:-/work/corpora/commons-io-2.11.0}" \
                        "$HERE/eval/qa-tomcat10.jsonl" "${TOMCAT:-/work/corpora/bench/corpus-1m/tomcat10}" \
@@ -40,11 +51,29 @@ case "${1:-}" in -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1
                        "$HERE/eval/qa-jackson-databind.jsonl" "${JACKSON:-/work/corpora/jackson-databind-2.14.0}" \
                        "$HERE/eval/qa-collections4.jsonl" "${COLL4:-/work/corpora/libcommons-collections4-java-4.2}" \
                        "$HERE/eval/qa-commons-compress.jsonl" "${COMPRESS:-/work/corpora/libcommons-compress-java-1.22}" \
-                       "$HERE/eval/qa-logback.jsonl" "${LOGBACK:-/work/corpora/logback-1.2.11}"
+                       "$HERE/eval/qa-logback.jsonl" "${LOGBACK:-/work/corpora/logback-1.2.11}" \
+                       "$HERE/eval/frozen/qa-jetty9.jsonl" "${JETTY9:-/work/corpora/frozen/jetty9-9.4.57}" \
+                       "$HERE/eval/frozen/qa-netty.jsonl" "${NETTY:-/work/corpora/frozen/netty-4.1.48}"
 [ -f "$SCORER" ] || die "no scorer $SCORER (set EVAL_DIR or SCORER)"
 [ -x "$CODEMAP" ] || die "no codemap binary at $CODEMAP (cargo build --release, or set CODEMAP_BIN)"
 
+# The frozen sets must be byte for byte what was committed before their first run.
+FROZEN=$HERE/eval/frozen
+frozen_files=()
+while IFS=$'\t' read -r file sum _; do
+  case $file in ''|'#'*) continue ;; esac
+  [ -f "$FROZEN/$file" ] || die "frozen set $file is listed in $FROZEN/manifest.tsv but missing"
+  [ "$(sha256sum "$FROZEN/$file" | cut -d' ' -f1)" = "$sum" ] \
+    || die "frozen set $FROZEN/$file differs from its SHA-256 in manifest.tsv: frozen sets are never edited"
+  frozen_files+=("$file")
+done <"$FROZEN/manifest.tsv"
+for f in "$FROZEN"/*.jsonl; do
+  [[ " ${frozen_files[*]} " == *" $(basename "$f") "* ]] || die "$f is not in $FROZEN/manifest.tsv"
+done
+say "frozen sets match manifest.tsv: ${frozen_files[*]}"
+
 ran=0
+summary=()
 while [ $# -gt 0 ]; do
   CASES=$1 CORPUS=$2
   shift 2
@@ -79,9 +108,13 @@ while [ $# -gt 0 ]; do
   echo "   $(tail -1 "$W/ask.log"), $MS ms"
   echo
   echo "$NAME on $(basename "$CORPUS"), $(date -u '+%Y-%m-%d %H:%M UTC')"
-  python3 "$SCORER" "$CASES" "$W/results.jsonl" | sed 's/^./  &/'
+  python3 "$SCORER" "$CASES" "$W/results.jsonl" --json "$W/scores.json" | sed 's/^./  &/'
+  GROUP=tuned
+  [ "$(cd "$(dirname "$CASES")" && pwd)" = "$(cd "$FROZEN" && pwd)" ] && GROUP=frozen
+  summary+=("$GROUP:$NAME:$CASES:$W/scores.json")
   echo "  (index, answers and logs in $W)"
   echo
   ran=$((ran + 1))
 done
 [ $ran -gt 0 ] || die "no set ran (no corpus folder found)"
+python3 "$HERE/qa_summary.py" "${summary[@]}"

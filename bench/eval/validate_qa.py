@@ -16,7 +16,8 @@ import re
 import sys
 
 REQ = {'id', 'corpus', 'kind', 'difficulty', 'question', 'gold', 'notes'}
-KINDS = {'locate', 'definition', 'callers', 'flow', 'config'}
+# trace (a pasted stack trace) and impact (a pasted diff) are used by the frozen sets (bench/eval/frozen/).
+KINDS = {'locate', 'definition', 'callers', 'flow', 'config', 'trace', 'impact'}
 DIFFS = {'easy', 'medium', 'hard'}
 DECL = re.compile(r'^\s*(@\w|public|protected|private|static|final|abstract|synchronized|native|default|class|'
                   r'interface|enum|record|<|[\w.<>\[\], ?]+\s+\w+\s*\()')
