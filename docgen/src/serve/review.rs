@@ -10,6 +10,7 @@
 
 pub mod comment;
 pub mod job;
+pub mod merge;
 pub mod queue;
 
 pub use job::{ReviewContext, ReviewOutcome, ReviewTrigger};

@@ -6,14 +6,14 @@
 //! `refs/codemap/requests/`), and per request a work tree, an index and a state file. Never
 //! pushes, never checks out a branch, never reads the request's files as settings.
 
-use super::comment;
+use super::{comment, merge};
 use crate::git::{Git, GitError, Identity};
 use crate::host::{CommentRef, Host, HostError, HostKind};
 use crate::serve::config::{Bot, Repo, ResolvedReview};
 use crate::serve::state::RepoPaths;
 use indexer::store::{EmbeddedIndex, IndexDir, WriteLock};
 use query::graph::{CallGraph, LexicalGraph, StoredGraph};
-use query::impact::report::{ReportOptions, report};
+use query::impact::report::{ImpactReport, ReportOptions, report};
 use query::view::SnapshotView;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -234,43 +234,23 @@ fn prepare(ctx: &ReviewContext, t: &ReviewTrigger) -> Result<Prepared, ReviewErr
         (head, merge_base)
     };
     let tree = Git::new(&work, identity);
-    tree.run(["checkout", "--quiet", "--force", "--detach", head.as_str()])?;
-    tree.run(["clean", "-ffdxq"])?;
-
-    let index_dir = IndexDir::new(dir.join("index"));
-    if !index_dir.exists() {
-        seed_index(&IndexDir::new(ctx.paths.index()), &index_dir);
+    // The merge base first, then the head, each into its own index: the head's report cites
+    // the commit under review; the base's finds the callers the request breaks.
+    let base_index = IndexDir::new(dir.join("base-index"));
+    let head_index = IndexDir::new(dir.join("index"));
+    if !base_index.exists() {
+        seed_index(&IndexDir::new(ctx.paths.index()), &base_index);
     }
-    let summary = indexer::pipeline::run(
-        &work,
-        &index_dir,
-        &indexer::pipeline::IndexOptions::default(),
-        &|_| {},
-    )?;
-    tracing::info!(
-        files = summary.snapshot.files,
-        changed = summary.added + summary.changed + summary.removed,
-        "indexed the head"
-    );
+    index_at(&tree, &merge_base, &base_index)?;
+    if !head_index.exists() {
+        seed_index(&base_index, &head_index);
+    }
+    index_at(&tree, &head, &head_index)?;
 
+    let forward = tree.run_raw(diff_args(&[], &merge_base, &head))?;
     // Taken head → merge base, so the diff's old side is the indexed head: every place the
     // report names is a line of the commit under review. `head_side` turns the labels round.
-    let diff_args = |extra: &[&str], from: &str, to: &str| -> Vec<String> {
-        let mut a: Vec<String> = [
-            "diff",
-            "--no-color",
-            "--no-ext-diff",
-            "--no-textconv",
-            "--no-renames",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        a.extend(extra.iter().map(|s| s.to_string()));
-        a.extend([from.to_string(), to.to_string(), "--".to_string()]);
-        a
-    };
-    let diff = tree.run_raw(diff_args(&[], &head, &merge_base))?;
+    let reverse = tree.run_raw(diff_args(&[], &head, &merge_base))?;
     let deleted: Vec<String> = tree
         .run(diff_args(
             &["--name-only", "-z", "--diff-filter=D"],
@@ -281,23 +261,17 @@ fn prepare(ctx: &ReviewContext, t: &ReviewTrigger) -> Result<Prepared, ReviewErr
         .filter(|p| !p.is_empty())
         .map(str::to_string)
         .collect();
-    let index = EmbeddedIndex::open(&index_dir)?;
-    let view = SnapshotView::open(&index, Some(index_dir.root()))?;
-    let stored = StoredGraph::available(&index).then(|| StoredGraph::new(&index));
-    let lexical;
-    let graph: &dyn CallGraph = match &stored {
-        Some(s) => s,
-        None => {
-            lexical = LexicalGraph::new(&view);
-            &lexical
-        }
-    };
     let opts = ReportOptions {
         depth: ctx.settings.depth,
         max_callers: ctx.settings.max_callers,
     };
-    let r = report(&view, graph, &diff, &opts)?;
-    let r = comment::head_side(r, &deleted);
+    let base_report = impact_over(&base_index, &forward, &opts, |_, r| Ok(r))?;
+    let r = impact_over(&head_index, &reverse, &opts, |v, r| {
+        let mut r = comment::head_side(r, &deleted);
+        let carried = merge::carry_base(&mut r, &base_report, v)?;
+        tracing::info!(carried, "callers only the base shows, cited at the head");
+        Ok(r)
+    })?;
     tracing::info!(
         changes = r.changes.len(),
         callers = r.callers.len(),
@@ -309,6 +283,66 @@ fn prepare(ctx: &ReviewContext, t: &ReviewTrigger) -> Result<Prepared, ReviewErr
         head,
         state: state_path,
     }))
+}
+
+/// `git diff` with nothing the repository's own settings could switch on (external diff drivers,
+/// text conversion) and renames as delete + add, which is how the report places them.
+fn diff_args(extra: &[&str], from: &str, to: &str) -> Vec<String> {
+    let mut a: Vec<String> = [
+        "diff",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-renames",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a.extend([from.to_string(), to.to_string(), "--".to_string()]);
+    a
+}
+
+/// Checks `commit` out (detached, cleaned) in the request's work tree and indexes it into `dir`.
+fn index_at(tree: &Git, commit: &str, dir: &IndexDir) -> Result<(), ReviewError> {
+    tree.run(["checkout", "--quiet", "--force", "--detach", commit])?;
+    tree.run(["clean", "-ffdxq"])?;
+    let summary = indexer::pipeline::run(
+        tree.dir(),
+        dir,
+        &indexer::pipeline::IndexOptions::default(),
+        &|_| {},
+    )?;
+    tracing::info!(
+        commit = %crate::serve::policy::short(commit),
+        index = %dir.root().display(),
+        files = summary.snapshot.files,
+        changed = summary.added + summary.changed + summary.removed,
+        "indexed"
+    );
+    Ok(())
+}
+
+/// The impact of `diff` over the index in `dir`, finished by `then` while the view is open.
+fn impact_over(
+    dir: &IndexDir,
+    diff: &str,
+    opts: &ReportOptions,
+    then: impl FnOnce(&SnapshotView<'_>, ImpactReport) -> Result<ImpactReport, query::QueryError>,
+) -> Result<ImpactReport, ReviewError> {
+    let index = EmbeddedIndex::open(dir)?;
+    let view = SnapshotView::open(&index, Some(dir.root()))?;
+    let stored = StoredGraph::available(&index).then(|| StoredGraph::new(&index));
+    let lexical;
+    let graph: &dyn CallGraph = match &stored {
+        Some(s) => s,
+        None => {
+            lexical = LexicalGraph::new(&view);
+            &lexical
+        }
+    };
+    let r = report(&view, graph, diff, opts)?;
+    Ok(then(&view, r)?)
 }
 
 /// The reviewer's bare repository, made on first use (in a side folder, renamed when complete).
