@@ -268,3 +268,44 @@ fn url(base: &str, path: &str, query: &[(&str, &str)]) -> Result<reqwest::Url, H
     }
     .map_err(|_| HostError::BadUrl(full))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::{HeaderMap, HeaderValue};
+
+    fn headers(name: &'static str, v: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(name, HeaderValue::from_str(v).unwrap());
+        h
+    }
+
+    #[test]
+    fn the_next_page_is_followed_only_under_the_api_base() {
+        let api = "https://api.github.com";
+        let link = r#"<https://api.github.com/repositories/1/issues/3/comments?page=2>; rel="next", <https://api.github.com/repositories/1/issues/3/comments?page=5>; rel="last""#;
+        assert_eq!(
+            next_page(&headers("link", link), api).unwrap().as_str(),
+            "https://api.github.com/repositories/1/issues/3/comments?page=2"
+        );
+        // The last page has no next; a next page elsewhere would take the token with it.
+        let last = r#"<https://api.github.com/x?page=1>; rel="first", <https://api.github.com/x?page=4>; rel="prev""#;
+        assert_eq!(next_page(&headers("link", last), api), None);
+        let away = r#"<https://api.github.com.evil.example/x?page=2>; rel="next""#;
+        assert_eq!(next_page(&headers("link", away), api), None);
+        assert_eq!(next_page(&HeaderMap::new(), api), None);
+    }
+
+    #[test]
+    fn retry_after_is_read_in_seconds() {
+        assert_eq!(
+            retry_after(&headers("retry-after", "7")),
+            Some(std::time::Duration::from_secs(7))
+        );
+        assert_eq!(
+            retry_after(&headers("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT")),
+            None
+        );
+        assert_eq!(retry_after(&HeaderMap::new()), None);
+    }
+}

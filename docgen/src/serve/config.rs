@@ -613,6 +613,50 @@ token_env = "GH_TOKEN"
     }
 
     #[test]
+    fn review_falls_back_on_the_pull_request_api_and_names_its_keys() {
+        let with = |extra: &str| format!("{GOOD}\n[repo.review]\n{extra}");
+        let r = Config::parse(&with("depth = 2"))
+            .unwrap()
+            .resolve(&env)
+            .unwrap();
+        let rv = r.repos[0].review.as_ref().unwrap();
+        assert_eq!(
+            (rv.api.as_str(), rv.project.as_str(), rv.token.as_str()),
+            ("https://api.github.com", "acme/shop", "ghp_x")
+        );
+        assert_eq!((rv.depth, rv.max_callers), (2, 300));
+        assert!(!format!("{r:?}").contains("ghp_x"));
+        let cases = [
+            (
+                "depth = 0",
+                "repo[0] (shop).review.depth: 0 is not between 1 and 8",
+            ),
+            ("max_callers = 0", "repo[0] (shop).review.max_callers"),
+            ("api = \"ftp://x\"", "repo[0] (shop).review.api"),
+            ("project = \"shop\"", "repo[0] (shop).review.project"),
+            (
+                "token_env = \"NOPE\"",
+                "review.token_env: environment variable NOPE",
+            ),
+            ("dept = 2", "unknown field `dept`"),
+        ];
+        for (extra, want) in cases {
+            let e = err(&with(extra));
+            assert!(e.contains(want), "{extra}: {e}");
+        }
+        // Without [repo.pull_request] the API settings are its own to give.
+        let bare = GOOD.split("[repo.pull_request]").next().unwrap();
+        let e = err(&format!("{bare}\n[repo.review]\n"));
+        assert!(e.contains("repo[0] (shop).review.api: must be set"), "{e}");
+        // Request webhooks are what start a review.
+        let e = err(&with("").replace("webhook_secret_env = \"SHOP_SECRET\"\n", ""));
+        assert!(
+            e.contains("repo[0] (shop).review: needs `webhook_secret_env`"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn duplicate_names_are_refused() {
         let second = GOOD.split("[[repo]]").nth(1).unwrap();
         let e = err(&format!("{GOOD}\n[[repo]]{second}"));

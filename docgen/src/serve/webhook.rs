@@ -392,6 +392,58 @@ mod tests {
     }
 
     #[test]
+    fn request_hooks_say_which_request_and_whether_it_is_a_fork() {
+        let gh = headers(&[("x-github-event", "pull_request")]);
+        let body = br#"{"action":"synchronize","number":12,"pull_request":{
+            "head":{"ref":"f","sha":"abc","repo":{"full_name":"mallory/shop"}},
+            "base":{"ref":"main","sha":"def","repo":{"full_name":"acme/shop"}}}}"#;
+        assert_eq!(
+            parse(HostKind::Github, &gh, body),
+            Ok(Event::Request(RequestHook {
+                number: 12,
+                action: "synchronize".into(),
+                head_sha: "abc".into(),
+                base_branch: "main".into(),
+                base_project: "acme/shop".into(),
+                base_project_id: None,
+                fork: true,
+            }))
+        );
+        // Same repository: not a fork; a deleted fork (null repo): a fork.
+        let same = String::from_utf8_lossy(body).replace("mallory/shop", "acme/shop");
+        let Ok(Event::Request(r)) = parse(HostKind::Github, &gh, same.as_bytes()) else {
+            panic!()
+        };
+        assert!(!r.fork);
+        let gone = String::from_utf8_lossy(body).replace(r#"{"full_name":"mallory/shop"}"#, "null");
+        let Ok(Event::Request(r)) = parse(HostKind::Github, &gh, gone.as_bytes()) else {
+            panic!()
+        };
+        assert!(r.fork);
+        assert!(matches!(
+            parse(HostKind::Github, &gh, br#"{"action":"opened"}"#),
+            Err(Rejection::Malformed(_))
+        ));
+
+        let gl = headers(&[("x-gitlab-event", "Merge Request Hook")]);
+        let body = br#"{"object_kind":"merge_request","project":{"id":42,"path_with_namespace":"acme/shop"},
+            "object_attributes":{"iid":3,"action":"update","target_branch":"main","source_branch":"f",
+            "source_project_id":77,"target_project_id":42,"last_commit":{"id":"c0ffee"}}}"#;
+        assert_eq!(
+            parse(HostKind::Gitlab, &gl, body),
+            Ok(Event::Request(RequestHook {
+                number: 3,
+                action: "update".into(),
+                head_sha: "c0ffee".into(),
+                base_branch: "main".into(),
+                base_project: "acme/shop".into(),
+                base_project_id: Some(42),
+                fork: true,
+            }))
+        );
+    }
+
+    #[test]
     fn gitlab_push_reads_the_head_commit_message() {
         let push = headers(&[("x-gitlab-event", "Push Hook")]);
         let body = br#"{"object_kind":"push","ref":"refs/heads/main","before":"a","after":"c2",
