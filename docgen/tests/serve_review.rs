@@ -266,6 +266,8 @@ async fn a_signed_pull_request_gets_one_comment_and_a_second_push_edits_it() {
         Some("2")
     );
 
+    assert_eq!(refs(&remote.bare), before, "the review moved a ref");
+
     // A second push to the request: the same comment is edited, no second one posted.
     let head2 = commit_change(
         &remote.dev,
@@ -574,13 +576,29 @@ async fn a_gitlab_merge_request_hook_with_the_token_gets_one_note() {
             .unwrap()
             .contains("InventoryServiceImpl.deductStock")
     );
-    // A closed merge request is not reviewed.
-    let close = merge_request_payload(3, "close", &head2);
+    // Merged: the request's work tree and indexes go; the note stays.
+    let request_dir = state.join("shop/review/request-3");
+    assert!(request_dir.join("index/index.db").exists());
+    let merged = merge_request_payload(3, "merge", &head2);
+    let (code, _) = server
+        .post(
+            "/hooks/shop",
+            &headers("gl-hook-token", "Merge Request Hook"),
+            &merged,
+        )
+        .await;
+    assert_eq!(code, 202);
+    let st = server.wait_reviews(3).await;
+    assert_eq!(st["last"]["outcome"], "cleaned", "{st}");
+    assert!(!request_dir.exists());
+    assert_eq!(host.comments().len(), 1);
+    // An action that brings no code is ignored.
+    let approved = merge_request_payload(3, "approved", &head2);
     let (code, text) = server
         .post(
             "/hooks/shop",
             &headers("gl-hook-token", "Merge Request Hook"),
-            &close,
+            &approved,
         )
         .await;
     assert_eq!((code, text.starts_with("ignored")), (200, true), "{text}");

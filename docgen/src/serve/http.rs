@@ -131,6 +131,17 @@ fn request(name: &str, h: &Hook, r: &webhook::RequestHook) -> Response {
             tracing::info!(repo = %name, request = r.number, action = %r.action, "request ignored: {why}");
             text(StatusCode::OK, format!("ignored: {why}"))
         }
+        RequestDecision::Close { number } => {
+            let offer = reviewer.request(ReviewTrigger::close(number));
+            tracing::info!(repo = %name, request = number, offer = ?offer, "request closed");
+            match offer {
+                ReviewOffer::Closed => text(StatusCode::SERVICE_UNAVAILABLE, "shutting down"),
+                _ => text(
+                    StatusCode::ACCEPTED,
+                    "clean-up of the request's review queued",
+                ),
+            }
+        }
         RequestDecision::Run {
             number,
             head_sha,
@@ -142,6 +153,7 @@ fn request(name: &str, h: &Hook, r: &webhook::RequestHook) -> Response {
                 head_sha: head_sha.clone(),
                 base_branch,
                 fork,
+                closed: false,
             });
             tracing::info!(repo = %name, request = number, head = %head_sha, fork, offer = ?offer, "request accepted");
             match offer {

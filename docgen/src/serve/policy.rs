@@ -61,23 +61,18 @@ pub enum RequestDecision {
         base_branch: String,
         fork: bool,
     },
+    /// The request was closed or merged: its review folder can go.
+    Close {
+        number: u64,
+    },
     Ignore(String),
 }
 
 /// The request actions that bring new code to review. GitHub: opened, pushed to (`synchronize`),
 /// reopened, out of draft; GitLab: `open`, `update`, `reopen` (an `update` that only edits the
-/// title finds the head already reviewed and posts nothing).
+/// title finds the head already reviewed and posts nothing). Closing or merging frees the
+/// request's work tree and indexes.
 pub fn on_request(h: &RequestHook, kind: HostKind, project: &str) -> RequestDecision {
-    let wanted: &[&str] = match kind {
-        HostKind::Github => &["opened", "synchronize", "reopened", "ready_for_review"],
-        HostKind::Gitlab => &["open", "update", "reopen"],
-    };
-    if !wanted.contains(&h.action.as_str()) {
-        return RequestDecision::Ignore(format!(
-            "request action {:?} brings no new code",
-            h.action
-        ));
-    }
     // A hook of another project sent to this route (a shared secret): not ours to comment on.
     let ours = h.base_project.eq_ignore_ascii_case(project)
         || h.base_project_id
@@ -86,6 +81,22 @@ pub fn on_request(h: &RequestHook, kind: HostKind, project: &str) -> RequestDeci
         return RequestDecision::Ignore(format!(
             "the request is filed against {:?}, not {project:?}",
             h.base_project
+        ));
+    }
+    let (wanted, closing): (&[&str], &[&str]) = match kind {
+        HostKind::Github => (
+            &["opened", "synchronize", "reopened", "ready_for_review"],
+            &["closed"],
+        ),
+        HostKind::Gitlab => (&["open", "update", "reopen"], &["close", "merge"]),
+    };
+    if closing.contains(&h.action.as_str()) {
+        return RequestDecision::Close { number: h.number };
+    }
+    if !wanted.contains(&h.action.as_str()) {
+        return RequestDecision::Ignore(format!(
+            "request action {:?} brings no new code",
+            h.action
         ));
     }
     if !super::config::valid_branch(&h.base_branch) {
@@ -257,11 +268,21 @@ mod tests {
                 RequestDecision::Run { .. }
             ));
         }
+        for (a, kind) in [
+            ("closed", HostKind::Github),
+            ("close", HostKind::Gitlab),
+            ("merge", HostKind::Gitlab),
+        ] {
+            assert_eq!(
+                on_request(&request(a), kind, "acme/shop"),
+                RequestDecision::Close { number: 7 }
+            );
+        }
         let ignored = [
-            (request("closed"), HostKind::Github, "acme/shop"),
             (request("labeled"), HostKind::Github, "acme/shop"),
             (request("opened"), HostKind::Gitlab, "acme/shop"),
-            (request("merge"), HostKind::Gitlab, "acme/shop"),
+            (request("approved"), HostKind::Gitlab, "acme/shop"),
+            (request("closed"), HostKind::Github, "acme/other"),
             (request("opened"), HostKind::Github, "acme/other"),
             (
                 RequestHook {

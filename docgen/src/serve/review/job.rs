@@ -27,10 +27,29 @@ pub struct ReviewTrigger {
     pub head_sha: String,
     pub base_branch: String,
     pub fork: bool,
+    /// The request was closed or merged: remove its work tree, indexes and refs (the comment
+    /// stays; a reopened request is reviewed afresh and edits it).
+    pub closed: bool,
+}
+
+impl ReviewTrigger {
+    /// The cleanup of a closed request.
+    pub fn close(number: u64) -> ReviewTrigger {
+        ReviewTrigger {
+            number,
+            head_sha: String::new(),
+            base_branch: String::new(),
+            fork: false,
+            closed: true,
+        }
+    }
 }
 
 impl std::fmt::Display for ReviewTrigger {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.closed {
+            return write!(f, "request {} closed", self.number);
+        }
         write!(
             f,
             "request {} at {}",
@@ -53,6 +72,8 @@ pub enum ReviewOutcome {
     },
     /// This head's comment is already there.
     Unchanged { number: u64, head: String },
+    /// The request is closed: its work tree, indexes and refs are gone.
+    Cleaned { number: u64 },
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -123,6 +144,12 @@ impl RequestState {
 pub async fn run(ctx: Arc<ReviewContext>, t: ReviewTrigger) -> Result<ReviewOutcome, ReviewError> {
     let c = ctx.clone();
     let tt = t.clone();
+    if t.closed {
+        tokio::task::spawn_blocking(move || clean(&c, tt.number))
+            .await
+            .map_err(|e| ReviewError::Panicked(e.to_string()))??;
+        return Ok(ReviewOutcome::Cleaned { number: t.number });
+    }
     let prepared = tokio::task::spawn_blocking(move || prepare(&c, &tt))
         .await
         .map_err(|e| ReviewError::Panicked(e.to_string()))??;
@@ -283,6 +310,39 @@ fn prepare(ctx: &ReviewContext, t: &ReviewTrigger) -> Result<Prepared, ReviewErr
         head,
         state: state_path,
     }))
+}
+
+/// Removes a closed request's folder (work tree, indexes, state) and its refs in the reviewer's
+/// repository.
+fn clean(ctx: &ReviewContext, number: u64) -> Result<(), ReviewError> {
+    let _lock = ctx.git_lock.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = ctx.paths.request(number);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
+    }
+    let git_dir = ctx.paths.review_git();
+    if git_dir.join("HEAD").exists() {
+        let git = Git::new(
+            git_dir,
+            Identity {
+                name: ctx.bot.name.clone(),
+                email: ctx.bot.email.clone(),
+            },
+        );
+        git.run(["worktree", "prune"])?;
+        let prefix = format!("refs/codemap/requests/{number}/");
+        for r in git
+            .run(["for-each-ref", "--format=%(refname)", prefix.as_str()])?
+            .lines()
+        {
+            git.run(["update-ref", "-d", r])?;
+        }
+    }
+    tracing::info!(
+        request = number,
+        "closed: removed its work tree, indexes and refs"
+    );
+    Ok(())
 }
 
 /// `git diff` with nothing the repository's own settings could switch on (external diff drivers,
