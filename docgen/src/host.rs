@@ -108,16 +108,17 @@ impl Host {
         }
     }
 
-    /// Edits the first comment of request `number` whose body contains `marker`, or posts one.
-    /// Reads every page of comments until it finds the marker. `body` must contain the marker,
-    /// so calling it again edits the same comment.
+    /// Edits the first comment of request `number` whose body starts with `marker`, or posts
+    /// one. Reads every page of comments until it finds it. `body` must start with the marker,
+    /// so calling it again edits the same comment (a comment that merely quotes the marker is
+    /// someone else's and left alone).
     pub async fn upsert_comment(
         &self,
         number: u64,
         marker: &str,
         body: &str,
     ) -> Result<CommentRef, HostError> {
-        debug_assert!(body.contains(marker));
+        debug_assert!(body.starts_with(marker));
         match self.kind {
             HostKind::Github => github::upsert_comment(self, number, marker, body).await,
             HostKind::Gitlab => gitlab::upsert_comment(self, number, marker, body).await,

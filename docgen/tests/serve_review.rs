@@ -177,8 +177,8 @@ async fn a_signed_pull_request_gets_one_comment_and_a_second_push_edits_it() {
     host.add_comment(list, "erin", "LGTM once CI passes");
     host.add_comment(
         list,
-        "dana",
-        "Mentioning codemap:impact in prose is not the marker",
+        "mallory",
+        "Quoting the bot: <!-- codemap:impact --> is not its comment",
     );
     host.set_page_cap(2);
     let state = tmp.path().join("state");
@@ -223,6 +223,7 @@ async fn a_signed_pull_request_gets_one_comment_and_a_second_push_edits_it() {
         .filter(|c| c["body"].as_str().unwrap().starts_with(MARKER))
         .collect();
     assert_eq!(comments.len(), 1, "{comments:?}");
+    assert_eq!(host.comments().len(), 4);
     assert_eq!(comments[0]["where"], list);
     let body = comments[0]["body"].as_str().unwrap().to_string();
     assert!(
@@ -308,6 +309,12 @@ async fn a_signed_pull_request_gets_one_comment_and_a_second_push_edits_it() {
         .filter(|c| c["body"].as_str().unwrap().starts_with(MARKER))
         .collect();
     assert_eq!(now.len(), 1);
+    // The comment that quotes the marker is untouched.
+    assert!(
+        host.comments()
+            .iter()
+            .any(|c| c["body"] == "Quoting the bot: <!-- codemap:impact --> is not its comment")
+    );
     let body2 = now[0]["body"].as_str().unwrap();
     assert!(
         body2.contains("`InventoryServiceImpl.deductStock` method | declaration changed"),

@@ -83,7 +83,7 @@ pub(super) async fn upsert_comment(
     let found = find_marked(host, first, &a, &|c: &Comment| {
         c.body
             .as_deref()
-            .is_some_and(|b| b.contains(marker))
+            .is_some_and(|b| b.starts_with(marker))
             .then_some(c.id)
     })
     .await?;

@@ -98,7 +98,7 @@ pub(super) async fn upsert_comment(
     )?;
     let token = |req: reqwest::RequestBuilder| req.header("PRIVATE-TOKEN", &host.token);
     let found = find_marked(host, first, &token, &|n: &Note| {
-        (!n.system && n.body.contains(marker)).then_some(n.id)
+        (!n.system && n.body.starts_with(marker)).then_some(n.id)
     })
     .await?;
     let payload = json!({ "body": body });
