@@ -72,6 +72,15 @@ impl Git {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        Ok(self.run_raw(args)?.trim().to_string())
+    }
+
+    /// Runs `git <args>` in the folder; stdout as it is (a diff keeps its last line) on success.
+    pub fn run_raw<I, S>(&self, args: I) -> Result<String, GitError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
         let args: Vec<_> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
         let out = Command::new("git")
             .arg("-C")
@@ -118,7 +127,7 @@ impl Git {
                 stderr: redact(String::from_utf8_lossy(&out.stderr).trim()),
             });
         }
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
     /// The commit a ref or revision names, `None` when it does not exist.

@@ -2,13 +2,15 @@
 //! GitLab token) and/or a cron poll start jobs — one per repository at a time, later ones
 //! coalesced — that re-index, regenerate and commit the maps on a docs branch, and keep one pull
 //! request open. It never moves a docs branch a human pushed to, and never regenerates from its
-//! own commits.
+//! own commits. With `[repo.review]`, pull / merge request webhooks start [`review`]s that keep
+//! one impact comment on each request.
 
 pub mod config;
 mod http;
 pub mod job;
 pub mod policy;
 pub mod queue;
+pub mod review;
 mod schedule;
 pub mod state;
 pub mod webhook;
@@ -122,6 +124,16 @@ impl Server {
             if let Some(s) = r.schedule {
                 schedules.push((worker.clone(), s));
             }
+            let reviewer = r.review.map(|settings| {
+                review::Reviewer::new(review::ReviewContext {
+                    repo: repo.clone(),
+                    bot: config.bot.clone(),
+                    paths: state::RepoPaths::new(&config.server.state_dir, &repo.name),
+                    host: Host::new(repo.host, &settings.api, &settings.project, &settings.token),
+                    settings,
+                    git_lock: std::sync::Mutex::new(()),
+                })
+            });
             hooks.insert(
                 repo.name.clone(),
                 Hook {
@@ -129,6 +141,7 @@ impl Server {
                     kind: repo.host,
                     secret: r.webhook_secret,
                     worker,
+                    reviewer,
                 },
             );
         }
@@ -179,6 +192,9 @@ impl Server {
         }
         for h in self.state.hooks.values() {
             h.worker.close().await;
+            if let Some(r) = &h.reviewer {
+                r.close().await;
+            }
         }
         tracing::info!("stopped");
         served

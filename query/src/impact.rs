@@ -27,6 +27,10 @@ pub enum ChangeKind {
     Body,
     /// A type gains or loses code between its members (a new method, an initializer).
     Members,
+    /// All of it is new. Only a report read from the new side of a diff says this (a review
+    /// comment over the request's head, where the diff is taken head → base and so "removes"
+    /// what the request adds).
+    Added,
 }
 
 impl ChangeKind {
@@ -36,6 +40,7 @@ impl ChangeKind {
             ChangeKind::Declaration => "declaration changed",
             ChangeKind::Body => "body changed",
             ChangeKind::Members => "members added or removed",
+            ChangeKind::Added => "added",
         }
     }
 }

@@ -1,7 +1,10 @@
 //! GitLab: list opened merge requests from the docs branch, then `PUT` the first or `POST` a new
-//! one. <https://docs.gitlab.com/api/merge_requests/>
+//! one (<https://docs.gitlab.com/api/merge_requests/>); the review comment is a merge request
+//! note (<https://docs.gitlab.com/api/notes/>).
 
-use super::{Host, HostError, PullRef, PullRequest, send, url};
+use super::{
+    CommentRef, Host, HostError, PullRef, PullRequest, find_marked, send, send_paged, url,
+};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -60,6 +63,58 @@ pub(super) async fn open_or_update(host: &Host, pr: &PullRequest) -> Result<Pull
         url: mr.web_url,
         created: true,
     })
+}
+
+#[derive(Deserialize)]
+struct Note {
+    id: u64,
+    #[serde(default)]
+    body: String,
+    /// Notes GitLab writes itself ("added 1 commit").
+    #[serde(default)]
+    system: bool,
+}
+
+/// `GET /projects/:id/merge_requests/:iid/notes` (every page until the marker), then
+/// `PUT …/notes/:note_id` or `POST` to the list.
+pub(super) async fn upsert_comment(
+    host: &Host,
+    iid: u64,
+    marker: &str,
+    body: &str,
+) -> Result<CommentRef, HostError> {
+    let list = format!(
+        "/projects/{}/merge_requests/{iid}/notes",
+        project_id(&host.project)
+    );
+    let first = url(
+        &host.api,
+        &list,
+        &[
+            ("per_page", "100"),
+            ("sort", "asc"),
+            ("order_by", "created_at"),
+        ],
+    )?;
+    let token = |req: reqwest::RequestBuilder| req.header("PRIVATE-TOKEN", &host.token);
+    let found = find_marked(host, first, &token, &|n: &Note| {
+        (!n.system && n.body.starts_with(marker)).then_some(n.id)
+    })
+    .await?;
+    let payload = json!({ "body": body });
+    let (n, created): (Note, bool) = match found {
+        Some(id) => {
+            let u = url(&host.api, &format!("{list}/{id}"), &[])?;
+            let make = || token(host.http.put(u.clone())).json(&payload);
+            (send_paged(host, "PUT", &u, &make).await?.0, false)
+        }
+        None => {
+            let u = url(&host.api, &list, &[])?;
+            let make = || token(host.http.post(u.clone())).json(&payload);
+            (send_paged(host, "POST", &u, &make).await?.0, true)
+        }
+    };
+    Ok(CommentRef { id: n.id, created })
 }
 
 #[cfg(test)]

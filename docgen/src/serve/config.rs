@@ -110,6 +110,9 @@ pub struct Repo {
     /// Open or update one pull / merge request from the docs branch (needs `push = true`).
     #[serde(default)]
     pub pull_request: Option<PullRequest>,
+    /// Comment the impact of each pull / merge request on it (needs `webhook_secret_env`).
+    #[serde(default)]
+    pub review: Option<Review>,
 }
 
 fn default_branch() -> String {
@@ -137,6 +140,48 @@ fn default_title() -> String {
     "codemap: update code maps".into()
 }
 
+/// Review comments: request webhooks index the request's head beside the docs clone and post or
+/// update one impact comment on the request. Settings come from here only, never from the
+/// request's own files.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Review {
+    /// REST API base; defaults to `pull_request.api`.
+    #[serde(default)]
+    pub api: Option<String>,
+    /// "owner/repo" (GitHub) or the id or path (GitLab) the comments go to; defaults to
+    /// `pull_request.project`.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Environment variable holding the API token; defaults to `pull_request.token_env`.
+    #[serde(default)]
+    pub token_env: Option<String>,
+    /// Levels of callers listed (1 to 8).
+    #[serde(default = "default_review_depth")]
+    pub depth: usize,
+    /// Callers visited at most.
+    #[serde(default = "default_review_callers")]
+    pub max_callers: usize,
+}
+
+fn default_review_depth() -> usize {
+    3
+}
+
+fn default_review_callers() -> usize {
+    300
+}
+
+/// A repository's review settings with the defaults filled in and the token read.
+#[derive(Clone)]
+pub struct ResolvedReview {
+    pub api: String,
+    pub project: String,
+    pub token: String,
+    pub depth: usize,
+    pub max_callers: usize,
+}
+
 /// The configuration with its environment variables read: what the server runs on.
 #[derive(Debug, Clone)]
 pub struct Resolved {
@@ -151,6 +196,7 @@ pub struct ResolvedRepo {
     pub webhook_secret: Option<String>,
     pub api_token: Option<String>,
     pub schedule: Option<cron::Schedule>,
+    pub review: Option<ResolvedReview>,
 }
 
 impl std::fmt::Debug for ResolvedRepo {
@@ -163,6 +209,13 @@ impl std::fmt::Debug for ResolvedRepo {
             )
             .field("api_token", &self.api_token.as_ref().map(|_| "***"))
             .field("schedule", &self.schedule.as_ref().map(|s| s.to_string()))
+            .field(
+                "review",
+                &self
+                    .review
+                    .as_ref()
+                    .map(|r| (&r.api, &r.project, r.depth, "token ***")),
+            )
             .finish()
     }
 }
@@ -305,10 +358,15 @@ impl Config {
                     )?)
                 }
             };
+            let review = match &r.review {
+                None => None,
+                Some(rv) => Some(resolve_review(rv, r, webhook_secret.is_some(), &key, env)?),
+            };
             repos.push(ResolvedRepo {
                 webhook_secret,
                 api_token,
                 schedule,
+                review,
             });
         }
         Ok(Resolved {
@@ -317,6 +375,64 @@ impl Config {
             repos,
         })
     }
+}
+
+/// `[repo.review]`: request webhooks are its only trigger, and each API setting falls back on
+/// `[repo.pull_request]`'s.
+fn resolve_review(
+    rv: &Review,
+    r: &Repo,
+    has_webhook: bool,
+    key: &dyn Fn(&str) -> String,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ResolvedReview, ConfigError> {
+    if !has_webhook {
+        return Err(invalid(
+            key("review"),
+            "needs `webhook_secret_env`: request webhooks are what start a review",
+        ));
+    }
+    let pr = r.pull_request.as_ref();
+    let pick = |own: &Option<String>, theirs: Option<&String>, field: &str| {
+        own.clone().or_else(|| theirs.cloned()).ok_or_else(|| {
+            invalid(
+                key(&format!("review.{field}")),
+                "must be set (here or in [repo.pull_request])",
+            )
+        })
+    };
+    let api = pick(&rv.api, pr.map(|p| &p.api), "api")?;
+    let project = pick(&rv.project, pr.map(|p| &p.project), "project")?;
+    let token_env = pick(&rv.token_env, pr.map(|p| &p.token_env), "token_env")?;
+    if !(api.starts_with("http://") || api.starts_with("https://")) {
+        return Err(invalid(
+            key("review.api"),
+            format!("{api:?} is not an http(s) URL"),
+        ));
+    }
+    check_text(&key("review.project"), &project)?;
+    if r.host == HostKind::Github && project.split('/').count() != 2 {
+        return Err(invalid(
+            key("review.project"),
+            format!("{project:?}: GitHub wants \"owner/repo\""),
+        ));
+    }
+    if !(1..=8).contains(&rv.depth) {
+        return Err(invalid(
+            key("review.depth"),
+            format!("{} is not between 1 and 8", rv.depth),
+        ));
+    }
+    if rv.max_callers == 0 {
+        return Err(invalid(key("review.max_callers"), "must be above 0"));
+    }
+    Ok(ResolvedReview {
+        token: read_env(env, &key("review.token_env"), &token_env)?,
+        api,
+        project,
+        depth: rv.depth,
+        max_callers: rv.max_callers,
+    })
 }
 
 fn check_text(key: &str, v: &str) -> Result<(), ConfigError> {
@@ -331,6 +447,15 @@ fn check_text(key: &str, v: &str) -> Result<(), ConfigError> {
 
 /// The parts of `git check-ref-format --branch` a config can get wrong.
 fn check_branch(key: &str, b: &str) -> Result<(), ConfigError> {
+    if !valid_branch(b) {
+        return Err(invalid(key, format!("{b:?} is not a valid branch name")));
+    }
+    Ok(())
+}
+
+/// A branch name git accepts and that cannot be read as an option or a refspec trick (also
+/// applied to the base branch a request webhook names).
+pub(crate) fn valid_branch(b: &str) -> bool {
     let bad = b.is_empty()
         || b.starts_with(['-', '/'])
         || b.ends_with(['/', '.'])
@@ -340,10 +465,7 @@ fn check_branch(key: &str, b: &str) -> Result<(), ConfigError> {
         || b.contains("@{")
         || b.chars()
             .any(|c| c.is_ascii_control() || " ~^:?*[\\".contains(c));
-    if bad {
-        return Err(invalid(key, format!("{b:?} is not a valid branch name")));
-    }
-    Ok(())
+    !bad
 }
 
 fn read_env(
@@ -488,6 +610,50 @@ token_env = "GH_TOKEN"
             .unwrap();
         assert_eq!(r.config.repos.len(), 2);
         assert_eq!(r.config.repos[1].host, HostKind::Gitlab);
+    }
+
+    #[test]
+    fn review_falls_back_on_the_pull_request_api_and_names_its_keys() {
+        let with = |extra: &str| format!("{GOOD}\n[repo.review]\n{extra}");
+        let r = Config::parse(&with("depth = 2"))
+            .unwrap()
+            .resolve(&env)
+            .unwrap();
+        let rv = r.repos[0].review.as_ref().unwrap();
+        assert_eq!(
+            (rv.api.as_str(), rv.project.as_str(), rv.token.as_str()),
+            ("https://api.github.com", "acme/shop", "ghp_x")
+        );
+        assert_eq!((rv.depth, rv.max_callers), (2, 300));
+        assert!(!format!("{r:?}").contains("ghp_x"));
+        let cases = [
+            (
+                "depth = 0",
+                "repo[0] (shop).review.depth: 0 is not between 1 and 8",
+            ),
+            ("max_callers = 0", "repo[0] (shop).review.max_callers"),
+            ("api = \"ftp://x\"", "repo[0] (shop).review.api"),
+            ("project = \"shop\"", "repo[0] (shop).review.project"),
+            (
+                "token_env = \"NOPE\"",
+                "review.token_env: environment variable NOPE",
+            ),
+            ("dept = 2", "unknown field `dept`"),
+        ];
+        for (extra, want) in cases {
+            let e = err(&with(extra));
+            assert!(e.contains(want), "{extra}: {e}");
+        }
+        // Without [repo.pull_request] the API settings are its own to give.
+        let bare = GOOD.split("[repo.pull_request]").next().unwrap();
+        let e = err(&format!("{bare}\n[repo.review]\n"));
+        assert!(e.contains("repo[0] (shop).review.api: must be set"), "{e}");
+        // Request webhooks are what start a review.
+        let e = err(&with("").replace("webhook_secret_env = \"SHOP_SECRET\"\n", ""));
+        assert!(
+            e.contains("repo[0] (shop).review: needs `webhook_secret_env`"),
+            "{e}"
+        );
     }
 
     #[test]

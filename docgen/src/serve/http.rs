@@ -1,10 +1,13 @@
-//! The HTTP face: `POST /hooks/<repo>` (push webhooks), `GET /healthz`, `GET /status`.
-//! A delivery is verified before anything else is read; an accepted push is only queued, so the
-//! answer goes back at once and the job runs in the background.
+//! The HTTP face: `POST /hooks/<repo>` (push and request webhooks), `GET /healthz`,
+//! `GET /status`. A delivery is verified before anything else is read; an accepted push or
+//! request is only queued, so the answer goes back at once and the job runs in the background.
 
 use super::config::Repo;
-use super::policy::{self, PushDecision};
+use super::policy::{self, PushDecision, RequestDecision};
 use super::queue::{Offer, Worker};
+use super::review::ReviewTrigger;
+use super::review::Reviewer;
+use super::review::queue::ReviewOffer;
 use super::webhook::{self, Event};
 use crate::host::HostKind;
 use axum::Router;
@@ -22,6 +25,8 @@ pub struct Hook {
     pub kind: HostKind,
     pub secret: Option<String>,
     pub worker: Worker,
+    /// Reviews of this repository's requests, when `[repo.review]` is set.
+    pub reviewer: Option<Reviewer>,
 }
 
 pub struct AppState {
@@ -40,7 +45,12 @@ pub fn router(state: Arc<AppState>, max_body: usize) -> Router {
 
 async fn status(State(app): State<Arc<AppState>>) -> Json<serde_json::Value> {
     let repos: Vec<_> = app.hooks.values().map(|h| h.worker.status()).collect();
-    Json(serde_json::json!({ "repos": repos }))
+    let reviews: Vec<_> = app
+        .hooks
+        .values()
+        .filter_map(|h| h.reviewer.as_ref().map(Reviewer::status))
+        .collect();
+    Json(serde_json::json!({ "repos": repos, "reviews": reviews }))
 }
 
 fn text(code: StatusCode, msg: impl Into<String>) -> Response {
@@ -86,6 +96,7 @@ async fn hook(
             return text(StatusCode::OK, format!("ignored: {kind} event"));
         }
         Event::Push(p) => p,
+        Event::Request(r) => return request(&name, h, &r),
     };
     match policy::on_push(&push, &h.repo.branch, &h.repo.docs_branch, &app.bot) {
         PushDecision::Ignore(why) => {
@@ -101,6 +112,57 @@ async fn hook(
                 Offer::Start(_) => text(StatusCode::ACCEPTED, "job started"),
                 Offer::Queued { .. } => text(StatusCode::ACCEPTED, "queued behind the running job"),
                 Offer::Closed => text(StatusCode::SERVICE_UNAVAILABLE, "shutting down"),
+            }
+        }
+    }
+}
+
+/// A verified pull / merge request webhook: queue a review, or say why not.
+fn request(name: &str, h: &Hook, r: &webhook::RequestHook) -> Response {
+    let Some(reviewer) = &h.reviewer else {
+        tracing::info!(repo = %name, request = r.number, "request event ignored: reviews are off");
+        return text(
+            StatusCode::OK,
+            "ignored: reviews are off for this repository",
+        );
+    };
+    match policy::on_request(r, h.kind, reviewer.project()) {
+        RequestDecision::Ignore(why) => {
+            tracing::info!(repo = %name, request = r.number, action = %r.action, "request ignored: {why}");
+            text(StatusCode::OK, format!("ignored: {why}"))
+        }
+        RequestDecision::Close { number } => {
+            let offer = reviewer.request(ReviewTrigger::close(number));
+            tracing::info!(repo = %name, request = number, offer = ?offer, "request closed");
+            match offer {
+                ReviewOffer::Closed => text(StatusCode::SERVICE_UNAVAILABLE, "shutting down"),
+                _ => text(
+                    StatusCode::ACCEPTED,
+                    "clean-up of the request's review queued",
+                ),
+            }
+        }
+        RequestDecision::Run {
+            number,
+            head_sha,
+            base_branch,
+            fork,
+        } => {
+            let offer = reviewer.request(ReviewTrigger {
+                number,
+                head_sha: head_sha.clone(),
+                base_branch,
+                fork,
+                closed: false,
+            });
+            tracing::info!(repo = %name, request = number, head = %head_sha, fork, offer = ?offer, "request accepted");
+            match offer {
+                ReviewOffer::Start => text(StatusCode::ACCEPTED, "review started"),
+                ReviewOffer::Queued { .. } => text(
+                    StatusCode::ACCEPTED,
+                    "queued behind the request's running review",
+                ),
+                ReviewOffer::Closed => text(StatusCode::SERVICE_UNAVAILABLE, "shutting down"),
             }
         }
     }

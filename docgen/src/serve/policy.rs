@@ -2,8 +2,9 @@
 //! bot's own, and whether the docs branch may be moved. Everything that writes asks here first.
 
 use super::config::Bot;
-use super::webhook::Push;
+use super::webhook::{Push, RequestHook};
 use crate::git::CommitInfo;
+use crate::host::HostKind;
 
 /// The value the bot's trailer carries (`Codemap-Bot: docgen`).
 pub const TRAILER_VALUE: &str = "docgen";
@@ -47,6 +48,69 @@ pub fn on_push(p: &Push, branch: &str, docs_branch: &str, bot: &Bot) -> PushDeci
     }
     PushDecision::Run {
         after: p.after.clone(),
+    }
+}
+
+/// What a verified request webhook asks of the reviewer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequestDecision {
+    /// Review request `number` against `base_branch`; `head_sha` is what the hook saw.
+    Run {
+        number: u64,
+        head_sha: String,
+        base_branch: String,
+        fork: bool,
+    },
+    /// The request was closed or merged: its review folder can go.
+    Close {
+        number: u64,
+    },
+    Ignore(String),
+}
+
+/// The request actions that bring new code to review. GitHub: opened, pushed to (`synchronize`),
+/// reopened, out of draft; GitLab: `open`, `update`, `reopen` (an `update` that only edits the
+/// title finds the head already reviewed and posts nothing). Closing or merging frees the
+/// request's work tree and indexes.
+pub fn on_request(h: &RequestHook, kind: HostKind, project: &str) -> RequestDecision {
+    // A hook of another project sent to this route (a shared secret): not ours to comment on.
+    let ours = h.base_project.eq_ignore_ascii_case(project)
+        || h.base_project_id
+            .is_some_and(|id| id.to_string() == project);
+    if !ours {
+        return RequestDecision::Ignore(format!(
+            "the request is filed against {:?}, not {project:?}",
+            h.base_project
+        ));
+    }
+    let (wanted, closing): (&[&str], &[&str]) = match kind {
+        HostKind::Github => (
+            &["opened", "synchronize", "reopened", "ready_for_review"],
+            &["closed"],
+        ),
+        HostKind::Gitlab => (&["open", "update", "reopen"], &["close", "merge"]),
+    };
+    if closing.contains(&h.action.as_str()) {
+        return RequestDecision::Close { number: h.number };
+    }
+    if !wanted.contains(&h.action.as_str()) {
+        return RequestDecision::Ignore(format!(
+            "request action {:?} brings no new code",
+            h.action
+        ));
+    }
+    if !super::config::valid_branch(&h.base_branch) {
+        return RequestDecision::Ignore(format!("{:?} is not a branch name", h.base_branch));
+    }
+    let hex = |s: &str| matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit());
+    if !hex(&h.head_sha) {
+        return RequestDecision::Ignore(format!("{:?} is not a commit id", h.head_sha));
+    }
+    RequestDecision::Run {
+        number: h.number,
+        head_sha: h.head_sha.to_ascii_lowercase(),
+        base_branch: h.base_branch.clone(),
+        fork: h.fork,
     }
 }
 
@@ -168,6 +232,79 @@ mod tests {
                     PushDecision::Ignore(_)
                 ),
                 "{p:?}"
+            );
+        }
+    }
+
+    fn request(action: &str) -> RequestHook {
+        RequestHook {
+            number: 7,
+            action: action.into(),
+            head_sha: "A".repeat(40),
+            base_branch: "main".into(),
+            base_project: "acme/shop".into(),
+            base_project_id: Some(42),
+            fork: true,
+        }
+    }
+
+    #[test]
+    fn request_actions_that_start_a_review() {
+        for a in ["opened", "synchronize", "reopened", "ready_for_review"] {
+            assert_eq!(
+                on_request(&request(a), HostKind::Github, "Acme/Shop"),
+                RequestDecision::Run {
+                    number: 7,
+                    head_sha: "a".repeat(40),
+                    base_branch: "main".into(),
+                    fork: true,
+                },
+                "{a}"
+            );
+        }
+        for a in ["open", "update", "reopen"] {
+            assert!(matches!(
+                on_request(&request(a), HostKind::Gitlab, "42"),
+                RequestDecision::Run { .. }
+            ));
+        }
+        for (a, kind) in [
+            ("closed", HostKind::Github),
+            ("close", HostKind::Gitlab),
+            ("merge", HostKind::Gitlab),
+        ] {
+            assert_eq!(
+                on_request(&request(a), kind, "acme/shop"),
+                RequestDecision::Close { number: 7 }
+            );
+        }
+        let ignored = [
+            (request("labeled"), HostKind::Github, "acme/shop"),
+            (request("opened"), HostKind::Gitlab, "acme/shop"),
+            (request("approved"), HostKind::Gitlab, "acme/shop"),
+            (request("closed"), HostKind::Github, "acme/other"),
+            (request("opened"), HostKind::Github, "acme/other"),
+            (
+                RequestHook {
+                    base_branch: "--upload-pack=x".into(),
+                    ..request("opened")
+                },
+                HostKind::Github,
+                "acme/shop",
+            ),
+            (
+                RequestHook {
+                    head_sha: "HEAD".into(),
+                    ..request("opened")
+                },
+                HostKind::Github,
+                "acme/shop",
+            ),
+        ];
+        for (h, kind, project) in ignored {
+            assert!(
+                matches!(on_request(&h, kind, project), RequestDecision::Ignore(_)),
+                "{h:?}"
             );
         }
     }

@@ -45,6 +45,15 @@ impl RepoPaths {
     pub fn state(&self) -> PathBuf {
         self.root.join("state.json")
     }
+    /// The reviewer's repository (bare; request heads are fetched into `refs/codemap/…`),
+    /// beside the docs clone and never shared with it.
+    pub fn review_git(&self) -> PathBuf {
+        self.root.join("review").join("git")
+    }
+    /// One request's work tree, index and state.
+    pub fn request(&self, number: u64) -> PathBuf {
+        self.root.join("review").join(format!("request-{number}"))
+    }
 }
 
 impl RepoState {

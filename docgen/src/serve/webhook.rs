@@ -1,5 +1,5 @@
-//! Push webhooks, as pure functions over headers and the raw body: is it authentic, and what does
-//! it ask for. GitHub signs the raw body (`X-Hub-Signature-256: sha256=<hex HMAC-SHA256>`); GitLab
+//! Push and request webhooks, as pure functions over headers and the raw body: is it authentic,
+//! and what does it ask for. GitHub signs the raw body (`X-Hub-Signature-256: sha256=<hex HMAC-SHA256>`); GitLab
 //! sends the shared token back (`X-Gitlab-Token`). Both comparisons are constant-time.
 
 use crate::host::HostKind;
@@ -14,6 +14,8 @@ pub enum Event {
     /// GitHub's `ping` (sent when a hook is created) and GitLab test hooks that are not pushes.
     Ping,
     Push(Push),
+    /// A pull request (GitHub) or merge request (GitLab) was opened, pushed to, reopened, …
+    Request(RequestHook),
     /// Any other event type, answered 200 and ignored.
     Other(String),
 }
@@ -28,6 +30,27 @@ pub struct Push {
     pub deleted: bool,
     /// The message of the head commit, when the payload carries it.
     pub head_message: Option<String>,
+}
+
+/// What a request webhook says, as far as the review needs it. Everything here is the sender's
+/// claim about the request; the job fetches the head by the request's number from the
+/// configured remote, never from a URL in the payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestHook {
+    /// GitHub's `number`, GitLab's `iid`.
+    pub number: u64,
+    /// `opened`, `synchronize`, … (GitHub); `open`, `update`, … (GitLab); empty when absent.
+    pub action: String,
+    /// The head commit when the hook was sent.
+    pub head_sha: String,
+    /// The branch the request goes into.
+    pub base_branch: String,
+    /// The repository the request is filed against: `full_name` (GitHub); the project's
+    /// `path_with_namespace` and numeric id (GitLab).
+    pub base_project: String,
+    pub base_project_id: Option<u64>,
+    /// The head lives in another repository (a fork).
+    pub fork: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -117,6 +140,63 @@ struct GitlabCommit {
     message: String,
 }
 
+#[derive(Deserialize)]
+struct GithubPullEvent {
+    #[serde(default)]
+    action: String,
+    number: u64,
+    pull_request: GithubPull,
+}
+
+#[derive(Deserialize)]
+struct GithubPull {
+    head: GithubPullEnd,
+    base: GithubPullEnd,
+}
+
+#[derive(Deserialize)]
+struct GithubPullEnd {
+    #[serde(rename = "ref", default)]
+    git_ref: String,
+    sha: String,
+    /// Null when the fork was deleted.
+    #[serde(default)]
+    repo: Option<GithubRepo>,
+}
+
+#[derive(Deserialize)]
+struct GithubRepo {
+    full_name: String,
+}
+
+#[derive(Deserialize)]
+struct GitlabMergeEvent {
+    object_attributes: GitlabMergeAttrs,
+    project: GitlabProject,
+}
+
+#[derive(Deserialize)]
+struct GitlabMergeAttrs {
+    iid: u64,
+    #[serde(default)]
+    action: Option<String>,
+    target_branch: String,
+    source_project_id: u64,
+    target_project_id: u64,
+    last_commit: GitlabLastCommit,
+}
+
+#[derive(Deserialize)]
+struct GitlabLastCommit {
+    id: String,
+}
+
+#[derive(Deserialize)]
+struct GitlabProject {
+    id: u64,
+    path_with_namespace: String,
+}
+
 /// Reads a verified delivery. Call only after [`verify`].
 pub fn parse(
     kind: HostKind,
@@ -139,11 +219,43 @@ pub fn parse(
                         head_message: p.head_commit.map(|c| c.message),
                     }))
                 }
+                "pull_request" => {
+                    let e: GithubPullEvent = serde_json::from_slice(body).map_err(malformed)?;
+                    let base = e.pull_request.base;
+                    let head = e.pull_request.head;
+                    let base_project = base.repo.map(|r| r.full_name).unwrap_or_default();
+                    let fork = head
+                        .repo
+                        .as_ref()
+                        .is_none_or(|r| !r.full_name.eq_ignore_ascii_case(&base_project));
+                    Ok(Event::Request(RequestHook {
+                        number: e.number,
+                        action: e.action,
+                        head_sha: head.sha,
+                        base_branch: base.git_ref,
+                        base_project,
+                        base_project_id: None,
+                        fork,
+                    }))
+                }
                 other => Ok(Event::Other(other.to_string())),
             }
         }
         HostKind::Gitlab => {
             let event = header("x-gitlab-event").unwrap_or_default();
+            if event == "Merge Request Hook" {
+                let e: GitlabMergeEvent = serde_json::from_slice(body).map_err(malformed)?;
+                let a = e.object_attributes;
+                return Ok(Event::Request(RequestHook {
+                    number: a.iid,
+                    action: a.action.unwrap_or_default(),
+                    head_sha: a.last_commit.id,
+                    base_branch: a.target_branch,
+                    base_project: e.project.path_with_namespace,
+                    base_project_id: Some(e.project.id),
+                    fork: a.source_project_id != a.target_project_id,
+                }));
+            }
             if event != "Push Hook" {
                 return Ok(if event.is_empty() {
                     Event::Ping
@@ -276,6 +388,58 @@ mod tests {
         assert_eq!(
             parse(HostKind::Github, &issues, b"{}"),
             Ok(Event::Other("issues".into()))
+        );
+    }
+
+    #[test]
+    fn request_hooks_say_which_request_and_whether_it_is_a_fork() {
+        let gh = headers(&[("x-github-event", "pull_request")]);
+        let body = br#"{"action":"synchronize","number":12,"pull_request":{
+            "head":{"ref":"f","sha":"abc","repo":{"full_name":"mallory/shop"}},
+            "base":{"ref":"main","sha":"def","repo":{"full_name":"acme/shop"}}}}"#;
+        assert_eq!(
+            parse(HostKind::Github, &gh, body),
+            Ok(Event::Request(RequestHook {
+                number: 12,
+                action: "synchronize".into(),
+                head_sha: "abc".into(),
+                base_branch: "main".into(),
+                base_project: "acme/shop".into(),
+                base_project_id: None,
+                fork: true,
+            }))
+        );
+        // Same repository: not a fork; a deleted fork (null repo): a fork.
+        let same = String::from_utf8_lossy(body).replace("mallory/shop", "acme/shop");
+        let Ok(Event::Request(r)) = parse(HostKind::Github, &gh, same.as_bytes()) else {
+            panic!()
+        };
+        assert!(!r.fork);
+        let gone = String::from_utf8_lossy(body).replace(r#"{"full_name":"mallory/shop"}"#, "null");
+        let Ok(Event::Request(r)) = parse(HostKind::Github, &gh, gone.as_bytes()) else {
+            panic!()
+        };
+        assert!(r.fork);
+        assert!(matches!(
+            parse(HostKind::Github, &gh, br#"{"action":"opened"}"#),
+            Err(Rejection::Malformed(_))
+        ));
+
+        let gl = headers(&[("x-gitlab-event", "Merge Request Hook")]);
+        let body = br#"{"object_kind":"merge_request","project":{"id":42,"path_with_namespace":"acme/shop"},
+            "object_attributes":{"iid":3,"action":"update","target_branch":"main","source_branch":"f",
+            "source_project_id":77,"target_project_id":42,"last_commit":{"id":"c0ffee"}}}"#;
+        assert_eq!(
+            parse(HostKind::Gitlab, &gl, body),
+            Ok(Event::Request(RequestHook {
+                number: 3,
+                action: "update".into(),
+                head_sha: "c0ffee".into(),
+                base_branch: "main".into(),
+                base_project: "acme/shop".into(),
+                base_project_id: Some(42),
+                fork: true,
+            }))
         );
     }
 

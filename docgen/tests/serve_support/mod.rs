@@ -189,6 +189,12 @@ struct HostState {
     pulls: Vec<Value>,
     /// Answer the next create call 502 (an outage), then recover.
     fail_next_create: bool,
+    /// Comments on requests: id, `where` (the list's path), body. Listed per request, in order.
+    comments: Vec<Value>,
+    /// Comments per page at most, whatever `per_page` asks (to exercise pagination).
+    page_cap: Option<usize>,
+    /// Answer the next comment call 429 with `Retry-After: 1`, then recover.
+    rate_limit_next: bool,
 }
 
 /// A code host on loopback: GitHub's pulls and GitLab's merge requests endpoints, with a real
@@ -339,6 +345,123 @@ async fn gl_update(
     axum::Json(json!({"iid": n, "web_url": format!("https://gitlab.test/mr/{n}")}))
 }
 
+fn limited(st: &mut HostState) -> Option<axum::response::Response> {
+    use axum::response::IntoResponse;
+    std::mem::take(&mut st.rate_limit_next).then(|| {
+        (
+            StatusCode::TOO_MANY_REQUESTS,
+            [("retry-after", "1")],
+            axum::Json(json!({"message": "API rate limit exceeded"})),
+        )
+            .into_response()
+    })
+}
+
+/// GitHub's issue comments and GitLab's notes: a list (paged, with a `Link` to the next page) and
+/// a create.
+async fn comments_list(
+    s: Shared,
+    m: Method,
+    uri: Uri,
+    Query(q): Query<HashMap<String, String>>,
+    h: HeaderMap,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    record(&s, &m, &uri, &q, &h, "");
+    let mut st = s.lock().unwrap();
+    if let Some(r) = limited(&mut st) {
+        return r;
+    }
+    let list = uri.path().to_string();
+    let per_page: usize = q.get("per_page").and_then(|v| v.parse().ok()).unwrap_or(30);
+    let per_page = per_page.min(st.page_cap.unwrap_or(100));
+    let page: usize = q.get("page").and_then(|v| v.parse().ok()).unwrap_or(1);
+    let all: Vec<Value> = st
+        .comments
+        .iter()
+        .filter(|c| c["where"] == list.as_str())
+        .map(|c| json!({"id": c["id"], "body": c["body"], "system": false, "user": {"login": c["login"]}}))
+        .collect();
+    let items: Vec<Value> = all
+        .iter()
+        .skip((page - 1) * per_page)
+        .take(per_page)
+        .cloned()
+        .collect();
+    let mut resp = axum::Json(Value::Array(items)).into_response();
+    if page * per_page < all.len() {
+        let host = h
+            .get("host")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("127.0.0.1")
+            .to_string();
+        let mut next: Vec<String> = q
+            .iter()
+            .filter(|(k, _)| k.as_str() != "page")
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        next.push(format!("page={}", page + 1));
+        let link = format!(
+            "<http://{host}{list}?{}>; rel=\"next\", <http://{host}{list}?page=1>; rel=\"first\"",
+            next.join("&")
+        );
+        resp.headers_mut().insert("link", link.parse().unwrap());
+    }
+    resp
+}
+
+async fn comments_create(
+    s: Shared,
+    m: Method,
+    uri: Uri,
+    h: HeaderMap,
+    body: String,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    record(&s, &m, &uri, &HashMap::new(), &h, &body);
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let mut st = s.lock().unwrap();
+    if let Some(r) = limited(&mut st) {
+        return r;
+    }
+    let id = 1000 + st.comments.len() as u64;
+    st.comments
+        .push(json!({"id": id, "where": uri.path(), "body": v["body"], "login": "codemap-bot"}));
+    (
+        StatusCode::CREATED,
+        axum::Json(json!({"id": id, "body": v["body"]})),
+    )
+        .into_response()
+}
+
+async fn comment_edit(
+    s: Shared,
+    m: Method,
+    uri: Uri,
+    h: HeaderMap,
+    body: String,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    record(&s, &m, &uri, &HashMap::new(), &h, &body);
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let id: u64 = uri.path().rsplit('/').next().unwrap().parse().unwrap();
+    let mut st = s.lock().unwrap();
+    if let Some(r) = limited(&mut st) {
+        return r;
+    }
+    match st.comments.iter_mut().find(|c| c["id"] == id) {
+        Some(c) => {
+            c["body"] = v["body"].clone();
+            axum::Json(json!({"id": id, "body": v["body"]})).into_response()
+        }
+        None => (
+            StatusCode::NOT_FOUND,
+            axum::Json(json!({"message": "Not Found"})),
+        )
+            .into_response(),
+    }
+}
+
 impl FakeHost {
     pub async fn start() -> FakeHost {
         let state = Arc::new(Mutex::new(HostState::default()));
@@ -350,6 +473,19 @@ impl FakeHost {
                 get(gl_list).post(gl_create),
             )
             .route("/projects/{id}/merge_requests/{n}", put(gl_update))
+            .route(
+                "/repos/{o}/{r}/issues/{n}/comments",
+                get(comments_list).post(comments_create),
+            )
+            .route("/repos/{o}/{r}/issues/comments/{id}", patch(comment_edit))
+            .route(
+                "/projects/{id}/merge_requests/{n}/notes",
+                get(comments_list).post(comments_create),
+            )
+            .route(
+                "/projects/{id}/merge_requests/{n}/notes/{note}",
+                put(comment_edit),
+            )
             .with_state(state.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
@@ -367,6 +503,27 @@ impl FakeHost {
 
     pub fn pulls(&self) -> Vec<Value> {
         self.state.lock().unwrap().pulls.clone()
+    }
+
+    /// Comments on requests, in the order they were posted: id, `where` (the list's path), body.
+    pub fn comments(&self) -> Vec<Value> {
+        self.state.lock().unwrap().comments.clone()
+    }
+
+    /// A comment someone else wrote on the list at `path`.
+    pub fn add_comment(&self, path: &str, login: &str, body: &str) {
+        let mut st = self.state.lock().unwrap();
+        let id = 1000 + st.comments.len() as u64;
+        st.comments
+            .push(json!({"id": id, "where": path, "body": body, "login": login}));
+    }
+
+    pub fn set_page_cap(&self, n: usize) {
+        self.state.lock().unwrap().page_cap = Some(n);
+    }
+
+    pub fn rate_limit_next(&self) {
+        self.state.lock().unwrap().rate_limit_next = true;
     }
 }
 
@@ -433,6 +590,22 @@ impl Running {
             .json()
             .await
             .unwrap()
+    }
+
+    /// Waits until the repository has finished `n` reviews and none runs; its review status then.
+    pub async fn wait_reviews(&self, n: u64) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(300);
+        loop {
+            let s = self.status().await;
+            let r = &s["reviews"][0];
+            if r["reviews_finished"].as_u64().unwrap_or(0) >= n
+                && r["running"].as_array().is_some_and(|a| a.is_empty())
+            {
+                return r.clone();
+            }
+            assert!(Instant::now() < deadline, "reviews did not finish: {s}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
 
     /// Waits until the repository has finished `n` jobs and is idle; its status then.

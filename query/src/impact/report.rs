@@ -614,7 +614,9 @@ fn is_mq(detail: &str) -> bool {
 }
 
 /// Modules in name order with how much of the change and its reach each holds.
-fn modules(r: &ImpactReport) -> Vec<ModuleTouch> {
+/// The modules a report's changes, callers and tests live in, counted (recounted by a caller
+/// that adds places to a report).
+pub fn modules(r: &ImpactReport) -> Vec<ModuleTouch> {
     let mut m: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
     for c in &r.changes {
         m.entry(&c.module).or_default().0 += 1;
