@@ -59,7 +59,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
                     Some(p) => {
                         let d = diffs
                             .entry(p.generation)
-                            .or_insert_with(|| diff_since(read, &facts, p).ok().flatten());
+                            .or_insert_with(|| diff_since(read, p).ok().flatten());
                         let in_module = |path: &str| {
                             facts
                                 .files
@@ -234,30 +234,13 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
 }
 
 /// The snapshot diff from the snapshot of a page's previous map to the current one; `None`
-/// when the index no longer holds that snapshot (or holds another one under its number).
-fn diff_since(
-    read: &dyn IndexRead,
-    facts: &Facts,
-    prev: &PageState,
-) -> Result<Option<SnapshotDiff>, DocgenError> {
-    let Some(old) = read.versions_at(prev.generation)? else {
-        return Ok(None);
-    };
-    if old.snapshot.commit != prev.commit {
-        return Ok(None);
-    }
-    let now = facts.snapshot.generation;
-    let Some(new) = read.versions_at(now)? else {
-        return Ok(None);
-    };
-    Ok(Some(indexer::diff::diff(
-        prev.generation,
-        now,
-        &old.files,
-        &new.files,
-        &old.symbols,
-        &new.symbols,
-    )))
+/// when the index no longer holds that snapshot (or holds another one under its number). Reads
+/// only the files that changed in between (the index knows which).
+fn diff_since(read: &dyn IndexRead, prev: &PageState) -> Result<Option<SnapshotDiff>, DocgenError> {
+    Ok(match read.diff_since(prev.generation)? {
+        Some((old, d)) if old.commit == prev.commit => Some(d),
+        _ => None,
+    })
 }
 
 /// Whether a citation names a file of the snapshot and lines within it.
