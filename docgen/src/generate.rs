@@ -4,8 +4,9 @@
 use crate::changes::{self, Changes};
 use crate::facts::Facts;
 use crate::global::GlobalModel;
-use crate::model::{self, Cite};
-use crate::options::{Options, Outcome, OutputMode};
+use crate::llm::{self, LlmPurpose};
+use crate::model::{self, Cite, ModuleModel};
+use crate::options::{Llm, Options, Outcome, OutputMode};
 use crate::render::{self, Templates};
 use crate::state::{PageState, State, VERSION};
 use crate::steering::Steering;
@@ -86,10 +87,22 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
                     entries: changes::entry_keys(m),
                     used_by: changes::user_keys(m),
                     changes,
+                    llm_purpose: None,
                 }
             }
         };
         next.modules.insert(m.name.clone(), entry);
+    }
+    // Purpose paragraphs: asked for only when the facts they are written from changed.
+    for m in &models {
+        let cached = prev
+            .modules
+            .get(&m.name)
+            .and_then(|p| p.llm_purpose.as_ref());
+        let paragraph = opts.llm.as_ref().and_then(|l| llm_purpose(l, m, cached));
+        if let Some(st) = next.modules.get_mut(&m.name) {
+            st.llm_purpose = paragraph;
+        }
     }
     let extra: Vec<(String, String, String)> = steering
         .pages
@@ -126,8 +139,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
         let body = render::module_page(
             &templates,
             m,
-            &st.changes,
-            st.commit.as_deref(),
+            st,
             &steering.links,
             page,
             &index_rel,
@@ -241,6 +253,24 @@ fn diff_since(read: &dyn IndexRead, prev: &PageState) -> Result<Option<SnapshotD
         Some((old, d)) if old.commit == prev.commit => Some(d),
         _ => None,
     })
+}
+
+/// A module's purpose paragraph: the cached one when its facts are unchanged, else a fresh one.
+/// A failed call leaves the page without a paragraph (and says so in the log), never with a
+/// stale one; the next run asks again.
+fn llm_purpose(l: &Llm, m: &ModuleModel, cached: Option<&LlmPurpose>) -> Option<LlmPurpose> {
+    let messages = llm::prompt(m);
+    let key = llm::cache_key(m, &messages);
+    if let Some(c) = cached.filter(|c| c.key == key) {
+        return Some(c.clone());
+    }
+    match l.0.complete(&messages) {
+        Ok(answer) => llm::clean(&answer).map(|text| LlmPurpose { key, text }),
+        Err(e) => {
+            tracing::warn!(module = %m.name, error = %e, "no purpose paragraph: the LLM call failed");
+            None
+        }
+    }
 }
 
 /// Whether a citation names a file of the snapshot and lines within it.

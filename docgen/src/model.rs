@@ -16,6 +16,7 @@ mod state;
 mod types;
 
 pub use graph::Graph;
+pub(crate) use purpose::clip;
 
 use crate::facts::Facts;
 use serde::{Deserialize, Serialize};

@@ -6,10 +6,10 @@
 //! newline) and depends only on the model, the state's commit and the templates.
 
 use crate::DocgenError;
-use crate::changes::Changes;
 use crate::global::GlobalModel;
 use crate::mermaid;
 use crate::model::{Cite, Item, ModuleModel};
+use crate::state::PageState;
 use crate::steering::{Host, Links};
 use crate::write;
 use handlebars::Handlebars;
@@ -189,13 +189,13 @@ fn commit_text(commit: Option<&str>) -> String {
 pub fn module_page(
     t: &Templates,
     m: &ModuleModel,
-    changes: &Changes,
-    commit: Option<&str>,
+    st: &PageState,
     links: &Links,
     page: &str,
     index_page: &str,
     page_of: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, DocgenError> {
+    let (changes, commit) = (&st.changes, st.commit.as_deref());
     let lk = Linker {
         links,
         commit,
@@ -292,6 +292,7 @@ pub fn module_page(
             "source": escape(&p.source),
             "link": p.cite.as_ref().map(|c| lk.link(c)).unwrap_or_default(),
         })),
+        "llm_purpose": st.llm_purpose.as_ref().map(|p| prose(&p.text)),
         "entries": m.entries.iter().map(|e| json!({
             "kind": format!("{:?}", e.kind).to_lowercase(),
             "label": code(&e.label),
