@@ -105,7 +105,10 @@ fn facts(m: &ModuleModel) -> String {
         "Status enums",
         m.status_enums
             .iter()
-            .map(|s| format!("{} ({})", short(&s.name), s.constants.join(", ")))
+            .map(|s| {
+                let names: Vec<&str> = s.constants.iter().map(|c| c.name.as_str()).collect();
+                format!("{} ({})", short(&s.name), names.join(", "))
+            })
             .collect(),
         &mut out,
     );

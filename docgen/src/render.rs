@@ -8,7 +8,7 @@
 use crate::DocgenError;
 use crate::global::GlobalModel;
 use crate::mermaid;
-use crate::model::{Cite, Item, ModuleModel};
+use crate::model::{Cite, Item, ModuleModel, Setter};
 use crate::state::PageState;
 use crate::steering::{Host, Links};
 use crate::write;
@@ -115,6 +115,29 @@ impl Linker<'_> {
     pub fn item(&self, i: &Item) -> String {
         format!("{} ({})", code(&i.name), self.link(&i.cite))
     }
+}
+
+/// `` `Order.pay` through `OrderMapper.updateStatus` (update `t_order`) ([Order.java:9](…)) ``,
+/// or `` `Order.pay` assigning `status` (…) ``.
+fn setter(lk: &Linker<'_>, s: &Setter) -> String {
+    let how = match s.via.strip_prefix("= ") {
+        Some(field) => format!("assigning {}", code(field)),
+        None => format!("through {}", code(&s.via)),
+    };
+    let writes = s
+        .writes
+        .iter()
+        .map(|w| match w.split_once(' ') {
+            Some((op, t)) => format!("{op} {}", code(t)),
+            None => code(w),
+        })
+        .collect::<Vec<_>>();
+    let writes = if writes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", writes.join(", "))
+    };
+    format!("{} {how}{writes} ({})", code(&s.method), lk.link(&s.cite))
 }
 
 /// Escapes text for Markdown prose and table cells.
@@ -303,8 +326,13 @@ pub fn module_page(
         "status_enums": m.status_enums.iter().map(|s| json!({
             "name": code(&s.name),
             "link": lk.link(&s.cite),
-            "constants": s.constants.iter().map(|c| code(c)).collect::<Vec<_>>().join(", "),
-            "writers": items(&s.writers).join(", "),
+            "constants": s.constants.iter().map(|c| json!({
+                "name": code(&c.name),
+                "link": lk.link(&c.cite),
+                "setters": c.setters.iter().map(|w| setter(&lk, w)).collect::<Vec<_>>().join(", "),
+                "setters_cut": c.setters_cut,
+            })).collect::<Vec<_>>(),
+            "users": items(&s.users).join(", "),
         })).collect::<Vec<_>>(),
         "status_cut": m.status_cut,
         "tables": m.tables.iter().map(|t| json!({

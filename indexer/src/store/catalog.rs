@@ -21,8 +21,8 @@ pub use run::{RunEnd, RunTx};
 /// Bump when the schema changes; an index with another version is rebuilt.
 /// 2: call graph (facts, edges, edge_files). 4: example provenance. 5: secrets masked in all
 /// stored text (an older index may hold them, so it is rebuilt). 6: files' generator shape and
-/// reason.
-pub const SCHEMA_VERSION: i64 = 6;
+/// reason. 7: Java facts hold assignments; `constant` edges (enum constants set as values).
+pub const SCHEMA_VERSION: i64 = 7;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
