@@ -42,6 +42,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
     let generation = facts.snapshot.generation;
 
     let mut diffs: HashMap<u64, Option<SnapshotDiff>> = HashMap::new();
+    let mut t_diff = std::time::Duration::ZERO;
     let mut next = State {
         version: VERSION,
         templates: templates.hash.clone(),
@@ -58,9 +59,12 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
                 let changes = match p {
                     None => Changes::first_map(),
                     Some(p) => {
-                        let d = diffs
-                            .entry(p.generation)
-                            .or_insert_with(|| diff_since(read, p).ok().flatten());
+                        let d = diffs.entry(p.generation).or_insert_with(|| {
+                            let t = std::time::Instant::now();
+                            let d = diff_since(read, p).ok().flatten();
+                            t_diff += t.elapsed();
+                            d
+                        });
                         let in_module = |path: &str| {
                             facts
                                 .files
@@ -200,6 +204,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
         }
     }
 
+    let t_checked = t0.elapsed();
     let mut written = Vec::new();
     for (page, text) in &out {
         if write::write_if_changed(&opts.repo_root, page, text)? {
@@ -230,7 +235,9 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
     tracing::info!(
         read_ms = t_read.as_millis() as u64,
         models_ms = (t_models - t_read).as_millis() as u64,
-        render_ms = (t_render - t_models).as_millis() as u64,
+        diff_ms = t_diff.as_millis() as u64,
+        render_ms = (t_render - t_models - t_diff).as_millis() as u64,
+        check_ms = (t_checked - t_render).as_millis() as u64,
         total_ms = t0.elapsed().as_millis() as u64,
         written = written.len(),
         modules = models.len(),
