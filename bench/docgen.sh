@@ -17,6 +17,9 @@ cp -r "$repo" "$work/repo"
 idx="$work/idx"
 root="$work/repo"
 
+# docgen logs its stages (read, models, diff, render, check, total in ms) at info level.
+export CODEMAP_LOG=${CODEMAP_LOG:-docgen=info}
+
 # One measured step: prints "<label>: <wall> s, peak RSS <MiB> MiB".
 measure() {
   local label=$1; shift
@@ -24,6 +27,9 @@ measure() {
     rc=$?; [ "$rc" -le 1 ] || { cat "$work/out" >&2; exit "$rc"; }; }
   read -r wall rss < <(tail -1 "$work/time")
   printf '%-34s %7.2f s   peak RSS %6.1f MiB\n' "$label:" "$wall" "$(echo "$rss / 1024" | bc -l)"
+  # The stage times of a docgen step.
+  sed 's/\x1b\[[0-9;]*m//g' "$work/out" | grep -o 'read_ms=.*total_ms=[0-9]*' |
+    sed 's/^/    stages: /' || true
 }
 
 measure "index (full, not counted)" "$bin" --index-dir "$idx" index "$root"

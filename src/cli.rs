@@ -153,6 +153,10 @@ pub struct DocgenGenerate {
     /// Folder whose module.md.hbs / index.md.hbs replace the built-in templates.
     #[arg(long)]
     pub templates: Option<PathBuf>,
+    /// With --llm-url: each page opens with a purpose paragraph written from the module's
+    /// facts, cached in the state file and asked for again only when the module changed.
+    #[command(flatten)]
+    pub llm: LlmArgs,
 }
 
 #[derive(Subcommand, Debug, Clone)]

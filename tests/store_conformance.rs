@@ -220,6 +220,68 @@ fn embedded_store_conforms() {
     assert!(idx.versions_at(99).unwrap().is_none());
 }
 
+/// The trait's default diff: both snapshots read whole.
+struct WholeSnapshots<'a>(&'a EmbeddedIndex);
+
+impl WholeSnapshots<'_> {
+    fn diff_since(&self, generation: u64) -> Option<indexer::diff::SnapshotDiff> {
+        let old = self.0.versions_at(generation).unwrap()?;
+        let now = self.0.last_snapshot().unwrap()?.generation;
+        let new = self.0.versions_at(now).unwrap()?;
+        Some(indexer::diff::diff(
+            generation,
+            now,
+            &old.files,
+            &new.files,
+            &old.symbols,
+            &new.symbols,
+        ))
+    }
+}
+
+#[test]
+fn the_embedded_diff_reads_only_changed_files_and_equals_the_whole_snapshot_diff() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, dir) = shop(tmp.path());
+    // Generation 2: a body edited, a file added, a file removed; generation 3: nothing.
+    fixture(&root, "v2");
+    write(
+        &root,
+        "app/src/main/java/shop/pay/PayService.java",
+        "package shop.pay;\n\npublic class PayService {\n    void pay() {}\n}\n",
+    );
+    std::fs::remove_file(root.join("app/src/main/java/shop/stock/StockService.java")).unwrap();
+    build(&root, &tmp.path().join("idx"));
+    build(&root, &tmp.path().join("idx"));
+    let idx = EmbeddedIndex::open(&dir).unwrap();
+    let now = idx.last_snapshot().unwrap().unwrap().generation;
+    assert!(now >= 2, "{now}");
+    for g in 1..=now {
+        let (old, narrow) = idx.diff_since(g).unwrap().expect("history is kept");
+        assert_eq!(old.generation, g);
+        assert_eq!(
+            Some(&narrow),
+            WholeSnapshots(&idx).diff_since(g).as_ref(),
+            "since {g}"
+        );
+    }
+    let (_, d) = idx.diff_since(1).unwrap().unwrap();
+    assert_eq!(
+        d.files_added,
+        vec!["app/src/main/java/shop/pay/PayService.java"]
+    );
+    assert_eq!(
+        d.files_removed,
+        vec!["app/src/main/java/shop/stock/StockService.java"]
+    );
+    assert!(
+        d.files_changed
+            .contains(&"app/src/main/java/shop/order/OrderService.java".to_string())
+    );
+    assert!(!d.symbols_changed.is_empty() && !d.symbols_added.is_empty());
+    assert!(idx.diff_since(99).unwrap().is_none());
+}
+
 /// A Meilisearch store on a unique prefix, dropped at the end; `None` (after saying so) when no
 /// server is configured.
 struct Server {

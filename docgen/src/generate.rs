@@ -4,8 +4,9 @@
 use crate::changes::{self, Changes};
 use crate::facts::Facts;
 use crate::global::GlobalModel;
-use crate::model::{self, Cite};
-use crate::options::{Options, Outcome, OutputMode};
+use crate::llm::{self, LlmPurpose};
+use crate::model::{self, Cite, ModuleModel};
+use crate::options::{Llm, Options, Outcome, OutputMode};
 use crate::render::{self, Templates};
 use crate::state::{PageState, State, VERSION};
 use crate::steering::Steering;
@@ -41,6 +42,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
     let generation = facts.snapshot.generation;
 
     let mut diffs: HashMap<u64, Option<SnapshotDiff>> = HashMap::new();
+    let mut t_diff = std::time::Duration::ZERO;
     let mut next = State {
         version: VERSION,
         templates: templates.hash.clone(),
@@ -57,9 +59,12 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
                 let changes = match p {
                     None => Changes::first_map(),
                     Some(p) => {
-                        let d = diffs
-                            .entry(p.generation)
-                            .or_insert_with(|| diff_since(read, &facts, p).ok().flatten());
+                        let d = diffs.entry(p.generation).or_insert_with(|| {
+                            let t = std::time::Instant::now();
+                            let d = diff_since(read, p).ok().flatten();
+                            t_diff += t.elapsed();
+                            d
+                        });
                         let in_module = |path: &str| {
                             facts
                                 .files
@@ -86,10 +91,22 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
                     entries: changes::entry_keys(m),
                     used_by: changes::user_keys(m),
                     changes,
+                    llm_purpose: None,
                 }
             }
         };
         next.modules.insert(m.name.clone(), entry);
+    }
+    // Purpose paragraphs: asked for only when the facts they are written from changed.
+    for m in &models {
+        let cached = prev
+            .modules
+            .get(&m.name)
+            .and_then(|p| p.llm_purpose.as_ref());
+        let paragraph = opts.llm.as_ref().and_then(|l| llm_purpose(l, m, cached));
+        if let Some(st) = next.modules.get_mut(&m.name) {
+            st.llm_purpose = paragraph;
+        }
     }
     let extra: Vec<(String, String, String)> = steering
         .pages
@@ -126,8 +143,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
         let body = render::module_page(
             &templates,
             m,
-            &st.changes,
-            st.commit.as_deref(),
+            st,
             &steering.links,
             page,
             &index_rel,
@@ -188,6 +204,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
         }
     }
 
+    let t_checked = t0.elapsed();
     let mut written = Vec::new();
     for (page, text) in &out {
         if write::write_if_changed(&opts.repo_root, page, text)? {
@@ -218,7 +235,9 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
     tracing::info!(
         read_ms = t_read.as_millis() as u64,
         models_ms = (t_models - t_read).as_millis() as u64,
-        render_ms = (t_render - t_models).as_millis() as u64,
+        diff_ms = t_diff.as_millis() as u64,
+        render_ms = (t_render - t_models - t_diff).as_millis() as u64,
+        check_ms = (t_checked - t_render).as_millis() as u64,
         total_ms = t0.elapsed().as_millis() as u64,
         written = written.len(),
         modules = models.len(),
@@ -234,30 +253,31 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
 }
 
 /// The snapshot diff from the snapshot of a page's previous map to the current one; `None`
-/// when the index no longer holds that snapshot (or holds another one under its number).
-fn diff_since(
-    read: &dyn IndexRead,
-    facts: &Facts,
-    prev: &PageState,
-) -> Result<Option<SnapshotDiff>, DocgenError> {
-    let Some(old) = read.versions_at(prev.generation)? else {
-        return Ok(None);
-    };
-    if old.snapshot.commit != prev.commit {
-        return Ok(None);
+/// when the index no longer holds that snapshot (or holds another one under its number). Reads
+/// only the files that changed in between (the index knows which).
+fn diff_since(read: &dyn IndexRead, prev: &PageState) -> Result<Option<SnapshotDiff>, DocgenError> {
+    Ok(match read.diff_since(prev.generation)? {
+        Some((old, d)) if old.commit == prev.commit => Some(d),
+        _ => None,
+    })
+}
+
+/// A module's purpose paragraph: the cached one when its facts are unchanged, else a fresh one.
+/// A failed call leaves the page without a paragraph (and says so in the log), never with a
+/// stale one; the next run asks again.
+fn llm_purpose(l: &Llm, m: &ModuleModel, cached: Option<&LlmPurpose>) -> Option<LlmPurpose> {
+    let messages = llm::prompt(m);
+    let key = llm::cache_key(m, &messages);
+    if let Some(c) = cached.filter(|c| c.key == key) {
+        return Some(c.clone());
     }
-    let now = facts.snapshot.generation;
-    let Some(new) = read.versions_at(now)? else {
-        return Ok(None);
-    };
-    Ok(Some(indexer::diff::diff(
-        prev.generation,
-        now,
-        &old.files,
-        &new.files,
-        &old.symbols,
-        &new.symbols,
-    )))
+    match l.0.complete(&messages) {
+        Ok(answer) => llm::clean(&answer).map(|text| LlmPurpose { key, text }),
+        Err(e) => {
+            tracing::warn!(module = %m.name, error = %e, "no purpose paragraph: the LLM call failed");
+            None
+        }
+    }
 }
 
 /// Whether a citation names a file of the snapshot and lines within it.

@@ -8,7 +8,8 @@
 //! flows, state, dependencies, types per module) and [`global`] → [`state`] (fingerprints: which
 //! models changed) and [`changes`] (what changed, from the snapshot diff) → [`render`]
 //! (Handlebars, strict; [`mermaid`]) → [`markdown`] checks → [`write`] (pages or README
-//! markers, only files whose bytes differ). The team steers it with [`steering`].
+//! markers, only files whose bytes differ). The team steers it with [`steering`]. With a chat
+//! model configured, [`llm`] adds a cached purpose paragraph per page.
 
 pub mod changes;
 mod error;
@@ -17,6 +18,7 @@ mod generate;
 pub mod git;
 pub mod global;
 pub mod host;
+pub mod llm;
 pub mod markdown;
 pub mod mermaid;
 pub mod model;
@@ -28,7 +30,7 @@ pub mod steering;
 pub mod write;
 
 pub use error::DocgenError;
-pub use options::{Options, Outcome, OutputMode};
+pub use options::{Llm, Options, Outcome, OutputMode};
 
 use indexer::store::IndexRead;
 

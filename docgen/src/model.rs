@@ -16,6 +16,7 @@ mod state;
 mod types;
 
 pub use graph::Graph;
+pub(crate) use purpose::clip;
 
 use crate::facts::Facts;
 use serde::{Deserialize, Serialize};
@@ -122,14 +123,40 @@ pub struct Flow {
     pub cut: usize,
 }
 
-/// An enum that reads as a status, its constants, and the methods that use them.
+/// An enum that reads as a status, its constants with the code that sets each, and the methods
+/// that use it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StatusEnum {
     pub name: String,
     pub cite: Cite,
-    pub constants: Vec<String>,
-    /// Methods outside the enum that use a constant (set or compare a status), with the use site.
-    pub writers: Vec<Item>,
+    pub constants: Vec<StatusConstant>,
+    /// Methods outside the enum that use it in any way (set or compare a status), with the first
+    /// use site.
+    pub users: Vec<Item>,
+}
+
+/// One constant of a status enum and where it is set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StatusConstant {
+    pub name: String,
+    pub cite: Cite,
+    /// The code that passes the constant to a call or assigns it.
+    pub setters: Vec<Setter>,
+    /// Setters left out by the cap.
+    pub setters_cut: usize,
+}
+
+/// A method setting a constant: what takes the value and where.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Setter {
+    /// `Type.method` doing it.
+    pub method: String,
+    /// What takes the value: the method it is passed to (`Order.setStatus`), or `= field`.
+    pub via: String,
+    /// Tables a MyBatis statement behind `via` writes, as `update t_order`.
+    pub writes: Vec<String>,
+    /// The use site.
+    pub cite: Cite,
 }
 
 /// A table and the statements/methods that touch it.
@@ -210,7 +237,11 @@ impl ModuleModel {
         }
         for s in &self.status_enums {
             out.push(&s.cite);
-            out.extend(s.writers.iter().map(|w| &w.cite));
+            out.extend(s.users.iter().map(|w| &w.cite));
+            for c in &s.constants {
+                out.push(&c.cite);
+                out.extend(c.setters.iter().map(|w| &w.cite));
+            }
         }
         for t in &self.tables {
             out.extend(t.by.iter().map(|b| &b.cite));

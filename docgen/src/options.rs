@@ -1,6 +1,8 @@
 //! What a docgen run is asked to do, and what it did.
 
+use query::ChatModel;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Where the module pages go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -30,6 +32,20 @@ pub struct Options {
     /// The previous-state file, relative to `repo_root` (default `<out_dir>/.state.json`):
     /// fingerprints of the models the pages were rendered from. Committed with the pages.
     pub state_file: Option<PathBuf>,
+    /// An OpenAI-compatible chat model: each module page then opens with a short purpose
+    /// paragraph written from the module's facts, cached in the state file and asked for again
+    /// only when the module changed. `None`: no paragraph.
+    pub llm: Option<Llm>,
+}
+
+/// The chat model that writes purpose paragraphs (shared, so options stay cheap to clone).
+#[derive(Clone)]
+pub struct Llm(pub Arc<dyn ChatModel + Send + Sync>);
+
+impl std::fmt::Debug for Llm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.describe())
+    }
 }
 
 impl Options {
@@ -41,6 +57,7 @@ impl Options {
             mode: OutputMode::Pages,
             templates: None,
             state_file: None,
+            llm: None,
         }
     }
 

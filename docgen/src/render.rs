@@ -6,10 +6,10 @@
 //! newline) and depends only on the model, the state's commit and the templates.
 
 use crate::DocgenError;
-use crate::changes::Changes;
 use crate::global::GlobalModel;
 use crate::mermaid;
-use crate::model::{Cite, Item, ModuleModel};
+use crate::model::{Cite, Item, ModuleModel, Setter};
+use crate::state::PageState;
 use crate::steering::{Host, Links};
 use crate::write;
 use handlebars::Handlebars;
@@ -117,6 +117,29 @@ impl Linker<'_> {
     }
 }
 
+/// `` `Order.pay` through `OrderMapper.updateStatus` (update `t_order`) ([Order.java:9](…)) ``,
+/// or `` `Order.pay` assigning `status` (…) ``.
+fn setter(lk: &Linker<'_>, s: &Setter) -> String {
+    let how = match s.via.strip_prefix("= ") {
+        Some(field) => format!("assigning {}", code(field)),
+        None => format!("through {}", code(&s.via)),
+    };
+    let writes = s
+        .writes
+        .iter()
+        .map(|w| match w.split_once(' ') {
+            Some((op, t)) => format!("{op} {}", code(t)),
+            None => code(w),
+        })
+        .collect::<Vec<_>>();
+    let writes = if writes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", writes.join(", "))
+    };
+    format!("{} {how}{writes} ({})", code(&s.method), lk.link(&s.cite))
+}
+
 /// Escapes text for Markdown prose and table cells.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -189,13 +212,13 @@ fn commit_text(commit: Option<&str>) -> String {
 pub fn module_page(
     t: &Templates,
     m: &ModuleModel,
-    changes: &Changes,
-    commit: Option<&str>,
+    st: &PageState,
     links: &Links,
     page: &str,
     index_page: &str,
     page_of: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, DocgenError> {
+    let (changes, commit) = (&st.changes, st.commit.as_deref());
     let lk = Linker {
         links,
         commit,
@@ -292,6 +315,7 @@ pub fn module_page(
             "source": escape(&p.source),
             "link": p.cite.as_ref().map(|c| lk.link(c)).unwrap_or_default(),
         })),
+        "llm_purpose": st.llm_purpose.as_ref().map(|p| prose(&p.text)),
         "entries": m.entries.iter().map(|e| json!({
             "kind": format!("{:?}", e.kind).to_lowercase(),
             "label": code(&e.label),
@@ -302,8 +326,13 @@ pub fn module_page(
         "status_enums": m.status_enums.iter().map(|s| json!({
             "name": code(&s.name),
             "link": lk.link(&s.cite),
-            "constants": s.constants.iter().map(|c| code(c)).collect::<Vec<_>>().join(", "),
-            "writers": items(&s.writers).join(", "),
+            "constants": s.constants.iter().map(|c| json!({
+                "name": code(&c.name),
+                "link": lk.link(&c.cite),
+                "setters": c.setters.iter().map(|w| setter(&lk, w)).collect::<Vec<_>>().join(", "),
+                "setters_cut": c.setters_cut,
+            })).collect::<Vec<_>>(),
+            "users": items(&s.users).join(", "),
         })).collect::<Vec<_>>(),
         "status_cut": m.status_cut,
         "tables": m.tables.iter().map(|t| json!({

@@ -10,6 +10,7 @@
 
 use crate::DocgenError;
 use crate::changes::Changes;
+use crate::llm::LlmPurpose;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -42,6 +43,10 @@ pub struct PageState {
     pub used_by: Vec<String>,
     #[serde(default)]
     pub changes: Changes,
+    /// The LLM purpose paragraph and the key of the facts it was written from (absent without
+    /// a chat model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm_purpose: Option<LlmPurpose>,
 }
 
 impl State {

@@ -3,46 +3,13 @@
 //! Runs when `CODEMAP_QA_CORPUS` names the unpacked source (`.ci/run` sets it); otherwise it
 //! says it was skipped.
 
+mod support;
+
 use docgen::Options;
 use indexer::pipeline::{self, IndexOptions};
 use indexer::store::{EmbeddedIndex, IndexDir};
 use std::path::Path;
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let p = e.path();
-        if e.file_name() == ".codemap" {
-            continue;
-        }
-        if p.is_dir() {
-            copy_dir(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
-fn citations_resolve(root: &Path, page: &str, text: &str) -> usize {
-    let page_dir = Path::new(page).parent().unwrap();
-    let mut n = 0;
-    for part in text.split("](").skip(1) {
-        let target = &part[..part.find(')').unwrap()];
-        let Some((path, line)) = target.split_once("#L") else {
-            continue;
-        };
-        let content = std::fs::read_to_string(root.join(page_dir).join(path))
-            .unwrap_or_else(|e| panic!("{page}: {target}: {e}"));
-        let line: usize = line.parse().unwrap();
-        assert!(
-            line >= 1 && line <= content.lines().count(),
-            "{page}: {target}"
-        );
-        n += 1;
-    }
-    n
-}
+use support::{assert_citations_resolve as citations_resolve, copy_dir};
 
 #[test]
 fn commons_io_maps_are_stable_and_cite_real_lines() {

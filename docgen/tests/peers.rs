@@ -5,9 +5,9 @@
 //!   npm install --prefix /work/peers mermaid jsdom markdownlint-cli2
 //! Without them the tests print `SKIPPED: <why>` and return.
 
+mod support;
+
 use docgen::Options;
-use indexer::pipeline::{self, IndexOptions};
-use indexer::store::{EmbeddedIndex, IndexDir};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -22,30 +22,10 @@ fn skip(why: &str) {
     eprintln!("SKIPPED: {why}");
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let p = e.path();
-        if p.is_dir() {
-            copy_dir(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
 /// The shop fixture with its generated pages; returns the root and the pages' paths.
 fn shop_pages(tmp: &Path) -> (PathBuf, Vec<PathBuf>) {
-    let root = tmp.join("shop");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/shop"),
-        &root,
-    );
-    let dir = IndexDir::new(tmp.join("idx"));
-    pipeline::run(&root, &dir, &IndexOptions::default(), &|_| {}).unwrap();
-    let idx = EmbeddedIndex::open(&dir).unwrap();
-    docgen::generate(&idx, &Options::new(&root)).unwrap();
+    let (root, dir) = support::shop(tmp);
+    support::generate(&dir, &Options::new(&root));
     let mut pages: Vec<PathBuf> = std::fs::read_dir(root.join("docs/codemap"))
         .unwrap()
         .map(|e| e.unwrap().path())

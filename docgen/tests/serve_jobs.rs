@@ -44,19 +44,12 @@ fn wrapped(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pushes_during_a_job_coalesce_into_exactly_one_more_job() {
-    init();
-    let tmp = tempfile::tempdir().unwrap();
-    let remote = Remote::new(tmp.path());
+    let (tmp, remote) = setup();
     let (generate, calls) = wrapped(|_| {
         std::thread::sleep(Duration::from_millis(1500));
         Ok(())
     });
-    let server = Running::start(
-        &config(&tmp.path().join("state"), &remote.bare, "github", ""),
-        env(&[("HOOK_SECRET", SECRET)]),
-        generate,
-    )
-    .await;
+    let server = github_server(tmp.path(), &remote, SECRET, "", generate).await;
     let body = github_push(&remote.tip("main").unwrap(), "import");
     let mut answers = Vec::new();
     for _ in 0..4 {
@@ -79,9 +72,7 @@ async fn pushes_during_a_job_coalesce_into_exactly_one_more_job() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cron_poll_regenerates_only_when_the_branch_moved() {
-    init();
-    let tmp = tempfile::tempdir().unwrap();
-    let remote = Remote::new(tmp.path());
+    let (tmp, remote) = setup();
     let cfg = config(&tmp.path().join("state"), &remote.bare, "github", "").replace(
         "webhook_secret_env = \"HOOK_SECRET\"\n",
         "cron = \"* * * * * *\"\n",
@@ -125,14 +116,9 @@ async fn the_cron_poll_regenerates_only_when_the_branch_moved() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_generator_changes_nothing_and_the_redelivery_succeeds() {
-    init();
-    let tmp = tempfile::tempdir().unwrap();
-    let remote = Remote::new(tmp.path());
+    let (tmp, remote) = setup();
     let host = FakeHost::start().await;
-    let pr = format!(
-        "[repo.pull_request]\napi = \"{}\"\nproject = \"acme/shop\"\ntoken_env = \"GH_TOKEN\"\n",
-        host.base
-    );
+    let pr = pr_config(&host.base, "GH_TOKEN", "");
     let (generate, _) = wrapped(|n| {
         if n == 0 {
             Err("template `module.hbs`: missing field `purpose`".into())
@@ -140,12 +126,7 @@ async fn a_failing_generator_changes_nothing_and_the_redelivery_succeeds() {
             Ok(())
         }
     });
-    let server = Running::start(
-        &config(&tmp.path().join("state"), &remote.bare, "github", &pr),
-        env(&[("HOOK_SECRET", SECRET), ("GH_TOKEN", "t")]),
-        generate,
-    )
-    .await;
+    let server = github_server(tmp.path(), &remote, SECRET, &pr, generate).await;
     let body = github_push(&remote.tip("main").unwrap(), "import");
     assert_eq!(
         server.post("/hooks/shop", &headers(&body), &body).await.0,
@@ -173,15 +154,8 @@ async fn a_failing_generator_changes_nothing_and_the_redelivery_succeeds() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_push_the_remote_rejects_leaves_the_docs_branch_and_the_bots_state_as_they_were() {
-    init();
-    let tmp = tempfile::tempdir().unwrap();
-    let remote = Remote::new(tmp.path());
-    let server = Running::start(
-        &config(&tmp.path().join("state"), &remote.bare, "github", ""),
-        env(&[("HOOK_SECRET", SECRET)]),
-        stand_in_generator(),
-    )
-    .await;
+    let (tmp, remote) = setup();
+    let server = github_server(tmp.path(), &remote, SECRET, "", stand_in_generator()).await;
     let body = github_push(&remote.tip("main").unwrap(), "import");
     assert_eq!(
         server.post("/hooks/shop", &headers(&body), &body).await.0,
@@ -222,19 +196,12 @@ async fn a_push_the_remote_rejects_leaves_the_docs_branch_and_the_bots_state_as_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_waits_for_the_running_job_and_drops_the_waiting_one() {
-    init();
-    let tmp = tempfile::tempdir().unwrap();
-    let remote = Remote::new(tmp.path());
+    let (tmp, remote) = setup();
     let (generate, calls) = wrapped(|_| {
         std::thread::sleep(Duration::from_millis(3000));
         Ok(())
     });
-    let server = Running::start(
-        &config(&tmp.path().join("state"), &remote.bare, "github", ""),
-        env(&[("HOOK_SECRET", SECRET)]),
-        generate,
-    )
-    .await;
+    let server = github_server(tmp.path(), &remote, SECRET, "", generate).await;
     let main0 = remote.tip("main").unwrap();
     let body = github_push(&main0, "import");
     assert_eq!(
@@ -261,21 +228,11 @@ async fn shutdown_waits_for_the_running_job_and_drops_the_waiting_one() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_pull_request_call_is_retried_without_a_new_commit() {
-    init();
-    let tmp = tempfile::tempdir().unwrap();
-    let remote = Remote::new(tmp.path());
+    let (tmp, remote) = setup();
     let host = FakeHost::start().await;
     host.fail_next_create();
-    let pr = format!(
-        "[repo.pull_request]\napi = \"{}\"\nproject = \"acme/shop\"\ntoken_env = \"GH_TOKEN\"\n",
-        host.base
-    );
-    let server = Running::start(
-        &config(&tmp.path().join("state"), &remote.bare, "github", &pr),
-        env(&[("HOOK_SECRET", SECRET), ("GH_TOKEN", "t")]),
-        stand_in_generator(),
-    )
-    .await;
+    let pr = pr_config(&host.base, "GH_TOKEN", "");
+    let server = github_server(tmp.path(), &remote, SECRET, &pr, stand_in_generator()).await;
     let body = github_push(&remote.tip("main").unwrap(), "import");
     assert_eq!(
         server.post("/hooks/shop", &headers(&body), &body).await.0,
@@ -313,16 +270,9 @@ async fn a_failed_pull_request_call_is_retried_without_a_new_commit() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_merge_that_changes_no_map_leaves_the_docs_branch_alone() {
-    init();
-    let tmp = tempfile::tempdir().unwrap();
-    let remote = Remote::new(tmp.path());
+    let (tmp, remote) = setup();
     let (generate, calls) = wrapped(|_| Ok(()));
-    let server = Running::start(
-        &config(&tmp.path().join("state"), &remote.bare, "github", ""),
-        env(&[("HOOK_SECRET", SECRET)]),
-        generate,
-    )
-    .await;
+    let server = github_server(tmp.path(), &remote, SECRET, "", generate).await;
     let body = github_push(&remote.tip("main").unwrap(), "import");
     assert_eq!(
         server.post("/hooks/shop", &headers(&body), &body).await.0,

@@ -19,17 +19,9 @@ fn gh_headers(event: &str, sig: String) -> Vec<(&'static str, String)> {
     ]
 }
 
-fn pr_config(host_base: &str) -> String {
-    format!(
-        "[repo.pull_request]\napi = \"{host_base}\"\nproject = \"acme/shop\"\ntoken_env = \"GH_TOKEN\"\n"
-    )
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn octokit_signed_pushes_keep_one_docs_commit_and_one_pull_request() {
-    init();
-    let tmp = tempfile::tempdir().unwrap();
-    let remote = Remote::new(tmp.path());
+    let (tmp, remote) = setup();
     let main0 = remote.tip("main").unwrap();
     let first = github_push(&main0, "shop: first import");
     let Some(sig) = octokit_sign(SECRET, &first) else {
@@ -40,7 +32,12 @@ async fn octokit_signed_pushes_keep_one_docs_commit_and_one_pull_request() {
     };
     let host = FakeHost::start().await;
     let state = tmp.path().join("state");
-    let cfg = config(&state, &remote.bare, "github", &pr_config(&host.base));
+    let cfg = config(
+        &state,
+        &remote.bare,
+        "github",
+        &pr_config(&host.base, "GH_TOKEN", ""),
+    );
     let server = Running::start(
         &cfg,
         env(&[("HOOK_SECRET", SECRET), ("GH_TOKEN", "ghs_test_token")]),
@@ -98,21 +95,20 @@ async fn octokit_signed_pushes_keep_one_docs_commit_and_one_pull_request() {
 
     // The pull request: listed first, then opened, against the loopback host.
     let calls = host.calls();
-    assert_eq!(calls.len(), 2, "{calls:?}");
-    assert_eq!(
-        (calls[0].method.as_str(), calls[0].path.as_str()),
-        ("GET", "/repos/acme/shop/pulls")
+    assert_listed_then_opened(
+        &calls,
+        "/repos/acme/shop/pulls",
+        &[
+            ("head", "acme:codemap/docs"),
+            ("base", "main"),
+            ("state", "open"),
+        ],
+        &[
+            ("head", "codemap/docs"),
+            ("base", "main"),
+            ("title", "codemap: update code maps"),
+        ],
     );
-    assert_eq!(calls[0].query["head"], "acme:codemap/docs");
-    assert_eq!(calls[0].query["base"], "main");
-    assert_eq!(calls[0].query["state"], "open");
-    assert_eq!(
-        (calls[1].method.as_str(), calls[1].path.as_str()),
-        ("POST", "/repos/acme/shop/pulls")
-    );
-    assert_eq!(calls[1].body["head"], "codemap/docs");
-    assert_eq!(calls[1].body["base"], "main");
-    assert_eq!(calls[1].body["title"], "codemap: update code maps");
     assert!(calls[1].body["body"].as_str().unwrap().contains(&main0));
     for c in &calls {
         assert_eq!(c.authorization.as_deref(), Some("Bearer ghs_test_token"));
@@ -194,16 +190,8 @@ async fn octokit_signed_pushes_keep_one_docs_commit_and_one_pull_request() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_docs_branch_a_human_pushed_to_is_left_alone() {
-    init();
-    let tmp = tempfile::tempdir().unwrap();
-    let remote = Remote::new(tmp.path());
-    let state = tmp.path().join("state");
-    let server = Running::start(
-        &config(&state, &remote.bare, "github", ""),
-        env(&[("HOOK_SECRET", SECRET)]),
-        stand_in_generator(),
-    )
-    .await;
+    let (tmp, remote) = setup();
+    let server = github_server(tmp.path(), &remote, SECRET, "", stand_in_generator()).await;
     let main0 = remote.tip("main").unwrap();
     let body = github_push(&main0, "import");
     let (code, _) = server
@@ -254,16 +242,9 @@ async fn a_docs_branch_a_human_pushed_to_is_left_alone() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unsigned_wrongly_signed_and_oversized_deliveries_do_nothing() {
-    init();
-    let tmp = tempfile::tempdir().unwrap();
-    let remote = Remote::new(tmp.path());
+    let (tmp, remote) = setup();
     let state = tmp.path().join("state");
-    let server = Running::start(
-        &config(&state, &remote.bare, "github", ""),
-        env(&[("HOOK_SECRET", SECRET)]),
-        stand_in_generator(),
-    )
-    .await;
+    let server = github_server(tmp.path(), &remote, SECRET, "", stand_in_generator()).await;
     let body = github_push(&remote.tip("main").unwrap(), "import");
     let wrong = github_signature("another secret", body.as_bytes());
     assert_eq!(
@@ -313,15 +294,10 @@ async fn unsigned_wrongly_signed_and_oversized_deliveries_do_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gitlab_token_is_checked_and_one_merge_request_is_opened() {
-    init();
-    let tmp = tempfile::tempdir().unwrap();
-    let remote = Remote::new(tmp.path());
+    let (tmp, remote) = setup();
     let host = FakeHost::start().await;
     let state = tmp.path().join("state");
-    let pr = format!(
-        "[repo.pull_request]\napi = \"{}\"\nproject = \"acme/shop\"\ntoken_env = \"GL_TOKEN\"\ntitle = \"Code maps\"\n",
-        host.base
-    );
+    let pr = pr_config(&host.base, "GL_TOKEN", "title = \"Code maps\"\n");
     let server = Running::start(
         &config(&state, &remote.bare, "gitlab", &pr),
         env(&[("HOOK_SECRET", "gl-hook-token"), ("GL_TOKEN", "glpat-test")]),
@@ -363,21 +339,20 @@ async fn gitlab_token_is_checked_and_one_merge_request_is_opened() {
     assert_eq!(docs_commits(&remote, "codemap/docs").len(), 1);
 
     let calls = host.calls();
-    assert_eq!(calls.len(), 2, "{calls:?}");
-    assert_eq!(
-        (calls[0].method.as_str(), calls[0].path.as_str()),
-        ("GET", "/projects/acme%2Fshop/merge_requests")
+    assert_listed_then_opened(
+        &calls,
+        "/projects/acme%2Fshop/merge_requests",
+        &[
+            ("source_branch", "codemap/docs"),
+            ("target_branch", "main"),
+            ("state", "opened"),
+        ],
+        &[
+            ("source_branch", "codemap/docs"),
+            ("target_branch", "main"),
+            ("title", "Code maps"),
+        ],
     );
-    assert_eq!(calls[0].query["source_branch"], "codemap/docs");
-    assert_eq!(calls[0].query["target_branch"], "main");
-    assert_eq!(calls[0].query["state"], "opened");
-    assert_eq!(
-        (calls[1].method.as_str(), calls[1].path.as_str()),
-        ("POST", "/projects/acme%2Fshop/merge_requests")
-    );
-    assert_eq!(calls[1].body["source_branch"], "codemap/docs");
-    assert_eq!(calls[1].body["target_branch"], "main");
-    assert_eq!(calls[1].body["title"], "Code maps");
     for c in &calls {
         assert_eq!(c.private_token.as_deref(), Some("glpat-test"));
         assert_eq!(c.authorization, None);

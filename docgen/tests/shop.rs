@@ -2,85 +2,18 @@
 //! pages snapshotted, a second run writing nothing, a one-method edit rewriting only its
 //! module's page, every citation resolving, README markers keeping human text.
 
+mod support;
+
 use docgen::{Options, OutputMode};
-use indexer::pipeline::{self, IndexOptions};
 use indexer::store::{EmbeddedIndex, IndexDir};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use support::{assert_citations_resolve, index, pages, shop};
 
 const ORDER_IMPL: &str =
     "shop-order/src/main/java/com/shop/order/service/impl/OrderServiceImpl.java";
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let p = e.path();
-        if p.is_dir() {
-            copy_dir(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
-/// The shop fixture copied under `tmp/shop`, indexed into `tmp/idx`.
-fn shop(tmp: &Path) -> (PathBuf, IndexDir) {
-    let root = tmp.join("shop");
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/shop");
-    copy_dir(&fixture, &root);
-    let dir = IndexDir::new(tmp.join("idx"));
-    index(&root, &dir);
-    (root, dir)
-}
-
-fn index(root: &Path, dir: &IndexDir) {
-    pipeline::run(root, dir, &IndexOptions::default(), &|_| {}).expect("index runs");
-}
-
-fn generate(root: &Path, dir: &IndexDir, opts: &Options) -> docgen::Outcome {
-    let idx = EmbeddedIndex::open(dir).unwrap();
-    let _ = root;
-    docgen::generate(&idx, opts).expect("docgen runs")
-}
-
-/// Every generated Markdown file under `root/docs/codemap`, by name.
-fn pages(root: &Path) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = std::fs::read_dir(root.join("docs/codemap"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read_to_string(&p).unwrap(),
-            )
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-/// Checks every `](relative#Lnn)` link of a page: the file exists and has line nn.
-/// Returns how many citations were checked.
-pub fn assert_citations_resolve(root: &Path, page: &str, text: &str) -> usize {
-    let page_dir = Path::new(page).parent().unwrap();
-    let mut n = 0;
-    for part in text.split("](").skip(1) {
-        let target = &part[..part.find(')').unwrap()];
-        let Some((path, line)) = target.split_once("#L") else {
-            continue;
-        };
-        let file = root.join(page_dir).join(path);
-        let content = std::fs::read_to_string(&file)
-            .unwrap_or_else(|e| panic!("{page}: citation {target} names no file: {e}"));
-        let line: usize = line.parse().unwrap();
-        assert!(
-            line >= 1 && line <= content.lines().count(),
-            "{page}: citation {target} is past the end of the file"
-        );
-        n += 1;
-    }
-    n
+fn generate(_root: &Path, dir: &IndexDir, opts: &Options) -> docgen::Outcome {
+    support::generate(dir, opts)
 }
 
 #[test]

@@ -20,6 +20,10 @@ pub fn docgen(g: &Global, a: &DocgenArgs) -> Result<Outcome> {
         opts.mode = docgen::OutputMode::ReadmeMarkers;
     }
     opts.templates = a.generate.templates.clone();
+    if let Some(url) = &a.generate.llm.llm_url {
+        let chat = super::ask::chat(url, &a.generate.llm, 300)?;
+        opts.llm = Some(docgen::Llm(std::sync::Arc::new(chat)));
+    }
     let out = docgen::generate(reader.as_ref(), &opts)
         .with_context(|| format!("generating the code maps of {}", root.display()))?;
     if g.json {

@@ -12,7 +12,7 @@ pub fn find(g: &Graph<'_>, module: &str) -> Option<Purpose> {
         && let Some((line, para)) = first_paragraph(text)
     {
         return Some(Purpose {
-            text: clip(&para),
+            text: clip(&para, MAX_CHARS),
             source: "README".into(),
             cite: Some(Cite::at(path, line)),
         });
@@ -24,7 +24,7 @@ pub fn find(g: &Graph<'_>, module: &str) -> Option<Purpose> {
             && s.symbol.doc.is_some()
     }) {
         return Some(Purpose {
-            text: clip(s.symbol.doc.as_deref().unwrap_or_default()),
+            text: clip(s.symbol.doc.as_deref().unwrap_or_default(), MAX_CHARS),
             source: "package-info".into(),
             cite: Some(Cite::new(&s.path, s.symbol.start_line, s.symbol.end_line)),
         });
@@ -41,7 +41,7 @@ pub fn find(g: &Graph<'_>, module: &str) -> Option<Purpose> {
                 .then_with(|| b.symbol.qualified_name.cmp(&a.symbol.qualified_name))
         })?;
     Some(Purpose {
-        text: clip(best.symbol.doc.as_deref().unwrap_or_default()),
+        text: clip(best.symbol.doc.as_deref().unwrap_or_default(), MAX_CHARS),
         source: format!("doc of {}", best.symbol.name),
         cite: Some(Cite::new(
             &best.path,
@@ -111,12 +111,13 @@ pub fn first_paragraph(text: &str) -> Option<(u32, String)> {
     (!para.is_empty()).then(|| (start, para.join(" ")))
 }
 
-fn clip(s: &str) -> String {
+/// `s` trimmed and cut at a word to at most `max` characters (and an ellipsis).
+pub(crate) fn clip(s: &str, max: usize) -> String {
     let s = s.trim();
-    if s.chars().count() <= MAX_CHARS {
+    if s.chars().count() <= max {
         return s.to_string();
     }
-    let cut: String = s.chars().take(MAX_CHARS).collect();
+    let cut: String = s.chars().take(max).collect();
     match cut.rfind(' ') {
         Some(i) => format!("{}…", &cut[..i]),
         None => format!("{cut}…"),

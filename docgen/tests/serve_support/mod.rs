@@ -735,3 +735,63 @@ pub fn docs_commits(remote: &Remote, docs: &str) -> Vec<(String, String, String)
         })
         .collect()
 }
+
+/// The `[repo.pull_request]` section for the fake host at `api`, with the token in `token_env`
+/// and any `extra` keys.
+pub fn pr_config(api: &str, token_env: &str, extra: &str) -> String {
+    format!(
+        "[repo.pull_request]\napi = \"{api}\"\nproject = \"acme/shop\"\ntoken_env = \"{token_env}\"\n{extra}"
+    )
+}
+
+/// Asserts the host saw exactly two calls: a list at `path` with the `query` pairs, then a
+/// create at the same path whose JSON body has the `body` pairs.
+pub fn assert_listed_then_opened(
+    calls: &[Call],
+    path: &str,
+    query: &[(&str, &str)],
+    body: &[(&str, &str)],
+) {
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(
+        (calls[0].method.as_str(), calls[0].path.as_str()),
+        ("GET", path)
+    );
+    for (k, v) in query {
+        assert_eq!(calls[0].query[*k], *v, "list query {k}");
+    }
+    assert_eq!(
+        (calls[1].method.as_str(), calls[1].path.as_str()),
+        ("POST", path)
+    );
+    for (k, v) in body {
+        assert_eq!(calls[1].body[*k], *v, "create body {k}");
+    }
+}
+
+/// The common start of a test: the TLS provider, a scratch folder, and the remote seeded from the
+/// shop fixture in it.
+pub fn setup() -> (tempfile::TempDir, Remote) {
+    init();
+    let tmp = tempfile::tempdir().unwrap();
+    let remote = Remote::new(tmp.path());
+    (tmp, remote)
+}
+
+/// The server for `remote` (state under `tmp/state`) with GitHub webhooks signed with `secret`,
+/// the config's `extra` part (a pull-request section reads its token from `GH_TOKEN`), and
+/// `generate`.
+pub async fn github_server(
+    tmp: &Path,
+    remote: &Remote,
+    secret: &str,
+    extra: &str,
+    generate: Generate,
+) -> Running {
+    Running::start(
+        &config(&tmp.join("state"), &remote.bare, "github", extra),
+        env(&[("HOOK_SECRET", secret), ("GH_TOKEN", "t")]),
+        generate,
+    )
+    .await
+}

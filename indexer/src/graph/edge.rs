@@ -26,10 +26,14 @@ pub enum EdgeKind {
     Implements,
     /// A method overriding or implementing a supertype's method.
     Overrides,
+    /// An enum constant set as a value: passed to a call (directly, or through a call on it such
+    /// as `Status.PAID.getCode()`) or assigned. The callee is the constant (`java:pkg.S#PAID`);
+    /// the detail says what takes it (`setStatus`, `= status`). Not a flow edge.
+    Constant,
 }
 
 impl EdgeKind {
-    pub const ALL: [EdgeKind; 9] = [
+    pub const ALL: [EdgeKind; 10] = [
         EdgeKind::Call,
         EdgeKind::Rpc,
         EdgeKind::Db,
@@ -39,6 +43,7 @@ impl EdgeKind {
         EdgeKind::Inherits,
         EdgeKind::Implements,
         EdgeKind::Overrides,
+        EdgeKind::Constant,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -52,6 +57,7 @@ impl EdgeKind {
             EdgeKind::Inherits => "inherits",
             EdgeKind::Implements => "implements",
             EdgeKind::Overrides => "overrides",
+            EdgeKind::Constant => "constant",
         }
     }
 
@@ -63,7 +69,7 @@ impl EdgeKind {
     pub fn is_flow(self) -> bool {
         !matches!(
             self,
-            EdgeKind::Inherits | EdgeKind::Implements | EdgeKind::Overrides
+            EdgeKind::Inherits | EdgeKind::Implements | EdgeKind::Overrides | EdgeKind::Constant
         )
     }
 }

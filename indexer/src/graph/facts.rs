@@ -38,6 +38,22 @@ pub struct JavaFacts {
     pub locals: Vec<Local>,
     /// Call sites in source order of their name token.
     pub calls: Vec<Call>,
+    /// Plain assignments (`x = v`) whose value may be a constant (a name, a field access or a
+    /// call on one), in source order: how a field is set to `Status.PAID`.
+    #[serde(default)]
+    pub assigns: Vec<Assign>,
+}
+
+/// `target = value` in code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Assign {
+    pub target: Expr,
+    pub value: Expr,
+    pub caller: Caller,
+    /// Innermost lexically enclosing type (what `this` means).
+    pub ctx: u32,
+    /// Line of the `=`.
+    pub line: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -16,6 +16,7 @@ use crate::graph::types::{MethodInfo, Origin, Scope, Ty, TypeId, TypeTable, subs
 use crate::model::RepoPath;
 use rayon::prelude::*;
 
+mod constants;
 mod overload;
 mod typing;
 use std::sync::Arc;
@@ -78,7 +79,9 @@ pub fn resolve_all(
             let mut r = FileResolver::new(table, files, fi as u32, j);
             r.resolve_calls();
             let fw = frameworks::collect(&mut r);
-            (r.edges(), fw)
+            let mut edges = r.edges();
+            edges.extend(r.constant_edges());
+            (edges, fw)
         })
         .unzip()
 }

@@ -21,8 +21,8 @@ pub use run::{RunEnd, RunTx};
 /// Bump when the schema changes; an index with another version is rebuilt.
 /// 2: call graph (facts, edges, edge_files). 4: example provenance. 5: secrets masked in all
 /// stored text (an older index may hold them, so it is rebuilt). 6: files' generator shape and
-/// reason.
-pub const SCHEMA_VERSION: i64 = 6;
+/// reason. 7: Java facts hold assignments; `constant` edges (enum constants set as values).
+pub const SCHEMA_VERSION: i64 = 7;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -494,7 +494,8 @@ impl Catalog {
     pub fn symbols_at(&self, generation: u64) -> Result<Vec<SymbolVersion>, StoreError> {
         let mut st = self.conn.prepare(
             "SELECT file, sym_id, kind, qname, start_line, end_line, body_hash FROM symbols
-             WHERE gen_from <= ?1 AND (gen_to IS NULL OR gen_to > ?1) ORDER BY file, start_line",
+             WHERE gen_from <= ?1 AND (gen_to IS NULL OR gen_to > ?1)
+             ORDER BY file, start_line, rowid",
         )?;
         let rows = st.query_map([generation as i64], |r| {
             Ok(SymbolVersion {
@@ -508,6 +509,62 @@ impl Catalog {
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Paths whose file rows began or ended after generation `old` and up to `new`: the files
+    /// a diff between the two can see change (a file's symbols are versioned with it).
+    pub fn paths_changed_between(&self, old: u64, new: u64) -> Result<Vec<String>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT path FROM files WHERE gen_from > ?1 AND gen_from <= ?2
+             UNION SELECT path FROM files WHERE gen_to > ?1 AND gen_to <= ?2
+             ORDER BY 1",
+        )?;
+        let rows = st.query_map([old as i64, new as i64], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// [`Catalog::files_at`] and [`Catalog::symbols_at`] for the files `paths` only.
+    pub fn versions_of_paths(
+        &self,
+        generation: u64,
+        paths: &[String],
+    ) -> Result<(Vec<FileVersion>, Vec<SymbolVersion>), StoreError> {
+        let mut files = Vec::new();
+        let mut symbols = Vec::new();
+        let mut fst = self.conn.prepare_cached(
+            "SELECT path, hash FROM files
+             WHERE path = ?1 AND gen_from <= ?2 AND (gen_to IS NULL OR gen_to > ?2)",
+        )?;
+        let mut sst = self.conn.prepare_cached(
+            "SELECT file, sym_id, kind, qname, start_line, end_line, body_hash FROM symbols
+             WHERE file = ?1 AND gen_from <= ?2 AND (gen_to IS NULL OR gen_to > ?2)
+             ORDER BY start_line, rowid",
+        )?;
+        for p in paths {
+            let g = generation as i64;
+            for f in fst.query_map(params![p, g], |r| {
+                Ok(FileVersion {
+                    path: r.get(0)?,
+                    hash: r.get(1)?,
+                })
+            })? {
+                files.push(f?);
+            }
+            for s in sst.query_map(params![p, g], |r| {
+                Ok(SymbolVersion {
+                    path: r.get(0)?,
+                    id: r.get(1)?,
+                    kind: r.get(2)?,
+                    qualified_name: r.get(3)?,
+                    start_line: r.get(4)?,
+                    end_line: r.get(5)?,
+                    body_hash: r.get(6)?,
+                })
+            })? {
+                symbols.push(s?);
+            }
+        }
+        Ok((files, symbols))
     }
 
     /// Counts for `status`: files, symbols, chunks in the current snapshot.

@@ -73,6 +73,33 @@ pub trait IndexRead {
         let _ = generation;
         Ok(None)
     }
+    /// The earlier snapshot `generation` and the snapshot diff from it to the current one.
+    /// `None` when the backend keeps no history or holds no snapshot with that generation. The
+    /// default reads both snapshots whole through [`IndexRead::versions_at`]; a backend that
+    /// knows which files changed in between reads only those (the result is the same).
+    fn diff_since(
+        &self,
+        generation: u64,
+    ) -> Result<Option<(Snapshot, crate::diff::SnapshotDiff)>, StoreError> {
+        let Some(now) = self.last_snapshot()? else {
+            return Ok(None);
+        };
+        let (Some(old), Some(new)) = (
+            self.versions_at(generation)?,
+            self.versions_at(now.generation)?,
+        ) else {
+            return Ok(None);
+        };
+        let d = crate::diff::diff(
+            generation,
+            now.generation,
+            &old.files,
+            &new.files,
+            &old.symbols,
+            &new.symbols,
+        );
+        Ok(Some((old.snapshot, d)))
+    }
 }
 
 /// One snapshot's files and symbols as the diff reads them.
@@ -154,5 +181,32 @@ impl IndexRead for crate::store::EmbeddedIndex {
             files: self.catalog.files_at(generation)?,
             symbols: self.catalog.symbols_at(generation)?,
         }))
+    }
+    fn diff_since(
+        &self,
+        generation: u64,
+    ) -> Result<Option<(Snapshot, crate::diff::SnapshotDiff)>, StoreError> {
+        let snapshots = self.catalog.snapshots()?;
+        let (Some(now), Some(old)) = (
+            snapshots.last(),
+            snapshots.iter().find(|s| s.generation == generation),
+        ) else {
+            return Ok(None);
+        };
+        // Only the files whose rows began or ended in between can differ.
+        let paths = self
+            .catalog
+            .paths_changed_between(generation, now.generation)?;
+        let (old_files, old_symbols) = self.catalog.versions_of_paths(generation, &paths)?;
+        let (new_files, new_symbols) = self.catalog.versions_of_paths(now.generation, &paths)?;
+        let d = crate::diff::diff(
+            generation,
+            now.generation,
+            &old_files,
+            &new_files,
+            &old_symbols,
+            &new_symbols,
+        );
+        Ok(Some((old.clone(), d)))
     }
 }

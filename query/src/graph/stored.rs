@@ -39,7 +39,9 @@ fn kind(e: &Stored) -> EdgeKind {
         StoredKind::Db => EdgeKind::Db,
         StoredKind::Event => EdgeKind::Event,
         StoredKind::Route => EdgeKind::Route,
-        StoredKind::Config => EdgeKind::Config,
+        // A constant set as a value is data use, like a key; `between_symbols` keeps these
+        // non-flow edges out of the call graph anyway.
+        StoredKind::Config | StoredKind::Constant => EdgeKind::Config,
         StoredKind::Inherits => EdgeKind::Inherits,
         StoredKind::Implements => EdgeKind::Implements,
         StoredKind::Overrides => EdgeKind::Overrides,

@@ -9,14 +9,15 @@
 //! blocks belong to the type. Lines are those javac records: the name token of a call, the `new`
 //! token of a creation, the `super`/`this` keyword of a constructor call.
 
+mod assigns;
 mod decls;
 mod expr;
 mod uses;
 
 use super::frameworks;
 use crate::graph::facts::{
-    Call, CallKind, Caller, Expr, FieldDecl, Import, JavaFacts, LambdaParam, Local, MethodDecl,
-    TypeDecl, TypeKind, TypeRef,
+    Assign, Call, CallKind, Caller, Expr, FieldDecl, Import, JavaFacts, LambdaParam, Local,
+    MethodDecl, TypeDecl, TypeKind, TypeRef,
 };
 use crate::lang::preorder::Preorder;
 use crate::model::{Symbol, SymbolKind};
@@ -55,6 +56,7 @@ pub(super) enum N {
     InstanceOf,
     TypePattern,
     ClassBody,
+    Assign,
 }
 
 pub(super) struct Ids {
@@ -118,6 +120,7 @@ pub(super) fn ids() -> &'static Ids {
                     "resource" => N::Resource,
                     "instanceof_expression" => N::InstanceOf,
                     "type_pattern" => N::TypePattern,
+                    "assignment_expression" => N::Assign,
                     "class_body" | "enum_body" | "interface_body" | "annotation_type_body" => {
                         N::ClassBody
                     }
@@ -480,6 +483,10 @@ impl<'s> Walker<'s, '_> {
             }
             N::Invocation => {
                 self.invocation(node);
+                true
+            }
+            N::Assign => {
+                self.assignment(node);
                 true
             }
             N::Creation => {
