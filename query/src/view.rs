@@ -458,7 +458,9 @@ impl<'a> SnapshotView<'a> {
 
     /// Provenance of a symbol's file.
     pub fn provenance_of(&self, i: SymIdx) -> Provenance {
-        self.shared.data.file_provenance(self.shared.data.file_of(i))
+        self.shared
+            .data
+            .file_provenance(self.shared.data.file_of(i))
     }
 
     pub fn provenance(&self, path: &str) -> Provenance {
@@ -596,7 +598,10 @@ impl<'a> SnapshotView<'a> {
 
     /// Number of lines of an indexed file, if it is in the snapshot.
     pub fn line_count(&self, path: &str) -> Option<u32> {
-        self.shared.data.file_index(path).map(|f| self.shared.data.file_lines(f))
+        self.shared
+            .data
+            .file_index(path)
+            .map(|f| self.shared.data.file_lines(f))
     }
 
     /// Symbols whose card holds `stem`, with the card fields it is in
