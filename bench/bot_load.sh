@@ -30,7 +30,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/bot-load.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 if [ -z "${CODEMAP_BIN:-}" ] || [ -z "${BOT_LOAD_BIN:-}" ]; then
   say "cargo build --release (codemap, bot_load)"
-  cargo build --manifest-path "$ROOT/Cargo.toml" --release --bin codemap -p bot --example bot_load \
+  cargo build --manifest-path "$ROOT/Cargo.toml" --release -p codemap --bin codemap -p bot --example bot_load \
     >"$WORK/build.log" 2>&1 || { tail -20 "$WORK/build.log" >&2; die "build failed"; }
 fi
 

@@ -4,9 +4,10 @@
 //!
 //! Environment: BOT_LOAD_INDEX (index folder, required), BOT_LOAD_QUESTIONS (a file, one question
 //! a line, `#` comments; default: questions about the shop fixture), BOT_LOAD_N (50),
-//! BOT_LOAD_CHANNELS (10), BOT_LOAD_WORKERS (warm readers, 4), BOT_LOAD_CONCURRENCY (questions in
-//! flight, 8), BOT_LOAD_MEILI_URL + BOT_LOAD_MEILI_REPO (+ BOT_LOAD_MEILI_KEY_ENV) for the
-//! Meilisearch backend instead of the index folder.
+//! BOT_LOAD_CHANNELS (10), BOT_LOAD_WORKERS (query worker threads, 4), BOT_LOAD_CONCURRENCY
+//! (questions in flight, 8), BOT_LOAD_RATE (arrivals per second, evenly spaced; 0 = all at once,
+//! the default), BOT_LOAD_MEILI_URL + BOT_LOAD_MEILI_REPO (+ BOT_LOAD_MEILI_KEY_ENV,
+//! BOT_LOAD_MEILI_PREFIX) for the Meilisearch backend instead of the index folder.
 
 use bot::model::{Conversation, Delivery, Platform, Question, Reply};
 use bot::testing::RecordingSender;
@@ -78,6 +79,7 @@ async fn main() {
     let channels = env("BOT_LOAD_CHANNELS", 10).max(1);
     let workers = env("BOT_LOAD_WORKERS", 4);
     let concurrency = env("BOT_LOAD_CONCURRENCY", 8);
+    let rate = env("BOT_LOAD_RATE", 0);
     let questions: Vec<String> = match std::env::var("BOT_LOAD_QUESTIONS") {
         Ok(p) => std::fs::read_to_string(&p)
             .unwrap_or_else(|e| panic!("BOT_LOAD_QUESTIONS {p}: {e}"))
@@ -97,7 +99,10 @@ async fn main() {
             let key = std::env::var("BOT_LOAD_MEILI_KEY_ENV")
                 .map(|k| format!(", key_env = {k:?}"))
                 .unwrap_or_default();
-            format!("meilisearch = {{ url = {url:?}, repo = {repo:?}{key} }}")
+            let prefix = std::env::var("BOT_LOAD_MEILI_PREFIX")
+                .map(|p| format!(", prefix = {p:?}"))
+                .unwrap_or_default();
+            format!("meilisearch = {{ url = {url:?}, repo = {repo:?}{key}{prefix} }}")
         }
         (_, Ok(idx)) => format!("index_dir = {idx:?}"),
         _ => panic!("set BOT_LOAD_INDEX (an index folder) or BOT_LOAD_MEILI_URL"),
@@ -142,11 +147,16 @@ async fn main() {
     let cold = cold.elapsed();
     let warm_count = sender.delivered().len();
 
-    // The load: n questions at once from `channels` channels, then every fifth re-sent with the
-    // same event id, as a platform retry would.
+    // The load: n questions from `channels` channels, all at once or `rate` a second, then every
+    // fifth re-sent with the same event id, as a platform retry would.
     let mut submitted: HashMap<String, Instant> = HashMap::new();
     let mut refused = 0;
+    let started = Instant::now();
     for i in 0..n {
+        if rate > 0 {
+            let due = started + Duration::from_secs_f64(i as f64 / rate as f64);
+            tokio::time::sleep_until(due.into()).await;
+        }
         let ev = format!("Ev{i}");
         let q = question(i % channels, i, &ev, &questions[i % questions.len()]);
         let at = Instant::now();
@@ -165,7 +175,6 @@ async fn main() {
             retries_accepted += 1;
         }
     }
-    let started = Instant::now();
     sender
         .wait_for(warm_count + submitted.len(), Duration::from_secs(600))
         .await;
@@ -194,8 +203,12 @@ async fn main() {
         .filter(|e| !per_event.contains_key(*e))
         .count();
     let duplicated = per_event.values().filter(|&&c| c > 1).count();
+    let arrivals = match rate {
+        0 => "all at once".to_string(),
+        r => format!("{r}/s evenly spaced"),
+    };
     println!(
-        "bot load: {n} questions from {channels} channels, {workers} warm readers, {concurrency} in flight"
+        "bot load: {n} questions from {channels} channels ({arrivals}), {workers} query workers, {concurrency} in flight"
     );
     println!(
         "  cold start (first {} answers): {:.0} ms",
@@ -203,11 +216,12 @@ async fn main() {
         cold.as_secs_f64() * 1000.0
     );
     println!(
-        "  submit -> delivered: p50 {:.0} ms, p95 {:.0} ms, max {:.0} ms; all {n} in {:.0} ms",
+        "  submit -> delivered: p50 {:.0} ms, p95 {:.0} ms, max {:.0} ms; all {n} in {:.0} ms ({:.1} answers/s)",
         pct(&lat, 0.50),
         pct(&lat, 0.95),
         pct(&lat, 1.0),
-        wall.as_secs_f64() * 1000.0
+        wall.as_secs_f64() * 1000.0,
+        lat.len() as f64 / wall.as_secs_f64()
     );
     println!(
         "  replies: {answers} answers, {errors} errors; lost {lost}, duplicated {duplicated}, refused {refused}, retries accepted {retries_accepted} (want 0)"

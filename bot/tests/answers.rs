@@ -150,10 +150,37 @@ async fn channels_scoped_to_different_repositories_never_cite_each_other() {
     let tmp = tempfile::tempdir().unwrap();
     let shop = shop(tmp.path());
     let billing = billing(tmp.path());
-    let bot = start(
-        config(&[("shop", &shop), ("billing", &billing)], SCOPES),
-        memory_dedupe(),
-    );
+    let config = config(&[("shop", &shop), ("billing", &billing)], SCOPES);
+    scoped_channels_never_cite_each_other(config, &shop, &billing).await;
+}
+
+/// The same over Meilisearch: both repositories published into the same indexes (one prefix),
+/// so only the scope filter of the server's queries keeps them apart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn channels_scoped_to_different_repositories_never_cite_each_other_on_meilisearch() {
+    let Some(meili) = Meili::from_env(
+        "channels_scoped_to_different_repositories_never_cite_each_other_on_meilisearch",
+    ) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop(tmp.path());
+    let billing = billing(tmp.path());
+    let published = [
+        meili.publish(&shop, "shop"),
+        meili.publish(&billing, "billing"),
+    ];
+    let config = meili.config(&["shop", "billing"], SCOPES);
+    scoped_channels_never_cite_each_other(config, &shop, &billing).await;
+    for store in published {
+        let _ = store.drop_indexes();
+    }
+}
+
+/// Questions from a shop channel and a billing channel: every answer cites its own repository
+/// only (paths, lines and links); a channel with both answers from its default and says so.
+async fn scoped_channels_never_cite_each_other(config: bot::Config, shop: &Repo, billing: &Repo) {
+    let bot = start(config, memory_dedupe());
     let questions = [
         "who calls the stock deduction?",
         "who calls deductStock?",
@@ -179,8 +206,8 @@ async fn channels_scoped_to_different_repositories_never_cite_each_other() {
     let mut answered = [0, 0];
     for d in &got {
         let (own, own_name, other) = match d.question.conversation.channel.as_str() {
-            "C_SHOP" => (&shop, "shop", &billing),
-            _ => (&billing, "billing", &shop),
+            "C_SHOP" => (shop, "shop", billing),
+            _ => (billing, "billing", shop),
         };
         if let Reply::Answer(a) = &d.reply {
             assert_eq!(a.repo, own_name);

@@ -15,13 +15,14 @@ use crate::retrieve::{RecallOptions, Retriever, RuleSet};
 use crate::sanitize;
 use crate::summary;
 use crate::view::SymIdx;
-use crate::view::{SnapshotView, short_qualified};
+use crate::view::{SharedViews, SnapshotView, short_qualified};
 use indexer::model::{Provenance, SymbolId};
 use indexer::store::{EmbeddedIndex, IndexRead};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// How to answer.
 pub struct AskOptions<'o> {
@@ -83,6 +84,8 @@ pub struct Asker<'a> {
     /// The index folder, where the view's tables are cached (embedded backend).
     cache_dir: Option<PathBuf>,
     view: RefCell<Rc<SnapshotView<'a>>>,
+    /// Tables shared with readers on other threads (a service's workers), if any.
+    shared: Option<Arc<SharedViews>>,
     /// Where HEAD is read for freshness.
     repo_root: Option<PathBuf>,
 }
@@ -119,6 +122,26 @@ impl<'a> Asker<'a> {
             index,
             cache_dir: index_dir,
             view: RefCell::new(Rc::new(view)),
+            shared: None,
+            repo_root,
+        })
+    }
+
+    /// Like [`Asker::with_cache`], taking the snapshot's tables from `shared` (opening them there
+    /// when no other reader has): readers of one repository on many threads hold one copy.
+    pub fn sharing(
+        index: &'a dyn IndexRead,
+        repo_root: Option<PathBuf>,
+        index_dir: Option<PathBuf>,
+        shared: Arc<SharedViews>,
+    ) -> Result<Asker<'a>, QueryError> {
+        let key = crate::viewdata::current_key(index, index_dir.as_deref())?;
+        let tables = shared.get(index, index_dir.as_deref(), &key.key)?;
+        Ok(Asker {
+            index,
+            cache_dir: index_dir,
+            view: RefCell::new(Rc::new(SnapshotView::over(index, tables))),
+            shared: Some(shared),
             repo_root,
         })
     }
@@ -135,7 +158,13 @@ impl<'a> Asker<'a> {
         if key.key == current.key() && !current.is_stale() {
             return Ok(current);
         }
-        let fresh = Rc::new(SnapshotView::open(self.index, self.cache_dir.as_deref())?);
+        let fresh = Rc::new(match &self.shared {
+            Some(shared) => SnapshotView::over(
+                self.index,
+                shared.get(self.index, self.cache_dir.as_deref(), &key.key)?,
+            ),
+            None => SnapshotView::open(self.index, self.cache_dir.as_deref())?,
+        });
         *self.view.borrow_mut() = fresh.clone();
         Ok(fresh)
     }

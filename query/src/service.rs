@@ -2,11 +2,13 @@
 //! named repositories kept warm, questions answered inside a caller's repository scope.
 //!
 //! Each repository gets a few worker threads. A worker opens its own reader (the embedded index
-//! folder or the Meilisearch scope) and keeps one [`Asker`] across questions, so the snapshot view,
-//! the graph memo and the connections stay warm; the `Asker` notices a new snapshot by itself
-//! (`codemap index` or docgen updated the index) and reopens its view without a restart. The
-//! query types are single-threaded by design; the pool makes [`Service`] `Send + Sync` without
-//! changing them.
+//! folder or the Meilisearch scope: connections are per thread) and keeps one [`Asker`] across
+//! questions; the snapshot's view tables, with the symbol rows and file text read so far, are one
+//! [`SharedView`](crate::view::SharedView) per repository that all its workers answer from, so memory and the first
+//! question's cost do not grow with the workers. An `Asker` notices a new snapshot by itself
+//! (`codemap index` or docgen updated the index); the first worker to see it opens the new tables
+//! for all, without a restart. The query types are single-threaded by design; the pool makes
+//! [`Service`] `Send + Sync` without changing them.
 //!
 //! Scopes are enforced here, before any index is touched: a repository outside the caller's
 //! [`Scope`] gives exactly the error of a repository that does not exist.
@@ -15,7 +17,7 @@ use crate::answer::{Answer, Level};
 use crate::ask::{AskOptions, Asker};
 use crate::graph::{CallGraph, LexicalGraph, StoredGraph};
 use crate::llm::{ChatModel, LlmConfig, OpenAiChat};
-use crate::view::SnapshotView;
+use crate::view::{SharedViews, SnapshotView};
 use crate::{QueryError, freshness};
 use indexer::store::meilisearch::{MeiliConfig, MeiliStore};
 use indexer::store::{EmbeddedIndex, IndexDir, IndexRead};
@@ -48,7 +50,7 @@ pub struct RepoConfig {
     /// The name scopes and requests use (`shop`, `tomcat`).
     pub name: String,
     pub location: IndexLocation,
-    /// Worker threads, each with its own warm reader (at least 1).
+    /// Worker threads, each with its own reader over the repository's shared view (at least 1).
     pub workers: usize,
 }
 
@@ -215,14 +217,16 @@ impl Pool {
     fn start(cfg: RepoConfig, llm: Option<LlmConfig>) -> Pool {
         let (tx, rx) = mpsc::channel::<Job>();
         let rx = Arc::new(Mutex::new(rx));
+        let views = Arc::new(SharedViews::new());
         let handles = (0..cfg.workers.max(1))
             .map(|i| {
                 let rx = rx.clone();
                 let cfg = cfg.clone();
                 let llm = llm.clone();
+                let views = views.clone();
                 thread::Builder::new()
                     .name(format!("codemap-{}-{i}", cfg.name))
-                    .spawn(move || worker(cfg, llm, rx))
+                    .spawn(move || worker(cfg, llm, rx, views))
                     .expect("spawning a query worker thread")
             })
             .collect();
@@ -274,7 +278,12 @@ impl Drop for Pool {
 }
 
 /// A worker's loop: open the reader when first needed (and again after a failure), answer jobs.
-fn worker(cfg: RepoConfig, llm: Option<LlmConfig>, rx: Arc<Mutex<mpsc::Receiver<Job>>>) {
+fn worker(
+    cfg: RepoConfig,
+    llm: Option<LlmConfig>,
+    rx: Arc<Mutex<mpsc::Receiver<Job>>>,
+    views: Arc<SharedViews>,
+) {
     let chat = llm.and_then(|c| match OpenAiChat::new(c) {
         Ok(chat) => Some(chat),
         Err(e) => {
@@ -306,7 +315,12 @@ fn worker(cfg: RepoConfig, llm: Option<LlmConfig>, rx: Arc<Mutex<mpsc::Receiver<
         }
         let r = reader.as_deref().expect("opened above");
         // One Asker per reader, kept across jobs: it reopens its view when the snapshot moves.
-        let asker = match Asker::with_cache(r, repo_root(&cfg.location), cache_dir(&cfg.location)) {
+        let asker = match Asker::sharing(
+            r,
+            repo_root(&cfg.location),
+            cache_dir(&cfg.location),
+            views.clone(),
+        ) {
             Ok(a) => a,
             Err(e) => {
                 job(Err(ServiceError::Unavailable {

@@ -12,10 +12,10 @@ use crate::viewdata::{self, ViewData};
 use indexer::model::{Provenance, Symbol, SymbolId, SymbolKind};
 use indexer::store::IndexRead;
 use indexer::store::catalog::SymbolRow;
-use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 use std::path::Path;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Index of a symbol in [`SnapshotView::symbols`].
 pub type SymIdx = usize;
@@ -166,18 +166,94 @@ pub fn split_top_level(s: &str) -> Vec<&str> {
 /// sites, and the index itself, per file and on demand, for full symbol rows and text. Opening one
 /// costs a key check and an `mmap`, not a load of the snapshot.
 ///
+/// The tables and what was read on demand live in a [`SharedView`], which readers of the same
+/// snapshot on other threads can share ([`SnapshotView::over`]): a long-running service holds one
+/// per snapshot, not one per worker thread.
+///
 /// Symbol `i` ([`SymIdx`]) is the `i`-th symbol of the snapshot in (path, line) order, whatever
 /// has been loaded, so ties break the same way in every process.
 pub struct SnapshotView<'a> {
     pub index: &'a dyn IndexRead,
+    shared: Arc<SharedView>,
+}
+
+/// The reader-independent part of a [`SnapshotView`]: the snapshot's tables and the symbol rows
+/// and file text read so far. `Send + Sync`; immutable apart from those caches, which only ever
+/// fill in what the snapshot holds (any reader of the snapshot fills them with the same rows).
+pub struct SharedView {
     data: ViewData,
     /// Full rows of each file's symbols, read when first needed.
-    syms: Vec<OnceCell<Vec<Sym>>>,
-    lines: RefCell<HashMap<usize, Rc<Vec<String>>>>,
+    syms: Vec<OnceLock<Vec<Sym>>>,
+    lines: Mutex<HashMap<usize, Arc<Vec<String>>>>,
     /// A file read back did not match the tables: the index changed under this view.
-    stale: Cell<bool>,
+    stale: AtomicBool,
     /// LLM one-liners for code without doc comments (`codemap summarize`), when there are any.
-    summaries: Option<crate::summarize::SummaryStore>,
+    summaries: Option<Mutex<crate::summarize::SummaryStore>>,
+}
+
+impl SharedView {
+    /// The tables of the snapshot `index` shows now, from `index_dir`'s cache when given.
+    pub fn open(index: &dyn IndexRead, index_dir: Option<&Path>) -> Result<SharedView, QueryError> {
+        let data = viewdata::open(index, index_dir)?;
+        let syms = (0..data.file_count()).map(|_| OnceLock::new()).collect();
+        Ok(SharedView {
+            data,
+            syms,
+            lines: Mutex::new(HashMap::new()),
+            stale: AtomicBool::new(false),
+            summaries: index_dir
+                .and_then(crate::summarize::SummaryStore::open_read)
+                .map(Mutex::new),
+        })
+    }
+
+    /// Key of the snapshot content these tables were built from ([`viewdata::current_key`]).
+    pub fn key(&self) -> &str {
+        &self.data.key
+    }
+
+    /// Whether something read from the index no longer matched the tables.
+    pub fn is_stale(&self) -> bool {
+        self.stale.load(Ordering::Relaxed)
+    }
+}
+
+/// One repository's current [`SharedView`], shared by the readers (threads) answering from it:
+/// built by the first reader that needs a snapshot's tables while the others wait for it, swapped
+/// when the index moves on. Readers keep their own connections; only the tables are shared.
+#[derive(Default)]
+pub struct SharedViews {
+    current: Mutex<Option<Arc<SharedView>>>,
+}
+
+impl SharedViews {
+    pub fn new() -> SharedViews {
+        SharedViews::default()
+    }
+
+    /// The shared tables for snapshot `key` (what [`viewdata::current_key`] says `index` shows),
+    /// opened through `index` if nobody has them yet.
+    pub fn get(
+        &self,
+        index: &dyn IndexRead,
+        index_dir: Option<&Path>,
+        key: &str,
+    ) -> Result<Arc<SharedView>, QueryError> {
+        // Held while opening: a second reader waits for these tables instead of building a copy.
+        let mut current = self
+            .current
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(v) = current.as_ref()
+            && v.key() == key
+            && !v.is_stale()
+        {
+            return Ok(v.clone());
+        }
+        let fresh = Arc::new(SharedView::open(index, index_dir)?);
+        *current = Some(fresh.clone());
+        Ok(fresh)
+    }
 }
 
 /// Files whose text a view keeps at most; then it starts over (a bot answers for days).
@@ -194,43 +270,47 @@ impl<'a> SnapshotView<'a> {
         index: &'a dyn IndexRead,
         index_dir: Option<&Path>,
     ) -> Result<SnapshotView<'a>, QueryError> {
-        let data = viewdata::open(index, index_dir)?;
-        let syms = (0..data.file_count()).map(|_| OnceCell::new()).collect();
-        Ok(SnapshotView {
+        Ok(SnapshotView::over(
             index,
-            data,
-            syms,
-            lines: RefCell::new(HashMap::new()),
-            stale: Cell::new(false),
-            summaries: index_dir.and_then(crate::summarize::SummaryStore::open_read),
-        })
+            Arc::new(SharedView::open(index, index_dir)?),
+        ))
+    }
+
+    /// A view over tables opened elsewhere (by another reader of the same snapshot).
+    pub fn over(index: &'a dyn IndexRead, shared: Arc<SharedView>) -> SnapshotView<'a> {
+        SnapshotView { index, shared }
+    }
+
+    /// The reader-independent part, to share with readers on other threads.
+    pub fn shared(&self) -> &Arc<SharedView> {
+        &self.shared
     }
 
     /// The cached LLM summary under `key` ([`crate::summarize::symbol_key`], `file_key`).
     pub fn llm_summary(&self, key: &str) -> Option<String> {
-        self.summaries.as_ref()?.get(key)
+        self.shared.summaries.as_ref()?.lock().ok()?.get(key)
     }
 
     /// Content hash of a file, for its summary key (`None` when there are no summaries, so
     /// answers without them make no extra read).
     pub fn file_hash(&self, path: &str) -> Option<String> {
-        self.summaries.as_ref()?;
+        self.shared.summaries.as_ref()?;
         Some(self.index.file(path).ok()??.hash)
     }
 
     /// Key of the snapshot content these tables were built from ([`viewdata::current_key`]).
     pub fn key(&self) -> &str {
-        &self.data.key
+        self.shared.key()
     }
 
     /// Whether something read from the index no longer matched the tables.
     pub fn is_stale(&self) -> bool {
-        self.stale.get()
+        self.shared.is_stale()
     }
 
     /// Number of symbols.
     pub fn len(&self) -> usize {
-        self.data.sym_count()
+        self.shared.data.sym_count()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -239,15 +319,15 @@ impl<'a> SnapshotView<'a> {
 
     /// The full row of a symbol (its file's rows are read on first use).
     pub fn sym(&self, i: SymIdx) -> &Sym {
-        let f = self.data.file_of(i);
-        let range = self.data.file_syms(f);
-        let rows = self.syms[f].get_or_init(|| self.load_file_syms(f));
+        let f = self.shared.data.file_of(i);
+        let range = self.shared.data.file_syms(f);
+        let rows = self.shared.syms[f].get_or_init(|| self.load_file_syms(f));
         &rows[i - range.start]
     }
 
     fn load_file_syms(&self, f: usize) -> Vec<Sym> {
-        let path = self.data.file_path(f).to_string();
-        let range = self.data.file_syms(f);
+        let path = self.shared.data.file_path(f).to_string();
+        let range = self.shared.data.file_syms(f);
         let rows = match self.index.symbols_of(&path) {
             Ok(r) => r,
             Err(e) => {
@@ -258,8 +338,8 @@ impl<'a> SnapshotView<'a> {
         let mut used = vec![false; rows.len()];
         let mut out = Vec::with_capacity(range.len());
         for (k, i) in range.enumerate() {
-            let (start, end) = self.data.span(i);
-            let (name, kind) = (self.data.name(i), self.data.kind(i));
+            let (start, end) = self.shared.data.span(i);
+            let (name, kind) = (self.shared.data.name(i), self.shared.data.kind(i));
             let same = |r: &SymbolRow| {
                 r.symbol.name == name
                     && r.symbol.kind == kind
@@ -281,26 +361,27 @@ impl<'a> SnapshotView<'a> {
                     });
                 }
                 None => {
-                    self.stale.set(true);
+                    self.shared.stale.store(true, Ordering::Relaxed);
                     out.push(Sym {
                         path: path.clone(),
                         symbol: Symbol {
-                            id: SymbolId(self.data.id(i).to_string()),
+                            id: SymbolId(self.shared.data.id(i).to_string()),
                             kind,
                             name: name.to_string(),
                             qualified_name: name.to_string(),
                             signature: name.to_string(),
                             doc: None,
                             parent: self
+                                .shared
                                 .data
                                 .parent(i)
-                                .map(|p| SymbolId(self.data.id(p).to_string())),
+                                .map(|p| SymbolId(self.shared.data.id(p).to_string())),
                             start_line: start,
                             end_line: end,
                             name_line: start,
                             annotations: Vec::new(),
                             visibility: String::new(),
-                            is_static: self.data.flags(i) & viewdata::FLAG_STATIC != 0,
+                            is_static: self.shared.data.flags(i) & viewdata::FLAG_STATIC != 0,
                             body_hash: String::new(),
                         },
                     });
@@ -308,65 +389,65 @@ impl<'a> SnapshotView<'a> {
             }
         }
         if rows.len() != out.len() {
-            self.stale.set(true);
+            self.shared.stale.store(true, Ordering::Relaxed);
         }
         out
     }
 
     /// Kind of a symbol (no row read).
     pub fn kind(&self, i: SymIdx) -> SymbolKind {
-        self.data.kind(i)
+        self.shared.data.kind(i)
     }
 
     /// Simple name of a symbol (no row read).
     pub fn name(&self, i: SymIdx) -> &str {
-        self.data.name(i)
+        self.shared.data.name(i)
     }
 
     /// Id of a symbol (no row read).
     pub fn id(&self, i: SymIdx) -> &str {
-        self.data.id(i)
+        self.shared.data.id(i)
     }
 
     /// First doc sentence of a symbol (no row read).
     pub fn doc(&self, i: SymIdx) -> Option<&str> {
-        self.data.doc(i)
+        self.shared.data.doc(i)
     }
 
     /// Path of a symbol's file.
     pub fn path(&self, i: SymIdx) -> &str {
-        self.data.file_path(self.data.file_of(i))
+        self.shared.data.file_path(self.shared.data.file_of(i))
     }
 
     /// Whether two symbols are in the same file.
     pub fn same_file(&self, a: SymIdx, b: SymIdx) -> bool {
-        self.data.file_of(a) == self.data.file_of(b)
+        self.shared.data.file_of(a) == self.shared.data.file_of(b)
     }
 
     /// First and last line of a symbol.
     pub fn span(&self, i: SymIdx) -> (u32, u32) {
-        self.data.span(i)
+        self.shared.data.span(i)
     }
 
     /// Lines of a symbol's declaration.
     pub fn line_span(&self, i: SymIdx) -> u32 {
-        let (s, e) = self.data.span(i);
+        let (s, e) = self.shared.data.span(i);
         e.saturating_sub(s) + 1
     }
 
     /// Derived flags ([`viewdata::FLAG_HAS_BODY`] …).
     pub fn flags(&self, i: SymIdx) -> u8 {
-        self.data.flags(i)
+        self.shared.data.flags(i)
     }
 
     /// A callable with at least one statement in its body (not abstract, not `{}`).
     pub fn has_body(&self, i: SymIdx) -> bool {
-        self.data.flags(i) & viewdata::FLAG_HAS_BODY != 0
+        self.shared.data.flags(i) & viewdata::FLAG_HAS_BODY != 0
     }
 
     /// Parameter types of a callable ([`param_types`] of its signature).
     pub fn param_types(&self, i: SymIdx) -> Vec<String> {
-        let (joined, n) = self.data.params(i);
+        let (joined, n) = self.shared.data.params(i);
         if n == 0 {
             return Vec::new();
         }
@@ -377,47 +458,52 @@ impl<'a> SnapshotView<'a> {
 
     /// Provenance of a symbol's file.
     pub fn provenance_of(&self, i: SymIdx) -> Provenance {
-        self.data.file_provenance(self.data.file_of(i))
+        self.shared
+            .data
+            .file_provenance(self.shared.data.file_of(i))
     }
 
     pub fn provenance(&self, path: &str) -> Provenance {
-        self.data
+        self.shared
+            .data
             .file_index(path)
-            .map(|f| self.data.file_provenance(f))
+            .map(|f| self.shared.data.file_provenance(f))
             .unwrap_or_default()
     }
 
     pub fn module(&self, path: &str) -> &str {
-        self.data
+        self.shared
+            .data
             .file_index(path)
-            .map(|f| self.data.file_module(f))
+            .map(|f| self.shared.data.file_module(f))
             .unwrap_or("")
     }
 
     /// Whether `path` is a file of the snapshot.
     pub fn has_file(&self, path: &str) -> bool {
-        self.data.file_index(path).is_some()
+        self.shared.data.file_index(path).is_some()
     }
 
     /// Paths of the snapshot, sorted.
     pub fn paths(&self) -> impl Iterator<Item = &str> + '_ {
-        (0..self.data.file_count()).map(|f| self.data.file_path(f))
+        (0..self.shared.data.file_count()).map(|f| self.shared.data.file_path(f))
     }
 
     /// Symbols whose simple name is `name` (case-insensitive), in symbol order.
     pub fn named(&self, name: &str) -> Vec<SymIdx> {
-        self.data.named(&name.to_lowercase())
+        self.shared.data.named(&name.to_lowercase())
     }
 
     pub fn by_id(&self, id: &str) -> Option<SymIdx> {
-        self.data.by_id(id)
+        self.shared.data.by_id(id)
     }
 
     /// Symbols of a file in source order.
     pub fn in_file(&self, path: &str) -> std::ops::Range<SymIdx> {
-        self.data
+        self.shared
+            .data
             .file_index(path)
-            .map(|f| self.data.file_syms(f))
+            .map(|f| self.shared.data.file_syms(f))
             .unwrap_or(0..0)
     }
 
@@ -430,24 +516,24 @@ impl<'a> SnapshotView<'a> {
     ) -> Option<SymIdx> {
         self.in_file(path)
             .filter(|&i| {
-                let (s, e) = self.data.span(i);
-                s <= line && line <= e && keep(self.data.kind(i))
+                let (s, e) = self.shared.data.span(i);
+                s <= line && line <= e && keep(self.shared.data.kind(i))
             })
             .min_by_key(|&i| {
-                let (s, e) = self.data.span(i);
+                let (s, e) = self.shared.data.span(i);
                 (e - s, std::cmp::Reverse(s))
             })
     }
 
     /// The type a member belongs to (its nearest enclosing type symbol).
     pub fn owner_type(&self, i: SymIdx) -> Option<SymIdx> {
-        let mut cur = self.data.parent(i);
+        let mut cur = self.shared.data.parent(i);
         let mut hops = 0;
         while let Some(c) = cur {
-            if self.data.kind(c).is_type() {
+            if self.shared.data.kind(c).is_type() {
                 return Some(c);
             }
-            cur = self.data.parent(c);
+            cur = self.shared.data.parent(c);
             hops += 1;
             if hops > 64 {
                 break;
@@ -458,42 +544,51 @@ impl<'a> SnapshotView<'a> {
 
     /// Simple name of the owning type (`FileUtils` for `FileUtils.copyFile`).
     pub fn owner_name(&self, i: SymIdx) -> Option<&str> {
-        self.owner_type(i).map(|t| self.data.name(t))
+        self.owner_type(i).map(|t| self.shared.data.name(t))
     }
 
     /// Direct members of a type.
     pub fn members(&self, t: SymIdx) -> Vec<SymIdx> {
-        let f = self.data.file_of(t);
-        self.data
+        let f = self.shared.data.file_of(t);
+        self.shared
+            .data
             .file_syms(f)
-            .filter(|&i| self.data.parent(i) == Some(t))
+            .filter(|&i| self.shared.data.parent(i) == Some(t))
             .collect()
     }
 
     /// Lines of a file as indexed (1-based: line `n` is `lines[n-1]`); lines no chunk covers are
     /// blank.
-    pub fn file_lines(&self, path: &str) -> Result<Rc<Vec<String>>, QueryError> {
-        let Some(f) = self.data.file_index(path) else {
+    pub fn file_lines(&self, path: &str) -> Result<Arc<Vec<String>>, QueryError> {
+        let Some(f) = self.shared.data.file_index(path) else {
             // Not in the tables (changed since): read it anyway.
-            return Ok(Rc::new(viewdata::lines_from_chunks(
+            return Ok(Arc::new(viewdata::lines_from_chunks(
                 &self.index.chunks_of(path)?,
                 0,
             )));
         };
-        if let Some(l) = self.lines.borrow().get(&f) {
+        if let Some(l) = self.lines().get(&f) {
             return Ok(l.clone());
         }
-        let lines = viewdata::lines_from_chunks(
+        // Read outside the lock: two readers may read the same file once each, none waits.
+        let lines = Arc::new(viewdata::lines_from_chunks(
             &self.index.chunks_of(path)?,
-            self.data.file_lines(f) as usize,
-        );
-        let rc = Rc::new(lines);
-        let mut cache = self.lines.borrow_mut();
+            self.shared.data.file_lines(f) as usize,
+        ));
+        let mut cache = self.lines();
         if cache.len() >= MAX_CACHED_FILES {
             cache.clear();
         }
-        cache.insert(f, rc.clone());
-        Ok(rc)
+        cache.insert(f, lines.clone());
+        Ok(lines)
+    }
+
+    fn lines(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Arc<Vec<String>>>> {
+        // A panic while holding the lock left a map that is still valid.
+        self.shared
+            .lines
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Text of lines `start..=end` of a file.
@@ -503,36 +598,39 @@ impl<'a> SnapshotView<'a> {
 
     /// Number of lines of an indexed file, if it is in the snapshot.
     pub fn line_count(&self, path: &str) -> Option<u32> {
-        self.data.file_index(path).map(|f| self.data.file_lines(f))
+        self.shared
+            .data
+            .file_index(path)
+            .map(|f| self.shared.data.file_lines(f))
     }
 
     /// Symbols whose card holds `stem`, with the card fields it is in
     /// ([`viewdata::CARD_NAME`] …), in symbol order.
     pub fn card_postings(&self, stem: &str) -> Option<viewdata::CardPostings<'_>> {
-        self.data.stem(stem).map(|(p, _)| p)
+        self.shared.data.stem(stem).map(|(p, _)| p)
     }
 
     /// Number of stems of a symbol's name (with repeats: `getGet` has 2).
     pub fn card_name_len(&self, i: SymIdx) -> usize {
-        self.data.card_name_len(i)
+        self.shared.data.card_name_len(i)
     }
 
     /// Inverse document frequency of a stem over the symbol cards.
     pub fn idf(&self, stem: &str) -> f32 {
         let n = self.len().max(1) as f32;
-        let d = self.data.stem(stem).map(|(_, df)| df).unwrap_or(0) as f32;
+        let d = self.shared.data.stem(stem).map(|(_, df)| df).unwrap_or(0) as f32;
         ((n - d + 0.5) / (d + 0.5) + 1.0).ln()
     }
 
     /// Call sites in a callable's body (empty for other symbols).
     pub fn sites(&self, i: SymIdx) -> Vec<viewdata::SiteFact> {
-        self.data.sites(i)
+        self.shared.data.sites(i)
     }
 
     /// Path and lines of a chunk: from the tables, else (a chunk newer than them) from the index.
     pub fn chunk_span(&self, id: &str) -> Result<Option<(String, u32, u32)>, QueryError> {
-        if let Some((f, s, e)) = self.data.chunk(id) {
-            return Ok(Some((self.data.file_path(f).to_string(), s, e)));
+        if let Some((f, s, e)) = self.shared.data.chunk(id) {
+            return Ok(Some((self.shared.data.file_path(f).to_string(), s, e)));
         }
         Ok(self.index.chunk(id)?.map(|r| {
             (
@@ -545,12 +643,12 @@ impl<'a> SnapshotView<'a> {
 
     /// Call sites in a callable's body calling `name`.
     pub fn sites_named(&self, i: SymIdx, name: &str) -> Vec<viewdata::SiteFact> {
-        self.data.sites_named(i, name)
+        self.shared.data.sites_named(i, name)
     }
 
     /// Callables holding a call named `name` (case-sensitive) as the innermost method around it.
     pub fn calling(&self, name: &str) -> Vec<SymIdx> {
-        self.data.calling(name)
+        self.shared.data.calling(name)
     }
 }
 

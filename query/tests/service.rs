@@ -219,3 +219,49 @@ fn many_threads_ask_at_once_and_each_gets_its_own_answer() {
     }
     assert_eq!(n, 40);
 }
+
+/// The address of the shared view tables each of `workers` workers answers from: every job
+/// waits at a barrier until all are taken, so each worker holds exactly one.
+fn tables_seen_by_each_worker(svc: &Arc<Service>, workers: usize) -> Vec<usize> {
+    let barrier = Arc::new(std::sync::Barrier::new(workers));
+    let handles: Vec<_> = (0..workers)
+        .map(|_| {
+            let (svc, barrier) = (svc.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                svc.view(&Scope::of(["shop"]), "shop", move |v, _| {
+                    barrier.wait();
+                    Ok(Arc::as_ptr(v.shared()) as usize)
+                })
+                .unwrap()
+            })
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+#[test]
+fn the_workers_of_a_repository_share_one_view_and_move_to_the_next_together() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (shop, _) = two_repos(tmp.path());
+    let svc = Arc::new(Service::start(vec![repo("shop", &shop, 3)], None));
+    let first = tables_seen_by_each_worker(&svc, 3);
+    assert!(first.iter().all(|&p| p == first[0]), "{first:?}");
+
+    // A re-index: the first worker to notice opens the new tables, the others take them.
+    std::fs::write(
+        shop.join("src/com/shop/stock/ReturnService.java"),
+        "package com.shop.stock;\n\npublic class ReturnService {\n    public void writeOff(StockService s) {\n        s.deductStock(\"x\", 1);\n    }\n}\n",
+    )
+    .unwrap();
+    let dir = indexer::store::IndexDir::new(shop.join(".codemap"));
+    pipeline::run(&shop, &dir, &IndexOptions::default(), &|_| {}).unwrap();
+    let second = tables_seen_by_each_worker(&svc, 3);
+    assert!(second.iter().all(|&p| p == second[0]), "{second:?}");
+    let sym_count = svc
+        .view(&Scope::of(["shop"]), "shop", |v, _| {
+            Ok(v.named("writeOff").len())
+        })
+        .unwrap();
+    // What they hold, not where: the old tables may be freed and their address reused.
+    assert_eq!(sym_count, 1, "the shared view is the new snapshot's");
+}

@@ -111,6 +111,69 @@ pub fn config(repos: &[(&str, &Repo)], extra: &str) -> Config {
     Config::parse(&text, "test.toml").unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
+/// A real Meilisearch server from `MEILI_URL` (and `MEILI_MASTER_KEY`), with index names of this
+/// test's own (`t<pid>_<n>_`), so parallel tests and runs never see each other's documents.
+pub struct Meili {
+    pub url: String,
+    pub key: Option<String>,
+    pub prefix: String,
+}
+
+impl Meili {
+    /// `None` (after saying `SKIPPED: <test>: …` on stderr) when no server is configured.
+    pub fn from_env(test: &str) -> Option<Meili> {
+        let Ok(url) = std::env::var("MEILI_URL") else {
+            eprintln!(
+                "SKIPPED: {test}: MEILI_URL is not set (set MEILI_URL and MEILI_MASTER_KEY to run it against a real Meilisearch server)"
+            );
+            return None;
+        };
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Some(Meili {
+            url,
+            key: std::env::var("MEILI_MASTER_KEY").ok(),
+            prefix: format!("t{}_{n}_bot_", std::process::id()),
+        })
+    }
+
+    /// Publishes `repo`'s embedded index to the server under repository name `name`, as
+    /// `codemap index --backend meilisearch` does; the store is for dropping the indexes after.
+    pub fn publish(&self, repo: &Repo, name: &str) -> indexer::store::meilisearch::MeiliStore {
+        use indexer::store::meilisearch::{MeiliConfig, MeiliStore};
+        let store = MeiliStore::connect(MeiliConfig::new(
+            &self.url,
+            self.key.clone(),
+            &self.prefix,
+            name,
+        ))
+        .expect("connecting to MEILI_URL");
+        let catalog =
+            indexer::store::catalog::Catalog::open_read(&IndexDir::new(&repo.index).catalog())
+                .unwrap();
+        store.publish(&catalog).expect("publishing to Meilisearch");
+        store
+    }
+
+    /// A configuration over the published repositories `names` (links to github.com/acme/NAME),
+    /// with `extra` TOML appended; the key is read from `MEILI_MASTER_KEY`, as an operator would.
+    pub fn config(&self, names: &[&str], extra: &str) -> Config {
+        let key = match self.key {
+            Some(_) => ", key_env = \"MEILI_MASTER_KEY\"",
+            None => "",
+        };
+        let mut text = String::new();
+        for name in names {
+            text.push_str(&format!(
+                "[[repositories]]\nname = \"{name}\"\nmeilisearch = {{ url = {:?}, prefix = {:?}{key} }}\nlink = {{ kind = \"github\", base = \"https://github.com/acme/{name}\" }}\n\n",
+                self.url, self.prefix
+            ));
+        }
+        text.push_str(extra);
+        Config::parse(&text, "test.toml").unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+}
+
 /// A running core with a recording Slack sender.
 pub struct Bot {
     pub running: Running,
