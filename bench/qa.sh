@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/qa.sh [CASES.jsonl CORPUS_ROOT]...  -- code-QA hit@k / MRR of `codemap ask` (shared/eval/README.md)
+# bench/qa.sh [--ablate] [CASES.jsonl CORPUS_ROOT]...  -- code-QA hit@k / MRR of `codemap ask` (shared/eval/README.md)
 #
 # Each pair is a case file and the folder its gold paths are relative to. Without arguments, ten sets.
 # Tuned (the ranking was developed looking at them):
@@ -25,6 +25,8 @@
 # worktree, the main checkout's), SCORER
 # (EVAL_DIR/score.py), WORK (${TMPDIR:-/tmp}/codemap-qa), REINDEX, CODEMAP_BIN
 # (<repo>/target/release/codemap, not built here), the corpus folders above.
+# `--ablate` first: after the summary, bench/ablate.py asks every set again once per ranking rule
+# with that rule off and prints what each rule is worth per set and per group (tuned, frozen).
 set -euo pipefail
 export LC_ALL=C
 
@@ -42,7 +44,9 @@ REINDEX=${REINDEX:-0}
 
 say() { printf '== %s\n' "$*"; }
 die() { printf 'qa.sh: %s\n' "$*" >&2; exit 1; }
-case "${1:-}" in -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
+ABLATE=0
+[ "${1:-}" = --ablate ] && { ABLATE=1; shift; }
 [ $(($# % 2)) = 0 ] || die "arguments come in pairs: CASES.jsonl CORPUS_ROOT"
 [ $# -gt 0 ] || set -- "$EVAL_DIR/qa-public.jsonl" "${CIO:-/work/corpora/commons-io-2.11.0}" \
                        "$HERE/eval/qa-tomcat10.jsonl" "${TOMCAT:-/work/corpora/bench/corpus-1m/tomcat10}" \
@@ -74,6 +78,7 @@ say "frozen sets match manifest.tsv: ${frozen_files[*]}"
 
 ran=0
 summary=()
+ablate=()
 while [ $# -gt 0 ]; do
   CASES=$1 CORPUS=$2
   shift 2
@@ -112,9 +117,15 @@ while [ $# -gt 0 ]; do
   GROUP=tuned
   [ "$(cd "$(dirname "$CASES")" && pwd)" = "$(cd "$FROZEN" && pwd)" ] && GROUP=frozen
   summary+=("$GROUP:$NAME:$CASES:$W/scores.json")
+  ablate+=("$CASES" "$NAME")
   echo "  (index, answers and logs in $W)"
   echo
   ran=$((ran + 1))
 done
 [ $ran -gt 0 ] || die "no set ran (no corpus folder found)"
 python3 "$HERE/qa_summary.py" "${summary[@]}"
+if [ "$ABLATE" = 1 ]; then
+  echo
+  say "ablation: every ranking rule off in turn (bench/ablate.py)"
+  python3 "$HERE/ablate.py" "$CODEMAP" "$SCORER" "$WORK" "${ablate[@]}"
+fi
