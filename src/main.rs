@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 /// mimalloc, for Rust and (below) for tree-sitter's C core: indexing makes many small,
 /// short-lived allocations on every thread, and a full index runs about 8% faster than on
-/// glibc's malloc (bench/README.md). Built without transparent huge pages (`no_thp`): with them
+/// glibc's malloc (bench/RESULTS.md). Built without transparent huge pages (`no_thp`): with them
 /// every first touch of a 2 MiB region has the kernel zero all of it, and a full index spent
 /// about 15% of its CPU there (sys time 2.2 s against 0.7 s without).
 #[global_allocator]
