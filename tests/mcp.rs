@@ -278,7 +278,10 @@ fn check_session(root: &Path, out: &Value) {
 fn the_python_sdk_drives_codemap_mcp_over_stdio() {
     let tmp = tempfile::tempdir().unwrap();
     if !sdk_available(tmp.path()) {
-        println!("SKIPPED: the MCP Python SDK is not installed (pip install mcp)");
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: the MCP Python SDK is not installed (pip install mcp)"
+        );
         return;
     }
     let (root, idx, diff) = setup(tmp.path());
@@ -372,7 +375,10 @@ fn raw_status(url: &str, auth: Option<&str>) -> u16 {
 fn the_python_sdk_drives_codemap_mcp_over_http_inside_the_tokens_scope() {
     let tmp = tempfile::tempdir().unwrap();
     if !sdk_available(tmp.path()) {
-        println!("SKIPPED: the MCP Python SDK is not installed (pip install mcp)");
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: the MCP Python SDK is not installed (pip install mcp)"
+        );
         return;
     }
     let (root, idx, diff) = setup(tmp.path());

@@ -8,6 +8,7 @@ use bot::testing::RecordingSender;
 use bot::{Config, Core, Running};
 use indexer::pipeline::{self, IndexOptions};
 use indexer::store::IndexDir;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -123,7 +124,8 @@ impl Meili {
     /// `None` (after saying `SKIPPED: <test>: …` on stderr) when no server is configured.
     pub fn from_env(test: &str) -> Option<Meili> {
         let Ok(url) = std::env::var("MEILI_URL") else {
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "SKIPPED: {test}: MEILI_URL is not set (set MEILI_URL and MEILI_MASTER_KEY to run it against a real Meilisearch server)"
             );
             return None;
