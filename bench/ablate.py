@@ -68,9 +68,9 @@ def main():
         print("  %-28s %.3f / %.3f / %.3f" % (n, b["hit@1"], b["hit@5"], b["file_hit@5"]))
     print()
     print("Each rule off: change in hit@5 per set (hit@1 change in brackets), then the mean change")
-    print("of hit@5 per group. Negative: the rule helps; zero: it does nothing there.")
-    head = "  %-20s" % "rule" + "".join("%16s" % short(n) for n in names)
-    head += "".join("%10s" % ("mean " + g) for g, _ in groups)
+    print("per group (hit@1 in brackets). Negative: the rule helps; zero: it does nothing there.")
+    head = "  %-20s" % "rule" + "".join(" %15s" % short(n)[:15] for n in names)
+    head += "".join(" %17s" % ("mean " + g) for g, _ in groups)
     print(head)
     for r in rules:
         cells = []
@@ -79,8 +79,9 @@ def main():
             d1 = rows[r["name"]][n]["hit@1"] - base[n]["hit@1"]
             cells.append("%16s" % ("%+.2f (%+.2f)" % (d5, d1)))
         for _, ns in groups:
-            mean = sum(rows[r["name"]][n]["hit@5"] - base[n]["hit@5"] for n in ns) / len(ns)
-            cells.append("%10s" % ("%+.3f" % mean))
+            m5 = sum(rows[r["name"]][n]["hit@5"] - base[n]["hit@5"] for n in ns) / len(ns)
+            m1 = sum(rows[r["name"]][n]["hit@1"] - base[n]["hit@1"] for n in ns) / len(ns)
+            cells.append(" %17s" % ("%+.3f (%+.3f)" % (m5, m1)))
         print("  %-20s" % r["name"] + "".join(cells))
 
 

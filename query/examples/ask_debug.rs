@@ -36,7 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let graph = LexicalGraph::new(&view);
     let r = Retriever::new(&view);
-    let ranked = r.rank(&q, &graph, &RecallOptions::default())?;
+    let ranked = r.rank(&q, &RecallOptions::default())?;
     for (k, x) in ranked.iter().take(25).enumerate() {
         let c = citation_of(&view, &x.key);
         println!(

@@ -203,7 +203,7 @@ impl<'a> Asker<'a> {
             rules: &opts.rules,
             ..RecallOptions::default()
         };
-        let ranked = retriever.rank(&q, graph, &recall)?;
+        let ranked = retriever.rank(&q, &recall)?;
         let p = plan(&retriever, &q, &ranked, graph)?;
         notes.extend(p.notes.iter().cloned());
         let assembled = assemble(v, &p, graph, opts.level, opts.token_budget, opts.limit)?;

@@ -139,8 +139,6 @@ pub struct Question {
     pub text: String,
     pub intent: Intent,
     pub identifiers: Vec<Ident>,
-    /// camelCase joins of neighbouring content words (`file name` → `fileName`).
-    pub guessed: Vec<String>,
     /// Neighbouring content words, for proximity matching (`missing node`, `no serializer
     /// found` against a message or a `missingNode`).
     pub pairs: Vec<(String, String)>,
@@ -285,7 +283,6 @@ pub fn understand(text: &str) -> Question {
             }
         }
     }
-    let guessed = guess_identifiers(&content_words);
     let mut pairs: Vec<(String, String)> = Vec::new();
     for w in content_words.windows(2) {
         let p = (w[0].clone(), w[1].clone());
@@ -298,7 +295,6 @@ pub fn understand(text: &str) -> Question {
         text: text.to_string(),
         intent,
         identifiers,
-        guessed,
         message: reported_message(text),
         pairs,
         literals,
@@ -648,31 +644,6 @@ fn find_literals(text: &str) -> Vec<String> {
             && !out.contains(&w.to_string())
         {
             out.push(w.to_string());
-        }
-    }
-    out
-}
-
-/// camelCase joins of neighbouring content words.
-fn guess_identifiers(words: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    let camel = |ws: &[String]| {
-        let mut s = ws[0].to_lowercase();
-        for w in &ws[1..] {
-            let mut cs = w.chars();
-            if let Some(f) = cs.next() {
-                s.extend(f.to_uppercase());
-                s.push_str(&cs.as_str().to_lowercase());
-            }
-        }
-        s
-    };
-    for n in [2, 3] {
-        for win in words.windows(n) {
-            let g = camel(win);
-            if !out.contains(&g) {
-                out.push(g);
-            }
         }
     }
     out

@@ -8,7 +8,6 @@
 use crate::QueryError;
 use crate::embed::VectorLeg;
 use crate::fusion::{self, Leg};
-use crate::graph::CallGraph;
 use crate::question::{Intent, KindHint, Question, TermOrigin};
 use crate::view::{SnapshotView, SymIdx, for_each_stem};
 use crate::viewdata::{CARD_DOC, CARD_MEMBER, CARD_NAME, CARD_PARAMS, FLAG_STATIC};
@@ -160,8 +159,6 @@ pub struct Retriever<'v, 'a> {
 struct Memo {
     question: String,
     body: HashMap<SymIdx, f32>,
-    /// Methods whose string literals hold the message the question reports, with its score.
-    message: HashMap<SymIdx, f32>,
     /// Methods naming the key of a bundle message the question repeats, with its score and
     /// the entry.
     bundled: HashMap<SymIdx, (f32, bundle::BundleHit)>,
@@ -209,13 +206,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
     /// Ranks units for a question: the pin's exact lookup, the legs fused by RRF, the factors,
     /// the lifts, then the pinned hits first. Each step is a named rule ([`rules`]); the ones
     /// `opts.rules` switches off are skipped.
-    pub fn rank(
-        &self,
-        q: &Question,
-        graph: &dyn CallGraph,
-        opts: &RecallOptions<'_>,
-    ) -> Result<Vec<Ranked>, QueryError> {
-        let v = self.view;
+    pub fn rank(&self, q: &Question, opts: &RecallOptions<'_>) -> Result<Vec<Ranked>, QueryError> {
         let on = |name: &str| opts.rules.is_on(name);
         let exact = if on(rules::EXACT.name) {
             self.exact(q)
@@ -246,11 +237,6 @@ impl<'v, 'a> Retriever<'v, 'a> {
             q,
             body_of,
             body_max,
-            exact_types: exact
-                .iter()
-                .copied()
-                .filter(|&i| v.kind(i).is_type())
-                .collect(),
         };
         let applied: Vec<&factors::FactorRule> = factors::FACTORS
             .iter()
@@ -294,7 +280,6 @@ impl<'v, 'a> Retriever<'v, 'a> {
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
         let mut lift = lifts::LiftCtx {
             q,
-            graph,
             exact: &exact,
             ranked,
             factories: Vec::new(),

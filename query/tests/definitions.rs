@@ -99,32 +99,3 @@ fn an_interface_asked_for_outranks_a_class_that_matches_more_words() {
     assert_eq!(symbols(&a)[0], "Diffable", "{:?}", symbols(&a));
     assert_citations_resolve(&a, &root);
 }
-
-/// A type described by one of its constants: "the switches … like failing on unknown fields"
-/// is the enum holding `FAIL_ON_UNKNOWN_FIELDS`, not the code that reads unknown fields.
-#[test]
-fn a_type_described_by_a_constant_it_holds_is_found_by_it() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("read");
-    let main = |p: &str, text: String| (format!("src/main/java/com/read/{p}"), text);
-    let mut files = vec![main(
-        "ReadFeature.java",
-        "package com.read;\n\n/** Features. */\npublic enum ReadFeature {\n    FAIL_ON_UNKNOWN_FIELDS,\n    ACCEPT_EMPTY_STRINGS,\n    TRIM_SPACES;\n}\n".into(),
-    )];
-    for n in 0..30 {
-        files.push(main(
-            &format!("Reader{n}.java"),
-            format!(
-                "package com.read;\n\n/** Reader {n}: reads records and may fail on unknown fields. */\npublic class Reader{n} {{\n    /** Reads a record; an unknown field fails the read unless it is switched off. */\n    public void read(String record, boolean failOnUnknown) {{\n        if (failOnUnknown && record.contains(\"unknown\")) {{\n            throw new IllegalStateException(\"unknown field while reading\");\n        }}\n    }}\n}}\n"
-            ),
-        ));
-    }
-    let dir = index_repo(&root, &files);
-    let a = ask_stored(
-        &dir,
-        "Where is the list of on/off switches for reading defined, the one that has things like failing on unknown fields?",
-    );
-    assert_eq!(a.intent, Intent::Definition);
-    assert_eq!(symbols(&a)[0], "ReadFeature", "{:?}", symbols(&a));
-    assert_citations_resolve(&a, &root);
-}

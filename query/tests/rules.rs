@@ -93,7 +93,7 @@ fn every_rule_is_listed_once_in_the_order_it_runs() {
     assert_eq!(names[0], "exact");
     let at = |n: &str| names.iter().position(|x| *x == n).unwrap();
     assert!(at("bm25") < at("body") && at("body") < at("provenance"));
-    assert!(at("provenance") < at("worker") && at("worker") < at("overload-spread"));
+    assert!(at("provenance") < at("value-factory") && at("value-factory") < at("overload-spread"));
     for n in &names {
         let set = RuleSet::parse(&format!("-{n}")).unwrap();
         assert!(!set.is_on(n));

@@ -1,74 +1,7 @@
-//! The lifts' code (their contract is in `lifts.rs`): delegation (a short method whose one in-repo
-//! callee does the work lifts that worker just above itself), value factories, common bases,
-//! overload spreading; and the kind and member legs.
+//! The lifts' code (their contract is in `lifts.rs`): value factories, common bases, overload
+//! spreading; and the kind leg.
 
 use super::*;
-
-impl Retriever<'_, '_> {
-    /// A short method that hands its work to one other method (an overload, a `doX` helper, an
-    /// iterator's `hasNext`) is a delegator: the method that does the work, found by following
-    /// single hand-offs, is ranked just above it.
-    pub(super) fn promote_workers(
-        &self,
-        ranked: &mut Vec<Ranked>,
-        graph: &dyn CallGraph,
-    ) -> Result<(), QueryError> {
-        let v = self.view;
-        let lines = |i: SymIdx| v.line_span(i);
-        let top: Vec<(SymIdx, f32)> = ranked
-            .iter()
-            .take(12)
-            .filter_map(|r| match r.key {
-                UnitKey::Sym(i) if v.kind(i).is_callable() => Some((i, r.score)),
-                _ => None,
-            })
-            .collect();
-        let mut lifts: Vec<(SymIdx, f32)> = Vec::new();
-        for (i, score) in top {
-            let mut cur = i;
-            for _hop in 0..3 {
-                if lines(cur) > 8 {
-                    break;
-                }
-                let me = indexer::model::SymbolId(v.id(cur).to_string());
-                let mut targets: Vec<SymIdx> = graph
-                    .callees(&me)?
-                    .iter()
-                    .filter(|e| e.confidence >= 0.7)
-                    .filter_map(|e| v.by_id(&e.to.0))
-                    .filter(|&w| {
-                        w != cur
-                            && w != i
-                            && v.kind(w).is_callable()
-                            && v.provenance_of(w) == Provenance::Source
-                    })
-                    .collect();
-                targets.sort();
-                targets.dedup();
-                let [w] = targets.as_slice() else { break };
-                let w = *w;
-                let related = is_worker_name(v.name(cur), v.name(w));
-                // A call into another type that is not the same operation (a facade's `track` to
-                // the tracker's `track`) uses that object; the work it does there is not this one.
-                if !related && v.owner_type(w) != v.owner_type(cur) && !v.same_file(w, cur) {
-                    break;
-                }
-                if lines(w) > 8 || related {
-                    lifts.push((w, score * 1.02 + 1e-6));
-                }
-                if lines(w) > 8 {
-                    break;
-                }
-                cur = w;
-            }
-        }
-        for (w, score) in lifts {
-            lift(ranked, w, score, "worker");
-        }
-        ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
-        Ok(())
-    }
-}
 
 /// Raises symbol `i` to `score` (adding it when absent), noting the leg that did.
 fn lift(ranked: &mut Vec<Ranked>, i: SymIdx, score: f32, leg: &'static str) {
@@ -221,13 +154,6 @@ pub(crate) fn has_bean_prefix(name: &str, prefix: &str) -> bool {
         .is_some_and(|c| c.is_uppercase())
 }
 
-/// `normalize` → `doNormalize`, `normalizeInternal`, `normalize0`, or an overload `normalize`.
-fn is_worker_name(delegator: &str, callee: &str) -> bool {
-    let d = delegator.to_lowercase();
-    let c = callee.to_lowercase();
-    c == d || (c.contains(&d) && c.len() <= d.len() + 8)
-}
-
 impl Retriever<'_, '_> {
     /// For a definition question that names a kind on purpose ("the interface …", "which enum
     /// …", "the annotation …"): the types of that kind among what the text legs found, a member
@@ -258,66 +184,6 @@ impl Retriever<'_, '_> {
                     if !out.contains(&unit) {
                         out.push(unit);
                     }
-                }
-            }
-        }
-        out
-    }
-}
-
-/// Fewest words a constant's name must have for a question to spell it out (two are often any
-/// field's: `caseSensitive`, `maxSize`).
-const SPELLED_WORDS: usize = 3;
-
-impl Retriever<'_, '_> {
-    /// For a definition question: the types holding an enum constant or an UPPER_CASE constant
-    /// whose name the question spells out in its own words ("the switches … like failing on
-    /// unknown properties" → the enum holding `FAIL_ON_UNKNOWN_PROPERTIES`): every word of the
-    /// name (stop words aside, [`SPELLED_WORDS`] at least) among the question's words; more
-    /// words spelled rank first.
-    pub(super) fn spelled_member_leg(&self, q: &Question) -> Vec<UnitKey> {
-        if q.intent != Intent::Definition {
-            return Vec::new();
-        }
-        let v = self.view;
-        let words: HashSet<&str> = q
-            .terms
-            .iter()
-            .filter(|t| t.origin.weight() >= 1.0)
-            .map(|t| t.stem.as_str())
-            .collect();
-        let mut hits: HashMap<SymIdx, usize> = HashMap::new();
-        for w in &words {
-            for (i, f) in v.card_postings(w).into_iter().flatten() {
-                // Enum constants and UPPER_CASE constants: a switch or a setting by name.
-                let constant = v.kind(i) == SymbolKind::Constant
-                    || (v.kind(i) == SymbolKind::Field
-                        && !v.name(i).chars().any(|c| c.is_ascii_lowercase()));
-                if f & CARD_NAME != 0 && constant {
-                    *hits.entry(i).or_default() += 1;
-                }
-            }
-        }
-        let mut spelled: Vec<(usize, SymIdx)> = hits
-            .into_iter()
-            .filter(|&(i, n)| {
-                let own: Vec<String> = crate::terms::identifier_stems(v.name(i))
-                    .into_iter()
-                    .filter(|s| !crate::question::is_stop(s))
-                    .collect();
-                n >= SPELLED_WORDS
-                    && own.len() >= SPELLED_WORDS
-                    && own.iter().all(|s| words.contains(s.as_str()))
-            })
-            .map(|(i, n)| (n, i))
-            .collect();
-        spelled.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        let mut out = Vec::new();
-        for (_, i) in spelled {
-            if let Some(t) = v.owner_type(i) {
-                let unit = UnitKey::Sym(t);
-                if !out.contains(&unit) {
-                    out.push(unit);
                 }
             }
         }
@@ -400,14 +266,6 @@ impl Retriever<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn worker_names() {
-        assert!(is_worker_name("normalize", "doNormalize"));
-        assert!(is_worker_name("copyDirectory", "copyDirectory"));
-        assert!(is_worker_name("sizeOf", "sizeOf0"));
-        assert!(!is_worker_name("copy", "toString"));
-    }
 
     #[test]
     fn accessor_names() {

@@ -90,7 +90,6 @@ impl Retriever<'_, '_> {
         let (message, at) = self.message_score(q, &text);
         if message > 0.0 {
             let mut m = self.memo_for(q);
-            m.message.insert(i, message);
             m.focus.entry(i).or_insert(start + at);
             score += message;
         }

@@ -8,7 +8,6 @@ use crate::QueryError;
 use crate::fusion::Leg;
 use crate::question::{Intent, Question};
 use crate::view::SymIdx;
-use indexer::model::SymbolKind;
 use std::collections::{HashMap, HashSet};
 
 /// One leg: its rule and the function that ranks its units.
@@ -125,10 +124,6 @@ const CARDS_WEIGHT: f32 = 0.7;
 /// Weight of the leg of types of the kind a definition question names (interface, enum,
 /// annotation).
 const KIND_WEIGHT: f32 = 1.0;
-/// Weight of the leg of types holding a member whose name the question spells out.
-const MEMBER_WEIGHT: f32 = 1.0;
-/// Guessed camelCase joins are guesses.
-const GUESS_WEIGHT: f32 = 0.4;
 /// Weight of the leg of methods using a constant that holds a quoted literal of the question.
 const LITERAL_WEIGHT: f32 = 1.0;
 /// Weight of the leg of methods naming the key of a bundle message the question repeats: four
@@ -138,8 +133,6 @@ const BUNDLE_WEIGHT: f32 = 2.0;
 /// How much of the question a method's body covers is the most direct evidence of where
 /// behaviour lives.
 const BODY_WEIGHT: f32 = 1.5;
-/// Weight of the leg of methods whose string literals hold the message a question reports.
-const MESSAGE_WEIGHT: f32 = 1.0;
 /// Weight of the leg of exception types the best matching methods throw, how many of those
 /// methods are read, and the share of the best body score they must hold.
 const THROWN_WEIGHT: f32 = 1.0;
@@ -179,38 +172,6 @@ pub(super) const LEGS: &[LegRule] = &[
             changes: "ranks the types of that kind the legs found (a member standing for its type), in rank order across the legs",
         },
         run: |r, c| Ok(r.hinted_kind_leg(c.q, &c.legs)),
-    },
-    LegRule {
-        rule: Rule {
-            name: "member",
-            stage: Stage::Leg(Weight::Fixed(MEMBER_WEIGHT)),
-            reads: "a definition question; the cards of enum and UPPER_CASE constants",
-            changes: "ranks the types holding a constant whose name (three words at least) the question spells out",
-        },
-        run: |r, c| Ok(r.spelled_member_leg(c.q)),
-    },
-    LegRule {
-        rule: Rule {
-            name: "guess",
-            stage: Stage::Leg(Weight::Fixed(GUESS_WEIGHT)),
-            reads: "camelCase joins of neighbouring question words (`file name` -> fileName)",
-            changes: "ranks the symbols so named (fields only for config questions)",
-        },
-        run: |r, c| {
-            let v = r.view;
-            let mut guessed = Vec::new();
-            for g in &c.q.guessed {
-                for i in v.named(g) {
-                    let field = matches!(v.kind(i), SymbolKind::Field | SymbolKind::Constant);
-                    if (!field || c.q.intent == Intent::Config)
-                        && !guessed.contains(&UnitKey::Sym(i))
-                    {
-                        guessed.push(UnitKey::Sym(i));
-                    }
-                }
-            }
-            Ok(guessed)
-        },
     },
     LegRule {
         rule: Rule {
@@ -268,25 +229,6 @@ pub(super) const LEGS: &[LegRule] = &[
             changes: "ranks methods by term coverage of their own text plus neighbouring question-word pairs",
         },
         run: |r, c| Ok(c.body(r)?.scored.iter().map(|(u, _)| u.clone()).collect()),
-    },
-    LegRule {
-        rule: Rule {
-            name: "message",
-            stage: Stage::Leg(Weight::Fixed(MESSAGE_WEIGHT)),
-            reads: "the message a question reports after 'saying', 'message', …; string literals of the body-scored methods",
-            changes: "ranks the methods whose literals hold three or more of its words in a row",
-        },
-        run: |r, c| {
-            c.body(r)?;
-            let mut message: Vec<(SymIdx, f32)> = r
-                .memo_for(c.q)
-                .message
-                .iter()
-                .map(|(&i, &s)| (i, s))
-                .collect();
-            message.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            Ok(message.into_iter().map(|(i, _)| UnitKey::Sym(i)).collect())
-        },
     },
     LegRule {
         rule: Rule {

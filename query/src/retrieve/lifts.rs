@@ -4,7 +4,6 @@
 use super::rules::{Rule, Stage};
 use super::{Ranked, Retriever};
 use crate::QueryError;
-use crate::graph::CallGraph;
 use crate::question::Question;
 use crate::view::SymIdx;
 
@@ -17,7 +16,6 @@ pub(super) struct LiftRule {
 /// What the lifts of one question read and change.
 pub(super) struct LiftCtx<'q> {
     pub q: &'q Question,
-    pub graph: &'q dyn CallGraph,
     pub exact: &'q [SymIdx],
     /// Best first.
     pub ranked: Vec<Ranked>,
@@ -28,15 +26,6 @@ pub(super) struct LiftCtx<'q> {
 
 /// The lifts in the order they run.
 pub(super) const LIFTS: &[LiftRule] = &[
-    LiftRule {
-        rule: Rule {
-            name: "worker",
-            stage: Stage::Lift,
-            reads: "the top 12 callables; the call graph's confident single hand-offs (up to 3 hops)",
-            changes: "the method a short delegator hands its work to (an overload, doX, the same operation in another type) goes just above it",
-        },
-        apply: |r, c| r.promote_workers(&mut c.ranked, c.graph),
-    },
     LiftRule {
         rule: Rule {
             name: "value-factory",

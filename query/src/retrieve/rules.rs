@@ -158,9 +158,9 @@ mod tests {
 
     #[test]
     fn switches_parse_and_unknown_names_are_named() {
-        let set = RuleSet::parse("-value-factory, -accessor,+accessor").unwrap();
+        let set = RuleSet::parse("-value-factory, -common-base,+common-base").unwrap();
         assert!(!set.is_on("value-factory"));
-        assert!(set.is_on("accessor"));
+        assert!(set.is_on("common-base"));
         assert!(set.is_on("bm25"));
         assert_eq!(set.off().collect::<Vec<_>>(), vec!["value-factory"]);
         assert_eq!(RuleSet::parse("").unwrap(), RuleSet::default());
