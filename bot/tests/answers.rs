@@ -166,15 +166,21 @@ async fn channels_scoped_to_different_repositories_never_cite_each_other_on_meil
     let tmp = tempfile::tempdir().unwrap();
     let shop = shop(tmp.path());
     let billing = billing(tmp.path());
-    let published = [
-        meili.publish(&shop, "shop"),
-        meili.publish(&billing, "billing"),
-    ];
+    // The store's client is blocking (it runs its own runtime): used, and dropped, off the
+    // test's async workers.
+    let published = tokio::task::block_in_place(|| {
+        [
+            meili.publish(&shop, "shop"),
+            meili.publish(&billing, "billing"),
+        ]
+    });
     let config = meili.config(&["shop", "billing"], SCOPES);
     scoped_channels_never_cite_each_other(config, &shop, &billing).await;
-    for store in published {
-        let _ = store.drop_indexes();
-    }
+    tokio::task::block_in_place(move || {
+        for store in published {
+            let _ = store.drop_indexes();
+        }
+    });
 }
 
 /// Questions from a shop channel and a billing channel: every answer cites its own repository
