@@ -682,19 +682,26 @@ pub fn github_push(after: &str, message: &str) -> String {
     .to_string()
 }
 
-/// Signs with GitHub's own library (`@octokit/webhooks-methods`, run by node); `None` when
-/// node or the package is missing (the caller prints SKIPPED).
+/// Signs with GitHub's own library (`@octokit/webhooks-methods`, run by node); `None`, after
+/// saying SKIPPED on stderr, when node or the package is missing.
 pub fn octokit_sign(secret: &str, payload: &str) -> Option<String> {
     use std::io::Write;
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/sign-webhook.mjs");
     let peers = std::env::var("CODEMAP_PEERS").unwrap_or_else(|_| "/work/peers".into());
+    let skipped = || {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: @octokit/webhooks-methods not installed (npm install --prefix {peers} @octokit/webhooks-methods)"
+        );
+    };
     if !Path::new(&peers)
         .join("node_modules/@octokit/webhooks-methods/package.json")
         .exists()
     {
+        skipped();
         return None;
     }
-    let mut child = Command::new("node")
+    let Ok(mut child) = Command::new("node")
         .arg(script)
         .env("WEBHOOK_SECRET", secret)
         .env("CODEMAP_PEERS", &peers)
@@ -702,7 +709,10 @@ pub fn octokit_sign(secret: &str, payload: &str) -> Option<String> {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .ok()?;
+    else {
+        skipped();
+        return None;
+    };
     child
         .stdin
         .take()
