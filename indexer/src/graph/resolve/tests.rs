@@ -4,6 +4,11 @@ use crate::model::{Language, RepoPath};
 
 /// The call edges of a few in-memory files: `(caller, callee, line)`, names normalized.
 fn edges(files: &[(&str, &str)]) -> Vec<Edge> {
+    edges_of_kind(files, graph::EdgeKind::Call)
+}
+
+/// The edges of one kind of a few in-memory files, names normalized.
+pub(super) fn edges_of_kind(files: &[(&str, &str)], kind: graph::EdgeKind) -> Vec<Edge> {
     let analysed: Vec<(RepoPath, Box<graph::FileFacts>)> = files
         .iter()
         .map(|(p, src)| {
@@ -23,7 +28,7 @@ fn edges(files: &[(&str, &str)]) -> Vec<Edge> {
     let mut out: Vec<Edge> = graph::build(&inputs)
         .into_iter()
         .flat_map(|g| g.1)
-        .filter(|e| e.kind == graph::EdgeKind::Call)
+        .filter(|e| e.kind == kind)
         .collect();
     for e in &mut out {
         e.normalize_names();

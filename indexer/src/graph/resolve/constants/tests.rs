@@ -1,33 +1,8 @@
-use crate::graph::{self, Edge, EdgeKind};
-use crate::lang::{self, ParseLimits};
-use crate::model::{Language, RepoPath};
+use crate::graph::EdgeKind;
 
 /// The `constant` edges of a few in-memory files as `caller -> constant @line (detail)`.
 fn constant_edges(files: &[(&str, &str)]) -> Vec<String> {
-    let analysed: Vec<(RepoPath, Box<graph::FileFacts>)> = files
-        .iter()
-        .map(|(p, src)| {
-            let path = RepoPath::new(p).unwrap();
-            let a = lang::analyze(
-                Language::Java,
-                &path,
-                "m",
-                src.as_bytes(),
-                &ParseLimits::default(),
-            );
-            (path, a.facts.unwrap())
-        })
-        .collect();
-    let inputs: Vec<(&RepoPath, &graph::FileFacts)> =
-        analysed.iter().map(|(p, f)| (p, &**f)).collect();
-    let mut out: Vec<Edge> = graph::build(&inputs)
-        .into_iter()
-        .flat_map(|g| g.1)
-        .filter(|e| e.kind == EdgeKind::Constant)
-        .collect();
-    for e in &mut out {
-        e.normalize_names();
-    }
+    let out = super::super::tests::edges_of_kind(files, EdgeKind::Constant);
     out.iter()
         .map(|e| {
             format!(
