@@ -44,6 +44,19 @@ pub enum ServeError {
     Runtime(std::io::Error),
 }
 
+/// The code-map generator a job runs on the freshly indexed work tree: [`crate::generate`] with
+/// the default options, its written files reported relative to the tree.
+pub fn code_maps() -> Generate {
+    Arc::new(|tree, read| {
+        crate::generate(read, &crate::Options::new(tree))
+            .map(|o| GenOutcome {
+                files: o.written.iter().map(Into::into).collect(),
+                changed: o.changed,
+            })
+            .map_err(|e| e.to_string())
+    })
+}
+
 /// Runs the server until SIGINT or SIGTERM, on a runtime of its own (for the binary, which has
 /// none). Running jobs finish before it returns.
 pub fn serve_blocking(resolved: Resolved, generate: Generate) -> Result<(), ServeError> {

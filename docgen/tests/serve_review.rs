@@ -179,15 +179,11 @@ async fn a_signed_pull_request_gets_one_comment_and_a_second_push_edits_it() {
     );
     host.set_page_cap(2);
     let state = tmp.path().join("state");
-    let cfg = config(
-        &state,
-        &remote.bare,
-        "github",
+    let server = github_server(
+        tmp.path(),
+        &remote,
+        SECRET,
         &review_config(&host.base, "acme/shop", "GH_TOKEN"),
-    );
-    let server = Running::start(
-        &cfg,
-        env(&[("HOOK_SECRET", SECRET), ("GH_TOKEN", "ghs_test_token")]),
         stand_in_generator(),
     )
     .await;
@@ -394,15 +390,11 @@ async fn a_fork_request_is_read_only_input() {
     };
     let host = FakeHost::start().await;
     let state = tmp.path().join("state");
-    let cfg = config(
-        &state,
-        &remote.bare,
-        "github",
+    let server = github_server(
+        tmp.path(),
+        &remote,
+        SECRET,
         &review_config(&host.base, "acme/shop", "GH_TOKEN"),
-    );
-    let server = Running::start(
-        &cfg,
-        env(&[("HOOK_SECRET", SECRET), ("GH_TOKEN", "ghs_test_token")]),
         stand_in_generator(),
     )
     .await;

@@ -29,15 +29,11 @@ async fn octokit_signed_pushes_keep_one_docs_commit_and_one_pull_request() {
     };
     let host = FakeHost::start().await;
     let state = tmp.path().join("state");
-    let cfg = config(
-        &state,
-        &remote.bare,
-        "github",
+    let server = github_server(
+        tmp.path(),
+        &remote,
+        SECRET,
         &pr_config(&host.base, "GH_TOKEN", ""),
-    );
-    let server = Running::start(
-        &cfg,
-        env(&[("HOOK_SECRET", SECRET), ("GH_TOKEN", "ghs_test_token")]),
         stand_in_generator(),
     )
     .await;
@@ -374,5 +370,69 @@ async fn gitlab_token_is_checked_and_one_merge_request_is_opened() {
         ("PUT", "/projects/acme%2Fshop/merge_requests/1")
     );
     assert_eq!(host.pulls().len(), 1);
+    server.stop().await;
+}
+
+/// The real generator, the one `codemap docgen serve` runs (`docgen::serve::code_maps`): a signed
+/// push commits the shop's code maps; a new method in one module then rewrites that module's page
+/// and the state file, and no other page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_commits_the_real_code_maps_and_a_change_rewrites_only_its_module() {
+    let (tmp, remote) = setup();
+    let server = github_server(tmp.path(), &remote, SECRET, "", docgen::serve::code_maps()).await;
+    let push = |after: String, message: &str| {
+        let body = github_push(&after, message);
+        let sig = github_signature(SECRET, body.as_bytes());
+        (body, sig)
+    };
+    let (body, sig) = push(remote.tip("main").unwrap(), "import");
+    let (code, _) = server
+        .post("/hooks/shop", &gh_headers("push", sig), &body)
+        .await;
+    assert_eq!(code, 202);
+    let st = server.wait_jobs(1).await;
+    assert_eq!(st["last"]["outcome"], "committed", "{st}");
+    let docs1 = remote.tip("codemap/docs").unwrap();
+    let files = remote.in_bare(&["ls-tree", "-r", "--name-only", &docs1, "docs/codemap"]);
+    for f in [
+        "docs/codemap/README.md",
+        "docs/codemap/.state.json",
+        "docs/codemap/shop-order.md",
+    ] {
+        assert!(files.lines().any(|l| l == f), "{f} missing in {files}");
+    }
+    let page = remote.in_bare(&["show", &format!("{docs1}:docs/codemap/shop-order.md")]);
+    assert!(page.contains("Code map of"), "{page}");
+    assert!(page.contains("OrderServiceImpl"), "{page}");
+
+    // One module's file changes: its page and the state are all that is rewritten.
+    let changed_file = remote.java_file();
+    let rel = changed_file.strip_prefix(&remote.dev).unwrap();
+    let module = rel
+        .components()
+        .next()
+        .unwrap()
+        .as_os_str()
+        .to_string_lossy()
+        .to_string();
+    let (body, sig) = push(remote.push_code_change("giftWrap"), "add giftWrap");
+    let (code, _) = server
+        .post("/hooks/shop", &gh_headers("push", sig), &body)
+        .await;
+    assert_eq!(code, 202);
+    let st = server.wait_jobs(2).await;
+    assert_eq!(st["last"]["outcome"], "committed", "{st}");
+    let docs2 = remote.tip("codemap/docs").unwrap();
+    let changed = remote.in_bare(&["diff", "--name-only", &docs1, &docs2, "--", "docs/codemap"]);
+    let mut changed: Vec<&str> = changed.lines().collect();
+    changed.sort();
+    assert_eq!(
+        changed,
+        vec![
+            "docs/codemap/.state.json".to_string(),
+            format!("docs/codemap/{module}.md")
+        ],
+        "module {module}"
+    );
     server.stop().await;
 }

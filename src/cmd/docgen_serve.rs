@@ -3,9 +3,8 @@
 //! Logs go to stderr through CODEMAP_LOG (`CODEMAP_LOG=info` shows every job).
 
 use anyhow::{Context, Result};
-use docgen::serve::{Config, GenOutcome, Generate};
+use docgen::serve::Config;
 use std::path::Path;
-use std::sync::Arc;
 
 pub fn serve(config: &Path) -> Result<()> {
     let resolved = Config::load(config)?
@@ -16,18 +15,6 @@ pub fn serve(config: &Path) -> Result<()> {
         resolved.config.repos.len(),
         resolved.listen
     );
-    docgen::serve::serve_blocking(resolved, generator())?;
+    docgen::serve::serve_blocking(resolved, docgen::serve::code_maps())?;
     Ok(())
-}
-
-/// The code-map generator each job runs on the freshly indexed work tree.
-fn generator() -> Generate {
-    Arc::new(|tree, read| {
-        docgen::generate(read, &docgen::Options::new(tree))
-            .map(|o| GenOutcome {
-                files: o.written.iter().map(Into::into).collect(),
-                changed: o.changed,
-            })
-            .map_err(|e| e.to_string())
-    })
 }
