@@ -6,7 +6,7 @@ mod support;
 use indexer::store::EmbeddedIndex;
 use query::Asker;
 use query::question::Intent;
-use support::{ask_stored, assert_citations_resolve, index_repo, opts, symbols};
+use support::{ask_stored, assert_citations_resolve, index_repo, opts, pads_java, symbols};
 
 /// A method name several types declare: "who calls it" means all of them, unless the name is
 /// too common for that, and then the answer says why instead of claiming it does not exist.
@@ -108,17 +108,7 @@ fn callers_of_a_name_several_types_declare() {
 fn overloads_do_not_fill_the_top_places() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("pad");
-    let overloads: String = ["int", "long", "char", "String", "double"]
-        .iter()
-        .map(|t| {
-            format!(
-                "    /** Pads a value with spaces to a width. */\n    public static String pad({t} value, int width) {{\n        String s = String.valueOf(value);\n        while (s.length() < width) {{\n            s = \" \" + s;\n        }}\n        return s;\n    }}\n\n"
-            )
-        })
-        .collect();
-    let text = format!(
-        "package com.pad;\n\npublic class Pads {{\n{overloads}    /** Pads every value in a column with spaces to the widest width. */\n    public static String[] padColumn(String[] column) {{\n        int width = 0;\n        for (String s : column) {{\n            width = Math.max(width, s.length());\n        }}\n        String[] out = new String[column.length];\n        for (int i = 0; i < column.length; i++) {{\n            out[i] = pad(column[i], width);\n        }}\n        return out;\n    }}\n}}\n"
-    );
+    let text = pads_java();
     let dir = index_repo(&root, &[("src/main/java/com/pad/Pads.java".into(), text)]);
     let index = EmbeddedIndex::open(&dir).unwrap();
     let asker = Asker::new(&index).unwrap();

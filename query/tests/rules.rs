@@ -5,20 +5,10 @@ mod support;
 use indexer::store::EmbeddedIndex;
 use query::Asker;
 use query::retrieve::RuleSet;
-use support::{index_repo, opts, symbols};
+use support::{index_repo, opts, pads_java, symbols};
 
 fn pads_repo(root: &std::path::Path) -> indexer::store::IndexDir {
-    let overloads: String = ["int", "long", "char", "String", "double"]
-        .iter()
-        .map(|t| {
-            format!(
-                "    /** Pads a value with spaces to a width. */\n    public static String pad({t} value, int width) {{\n        String s = String.valueOf(value);\n        while (s.length() < width) {{\n            s = \" \" + s;\n        }}\n        return s;\n    }}\n\n"
-            )
-        })
-        .collect();
-    let text = format!(
-        "package com.pad;\n\npublic class Pads {{\n{overloads}    /** Pads every value in a column with spaces to the widest width. */\n    public static String[] padColumn(String[] column) {{\n        int width = 0;\n        for (String s : column) {{\n            width = Math.max(width, s.length());\n        }}\n        String[] out = new String[column.length];\n        for (int i = 0; i < column.length; i++) {{\n            out[i] = pad(column[i], width);\n        }}\n        return out;\n    }}\n}}\n"
-    );
+    let text = pads_java();
     // A test that pads too, with more of the question's words than the product code.
     let test = "package com.pad;\n\npublic class PadsTest {\n    /** Checks that values are padded with spaces to a width, column by column. */\n    public void testValuesArePaddedWithSpacesToAWidth() {\n        String padded = Pads.pad(7, 3);\n        assert padded.equals(\"  7\") : \"values padded with spaces to a width\";\n    }\n}\n";
     index_repo(

@@ -119,3 +119,19 @@ pub fn ask_stored(dir: &IndexDir, question: &str) -> Answer {
     };
     asker.ask(question, &opts).unwrap()
 }
+
+/// `Pads.java`: five overloads of `pad(value, width)` and a `padColumn` that calls them, for the
+/// tests of overloads and rule switches.
+pub fn pads_java() -> String {
+    let overloads: String = ["int", "long", "char", "String", "double"]
+        .iter()
+        .map(|t| {
+            format!(
+                "    /** Pads a value with spaces to a width. */\n    public static String pad({t} value, int width) {{\n        String s = String.valueOf(value);\n        while (s.length() < width) {{\n            s = \" \" + s;\n        }}\n        return s;\n    }}\n\n"
+            )
+        })
+        .collect();
+    format!(
+        "package com.pad;\n\npublic class Pads {{\n{overloads}    /** Pads every value in a column with spaces to the widest width. */\n    public static String[] padColumn(String[] column) {{\n        int width = 0;\n        for (String s : column) {{\n            width = Math.max(width, s.length());\n        }}\n        String[] out = new String[column.length];\n        for (int i = 0; i < column.length; i++) {{\n            out[i] = pad(column[i], width);\n        }}\n        return out;\n    }}\n}}\n"
+    )
+}
