@@ -204,6 +204,15 @@ fn check_reader(r: &dyn IndexRead, expected_gen: u64) {
     assert!(walked.iter().any(|e| e.line == 8
         && e.callee.as_deref() == Some(mark.id.0.as_str())
         && e.caller_name == "shop.order.OrderService.cancelUnpaidOrder"));
+    // The whole read is the same snapshot as the piecewise reads.
+    let whole = r
+        .whole_snapshot()
+        .unwrap()
+        .expect("a snapshot is published");
+    assert_eq!(whole.snapshot, snap);
+    assert_eq!(whole.files, files);
+    assert_eq!(whole.symbols, r.all_symbols().unwrap());
+    assert_eq!(whole.edges, walked);
 }
 
 #[test]
@@ -218,6 +227,62 @@ fn embedded_store_conforms() {
     assert_eq!(v.files.len() as u64, v.snapshot.files);
     assert_eq!(v.symbols.len() as u64, v.snapshot.symbols);
     assert!(idx.versions_at(99).unwrap().is_none());
+}
+
+#[test]
+fn a_whole_read_never_mixes_two_snapshots_while_runs_publish() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, dir) = shop(tmp.path());
+    let idx_path = tmp.path().join("idx");
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        // A writer publishing snapshots of different sizes: one with an extra file and method,
+        // one without.
+        s.spawn(|| {
+            for round in 0..12 {
+                let extra = root.join("app/src/main/java/shop/pay/PayService.java");
+                if round % 2 == 0 {
+                    write(
+                        &root,
+                        "app/src/main/java/shop/pay/PayService.java",
+                        "package shop.pay;\n\npublic class PayService {\n    void pay() { refund(); }\n    void refund() {}\n}\n",
+                    );
+                } else {
+                    std::fs::remove_file(&extra).unwrap();
+                }
+                build(&root, &idx_path);
+            }
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        let idx = EmbeddedIndex::open(&dir).unwrap();
+        let mut reads = 0;
+        while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+            let w = match idx.whole_snapshot() {
+                Ok(w) => w.expect("a snapshot is published"),
+                // Allowed: every attempt overlapped a publish. Mixed data is not.
+                Err(indexer::store::StoreError::KeptChanging(_)) => continue,
+                Err(e) => panic!("{e}"),
+            };
+            assert_eq!(w.files.len() as u64, w.snapshot.files);
+            assert_eq!(w.symbols.len() as u64, w.snapshot.symbols);
+            let has_pay = w
+                .files
+                .keys()
+                .any(|p| p.as_str().ends_with("PayService.java"));
+            let pay_edges = w
+                .edges
+                .iter()
+                .filter(|e| e.caller_file.ends_with("PayService.java"));
+            assert_eq!(
+                pay_edges.count() > 0,
+                has_pay,
+                "generation {}",
+                w.snapshot.generation
+            );
+            reads += 1;
+        }
+        assert!(reads > 0, "no whole read finished while the writer ran");
+    });
 }
 
 /// The trait's default diff: both snapshots read whole.

@@ -41,11 +41,11 @@ pub struct Facts {
 impl Facts {
     /// Reads the snapshot. `None` before the first index run.
     pub fn read(r: &dyn IndexRead) -> Result<Option<Facts>, DocgenError> {
-        let Some(snapshot) = r.last_snapshot()? else {
+        let Some(whole) = r.whole_snapshot()? else {
             return Ok(None);
         };
-        let files: BTreeMap<String, FileInfo> = r
-            .current_files()?
+        let files: BTreeMap<String, FileInfo> = whole
+            .files
             .into_values()
             .map(|f| {
                 (
@@ -59,19 +59,15 @@ impl Facts {
                 )
             })
             .collect();
-        let symbols = r
-            .all_symbols()?
+        let symbols = whole
+            .symbols
             .into_iter()
             .map(|s| Sym {
                 path: s.path.as_str().to_string(),
                 symbol: s.symbol,
             })
             .collect();
-        let mut edges = Vec::new();
-        r.for_each_edge(&mut |e| {
-            edges.push(e);
-            Ok(())
-        })?;
+        let (snapshot, edges) = (whole.snapshot, whole.edges);
         let mut facts = Facts {
             snapshot,
             files,

@@ -277,15 +277,39 @@ pub fn build_all(
 ) -> Vec<ModuleModel> {
     let g = Graph::new(facts);
     let roots = facts.module_roots();
-    roots
+    let todo: Vec<(&String, &String)> = roots
         .iter()
         .filter(|(name, _)| !skip.contains(name))
-        .map(|(name, root)| {
-            let mut m = build(&g, name, root);
-            m.notes = notes.get(name).cloned();
-            m
-        })
-        .collect()
+        .collect();
+    // Modules are independent given the graph: built side by side, kept in name order.
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(todo.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut built: Vec<(usize, ModuleModel)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((name, root)) = todo.get(i) else {
+                            return out;
+                        };
+                        let mut m = build(&g, name, root);
+                        m.notes = notes.get(*name).cloned();
+                        out.push((i, m));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    built.sort_by_key(|(i, _)| *i);
+    built.into_iter().map(|(_, m)| m).collect()
 }
 
 /// Entries kept on a page.

@@ -11,7 +11,7 @@ pub mod fulltext;
 pub mod meilisearch;
 pub mod read;
 
-pub use read::{IndexRead, SnapshotVersions, TextHit};
+pub use read::{IndexRead, SnapshotVersions, TextHit, WholeSnapshot};
 
 use std::fs::File;
 use std::io::{Read, Seek, Write};
@@ -35,6 +35,11 @@ pub enum StoreError {
         "index format {found} is not the expected {expected}; it will be rebuilt by `codemap index`"
     )]
     SchemaMismatch { found: String, expected: i64 },
+    /// Index runs kept publishing while a reader read the whole snapshot.
+    #[error(
+        "the index changed {0} times while it was being read whole; run again once the index run is done"
+    )]
+    KeptChanging(usize),
     /// A server backend failed (message names the backend and its error).
     #[error("{0}")]
     Backend(String),

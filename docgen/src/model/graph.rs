@@ -4,10 +4,13 @@
 use crate::facts::{Facts, FileInfo, Sym};
 use indexer::graph::{Edge, EdgeKind};
 use indexer::model::Provenance;
-use std::collections::HashMap;
+// Every lookup here is keyed by a path or an id; a whole-repository page build does millions.
+use rustc_hash::FxHashMap as HashMap;
 
 pub struct Graph<'f> {
     pub facts: &'f Facts,
+    /// `facts.files` by path, hashed (the ordered map is for iteration).
+    files: HashMap<&'f str, &'f FileInfo>,
     by_id: HashMap<&'f str, usize>,
     from: HashMap<&'f str, Vec<usize>>,
     to: HashMap<&'f str, Vec<usize>>,
@@ -23,13 +26,15 @@ pub struct Graph<'f> {
 
 impl<'f> Graph<'f> {
     pub fn new(facts: &'f Facts) -> Graph<'f> {
-        let mut by_id = HashMap::new();
+        let files: HashMap<&str, &FileInfo> =
+            facts.files.iter().map(|(p, f)| (p.as_str(), f)).collect();
+        let mut by_id = HashMap::default();
         for (i, s) in facts.symbols.iter().enumerate() {
             // The first declaration of an id wins (ids repeat only for duplicate declarations).
             by_id.entry(s.symbol.id.0.as_str()).or_insert(i);
         }
-        let mut from: HashMap<&str, Vec<usize>> = HashMap::new();
-        let mut to: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut from: HashMap<&str, Vec<usize>> = HashMap::default();
+        let mut to: HashMap<&str, Vec<usize>> = HashMap::default();
         for (i, e) in facts.edges.iter().enumerate() {
             from.entry(e.caller.as_str()).or_default().push(i);
             if let Some(c) = &e.callee {
@@ -37,29 +42,34 @@ impl<'f> Graph<'f> {
             }
         }
         let source_module = |path: &str| {
-            facts
-                .files
+            files
                 .get(path)
                 .filter(|f| f.provenance == Provenance::Source)
                 .map(|f| f.module.as_str())
         };
-        let mut module_syms: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut module_syms: HashMap<&str, Vec<usize>> = HashMap::default();
         for (i, s) in facts.symbols.iter().enumerate() {
             if let Some(m) = source_module(&s.path) {
                 module_syms.entry(m).or_default().push(i);
             }
         }
-        let mut module_edges: HashMap<&str, Vec<usize>> = HashMap::new();
-        let mut module_in: HashMap<&str, Vec<usize>> = HashMap::new();
-        let mut inbound: HashMap<&str, usize> = HashMap::new();
+        let mut module_edges: HashMap<&str, Vec<usize>> = HashMap::default();
+        let mut module_in: HashMap<&str, Vec<usize>> = HashMap::default();
+        let mut inbound: HashMap<&str, usize> = HashMap::default();
+        // Edges come ordered by use-site file: its module is looked up once per file.
+        let mut caller_at: (&str, Option<&str>) = ("", None);
         for (i, e) in facts.edges.iter().enumerate() {
+            if caller_at.0 != e.caller_file {
+                caller_at = (e.caller_file.as_str(), source_module(&e.caller_file));
+            }
+            let caller_module = caller_at.1;
             if let Some(f) = e.callee_file.as_deref()
                 && f != e.caller_file
-                && source_module(&e.caller_file).is_some()
+                && caller_module.is_some()
             {
                 *inbound.entry(f).or_default() += 1;
             }
-            if let Some(m) = source_module(&e.caller_file) {
+            if let Some(m) = caller_module {
                 module_edges.entry(m).or_default().push(i);
             }
             if let Some(m) = e.callee_file.as_deref().and_then(source_module) {
@@ -68,6 +78,7 @@ impl<'f> Graph<'f> {
         }
         Graph {
             facts,
+            files,
             by_id,
             from,
             to,
@@ -83,7 +94,7 @@ impl<'f> Graph<'f> {
     }
 
     pub fn file(&self, path: &str) -> Option<&'f FileInfo> {
-        self.facts.files.get(path)
+        self.files.get(path).copied()
     }
 
     /// Module of the file at `path`.

@@ -231,6 +231,22 @@ impl Catalog {
         })
     }
 
+    /// Runs `f` inside one read transaction, so every statement in it sees the same published
+    /// snapshot even while an index run commits.
+    pub fn in_read_txn<T>(
+        &self,
+        f: impl FnOnce(&Catalog) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.conn.execute_batch("BEGIN")?;
+        let out = f(self);
+        let end = self
+            .conn
+            .execute_batch(if out.is_ok() { "COMMIT" } else { "ROLLBACK" });
+        let out = out?;
+        end?;
+        Ok(out)
+    }
+
     pub fn last_snapshot(&self) -> Result<Option<Snapshot>, StoreError> {
         Ok(self
             .conn

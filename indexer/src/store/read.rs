@@ -66,6 +66,33 @@ pub trait IndexRead {
         &self,
         f: &mut dyn FnMut(Edge) -> Result<(), StoreError>,
     ) -> Result<(), StoreError>;
+    /// The whole snapshot at once: files, every symbol and every edge, all from the same
+    /// snapshot (whole-graph readers such as docgen's code maps). The default reads them one
+    /// after the other and retries if a run published in between; a backend that can read them
+    /// side by side does. `None` before the first run.
+    fn whole_snapshot(&self) -> Result<Option<WholeSnapshot>, StoreError> {
+        for _ in 0..READ_RETRIES {
+            let Some(snapshot) = self.last_snapshot()? else {
+                return Ok(None);
+            };
+            let files = self.current_files()?;
+            let symbols = self.all_symbols()?;
+            let mut edges = Vec::new();
+            self.for_each_edge(&mut |e| {
+                edges.push(e);
+                Ok(())
+            })?;
+            if self.last_snapshot()?.map(|s| s.generation) == Some(snapshot.generation) {
+                return Ok(Some(WholeSnapshot {
+                    snapshot,
+                    files,
+                    symbols,
+                    edges,
+                }));
+            }
+        }
+        Err(StoreError::KeptChanging(READ_RETRIES))
+    }
     /// Files and symbols as they were at the earlier snapshot `generation`, for snapshot diffs
     /// ([`crate::diff::diff`]). `None` when the backend keeps no history (the default) or holds
     /// no snapshot with that generation.
@@ -100,6 +127,21 @@ pub trait IndexRead {
         );
         Ok(Some((old.snapshot, d)))
     }
+}
+
+/// How often a whole read starts again when an index run publishes while it reads.
+const READ_RETRIES: usize = 3;
+
+/// One snapshot read whole ([`IndexRead::whole_snapshot`]).
+#[derive(Debug, Clone)]
+pub struct WholeSnapshot {
+    pub snapshot: Snapshot,
+    /// Files keyed by path.
+    pub files: HashMap<RepoPath, FileRow>,
+    /// Every symbol, ordered by path then line.
+    pub symbols: Vec<SymbolRow>,
+    /// Every edge, ordered by use-site file then source order, display names filled in.
+    pub edges: Vec<Edge>,
 }
 
 /// One snapshot's files and symbols as the diff reads them.
@@ -166,6 +208,52 @@ impl IndexRead for crate::store::EmbeddedIndex {
         f: &mut dyn FnMut(Edge) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         self.catalog.for_each_edge(f)
+    }
+    fn whole_snapshot(&self) -> Result<Option<WholeSnapshot>, StoreError> {
+        // Edges on a second connection and thread while this one reads files and symbols: the
+        // two halves take about the same time on a large index. Each side reads inside its own
+        // transaction; a run publishing in between shows as two generations, and the read
+        // starts again.
+        let path = self.dir.catalog();
+        for _ in 0..READ_RETRIES {
+            let (mine, theirs) = std::thread::scope(|s| {
+                let edges = s.spawn(|| {
+                    let second = crate::store::catalog::Catalog::open_read(&path)?;
+                    second.in_read_txn(|c| {
+                        let generation = c.last_snapshot()?.map(|s| s.generation);
+                        let mut edges = Vec::new();
+                        c.for_each_edge(|e| {
+                            edges.push(e);
+                            Ok(())
+                        })?;
+                        Ok((generation, edges))
+                    })
+                });
+                let mine = self.catalog.in_read_txn(|c| {
+                    let Some(snapshot) = c.last_snapshot()? else {
+                        return Ok(None);
+                    };
+                    Ok(Some((snapshot, c.current_files()?, c.all_symbols()?)))
+                });
+                let theirs = edges
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                (mine, theirs)
+            });
+            let Some((snapshot, files, symbols)) = mine? else {
+                return Ok(None);
+            };
+            let (generation, edges) = theirs?;
+            if generation == Some(snapshot.generation) {
+                return Ok(Some(WholeSnapshot {
+                    snapshot,
+                    files,
+                    symbols,
+                    edges,
+                }));
+            }
+        }
+        Err(StoreError::KeptChanging(READ_RETRIES))
     }
     fn versions_at(&self, generation: u64) -> Result<Option<SnapshotVersions>, StoreError> {
         let Some(snapshot) = self
