@@ -335,6 +335,7 @@ fn worker(
             reader: r,
             asker,
             chat: chat.as_ref(),
+            graph: None,
         };
         job(Ok(&mut warm));
         // Keep serving with the same Asker until the queue closes.
@@ -356,15 +357,37 @@ struct Warm<'r> {
     reader: &'r dyn IndexRead,
     asker: Asker<'r>,
     chat: Option<&'r OpenAiChat>,
+    /// Whether the snapshot of this generation has a call graph.
+    graph: Option<(u64, bool)>,
 }
 
-impl Warm<'_> {
+impl<'r> Warm<'r> {
     fn reader(&self) -> &dyn IndexRead {
         self.reader
     }
 
+    /// The stored call graph, if the snapshot has one. Asked once per snapshot: counting the
+    /// edges reads every edge file's row.
+    fn stored_graph(&mut self) -> Option<StoredGraph<'r>> {
+        let generation = self
+            .reader
+            .last_snapshot()
+            .ok()
+            .flatten()
+            .map(|s| s.generation);
+        let has = match (self.graph, generation) {
+            (Some((g, has)), Some(now)) if g == now => has,
+            _ => {
+                let has = StoredGraph::available(self.reader);
+                self.graph = generation.map(|g| (g, has));
+                has
+            }
+        };
+        has.then(|| StoredGraph::new(self.reader))
+    }
+
     fn ask(&mut self, req: &Request) -> Result<Answer, ServiceError> {
-        let stored = StoredGraph::available(self.reader).then(|| StoredGraph::new(self.reader));
+        let stored = self.stored_graph();
         let opts = AskOptions {
             level: req.level,
             limit: req.limit,
@@ -380,8 +403,8 @@ impl Warm<'_> {
         &mut self,
         f: impl FnOnce(&SnapshotView<'_>, &dyn CallGraph) -> Result<R, QueryError>,
     ) -> Result<R, ServiceError> {
+        let stored = self.stored_graph();
         let view = self.asker.view()?;
-        let stored = StoredGraph::available(self.reader).then(|| StoredGraph::new(self.reader));
         let lexical;
         let graph: &dyn CallGraph = match &stored {
             Some(s) => s,

@@ -24,6 +24,10 @@ pub use run::{RunEnd, RunTx};
 /// reason. 7: Java facts hold assignments; `constant` edges (enum constants set as values).
 pub const SCHEMA_VERSION: i64 = 7;
 
+/// How much of the catalog file a reader maps (address space, not memory: pages are the
+/// kernel's page cache, shared by every reader).
+const READ_MMAP_BYTES: i64 = 4 << 30;
+
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS snapshots(
@@ -224,6 +228,15 @@ impl Catalog {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        // Readers answer many small lookups: pages through a memory map rather than a read
+        // call each (the file only grows; a rebuild is a new file renamed in), and one plan per
+        // statement, kept across bindings, instead of a re-prepare whenever a bound value
+        // could change the plan.
+        conn.pragma_update(None, "mmap_size", READ_MMAP_BYTES)?;
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+            true,
+        )?;
         Ok(Catalog {
             conn,
             content_cache: Default::default(),
