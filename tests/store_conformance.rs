@@ -204,6 +204,35 @@ fn check_reader(r: &dyn IndexRead, expected_gen: u64) {
     assert!(walked.iter().any(|e| e.line == 8
         && e.callee.as_deref() == Some(mark.id.0.as_str())
         && e.caller_name == "shop.order.OrderService.cancelUnpaidOrder"));
+    // Batched lookups answer exactly what one lookup per key answers, unknown keys included.
+    let ids: Vec<&str> = walked
+        .iter()
+        .filter_map(|e| e.callee.as_deref())
+        .chain(["java:no.Such#thing()"])
+        .collect();
+    let to = r.edges_to_many(&ids).unwrap();
+    for id in &ids {
+        assert_eq!(to[*id], r.edges_to(id).unwrap(), "edges_to {id}");
+    }
+    let callers: Vec<&str> = walked
+        .iter()
+        .map(|e| e.caller.as_str())
+        .chain(["java:no.Such#thing()"])
+        .collect();
+    let from = r.edges_from_many(&callers).unwrap();
+    for id in &callers {
+        assert_eq!(from[*id], r.edges_from(id).unwrap(), "edges_from {id}");
+    }
+    let paths: Vec<&str> = files
+        .keys()
+        .map(|p| p.as_str())
+        .chain(["no/such/File.java"])
+        .collect();
+    let chunks = r.chunks_of_many(&paths).unwrap();
+    assert_eq!(chunks.len(), paths.len());
+    for p in &paths {
+        assert_eq!(chunks[*p], r.chunks_of(p).unwrap(), "chunks_of {p}");
+    }
     // The whole read is the same snapshot as the piecewise reads.
     let whole = r
         .whole_snapshot()

@@ -339,6 +339,26 @@ impl CallGraph for MemoGraph<'_> {
     fn entries(&self, id: &SymbolId) -> Result<Vec<String>, QueryError> {
         self.inner.entries(id)
     }
+    fn prefetch_callers(&self, ids: &[SymbolId]) -> Result<(), QueryError> {
+        let memo = self.callers.borrow();
+        let missing: Vec<SymbolId> = ids
+            .iter()
+            .filter(|i| !memo.contains_key(*i))
+            .cloned()
+            .collect();
+        drop(memo);
+        self.inner.prefetch_callers(&missing)
+    }
+    fn prefetch_callees(&self, ids: &[SymbolId]) -> Result<(), QueryError> {
+        let memo = self.callees.borrow();
+        let missing: Vec<SymbolId> = ids
+            .iter()
+            .filter(|i| !memo.contains_key(*i))
+            .cloned()
+            .collect();
+        drop(memo);
+        self.inner.prefetch_callees(&missing)
+    }
     fn callers(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError> {
         if let Some(e) = self.callers.borrow().get(id) {
             return Ok(e.clone());

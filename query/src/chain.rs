@@ -594,6 +594,19 @@ fn next_steps(
             }
         }
     }
+    // Each target's text and calls are read below: in one batch each.
+    let read: Vec<SymIdx> = targets
+        .iter()
+        .map(|t| t.0)
+        .filter(|&c| c != node && ctx.is_source_callable(c))
+        .collect();
+    let texts: Vec<&str> = read.iter().map(|&c| v.path(c)).collect();
+    v.prefetch_files(&texts)?;
+    let ids: Vec<SymbolId> = read
+        .iter()
+        .map(|&c| SymbolId(v.id(c).to_string()))
+        .collect();
+    ctx.graph.prefetch_callees(&ids)?;
     for (c, confidence, line, call, bonus) in targets {
         let object_method = is_object_method(v.name(c), v.param_types(c).len())
             && v.owner_type(c) != v.owner_type(node);

@@ -60,6 +60,17 @@ pub trait CallGraph {
         let _ = id;
         Ok(Vec::new())
     }
+    /// Reads ahead what [`CallGraph::callers`] and [`CallGraph::entries`] will ask of `ids`
+    /// (one level of a walk), in as few round trips as the backend allows. Nothing by default.
+    fn prefetch_callers(&self, ids: &[SymbolId]) -> Result<(), QueryError> {
+        let _ = ids;
+        Ok(())
+    }
+    /// The same for [`CallGraph::callees`].
+    fn prefetch_callees(&self, ids: &[SymbolId]) -> Result<(), QueryError> {
+        let _ = ids;
+        Ok(())
+    }
 }
 
 /// A graph with no edges: answers still work, without expansion.

@@ -386,6 +386,11 @@ pub fn entry_points(
     let mut seen: Vec<SymIdx> = targets.to_vec();
     let mut frontier: Vec<SymIdx> = targets.to_vec();
     for _ in 0..=ENTRY_DEPTH {
+        let level: Vec<SymbolId> = frontier
+            .iter()
+            .map(|&m| SymbolId(v.id(m).to_string()))
+            .collect();
+        graph.prefetch_callers(&level)?;
         let mut next = Vec::new();
         for &m in &frontier {
             let id = SymbolId(v.id(m).to_string());

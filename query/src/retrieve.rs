@@ -346,12 +346,37 @@ impl<'v, 'a> Retriever<'v, 'a> {
             return Ok(Vec::new());
         }
         let query = words.join(" ");
-        let mut items = Vec::new();
+        let mut spans = Vec::new();
         for (id, _path, _score) in v.index.search_chunks(&query, depth)? {
-            let Some((path, start, end)) = v.chunk_span(&id)? else {
-                continue;
-            };
-            for u in self.units_of_chunk(&path, start, end, q)? {
+            if let Some(span) = v.chunk_span(&id)? {
+                spans.push(span);
+            }
+        }
+        self.units_of_chunks(&spans, q)
+    }
+
+    /// The units of each chunk span in turn ([`Retriever::units_of_chunk`]), each once; the
+    /// method texts they are scored on are read in one batch first.
+    pub(crate) fn units_of_chunks(
+        &self,
+        spans: &[(String, u32, u32)],
+        q: &Question,
+    ) -> Result<Vec<UnitKey>, QueryError> {
+        let v = self.view;
+        let with_methods: Vec<&str> = spans
+            .iter()
+            .filter(|(path, start, end)| {
+                v.in_file(path).any(|i| {
+                    let (s, e) = v.span(i);
+                    v.kind(i).is_callable() && s <= *end && *start <= e
+                })
+            })
+            .map(|(path, _, _)| path.as_str())
+            .collect();
+        v.prefetch_files(&with_methods)?;
+        let mut items = Vec::new();
+        for (path, start, end) in spans {
+            for u in self.units_of_chunk(path, *start, *end, q)? {
                 if !items.contains(&u) {
                     items.push(u);
                 }

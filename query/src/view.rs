@@ -583,6 +583,41 @@ impl<'a> SnapshotView<'a> {
         Ok(lines)
     }
 
+    /// Reads the lines of every snapshot file in `paths` not read yet, in one batched request
+    /// where the backend pays a round trip per read (Meilisearch); what
+    /// [`SnapshotView::file_lines`] then finds in its cache.
+    pub fn prefetch_files(&self, paths: &[&str]) -> Result<(), QueryError> {
+        let missing: Vec<(&str, usize)> = {
+            let cache = self.lines();
+            let mut out: Vec<(&str, usize)> = Vec::new();
+            for &p in paths {
+                if let Some(f) = self.shared.data.file_index(p)
+                    && !cache.contains_key(&f)
+                    && !out.iter().any(|(_, g)| *g == f)
+                {
+                    out.push((p, f));
+                }
+            }
+            out
+        };
+        if missing.len() < 2 {
+            return Ok(());
+        }
+        let names: Vec<&str> = missing.iter().map(|(p, _)| *p).collect();
+        let mut read = self.index.chunks_of_many(&names)?;
+        let mut cache = self.lines();
+        if cache.len() + missing.len() > MAX_CACHED_FILES {
+            cache.clear();
+        }
+        for (p, f) in missing {
+            let chunks = read.remove(p).unwrap_or_default();
+            let lines =
+                viewdata::lines_from_chunks(&chunks, self.shared.data.file_lines(f) as usize);
+            cache.insert(f, Arc::new(lines));
+        }
+        Ok(())
+    }
+
     fn lines(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Arc<Vec<String>>>> {
         // A panic while holding the lock left a map that is still valid.
         self.shared

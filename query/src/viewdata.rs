@@ -33,7 +33,7 @@ use crate::terms;
 use crate::view::{param_types, params_text, prose_stems};
 use indexer::model::{Provenance, SymbolKind};
 use indexer::store::IndexRead;
-use indexer::store::catalog::FileRow;
+use indexer::store::catalog::{ChunkRow, FileRow};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

@@ -41,6 +41,13 @@ pub trait IndexRead {
     fn chunk(&self, id: &str) -> Result<Option<ChunkRow>, StoreError>;
     /// Chunks of one file in order.
     fn chunks_of(&self, path: &str) -> Result<Vec<ChunkRow>, StoreError>;
+    /// [`IndexRead::chunks_of`] for several files at once, by path (every asked path is a key).
+    fn chunks_of_many(&self, paths: &[&str]) -> Result<HashMap<String, Vec<ChunkRow>>, StoreError> {
+        paths
+            .iter()
+            .map(|p| Ok((p.to_string(), self.chunks_of(p)?)))
+            .collect()
+    }
     /// Keyword search over chunks (symbols, header, body), best first, at most `limit`.
     /// Every returned id resolves through [`IndexRead::chunk`].
     fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError>;
@@ -53,6 +60,21 @@ pub trait IndexRead {
     fn edges_from(&self, caller: &str) -> Result<Vec<Edge>, StoreError>;
     /// Edges pointing at `callee` (a symbol, external or pseudo id), in the same order.
     fn edges_to(&self, callee: &str) -> Result<Vec<Edge>, StoreError>;
+    /// [`IndexRead::edges_to`] for several callees at once, by callee (every asked id is a key).
+    /// A backend that pays a round trip per call answers in one per batch.
+    fn edges_to_many(&self, callees: &[&str]) -> Result<HashMap<String, Vec<Edge>>, StoreError> {
+        callees
+            .iter()
+            .map(|c| Ok((c.to_string(), self.edges_to(c)?)))
+            .collect()
+    }
+    /// [`IndexRead::edges_from`] for several callers at once, by caller.
+    fn edges_from_many(&self, callers: &[&str]) -> Result<HashMap<String, Vec<Edge>>, StoreError> {
+        callers
+            .iter()
+            .map(|c| Ok((c.to_string(), self.edges_from(c)?)))
+            .collect()
+    }
     /// Number of edges in the snapshot.
     fn edge_count(&self) -> Result<u64, StoreError>;
     /// Whether the snapshot's call graph was built: false when the run that made it had the

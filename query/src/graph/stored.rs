@@ -5,17 +5,77 @@ use crate::QueryError;
 use indexer::graph::{Edge as Stored, EdgeKind as StoredKind};
 use indexer::model::SymbolId;
 use indexer::store::IndexRead;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 
 /// Callers and callees read from the index's stored edges (either backend). Only edges between symbols of the
 /// snapshot are returned (library members and pseudo endpoints such as routes are left out);
 /// callers of a method include calls made through the methods it overrides.
+///
+/// One value serves one question: it keeps the edges it read, so a walk that asks the same
+/// node twice (its callers, then its entry points) reads it once, and a walk's level can be
+/// read in one batch ([`CallGraph::prefetch_callers`]).
 pub struct StoredGraph<'c> {
     catalog: &'c dyn IndexRead,
+    to: RefCell<HashMap<String, Rc<Vec<Stored>>>>,
+    from: RefCell<HashMap<String, Rc<Vec<Stored>>>>,
 }
 
 impl<'c> StoredGraph<'c> {
     pub fn new(catalog: &'c dyn IndexRead) -> StoredGraph<'c> {
-        StoredGraph { catalog }
+        StoredGraph {
+            catalog,
+            to: RefCell::default(),
+            from: RefCell::default(),
+        }
+    }
+
+    fn edges_to(&self, id: &str) -> Result<Rc<Vec<Stored>>, QueryError> {
+        if let Some(v) = self.to.borrow().get(id) {
+            return Ok(v.clone());
+        }
+        let v = Rc::new(self.catalog.edges_to(id)?);
+        self.to.borrow_mut().insert(id.to_string(), v.clone());
+        Ok(v)
+    }
+
+    fn edges_from(&self, id: &str) -> Result<Rc<Vec<Stored>>, QueryError> {
+        if let Some(v) = self.from.borrow().get(id) {
+            return Ok(v.clone());
+        }
+        let v = Rc::new(self.catalog.edges_from(id)?);
+        self.from.borrow_mut().insert(id.to_string(), v.clone());
+        Ok(v)
+    }
+
+    /// Reads the edges from (`outgoing`) or to each of `ids` not read yet, in one batch.
+    fn read_ahead(&self, ids: &[&str], outgoing: bool) -> Result<(), QueryError> {
+        let memo = if outgoing { &self.from } else { &self.to };
+        let missing: Vec<&str> = {
+            let m = memo.borrow();
+            let mut out: Vec<&str> = ids
+                .iter()
+                .copied()
+                .filter(|i| !m.contains_key(*i))
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            out
+        };
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let read = if outgoing {
+            self.catalog.edges_from_many(&missing)?
+        } else {
+            self.catalog.edges_to_many(&missing)?
+        };
+        let mut m = memo.borrow_mut();
+        for (k, v) in read {
+            m.insert(k, Rc::new(v));
+        }
+        Ok(())
     }
 
     /// Whether the index holds a call graph at all.
@@ -69,7 +129,6 @@ fn between_symbols(e: &Stored) -> bool {
 impl CallGraph for StoredGraph<'_> {
     fn entries(&self, id: &SymbolId) -> Result<Vec<String>, QueryError> {
         let mut out: Vec<String> = self
-            .catalog
             .edges_to(&id.0)?
             .iter()
             .filter_map(|e| {
@@ -86,20 +145,19 @@ impl CallGraph for StoredGraph<'_> {
 
     fn callers(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError> {
         let mut out: Vec<Edge> = self
-            .catalog
             .edges_to(&id.0)?
             .iter()
             .filter(|e| between_symbols(e))
             .map(|e| convert(e, &id.0))
             .collect();
-        for sup in self.catalog.edges_from(&id.0)? {
+        for sup in self.edges_from(&id.0)?.iter() {
             if sup.kind != StoredKind::Overrides {
                 continue;
             }
             let Some(s) = &sup.callee else { continue };
-            for e in self.catalog.edges_to(s)? {
-                if between_symbols(&e) {
-                    let mut c = convert(&e, &id.0);
+            for e in self.edges_to(s)?.iter() {
+                if between_symbols(e) {
+                    let mut c = convert(e, &id.0);
                     c.confidence = c.confidence.min(0.8);
                     out.push(c);
                 }
@@ -115,9 +173,31 @@ impl CallGraph for StoredGraph<'_> {
         Ok(out)
     }
 
+    fn prefetch_callers(&self, ids: &[SymbolId]) -> Result<(), QueryError> {
+        // Callers take the edges to each id and, through the methods it overrides, to those.
+        let ids: Vec<&str> = ids.iter().map(|i| i.0.as_str()).collect();
+        self.read_ahead(&ids, true)?;
+        let mut targets: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        for id in &ids {
+            for sup in self.edges_from(id)?.iter() {
+                if sup.kind == StoredKind::Overrides
+                    && let Some(s) = &sup.callee
+                {
+                    targets.push(s.clone());
+                }
+            }
+        }
+        let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
+        self.read_ahead(&targets, false)
+    }
+
+    fn prefetch_callees(&self, ids: &[SymbolId]) -> Result<(), QueryError> {
+        let ids: Vec<&str> = ids.iter().map(|i| i.0.as_str()).collect();
+        self.read_ahead(&ids, true)
+    }
+
     fn callees(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError> {
         Ok(self
-            .catalog
             .edges_from(&id.0)?
             .iter()
             .filter(|e| between_symbols(e))

@@ -89,6 +89,14 @@ impl<'q, 'o> LegCtx<'q, 'o> {
                     pool.push(UnitKey::Sym(e));
                 }
             }
+            let methods: Vec<&str> = pool
+                .iter()
+                .filter_map(|u| match u {
+                    UnitKey::Sym(i) if r.view.kind(*i).is_callable() => Some(r.view.path(*i)),
+                    _ => None,
+                })
+                .collect();
+            r.view.prefetch_files(&methods)?;
             let mut scored: Vec<(UnitKey, f32)> = Vec::new();
             for u in &pool {
                 if let UnitKey::Sym(i) = u
@@ -208,17 +216,13 @@ pub(super) const LEGS: &[LegRule] = &[
             let Some(vl) = c.opts.vectors else {
                 return Ok(Vec::new());
             };
-            let mut items = Vec::new();
+            let mut spans = Vec::new();
             for (chunk_id, _) in vl.nearest(&c.q.text, c.opts.bm25_depth)? {
-                if let Some((path, start, end)) = r.view.chunk_span(&chunk_id)? {
-                    for u in r.units_of_chunk(&path, start, end, c.q)? {
-                        if !items.contains(&u) {
-                            items.push(u);
-                        }
-                    }
+                if let Some(span) = r.view.chunk_span(&chunk_id)? {
+                    spans.push(span);
                 }
             }
-            Ok(items)
+            r.units_of_chunks(&spans, c.q)
         },
     },
     LegRule {

@@ -63,6 +63,9 @@ fn clip_bytes(s: &str, max: usize) -> &str {
     &s[..e]
 }
 
+/// Files whose chunks are read in one call while the tables are built.
+const FILES_PER_READ: usize = 256;
+
 /// Builds the tables of the snapshot `index` shows now.
 pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
     let file_rows: HashMap<String, FileRow> = index
@@ -142,8 +145,17 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
     // Chunk spans, and the text of the files that hold callables.
     let mut text: HashMap<usize, Vec<String>> = HashMap::new();
     let mut chunk_spans: Vec<(u64, String, u32, u32, u32)> = Vec::new();
+    // Read in batches: one round trip per batch on a server backend, bounded memory on any.
+    let mut batch: HashMap<String, Vec<ChunkRow>> = HashMap::new();
     for (f, path) in paths.iter().enumerate() {
-        let chunks = index.chunks_of(path)?;
+        if f % FILES_PER_READ == 0 {
+            let names: Vec<&str> = paths[f..(f + FILES_PER_READ).min(paths.len())]
+                .iter()
+                .map(String::as_str)
+                .collect();
+            batch = index.chunks_of_many(&names)?;
+        }
+        let chunks = batch.remove(path.as_str()).unwrap_or_default();
         for c in &chunks {
             chunk_spans.push((
                 fnv64(c.id.as_bytes()),

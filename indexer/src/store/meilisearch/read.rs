@@ -113,6 +113,25 @@ impl IndexRead for MeiliStore {
         Ok(docs.into_iter().filter_map(chunk_row).collect())
     }
 
+    fn chunks_of_many(&self, paths: &[&str]) -> Result<HashMap<String, Vec<ChunkRow>>, StoreError> {
+        let mut docs: HashMap<String, Vec<ChunkDoc>> =
+            paths.iter().map(|p| (p.to_string(), Vec::new())).collect();
+        for batch in paths.chunks(KEYS_PER_REQUEST) {
+            for d in self.fetch_all::<ChunkDoc>("chunks", Some(&any_of("path", batch)))? {
+                if let Some(v) = docs.get_mut(&d.path) {
+                    v.push(d);
+                }
+            }
+        }
+        Ok(docs
+            .into_iter()
+            .map(|(p, mut v)| {
+                v.sort_by_key(|d| d.ord);
+                (p, v.into_iter().filter_map(chunk_row).collect())
+            })
+            .collect())
+    }
+
     fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
         self.keyword_chunks(query, limit)
     }
@@ -132,6 +151,14 @@ impl IndexRead for MeiliStore {
         self.edges_where(&format!("callee = {}", quote(callee)))
     }
 
+    fn edges_to_many(&self, callees: &[&str]) -> Result<HashMap<String, Vec<Edge>>, StoreError> {
+        self.edges_by("callee", callees, |e| e.callee.as_deref())
+    }
+
+    fn edges_from_many(&self, callers: &[&str]) -> Result<HashMap<String, Vec<Edge>>, StoreError> {
+        self.edges_by("caller", callers, |e| Some(e.caller.as_str()))
+    }
+
     fn edge_count(&self) -> Result<u64, StoreError> {
         Ok(self.count("edges")? as u64)
     }
@@ -148,6 +175,38 @@ impl IndexRead for MeiliStore {
             f(e)?;
         }
         Ok(())
+    }
+}
+
+/// Keys named in one `IN [...]` filter: a batch of lookups is one request, and the filter
+/// stays short.
+const KEYS_PER_REQUEST: usize = 64;
+
+/// `field IN ["a", "b"]`.
+fn any_of(field: &str, keys: &[&str]) -> String {
+    let list: Vec<String> = keys.iter().map(|k| quote(k)).collect();
+    format!("{field} IN [{}]", list.join(", "))
+}
+
+impl MeiliStore {
+    /// Edges whose `field` is one of `keys`, grouped by key, each group in catalog order.
+    fn edges_by(
+        &self,
+        field: &str,
+        keys: &[&str],
+        key_of: impl Fn(&Edge) -> Option<&str>,
+    ) -> Result<HashMap<String, Vec<Edge>>, StoreError> {
+        let mut out: HashMap<String, Vec<Edge>> =
+            keys.iter().map(|k| (k.to_string(), Vec::new())).collect();
+        for batch in keys.chunks(KEYS_PER_REQUEST) {
+            for e in self.edges_where(&any_of(field, batch))? {
+                let key = key_of(&e).map(str::to_string);
+                if let Some(v) = key.and_then(|k| out.get_mut(&k)) {
+                    v.push(e);
+                }
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -1,0 +1,218 @@
+//! Batched reads: a walk's level and a ranking's candidate files are read in one call each
+//! (what makes a server backend answer in a few round trips), and the answers are the same as
+//! with one read per key.
+//!
+//! The reader under test is the real embedded index behind a wrapper that counts the calls
+//! made to it by name.
+
+use indexer::graph::Edge;
+use indexer::model::{RepoPath, Snapshot, SymbolId};
+use indexer::pipeline::{self, IndexOptions};
+use indexer::store::catalog::{ChunkRow, FileRow, SymbolRow};
+use indexer::store::{EmbeddedIndex, IndexDir, IndexRead, StoreError, TextHit};
+use query::{AskOptions, Asker, CallGraph, StoredGraph};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The embedded index, counting each method's calls.
+struct Counting {
+    inner: EmbeddedIndex,
+    calls: RefCell<HashMap<&'static str, usize>>,
+}
+
+impl Counting {
+    fn new(inner: EmbeddedIndex) -> Counting {
+        Counting {
+            inner,
+            calls: RefCell::default(),
+        }
+    }
+    fn count(&self, name: &'static str) {
+        *self.calls.borrow_mut().entry(name).or_default() += 1;
+    }
+    fn calls(&self, name: &str) -> usize {
+        self.calls.borrow().get(name).copied().unwrap_or(0)
+    }
+}
+
+impl IndexRead for Counting {
+    fn last_snapshot(&self) -> Result<Option<Snapshot>, StoreError> {
+        self.inner.last_snapshot()
+    }
+    fn current_files(&self) -> Result<HashMap<RepoPath, FileRow>, StoreError> {
+        self.inner.current_files()
+    }
+    fn file(&self, path: &str) -> Result<Option<FileRow>, StoreError> {
+        self.inner.file(path)
+    }
+    fn symbols_named(&self, name: &str) -> Result<Vec<SymbolRow>, StoreError> {
+        self.inner.symbols_named(name)
+    }
+    fn symbols_of(&self, path: &str) -> Result<Vec<SymbolRow>, StoreError> {
+        self.inner.symbols_of(path)
+    }
+    fn all_symbols(&self) -> Result<Vec<SymbolRow>, StoreError> {
+        self.inner.all_symbols()
+    }
+    fn chunk(&self, id: &str) -> Result<Option<ChunkRow>, StoreError> {
+        self.inner.chunk(id)
+    }
+    fn chunks_of(&self, path: &str) -> Result<Vec<ChunkRow>, StoreError> {
+        self.count("chunks_of");
+        self.inner.chunks_of(path)
+    }
+    fn chunks_of_many(&self, paths: &[&str]) -> Result<HashMap<String, Vec<ChunkRow>>, StoreError> {
+        self.count("chunks_of_many");
+        self.inner.chunks_of_many(paths)
+    }
+    fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
+        self.inner.search_chunks(query, limit)
+    }
+    fn symbol_by_id(&self, id: &str) -> Result<Option<SymbolRow>, StoreError> {
+        self.inner.symbol_by_id(id)
+    }
+    fn edges_from(&self, caller: &str) -> Result<Vec<Edge>, StoreError> {
+        self.count("edges_from");
+        self.inner.edges_from(caller)
+    }
+    fn edges_to(&self, callee: &str) -> Result<Vec<Edge>, StoreError> {
+        self.count("edges_to");
+        self.inner.edges_to(callee)
+    }
+    fn edges_to_many(&self, callees: &[&str]) -> Result<HashMap<String, Vec<Edge>>, StoreError> {
+        self.count("edges_to_many");
+        self.inner.edges_to_many(callees)
+    }
+    fn edges_from_many(&self, callers: &[&str]) -> Result<HashMap<String, Vec<Edge>>, StoreError> {
+        self.count("edges_from_many");
+        self.inner.edges_from_many(callers)
+    }
+    fn edge_count(&self) -> Result<u64, StoreError> {
+        self.inner.edge_count()
+    }
+    fn graph_built(&self) -> Result<bool, StoreError> {
+        self.inner.graph_built()
+    }
+    fn for_each_edge(
+        &self,
+        f: &mut dyn FnMut(Edge) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.inner.for_each_edge(f)
+    }
+}
+
+fn shop_index(tmp: &Path) -> IndexDir {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/shop");
+    let dir = IndexDir::new(tmp.join("idx"));
+    pipeline::run(&root, &dir, &IndexOptions::default(), &|_| {}).expect("the shop indexes");
+    dir
+}
+
+/// Every method of the shop that something calls.
+fn called_methods(index: &EmbeddedIndex) -> Vec<SymbolId> {
+    let mut ids: Vec<String> = Vec::new();
+    index
+        .for_each_edge(&mut |e| {
+            if let Some(c) = e.callee
+                && c.starts_with("java:")
+                && c.contains('#')
+                && !ids.contains(&c)
+            {
+                ids.push(c);
+            }
+            Ok(())
+        })
+        .unwrap();
+    ids.into_iter().map(SymbolId).collect()
+}
+
+#[test]
+fn a_level_read_ahead_answers_its_callers_and_entries_without_another_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = shop_index(tmp.path());
+    let ids = called_methods(&EmbeddedIndex::open(&dir).unwrap());
+    assert!(ids.len() >= 5, "{ids:?}");
+
+    let plain = EmbeddedIndex::open(&dir).unwrap();
+    let one_by_one = StoredGraph::new(&plain);
+    let counting = Counting::new(EmbeddedIndex::open(&dir).unwrap());
+    let batched = StoredGraph::new(&counting);
+    batched.prefetch_callers(&ids).unwrap();
+    batched.prefetch_callees(&ids).unwrap();
+    let (to, from) = (counting.calls("edges_to"), counting.calls("edges_from"));
+    assert_eq!(
+        (
+            counting.calls("edges_to_many"),
+            counting.calls("edges_from_many")
+        ),
+        (1, 1),
+        "one read for the level's edges out (overrides and calls: the callees need nothing \
+         more), one for the edges into it and the methods it overrides"
+    );
+    for id in &ids {
+        assert_eq!(
+            batched.callers(id).unwrap(),
+            one_by_one.callers(id).unwrap(),
+            "{id:?}"
+        );
+        assert_eq!(
+            batched.entries(id).unwrap(),
+            one_by_one.entries(id).unwrap(),
+            "{id:?}"
+        );
+        assert_eq!(
+            batched.callees(id).unwrap(),
+            one_by_one.callees(id).unwrap(),
+            "{id:?}"
+        );
+    }
+    assert_eq!(
+        (counting.calls("edges_to"), counting.calls("edges_from")),
+        (to, from),
+        "callers, entries and callees of a read-ahead level read nothing more"
+    );
+}
+
+#[test]
+fn answers_read_candidate_files_and_walk_levels_in_batches_and_match_one_read_per_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = shop_index(tmp.path());
+    let questions = [
+        "who calls the stock deduction?",
+        "how does an order get created? show the flow from the controller",
+        "where is the order status changed after payment?",
+    ];
+    let plain = EmbeddedIndex::open(&dir).unwrap();
+    let counting = Counting::new(EmbeddedIndex::open(&dir).unwrap());
+    let one_by_one = Asker::from_reader(&plain, None).unwrap();
+    let batched = Asker::from_reader(&counting, None).unwrap();
+    // What the view's tables read is not what is counted: only the answers' reads.
+    counting.calls.borrow_mut().clear();
+    for q in questions {
+        let answer = |asker: &Asker<'_>, r: &dyn IndexRead| {
+            let graph = StoredGraph::new(r);
+            let opts = AskOptions {
+                graph: Some(&graph),
+                ..AskOptions::default()
+            };
+            asker.ask(q, &opts).unwrap()
+        };
+        let a = answer(&one_by_one, &plain);
+        let b = answer(&batched, &counting);
+        assert_eq!(a.answer, b.answer, "{q}");
+        assert_eq!(
+            format!("{:?}", a.citations),
+            format!("{:?}", b.citations),
+            "{q}"
+        );
+    }
+    assert!(
+        counting.calls("chunks_of_many") > 0,
+        "candidate files read in batches"
+    );
+    assert!(
+        counting.calls("edges_from_many") + counting.calls("edges_to_many") > 0,
+        "walk levels read in batches"
+    );
+}
