@@ -6,7 +6,8 @@
 const ZWSP: char = '\u{200B}';
 
 /// Neutralises mass mentions, user/role/channel mentions (Slack, Discord and Feishu syntax) and
-/// URLs (defanged: `hxxps://evil[.]com/x`, which no platform turns into a link).
+/// URLs and bare domains (defanged: `hxxps://evil[.]com/x`, `evil[.]com`, which no platform
+/// turns into a link).
 pub fn neutralise(text: &str) -> String {
     defang_urls(&break_mentions(text))
 }
@@ -73,12 +74,48 @@ fn defang_urls(text: &str) -> String {
                 i += end;
                 continue;
             }
+            let after_path = i > 0 && matches!(b[i - 1], b'/' | b'.' | b'_' | b'-' | b'@');
+            if !after_path && let Some(host) = bare_domain(rest) {
+                let end = if rest[host..].starts_with('/') {
+                    url_end(rest, host)
+                } else {
+                    host
+                };
+                out.push_str(&defang_host(&rest[..end]));
+                i += end;
+                continue;
+            }
         }
         let c = rest.chars().next().expect("in bounds");
         out.push(c);
         i += c.len_utf8();
     }
     out
+}
+
+/// Top-level domains chat clients link without a scheme (Slack links `evil.com`), as far as
+/// they are not also file extensions a code answer names (`README.md`, `a.py`).
+const LINKED_TLDS: [&str; 30] = [
+    "com", "net", "org", "io", "dev", "app", "ai", "co", "xyz", "info", "biz", "me", "cn", "ru",
+    "uk", "de", "fr", "jp", "us", "top", "site", "online", "club", "link", "live", "pro", "tech",
+    "cloud", "gg", "ly",
+];
+
+/// Length of a bare domain at the start of `s` (`evil.com`, `a.b.io`): labels of letters,
+/// digits and hyphens joined by dots, ending in a linked TLD, not followed by a call's `(` or
+/// more of a word. A qualified Java name (`com.shop.Order`) ends in a type, not a TLD.
+fn bare_domain(s: &str) -> Option<usize> {
+    let end = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-'))
+        .unwrap_or(s.len());
+    let token = s[..end].trim_end_matches('.');
+    let labels: Vec<&str> = token.split('.').collect();
+    if labels.len() < 2 || labels.iter().any(|l| l.is_empty()) {
+        return None;
+    }
+    let tld = labels.last()?;
+    let next = s[token.len()..].chars().next();
+    (LINKED_TLDS.contains(tld) && !matches!(next, Some('(' | '_'))).then_some(token.len())
 }
 
 /// The scheme at the start of `s` (with its `://` or `:`) and what replaces it.
@@ -172,6 +209,17 @@ mod tests {
         assert_eq!(
             neutralise("com.shop.order.OrderService at a/B.java:12"),
             "com.shop.order.OrderService at a/B.java:12"
+        );
+        // Bare domains chat clients would link, with or without a path.
+        assert_eq!(
+            neutralise("mail evil.com or go to login.evil.io/reset now"),
+            "mail evil[.]com or go to login[.]evil[.]io/reset now"
+        );
+        assert_eq!(neutralise("(see evil.com)."), "(see evil[.]com).");
+        // Calls, fields, paths and file names are not domains.
+        assert_eq!(
+            neutralise("log.info(msg); uses a/b/site.com and README.md, Order.java, x.cn_y"),
+            "log.info(msg); uses a/b/site.com and README.md, Order.java, x.cn_y"
         );
         // Non-ASCII text passes through.
         assert_eq!(neutralise("谁调用了 扣减库存？"), "谁调用了 扣减库存？");
