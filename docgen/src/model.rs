@@ -85,6 +85,8 @@ pub struct Entry {
     pub kind: EntryKind,
     /// `POST /api/orders`, `cron=0 */5 * * * ?`, `queue order.cancel`, `main`, a type name.
     pub label: String,
+    /// What an API type is for: the first sentence of its doc comment (empty otherwise).
+    pub about: String,
     /// The method or type it enters (display name) and its declaration.
     pub handler: Item,
     /// Symbol id of the handler (not rendered; flows start from it).

@@ -318,7 +318,11 @@ pub fn module_page(
         "llm_purpose": st.llm_purpose.as_ref().map(|p| prose(&p.text)),
         "entries": m.entries.iter().map(|e| json!({
             "kind": format!("{:?}", e.kind).to_lowercase(),
-            "label": code(&e.label),
+            "label": if e.about.is_empty() {
+                code(&e.label)
+            } else {
+                format!("{} — {}", code(&e.label), prose(&e.about))
+            },
             "handler": lk.item(&e.handler),
         })).collect::<Vec<_>>(),
         "entries_cut": m.entries_cut,

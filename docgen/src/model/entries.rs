@@ -37,6 +37,7 @@ pub fn find(g: &Graph<'_>, module: &str) -> Vec<Entry> {
         let entry = |kind, label: String| Entry {
             kind,
             label,
+            about: String::new(),
             handler: item(),
             handler_id: sym.id.0.clone(),
         };
@@ -101,6 +102,12 @@ pub fn find(g: &Graph<'_>, module: &str) -> Vec<Entry> {
         out.push(Entry {
             kind: EntryKind::Api,
             label: s.symbol.kind.as_str().to_string(),
+            about: s
+                .symbol
+                .doc
+                .as_deref()
+                .map(|d| super::clip(first_sentence(d), ABOUT_CHARS))
+                .unwrap_or_default(),
             handler: Item {
                 name: s.symbol.qualified_name.clone(),
                 cite: Cite::new(&s.path, s.symbol.start_line, s.symbol.end_line),
@@ -109,6 +116,23 @@ pub fn find(g: &Graph<'_>, module: &str) -> Vec<Entry> {
         });
     }
     out
+}
+
+/// Longest "what it is for" shown beside an API type.
+const ABOUT_CHARS: usize = 100;
+
+/// The first sentence of a doc comment (up to its first `. ` or `。`), whole when it has none.
+fn first_sentence(doc: &str) -> &str {
+    let doc = doc.trim();
+    let end = [
+        doc.find(". ").map(|i| i + 1),
+        doc.find('。').map(|i| i + '。'.len_utf8()),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
+    .unwrap_or(doc.len());
+    &doc[..end]
 }
 
 /// What a delivery edge's detail says about where the message goes: the last queue or topic.
@@ -132,6 +156,21 @@ fn annotation_name(a: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_api_type_is_described_by_its_first_sentence() {
+        assert_eq!(
+            first_sentence("Manages sessions. Each context has one."),
+            "Manages sessions."
+        );
+        assert_eq!(first_sentence("管理会话。每个上下文一个。"), "管理会话。");
+        assert_eq!(first_sentence("  No full stop here "), "No full stop here");
+        // A dot inside a name is no sentence end.
+        assert_eq!(
+            first_sentence("Wraps java.util.Map for the pool"),
+            "Wraps java.util.Map for the pool"
+        );
+    }
 
     #[test]
     fn topics_come_from_the_last_hop_of_a_delivery() {

@@ -93,6 +93,7 @@ fn library_flows(g: &Graph<'_>, module: &str, entries: &[Entry]) -> Vec<(usize, 
             let e = Entry {
                 kind: EntryKind::Api,
                 label: g.short_name(s),
+                about: String::new(),
                 handler: super::Item {
                     name: g.short_name(s),
                     cite: Cite::new(&s.path, s.symbol.start_line, s.symbol.end_line),
