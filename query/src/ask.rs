@@ -340,24 +340,10 @@ impl CallGraph for MemoGraph<'_> {
         self.inner.entries(id)
     }
     fn prefetch_callers(&self, ids: &[SymbolId]) -> Result<(), QueryError> {
-        let memo = self.callers.borrow();
-        let missing: Vec<SymbolId> = ids
-            .iter()
-            .filter(|i| !memo.contains_key(*i))
-            .cloned()
-            .collect();
-        drop(memo);
-        self.inner.prefetch_callers(&missing)
+        self.inner.prefetch_callers(&not_in(&self.callers, ids))
     }
     fn prefetch_callees(&self, ids: &[SymbolId]) -> Result<(), QueryError> {
-        let memo = self.callees.borrow();
-        let missing: Vec<SymbolId> = ids
-            .iter()
-            .filter(|i| !memo.contains_key(*i))
-            .cloned()
-            .collect();
-        drop(memo);
-        self.inner.prefetch_callees(&missing)
+        self.inner.prefetch_callees(&not_in(&self.callees, ids))
     }
     fn callers(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError> {
         if let Some(e) = self.callers.borrow().get(id) {
@@ -375,6 +361,15 @@ impl CallGraph for MemoGraph<'_> {
         self.callees.borrow_mut().insert(id.clone(), e.clone());
         Ok(e)
     }
+}
+
+/// The ids a memo does not hold yet.
+fn not_in(memo: &RefCell<HashMap<SymbolId, Vec<Edge>>>, ids: &[SymbolId]) -> Vec<SymbolId> {
+    let memo = memo.borrow();
+    ids.iter()
+        .filter(|i| !memo.contains_key(*i))
+        .cloned()
+        .collect()
 }
 
 /// `<repo>` for an index folder `<repo>/.codemap`.

@@ -32,21 +32,11 @@ impl<'c> StoredGraph<'c> {
     }
 
     fn edges_to(&self, id: &str) -> Result<Rc<Vec<Stored>>, QueryError> {
-        if let Some(v) = self.to.borrow().get(id) {
-            return Ok(v.clone());
-        }
-        let v = Rc::new(self.catalog.edges_to(id)?);
-        self.to.borrow_mut().insert(id.to_string(), v.clone());
-        Ok(v)
+        memoized(&self.to, id, || self.catalog.edges_to(id))
     }
 
     fn edges_from(&self, id: &str) -> Result<Rc<Vec<Stored>>, QueryError> {
-        if let Some(v) = self.from.borrow().get(id) {
-            return Ok(v.clone());
-        }
-        let v = Rc::new(self.catalog.edges_from(id)?);
-        self.from.borrow_mut().insert(id.to_string(), v.clone());
-        Ok(v)
+        memoized(&self.from, id, || self.catalog.edges_from(id))
     }
 
     /// Reads the edges from (`outgoing`) or to each of `ids` not read yet, in one batch.
@@ -82,6 +72,20 @@ impl<'c> StoredGraph<'c> {
     pub fn available(catalog: &dyn IndexRead) -> bool {
         catalog.edge_count().is_ok_and(|n| n > 0)
     }
+}
+
+/// `memo[id]`, read with `read` the first time.
+fn memoized(
+    memo: &RefCell<HashMap<String, Rc<Vec<Stored>>>>,
+    id: &str,
+    read: impl FnOnce() -> Result<Vec<Stored>, indexer::store::StoreError>,
+) -> Result<Rc<Vec<Stored>>, QueryError> {
+    if let Some(v) = memo.borrow().get(id) {
+        return Ok(v.clone());
+    }
+    let v = Rc::new(read()?);
+    memo.borrow_mut().insert(id.to_string(), v.clone());
+    Ok(v)
 }
 
 fn kind(e: &Stored) -> EdgeKind {
