@@ -228,6 +228,11 @@ fn check_reader(r: &dyn IndexRead, expected_gen: u64) {
         .map(|p| p.as_str())
         .chain(["no/such/File.java"])
         .collect();
+    let syms = r.symbols_of_many(&paths).unwrap();
+    assert_eq!(syms.len(), paths.len());
+    for p in &paths {
+        assert_eq!(syms[*p], r.symbols_of(p).unwrap(), "symbols_of {p}");
+    }
     let chunks = r.chunks_of_many(&paths).unwrap();
     assert_eq!(chunks.len(), paths.len());
     for p in &paths {

@@ -602,6 +602,7 @@ fn next_steps(
         .collect();
     let texts: Vec<&str> = read.iter().map(|&c| v.path(c)).collect();
     v.prefetch_files(&texts)?;
+    v.prefetch_syms(&texts)?;
     let ids: Vec<SymbolId> = read
         .iter()
         .map(|&c| SymbolId(v.id(c).to_string()))

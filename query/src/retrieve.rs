@@ -374,6 +374,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
             .map(|(path, _, _)| path.as_str())
             .collect();
         v.prefetch_files(&with_methods)?;
+        v.prefetch_syms(&with_methods)?;
         let mut items = Vec::new();
         for (path, start, end) in spans {
             for u in self.units_of_chunk(path, *start, *end, q)? {

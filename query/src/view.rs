@@ -325,16 +325,48 @@ impl<'a> SnapshotView<'a> {
         &rows[i - range.start]
     }
 
+    /// Reads the symbol rows of every file in `paths` not read yet, in one batched request
+    /// where the backend pays a round trip per read; what [`SnapshotView::sym`] then finds.
+    pub fn prefetch_syms(&self, paths: &[&str]) -> Result<(), QueryError> {
+        let mut missing: Vec<(&str, usize)> = Vec::new();
+        for &p in paths {
+            if let Some(f) = self.shared.data.file_index(p)
+                && self.shared.syms[f].get().is_none()
+                && !missing.iter().any(|(_, g)| *g == f)
+            {
+                missing.push((p, f));
+            }
+        }
+        if missing.len() < 2 {
+            return Ok(());
+        }
+        let names: Vec<&str> = missing.iter().map(|(p, _)| *p).collect();
+        let mut read = self.index.symbols_of_many(&names)?;
+        for (p, f) in missing {
+            let rows = read.remove(p).unwrap_or_default();
+            // Another reader may have filled it meanwhile: the same rows either way.
+            let _ = self.shared.syms[f].set(self.match_file_syms(f, rows));
+        }
+        Ok(())
+    }
+
     fn load_file_syms(&self, f: usize) -> Vec<Sym> {
-        let path = self.shared.data.file_path(f).to_string();
-        let range = self.shared.data.file_syms(f);
-        let rows = match self.index.symbols_of(&path) {
+        let path = self.shared.data.file_path(f);
+        let rows = match self.index.symbols_of(path) {
             Ok(r) => r,
             Err(e) => {
                 tracing::warn!(error = %e, path, "reading symbols");
                 Vec::new()
             }
         };
+        self.match_file_syms(f, rows)
+    }
+
+    /// The view's symbols of file `f`, each with its full row from `rows` (the file's rows as
+    /// the index holds them now); a symbol no row matches marks the view stale.
+    fn match_file_syms(&self, f: usize, rows: Vec<SymbolRow>) -> Vec<Sym> {
+        let path = self.shared.data.file_path(f).to_string();
+        let range = self.shared.data.file_syms(f);
         let mut used = vec![false; rows.len()];
         let mut out = Vec::with_capacity(range.len());
         for (k, i) in range.enumerate() {

@@ -50,7 +50,15 @@ impl IndexRead for Counting {
         self.inner.symbols_named(name)
     }
     fn symbols_of(&self, path: &str) -> Result<Vec<SymbolRow>, StoreError> {
+        self.count("symbols_of");
         self.inner.symbols_of(path)
+    }
+    fn symbols_of_many(
+        &self,
+        paths: &[&str],
+    ) -> Result<HashMap<String, Vec<SymbolRow>>, StoreError> {
+        self.count("symbols_of_many");
+        self.inner.symbols_of_many(paths)
     }
     fn all_symbols(&self) -> Result<Vec<SymbolRow>, StoreError> {
         self.inner.all_symbols()
@@ -208,8 +216,8 @@ fn answers_read_candidate_files_and_walk_levels_in_batches_and_match_one_read_pe
         );
     }
     assert!(
-        counting.calls("chunks_of_many") > 0,
-        "candidate files read in batches"
+        counting.calls("chunks_of_many") > 0 && counting.calls("symbols_of_many") > 0,
+        "candidate files' text and symbols read in batches"
     );
     assert!(
         counting.calls("edges_from_many") + counting.calls("edges_to_many") > 0,

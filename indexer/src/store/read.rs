@@ -35,6 +35,16 @@ pub trait IndexRead {
     fn symbols_named(&self, name: &str) -> Result<Vec<SymbolRow>, StoreError>;
     /// Symbols of one file in source order.
     fn symbols_of(&self, path: &str) -> Result<Vec<SymbolRow>, StoreError>;
+    /// [`IndexRead::symbols_of`] for several files at once, by path (every asked path is a key).
+    fn symbols_of_many(
+        &self,
+        paths: &[&str],
+    ) -> Result<HashMap<String, Vec<SymbolRow>>, StoreError> {
+        paths
+            .iter()
+            .map(|p| Ok((p.to_string(), self.symbols_of(p)?)))
+            .collect()
+    }
     /// Every symbol, ordered by path then line.
     fn all_symbols(&self) -> Result<Vec<SymbolRow>, StoreError>;
     /// One chunk by id.

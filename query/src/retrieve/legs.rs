@@ -97,6 +97,7 @@ impl<'q, 'o> LegCtx<'q, 'o> {
                 })
                 .collect();
             r.view.prefetch_files(&methods)?;
+            r.view.prefetch_syms(&methods)?;
             let mut scored: Vec<(UnitKey, f32)> = Vec::new();
             for u in &pool {
                 if let UnitKey::Sym(i) = u

@@ -93,6 +93,28 @@ impl IndexRead for MeiliStore {
         Ok(docs.into_iter().filter_map(symbol_row).collect())
     }
 
+    fn symbols_of_many(
+        &self,
+        paths: &[&str],
+    ) -> Result<HashMap<String, Vec<SymbolRow>>, StoreError> {
+        let mut docs: HashMap<String, Vec<SymbolDoc>> =
+            paths.iter().map(|p| (p.to_string(), Vec::new())).collect();
+        for batch in paths.chunks(KEYS_PER_REQUEST) {
+            for d in self.fetch_all::<SymbolDoc>("symbols", Some(&any_of("path", batch)))? {
+                if let Some(v) = docs.get_mut(&d.path) {
+                    v.push(d);
+                }
+            }
+        }
+        Ok(docs
+            .into_iter()
+            .map(|(p, mut v)| {
+                v.sort_by_key(|d| d.ord);
+                (p, v.into_iter().filter_map(symbol_row).collect())
+            })
+            .collect())
+    }
+
     fn all_symbols(&self) -> Result<Vec<SymbolRow>, StoreError> {
         let mut docs = self.fetch_all::<SymbolDoc>("symbols", None)?;
         docs.sort_by(|a, b| (&a.path, a.ord).cmp(&(&b.path, b.ord)));
