@@ -97,22 +97,12 @@ impl IndexRead for MeiliStore {
         &self,
         paths: &[&str],
     ) -> Result<HashMap<String, Vec<SymbolRow>>, StoreError> {
-        let mut docs: HashMap<String, Vec<SymbolDoc>> =
-            paths.iter().map(|p| (p.to_string(), Vec::new())).collect();
-        for batch in paths.chunks(KEYS_PER_REQUEST) {
-            for d in self.fetch_all::<SymbolDoc>("symbols", Some(&any_of("path", batch)))? {
-                if let Some(v) = docs.get_mut(&d.path) {
-                    v.push(d);
-                }
-            }
-        }
-        Ok(docs
-            .into_iter()
-            .map(|(p, mut v)| {
-                v.sort_by_key(|d| d.ord);
-                (p, v.into_iter().filter_map(symbol_row).collect())
-            })
-            .collect())
+        self.rows_by_path(
+            "symbols",
+            paths,
+            |d: &SymbolDoc| (&d.path, d.ord),
+            symbol_row,
+        )
     }
 
     fn all_symbols(&self) -> Result<Vec<SymbolRow>, StoreError> {
@@ -136,22 +126,7 @@ impl IndexRead for MeiliStore {
     }
 
     fn chunks_of_many(&self, paths: &[&str]) -> Result<HashMap<String, Vec<ChunkRow>>, StoreError> {
-        let mut docs: HashMap<String, Vec<ChunkDoc>> =
-            paths.iter().map(|p| (p.to_string(), Vec::new())).collect();
-        for batch in paths.chunks(KEYS_PER_REQUEST) {
-            for d in self.fetch_all::<ChunkDoc>("chunks", Some(&any_of("path", batch)))? {
-                if let Some(v) = docs.get_mut(&d.path) {
-                    v.push(d);
-                }
-            }
-        }
-        Ok(docs
-            .into_iter()
-            .map(|(p, mut v)| {
-                v.sort_by_key(|d| d.ord);
-                (p, v.into_iter().filter_map(chunk_row).collect())
-            })
-            .collect())
+        self.rows_by_path("chunks", paths, |d: &ChunkDoc| (&d.path, d.ord), chunk_row)
     }
 
     fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
@@ -211,6 +186,36 @@ fn any_of(field: &str, keys: &[&str]) -> String {
 }
 
 impl MeiliStore {
+    /// The documents of index `name` in any of `paths`, grouped by path (every asked path is a
+    /// key), each group in file order (`place` gives a document's path and order), as rows.
+    fn rows_by_path<D, R>(
+        &self,
+        name: &str,
+        paths: &[&str],
+        place: impl Fn(&D) -> (&String, u32),
+        row: impl Fn(D) -> Option<R>,
+    ) -> Result<HashMap<String, Vec<R>>, StoreError>
+    where
+        D: serde::de::DeserializeOwned + Send + Sync + 'static,
+    {
+        let mut docs: HashMap<String, Vec<D>> =
+            paths.iter().map(|p| (p.to_string(), Vec::new())).collect();
+        for batch in paths.chunks(KEYS_PER_REQUEST) {
+            for d in self.fetch_all::<D>(name, Some(&any_of("path", batch)))? {
+                if let Some(v) = docs.get_mut(place(&d).0) {
+                    v.push(d);
+                }
+            }
+        }
+        Ok(docs
+            .into_iter()
+            .map(|(p, mut v)| {
+                v.sort_by_key(|d| place(d).1);
+                (p, v.into_iter().filter_map(&row).collect())
+            })
+            .collect())
+    }
+
     /// Edges whose `field` is one of `keys`, grouped by key, each group in catalog order.
     fn edges_by(
         &self,
