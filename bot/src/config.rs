@@ -63,10 +63,19 @@ pub struct RepoEntry {
     /// Worker threads, each with its own warm reader.
     #[serde(default = "default_workers")]
     pub workers: usize,
+    /// Hold the index's call graph and text in memory (read in the background after start and
+    /// after each `codemap index`): about 300 MB per million lines, for answers that read only
+    /// the search index. `false` reads them per question.
+    #[serde(default = "yes")]
+    pub preload: bool,
 }
 
 fn default_workers() -> usize {
     2
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// A repository published to Meilisearch.
@@ -471,6 +480,7 @@ impl Config {
                     name: r.name.clone(),
                     location,
                     workers: r.workers,
+                    preload: r.preload,
                 }
             })
             .collect()
@@ -527,6 +537,7 @@ link = { kind = "github", base = "https://github.com/acme/shop" }
 name = "tomcat"
 meilisearch = { url = "http://127.0.0.1:7700", key_env = "MEILI_SEARCH_KEY" }
 workers = 3
+preload = false
 
 [scopes.slack]
 C123 = ["shop"]
@@ -571,6 +582,11 @@ citations = 3
         assert_eq!(c.repositories[0].workers, 2);
         assert_eq!(c.repositories[1].workers, 3);
         let svc = c.service_repos();
+        assert_eq!(
+            (svc[0].preload, svc[1].preload),
+            (true, false),
+            "preload unless turned off"
+        );
         assert!(matches!(
             &svc[1].location,
             query::IndexLocation::Meilisearch { config, .. } if config.repo == "tomcat" && config.prefix == "codemap_"

@@ -42,6 +42,14 @@ pub struct RepoEntry {
     /// Worker threads with a warm reader each.
     #[serde(default = "one")]
     pub workers: usize,
+    /// Hold the call graph and text in memory after the first question (about 300 MB per
+    /// million lines); `false` reads them per question.
+    #[serde(default = "yes")]
+    pub preload: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn one() -> usize {
@@ -99,6 +107,7 @@ impl McpConfig {
                     repo_root: r.root.clone(),
                 },
                 workers: r.workers.max(1),
+                preload: r.preload,
             })
             .collect()
     }

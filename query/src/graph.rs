@@ -8,9 +8,11 @@ pub mod callsite;
 pub mod hierarchy;
 pub mod lexical;
 pub mod stored;
+pub mod table;
 
 pub use lexical::LexicalGraph;
 pub use stored::StoredGraph;
+pub use table::EdgeTable;
 
 use crate::QueryError;
 use indexer::model::SymbolId;

@@ -15,7 +15,7 @@
 
 use crate::answer::{Answer, Level};
 use crate::ask::{AskOptions, Asker};
-use crate::graph::{CallGraph, LexicalGraph, StoredGraph};
+use crate::graph::{CallGraph, EdgeTable, LexicalGraph, StoredGraph};
 use crate::llm::{ChatModel, LlmConfig, OpenAiChat};
 use crate::view::{SharedViews, SnapshotView};
 use crate::{QueryError, freshness};
@@ -52,6 +52,10 @@ pub struct RepoConfig {
     pub location: IndexLocation,
     /// Worker threads, each with its own reader over the repository's shared view (at least 1).
     pub workers: usize,
+    /// Hold each snapshot's call graph, symbol rows and text in memory, read in the background
+    /// when the snapshot is first asked about, so that answers read only the search index
+    /// (about 300 MB for a million lines of Java; larger snapshots keep the graph only).
+    pub preload: bool,
 }
 
 /// The repositories a caller may see. Deny by default: an empty scope sees nothing.
@@ -109,6 +113,8 @@ pub struct RepoStatus {
     pub freshness: freshness::Freshness,
     pub files: usize,
     pub graph_built: bool,
+    /// The current snapshot's call graph and text are held in memory ([`RepoConfig::preload`]).
+    pub preloaded: bool,
 }
 
 /// Errors a front classifies for its users.
@@ -217,16 +223,19 @@ impl Pool {
     fn start(cfg: RepoConfig, llm: Option<LlmConfig>) -> Pool {
         let (tx, rx) = mpsc::channel::<Job>();
         let rx = Arc::new(Mutex::new(rx));
-        let views = Arc::new(SharedViews::new());
+        let shared = Shared {
+            views: Arc::new(SharedViews::new()),
+            preload: Arc::new(Mutex::new(Preload::default())),
+        };
         let handles = (0..cfg.workers.max(1))
             .map(|i| {
                 let rx = rx.clone();
                 let cfg = cfg.clone();
                 let llm = llm.clone();
-                let views = views.clone();
+                let shared = shared.clone();
                 thread::Builder::new()
                     .name(format!("codemap-{}-{i}", cfg.name))
-                    .spawn(move || worker(cfg, llm, rx, views))
+                    .spawn(move || worker(cfg, llm, rx, shared))
                     .expect("spawning a query worker thread")
             })
             .collect();
@@ -277,12 +286,101 @@ impl Drop for Pool {
     }
 }
 
+/// What the workers of one repository share: the snapshot's view tables and what was read into
+/// them, and the preloaded call graph.
+#[derive(Clone)]
+struct Shared {
+    views: Arc<SharedViews>,
+    preload: Arc<Mutex<Preload>>,
+}
+
+/// The background preload of one repository ([`RepoConfig::preload`]).
+#[derive(Default)]
+struct Preload {
+    /// The newest call graph read whole.
+    table: Option<Arc<EdgeTable>>,
+    /// The generation a preload was last started for (one at a time per generation).
+    started: Option<u64>,
+    /// The generation whose graph and text are held whole.
+    done: Option<u64>,
+}
+
+impl Shared {
+    fn preload(&self) -> std::sync::MutexGuard<'_, Preload> {
+        // A panic while holding the lock left a state that is still valid.
+        self.preload
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The preloaded graph of `generation`, if it is ready; starts reading it (and the view's
+    /// rows and text) in the background when nobody has.
+    fn table(&self, cfg: &RepoConfig, generation: u64) -> Option<Arc<EdgeTable>> {
+        let mut p = self.preload();
+        if let Some(t) = &p.table
+            && t.generation() == generation
+        {
+            return Some(t.clone());
+        }
+        if p.started != Some(generation) {
+            p.started = Some(generation);
+            let (job, shared) = (cfg.clone(), self.clone());
+            let spawned = thread::Builder::new()
+                .name(format!("codemap-{}-preload", cfg.name))
+                .spawn(move || shared.run_preload(&job, generation));
+            if let Err(e) = spawned {
+                tracing::warn!(repo = %cfg.name, error = %e, "could not start the preload");
+            }
+        }
+        None
+    }
+
+    /// Reads the snapshot's call graph whole, then its symbol rows and text into the shared
+    /// view, on a reader of its own. Answers go on meanwhile, reading what they need.
+    fn run_preload(&self, cfg: &RepoConfig, generation: u64) {
+        let started = std::time::Instant::now();
+        let result = (|| -> Result<(), String> {
+            let reader = open_reader(&cfg.location)?;
+            let table = EdgeTable::read(reader.as_ref()).map_err(|e| e.to_string())?;
+            let Some(table) = table.filter(|t| t.generation() == generation) else {
+                return Err("the index moved on while it was read".into());
+            };
+            let edges = table.len();
+            self.preload().table = Some(Arc::new(table));
+            let asker = Asker::sharing(
+                reader.as_ref(),
+                repo_root(&cfg.location),
+                cache_dir(&cfg.location),
+                self.views.clone(),
+            )
+            .map_err(|e| e.to_string())?;
+            let whole = asker
+                .view()
+                .and_then(|v| v.preload())
+                .map_err(|e| e.to_string())?;
+            let mut p = self.preload();
+            if p.table
+                .as_ref()
+                .is_some_and(|t| t.generation() == generation)
+            {
+                p.done = whole.then_some(generation);
+            }
+            tracing::info!(repo = %cfg.name, generation, edges, text = whole,
+                ms = started.elapsed().as_millis() as u64, "preloaded");
+            Ok(())
+        })();
+        if let Err(reason) = result {
+            tracing::warn!(repo = %cfg.name, generation, %reason, "preload stopped; answers read from the index");
+        }
+    }
+}
+
 /// A worker's loop: open the reader when first needed (and again after a failure), answer jobs.
 fn worker(
     cfg: RepoConfig,
     llm: Option<LlmConfig>,
     rx: Arc<Mutex<mpsc::Receiver<Job>>>,
-    views: Arc<SharedViews>,
+    shared: Shared,
 ) {
     let chat = llm.and_then(|c| match OpenAiChat::new(c) {
         Ok(chat) => Some(chat),
@@ -319,7 +417,7 @@ fn worker(
             r,
             repo_root(&cfg.location),
             cache_dir(&cfg.location),
-            views.clone(),
+            shared.views.clone(),
         ) {
             Ok(a) => a,
             Err(e) => {
@@ -332,6 +430,8 @@ fn worker(
             }
         };
         let mut warm = Warm {
+            cfg: &cfg,
+            shared: &shared,
             reader: r,
             asker,
             chat: chat.as_ref(),
@@ -354,6 +454,8 @@ fn worker(
 
 /// What a worker keeps between questions.
 struct Warm<'r> {
+    cfg: &'r RepoConfig,
+    shared: &'r Shared,
     reader: &'r dyn IndexRead,
     asker: Asker<'r>,
     chat: Option<&'r OpenAiChat>,
@@ -383,7 +485,18 @@ impl<'r> Warm<'r> {
                 has
             }
         };
-        has.then(|| StoredGraph::new(self.reader))
+        // Asked even without a graph: the preload holds the view's rows and text as well.
+        let table = match generation {
+            Some(g) if self.cfg.preload => self.shared.table(self.cfg, g),
+            _ => None,
+        };
+        if !has {
+            return None;
+        }
+        Some(match table {
+            Some(t) => StoredGraph::with_table(self.reader, t),
+            None => StoredGraph::new(self.reader),
+        })
     }
 
     fn ask(&mut self, req: &Request) -> Result<Answer, ServiceError> {
@@ -425,11 +538,15 @@ impl<'r> Warm<'r> {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs() as i64)
             .unwrap_or(0);
+        let preloaded = snapshot
+            .as_ref()
+            .is_some_and(|s| self.shared.preload().done == Some(s.generation));
         Ok(RepoStatus {
             name: name.to_string(),
             freshness: freshness::describe(snapshot.as_ref(), head, now),
             files,
             graph_built,
+            preloaded,
         })
     }
 }

@@ -2,30 +2,33 @@
 //! English stemming, CJK unigrams and bigrams) applied on the query side, so a question word and
 //! an indexed word agree exactly.
 
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use tantivy::tokenizer::{TextAnalyzer, TokenStream};
 
 thread_local! {
     static ANALYZER: RefCell<TextAnalyzer> = RefCell::new(indexer::analyzer::code_analyzer());
-    static STEMS: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
-    static WORD_STEMS: RefCell<HashMap<String, Box<[String]>>> = RefCell::new(HashMap::new());
+    static STEMS: RefCell<FxHashMap<String, String>> = RefCell::default();
+    static WORD_STEMS: RefCell<FxHashMap<String, Box<[String]>>> = RefCell::default();
 }
 
 /// Calls `f` with the stems of one word of text (`getPrefixLength` → `get`, `prefix`, `length`;
 /// what [`identifier_stems`] gives), memoised per word. `f` must not stem anything itself.
 pub fn with_word_stems<R>(word: &str, f: impl FnOnce(&[String]) -> R) -> R {
-    if !WORD_STEMS.with(|m| m.borrow().contains_key(word)) {
+    // Body scores stem every word of every candidate: one lookup per word once it is known.
+    WORD_STEMS.with(|m| {
+        if let Some(stems) = m.borrow().get(word) {
+            return f(stems);
+        }
         let stems: Box<[String]> = identifier_stems(word).into_boxed_slice();
-        WORD_STEMS.with(|m| {
-            let mut m = m.borrow_mut();
-            if m.len() > 200_000 {
-                m.clear();
-            }
-            m.insert(word.to_string(), stems);
-        });
-    }
-    WORD_STEMS.with(|m| f(&m.borrow()[word]))
+        let r = f(&stems);
+        let mut m = m.borrow_mut();
+        if m.len() > 200_000 {
+            m.clear();
+        }
+        m.insert(word.to_string(), stems);
+        r
+    })
 }
 
 /// Every token the index would hold for `text`, in order (whole identifiers and their words).

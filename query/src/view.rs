@@ -184,7 +184,7 @@ pub struct SharedView {
     data: ViewData,
     /// Full rows of each file's symbols, read when first needed.
     syms: Vec<OnceLock<Vec<Sym>>>,
-    lines: Mutex<HashMap<usize, Arc<Vec<String>>>>,
+    lines: Mutex<LineCache>,
     /// A file read back did not match the tables: the index changed under this view.
     stale: AtomicBool,
     /// LLM one-liners for code without doc comments (`codemap summarize`), when there are any.
@@ -199,7 +199,7 @@ impl SharedView {
         Ok(SharedView {
             data,
             syms,
-            lines: Mutex::new(HashMap::new()),
+            lines: Mutex::new(LineCache::default()),
             stale: AtomicBool::new(false),
             summaries: index_dir
                 .and_then(crate::summarize::SummaryStore::open_read)
@@ -256,8 +256,41 @@ impl SharedViews {
     }
 }
 
-/// Files whose text a view keeps at most; then it starts over (a bot answers for days).
-const MAX_CACHED_FILES: usize = 2000;
+/// Lines of text a view keeps at most (about 80 bytes each, held as lines); then it starts over
+/// (a bot answers for days). A snapshot up to this size can be held whole ([`SnapshotView::preload`]).
+const MAX_CACHED_LINES: usize = 4_000_000;
+
+/// The text of the files read so far, by file, and how many lines that is.
+#[derive(Default)]
+struct LineCache {
+    files: HashMap<usize, Arc<Vec<String>>>,
+    lines: usize,
+}
+
+impl LineCache {
+    fn get(&self, f: &usize) -> Option<&Arc<Vec<String>>> {
+        self.files.get(f)
+    }
+
+    fn contains_key(&self, f: &usize) -> bool {
+        self.files.contains_key(f)
+    }
+
+    /// Keeps `lines` for file `f`, emptying the cache first when it would go over budget.
+    fn insert(&mut self, f: usize, lines: Arc<Vec<String>>) {
+        if self.lines + lines.len() > MAX_CACHED_LINES {
+            self.files.clear();
+            self.lines = 0;
+        }
+        self.lines += lines.len();
+        if let Some(old) = self.files.insert(f, lines) {
+            self.lines -= old.len();
+        }
+    }
+}
+
+/// Files per batched read while preloading.
+const PRELOAD_BATCH: usize = 256;
 
 impl<'a> SnapshotView<'a> {
     /// A view built in memory (no index folder to keep its tables in).
@@ -337,7 +370,7 @@ impl<'a> SnapshotView<'a> {
                 missing.push((p, f));
             }
         }
-        if missing.len() < 2 {
+        if missing.is_empty() {
             return Ok(());
         }
         let names: Vec<&str> = missing.iter().map(|(p, _)| *p).collect();
@@ -607,11 +640,7 @@ impl<'a> SnapshotView<'a> {
             &self.index.chunks_of(path)?,
             self.shared.data.file_lines(f) as usize,
         ));
-        let mut cache = self.lines();
-        if cache.len() >= MAX_CACHED_FILES {
-            cache.clear();
-        }
-        cache.insert(f, lines.clone());
+        self.lines().insert(f, lines.clone());
         Ok(lines)
     }
 
@@ -632,15 +661,12 @@ impl<'a> SnapshotView<'a> {
             }
             out
         };
-        if missing.len() < 2 {
+        if missing.is_empty() {
             return Ok(());
         }
         let names: Vec<&str> = missing.iter().map(|(p, _)| *p).collect();
         let mut read = self.index.chunks_of_many(&names)?;
         let mut cache = self.lines();
-        if cache.len() + missing.len() > MAX_CACHED_FILES {
-            cache.clear();
-        }
         for (p, f) in missing {
             let chunks = read.remove(p).unwrap_or_default();
             let lines =
@@ -650,7 +676,26 @@ impl<'a> SnapshotView<'a> {
         Ok(())
     }
 
-    fn lines(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Arc<Vec<String>>>> {
+    /// Reads every file's symbol rows and text into the shared view, in batches, so that answers
+    /// read nothing per file afterwards. Skipped (`false`) when the snapshot holds more lines than
+    /// the view keeps.
+    pub fn preload(&self) -> Result<bool, QueryError> {
+        let data = &self.shared.data;
+        let total: usize = (0..data.file_count())
+            .map(|f| data.file_lines(f) as usize)
+            .sum();
+        if total > MAX_CACHED_LINES {
+            return Ok(false);
+        }
+        let paths: Vec<&str> = (0..data.file_count()).map(|f| data.file_path(f)).collect();
+        for batch in paths.chunks(PRELOAD_BATCH) {
+            self.prefetch_syms(batch)?;
+            self.prefetch_files(batch)?;
+        }
+        Ok(true)
+    }
+
+    fn lines(&self) -> std::sync::MutexGuard<'_, LineCache> {
         // A panic while holding the lock left a map that is still valid.
         self.shared
             .lines

@@ -10,10 +10,12 @@ use indexer::model::{RepoPath, Snapshot, SymbolId};
 use indexer::pipeline::{self, IndexOptions};
 use indexer::store::catalog::{ChunkRow, FileRow, SymbolRow};
 use indexer::store::{EmbeddedIndex, IndexDir, IndexRead, StoreError, TextHit};
-use query::{AskOptions, Asker, CallGraph, StoredGraph};
+use query::view::SnapshotView;
+use query::{AskOptions, Asker, CallGraph, EdgeTable, StoredGraph};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The embedded index, counting each method's calls.
 struct Counting {
@@ -222,5 +224,116 @@ fn answers_read_candidate_files_and_walk_levels_in_batches_and_match_one_read_pe
     assert!(
         counting.calls("edges_from_many") + counting.calls("edges_to_many") > 0,
         "walk levels read in batches"
+    );
+}
+
+#[test]
+fn a_graph_over_the_edge_table_reads_no_edge_and_matches_the_stored_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = shop_index(tmp.path());
+    let plain = EmbeddedIndex::open(&dir).unwrap();
+    let ids = called_methods(&plain);
+    let table = Arc::new(EdgeTable::read(&plain).unwrap().expect("a snapshot"));
+    assert_eq!(
+        table.generation(),
+        plain.last_snapshot().unwrap().unwrap().generation
+    );
+    assert_eq!(table.len() as u64, plain.edge_count().unwrap());
+
+    let one_by_one = StoredGraph::new(&plain);
+    let counting = Counting::new(EmbeddedIndex::open(&dir).unwrap());
+    let warm = StoredGraph::with_table(&counting, table.clone());
+    warm.prefetch_callers(&ids).unwrap();
+    for id in &ids {
+        assert_eq!(
+            warm.callers(id).unwrap(),
+            one_by_one.callers(id).unwrap(),
+            "{id:?}"
+        );
+        assert_eq!(
+            warm.entries(id).unwrap(),
+            one_by_one.entries(id).unwrap(),
+            "{id:?}"
+        );
+        assert_eq!(
+            warm.callees(id).unwrap(),
+            one_by_one.callees(id).unwrap(),
+            "{id:?}"
+        );
+        // The same edges, in the same order, as the index's own lookups (unresolved keys too).
+        assert_eq!(
+            table.edges_to(&id.0),
+            plain.edges_to(&id.0).unwrap(),
+            "{id:?}"
+        );
+        assert_eq!(
+            table.edges_from(&id.0),
+            plain.edges_from(&id.0).unwrap(),
+            "{id:?}"
+        );
+    }
+    assert!(table.edges_to("java:no.such#thing()").is_empty());
+    let edge_reads: usize = ["edges_to", "edges_from", "edges_to_many", "edges_from_many"]
+        .iter()
+        .map(|n| counting.calls(n))
+        .sum();
+    assert_eq!(
+        edge_reads, 0,
+        "a graph over the table reads no edge from the index"
+    );
+}
+
+#[test]
+fn a_preloaded_view_answers_the_same_and_reads_no_file_afterwards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = shop_index(tmp.path());
+    let plain = EmbeddedIndex::open(&dir).unwrap();
+    let counting = Counting::new(EmbeddedIndex::open(&dir).unwrap());
+    let one_by_one = Asker::from_reader(&plain, None).unwrap();
+    let warm = Asker::from_reader(&counting, None).unwrap();
+    let view: std::rc::Rc<SnapshotView<'_>> = warm.view().unwrap();
+    assert!(view.preload().unwrap(), "the shop fits the view's budget");
+    let table = Arc::new(EdgeTable::read(&counting).unwrap().unwrap());
+    counting.calls.borrow_mut().clear();
+    for q in [
+        "who calls the stock deduction?",
+        "how does an order get created? show the flow from the controller",
+        "where is the order status changed after payment?",
+    ] {
+        let a = {
+            let graph = StoredGraph::new(&plain);
+            let opts = AskOptions {
+                graph: Some(&graph),
+                ..AskOptions::default()
+            };
+            one_by_one.ask(q, &opts).unwrap()
+        };
+        let b = {
+            let graph = StoredGraph::with_table(&counting, table.clone());
+            let opts = AskOptions {
+                graph: Some(&graph),
+                ..AskOptions::default()
+            };
+            warm.ask(q, &opts).unwrap()
+        };
+        assert_eq!(a.answer, b.answer, "{q}");
+        assert_eq!(
+            format!("{:?}", a.citations),
+            format!("{:?}", b.citations),
+            "{q}"
+        );
+    }
+    let per_file: usize = [
+        "chunks_of",
+        "chunks_of_many",
+        "symbols_of",
+        "symbols_of_many",
+    ]
+    .iter()
+    .map(|n| counting.calls(n))
+    .sum();
+    assert_eq!(
+        per_file, 0,
+        "answers over a preloaded view read no file's rows or text"
     );
 }

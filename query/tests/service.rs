@@ -29,6 +29,7 @@ fn repo(name: &str, root: &Path, workers: usize) -> RepoConfig {
             repo_root: Some(root.to_path_buf()),
         },
         workers,
+        preload: true,
     }
 }
 
@@ -264,4 +265,77 @@ fn the_workers_of_a_repository_share_one_view_and_move_to_the_next_together() {
         .unwrap();
     // What they hold, not where: the old tables may be freed and their address reused.
     assert_eq!(sym_count, 1, "the shared view is the new snapshot's");
+}
+
+/// Polls the repository's status until its current snapshot is preloaded.
+fn wait_preloaded(svc: &Service, repo: &str) {
+    let s = Scope::of([repo]);
+    for _ in 0..500 {
+        if svc.status(&s, repo).unwrap().preloaded {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("{repo} was not preloaded within 10 s");
+}
+
+#[test]
+fn a_preloading_service_answers_as_one_reading_per_question_and_moves_to_the_next_snapshot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (shop, _) = two_repos(tmp.path());
+    let cold = RepoConfig {
+        preload: false,
+        ..repo("shop", &shop, 1)
+    };
+    let (warm, cold) = (
+        Service::start(vec![repo("shop", &shop, 2)], None),
+        Service::start(vec![cold], None),
+    );
+    let s = Scope::of(["shop"]);
+    let q = Request::new("Who calls deductStock?");
+    let first = warm.ask(&s, "shop", &q).unwrap();
+    assert_eq!(cited(&first), cited(&cold.ask(&s, "shop", &q).unwrap()));
+    wait_preloaded(&warm, "shop");
+    assert!(!cold.status(&s, "shop").unwrap().preloaded, "preload off");
+    for q in [
+        "Who calls deductStock?",
+        "what does placeOrder call?",
+        "where is stock deducted?",
+    ] {
+        let (a, b) = (
+            warm.ask(&s, "shop", &Request::new(q)).unwrap(),
+            cold.ask(&s, "shop", &Request::new(q)).unwrap(),
+        );
+        assert_eq!(a.answer, b.answer, "{q}");
+        assert_eq!(
+            format!("{:?}", a.citations),
+            format!("{:?}", b.citations),
+            "{q}"
+        );
+    }
+
+    // A re-index: the preloaded graph is the old snapshot's and must not answer for the new one.
+    std::fs::write(
+        shop.join("src/com/shop/stock/ReturnService.java"),
+        "package com.shop.stock;\n\npublic class ReturnService {\n    public void writeOff(StockService s) {\n        s.deductStock(\"x\", 1);\n    }\n}\n",
+    )
+    .unwrap();
+    let dir = indexer::store::IndexDir::new(shop.join(".codemap"));
+    pipeline::run(&shop, &dir, &IndexOptions::default(), &|_| {}).unwrap();
+    for _ in 0..4 {
+        let a = warm.ask(&s, "shop", &q).unwrap();
+        assert!(
+            cited(&a).iter().any(|c| c == "ReturnService.writeOff"),
+            "{:?}",
+            cited(&a)
+        );
+    }
+    wait_preloaded(&warm, "shop");
+    let a = warm.ask(&s, "shop", &q).unwrap();
+    assert!(
+        cited(&a).iter().any(|c| c == "ReturnService.writeOff"),
+        "{:?}",
+        cited(&a)
+    );
+    assert_citations_resolve(&a, &shop);
 }

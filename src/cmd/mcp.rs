@@ -70,6 +70,7 @@ fn single_repo(g: &Global) -> Result<McpConfig> {
             index_dir: dir.root().to_path_buf(),
             root: Some(root),
             workers: 2,
+            preload: true,
         }],
         ..McpConfig::default()
     })

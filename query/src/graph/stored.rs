@@ -1,5 +1,6 @@
 //! The stored call graph (the indexer's resolved edges) behind [`CallGraph`].
 
+use super::table::EdgeTable;
 use super::{CallGraph, Edge, EdgeKind};
 use crate::QueryError;
 use indexer::graph::{Edge as Stored, EdgeKind as StoredKind};
@@ -8,6 +9,7 @@ use indexer::store::IndexRead;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Callers and callees read from the index's stored edges (either backend). Only edges between symbols of the
 /// snapshot are returned (library members and pseudo endpoints such as routes are left out);
@@ -15,9 +17,11 @@ use std::rc::Rc;
 ///
 /// One value serves one question: it keeps the edges it read, so a walk that asks the same
 /// node twice (its callers, then its entry points) reads it once, and a walk's level can be
-/// read in one batch ([`CallGraph::prefetch_callers`]).
+/// read in one batch ([`CallGraph::prefetch_callers`]). Given the snapshot's [`EdgeTable`], it
+/// reads nothing from the index.
 pub struct StoredGraph<'c> {
     catalog: &'c dyn IndexRead,
+    table: Option<Arc<EdgeTable>>,
     to: RefCell<HashMap<String, Rc<Vec<Stored>>>>,
     from: RefCell<HashMap<String, Rc<Vec<Stored>>>>,
 }
@@ -26,21 +30,40 @@ impl<'c> StoredGraph<'c> {
     pub fn new(catalog: &'c dyn IndexRead) -> StoredGraph<'c> {
         StoredGraph {
             catalog,
+            table: None,
             to: RefCell::default(),
             from: RefCell::default(),
         }
     }
 
+    /// A graph answering from `table`, which must hold the snapshot `catalog` shows (the
+    /// caller checks [`EdgeTable::generation`]).
+    pub fn with_table(catalog: &'c dyn IndexRead, table: Arc<EdgeTable>) -> StoredGraph<'c> {
+        StoredGraph {
+            table: Some(table),
+            ..StoredGraph::new(catalog)
+        }
+    }
+
     fn edges_to(&self, id: &str) -> Result<Rc<Vec<Stored>>, QueryError> {
-        memoized(&self.to, id, || self.catalog.edges_to(id))
+        memoized(&self.to, id, || match &self.table {
+            Some(t) => Ok(t.edges_to(id)),
+            None => self.catalog.edges_to(id),
+        })
     }
 
     fn edges_from(&self, id: &str) -> Result<Rc<Vec<Stored>>, QueryError> {
-        memoized(&self.from, id, || self.catalog.edges_from(id))
+        memoized(&self.from, id, || match &self.table {
+            Some(t) => Ok(t.edges_from(id)),
+            None => self.catalog.edges_from(id),
+        })
     }
 
     /// Reads the edges from (`outgoing`) or to each of `ids` not read yet, in one batch.
     fn read_ahead(&self, ids: &[&str], outgoing: bool) -> Result<(), QueryError> {
+        if self.table.is_some() {
+            return Ok(());
+        }
         let memo = if outgoing { &self.from } else { &self.to };
         let missing: Vec<&str> = {
             let m = memo.borrow();

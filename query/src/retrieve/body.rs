@@ -2,6 +2,7 @@
 //! with near pairs of question words and a message the question repeats counted extra.
 
 use super::*;
+use rustc_hash::FxHashMap;
 
 /// Neighbouring question words count as near in code when at most this many words apart.
 const PAIR_WINDOW: usize = 3;
@@ -11,7 +12,7 @@ const PAIR_BONUS: f32 = 0.5;
 const MESSAGE_BONUS: f32 = 1.0;
 
 /// The question's word pairs as indices into its terms (both words must be terms).
-fn pair_terms(q: &Question, index: &HashMap<&str, usize>) -> Vec<(usize, usize)> {
+fn pair_terms(q: &Question, index: &FxHashMap<&str, usize>) -> Vec<(usize, usize)> {
     q.pairs
         .iter()
         .filter_map(|(a, b)| {
@@ -33,7 +34,7 @@ impl Retriever<'_, '_> {
         let text = v.text(v.path(i), start, end)?;
         // Counts of the question's stems only, and whether each pair of neighbouring question
         // words stands close together (a message, a comment, a `missingNode`).
-        let index: HashMap<&str, usize> = q
+        let index: FxHashMap<&str, usize> = q
             .terms
             .iter()
             .enumerate()
