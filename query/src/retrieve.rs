@@ -363,22 +363,46 @@ impl<'v, 'a> Retriever<'v, 'a> {
         q: &Question,
     ) -> Result<Vec<UnitKey>, QueryError> {
         let v = self.view;
-        let with_methods: Vec<&str> = spans
-            .iter()
-            .filter(|(path, start, end)| {
-                v.in_file(path).any(|i| {
-                    let (s, e) = v.span(i);
-                    v.kind(i).is_callable() && s <= *end && *start <= e
-                })
-            })
-            .map(|(path, _, _)| path.as_str())
-            .collect();
+        // The callables of each file the spans touch, with their lines: found once per file
+        // (a search returns many chunks of the same large files).
+        let mut by_file: rustc_hash::FxHashMap<&str, Vec<(SymIdx, u32, u32)>> =
+            rustc_hash::FxHashMap::default();
+        for (path, _, _) in spans {
+            by_file.entry(path.as_str()).or_insert_with(|| {
+                v.in_file(path)
+                    .filter(|&i| v.kind(i).is_callable())
+                    .map(|i| {
+                        let (s, e) = v.span(i);
+                        (i, s, e)
+                    })
+                    .collect()
+            });
+        }
+        let overlapping = |path: &str, start: u32, end: u32| -> Vec<SymIdx> {
+            by_file[path]
+                .iter()
+                .filter(|&&(_, s, e)| s <= end && start <= e)
+                .map(|&(i, _, _)| i)
+                .collect()
+        };
+        let mut with_methods: Vec<&str> = Vec::new();
+        for (path, start, end) in spans {
+            if !with_methods.contains(&path.as_str())
+                && by_file[path.as_str()]
+                    .iter()
+                    .any(|&(_, s, e)| s <= *end && *start <= e)
+            {
+                with_methods.push(path);
+            }
+        }
         v.prefetch_files(&with_methods)?;
         v.prefetch_syms(&with_methods)?;
         let mut items = Vec::new();
+        let mut seen: rustc_hash::FxHashSet<UnitKey> = rustc_hash::FxHashSet::default();
         for (path, start, end) in spans {
-            for u in self.units_of_chunk(path, *start, *end, q)? {
-                if !items.contains(&u) {
+            let callables = overlapping(path, *start, *end);
+            for u in self.units_of_chunk(path, *start, *end, callables, q)? {
+                if seen.insert(u.clone()) {
                     items.push(u);
                 }
             }
@@ -386,23 +410,17 @@ impl<'v, 'a> Retriever<'v, 'a> {
         Ok(items)
     }
 
-    /// The units a chunk stands for: the callables it overlaps (best matching first), else the
+    /// The units a chunk stands for: the `callables` it overlaps (best matching first), else the
     /// innermost symbol covering it, else its line range.
     fn units_of_chunk(
         &self,
         path: &str,
         start: u32,
         end: u32,
+        mut callables: Vec<SymIdx>,
         q: &Question,
     ) -> Result<Vec<UnitKey>, QueryError> {
         let v = self.view;
-        let mut callables: Vec<SymIdx> = v
-            .in_file(path)
-            .filter(|&i| {
-                let (s, e) = v.span(i);
-                v.kind(i).is_callable() && s <= end && start <= e
-            })
-            .collect();
         // A method nested in another (anonymous or local class) stands for itself only.
         if !callables.is_empty() {
             let mut scored = Vec::new();

@@ -189,6 +189,32 @@ pub struct SharedView {
     stale: AtomicBool,
     /// LLM one-liners for code without doc comments (`codemap summarize`), when there are any.
     summaries: Option<Mutex<crate::summarize::SummaryStore>>,
+    /// Each callable's stems, computed by [`SnapshotView::preload`].
+    bodies: OnceLock<BodyStems>,
+}
+
+/// The stems of each callable's text and then its doc comment, in order (what a body score
+/// counts), as ids into one dictionary: stemmed once per snapshot instead of once per question.
+#[derive(Default)]
+struct BodyStems {
+    ids: rustc_hash::FxHashMap<Box<str>, u32>,
+    /// Symbol `i`'s stems are `stems[starts[i]..starts[i + 1]]` (none for other symbols).
+    starts: Vec<u32>,
+    stems: Vec<u32>,
+}
+
+impl BodyStems {
+    fn push(&mut self, stem: &str) {
+        let next = self.ids.len() as u32;
+        let id = match self.ids.get(stem) {
+            Some(&id) => id,
+            None => {
+                self.ids.insert(stem.into(), next);
+                next
+            }
+        };
+        self.stems.push(id);
+    }
 }
 
 impl SharedView {
@@ -204,6 +230,7 @@ impl SharedView {
             summaries: index_dir
                 .and_then(crate::summarize::SummaryStore::open_read)
                 .map(Mutex::new),
+            bodies: OnceLock::new(),
         })
     }
 
@@ -692,7 +719,39 @@ impl<'a> SnapshotView<'a> {
             self.prefetch_syms(batch)?;
             self.prefetch_files(batch)?;
         }
+        if self.shared.bodies.get().is_none() {
+            let mut b = BodyStems::default();
+            b.starts.push(0);
+            for i in 0..self.len() {
+                if self.kind(i).is_callable() {
+                    let (start, end) = self.span(i);
+                    for_each_stem(&self.text(self.path(i), start, end)?, |s| b.push(s));
+                    if let Some(doc) = self.doc(i) {
+                        for_each_stem(doc, |s| b.push(s));
+                    }
+                }
+                b.starts.push(b.stems.len() as u32);
+            }
+            // Another reader may have done the same meanwhile: the same stems either way.
+            let _ = self.shared.bodies.set(b);
+        }
         Ok(true)
+    }
+
+    /// The stems of callable `i`'s text and then its doc comment, in order, as ids (see
+    /// [`SnapshotView::stem_id`]); `None` before a preload, and for other symbols.
+    pub fn body_stems(&self, i: SymIdx) -> Option<&[u32]> {
+        let b = self.shared.bodies.get()?;
+        if !self.kind(i).is_callable() {
+            return None;
+        }
+        let (from, to) = (*b.starts.get(i)?, *b.starts.get(i + 1)?);
+        b.stems.get(from as usize..to as usize)
+    }
+
+    /// The id of `stem` among the preloaded body stems (`None`: no body holds it, or no preload).
+    pub fn stem_id(&self, stem: &str) -> Option<u32> {
+        self.shared.bodies.get()?.ids.get(stem).copied()
     }
 
     fn lines(&self) -> std::sync::MutexGuard<'_, LineCache> {

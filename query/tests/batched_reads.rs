@@ -337,3 +337,45 @@ fn a_preloaded_view_answers_the_same_and_reads_no_file_afterwards() {
         "answers over a preloaded view read no file's rows or text"
     );
 }
+
+#[test]
+fn body_scores_from_preloaded_stems_equal_scores_from_the_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = shop_index(tmp.path());
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let (cold, warm) = (
+        SnapshotView::new(&index).unwrap(),
+        SnapshotView::new(&index).unwrap(),
+    );
+    assert!(warm.preload().unwrap());
+    let callables: Vec<usize> = (0..warm.len())
+        .filter(|&i| warm.kind(i).is_callable())
+        .collect();
+    assert!(callables.iter().all(|&i| warm.body_stems(i).is_some()));
+    assert!(callables.iter().all(|&i| cold.body_stems(i).is_none()));
+    let mut nonzero = 0;
+    for q in [
+        "who calls the stock deduction?",
+        "where is the order status changed after payment?",
+        "why does \"insufficient stock\" appear when placing an order",
+        "订单支付后状态在哪里修改",
+    ] {
+        let q = query::question::understand(q);
+        let (a, b) = (
+            query::retrieve::Retriever::new(&cold),
+            query::retrieve::Retriever::new(&warm),
+        );
+        for &i in &callables {
+            let (x, y) = (a.body_score(i, &q).unwrap(), b.body_score(i, &q).unwrap());
+            assert_eq!(
+                x.to_bits(),
+                y.to_bits(),
+                "{} for {:?}",
+                warm.name(i),
+                q.text
+            );
+            nonzero += usize::from(x > 0.0);
+        }
+    }
+    assert!(nonzero > 10, "the questions match some bodies ({nonzero})");
+}

@@ -31,7 +31,15 @@ impl Retriever<'_, '_> {
         }
         let v = self.view;
         let (start, end) = v.span(i);
-        let text = v.text(v.path(i), start, end)?;
+        // The text is read only when stems were not preloaded or the question quotes something.
+        let text = std::cell::OnceCell::new();
+        let text_of = || -> Result<&String, QueryError> {
+            if let Some(t) = text.get() {
+                return Ok(t);
+            }
+            let read = v.text(v.path(i), start, end)?;
+            Ok(text.get_or_init(|| read))
+        };
         // Counts of the question's stems only, and whether each pair of neighbouring question
         // words stands close together (a message, a comment, a `missingNode`).
         let index: FxHashMap<&str, usize> = q
@@ -48,9 +56,9 @@ impl Retriever<'_, '_> {
         let mut last = vec![usize::MAX; q.terms.len()];
         let mut near = vec![false; pairs.len()];
         let mut pos = 0usize;
-        let mut count = |s: &str| {
+        let mut count = |k: Option<usize>| {
             pos += 1;
-            let Some(&k) = index.get(s) else { return };
+            let Some(k) = k else { return };
             tf[k] += 1;
             last[k] = pos;
             for (p, &(a, b)) in pairs.iter().enumerate() {
@@ -66,9 +74,23 @@ impl Retriever<'_, '_> {
                 }
             }
         };
-        for_each_stem(&text, &mut count);
-        if let Some(doc) = v.doc(i) {
-            for_each_stem(doc, &mut count);
+        match v.body_stems(i) {
+            Some(stems) => {
+                // The same stems in the same order as below, as ids: the question's terms by id.
+                let by_id: FxHashMap<u32, usize> = index
+                    .iter()
+                    .filter_map(|(s, &k)| Some((v.stem_id(s)?, k)))
+                    .collect();
+                for id in stems {
+                    count(by_id.get(id).copied());
+                }
+            }
+            None => {
+                for_each_stem(text_of()?, |s| count(index.get(s).copied()));
+                if let Some(doc) = v.doc(i) {
+                    for_each_stem(doc, |s| count(index.get(s).copied()));
+                }
+            }
         }
         let mut score = 0.0;
         for (k, t) in q.terms.iter().enumerate() {
@@ -88,13 +110,18 @@ impl Retriever<'_, '_> {
         if let Some((b, _)) = self.memo_for(q).bundled.get(&i) {
             score += b * MESSAGE_BONUS;
         }
-        let (message, at) = self.message_score(q, &text);
+        let (message, at) = if q.message.len() < message::MESSAGE_RUN {
+            (0.0, 0)
+        } else {
+            self.message_score(q, text_of()?)
+        };
         if message > 0.0 {
             let mut m = self.memo_for(q);
             m.focus.entry(i).or_insert(start + at);
             score += message;
         }
         if !q.literals.is_empty() {
+            let text = text_of()?;
             let lower = text.to_lowercase();
             for lit in &q.literals {
                 if lit.len() >= 2 && lower.contains(&lit.to_lowercase()) {
@@ -103,7 +130,7 @@ impl Retriever<'_, '_> {
             }
             // Naming a constant that holds one counts as spelling it.
             for c in self.literal_constants(q)? {
-                if v.kind(i).is_callable() && names_word(&text, v.name(c)) {
+                if v.kind(i).is_callable() && names_word(text, v.name(c)) {
                     score += 2.0;
                 }
             }
