@@ -40,7 +40,7 @@ pub const REPLAY_WINDOW_SECS: i64 = 5 * 60;
 /// How many 429s a sender waits out before giving up on one request.
 const RATE_LIMIT_RETRIES: usize = 3;
 /// Longest a sender sleeps for one 429; a longer wait is returned to the caller.
-const MAX_RATE_LIMIT_WAIT: Duration = Duration::from_secs(30);
+pub(crate) const MAX_RATE_LIMIT_WAIT: Duration = Duration::from_secs(30);
 
 /// Why a reply could not be delivered.
 #[derive(Debug, thiserror::Error)]

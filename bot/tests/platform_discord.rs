@@ -284,3 +284,63 @@ async fn ask_is_registered_with_a_bulk_overwrite() {
     assert!(sender.register_commands("../../x").await.is_err());
     assert_eq!(api.calls().len(), 1);
 }
+
+#[tokio::test]
+async fn replies_wait_for_an_empty_bucket_to_refill_and_other_channels_are_not_held() {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    // Discord's documented headers: each channel's message bucket has one request left after
+    // a send, then none until it refills 400 ms later.
+    let api = Recorder::start(|r, _| {
+        let remaining = if r.body["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("first"))
+        {
+            "1"
+        } else {
+            "0"
+        };
+        (
+            200,
+            vec![
+                ("x-ratelimit-bucket", "msgbucket".to_string()),
+                ("x-ratelimit-limit", "5".to_string()),
+                ("x-ratelimit-remaining", remaining.to_string()),
+                ("x-ratelimit-reset-after", "0.4".to_string()),
+            ],
+            json!({"id": "1200000000000000000"}),
+        )
+    })
+    .await;
+    let sender =
+        DiscordSender::new(&format!("{}/api/v10", api.base), Some("bot-token".into())).unwrap();
+    let text = |s: &str| Reply::Error {
+        class: ErrorClass::User,
+        message: s.into(),
+        reference: None,
+    };
+    let mut other = question(Delivery::Post);
+    other.conversation.channel = "1150000000000000099".into();
+    let here = question(Delivery::Post);
+    sender.deliver(&here, &text("first")).await.unwrap(); // 1 left
+    sender.deliver(&here, &text("second")).await.unwrap(); // 0 left, refills in 0.4 s
+    sender.deliver(&other, &text("elsewhere")).await.unwrap();
+    sender.deliver(&here, &text("third")).await.unwrap();
+    let calls = api.calls();
+    assert_eq!(calls.len(), 4, "no request was refused, none repeated");
+    let at = |needle: &str| {
+        calls
+            .iter()
+            .find(|c| c.body.to_string().contains(needle))
+            .unwrap_or_else(|| panic!("{needle} sent"))
+            .at
+    };
+    assert!(
+        at("elsewhere") - at("second") < Duration::from_millis(300),
+        "another channel's bucket is its own"
+    );
+    assert!(
+        at("third") - at("second") >= Duration::from_millis(350),
+        "the third waited for the refill: {:?}",
+        at("third") - at("second")
+    );
+}

@@ -1,6 +1,7 @@
 //! Discord: the HTTP interactions endpoint ([`router`]), the gateway bot ([`gateway::run`]), and
 //! replies by editing the deferred response or replying to a mention ([`DiscordSender`]).
 
+pub mod buckets;
 pub mod gateway;
 pub mod interaction;
 pub mod render;

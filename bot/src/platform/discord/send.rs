@@ -1,22 +1,27 @@
 //! Delivers replies: an interaction's deferred response is edited
 //! (`PATCH /webhooks/{app}/{token}/messages/@original`) and overflow goes out as follow-ups
 //! (`POST /webhooks/{app}/{token}`); a gateway mention is answered with a reply message
-//! (`POST /channels/{id}/messages`, bot token). 429s wait out `retry_after`.
+//! (`POST /channels/{id}/messages`, bot token). Requests wait for their rate-limit bucket to
+//! refill when the last response said it was empty ([`super::buckets`]); 429s wait out
+//! `retry_after`, a global one for every route.
 
+use super::buckets::{Buckets, Limits, Route};
 use super::render::render;
 use crate::model::{Delivery, Platform, Question, Reply};
 use crate::platform::{
-    Attempt, ChatSender, ConfigError, DeliveryError, header_secs, transport, with_rate_limit,
+    Attempt, ChatSender, ConfigError, DeliveryError, MAX_RATE_LIMIT_WAIT, header_secs, transport,
+    with_rate_limit,
 };
 use serde_json::{Value, json};
 use std::future::Future;
 use std::pin::Pin;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub struct DiscordSender {
     http: reqwest::Client,
     api_base: String,
     bot_token: Option<String>,
+    buckets: std::sync::Mutex<Buckets>,
 }
 
 impl DiscordSender {
@@ -33,6 +38,7 @@ impl DiscordSender {
                 })?,
             api_base: api_base.trim_end_matches('/').to_string(),
             bot_token: bot_token.filter(|t| !t.trim().is_empty()),
+            buckets: Default::default(),
         })
     }
 
@@ -59,7 +65,22 @@ impl DiscordSender {
         url: &str,
         body: &Value,
     ) -> Result<(), DeliveryError> {
+        let path = reqwest::Url::parse(url)
+            .map(|u| u.path().to_string())
+            .unwrap_or_default();
+        let route = Route::of(method.as_str(), &path);
         with_rate_limit(|| async {
+            // Wait while the route's bucket is empty (or a global limit holds).
+            loop {
+                let wait = self.buckets().acquire(&route, Instant::now());
+                match wait {
+                    None => break,
+                    Some(after) if after > MAX_RATE_LIMIT_WAIT => {
+                        return Err(DeliveryError::RateLimited { after });
+                    }
+                    Some(after) => tokio::time::sleep(after).await,
+                }
+            }
             let mut req = self.http.request(method.clone(), url).json(body);
             // The bot token goes to bot routes only; interaction webhooks carry their own token.
             if !url.contains("/webhooks/") {
@@ -71,6 +92,7 @@ impl DiscordSender {
             }
             let resp = req.send().await.map_err(transport)?;
             let status = resp.status();
+            let mut limits = Limits::from_headers(resp.headers());
             if status.as_u16() == 429 {
                 let header = header_secs(resp.headers(), "retry-after");
                 let body: Value = resp.json().await.unwrap_or(Value::Null);
@@ -81,8 +103,13 @@ impl DiscordSender {
                     .map(Duration::from_secs_f64)
                     .or(header)
                     .unwrap_or(Duration::from_secs(1));
+                limits.global |= body.get("global").and_then(Value::as_bool) == Some(true);
+                // Other replies on this bucket (or, for a global limit, on any) wait too.
+                self.buckets()
+                    .limited(&route, &limits, after, Instant::now());
                 return Ok(Attempt::Wait(after));
             }
+            self.buckets().observe(&route, &limits, Instant::now());
             if status.is_server_error() {
                 return Err(DeliveryError::Transport(format!("HTTP {status}")));
             }
@@ -96,6 +123,15 @@ impl DiscordSender {
             Ok(Attempt::Done(()))
         })
         .await
+    }
+}
+
+impl DiscordSender {
+    fn buckets(&self) -> std::sync::MutexGuard<'_, Buckets> {
+        // A panic while holding the lock left a table that is still valid.
+        self.buckets
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
