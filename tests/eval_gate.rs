@@ -19,9 +19,9 @@ struct Gold {
 #[test]
 fn public_qa_eval_stays_above_the_floor() {
     let Ok(corpus) = std::env::var("CODEMAP_QA_CORPUS") else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED public_qa_eval_stays_above_the_floor: CODEMAP_QA_CORPUS is not set (.ci/run unpacks commons-io 2.11.0 and sets it)"
+        indexer::testing::skip(
+            "qa-corpus",
+            "public_qa_eval_stays_above_the_floor: CODEMAP_QA_CORPUS is not set (.ci/run unpacks commons-io 2.11.0 and sets it)",
         );
         return;
     };

@@ -278,9 +278,9 @@ fn check_session(root: &Path, out: &Value) {
 fn the_python_sdk_drives_codemap_mcp_over_stdio() {
     let tmp = tempfile::tempdir().unwrap();
     if !sdk_available(tmp.path()) {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED: the MCP Python SDK is not installed (pip install mcp)"
+        indexer::testing::skip(
+            "python",
+            "the MCP Python SDK is not installed (pip install mcp)",
         );
         return;
     }
@@ -375,9 +375,9 @@ fn raw_status(url: &str, auth: Option<&str>) -> u16 {
 fn the_python_sdk_drives_codemap_mcp_over_http_inside_the_tokens_scope() {
     let tmp = tempfile::tempdir().unwrap();
     if !sdk_available(tmp.path()) {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED: the MCP Python SDK is not installed (pip install mcp)"
+        indexer::testing::skip(
+            "python",
+            "the MCP Python SDK is not installed (pip install mcp)",
         );
         return;
     }

@@ -4,7 +4,6 @@
 //! so when skipped.
 
 mod support;
-use std::io::Write;
 use std::path::Path;
 use support::*;
 
@@ -23,12 +22,13 @@ fn json(o: &std::process::Output) -> serde_json::Value {
 }
 
 #[test]
+#[ignore = "needs a Meilisearch server: MEILI_URL=… [MEILI_MASTER_KEY=…] cargo test -- --include-ignored"]
 fn team_mode_sends_vectors_once_and_ask_uses_them() {
     if std::env::var("MEILI_URL").is_err() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED team_mode_sends_vectors_once_and_ask_uses_them: MEILI_URL is not set \
-             (set MEILI_URL and MEILI_MASTER_KEY to run it against a real server)"
+        indexer::testing::skip(
+            "meilisearch",
+            "team_mode_sends_vectors_once_and_ask_uses_them: MEILI_URL is not set \
+             (set MEILI_URL and MEILI_MASTER_KEY to run it against a real server)",
         );
         return;
     }

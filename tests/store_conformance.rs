@@ -10,7 +10,6 @@ use indexer::pipeline::{self, IndexOptions};
 use indexer::store::catalog::Catalog;
 use indexer::store::meilisearch::{MeiliConfig, MeiliStore};
 use indexer::store::{EmbeddedIndex, IndexDir, IndexRead};
-use std::io::Write;
 use std::path::Path;
 use support::*;
 
@@ -392,10 +391,11 @@ struct Server {
 impl Server {
     fn from_env(test: &str) -> Option<Server> {
         let Ok(url) = std::env::var("MEILI_URL") else {
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED {test}: MEILI_URL is not set, so the Meilisearch half of the conformance suite did not run \
-                 (set MEILI_URL and MEILI_MASTER_KEY to run it against a real server)"
+            indexer::testing::skip(
+                "meilisearch",
+                &format!(
+                    "{test}: MEILI_URL is not set (set MEILI_URL and MEILI_MASTER_KEY to run it against a real server)"
+                ),
             );
             return None;
         };
@@ -428,6 +428,7 @@ impl Drop for Server {
 }
 
 #[test]
+#[ignore = "needs a Meilisearch server: MEILI_URL=… [MEILI_MASTER_KEY=…] cargo test -- --include-ignored"]
 fn meilisearch_store_conforms_and_publishes_incrementally() {
     let Some(server) = Server::from_env("meilisearch_store_conforms") else {
         return;
@@ -473,6 +474,7 @@ fn meilisearch_store_conforms_and_publishes_incrementally() {
 }
 
 #[test]
+#[ignore = "needs a Meilisearch server: MEILI_URL=… [MEILI_MASTER_KEY=…] cargo test -- --include-ignored"]
 fn a_repo_scope_excludes_other_repos_from_every_read() {
     let Some(server) = Server::from_env("a_repo_scope_excludes") else {
         return;
@@ -571,6 +573,7 @@ fn a_repo_scope_excludes_other_repos_from_every_read() {
 }
 
 #[test]
+#[ignore = "needs a Meilisearch server: MEILI_URL=… [MEILI_MASTER_KEY=…] cargo test -- --include-ignored"]
 fn a_full_rebuild_is_staged_and_swapped_in() {
     let Some(server) = Server::from_env("a_full_rebuild_is_staged") else {
         return;
@@ -649,6 +652,7 @@ fn local_vectors(catalog: &Catalog) -> std::collections::HashMap<String, Vec<f32
 }
 
 #[test]
+#[ignore = "needs a Meilisearch server: MEILI_URL=… [MEILI_MASTER_KEY=…] cargo test -- --include-ignored"]
 fn meilisearch_vectors_sync_incrementally_and_stay_in_scope() {
     let Some(server) = Server::from_env("meilisearch_vectors") else {
         return;
@@ -743,27 +747,48 @@ fn rare_word_fixture(root: &Path) {
     );
 }
 
+/// The file of the best keyword hit for "common sharding".
+fn top_keyword_file(r: &dyn IndexRead) -> Option<String> {
+    let hits = r.search_chunks("common sharding", 10).unwrap();
+    hits.first().map(|h| h.1.clone())
+}
+
 /// Both stores rank keyword hits by BM25 over the code analyzer's tokens: the short chunk that
 /// says the rare word often comes first, though another chunk holds every word of the query.
 #[test]
-fn both_stores_rank_keyword_hits_by_bm25() {
+fn the_embedded_store_ranks_keyword_hits_by_bm25() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("rw");
     rare_word_fixture(&root);
     let dir = build(&root, &tmp.path().join("idx"));
-    let top = |r: &dyn IndexRead| {
-        let hits = r.search_chunks("common sharding", 10).unwrap();
-        hits.first().map(|h| h.1.clone())
-    };
     let embedded = EmbeddedIndex::open(&dir).unwrap();
-    let want = Some("src/main/java/rw/Sharding.java".to_string());
-    assert_eq!(top(&embedded), want);
-    let Some(server) = Server::from_env("both_stores_rank_keyword_hits_by_bm25") else {
+    assert_eq!(
+        top_keyword_file(&embedded).as_deref(),
+        Some("src/main/java/rw/Sharding.java")
+    );
+}
+
+/// The same on Meilisearch.
+#[test]
+#[ignore = "needs a Meilisearch server: MEILI_URL=… [MEILI_MASTER_KEY=…] cargo test -- --include-ignored"]
+fn meilisearch_ranks_keyword_hits_by_bm25_like_the_embedded_store() {
+    let Some(server) = Server::from_env("meilisearch_ranks_keyword_hits_by_bm25") else {
         return;
     };
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("rw");
+    rare_word_fixture(&root);
+    let dir = build(&root, &tmp.path().join("idx"));
     let store = server.store("rw");
     store
         .publish(&Catalog::open_read(&dir.catalog()).unwrap())
         .unwrap();
-    assert_eq!(top(&store), want);
+    assert_eq!(
+        top_keyword_file(&store),
+        top_keyword_file(&EmbeddedIndex::open(&dir).unwrap())
+    );
+    assert_eq!(
+        top_keyword_file(&store).as_deref(),
+        Some("src/main/java/rw/Sharding.java")
+    );
 }

@@ -8,16 +8,15 @@ mod support;
 use docgen::Options;
 use indexer::pipeline::{self, IndexOptions};
 use indexer::store::{EmbeddedIndex, IndexDir};
-use std::io::Write as _;
 use std::path::Path;
 use support::{assert_citations_resolve as citations_resolve, copy_dir};
 
 #[test]
 fn commons_io_maps_are_stable_and_cite_real_lines() {
     let Ok(corpus) = std::env::var("CODEMAP_QA_CORPUS") else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED commons_io_maps_are_stable_and_cite_real_lines: CODEMAP_QA_CORPUS is not set (.ci/run unpacks commons-io 2.11.0 and sets it)"
+        indexer::testing::skip(
+            "qa-corpus",
+            "commons_io_maps_are_stable_and_cite_real_lines: CODEMAP_QA_CORPUS is not set (.ci/run unpacks commons-io 2.11.0 and sets it)",
         );
         return;
     };

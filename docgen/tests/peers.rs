@@ -17,9 +17,7 @@ fn peers() -> PathBuf {
 }
 
 fn skip(why: &str) {
-    // Past the harness's capture, so a skipped peer is seen.
-    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
-    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
+    indexer::testing::skip("node", why);
 }
 
 /// The shop fixture with its generated pages; returns the root and the pages' paths.

@@ -301,11 +301,9 @@ fn pocket_encoder_finds_a_paraphrased_questions_chunk() {
 #[test]
 fn minilm_from_a_sentence_transformers_folder_finds_a_paraphrased_questions_chunk() {
     let Some(dir) = std::env::var_os("CODEMAP_MINILM_DIR") else {
-        // Written to the real stderr, past the test harness's capture, so a skip is always seen.
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED minilm test: set CODEMAP_MINILM_DIR to a sentence-transformers folder (.ci/run fetches all-MiniLM-L6-v2 from PyPI)"
+        indexer::testing::skip(
+            "minilm",
+            "minilm test: set CODEMAP_MINILM_DIR to a sentence-transformers folder (.ci/run fetches all-MiniLM-L6-v2 from PyPI)",
         );
         return;
     };

@@ -19,6 +19,8 @@ pub mod overlay;
 pub mod pipeline;
 pub mod secrets;
 pub mod store;
+#[doc(hidden)]
+pub mod testing;
 pub mod walk;
 pub mod watch;
 

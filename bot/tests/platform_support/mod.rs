@@ -9,7 +9,6 @@ use axum::http::{HeaderMap, Method, Request, StatusCode, Uri};
 use bot::inbox::Inbox;
 use bot::model::Question;
 use serde_json::Value;
-use std::io::Write as _;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -135,9 +134,11 @@ pub fn python(script: &str, module: &str, input: &Value) -> Option<Value> {
     match probe {
         Ok(o) if o.status.success() => {}
         _ => {
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED: {py} or its module {module} is missing (pip install --break-system-packages -r bot/tests/peers/requirements.txt)"
+            indexer::testing::skip(
+                "python",
+                &format!(
+                    "{py} or its module {module} is missing (pip install --break-system-packages -r bot/tests/peers/requirements.txt)"
+                ),
             );
             return None;
         }
@@ -151,14 +152,16 @@ pub fn node(script: &str, package: &str, input: &Value) -> Option<Value> {
     let modules =
         std::env::var("CODEMAP_NODE_PEERS").unwrap_or_else(|_| "/work/peers/node_modules".into());
     if !std::path::Path::new(&modules).join(package).exists() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED: npm package {package} not found under {modules} (npm install --prefix /work/peers {package})"
+        indexer::testing::skip(
+            "node",
+            &format!(
+                "npm package {package} not found under {modules} (npm install --prefix /work/peers {package})"
+            ),
         );
         return None;
     }
     if Command::new("node").arg("--version").output().is_err() {
-        let _ = writeln!(std::io::stderr(), "SKIPPED: node is not installed");
+        indexer::testing::skip("node", "node is not installed");
         return None;
     }
     Some(run(

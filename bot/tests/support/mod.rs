@@ -8,7 +8,6 @@ use bot::testing::RecordingSender;
 use bot::{Config, Core, Running};
 use indexer::pipeline::{self, IndexOptions};
 use indexer::store::IndexDir;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -124,9 +123,11 @@ impl Meili {
     /// `None` (after saying `SKIPPED: <test>: …` on stderr) when no server is configured.
     pub fn from_env(test: &str) -> Option<Meili> {
         let Ok(url) = std::env::var("MEILI_URL") else {
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED: {test}: MEILI_URL is not set (set MEILI_URL and MEILI_MASTER_KEY to run it against a real Meilisearch server)"
+            indexer::testing::skip(
+                "meilisearch",
+                &format!(
+                    "{test}: MEILI_URL is not set (set MEILI_URL and MEILI_MASTER_KEY to run it against a real Meilisearch server)"
+                ),
             );
             return None;
         };

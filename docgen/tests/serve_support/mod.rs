@@ -332,9 +332,11 @@ pub fn octokit_sign(secret: &str, payload: &str) -> Option<String> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/sign-webhook.mjs");
     let peers = std::env::var("CODEMAP_PEERS").unwrap_or_else(|_| "/work/peers".into());
     let skipped = || {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED: @octokit/webhooks-methods not installed (npm install --prefix {peers} @octokit/webhooks-methods)"
+        indexer::testing::skip(
+            "node",
+            &format!(
+                "@octokit/webhooks-methods not installed (npm install --prefix {peers} @octokit/webhooks-methods)"
+            ),
         );
     };
     if !Path::new(&peers)
