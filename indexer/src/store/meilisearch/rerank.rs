@@ -5,19 +5,34 @@
 //! backends rank alike for the chunks both find.
 
 use crate::analyzer::code_analyzer;
+use std::cell::RefCell;
 use std::collections::HashMap;
+use tantivy::tokenizer::{TextAnalyzer, TokenStream};
 
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
 
+thread_local! {
+    // Built once per thread: a pool's re-scoring tokenizes a few thousand fields per question.
+    static ANALYZER: RefCell<TextAnalyzer> = RefCell::new(code_analyzer());
+}
+
+/// Calls `f` with each token of `text` as the embedded index holds them (whole identifiers,
+/// their words, stems), in order. `f` must not tokenize anything itself.
+fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
+    ANALYZER.with(|a| {
+        let mut a = a.borrow_mut();
+        let mut stream = a.token_stream(text);
+        while stream.advance() {
+            f(&stream.token().text);
+        }
+    })
+}
+
 /// Tokens of `text` as the embedded index holds them (whole identifiers, their words, stems).
 pub(super) fn tokens(text: &str) -> Vec<String> {
-    let mut a = code_analyzer();
-    let mut stream = a.token_stream(text);
     let mut out = Vec::new();
-    while stream.advance() {
-        out.push(stream.token().text.clone());
-    }
+    for_each_token(text, |t| out.push(t.to_string()));
     out
 }
 
@@ -33,15 +48,16 @@ pub(super) fn bm25(docs: &[Vec<&str>], idf: &HashMap<String, f32>) -> Vec<f32> {
     for d in docs {
         let mut per_field = Vec::with_capacity(fields);
         for (f, text) in d.iter().enumerate() {
-            let toks = tokens(text);
-            total_len[f] += toks.len();
+            let mut len = 0usize;
             let mut tf: HashMap<&str, u32> = HashMap::new();
-            for t in &toks {
-                if let Some((k, _)) = idf.get_key_value(t.as_str()) {
+            for_each_token(text, |t| {
+                len += 1;
+                if let Some((k, _)) = idf.get_key_value(t) {
                     *tf.entry(k.as_str()).or_default() += 1;
                 }
-            }
-            per_field.push((toks.len(), tf));
+            });
+            total_len[f] += len;
+            per_field.push((len, tf));
         }
         stats.push(per_field);
     }
