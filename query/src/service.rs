@@ -297,12 +297,20 @@ struct Shared {
 /// The background preload of one repository ([`RepoConfig::preload`]).
 #[derive(Default)]
 struct Preload {
-    /// The newest call graph read whole.
-    table: Option<Arc<EdgeTable>>,
-    /// The generation a preload was last started for (one at a time per generation).
-    started: Option<u64>,
-    /// The generation whose graph and text are held whole.
-    done: Option<u64>,
+    /// The newest call graph read whole, and the snapshot it was read from.
+    table: Option<(Stamp, Arc<EdgeTable>)>,
+    /// The snapshot a preload was last started for (one at a time per snapshot).
+    started: Option<Stamp>,
+    /// The snapshot whose graph and text are held whole.
+    done: Option<Stamp>,
+}
+
+/// Which snapshot: its generation within one index, and which index (generations start over
+/// when an index folder is rebuilt, so the generation alone can name two snapshots).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    generation: u64,
+    index: u64,
 }
 
 impl Shared {
@@ -313,21 +321,21 @@ impl Shared {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The preloaded graph of `generation`, if it is ready; starts reading it (and the view's
-    /// rows and text) in the background when nobody has.
-    fn table(&self, cfg: &RepoConfig, generation: u64) -> Option<Arc<EdgeTable>> {
+    /// The preloaded graph of snapshot `stamp`, if it is ready; starts reading it (and the
+    /// view's rows and text) in the background when nobody has.
+    fn table(&self, cfg: &RepoConfig, stamp: Stamp) -> Option<Arc<EdgeTable>> {
         let mut p = self.preload();
-        if let Some(t) = &p.table
-            && t.generation() == generation
+        if let Some((s, t)) = &p.table
+            && *s == stamp
         {
             return Some(t.clone());
         }
-        if p.started != Some(generation) {
-            p.started = Some(generation);
+        if p.started != Some(stamp) {
+            p.started = Some(stamp);
             let (job, shared) = (cfg.clone(), self.clone());
             let spawned = thread::Builder::new()
                 .name(format!("codemap-{}-preload", cfg.name))
-                .spawn(move || shared.run_preload(&job, generation));
+                .spawn(move || shared.run_preload(&job, stamp));
             if let Err(e) = spawned {
                 tracing::warn!(repo = %cfg.name, error = %e, "could not start the preload");
             }
@@ -337,16 +345,19 @@ impl Shared {
 
     /// Reads the snapshot's call graph whole, then its symbol rows and text into the shared
     /// view, on a reader of its own. Answers go on meanwhile, reading what they need.
-    fn run_preload(&self, cfg: &RepoConfig, generation: u64) {
+    fn run_preload(&self, cfg: &RepoConfig, stamp: Stamp) {
         let started = std::time::Instant::now();
+        let generation = stamp.generation;
         let result = (|| -> Result<(), String> {
             let reader = open_reader(&cfg.location)?;
             let table = EdgeTable::read(reader.as_ref()).map_err(|e| e.to_string())?;
-            let Some(table) = table.filter(|t| t.generation() == generation) else {
+            let Some(table) = table.filter(|t| {
+                t.generation() == generation && index_identity(&cfg.location) == stamp.index
+            }) else {
                 return Err("the index moved on while it was read".into());
             };
             let edges = table.len();
-            self.preload().table = Some(Arc::new(table));
+            self.preload().table = Some((stamp, Arc::new(table)));
             let asker = Asker::sharing(
                 reader.as_ref(),
                 repo_root(&cfg.location),
@@ -359,11 +370,8 @@ impl Shared {
                 .and_then(|v| v.preload())
                 .map_err(|e| e.to_string())?;
             let mut p = self.preload();
-            if p.table
-                .as_ref()
-                .is_some_and(|t| t.generation() == generation)
-            {
-                p.done = whole.then_some(generation);
+            if p.table.as_ref().is_some_and(|(s, _)| *s == stamp) {
+                p.done = whole.then_some(stamp);
             }
             tracing::info!(repo = %cfg.name, generation, edges, text = whole,
                 ms = started.elapsed().as_millis() as u64, "preloaded");
@@ -390,15 +398,21 @@ fn worker(
         }
     });
     let mut reader: Option<Box<dyn IndexRead>> = None;
+    // Which index file the reader opened: a rebuild (`--rebuild`, a format change, the graph
+    // turned on) replaces the folder's files, and a reader of the old ones would go on seeing
+    // the old snapshot for good.
+    let mut opened = 0u64;
+    let mut pending: Option<Job> = None;
     loop {
-        let job = match rx.lock() {
-            Ok(guard) => match guard.recv() {
-                Ok(job) => job,
-                Err(_) => return,
+        let job = match pending.take() {
+            Some(job) => job,
+            None => match next_job(&rx) {
+                Some(job) => job,
+                None => return,
             },
-            Err(_) => return,
         };
         if reader.is_none() {
+            opened = index_identity(&cfg.location);
             match open_reader(&cfg.location) {
                 Ok(r) => reader = Some(r),
                 Err(reason) => {
@@ -433,22 +447,52 @@ fn worker(
             cfg: &cfg,
             shared: &shared,
             reader: r,
+            index: opened,
             asker,
             chat: chat.as_ref(),
             graph: None,
         };
         job(Ok(&mut warm));
-        // Keep serving with the same Asker until the queue closes.
+        // Keep serving with the same Asker until the queue closes or the index is replaced.
         loop {
-            let job = match rx.lock() {
-                Ok(guard) => match guard.recv() {
-                    Ok(job) => job,
-                    Err(_) => return,
-                },
-                Err(_) => return,
-            };
+            let Some(job) = next_job(&rx) else { return };
+            if index_identity(&cfg.location) != opened {
+                tracing::info!(repo = %cfg.name, "index folder rebuilt; reopening");
+                pending = Some(job);
+                break;
+            }
             job(Ok(&mut warm));
         }
+        drop(warm);
+        reader = None;
+    }
+}
+
+/// The next job of the queue; `None` once it is closed.
+fn next_job(rx: &Mutex<mpsc::Receiver<Job>>) -> Option<Job> {
+    rx.lock().ok()?.recv().ok()
+}
+
+/// Which index file an embedded location holds now (its inode and device): it changes when
+/// the folder is rebuilt. 0 for Meilisearch, whose scope survives a rebuild, and where the
+/// platform has no such number.
+fn index_identity(loc: &IndexLocation) -> u64 {
+    match loc {
+        IndexLocation::Embedded { index_dir, .. } => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                std::fs::metadata(IndexDir::new(index_dir).catalog())
+                    .map(|m| m.ino() ^ m.dev().rotate_left(32))
+                    .unwrap_or(0)
+            }
+            #[cfg(not(unix))]
+            {
+                let _ = index_dir;
+                0
+            }
+        }
+        IndexLocation::Meilisearch { .. } => 0,
     }
 }
 
@@ -457,6 +501,8 @@ struct Warm<'r> {
     cfg: &'r RepoConfig,
     shared: &'r Shared,
     reader: &'r dyn IndexRead,
+    /// [`index_identity`] of the index file `reader` opened.
+    index: u64,
     asker: Asker<'r>,
     chat: Option<&'r OpenAiChat>,
     /// Whether the snapshot of this generation has a call graph.
@@ -487,7 +533,13 @@ impl<'r> Warm<'r> {
         };
         // Asked even without a graph: the preload holds the view's rows and text as well.
         let table = match generation {
-            Some(g) if self.cfg.preload => self.shared.table(self.cfg, g),
+            Some(generation) if self.cfg.preload => self.shared.table(
+                self.cfg,
+                Stamp {
+                    generation,
+                    index: self.index,
+                },
+            ),
             _ => None,
         };
         if !has {
@@ -538,9 +590,13 @@ impl<'r> Warm<'r> {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs() as i64)
             .unwrap_or(0);
-        let preloaded = snapshot
-            .as_ref()
-            .is_some_and(|s| self.shared.preload().done == Some(s.generation));
+        let preloaded = snapshot.as_ref().is_some_and(|s| {
+            self.shared.preload().done
+                == Some(Stamp {
+                    generation: s.generation,
+                    index: self.index,
+                })
+        });
         Ok(RepoStatus {
             name: name.to_string(),
             freshness: freshness::describe(snapshot.as_ref(), head, now),
