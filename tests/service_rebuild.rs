@@ -7,7 +7,7 @@
 mod support;
 
 use indexer::model::SymbolId;
-use query::{CallGraph, IndexLocation, RepoConfig, Scope, Service};
+use query::{IndexLocation, RepoConfig, Scope, Service};
 use support::*;
 
 const CONTROLLER: &str = "package com.shop.web;\n\nimport org.springframework.web.bind.annotation.PostMapping;\nimport org.springframework.web.bind.annotation.RequestMapping;\nimport org.springframework.web.bind.annotation.RestController;\n\n@RestController\n@RequestMapping(\"/api/orders\")\npublic class OrderController {\n    private final OrderService orders = new OrderService();\n\n    /** Places an order. */\n    @PostMapping(\"/place\")\n    public void place(String sku) {\n        orders.placeOrder(sku);\n    }\n}\n";
