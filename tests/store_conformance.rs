@@ -791,4 +791,31 @@ fn meilisearch_ranks_keyword_hits_by_bm25_like_the_embedded_store() {
         top_keyword_file(&store).as_deref(),
         Some("src/main/java/rw/Sharding.java")
     );
+    // Words match exactly, as the analyzer's tokens do: no typo (`shardimg`) or prefix
+    // (`shardin`) matches widen the pool.
+    for word in ["shardimg", "shardin"] {
+        assert_eq!(store.search_chunks(word, 5).unwrap(), vec![], "{word}");
+    }
+    // Once warm, scores come from token counts kept in memory: the same list, same scores.
+    let cold = store.search_chunks("common sharding", 10).unwrap();
+    store.warm_search().unwrap();
+    assert_eq!(store.search_chunks("common sharding", 10).unwrap(), cold);
+    // A changed chunk is a new chunk: what was kept for the old text does not score the new
+    // (Common0 now says the rare word often and comes second, as in the embedded index).
+    write(
+        &root,
+        "src/main/java/rw/Common0.java",
+        "package rw;\n\npublic class Common0 {\n    /** Sharding, sharding, sharding: common. */\n    int sharding(int h) {\n        return h; // sharding sharding sharding sharding\n    }\n}\n",
+    );
+    let dir = build(&root, &tmp.path().join("idx"));
+    store
+        .publish(&Catalog::open_read(&dir.catalog()).unwrap())
+        .unwrap();
+    let files = |r: &dyn IndexRead| -> Vec<String> {
+        let hits = r.search_chunks("common sharding", 3).unwrap();
+        hits.into_iter().map(|h| h.1).collect()
+    };
+    let embedded = files(&EmbeddedIndex::open(&dir).unwrap());
+    assert_eq!(files(&store), embedded);
+    assert_eq!(embedded[1], "src/main/java/rw/Common0.java", "{embedded:?}");
 }

@@ -7,7 +7,8 @@
 //! BOT_LOAD_CHANNELS (10), BOT_LOAD_WORKERS (query worker threads, 4), BOT_LOAD_CONCURRENCY
 //! (questions in flight, 8), BOT_LOAD_RATE (arrivals per second, evenly spaced; 0 = all at once,
 //! the default), BOT_LOAD_MEILI_URL + BOT_LOAD_MEILI_REPO (+ BOT_LOAD_MEILI_KEY_ENV,
-//! BOT_LOAD_MEILI_PREFIX) for the Meilisearch backend instead of the index folder.
+//! BOT_LOAD_MEILI_PREFIX) for the Meilisearch backend instead of the index folder,
+//! BOT_LOAD_SERVER_PID (that server's process id, on this machine: its CPU during the load).
 
 use bot::model::{Conversation, Delivery, Platform, Question, Reply};
 use bot::testing::RecordingSender;
@@ -81,6 +82,8 @@ async fn main() {
     let concurrency = env("BOT_LOAD_CONCURRENCY", 8);
     let rate = env("BOT_LOAD_RATE", 0);
     let preload = env("BOT_LOAD_PRELOAD", 1) != 0;
+    // The search server's process, when it runs on this machine: its CPU during the load.
+    let server = std::env::var("BOT_LOAD_SERVER_PID").ok();
     let questions: Vec<String> = match std::env::var("BOT_LOAD_QUESTIONS") {
         Ok(p) => std::fs::read_to_string(&p)
             .unwrap_or_else(|e| panic!("BOT_LOAD_QUESTIONS {p}: {e}"))
@@ -184,6 +187,7 @@ async fn main() {
             _ => refused += 1,
         }
     }
+    let cpu_before = (cpu_seconds("self"), server.as_deref().and_then(cpu_seconds));
     let mut retries_accepted = 0;
     for i in (0..n).step_by(5) {
         let ev = format!("Ev{i}");
@@ -196,6 +200,7 @@ async fn main() {
         .wait_for(warm_count + submitted.len(), Duration::from_secs(600))
         .await;
     let wall = started.elapsed();
+    let cpu_after = (cpu_seconds("self"), server.as_deref().and_then(cpu_seconds));
     // Anything late or doubled would arrive now.
     tokio::time::sleep(Duration::from_millis(300)).await;
     running.shutdown().await;
@@ -246,6 +251,15 @@ async fn main() {
         wall.as_secs_f64() * 1000.0,
         lat.len() as f64 / wall.as_secs_f64()
     );
+    let per_answer = |before: Option<f64>, after: Option<f64>| {
+        Some((after? - before?) * 1000.0 / lat.len().max(1) as f64)
+    };
+    if let Some(bot) = per_answer(cpu_before.0, cpu_after.0) {
+        let server = per_answer(cpu_before.1, cpu_after.1)
+            .map(|ms| format!(", server {ms:.1} ms"))
+            .unwrap_or_default();
+        println!("  CPU per answer during the load: this process {bot:.1} ms{server}");
+    }
     println!(
         "  replies: {answers} answers, {errors} errors; lost {lost}, duplicated {duplicated}, refused {refused}, retries accepted {retries_accepted} (want 0)"
     );
@@ -253,4 +267,16 @@ async fn main() {
     if lost > 0 || duplicated > 0 || retries_accepted > 0 {
         std::process::exit(1);
     }
+}
+
+/// CPU time (user + system) of process `pid` (`self` for this one) so far, in seconds; Linux
+/// only (`None` elsewhere, or when the process is gone).
+fn cpu_seconds(pid: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces) start at the state, field 3.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    // USER_HZ is 100 on every Linux this runs on.
+    Some(ticks / 100.0)
 }

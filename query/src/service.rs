@@ -344,7 +344,8 @@ impl Shared {
     }
 
     /// Reads the snapshot's call graph whole, then its symbol rows and text into the shared
-    /// view, on a reader of its own. Answers go on meanwhile, reading what they need.
+    /// view, then readies keyword search ([`IndexRead::warm_search`]), on a reader of its own.
+    /// Answers go on meanwhile, reading what they need.
     fn run_preload(&self, cfg: &RepoConfig, stamp: Stamp) {
         let started = std::time::Instant::now();
         let generation = stamp.generation;
@@ -369,6 +370,7 @@ impl Shared {
                 .view()
                 .and_then(|v| v.preload())
                 .map_err(|e| e.to_string())?;
+            reader.warm_search().map_err(|e| e.to_string())?;
             let mut p = self.preload();
             if p.table.as_ref().is_some_and(|(s, _)| *s == stamp) {
                 p.done = whole.then_some(stamp);

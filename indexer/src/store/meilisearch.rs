@@ -21,7 +21,7 @@ use crate::store::read::IndexRead;
 use meilisearch_sdk::client::Client;
 use meilisearch_sdk::documents::DocumentsQuery;
 use meilisearch_sdk::indexes::Index;
-use meilisearch_sdk::settings::Settings;
+use meilisearch_sdk::settings::{PrefixSearchSettings, Settings, TypoToleranceSettings};
 use meilisearch_sdk::task_info::TaskInfo;
 use meilisearch_sdk::tasks::Task;
 use serde::Serialize;
@@ -240,11 +240,29 @@ impl MeiliStore {
                 .map_err(meili_err)?;
             // "index already exists" is fine; anything else surfaces on the settings task.
             let _ = self.wait(task);
-            let settings = Settings::new()
+            let mut settings = Settings::new()
                 .with_searchable_attributes(searchable)
                 .with_filterable_attributes(filterable)
                 .with_sortable_attributes(sortable)
                 .with_ranking_rules(rules.clone());
+            if name == "chunks" {
+                // Chunks are scored by BM25 over the code analyzer's tokens (`rerank`), as the
+                // embedded index ranks them, without typos or prefixes: Meilisearch's typo and
+                // prefix matches fill the keyword pool with chunks BM25 ranks low, and cost the
+                // server most of a search (bench/RESULTS.md, "Team mode parity").
+                settings = settings.with_typo_tolerance(TypoToleranceSettings {
+                    enabled: Some(false),
+                    ..Default::default()
+                });
+                let task = self
+                    .rt
+                    .block_on(
+                        self.index(name)
+                            .set_prefix_search(PrefixSearchSettings::Disabled),
+                    )
+                    .map_err(meili_err)?;
+                self.wait(task)?;
+            }
             let task = self
                 .rt
                 .block_on(self.index(name).set_settings(&settings))
@@ -385,16 +403,32 @@ impl MeiliStore {
         name: &str,
         filter: Option<&str>,
     ) -> Result<Vec<T>, StoreError> {
+        let mut out = Vec::new();
+        self.fetch_pages(name, filter, None, |page| out.extend(page))?;
+        Ok(out)
+    }
+
+    /// [`MeiliStore::fetch_all`] a page at a time, each document with only `fields` (all when
+    /// `None`), so a reader of a whole index never holds all of it.
+    fn fetch_pages<T: DeserializeOwned + Send + Sync + 'static>(
+        &self,
+        name: &str,
+        filter: Option<&str>,
+        fields: Option<&[&str]>,
+        mut f: impl FnMut(Vec<T>),
+    ) -> Result<(), StoreError> {
         let idx = self.index(name);
         let filter = match filter {
             Some(f) => format!("{} AND ({f})", self.scope()),
             None => self.scope(),
         };
-        let mut out = Vec::new();
         let mut offset = 0;
         loop {
             let mut q = DocumentsQuery::new(&idx);
             q.with_filter(&filter).with_limit(PAGE).with_offset(offset);
+            if let Some(fields) = fields {
+                q.with_fields(fields.iter().copied());
+            }
             let page = match self.rt.block_on(idx.get_documents_with::<T>(&q)) {
                 Ok(page) => page,
                 // Published by a version without this index: nothing of it to read.
@@ -406,13 +440,13 @@ impl MeiliStore {
                 Err(e) => return Err(meili_err(e)),
             };
             let n = page.results.len();
-            out.extend(page.results);
+            f(page.results);
             if n < PAGE {
                 break;
             }
             offset += n;
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Counts of this repo's documents per index.

@@ -61,6 +61,12 @@ pub trait IndexRead {
     /// Keyword search over chunks (symbols, header, body), best first, at most `limit`.
     /// Every returned id resolves through [`IndexRead::chunk`].
     fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError>;
+    /// Readies [`IndexRead::search_chunks`] for many questions (a long-lived reader's
+    /// preload): a backend that scores search hits itself reads what scoring needs once, so
+    /// that each question reads only what is new. The default has nothing to ready.
+    fn warm_search(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 
     // The call graph (empty when the index was built without it).
     /// One current symbol by id (`java:pkg.T#m(int)`).

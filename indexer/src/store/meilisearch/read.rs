@@ -15,6 +15,7 @@ use meilisearch_sdk::DefaultHttpClient;
 use meilisearch_sdk::search::{SearchQuery, Selectors};
 use serde::Deserialize;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 impl IndexRead for MeiliStore {
     fn last_snapshot(&self) -> Result<Option<Snapshot>, StoreError> {
@@ -133,6 +134,10 @@ impl IndexRead for MeiliStore {
         self.keyword_chunks(query, limit)
     }
 
+    fn warm_search(&self) -> Result<(), StoreError> {
+        self.remember_all_chunks()
+    }
+
     fn symbol_by_id(&self, id: &str) -> Result<Option<SymbolRow>, StoreError> {
         Ok(self
             .fetch_all::<SymbolDoc>("symbols", Some(&format!("sym_id = {}", quote(id))))?
@@ -241,27 +246,37 @@ impl MeiliStore {
 const RRF_K: f32 = 60.0;
 /// Words of a query searched one by one besides the whole query.
 const WORD_QUERIES: usize = 12;
+/// Chunk ids named in one search when reading chunks to score.
+const IDS_PER_SEARCH: usize = 200;
+
+/// A chunk's searchable fields as scoring reads them ([`rerank::FIELD_NAMES`]).
+#[derive(Deserialize)]
+struct ScoredFields {
+    chunk_id: String,
+    #[serde(default)]
+    symbols: String,
+    #[serde(default)]
+    header: String,
+    #[serde(default)]
+    text: String,
+}
 
 impl MeiliStore {
     /// Keyword search over chunks. Meilisearch ranks by its own rules and, for a long question,
     /// drops words from the end of the query until something matches, so chunks holding the
     /// question's rarer words can miss the list. One request (multi-search) asks the whole query
-    /// and each word alone; the lists are fused by reciprocal rank, each word's list weighted by
-    /// its idf from the hit counts, so the result covers the question's words the way BM25's
-    /// any-word match does.
+    /// and each word alone, for chunk ids only, so the pool covers the question's words the way
+    /// BM25's any-word match does. The pool is then scored by BM25 ([`rerank`]) from each
+    /// chunk's token counts, kept in memory by chunk id (read once, and only for chunks not
+    /// seen before), each word's idf from its hit count; Meilisearch's orders, fused by
+    /// reciprocal rank, break ties.
     fn keyword_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
         #[derive(Deserialize)]
         struct Hit {
             chunk_id: String,
             path: String,
-            #[serde(default)]
-            symbols: String,
-            #[serde(default)]
-            header: String,
-            #[serde(default)]
-            text: String,
         }
-        const ATTRS: [&str; 5] = ["chunk_id", "path", "symbols", "header", "text"];
+        const ATTRS: [&str; 2] = ["chunk_id", "path"];
         let idx = self.index("chunks");
         let filter = self.scope();
         let whole = format!("{query} {}", identifier_terms(query));
@@ -276,7 +291,9 @@ impl MeiliStore {
             .iter()
             .map(|w| format!("{w} {}", identifier_terms(w)))
             .collect();
-        let per_word = limit.max(20);
+        // Half the whole query's list per word: as good on the parity sets as the full list,
+        // at half the server's work (bench/RESULTS.md, "Team mode parity").
+        let per_word = (limit / 2).max(20);
         let mut multi = self.client.multi_search();
         // The first query has no text: its hit count is the number of chunks in scope.
         let mut all = idx.search();
@@ -308,12 +325,12 @@ impl MeiliStore {
             .max(1) as f32;
         // The pool: every chunk any of the searches found, with Meilisearch's own orders fused
         // by RRF as the tie-break.
-        let mut pool: HashMap<String, (f32, Hit)> = HashMap::new();
+        let mut pool: HashMap<String, (f32, String)> = HashMap::new();
         let mut add = |hits: Vec<meilisearch_sdk::search::SearchResult<Hit>>| {
             for (rank, h) in hits.into_iter().enumerate() {
                 let e = pool
-                    .entry(h.result.chunk_id.clone())
-                    .or_insert((0.0, h.result));
+                    .entry(h.result.chunk_id)
+                    .or_insert((0.0, h.result.path));
                 e.0 += 1.0 / (RRF_K + rank as f32 + 1.0);
             }
         };
@@ -332,17 +349,23 @@ impl MeiliStore {
             }
             add(r.hits);
         }
-        let pool: Vec<(String, f32, Hit)> =
-            pool.into_iter().map(|(id, (f, h))| (id, f, h)).collect();
-        let fields: Vec<Vec<&str>> = pool
-            .iter()
-            .map(|(_, _, h)| vec![h.symbols.as_str(), h.header.as_str(), h.text.as_str()])
-            .collect();
-        let scores = rerank::bm25(&fields, &idf);
+        let pool: Vec<(String, f32, String)> =
+            pool.into_iter().map(|(id, (f, p))| (id, f, p)).collect();
+        let ids: Vec<&str> = pool.iter().map(|(id, _, _)| id.as_str()).collect();
+        let stats = self.chunk_stats(&ids)?;
+        // A chunk that could not be read went between the search and the read (a run
+        // published meanwhile): it is no longer in the snapshot, so it is no hit.
+        let (pool, stats): (Vec<_>, Vec<_>) = pool
+            .into_iter()
+            .zip(stats)
+            .filter_map(|(p, s)| Some((p, s?)))
+            .unzip();
+        let refs: Vec<&rerank::ChunkStats> = stats.iter().map(|s| s.as_ref()).collect();
+        let scores = rerank::bm25(&refs, &rerank::weights(&idf));
         let mut out: Vec<(TextHit, f32)> = pool
-            .iter()
+            .into_iter()
             .zip(scores)
-            .map(|((id, fused, h), s)| ((id.clone(), h.path.clone(), s), *fused))
+            .map(|((id, fused, path), s)| ((id, path, s), fused))
             .collect();
         out.sort_by(|a, b| {
             (b.0.2.total_cmp(&a.0.2))
@@ -351,6 +374,72 @@ impl MeiliStore {
         });
         out.truncate(limit);
         Ok(out.into_iter().map(|(h, _)| h).collect())
+    }
+
+    /// The token counts of each of `ids` (`None`: no such chunk in scope): remembered ones
+    /// from memory, the others read (their searchable fields only, one request) and tokenized.
+    fn chunk_stats(
+        &self,
+        ids: &[&str],
+    ) -> Result<Vec<Option<Arc<rerank::ChunkStats>>>, StoreError> {
+        let mut out = rerank::remembered(ids);
+        let missing: Vec<&str> = ids
+            .iter()
+            .zip(&out)
+            .filter(|(_, s)| s.is_none())
+            .map(|(id, _)| *id)
+            .collect();
+        if missing.is_empty() {
+            return Ok(out);
+        }
+        let idx = self.index("chunks");
+        let filters: Vec<String> = missing
+            .chunks(IDS_PER_SEARCH)
+            .map(|batch| format!("{} AND {}", self.scope(), any_of("chunk_id", batch)))
+            .collect();
+        let mut multi = self.client.multi_search();
+        for f in &filters {
+            let mut q = idx.search();
+            q.with_filter(f)
+                .with_limit(IDS_PER_SEARCH)
+                .with_attributes_to_retrieve(Selectors::Some(&rerank::FIELD_NAMES));
+            multi.with_search_query(q);
+        }
+        let res = self
+            .rt
+            .block_on(multi.execute::<ScoredFields>())
+            .map_err(meili_err)?;
+        let read: HashMap<String, Arc<rerank::ChunkStats>> = res
+            .results
+            .into_iter()
+            .flat_map(|r| r.hits)
+            .map(|h| {
+                let d = h.result;
+                let stats = rerank::ChunkStats::of([&d.symbols, &d.header, &d.text]);
+                let stats = rerank::remember(d.chunk_id.clone(), stats);
+                (d.chunk_id, stats)
+            })
+            .collect();
+        for (id, s) in ids.iter().zip(out.iter_mut()) {
+            if s.is_none() {
+                *s = read.get(*id).cloned();
+            }
+        }
+        Ok(out)
+    }
+
+    /// Reads every chunk in scope once (searchable fields only, page by page) and remembers
+    /// its token counts, so that questions send and tokenize nothing but new chunks.
+    fn remember_all_chunks(&self) -> Result<(), StoreError> {
+        use rayon::prelude::*;
+        self.fetch_pages::<ScoredFields>("chunks", None, Some(&rerank::FIELD_NAMES), |page| {
+            page.into_par_iter()
+                .filter(|d| !rerank::is_remembered(&d.chunk_id))
+                .for_each(|d| {
+                    let stats = rerank::ChunkStats::of([&d.symbols, &d.header, &d.text]);
+                    rerank::remember(d.chunk_id, stats);
+                });
+        })
     }
 
     /// Runs a chunk search set up by the caller (keyword or vector) for chunk ids, paths and
