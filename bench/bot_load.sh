@@ -13,7 +13,8 @@
 # BOT_LOAD_MEILI_URL and BOT_LOAD_MEILI_REPO (+ BOT_LOAD_MEILI_KEY_ENV) to a published repository.
 # Knobs: BOT_LOAD_N (50), BOT_LOAD_CHANNELS (10), BOT_LOAD_WORKERS (4), BOT_LOAD_CONCURRENCY (8),
 # BOT_LOAD_PRELOAD (1: wait for the repository's preload before the load; 0: preload off),
-# BOT_LOAD_INDEX (an existing index folder), CODEMAP_BIN, BOT_LOAD_BIN.
+# BOT_LOAD_INDEX (an existing index folder), BOT_LOAD_SERVER_PID (a search server on this machine:
+# its CPU per answer is printed beside the bot's), CODEMAP_BIN, BOT_LOAD_BIN.
 # Prints figures, is not a test; exits non-zero only when a reply was lost or doubled.
 set -euo pipefail
 export LC_ALL=C
