@@ -37,6 +37,14 @@ fn cited(a: &query::Answer) -> Vec<String> {
     symbols(a)
 }
 
+/// Writes a new ReturnService (a new caller of the shop's stock deduction) and indexes the shop
+/// again, as `codemap index` would.
+fn reindex_with_return_service(shop: &Path, source: &str) {
+    std::fs::write(shop.join("src/com/shop/stock/ReturnService.java"), source).unwrap();
+    let dir = indexer::store::IndexDir::new(shop.join(".codemap"));
+    pipeline::run(shop, &dir, &IndexOptions::default(), &|_| {}).unwrap();
+}
+
 fn two_repos(tmp: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     let shop = tmp.join("shop");
     index_repo(
@@ -161,13 +169,10 @@ fn a_re_index_is_answered_without_a_restart() {
     let gen_before = before.freshness.generation;
 
     // A new caller appears and the repository is indexed again, as `codemap index` would.
-    std::fs::write(
-        shop.join("src/com/shop/stock/ReturnService.java"),
+    reindex_with_return_service(
+        &shop,
         "package com.shop.stock;\n\n/** Returns. */\npublic class ReturnService {\n    private final StockService stock = new StockService();\n\n    /** A damaged return still leaves the shelf. */\n    public void writeOffDamaged(String sku) {\n        stock.deductStock(sku, 1);\n    }\n}\n",
-    )
-    .unwrap();
-    let dir = indexer::store::IndexDir::new(shop.join(".codemap"));
-    pipeline::run(&shop, &dir, &IndexOptions::default(), &|_| {}).unwrap();
+    );
 
     // Both warm workers see it (ask twice as many times as there are workers).
     for _ in 0..4 {
@@ -249,13 +254,10 @@ fn the_workers_of_a_repository_share_one_view_and_move_to_the_next_together() {
     assert!(first.iter().all(|&p| p == first[0]), "{first:?}");
 
     // A re-index: the first worker to notice opens the new tables, the others take them.
-    std::fs::write(
-        shop.join("src/com/shop/stock/ReturnService.java"),
+    reindex_with_return_service(
+        &shop,
         "package com.shop.stock;\n\npublic class ReturnService {\n    public void writeOff(StockService s) {\n        s.deductStock(\"x\", 1);\n    }\n}\n",
-    )
-    .unwrap();
-    let dir = indexer::store::IndexDir::new(shop.join(".codemap"));
-    pipeline::run(&shop, &dir, &IndexOptions::default(), &|_| {}).unwrap();
+    );
     let second = tables_seen_by_each_worker(&svc, 3);
     assert!(second.iter().all(|&p| p == second[0]), "{second:?}");
     let sym_count = svc
@@ -315,13 +317,10 @@ fn a_preloading_service_answers_as_one_reading_per_question_and_moves_to_the_nex
     }
 
     // A re-index: the preloaded graph is the old snapshot's and must not answer for the new one.
-    std::fs::write(
-        shop.join("src/com/shop/stock/ReturnService.java"),
+    reindex_with_return_service(
+        &shop,
         "package com.shop.stock;\n\npublic class ReturnService {\n    public void writeOff(StockService s) {\n        s.deductStock(\"x\", 1);\n    }\n}\n",
-    )
-    .unwrap();
-    let dir = indexer::store::IndexDir::new(shop.join(".codemap"));
-    pipeline::run(&shop, &dir, &IndexOptions::default(), &|_| {}).unwrap();
+    );
     for _ in 0..4 {
         let a = warm.ask(&s, "shop", &q).unwrap();
         assert!(
