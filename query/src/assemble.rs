@@ -10,9 +10,10 @@ use crate::answer::{ChainStep, Level, MapEntry, Plan, Snippet, citation_of};
 use crate::graph::CallGraph;
 use crate::retrieve::UnitKey;
 use crate::sanitize;
+use crate::signature::short_qualified;
 use crate::summary;
 use crate::terms::approx_tokens;
-use crate::view::{SnapshotView, short_qualified};
+use crate::view::SnapshotView;
 
 /// What an answer shows, and the same as prompt text.
 #[derive(Debug, Clone, Default)]

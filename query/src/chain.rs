@@ -501,9 +501,9 @@ fn next_steps(
 ) -> Result<Vec<(SymIdx, f32)>, QueryError> {
     let v = ctx.r.view;
     let me = &v.sym(node).symbol;
-    let params: Vec<String> = crate::view::params_text(&me.signature)
+    let params: Vec<String> = crate::signature::params_text(&me.signature)
         .map(|p| {
-            crate::view::split_top_level(p)
+            crate::signature::split_top_level(p)
                 .iter()
                 .filter_map(|x| {
                     x.split_whitespace()

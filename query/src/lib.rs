@@ -28,6 +28,7 @@ pub mod retrieve;
 pub mod sanitize;
 pub mod search;
 pub mod service;
+pub mod signature;
 pub mod summarize;
 pub mod summary;
 pub mod terms;

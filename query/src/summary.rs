@@ -2,7 +2,8 @@
 //! LLM summaries `codemap summarize` cached ([`crate::summarize`]), else from signatures; used
 //! by the map and for the "rest" of an answer.
 
-use crate::view::{SnapshotView, SymIdx, short_qualified};
+use crate::signature::short_qualified;
+use crate::view::{SnapshotView, SymIdx};
 use indexer::model::SymbolKind;
 
 /// One line about a symbol: its first doc sentence, else its declaration head.

@@ -29,8 +29,9 @@
 
 use crate::QueryError;
 use crate::graph::callsite;
+use crate::signature::{param_types, params_text};
 use crate::terms;
-use crate::view::{param_types, params_text, prose_stems};
+use crate::view::prose_stems;
 use indexer::model::{Provenance, SymbolKind};
 use indexer::store::IndexRead;
 use indexer::store::catalog::{ChunkRow, FileRow};

@@ -2,7 +2,8 @@
 //! what goes into it (its arguments), what it is part of (a `return`, another call's
 //! arguments), and the names a method assigns on its way.
 
-use crate::view::{params_text, prose_stems};
+use crate::signature::params_text;
+use crate::view::prose_stems;
 
 /// Stems of the identifiers of the receiver of the call to `name` on a line: for
 /// `engine.getHost(name).getPipeline().invoke(request)`, those of `engine`, `getHost` and

@@ -25,7 +25,7 @@ pub(crate) fn fluent_target(v: &SnapshotView<'_>, text: &str, first: SymIdx) -> 
     let arity = if next_args.trim().is_empty() {
         0
     } else {
-        crate::view::split_top_level(next_args).len()
+        crate::signature::split_top_level(next_args).len()
     };
     let returns = return_type(&v.sym(first).symbol.signature, name)?;
     let mut memo = HashMap::new();

@@ -1,0 +1,163 @@
+//! Java signatures and qualified names as stored in symbol rows: parameter counts and types,
+//! top-level argument splits, and names without their package, for matching call sites and
+//! showing symbols.
+
+/// Drops the package from a qualified name, using the file name to find where the type starts.
+pub fn short_qualified(qname: &str, path: &str) -> String {
+    let file_stem = path
+        .rsplit('/')
+        .next()
+        .unwrap_or(path)
+        .split('.')
+        .next()
+        .unwrap_or("");
+    let parts: Vec<&str> = qname.split('.').collect();
+    match parts.iter().position(|p| *p == file_stem) {
+        Some(i) => parts[i..].join("."),
+        None => {
+            // First capitalised segment starts the type.
+            let i = parts
+                .iter()
+                .position(|p| p.starts_with(char::is_uppercase))
+                .unwrap_or(0);
+            parts[i..].join(".")
+        }
+    }
+}
+
+/// Number of parameters in a declaration head (`void f(int a, Map<K, V> m)` → 2); `None` when
+/// the signature has no parameter list.
+pub fn param_count(signature: &str) -> Option<usize> {
+    let params = params_text(signature)?;
+    if params.trim().is_empty() {
+        return Some(0);
+    }
+    Some(split_top_level(params).len())
+}
+
+/// The text between the parameter list's parentheses.
+pub fn params_text(signature: &str) -> Option<&str> {
+    let open = signature.find('(')?;
+    let mut depth = 0i32;
+    for (i, c) in signature[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&signature[open + 1..open + i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Parameter types of a declaration head, simple names without generics (`Map<K,V> m` → `Map`,
+/// `String... names` → `String...`).
+pub fn param_types(signature: &str) -> Vec<String> {
+    let Some(p) = params_text(signature) else {
+        return Vec::new();
+    };
+    if p.trim().is_empty() {
+        return Vec::new();
+    }
+    split_top_level(p)
+        .into_iter()
+        .map(|param| {
+            let words: Vec<&str> = param
+                .split_whitespace()
+                .filter(|w| !w.starts_with('@') && *w != "final")
+                .collect();
+            let ty = if words.len() >= 2 {
+                words[..words.len() - 1].join(" ")
+            } else {
+                words.join(" ")
+            };
+            let varargs = ty.contains("...");
+            let base = ty
+                .split('<')
+                .next()
+                .unwrap_or(&ty)
+                .trim_end_matches("...")
+                .trim();
+            let base = base.rsplit('.').next().unwrap_or(base);
+            if varargs {
+                format!("{base}...")
+            } else {
+                base.to_string()
+            }
+        })
+        .collect()
+}
+
+/// Splits on commas outside `()`, `<>`, `[]`, `{}` and string literals.
+pub fn split_top_level(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut in_str: Option<char> = None;
+    let mut prev = ' ';
+    for (i, c) in s.char_indices() {
+        if let Some(q) = in_str {
+            if c == q && prev != '\\' {
+                in_str = None;
+            }
+            prev = if prev == '\\' && c == '\\' { ' ' } else { c };
+            continue;
+        }
+        match c {
+            '"' | '\'' => in_str = Some(c),
+            '(' | '<' | '[' | '{' => depth += 1,
+            ')' | '>' | ']' | '}' => depth -= 1,
+            ',' if depth <= 0 => {
+                out.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+        prev = c;
+    }
+    let last = s[start..].trim();
+    if !last.is_empty() || !out.is_empty() {
+        out.push(last);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_are_counted_and_typed() {
+        assert_eq!(param_count("public static void f()"), Some(0));
+        assert_eq!(
+            param_count("void f(Map<K, V> m, int[] a, String... rest)"),
+            Some(3)
+        );
+        assert_eq!(
+            param_types("void f(final Map<K, V> m, @Nullable java.io.File f, String... rest)"),
+            vec!["Map", "File", "String..."]
+        );
+        assert_eq!(param_count("class Foo"), None);
+    }
+
+    #[test]
+    fn short_names_start_at_the_file_type() {
+        assert_eq!(
+            short_qualified("org.x.Foo.Inner.bar", "src/org/x/Foo.java"),
+            "Foo.Inner.bar"
+        );
+        assert_eq!(short_qualified("org.x.Foo", "src/org/x/Foo.java"), "Foo");
+    }
+
+    #[test]
+    fn top_level_split_ignores_nested_commas_and_strings() {
+        assert_eq!(
+            split_top_level("a, f(b, c), \"x,y\", 'c'"),
+            vec!["a", "f(b, c)", "\"x,y\"", "'c'"]
+        );
+    }
+}
