@@ -102,3 +102,52 @@ pub fn git(root: &Path, args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
+
+/// A Meilisearch store on a unique prefix, dropped at the end; `None` (after saying so) when no
+/// server is configured.
+pub struct Server {
+    url: String,
+    key: Option<String>,
+    prefix: String,
+}
+
+impl Server {
+    pub fn from_env(test: &str) -> Option<Server> {
+        let Ok(url) = std::env::var("MEILI_URL") else {
+            indexer::testing::skip(
+                "meilisearch",
+                &format!(
+                    "{test}: MEILI_URL is not set (set MEILI_URL and MEILI_MASTER_KEY to run it against a real server)"
+                ),
+            );
+            return None;
+        };
+        let prefix = format!(
+            "t{}_{}_",
+            std::process::id(),
+            test.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        );
+        Some(Server {
+            url,
+            key: std::env::var("MEILI_MASTER_KEY").ok(),
+            prefix,
+        })
+    }
+    pub fn store(&self, repo: &str) -> indexer::store::meilisearch::MeiliStore {
+        indexer::store::meilisearch::MeiliStore::connect(
+            indexer::store::meilisearch::MeiliConfig::new(
+                &self.url,
+                self.key.clone(),
+                &self.prefix,
+                repo,
+            ),
+        )
+        .unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.store("cleanup").drop_indexes();
+    }
+}

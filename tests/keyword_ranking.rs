@@ -1,0 +1,117 @@
+//! Keyword ranking on both backends: BM25 over the code analyzer's tokens, where Meilisearch's
+//! own order would differ; on Meilisearch also the kept token counts and exact-word matching.
+//! The Meilisearch test needs a real server (`MEILI_URL`, `MEILI_MASTER_KEY`).
+
+mod support;
+use indexer::pipeline::{self, IndexOptions};
+use indexer::store::catalog::Catalog;
+use indexer::store::{EmbeddedIndex, IndexDir, IndexRead};
+use std::path::Path;
+use support::*;
+
+fn build(root: &Path, idx: &Path) -> IndexDir {
+    let dir = IndexDir::new(idx);
+    pipeline::run(root, &dir, &IndexOptions::default(), &|_| {}).expect("index runs");
+    dir
+}
+
+/// A repository where Meilisearch's own order (most query words matched first) and BM25 (a
+/// rare word, often, in a short chunk) disagree.
+fn rare_word_fixture(root: &Path) {
+    for k in 0..20 {
+        let name = format!("Common{k}");
+        write(
+            root,
+            &format!("src/main/java/rw/{name}.java"),
+            java_class("rw", &name, "common"),
+        );
+    }
+    let filler: String = (0..40)
+        .map(|k| format!("        int v{k} = {k} * 2;\n"))
+        .collect();
+    write(
+        root,
+        "src/main/java/rw/Mixed.java",
+        format!(
+            "package rw;\n\npublic class Mixed {{\n    int both() {{\n        // common, and a sharding key once\n{filler}        return 0;\n    }}\n}}\n"
+        ),
+    );
+    write(
+        root,
+        "src/main/java/rw/Sharding.java",
+        "package rw;\n\npublic class Sharding {\n    /** Sharding: picks the sharding slot by the sharding hash. */\n    int sharding(int h) {\n        return h % 7; // sharding\n    }\n}\n",
+    );
+}
+
+/// The file of the best keyword hit for "common sharding".
+fn top_keyword_file(r: &dyn IndexRead) -> Option<String> {
+    let hits = r.search_chunks("common sharding", 10).unwrap();
+    hits.first().map(|h| h.1.clone())
+}
+
+/// Both stores rank keyword hits by BM25 over the code analyzer's tokens: the short chunk that
+/// says the rare word often comes first, though another chunk holds every word of the query.
+#[test]
+fn the_embedded_store_ranks_keyword_hits_by_bm25() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("rw");
+    rare_word_fixture(&root);
+    let dir = build(&root, &tmp.path().join("idx"));
+    let embedded = EmbeddedIndex::open(&dir).unwrap();
+    assert_eq!(
+        top_keyword_file(&embedded).as_deref(),
+        Some("src/main/java/rw/Sharding.java")
+    );
+}
+
+/// The same on Meilisearch.
+#[test]
+#[ignore = "needs a Meilisearch server: MEILI_URL=… [MEILI_MASTER_KEY=…] cargo test -- --include-ignored"]
+fn meilisearch_ranks_keyword_hits_by_bm25_like_the_embedded_store() {
+    let Some(server) = Server::from_env("meilisearch_ranks_keyword_hits_by_bm25") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("rw");
+    rare_word_fixture(&root);
+    let dir = build(&root, &tmp.path().join("idx"));
+    let store = server.store("rw");
+    store
+        .publish(&Catalog::open_read(&dir.catalog()).unwrap())
+        .unwrap();
+    assert_eq!(
+        top_keyword_file(&store),
+        top_keyword_file(&EmbeddedIndex::open(&dir).unwrap())
+    );
+    assert_eq!(
+        top_keyword_file(&store).as_deref(),
+        Some("src/main/java/rw/Sharding.java")
+    );
+    // Words match exactly, as the analyzer's tokens do: no typo (`shardimg`) or prefix
+    // (`shardin`) matches widen the pool.
+    for word in ["shardimg", "shardin"] {
+        assert_eq!(store.search_chunks(word, 5).unwrap(), vec![], "{word}");
+    }
+    // Once warm, scores come from token counts kept in memory: the same list, same scores.
+    let cold = store.search_chunks("common sharding", 10).unwrap();
+    store.warm_search().unwrap();
+    assert_eq!(store.search_chunks("common sharding", 10).unwrap(), cold);
+    // A changed chunk is a new chunk: what was kept for the old text does not score the new
+    // (Common0 now says the rare word often and comes second, as in the embedded index).
+    write(
+        &root,
+        "src/main/java/rw/Common0.java",
+        "package rw;\n\npublic class Common0 {\n    /** Sharding, sharding, sharding: common. */\n    int sharding(int h) {\n        return h; // sharding sharding sharding sharding\n    }\n}\n",
+    );
+    let dir = build(&root, &tmp.path().join("idx"));
+    store
+        .publish(&Catalog::open_read(&dir.catalog()).unwrap())
+        .unwrap();
+    let files = |r: &dyn IndexRead| -> Vec<String> {
+        let hits = r.search_chunks("common sharding", 3).unwrap();
+        hits.into_iter().map(|h| h.1).collect()
+    };
+    let embedded = files(&EmbeddedIndex::open(&dir).unwrap());
+    assert_eq!(files(&store), embedded);
+    assert_eq!(embedded[1], "src/main/java/rw/Common0.java", "{embedded:?}");
+}
