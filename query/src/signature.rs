@@ -2,15 +2,16 @@
 //! top-level argument splits, and names without their package, for matching call sites and
 //! showing symbols.
 
+/// A file's name without folders or extension (`src/org/x/Foo.java` → `Foo`): in Java, the name
+/// of its main type.
+pub fn file_stem(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.split('.').next().unwrap_or("")
+}
+
 /// Drops the package from a qualified name, using the file name to find where the type starts.
 pub fn short_qualified(qname: &str, path: &str) -> String {
-    let file_stem = path
-        .rsplit('/')
-        .next()
-        .unwrap_or(path)
-        .split('.')
-        .next()
-        .unwrap_or("");
+    let file_stem = file_stem(path);
     let parts: Vec<&str> = qname.split('.').collect();
     match parts.iter().position(|p| *p == file_stem) {
         Some(i) => parts[i..].join("."),

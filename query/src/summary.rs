@@ -29,13 +29,7 @@ pub fn symbol_line(view: &SnapshotView<'_>, i: SymIdx) -> String {
 /// methods it has.
 pub fn file_line(view: &SnapshotView<'_>, path: &str) -> String {
     let syms = view.in_file(path);
-    let stem = path
-        .rsplit('/')
-        .next()
-        .unwrap_or(path)
-        .split('.')
-        .next()
-        .unwrap_or("");
+    let stem = crate::signature::file_stem(path);
     let main = syms
         .clone()
         .find(|&i| view.kind(i).is_type() && view.name(i) == stem)
