@@ -121,11 +121,67 @@ impl WriteLock {
     }
 }
 
+impl EmbeddedIndex {
+    /// The full-text `hits` whose chunk the catalog holds in their file, in order: each pair
+    /// checked once and remembered until another connection commits (a killed run's
+    /// documents stay in the full-text index and are never known).
+    pub(crate) fn known_hits(
+        &self,
+        hits: Vec<read::TextHit>,
+    ) -> Result<Vec<read::TextHit>, StoreError> {
+        let version = self.catalog.data_version()?;
+        let mut c = self.checked.borrow_mut();
+        if c.data_version != Some(version) || c.known.len() >= CheckedHits::MAX {
+            c.known.clear();
+            c.data_version = Some(version);
+        }
+        let mut out = Vec::with_capacity(hits.len());
+        for hit in hits {
+            let key = CheckedHits::key(&hit.0, &hit.1);
+            let known = match c.known.get(&key) {
+                Some(&known) => known,
+                None => {
+                    let known = self.catalog.has_chunk(&hit.0, &hit.1)?;
+                    c.known.insert(key, known);
+                    known
+                }
+            };
+            if known {
+                out.push(hit);
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// A read-only view of the index's last committed snapshot.
 pub struct EmbeddedIndex {
     pub dir: IndexDir,
     pub catalog: catalog::Catalog,
     pub text: fulltext::FullText,
+    /// Search hits already checked against the catalog (read.rs, `search_chunks`).
+    checked: std::cell::RefCell<CheckedHits>,
+}
+
+/// Which (chunk id, path) pairs of full-text hits the catalog holds, remembered while no other
+/// connection commits: a warm reader's searches return the same large files' chunks question
+/// after question, and a lookup each was a tenth of an answer's CPU.
+#[derive(Default)]
+struct CheckedHits {
+    data_version: Option<i64>,
+    known: std::collections::HashMap<u64, bool>,
+}
+
+impl CheckedHits {
+    /// Bounds the memory of a reader that sees every chunk of a very large index.
+    const MAX: usize = 1 << 20;
+
+    fn key(id: &str, path: &str) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (id, path).hash(&mut h);
+        h.finish()
+    }
 }
 
 impl EmbeddedIndex {
@@ -139,6 +195,7 @@ impl EmbeddedIndex {
             dir: dir.clone(),
             catalog,
             text,
+            checked: Default::default(),
         })
     }
 }
@@ -162,5 +219,64 @@ mod tests {
         );
         drop(first);
         WriteLock::acquire(&dir).expect("lock is free again after drop");
+    }
+
+    #[test]
+    fn a_warm_reader_checks_search_hits_again_after_the_catalog_changes() {
+        use crate::store::read::IndexRead;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(
+            root.join("src/Zebra.java"),
+            "class Zebra {\n  void stripes() { int zebracount = 1; }\n}\n",
+        )
+        .unwrap();
+        let dir = IndexDir::new(tmp.path().join("idx"));
+        crate::pipeline::run(&root, &dir, &Default::default(), &|_| {}).unwrap();
+        let reader = EmbeddedIndex::open(&dir).unwrap();
+        let hits = reader.search_chunks("zebracount", 10).unwrap();
+        assert_eq!(hits.len(), 1, "{hits:?}");
+        let id = hits[0].0.clone();
+
+        // Another connection commits: the chunk leaves the catalog (as after a run whose
+        // documents stayed in the full-text index), then comes back.
+        let other = rusqlite::Connection::open(dir.catalog()).unwrap();
+        let row: (String, i64, i64, i64, Option<String>, String, i64, i64) = other
+            .query_row(
+                "SELECT file, ord, start_line, end_line, symbol, header, start_byte, end_byte \
+                 FROM chunks WHERE id = ?1",
+                [&id],
+                |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                        r.get(7)?,
+                    ))
+                },
+            )
+            .unwrap();
+        other
+            .execute("DELETE FROM chunks WHERE id = ?1", [&id])
+            .unwrap();
+        assert!(
+            reader.search_chunks("zebracount", 10).unwrap().is_empty(),
+            "a hit the catalog no longer holds is not returned by a reader that saw it before"
+        );
+        other
+            .execute(
+                "INSERT INTO chunks(id, file, ord, start_line, end_line, symbol, header, \
+                 start_byte, end_byte) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                rusqlite::params![id, row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7],
+            )
+            .unwrap();
+        let again = reader.search_chunks("zebracount", 10).unwrap();
+        assert_eq!(again.len(), 1, "published again, found again: {again:?}");
+        assert_eq!(again[0].0, id);
     }
 }

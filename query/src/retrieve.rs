@@ -163,8 +163,8 @@ struct Memo {
     /// the entry.
     bundled: HashMap<SymIdx, (f32, bundle::BundleHit)>,
     idf: HashMap<String, f32>,
-    /// The question's word pairs as term indices (stemmed once, not per body scored).
-    pairs: Option<Vec<(usize, usize)>>,
+    /// The question's terms as body scores read them (built once, not per body scored).
+    body_terms: Option<std::rc::Rc<body::BodyTerms>>,
     /// Stems of the message the question reports, in order.
     sequence: Option<Vec<String>>,
     /// Where a method writes the message the question repeats (its literal, or the key of a
@@ -172,6 +172,35 @@ struct Memo {
     focus: HashMap<SymIdx, u32>,
     /// Constants holding a string the question quotes (looked up once per question).
     literal_constants: Option<Vec<SymIdx>>,
+}
+
+/// The card leg's per-symbol sums, kept per thread across questions: a large snapshot has
+/// hundreds of thousands of symbols, and zeroed arrays of that size per question cost more
+/// than the sums. Only the touched entries are reset.
+#[derive(Default)]
+struct CardScratch {
+    acc: Vec<f32>,
+    name_hits: Vec<u32>,
+    seen: Vec<bool>,
+    /// Set while sums are in it: a question that panicked half-way left it dirty.
+    in_use: bool,
+}
+
+impl CardScratch {
+    fn reset(&mut self, n: usize) {
+        if self.acc.len() != n || self.in_use {
+            *self = CardScratch {
+                acc: vec![0.0; n],
+                name_hits: vec![0; n],
+                seen: vec![false; n],
+                in_use: false,
+            };
+        }
+    }
+}
+
+thread_local! {
+    static CARD_SCRATCH: RefCell<CardScratch> = RefCell::default();
 }
 
 impl<'v, 'a> Retriever<'v, 'a> {
@@ -495,12 +524,29 @@ impl<'v, 'a> Retriever<'v, 'a> {
             .iter()
             .filter_map(|w| v.card_postings(w).map(|p| (weights[w], p.collect())))
             .collect();
-        let n = v.len();
-        let mut acc = vec![0f32; n];
-        let mut name_hits = vec![0u32; n];
-        let mut seen = vec![false; n];
+        CARD_SCRATCH.with_borrow_mut(|scratch| {
+            scratch.reset(v.len());
+            self.card_scores(&postings, scratch, depth)
+        })
+    }
+
+    /// The card leg's sums over `postings`, in `scratch` (all zero, and zero again after).
+    fn card_scores(
+        &self,
+        postings: &[(f32, Vec<(SymIdx, u8)>)],
+        scratch: &mut CardScratch,
+        depth: usize,
+    ) -> Vec<SymIdx> {
+        let v = self.view;
+        scratch.in_use = true;
+        let CardScratch {
+            acc,
+            name_hits,
+            seen,
+            in_use,
+        } = scratch;
         let mut touched: Vec<SymIdx> = Vec::new();
-        for (x, list) in &postings {
+        for (x, list) in postings {
             for &(i, f) in list {
                 if !seen[i] {
                     seen[i] = true;
@@ -519,7 +565,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
             }
         }
         for (field, weight) in [(CARD_DOC, 1.5f32), (CARD_PARAMS, 0.5), (CARD_MEMBER, 1.0)] {
-            for (x, list) in &postings {
+            for (x, list) in postings {
                 for &(i, f) in list {
                     if f & field != 0 && (field != CARD_MEMBER || v.kind(i).is_type()) {
                         acc[i] += weight * x;
@@ -528,7 +574,7 @@ impl<'v, 'a> Retriever<'v, 'a> {
             }
         }
         let mut scored: Vec<(SymIdx, f32)> = Vec::new();
-        for i in touched {
+        for &i in &touched {
             let mut s = acc[i];
             if matches!(v.kind(i), SymbolKind::Package) || s <= 0.0 {
                 continue;
@@ -538,8 +584,17 @@ impl<'v, 'a> Retriever<'v, 'a> {
             s *= 0.6 + 0.4 * (name_hits[i] as f32 / name_len);
             scored.push((i, s));
         }
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        for i in touched {
+            (acc[i], name_hits[i], seen[i]) = (0.0, 0, false);
+        }
+        *in_use = false;
+        // The best `depth` in order; the order is total, so the same list as a full sort.
+        let order = |a: &(SymIdx, f32), b: &(SymIdx, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if scored.len() > depth && depth > 0 {
+            scored.select_nth_unstable_by(depth - 1, order);
+        }
         scored.truncate(depth);
+        scored.sort_by(order);
         scored.into_iter().map(|(i, _)| i).collect()
     }
 

@@ -276,8 +276,13 @@ impl ViewData {
     }
 
     fn str_at(&self, off: u32, len: u32) -> &str {
+        std::str::from_utf8(self.bytes_at(off, len)).unwrap_or("")
+    }
+    /// A string's bytes: binary searches compare these (UTF-8 orders as its bytes do) rather
+    /// than validating every probe.
+    fn bytes_at(&self, off: u32, len: u32) -> &[u8] {
         let s = self.l.strings + off as usize;
-        std::str::from_utf8(&self.b()[s..s + len as usize]).unwrap_or("")
+        &self.b()[s..s + len as usize]
     }
 
     pub fn file_count(&self) -> usize {
@@ -314,7 +319,11 @@ impl ViewData {
         let (mut lo, mut hi) = (0usize, self.l.n_files);
         while lo < hi {
             let mid = (lo + hi) / 2;
-            match self.file_path(mid).cmp(path) {
+            let o = self.file_rec(mid);
+            match self
+                .bytes_at(rd_u32(self.b(), o), rd_u32(self.b(), o + 4))
+                .cmp(path.as_bytes())
+            {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => return Some(mid),
@@ -373,8 +382,8 @@ impl ViewData {
         while lo < hi {
             let mid = (lo + hi) / 2;
             let o = base + mid * rec;
-            let s = self.str_at(rd_u32(self.b(), o), rd_u32(self.b(), o + 4));
-            match s.cmp(key) {
+            let s = self.bytes_at(rd_u32(self.b(), o), rd_u32(self.b(), o + 4));
+            match s.cmp(key.as_bytes()) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => return Some(o),

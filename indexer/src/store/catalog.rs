@@ -336,18 +336,19 @@ impl Catalog {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Chunk ids of the given files (current snapshot).
-    pub fn chunk_ids_of(&self, paths: &[&str]) -> Result<Vec<String>, StoreError> {
+    /// Whether the current snapshot holds chunk `id` in file `path`: one primary-key lookup.
+    pub fn has_chunk(&self, id: &str, path: &str) -> Result<bool, StoreError> {
         let mut st = self
             .conn
-            .prepare_cached("SELECT id FROM chunks WHERE file = ?1")?;
-        let mut out = Vec::new();
-        for p in paths {
-            for id in st.query_map([p], |r| r.get::<_, String>(0))? {
-                out.push(id?);
-            }
-        }
-        Ok(out)
+            .prepare_cached("SELECT 1 FROM chunks WHERE id = ?1 AND file = ?2")?;
+        Ok(st.exists([id, path])?)
+    }
+
+    /// SQLite's `data_version`: it changes when another connection has committed since this
+    /// one last looked (so what a reader remembers of the catalog is still true while it holds).
+    pub fn data_version(&self) -> Result<i64, StoreError> {
+        let mut st = self.conn.prepare_cached("PRAGMA data_version")?;
+        Ok(st.query_row([], |r| r.get(0))?)
     }
 
     /// Chunk ids of the given files (current snapshot), by file.

@@ -217,14 +217,9 @@ impl IndexRead for crate::store::EmbeddedIndex {
     }
     fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
         // Documents the catalog does not know belong to no published snapshot (a killed run).
-        // Checked by the ids of the hits' files: one indexed lookup per file, no chunk text read.
-        let hits = self.text.search(query, limit)?;
-        let mut paths: Vec<&str> = hits.iter().map(|h| h.1.as_str()).collect();
-        paths.sort_unstable();
-        paths.dedup();
-        let known: std::collections::HashSet<String> =
-            self.catalog.chunk_ids_of(&paths)?.into_iter().collect();
-        Ok(hits.into_iter().filter(|h| known.contains(&h.0)).collect())
+        // Checked hit by hit (one primary-key lookup each, remembered until the catalog
+        // changes), no chunk text read.
+        self.known_hits(self.text.search(query, limit)?)
     }
     fn symbol_by_id(&self, id: &str) -> Result<Option<SymbolRow>, StoreError> {
         self.catalog.symbol_by_id(id)

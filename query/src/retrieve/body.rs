@@ -11,8 +11,20 @@ const PAIR_BONUS: f32 = 0.5;
 /// Weight of a reported message's words (on top of their plain counts) in a body score.
 const MESSAGE_BONUS: f32 = 1.0;
 
+/// The question's terms as body scores read them: by stem, by stem id in the preloaded
+/// bodies, and the word pairs as term indices.
+#[derive(Default)]
+pub(super) struct BodyTerms {
+    by_stem: FxHashMap<String, usize>,
+    /// Set once the view's body stems are loaded (they appear during a question at most once).
+    by_id: Option<FxHashMap<u32, usize>>,
+    pairs: Vec<(usize, usize)>,
+    /// Each term's idf.
+    idf: Vec<f32>,
+}
+
 /// The question's word pairs as indices into its terms (both words must be terms).
-fn pair_terms(q: &Question, index: &FxHashMap<&str, usize>) -> Vec<(usize, usize)> {
+fn pair_terms(q: &Question, index: &FxHashMap<String, usize>) -> Vec<(usize, usize)> {
     q.pairs
         .iter()
         .filter_map(|(a, b)| {
@@ -42,16 +54,9 @@ impl Retriever<'_, '_> {
         };
         // Counts of the question's stems only, and whether each pair of neighbouring question
         // words stands close together (a message, a comment, a `missingNode`).
-        let index: FxHashMap<&str, usize> = q
-            .terms
-            .iter()
-            .enumerate()
-            .map(|(k, t)| (t.stem.as_str(), k))
-            .collect();
-        let pairs = {
-            let mut m = self.memo_for(q);
-            m.pairs.get_or_insert_with(|| pair_terms(q, &index)).clone()
-        };
+        let stems = v.body_stems(i);
+        let terms = self.body_terms(q, stems.is_some());
+        let (index, pairs) = (&terms.by_stem, &terms.pairs);
         let mut tf = vec![0u32; q.terms.len()];
         let mut last = vec![usize::MAX; q.terms.len()];
         let mut near = vec![false; pairs.len()];
@@ -74,18 +79,14 @@ impl Retriever<'_, '_> {
                 }
             }
         };
-        match v.body_stems(i) {
-            Some(stems) => {
-                // The same stems in the same order as below, as ids: the question's terms by id.
-                let by_id: FxHashMap<u32, usize> = index
-                    .iter()
-                    .filter_map(|(s, &k)| Some((v.stem_id(s)?, k)))
-                    .collect();
+        match (stems, &terms.by_id) {
+            (Some(stems), Some(by_id)) => {
+                // The same stems in the same order as below, as ids.
                 for id in stems {
                     count(by_id.get(id).copied());
                 }
             }
-            None => {
+            _ => {
                 for_each_stem(text_of()?, |s| count(index.get(s).copied()));
                 if let Some(doc) = v.doc(i) {
                     for_each_stem(doc, |s| count(index.get(s).copied()));
@@ -95,14 +96,12 @@ impl Retriever<'_, '_> {
         let mut score = 0.0;
         for (k, t) in q.terms.iter().enumerate() {
             if tf[k] > 0 {
-                score += t.weight * self.idf(q, &t.stem) * (1.0 + (tf[k] as f32).ln());
+                score += t.weight * terms.idf[k] * (1.0 + (tf[k] as f32).ln());
             }
         }
         for (p, &(a, b)) in pairs.iter().enumerate() {
             if near[p] {
-                let idf = self
-                    .idf(q, &q.terms[a].stem)
-                    .min(self.idf(q, &q.terms[b].stem));
+                let idf = terms.idf[a].min(terms.idf[b]);
                 score += PAIR_BONUS * idf;
             }
         }
@@ -139,6 +138,38 @@ impl Retriever<'_, '_> {
         let s = score / (1.0 + 0.15 * lines.ln().max(0.0));
         self.memo_for(q).body.insert(i, s);
         Ok(s)
+    }
+
+    /// The question's [`BodyTerms`], with their stem ids once the view has body stems.
+    fn body_terms(&self, q: &Question, with_ids: bool) -> std::rc::Rc<BodyTerms> {
+        if let Some(t) = &self.memo_for(q).body_terms
+            && (t.by_id.is_some() || !with_ids)
+        {
+            return t.clone();
+        }
+        let by_stem: FxHashMap<String, usize> = q
+            .terms
+            .iter()
+            .enumerate()
+            .map(|(k, t)| (t.stem.clone(), k))
+            .collect();
+        let v = self.view;
+        let by_id = with_ids.then(|| {
+            by_stem
+                .iter()
+                .filter_map(|(s, &k)| Some((v.stem_id(s)?, k)))
+                .collect()
+        });
+        let pairs = pair_terms(q, &by_stem);
+        let idf = q.terms.iter().map(|t| self.idf(q, &t.stem)).collect();
+        let t = std::rc::Rc::new(BodyTerms {
+            by_stem,
+            by_id,
+            pairs,
+            idf,
+        });
+        self.memo_for(q).body_terms = Some(t.clone());
+        t
     }
 
     /// The words of the message the question reports, found in a row in one of `text`'s string
