@@ -109,3 +109,38 @@ fn a_question_that_names_the_generated_class_still_finds_it() {
     );
     assert_citations_resolve(&a, &shop());
 }
+
+/// A warm asker reuses per-question and per-thread state (the card leg's sums, the body
+/// scores' term tables): an answer after other questions is the answer a fresh asker gives.
+#[test]
+fn an_answer_does_not_depend_on_the_questions_asked_before_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = index(tmp.path());
+    let questions = [
+        "where is the order status changed after payment?",
+        "who calls the stock deduction?",
+        "where are coupons checked?",
+        "where is the order status changed after payment?",
+    ];
+    let fresh: Vec<Vec<(String, String)>> = questions
+        .iter()
+        .map(|q| {
+            let dir = dir.clone();
+            let q = q.to_string();
+            // Each on a thread of its own: nothing of an earlier question is left anywhere.
+            std::thread::spawn(move || {
+                let index = EmbeddedIndex::open(&dir).unwrap();
+                let asker = Asker::new(&index).unwrap();
+                ranked(&asker.ask(&q, &opts()).unwrap())
+            })
+            .join()
+            .unwrap()
+        })
+        .collect();
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    for (q, want) in questions.iter().zip(&fresh) {
+        assert!(!want.is_empty(), "{q}: cites something");
+        assert_eq!(&ranked(&asker.ask(q, &opts()).unwrap()), want, "{q}");
+    }
+}
