@@ -34,6 +34,7 @@ mod edges;
 mod read;
 mod rerank;
 mod vectors;
+mod warm;
 
 use docs::SnapshotDoc;
 pub use docs::identifier_terms;

@@ -5,11 +5,12 @@ use super::docs::{
     ChunkDoc, FileDoc, SnapshotDoc, SymbolDoc, chunk_row, file_row, identifier_terms, sort_symbols,
     symbol_row,
 };
-use super::{MeiliStore, meili_err, quote, rerank};
+use super::{MeiliStore, meili_err, quote, rerank, warm};
 use crate::graph::Edge;
 use crate::model::{RepoPath, Snapshot};
 use crate::store::StoreError;
 use crate::store::catalog::{ChunkRow, FileRow, SymbolRow};
+use crate::store::fulltext::ChunkDoc as TextDoc;
 use crate::store::read::{IndexRead, TextHit};
 use meilisearch_sdk::DefaultHttpClient;
 use meilisearch_sdk::search::{SearchQuery, Selectors};
@@ -131,11 +132,17 @@ impl IndexRead for MeiliStore {
     }
 
     fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
+        // Warm: searched in memory while the snapshot it holds is still the last one.
+        if let Some(w) = warm::get(&self.warm_key())
+            && self.last_snapshot()?.map(|s| s.generation) == Some(w.generation())
+        {
+            return w.search(query, limit);
+        }
         self.keyword_chunks(query, limit)
     }
 
     fn warm_search(&self) -> Result<(), StoreError> {
-        self.remember_all_chunks()
+        self.warm_text()
     }
 
     fn symbol_by_id(&self, id: &str) -> Result<Option<SymbolRow>, StoreError> {
@@ -248,6 +255,29 @@ const RRF_K: f32 = 60.0;
 const WORD_QUERIES: usize = 12;
 /// Chunk ids named in one search when reading chunks to score.
 const IDS_PER_SEARCH: usize = 200;
+
+/// What a warm reader's full-text index holds of a chunk ([`WARM_FIELDS`]).
+#[derive(Deserialize)]
+struct WarmFields {
+    chunk_id: String,
+    path: String,
+    #[serde(default)]
+    symbols: String,
+    #[serde(default)]
+    header: String,
+    #[serde(default)]
+    text: String,
+    #[serde(default)]
+    provenance: String,
+}
+const WARM_FIELDS: [&str; 6] = [
+    "chunk_id",
+    "path",
+    "symbols",
+    "header",
+    "text",
+    "provenance",
+];
 
 /// A chunk's searchable fields as scoring reads them ([`rerank::FIELD_NAMES`]).
 #[derive(Deserialize)]
@@ -428,18 +458,52 @@ impl MeiliStore {
         Ok(out)
     }
 
-    /// Reads every chunk in scope once (searchable fields only, page by page) and remembers
-    /// its token counts, so that questions send and tokenize nothing but new chunks.
-    fn remember_all_chunks(&self) -> Result<(), StoreError> {
-        use rayon::prelude::*;
-        self.fetch_pages::<ScoredFields>("chunks", None, Some(&rerank::FIELD_NAMES), |page| {
-            page.into_par_iter()
-                .filter(|d| !rerank::is_remembered(&d.chunk_id))
-                .for_each(|d| {
-                    let stats = rerank::ChunkStats::of([&d.symbols, &d.header, &d.text]);
-                    rerank::remember(d.chunk_id, stats);
-                });
-        })
+    /// Reads every chunk of the last snapshot once (page by page) into a full-text index in
+    /// memory ([`warm`]), kept for this scope unless the snapshot changed during the read.
+    fn warm_text(&self) -> Result<(), StoreError> {
+        let Some(before) = self.last_snapshot()?.map(|s| s.generation) else {
+            return Ok(());
+        };
+        let key = self.warm_key();
+        if warm::get(&key).is_some_and(|w| w.generation() >= before) {
+            return Ok(());
+        }
+        let mut builder = warm::Builder::new()?;
+        let mut failed = None;
+        self.fetch_pages::<WarmFields>("chunks", None, Some(&WARM_FIELDS), |page| {
+            for d in page {
+                if failed.is_some() {
+                    return;
+                }
+                let doc = TextDoc {
+                    id: &d.chunk_id,
+                    path: &d.path,
+                    symbols: &d.symbols,
+                    header: &d.header,
+                    body: &d.text,
+                    provenance: &d.provenance,
+                };
+                if let Err(e) = builder.add(&doc) {
+                    failed = Some(e);
+                }
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if self.last_snapshot()?.map(|s| s.generation) != Some(before) {
+            // Published meanwhile: the chunks read may mix two snapshots. Questions search on
+            // the server until the next warm-up (the service's preload of the new snapshot).
+            return Ok(());
+        }
+        tracing::debug!(repo = %self.cfg.repo, generation = before, chunks = builder.len(), "keyword search warm");
+        warm::put(key, builder.finish(before)?);
+        Ok(())
+    }
+
+    /// The process-wide key of this reader's repository scope on its server.
+    fn warm_key(&self) -> String {
+        format!("{}\0{}\0{}", self.cfg.url, self.cfg.prefix, self.cfg.repo)
     }
 
     /// Runs a chunk search set up by the caller (keyword or vector) for chunk ids, paths and

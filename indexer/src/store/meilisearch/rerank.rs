@@ -162,14 +162,6 @@ pub(super) fn remembered(ids: &[&str]) -> Vec<Option<Arc<ChunkStats>>> {
     ids.iter().map(|id| kept.stats.get(*id).cloned()).collect()
 }
 
-/// Whether the stats of `id` are remembered.
-pub(super) fn is_remembered(id: &str) -> bool {
-    let kept = KEPT
-        .read()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    kept.stats.contains_key(id)
-}
-
 /// Remembers the stats of chunk `id`; returns them for use.
 pub(super) fn remember(id: String, stats: ChunkStats) -> Arc<ChunkStats> {
     let stats = Arc::new(stats);
@@ -236,7 +228,7 @@ mod tests {
     #[test]
     fn remembered_stats_come_back_by_id() {
         let id = "rerank-test-chunk-id".to_string();
-        assert!(!is_remembered(&id));
+        assert!(remembered(&[&id])[0].is_none());
         let s = remember(id.clone(), ChunkStats::of(["a", "b", "c d"]));
         let got = remembered(&[&id, "rerank-test-absent"]);
         assert!(Arc::ptr_eq(got[0].as_ref().unwrap(), &s));
