@@ -27,7 +27,7 @@ fn main() -> ExitCode {
         }))
     };
     // Two TLS backends end up in rustls; pick one before any client exists (deps.md, gotcha 1).
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let args = cli::Cli::parse();
     // Servers must survive a client that hangs up (they get a write error instead).
     if !matches!(

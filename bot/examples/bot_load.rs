@@ -80,7 +80,7 @@ fn question(channel: usize, user: usize, event: &str, text: &str) -> Question {
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let n = env("BOT_LOAD_N", 50);
     let channels = env("BOT_LOAD_CHANNELS", 10).max(1);
     let workers = env("BOT_LOAD_WORKERS", 4);

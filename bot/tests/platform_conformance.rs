@@ -140,7 +140,7 @@ fn messages(calls: &[Recorded]) -> Vec<Value> {
 
 #[tokio::test]
 async fn every_sender_keeps_links_mentions_and_errors_safe() {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = rustls::crypto::ring::default_provider().install_default();
     for citations in [3, 400] {
         let api = api().await;
         for case in cases(&api).await {

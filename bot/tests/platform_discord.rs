@@ -152,7 +152,7 @@ fn long_answer() -> Reply {
 #[tokio::test]
 async fn interaction_answer_edits_the_original_then_follows_up_within_2000_chars_and_waits_out_a_429()
  {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let api = Recorder::start(|_, n| {
         if n == 1 {
             (429, vec![("retry-after", "1".to_string())], json!({"message": "You are being rate limited.", "retry_after": 0.3, "global": false}))
@@ -215,7 +215,7 @@ async fn interaction_answer_edits_the_original_then_follows_up_within_2000_chars
 
 #[tokio::test]
 async fn gateway_mentions_are_answered_with_a_reply_and_errors_as_an_embed() {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let api = Recorder::start(|_, _| (200, vec![], json!({"id": "1200000000000000000"}))).await;
     let sender =
         DiscordSender::new(&format!("{}/api/v10", api.base), Some("bot-token".into())).unwrap();
@@ -264,7 +264,7 @@ async fn gateway_mentions_are_answered_with_a_reply_and_errors_as_an_embed() {
 
 #[tokio::test]
 async fn ask_is_registered_with_a_bulk_overwrite() {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let api = Recorder::start(|_, _| (200, vec![], json!([]))).await;
     let sender =
         DiscordSender::new(&format!("{}/api/v10", api.base), Some("bot-token".into())).unwrap();
@@ -287,7 +287,7 @@ async fn ask_is_registered_with_a_bulk_overwrite() {
 
 #[tokio::test]
 async fn replies_wait_for_an_empty_bucket_to_refill_and_other_channels_are_not_held() {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = rustls::crypto::ring::default_provider().install_default();
     // Discord's documented headers: each channel's message bucket has one request left after
     // a send, then none until it refills 400 ms later.
     let api = Recorder::start(|r, _| {

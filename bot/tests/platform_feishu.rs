@@ -257,7 +257,7 @@ async fn open_api(expire: u64, limited: usize) -> (Recorder, Arc<AtomicUsize>) {
 
 #[tokio::test]
 async fn replies_use_a_cached_tenant_token_refreshed_before_expiry() {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let (api, issued) = open_api(2, 0).await;
     let sender = FeishuSender::new(&api.base, "cli_9f5343c580712544", "secret").unwrap();
     sender.deliver(&question(), &answer()).await.unwrap();
@@ -301,7 +301,7 @@ async fn replies_use_a_cached_tenant_token_refreshed_before_expiry() {
 
 #[tokio::test]
 async fn rate_limits_wait_out_the_reset_header_then_give_up() {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let (api, _) = open_api(7200, 2).await;
     let sender = FeishuSender::new(&api.base, "cli_1", "secret").unwrap();
     sender.deliver(&question(), &answer()).await.unwrap();

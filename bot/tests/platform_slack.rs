@@ -226,7 +226,7 @@ fn answer() -> Reply {
 
 #[tokio::test]
 async fn chat_post_message_goes_to_the_thread_within_limits_and_waits_out_a_429() {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let api = Recorder::start(|_, n| {
         if n == 0 {
             (
@@ -299,7 +299,7 @@ async fn chat_post_message_goes_to_the_thread_within_limits_and_waits_out_a_429(
 
 #[tokio::test]
 async fn slash_command_answers_go_to_the_response_url_only_on_the_hooks_host() {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let hooks = Recorder::start(|_, _| (200, vec![], json!("ok"))).await;
     let sender = SlackSender::new("xoxb-test", "http://127.0.0.1:9/api", &hooks.base).unwrap();
     let url = format!("{}/commands/T1/1/abc", hooks.base);
@@ -333,7 +333,7 @@ async fn slash_command_answers_go_to_the_response_url_only_on_the_hooks_host() {
 
 #[tokio::test]
 async fn posts_to_one_channel_are_spaced_a_second_apart() {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let api = Recorder::start(|_, _| (200, vec![], json!({"ok": true}))).await;
     let sender = SlackSender::new("xoxb-test", &api.base, "https://hooks.slack.com").unwrap();
     let help = Reply::Help(bot::model::HelpReply {

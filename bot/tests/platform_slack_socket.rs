@@ -32,7 +32,7 @@ fn command() -> Value {
 
 #[tokio::test]
 async fn socket_mode_envelopes_become_questions_and_are_acknowledged() {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let ws = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let ws_url = format!("ws://{}/link", ws.local_addr().unwrap());
     let (acks_tx, mut acks_rx) = tokio::sync::mpsc::unbounded_channel::<Value>();

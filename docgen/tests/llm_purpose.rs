@@ -14,7 +14,7 @@ const ORDER_IMPL: &str =
     "shop-order/src/main/java/com/shop/order/service/impl/OrderServiceImpl.java";
 
 fn init() {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
 fn user_prompt(req: &serde_json::Value) -> String {

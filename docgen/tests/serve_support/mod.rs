@@ -19,7 +19,7 @@ pub const HUMAN: (&str, &str) = ("Dana Dev", "dana@example.com");
 pub const BOT_EMAIL: &str = "docs-bot@example.invalid";
 
 pub fn init() {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
 /// Runs git in `dir` as the human developer.
