@@ -134,6 +134,14 @@ impl EmbeddedIndex {
         if c.data_version != Some(version) || c.known.len() >= CheckedHits::MAX {
             c.known.clear();
             c.data_version = Some(version);
+            c.in_sync =
+                self.text_gen.is_some() && self.text_gen == Some(self.catalog.text_generation()?);
+        }
+        // The searched commit reconciled the catalog's text generation: every document in it
+        // is a chunk the catalog holds (a run that adds or removes chunks moves that
+        // generation in the catalog's own transaction).
+        if c.in_sync {
+            return Ok(hits);
         }
         let mut out = Vec::with_capacity(hits.len());
         for hit in hits {
@@ -161,6 +169,8 @@ pub struct EmbeddedIndex {
     pub text: fulltext::FullText,
     /// Search hits already checked against the catalog (read.rs, `search_chunks`).
     checked: std::cell::RefCell<CheckedHits>,
+    /// The text generation the searched full-text commit reconciled (`gen=N`), if it did.
+    text_gen: Option<u64>,
 }
 
 /// Which (chunk id, path) pairs of full-text hits the catalog holds, remembered while no other
@@ -169,6 +179,8 @@ pub struct EmbeddedIndex {
 #[derive(Default)]
 struct CheckedHits {
     data_version: Option<i64>,
+    /// Whether the full-text commit searched is in step with the catalog at `data_version`.
+    in_sync: bool,
     known: std::collections::HashMap<u64, bool>,
 }
 
@@ -191,11 +203,15 @@ impl EmbeddedIndex {
         }
         let catalog = catalog::Catalog::open_read(&dir.catalog())?;
         let text = fulltext::FullText::open(&dir.text())?;
+        let text_gen = text
+            .searched_payload()?
+            .and_then(|p| p.strip_prefix("gen=")?.parse().ok());
         Ok(EmbeddedIndex {
             dir: dir.clone(),
             catalog,
             text,
             checked: Default::default(),
+            text_gen,
         })
     }
 }
@@ -239,8 +255,16 @@ mod tests {
         assert_eq!(hits.len(), 1, "{hits:?}");
         let id = hits[0].0.clone();
 
-        // Another connection commits: the chunk leaves the catalog (as after a run whose
-        // documents stayed in the full-text index), then comes back.
+        // The reader searches a full-text commit in step with the catalog.
+        assert!(reader.text_gen.is_some());
+        assert_eq!(
+            reader.text_gen,
+            Some(reader.catalog.text_generation().unwrap())
+        );
+
+        // Another connection commits: the chunk leaves the catalog and the text generation
+        // moves on (as in a run whose old documents stayed in the full-text index), then the
+        // chunk comes back.
         let other = rusqlite::Connection::open(dir.catalog()).unwrap();
         let row: (String, i64, i64, i64, Option<String>, String, i64, i64) = other
             .query_row(
@@ -262,7 +286,10 @@ mod tests {
             )
             .unwrap();
         other
-            .execute("DELETE FROM chunks WHERE id = ?1", [&id])
+            .execute_batch(&format!(
+                "BEGIN; DELETE FROM chunks WHERE id = '{id}'; \
+                 UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'text_gen'; COMMIT;"
+            ))
             .unwrap();
         assert!(
             reader.search_chunks("zebracount", 10).unwrap().is_empty(),

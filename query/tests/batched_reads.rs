@@ -262,12 +262,12 @@ fn a_graph_over_the_edge_table_reads_no_edge_and_matches_the_stored_reads() {
         );
         // The same edges, in the same order, as the index's own lookups (unresolved keys too).
         assert_eq!(
-            table.edges_to(&id.0),
+            owned(table.edges_to(&id.0)),
             plain.edges_to(&id.0).unwrap(),
             "{id:?}"
         );
         assert_eq!(
-            table.edges_from(&id.0),
+            owned(table.edges_from(&id.0)),
             plain.edges_from(&id.0).unwrap(),
             "{id:?}"
         );
@@ -378,4 +378,8 @@ fn body_scores_from_preloaded_stems_equal_scores_from_the_text() {
         }
     }
     assert!(nonzero > 10, "the questions match some bodies ({nonzero})");
+}
+
+fn owned(edges: Vec<std::sync::Arc<indexer::graph::Edge>>) -> Vec<indexer::graph::Edge> {
+    edges.iter().map(|e| (**e).clone()).collect()
 }

@@ -112,6 +112,26 @@ impl FullText {
         Ok(self.index.load_metas()?.payload)
     }
 
+    /// The payload of the commit this reader's searches see: `None` when the reader shows
+    /// another commit than the last one on disk, or that commit has none.
+    pub fn searched_payload(&self) -> Result<Option<String>, StoreError> {
+        let metas = self.index.load_metas()?;
+        let searcher = self.reader.searcher();
+        let mut seen: Vec<_> = searcher
+            .segment_readers()
+            .iter()
+            .map(|s| (s.segment_id(), s.delete_opstamp()))
+            .collect();
+        let mut last: Vec<_> = metas
+            .segments
+            .iter()
+            .map(|s| (s.id(), s.delete_opstamp()))
+            .collect();
+        seen.sort();
+        last.sort();
+        Ok(if seen == last { metas.payload } else { None })
+    }
+
     pub fn reload(&self) -> Result<(), StoreError> {
         self.reader.reload()?;
         Ok(())

@@ -22,8 +22,8 @@ use std::sync::Arc;
 pub struct StoredGraph<'c> {
     catalog: &'c dyn IndexRead,
     table: Option<Arc<EdgeTable>>,
-    to: RefCell<HashMap<String, Rc<Vec<Stored>>>>,
-    from: RefCell<HashMap<String, Rc<Vec<Stored>>>>,
+    to: RefCell<HashMap<String, Rc<Vec<Arc<Stored>>>>>,
+    from: RefCell<HashMap<String, Rc<Vec<Arc<Stored>>>>>,
 }
 
 impl<'c> StoredGraph<'c> {
@@ -45,17 +45,17 @@ impl<'c> StoredGraph<'c> {
         }
     }
 
-    fn edges_to(&self, id: &str) -> Result<Rc<Vec<Stored>>, QueryError> {
+    fn edges_to(&self, id: &str) -> Result<Rc<Vec<Arc<Stored>>>, QueryError> {
         memoized(&self.to, id, || match &self.table {
             Some(t) => Ok(t.edges_to(id)),
-            None => self.catalog.edges_to(id),
+            None => Ok(shared(self.catalog.edges_to(id)?)),
         })
     }
 
-    fn edges_from(&self, id: &str) -> Result<Rc<Vec<Stored>>, QueryError> {
+    fn edges_from(&self, id: &str) -> Result<Rc<Vec<Arc<Stored>>>, QueryError> {
         memoized(&self.from, id, || match &self.table {
             Some(t) => Ok(t.edges_from(id)),
-            None => self.catalog.edges_from(id),
+            None => Ok(shared(self.catalog.edges_from(id)?)),
         })
     }
 
@@ -86,7 +86,7 @@ impl<'c> StoredGraph<'c> {
         };
         let mut m = memo.borrow_mut();
         for (k, v) in read {
-            m.insert(k, Rc::new(v));
+            m.insert(k, Rc::new(shared(v)));
         }
         Ok(())
     }
@@ -99,16 +99,20 @@ impl<'c> StoredGraph<'c> {
 
 /// `memo[id]`, read with `read` the first time.
 fn memoized(
-    memo: &RefCell<HashMap<String, Rc<Vec<Stored>>>>,
+    memo: &RefCell<HashMap<String, Rc<Vec<Arc<Stored>>>>>,
     id: &str,
-    read: impl FnOnce() -> Result<Vec<Stored>, indexer::store::StoreError>,
-) -> Result<Rc<Vec<Stored>>, QueryError> {
+    read: impl FnOnce() -> Result<Vec<Arc<Stored>>, indexer::store::StoreError>,
+) -> Result<Rc<Vec<Arc<Stored>>>, QueryError> {
     if let Some(v) = memo.borrow().get(id) {
         return Ok(v.clone());
     }
     let v = Rc::new(read()?);
     memo.borrow_mut().insert(id.to_string(), v.clone());
     Ok(v)
+}
+
+fn shared(edges: Vec<Stored>) -> Vec<Arc<Stored>> {
+    edges.into_iter().map(Arc::new).collect()
 }
 
 fn kind(e: &Stored) -> EdgeKind {

@@ -6,6 +6,7 @@ use crate::QueryError;
 use indexer::graph::Edge as Stored;
 use indexer::store::{IndexRead, StoreError};
 use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
 /// Reads that saw a run publish in between are tried again this many times.
 const READ_RETRIES: usize = 3;
@@ -14,7 +15,8 @@ const READ_RETRIES: usize = 3;
 /// [`IndexRead::edges_from`] and [`IndexRead::edges_to`] find them, in the same order.
 pub struct EdgeTable {
     generation: u64,
-    edges: Vec<Stored>,
+    /// Shared with the questions that read them: handing one out costs a count, not a copy.
+    edges: Vec<Arc<Stored>>,
     to: FxHashMap<Box<str>, Vec<u32>>,
     from: FxHashMap<Box<str>, Vec<u32>>,
 }
@@ -55,7 +57,7 @@ impl EdgeTable {
         }
         EdgeTable {
             generation,
-            edges,
+            edges: edges.into_iter().map(Arc::new).collect(),
             to,
             from,
         }
@@ -76,16 +78,16 @@ impl EdgeTable {
     }
 
     /// What [`IndexRead::edges_to`] gives for `callee`.
-    pub fn edges_to(&self, callee: &str) -> Vec<Stored> {
+    pub fn edges_to(&self, callee: &str) -> Vec<Arc<Stored>> {
         self.pick(self.to.get(callee))
     }
 
     /// What [`IndexRead::edges_from`] gives for `caller`.
-    pub fn edges_from(&self, caller: &str) -> Vec<Stored> {
+    pub fn edges_from(&self, caller: &str) -> Vec<Arc<Stored>> {
         self.pick(self.from.get(caller))
     }
 
-    fn pick(&self, at: Option<&Vec<u32>>) -> Vec<Stored> {
+    fn pick(&self, at: Option<&Vec<u32>>) -> Vec<Arc<Stored>> {
         at.map(|ix| ix.iter().map(|&i| self.edges[i as usize].clone()).collect())
             .unwrap_or_default()
     }
