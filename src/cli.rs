@@ -304,7 +304,7 @@ pub struct LlmArgs {
 /// Which embedder gives the vector leg (`ask`) or computes vectors (`embed`).
 #[derive(Args, Debug, Clone)]
 pub struct EmbedderArgs {
-    /// pocket (built in), minilm:DIR (a sentence-transformers folder), openai (--embed-url),
+    /// pocket (built in with the local-embedders feature), minilm:DIR (a sentence-transformers folder), openai (--embed-url),
     /// none, or auto (`ask`: pocket vectors when `codemap embed` stored some; `embed`: pocket).
     #[arg(long, env = "CODEMAP_EMBEDDER", default_value = "auto")]
     pub embedder: String,

@@ -32,6 +32,13 @@ fn team_mode_sends_vectors_once_and_ask_uses_them() {
         );
         return;
     }
+    if !embed::LOCAL_MODELS {
+        indexer::testing::skip(
+            "local-embedders",
+            "pocket needs the local-embedders feature",
+        );
+        return;
+    }
     let prefix = format!("t{}_mvec_", std::process::id());
     let tmp = tempfile::tempdir().unwrap();
     let (root, idx) = (tmp.path().join("acme"), tmp.path().join("idx"));

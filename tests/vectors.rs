@@ -49,6 +49,13 @@ fn json(o: &std::process::Output) -> serde_json::Value {
 
 #[test]
 fn embed_is_incremental_and_ask_uses_and_reports_the_vectors() {
+    if !embed::LOCAL_MODELS {
+        indexer::testing::skip(
+            "local-embedders",
+            "pocket needs the local-embedders feature (cargo test --workspace has it)",
+        );
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let (root, idx) = (tmp.path().join("r"), tmp.path().join("idx"));
     fixture(&root);
@@ -121,6 +128,13 @@ fn embed_is_incremental_and_ask_uses_and_reports_the_vectors() {
 
 #[test]
 fn a_killed_embed_run_leaves_a_readable_store_and_the_next_run_finishes() {
+    if !embed::LOCAL_MODELS {
+        indexer::testing::skip(
+            "local-embedders",
+            "pocket needs the local-embedders feature (cargo test --workspace has it)",
+        );
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let (root, idx) = (tmp.path().join("r"), tmp.path().join("idx"));
     for i in 0..80 {
@@ -175,5 +189,49 @@ fn a_killed_embed_run_leaves_a_readable_store_and_the_next_run_finishes() {
             + r["reused"].as_u64().unwrap(),
         total,
         "{r}"
+    );
+}
+
+/// The default install has no local model: `embed` and `ask --embedder pocket` fail with the
+/// way out, while `ask` (auto) answers without a vector leg. Runs in a build without the
+/// local-embedders feature (.ci/run: `cargo test --workspace --no-default-features --test vectors`).
+#[test]
+fn a_lean_build_answers_without_vectors_and_says_how_to_embed() {
+    if embed::LOCAL_MODELS {
+        indexer::testing::skip(
+            "lean-build",
+            "this build has local models (the lean one: `cargo test --workspace --no-default-features --test vectors`)",
+        );
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, idx) = (tmp.path().join("r"), tmp.path().join("idx"));
+    fixture(&root);
+    assert!(
+        run(&idx, &["index", root.to_str().unwrap(), "--quiet"])
+            .status
+            .success()
+    );
+    for args in [
+        &["embed"][..],
+        &["embed", "--embedder", "minilm:/models/x"],
+        &["ask", "--embedder", "pocket", "who computes the tax"],
+    ] {
+        let o = run(&idx, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("--features local-embedders") && err.contains("--embedder openai"),
+            "{args:?}: {err}"
+        );
+    }
+    let a = json(&run(
+        &idx,
+        &["--json", "ask", "who computes the tax on an invoice"],
+    ));
+    assert!(a.get("vectors").is_none(), "{a}");
+    assert_eq!(
+        a["citations"][0]["path"], "src/main/java/com/acme/TaxCalculator.java",
+        "{a}"
     );
 }

@@ -1,11 +1,11 @@
 //! Which embedder a command uses, from `--embedder` / `CODEMAP_EMBEDDER`:
-//! - `pocket` — the model compiled into codemap (default of `codemap embed`);
-//! - `minilm:DIR` (or `bert:DIR`) — a sentence-transformers folder run with candle;
+//! - `pocket` — the model compiled into codemap (default of `codemap embed`; feature `local`);
+//! - `minilm:DIR` (or `bert:DIR`) — a sentence-transformers folder run with candle (`local`);
 //! - `openai` — an OpenAI-compatible `/v1/embeddings` endpoint ([`Remote`]);
 //! - `none` — no vector leg;
 //! - `auto` — `ask`'s default: pocket vectors if `codemap embed` stored some, else none.
 
-use crate::{BertEmbedder, Error, PocketEmbedder};
+use crate::Error;
 use query::{Embedder, OpenAiEmbedder};
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -71,8 +71,7 @@ impl EmbedderSpec {
     pub fn open(&self, remote: &Remote) -> Result<Option<Box<dyn Embedder>>, Error> {
         Ok(match self {
             EmbedderSpec::Auto | EmbedderSpec::None => None,
-            EmbedderSpec::Pocket => Some(Box::new(PocketEmbedder::new()?)),
-            EmbedderSpec::Bert(dir) => Some(Box::new(BertEmbedder::load(dir)?)),
+            EmbedderSpec::Pocket | EmbedderSpec::Bert(_) => Some(self.open_local()?),
             EmbedderSpec::OpenAi => {
                 let url = remote.url.as_deref().ok_or_else(|| {
                     Error::Spec(
@@ -91,6 +90,32 @@ impl EmbedderSpec {
                 ))
             }
         })
+    }
+}
+
+impl EmbedderSpec {
+    /// The model `auto` uses when vectors of it are stored: pocket's, in a build that has it.
+    pub fn auto_model() -> Option<String> {
+        #[cfg(feature = "local")]
+        return Some(crate::PocketEmbedder::model_id_static());
+        #[cfg(not(feature = "local"))]
+        None
+    }
+
+    #[cfg(feature = "local")]
+    fn open_local(&self) -> Result<Box<dyn Embedder>, Error> {
+        Ok(match self {
+            EmbedderSpec::Bert(dir) => Box::new(crate::BertEmbedder::load(dir)?),
+            _ => Box::new(crate::PocketEmbedder::new()?),
+        })
+    }
+
+    #[cfg(not(feature = "local"))]
+    fn open_local(&self) -> Result<Box<dyn Embedder>, Error> {
+        Err(Error::NotBuilt(match self {
+            EmbedderSpec::Bert(dir) => format!("minilm:{}", dir.display()),
+            _ => "pocket".into(),
+        }))
     }
 }
 

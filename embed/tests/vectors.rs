@@ -2,7 +2,7 @@
 //! changes, failed runs, and the real models finding a paraphrased question's chunk.
 
 use embed::store::VectorStore;
-use embed::{PocketEmbedder, RunOptions, embed_snapshot, load_leg};
+use embed::{RunOptions, embed_snapshot, load_leg};
 use indexer::pipeline::{self, IndexOptions};
 use indexer::store::{EmbeddedIndex, IndexDir};
 use query::{EmbedError, Embedder, FakeEmbedder, VectorLeg};
@@ -94,6 +94,7 @@ impl Fixture {
     }
 
     /// The chunk of `method`'s class, by chunk id (the one holding the method).
+    #[cfg_attr(not(feature = "local"), allow(dead_code))]
     fn chunk_of(&self, method: &str) -> String {
         let index = self.index();
         index
@@ -272,53 +273,59 @@ fn limit_embeds_part_and_says_how_much_is_left() {
     assert_eq!(r.left, chunks - 3 - r.reused);
 }
 
-/// Paraphrased questions (no word shared with the method's name or Javadoc) and their method.
-const PARAPHRASES: &[(&str, &str)] = &[
-    ("clean up stale logins", "purgeExpiredSessions"),
-    ("make a photo smaller", "shrink"),
-    ("greeting message for new users", "greet"),
-];
+/// The real models, in a build that has them (feature `local`).
+#[cfg(feature = "local")]
+mod real_models {
+    use super::*;
 
-/// A real model must put each paraphrase's chunk first among the fixture's chunks.
-fn paraphrases_find_their_chunks(e: Box<dyn Embedder>) {
-    let f = Fixture::new();
-    let r = f.embed(e.as_ref(), &RunOptions::default()).unwrap();
-    assert_eq!(r.left, 0);
-    let index = f.index();
-    let (leg, _) = load_leg(f.dir.root(), &index.catalog, e).unwrap().unwrap();
-    for (q, method) in PARAPHRASES {
-        let want = f.chunk_of(method);
-        let got = leg.nearest(q, 3).unwrap();
-        assert_eq!(got[0].0, want, "{q:?} should find {method}; got {got:?}");
+    /// Paraphrased questions (no word shared with the method's name or Javadoc) and their method.
+    const PARAPHRASES: &[(&str, &str)] = &[
+        ("clean up stale logins", "purgeExpiredSessions"),
+        ("make a photo smaller", "shrink"),
+        ("greeting message for new users", "greet"),
+    ];
+
+    /// A real model must put each paraphrase's chunk first among the fixture's chunks.
+    fn paraphrases_find_their_chunks(e: Box<dyn Embedder>) {
+        let f = Fixture::new();
+        let r = f.embed(e.as_ref(), &RunOptions::default()).unwrap();
+        assert_eq!(r.left, 0);
+        let index = f.index();
+        let (leg, _) = load_leg(f.dir.root(), &index.catalog, e).unwrap().unwrap();
+        for (q, method) in PARAPHRASES {
+            let want = f.chunk_of(method);
+            let got = leg.nearest(q, 3).unwrap();
+            assert_eq!(got[0].0, want, "{q:?} should find {method}; got {got:?}");
+        }
     }
-}
 
-#[test]
-fn pocket_encoder_finds_a_paraphrased_questions_chunk() {
-    paraphrases_find_their_chunks(Box::new(PocketEmbedder::new().unwrap()));
-}
+    #[test]
+    fn pocket_encoder_finds_a_paraphrased_questions_chunk() {
+        paraphrases_find_their_chunks(Box::new(embed::PocketEmbedder::new().unwrap()));
+    }
 
-#[test]
-fn minilm_from_a_sentence_transformers_folder_finds_a_paraphrased_questions_chunk() {
-    let Some(dir) = std::env::var_os("CODEMAP_MINILM_DIR") else {
-        indexer::testing::skip(
-            "minilm",
-            "minilm test: set CODEMAP_MINILM_DIR to a sentence-transformers folder (.ci/run fetches all-MiniLM-L6-v2 from PyPI)",
-        );
-        return;
-    };
-    let e = embed::BertEmbedder::load(Path::new(&dir)).unwrap();
-    assert_eq!(e.dim(), 384);
-    // The published similarity of the sentence-transformers quickstart sentences.
-    let v = e
-        .embed(&[
-            "The weather is lovely today.".into(),
-            "It's so sunny outside!".into(),
-        ])
-        .unwrap();
-    let cos: f32 = v[0].iter().zip(&v[1]).map(|(a, b)| a * b).sum();
-    assert!((cos - 0.666).abs() < 0.01, "weather/sunny similarity {cos}");
-    paraphrases_find_their_chunks(Box::new(e));
+    #[test]
+    fn minilm_from_a_sentence_transformers_folder_finds_a_paraphrased_questions_chunk() {
+        let Some(dir) = std::env::var_os("CODEMAP_MINILM_DIR") else {
+            indexer::testing::skip(
+                "minilm",
+                "minilm test: set CODEMAP_MINILM_DIR to a sentence-transformers folder (.ci/run fetches all-MiniLM-L6-v2 from PyPI)",
+            );
+            return;
+        };
+        let e = embed::BertEmbedder::load(Path::new(&dir)).unwrap();
+        assert_eq!(e.dim(), 384);
+        // The published similarity of the sentence-transformers quickstart sentences.
+        let v = e
+            .embed(&[
+                "The weather is lovely today.".into(),
+                "It's so sunny outside!".into(),
+            ])
+            .unwrap();
+        let cos: f32 = v[0].iter().zip(&v[1]).map(|(a, b)| a * b).sum();
+        assert!((cos - 0.666).abs() < 0.01, "weather/sunny similarity {cos}");
+        paraphrases_find_their_chunks(Box::new(e));
+    }
 }
 
 /// The matrix a process loads is kept as a file for the next one: the next load reads it (and
@@ -373,4 +380,33 @@ fn the_loaded_matrix_is_cached_per_snapshot_and_store() {
     let now = cached();
     assert_eq!(now.len(), 1, "the old file is gone: {now:?}");
     assert_ne!(now, files);
+}
+
+/// A lean build refuses the local models by name and says how to get them. Runs without the
+/// `local` feature (.ci/run: `cargo test --workspace --no-default-features --test vectors`).
+#[cfg(not(feature = "local"))]
+#[test]
+fn a_build_without_local_models_names_the_feature_and_the_alternative() {
+    use embed::{EmbedderSpec, Remote};
+    let remote = Remote {
+        url: None,
+        model: "m".into(),
+        dim: 8,
+        key_env: None,
+        timeout_secs: 1.0,
+    };
+    for spec in ["pocket", "minilm:/models/x"] {
+        let e = spec
+            .parse::<EmbedderSpec>()
+            .unwrap()
+            .open(&remote)
+            .err()
+            .unwrap();
+        let msg = e.to_string();
+        assert!(msg.contains(spec), "{msg}");
+        assert!(msg.contains("--features local-embedders"), "{msg}");
+        assert!(msg.contains("--embedder openai"), "{msg}");
+    }
+    assert_eq!(EmbedderSpec::auto_model(), None);
+    assert!(EmbedderSpec::Auto.open(&remote).unwrap().is_none());
 }

@@ -3,7 +3,7 @@
 use super::{Outcome, open_index, print_json, read_target};
 use crate::cli::{Backend, EmbedArgs, EmbedderArgs, Global};
 use anyhow::{Context, Result};
-use embed::{EmbedderSpec, PocketEmbedder, Remote, RunOptions, VectorStore};
+use embed::{EmbedderSpec, Remote, RunOptions, VectorStore};
 use indexer::store::catalog::Catalog;
 use indicatif::{ProgressBar, ProgressStyle};
 use query::{DenseVectors, Embedder};
@@ -132,17 +132,15 @@ pub fn embed(g: &Global, a: &EmbedArgs) -> Result<Outcome> {
 }
 
 /// The vector leg for `ask` over the embedded index in `dir`: the named embedder's stored
-/// vectors, or with `auto` pocket's when `codemap embed` stored some. `None` (and a note on
-/// stderr when an embedder was named) when there are none.
+/// vectors, or with `auto` pocket's when `codemap embed` stored some (and this build has pocket).
+/// `None` (and a note on stderr when an embedder was named) when there are none.
 pub fn vector_leg(a: &EmbedderArgs, dir: &Path, catalog: &Catalog) -> Result<Option<DenseVectors>> {
     let s = match spec(a)? {
         EmbedderSpec::None => return Ok(None),
-        EmbedderSpec::Auto => {
-            if !embed::leg::has_vectors(dir, &PocketEmbedder::model_id_static())? {
-                return Ok(None);
-            }
-            EmbedderSpec::Pocket
-        }
+        EmbedderSpec::Auto => match EmbedderSpec::auto_model() {
+            Some(model) if embed::leg::has_vectors(dir, &model)? => EmbedderSpec::Pocket,
+            _ => return Ok(None),
+        },
         s => s,
     };
     let embedder = open_embedder(&s, a)?;
@@ -185,12 +183,10 @@ pub fn server_leg<'s>(
 ) -> Result<Option<query::ServerVectors<'s>>> {
     let s = match spec(a)? {
         EmbedderSpec::None => return Ok(None),
-        EmbedderSpec::Auto => {
-            if store.vector_count(&PocketEmbedder::model_id_static())? == 0 {
-                return Ok(None);
-            }
-            EmbedderSpec::Pocket
-        }
+        EmbedderSpec::Auto => match EmbedderSpec::auto_model() {
+            Some(model) if store.vector_count(&model)? > 0 => EmbedderSpec::Pocket,
+            _ => return Ok(None),
+        },
         s => s,
     };
     let embedder = open_embedder(&s, a)?;
