@@ -383,10 +383,10 @@ fn the_loaded_matrix_is_cached_per_snapshot_and_store() {
 }
 
 /// A lean build refuses the local models by name and says how to get them. Runs without the
-/// `local` feature (.ci/run: `cargo test --workspace --no-default-features --test vectors`).
+/// `local` feature (.ci/run: `cargo test --workspace --no-default-features --test vectors lean`).
 #[cfg(not(feature = "local"))]
 #[test]
-fn a_build_without_local_models_names_the_feature_and_the_alternative() {
+fn lean_build_refuses_local_models_naming_the_feature_and_the_alternative() {
     use embed::{EmbedderSpec, Remote};
     let remote = Remote {
         url: None,
