@@ -11,6 +11,7 @@ pub mod report;
 use crate::QueryError;
 use crate::graph::CallGraph;
 use crate::question::patch::{FilePatch, Hunk, Insertion};
+use crate::signature::annotation_name;
 use crate::view::{SnapshotView, SymIdx};
 use indexer::model::{Provenance, SymbolId, SymbolKind};
 use serde::Serialize;
@@ -449,11 +450,4 @@ fn entry_annotation(v: &SnapshotView<'_>, m: SymIdx) -> Option<String> {
         .iter()
         .find(|a| ENTRY_ANNOTATIONS.contains(&annotation_name(a)))
         .cloned()
-}
-
-/// The simple name of an annotation as written: `@org.x.PostMapping("/a")` → `PostMapping`.
-pub(crate) fn annotation_name(a: &str) -> &str {
-    let name = a.trim_start_matches('@');
-    let name = name.split('(').next().unwrap_or(name);
-    name.rsplit('.').next().unwrap_or(name)
 }

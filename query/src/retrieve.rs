@@ -11,7 +11,7 @@ use crate::fusion::{self, Leg};
 use crate::question::{Intent, KindHint, Question, TermOrigin};
 use crate::view::{SnapshotView, SymIdx, for_each_stem};
 use crate::viewdata::{CARD_DOC, CARD_MEMBER, CARD_NAME, CARD_PARAMS, FLAG_STATIC};
-use indexer::model::{Provenance, Symbol, SymbolKind};
+use indexer::model::{Provenance, SymbolKind};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
@@ -97,37 +97,10 @@ const FRAMEWORK_ANNOTATIONS: &[&str] = &[
     "Async",
 ];
 
-/// Code that changes an entity's state.
-const STATE_WRITES: &[&str] = &[
-    "setStatus(",
-    "setState(",
-    ".status = ",
-    ".state = ",
-    "transitionTo(",
-    "changeStatus(",
-];
-
-/// Code that reads a setting.
-const CONFIG_READS: &[&str] = &[
-    "getProperty(",
-    "getenv(",
-    "@Value(",
-    "getBoolean(",
-    "getInteger(",
-    "getLong(",
-    "getConfig",
-    "properties.get(",
-    "environment.get",
-    "Environment",
-    "@ConfigurationProperties",
-];
-
-/// Whether a symbol carries an entry-point, transaction or framework annotation.
-pub(crate) fn entry_annotated(s: &Symbol) -> bool {
-    s.annotations.iter().any(|a| {
-        let name = crate::impact::annotation_name(a);
-        crate::impact::ENTRY_ANNOTATIONS.contains(&name) || FRAMEWORK_ANNOTATIONS.contains(&name)
-    })
+/// Whether an annotation (its simple name) marks an entry point, a transaction or framework
+/// structure.
+pub(crate) fn is_entry_annotation(name: &str) -> bool {
+    crate::impact::ENTRY_ANNOTATIONS.contains(&name) || FRAMEWORK_ANNOTATIONS.contains(&name)
 }
 
 /// Whether a callable's text (comments and strings masked) has a body with at least one
@@ -137,16 +110,6 @@ pub(crate) fn has_body_text(masked: &str) -> bool {
         (Some(a), Some(b)) if a < b => !masked[a + 1..b].trim().is_empty(),
         _ => false,
     }
-}
-
-/// Whether a callable's text changes an entity's state.
-pub(crate) fn writes_state(text: &str) -> bool {
-    STATE_WRITES.iter().any(|w| text.contains(w))
-}
-
-/// Whether a callable's text reads a setting.
-pub(crate) fn reads_config(text: &str) -> bool {
-    CONFIG_READS.iter().any(|w| text.contains(w))
 }
 
 pub struct Retriever<'v, 'a> {

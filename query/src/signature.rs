@@ -127,6 +127,13 @@ pub fn split_top_level(s: &str) -> Vec<&str> {
     out
 }
 
+/// The simple name of an annotation as written: `@org.x.PostMapping("/a")` → `PostMapping`.
+pub(crate) fn annotation_name(a: &str) -> &str {
+    let name = a.trim_start_matches('@');
+    let name = name.split('(').next().unwrap_or(name);
+    name.rsplit('.').next().unwrap_or(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

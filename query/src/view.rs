@@ -409,6 +409,11 @@ impl<'a> SnapshotView<'a> {
         self.shared.data.flags(i)
     }
 
+    /// The simple names of the symbol's annotations, `,`-joined (`GetMapping,Transactional`).
+    pub fn annotation_names(&self, i: SymIdx) -> &str {
+        self.shared.data.annotation_names(i)
+    }
+
     /// A callable with at least one statement in its body (not abstract, not `{}`).
     pub fn has_body(&self, i: SymIdx) -> bool {
         self.shared.data.flags(i) & viewdata::FLAG_HAS_BODY != 0

@@ -29,7 +29,7 @@
 
 use crate::QueryError;
 use crate::graph::callsite;
-use crate::signature::{param_types, params_text};
+use crate::signature::{annotation_name, param_types, params_text};
 use crate::terms;
 use crate::view::prose_stems;
 use indexer::model::{Provenance, SymbolKind};
@@ -45,15 +45,12 @@ pub use write::build;
 
 const MAGIC: &[u8; 8] = b"CMVIEW\0\x01";
 /// Bump when the layout or what is derived changes.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 
 /// Folder under the index folder holding the view files.
 pub const CACHE_DIR: &str = "query-cache";
 
 pub const FLAG_HAS_BODY: u8 = 1;
-pub const FLAG_WRITES_STATE: u8 = 2;
-pub const FLAG_READS_CONFIG: u8 = 4;
-pub const FLAG_ENTRY: u8 = 8;
 pub const FLAG_STATIC: u8 = 16;
 
 /// Card fields a stem occurs in.
@@ -368,6 +365,11 @@ impl ViewData {
     pub fn id(&self, i: usize) -> &str {
         let o = self.sym_rec(i);
         self.str_at(rd_u32(self.b(), o + 32), rd_u32(self.b(), o + 36))
+    }
+    /// The simple names of the symbol's annotations, `,`-joined (`GetMapping,Transactional`).
+    pub fn annotation_names(&self, i: usize) -> &str {
+        let o = self.sym_rec(i);
+        self.str_at(rd_u32(self.b(), o + 52), rd_u16(self.b(), o + 42) as u32)
     }
     /// The first doc sentence, if the symbol has one.
     pub fn doc(&self, i: usize) -> Option<&str> {

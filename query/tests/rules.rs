@@ -89,3 +89,63 @@ fn every_rule_is_listed_once_in_the_order_it_runs() {
         assert!(!set.is_on(n));
     }
 }
+
+/// The entry factor reads the annotations' simple names the view keeps (not a flag derived
+/// from ranking's lists), so a list change never needs a view rebuild: twin methods, one of
+/// them a transaction, and the transaction ranks first only while the rule is on.
+#[test]
+fn the_entry_factor_lifts_an_annotated_twin_from_the_names_the_view_keeps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("twins");
+    let class = |name: &str, note: &str| {
+        format!(
+            "package com.shop;\n\npublic class {name} {{\n    /** Settles the invoice of a paid order and records the settlement. */\n    {note}public void settleInvoice(long orderId) {{\n        System.out.println(orderId);\n    }}\n}}\n"
+        )
+    };
+    let dir = index_repo(
+        &root,
+        &[
+            (
+                "src/main/java/com/shop/AccountsBook.java".into(),
+                class("AccountsBook", ""),
+            ),
+            (
+                "src/main/java/com/shop/LedgerBook.java".into(),
+                class(
+                    "LedgerBook",
+                    "@org.springframework.transaction.annotation.Transactional(readOnly = false)\n    @Deprecated\n    ",
+                ),
+            ),
+        ],
+    );
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let view = query::view::SnapshotView::open(&index, Some(&root)).unwrap();
+    let names: Vec<(String, String)> = (0..view.len())
+        .filter(|&i| view.sym(i).symbol.name == "settleInvoice")
+        .map(|i| {
+            (
+                view.sym(i).symbol.qualified_name.clone(),
+                view.annotation_names(i).to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            (
+                "com.shop.AccountsBook.settleInvoice".to_string(),
+                String::new()
+            ),
+            (
+                "com.shop.LedgerBook.settleInvoice".to_string(),
+                "Transactional,Deprecated".to_string()
+            ),
+        ]
+    );
+    let asker = Asker::new(&index).unwrap();
+    let question = "Where is the invoice of a paid order settled?";
+    let on = top(&asker, question, "");
+    assert_eq!(on[0], "LedgerBook.settleInvoice", "{on:?}");
+    let off = top(&asker, question, "-entry");
+    assert_eq!(off[0], "AccountsBook.settleInvoice", "{off:?}");
+}

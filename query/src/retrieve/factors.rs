@@ -5,7 +5,6 @@ use super::rules::{Rule, Stage};
 use super::{Retriever, UnitKey};
 use crate::question::{Intent, KindHint, Question};
 use crate::view::SymIdx;
-use crate::viewdata::FLAG_ENTRY;
 use indexer::model::{Provenance, SymbolKind};
 use std::collections::HashMap;
 
@@ -82,11 +81,16 @@ pub(super) const FACTORS: &[FactorRule] = &[
         rule: Rule {
             name: "entry",
             stage: Stage::Factor,
-            reads: "entry-point, transaction and framework annotations (view flag)",
+            reads: "entry-point, transaction and framework annotations (the view's annotation names)",
             changes: "x1.15",
         },
         apply: |r, _, key, b| {
-            if sym(key).is_some_and(|i| r.view.flags(i) & FLAG_ENTRY != 0) {
+            if sym(key).is_some_and(|i| {
+                r.view
+                    .annotation_names(i)
+                    .split(',')
+                    .any(super::is_entry_annotation)
+            }) {
                 *b *= ENTRY;
             }
         },

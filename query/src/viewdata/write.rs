@@ -250,9 +250,6 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
             .collect();
         for i in a..b {
             let sym = &symbols[i].symbol;
-            if crate::retrieve::entry_annotated(sym) {
-                flags[i] |= FLAG_ENTRY;
-            }
             if sym.is_static {
                 flags[i] |= FLAG_STATIC;
             }
@@ -265,12 +262,6 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
             let masked = callsite::mask_comments_and_strings(&body);
             if crate::retrieve::has_body_text(&masked) {
                 flags[i] |= FLAG_HAS_BODY;
-            }
-            if crate::retrieve::writes_state(&body) {
-                flags[i] |= FLAG_WRITES_STATE;
-            }
-            if crate::retrieve::reads_config(&body) {
-                flags[i] |= FLAG_READS_CONFIG;
             }
             let found = callsite::call_sites(&body, sym.start_line, Some(&sym.name));
             let locals = callsite::local_types(&body);
@@ -370,6 +361,9 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
         let joined = clip_bytes(&joined, u16::MAX as usize - 1);
         let (pao, pal) = strings.add(joined);
         let (io, il) = strings.add(&sym.id.0);
+        let notes: Vec<&str> = sym.annotations.iter().map(|a| annotation_name(a)).collect();
+        let notes = notes.join(",");
+        let (ao, al) = strings.add(clip_bytes(&notes, u16::MAX as usize - 1));
         let (doc_off, doc_len) = match &sym.doc {
             Some(d) => strings.add(clip_bytes(d, NONE as usize - 1)),
             None => (0, NONE),
@@ -388,10 +382,10 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
         o.u32(io);
         o.u32(il);
         o.u16(params_of[i].len().min(u16::MAX as usize) as u16);
-        o.u16(0);
+        o.u16(al as u16);
         o.u32(doc_off);
         o.u32(doc_len);
-        o.u32(0);
+        o.u32(ao);
     }
     o.pad8();
 

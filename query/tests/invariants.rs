@@ -1,0 +1,236 @@
+//! The query side's two structural invariants (docs/ARCHITECTURE.md, issue 23 item 4):
+//! "the query side never parses Java" and "the view format never depends on ranking". Both are
+//! on the way, not there: what is left is listed here, and the lists may only shrink — a test
+//! fails when code adds to them and when code removes something without removing it here, so
+//! each step of the work (docs/research/one-java-parser.md) shows in this file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The query side's lexical Java scanners (their definitions and calls), by name.
+const SCANNERS: &[&str] = &[
+    "mask_comments_and_strings",
+    "call_sites(",
+    "local_types(",
+    "string_literals(",
+    "supertypes(",
+    "params_text(",
+    "param_types(",
+    "param_count(",
+    "split_top_level(",
+    "return_type(",
+    "has_body_text(",
+    "field_decl_type(",
+    "arg_type(",
+    "qualifier_is_direct(",
+    "call_lines(",
+    "readers_of(",
+    "readers_of_field(",
+    "literal_constants(",
+    "thrown_types(",
+    "key_sites(",
+    "header_end(",
+    "LexicalGraph",
+];
+
+/// What is left of them: (file under query/src, scanner, occurrences).
+const SCANNING_LEFT: &[(&str, &str, usize)] = &[
+    ("answer.rs", "param_types(", 1),
+    ("answer.rs", "split_top_level(", 1),
+    ("ask.rs", "call_lines(", 1),
+    ("ask.rs", "LexicalGraph", 2),
+    ("chain.rs", "params_text(", 1),
+    ("chain.rs", "param_types(", 2),
+    ("chain.rs", "split_top_level(", 1),
+    ("chain/site.rs", "params_text(", 1),
+    ("chain/start.rs", "param_types(", 1),
+    ("chain/start.rs", "split_top_level(", 1),
+    ("chain/start.rs", "return_type(", 7),
+    ("graph.rs", "LexicalGraph", 2),
+    ("graph/callsite.rs", "mask_comments_and_strings", 4),
+    ("graph/callsite.rs", "call_sites(", 2),
+    ("graph/callsite.rs", "local_types(", 2),
+    ("graph/hierarchy.rs", "supertypes(", 8),
+    ("graph/hierarchy.rs", "param_types(", 2),
+    ("graph/lexical.rs", "param_types(", 2),
+    ("graph/lexical.rs", "field_decl_type(", 3),
+    ("graph/lexical.rs", "arg_type(", 4),
+    ("graph/lexical.rs", "qualifier_is_direct(", 4),
+    ("graph/lexical.rs", "LexicalGraph", 5),
+    ("impact.rs", "header_end(", 2),
+    ("impact/report.rs", "readers_of_field(", 2),
+    ("lib.rs", "LexicalGraph", 1),
+    ("retrieve.rs", "has_body_text(", 1),
+    ("retrieve/adjust.rs", "param_types(", 2),
+    ("retrieve/adjust.rs", "field_decl_type(", 1),
+    ("retrieve/body.rs", "string_literals(", 1),
+    ("retrieve/body.rs", "literal_constants(", 1),
+    ("retrieve/bundle.rs", "readers_of(", 1),
+    ("retrieve/bundle.rs", "key_sites(", 2),
+    ("retrieve/legs.rs", "thrown_types(", 1),
+    ("retrieve/message.rs", "string_literals(", 2),
+    ("retrieve/quoted.rs", "readers_of(", 2),
+    ("retrieve/quoted.rs", "literal_constants(", 2),
+    ("retrieve/quoted.rs", "thrown_types(", 1),
+    ("service.rs", "LexicalGraph", 2),
+    ("signature.rs", "params_text(", 3),
+    ("signature.rs", "param_types(", 2),
+    ("signature.rs", "param_count(", 4),
+    ("signature.rs", "split_top_level(", 4),
+    ("trace.rs", "string_literals(", 1),
+    ("trace.rs", "call_lines(", 1),
+    ("trace.rs", "key_sites(", 1),
+    ("view.rs", "param_types(", 1),
+    ("view.rs", "param_count(", 2),
+    ("viewdata/write.rs", "mask_comments_and_strings", 1),
+    ("viewdata/write.rs", "call_sites(", 1),
+    ("viewdata/write.rs", "local_types(", 1),
+    ("viewdata/write.rs", "params_text(", 1),
+    ("viewdata/write.rs", "param_types(", 1),
+    ("viewdata/write.rs", "has_body_text(", 1),
+    ("viewdata/write.rs", "field_decl_type(", 1),
+    ("viewdata/write.rs", "arg_type(", 1),
+    ("viewdata/write.rs", "qualifier_is_direct(", 1),
+];
+
+/// Modules whose lists and weights are ranking: the view must not read them.
+const RANKING: &[&str] = &[
+    "crate::retrieve",
+    "crate::question",
+    "crate::fusion",
+    "crate::chain",
+    "crate::answer",
+    "crate::ask",
+    "crate::impact",
+    "crate::graph::lexical",
+];
+
+/// What the view still reads from them: (file, path, occurrences).
+const VIEW_READS_LEFT: &[(&str, &str, usize)] = &[
+    ("viewdata/write.rs", "crate::retrieve::has_body_text", 1),
+    (
+        "viewdata/write.rs",
+        "crate::graph::lexical::qualifier_is_direct",
+        1,
+    ),
+    (
+        "viewdata/write.rs",
+        "crate::graph::lexical::field_decl_type",
+        1,
+    ),
+    ("viewdata/write.rs", "crate::graph::lexical::arg_type", 1),
+];
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every .rs file under `dir`, as (path relative to query/src with `/`, text).
+fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            sources(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            let rel = p
+                .strip_prefix(src())
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            out.push((rel, std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+}
+
+fn all_sources() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    sources(&src(), &mut out);
+    assert!(
+        out.len() > 40,
+        "query/src not found from {}",
+        src().display()
+    );
+    out
+}
+
+/// Occurrences of each pattern per file, against the list of what is left.
+fn ratchet(found: BTreeMap<(String, String), usize>, left: &[(&str, &str, usize)], what: &str) {
+    let expected: BTreeMap<(String, String), usize> = left
+        .iter()
+        .map(|&(f, t, n)| ((f.to_string(), t.to_string()), n))
+        .collect();
+    let added: Vec<_> = found
+        .iter()
+        .filter(|(k, n)| expected.get(*k).is_none_or(|e| *n > e))
+        .collect();
+    let removed: Vec<_> = expected
+        .iter()
+        .filter(|(k, n)| found.get(*k).is_none_or(|f| f < n))
+        .collect();
+    assert!(
+        added.is_empty(),
+        "{what} grew (new occurrences, (file, name) → count): {added:?}"
+    );
+    assert!(
+        removed.is_empty(),
+        "{what} shrank: lower the list in query/tests/invariants.rs to match ({removed:?} → {:?})",
+        removed
+            .iter()
+            .map(|(k, _)| found.get(*k).copied().unwrap_or(0))
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn the_query_side_scans_java_text_only_where_the_shrinking_list_says() {
+    let mut found = BTreeMap::new();
+    for (file, text) in all_sources() {
+        for t in SCANNERS {
+            let n = text.matches(t).count();
+            if n > 0 {
+                found.insert((file.clone(), t.to_string()), n);
+            }
+        }
+    }
+    ratchet(found, SCANNING_LEFT, "lexical Java scanning in query/src");
+}
+
+#[test]
+fn the_query_side_has_no_java_parser_of_its_own() {
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+    assert!(
+        !manifest.contains("tree-sitter"),
+        "query must read facts from the index, not parse: {manifest}"
+    );
+    for (file, text) in all_sources() {
+        for banned in ["tree_sitter", "lang::java", "tree_sitter_java"] {
+            assert!(!text.contains(banned), "{file} uses {banned}");
+        }
+    }
+}
+
+#[test]
+fn the_view_reads_ranking_modules_only_where_the_shrinking_list_says() {
+    let mut found = BTreeMap::new();
+    for (file, text) in all_sources() {
+        if !file.starts_with("viewdata") {
+            continue;
+        }
+        for m in RANKING {
+            // Each full path that starts with a ranking module, e.g. crate::retrieve::has_body_text.
+            for (at, _) in text.match_indices(m) {
+                let path: String = text[at..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                    .collect();
+                *found.entry((file.clone(), path)).or_insert(0) += 1;
+            }
+        }
+    }
+    ratchet(
+        found,
+        VIEW_READS_LEFT,
+        "the view's reads of ranking modules",
+    );
+}
