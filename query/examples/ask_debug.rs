@@ -7,7 +7,6 @@
 
 use indexer::store::{EmbeddedIndex, IndexDir};
 use query::answer::{citation_of, plan};
-use query::graph::LexicalGraph;
 use query::question::understand;
 use query::retrieve::{RecallOptions, Retriever};
 use query::view::SnapshotView;
@@ -34,7 +33,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect::<Vec<_>>()
             .join(" ")
     );
-    let graph = LexicalGraph::new(&view);
+    let stored = query::graph::StoredGraph::available(&index)
+        .then(|| query::graph::StoredGraph::new(&index));
+    let graph: &dyn query::graph::CallGraph = match &stored {
+        Some(s) => s,
+        None => &query::graph::NoGraph,
+    };
     let r = Retriever::new(&view);
     let ranked = r.rank(&q, &RecallOptions::default())?;
     for (k, x) in ranked.iter().take(25).enumerate() {
@@ -68,7 +72,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    let p = plan(&r, &q, &ranked, &graph)?;
+    let p = plan(&r, &q, &ranked, graph)?;
     println!("chain:");
     for link in &p.chain {
         let c = citation_of(&view, &query::retrieve::UnitKey::Sym(link.sym));

@@ -7,7 +7,7 @@ use crate::assemble::{Assembled, assemble};
 use crate::citation::{self, Citation, Resolver};
 use crate::embed::VectorLeg;
 use crate::freshness;
-use crate::graph::{CallGraph, Edge, LexicalGraph};
+use crate::graph::{CallGraph, Edge, NoGraph, StoredGraph};
 use crate::llm::{ChatModel, LlmError, Message};
 use crate::question::{self, Intent, Question};
 use crate::retrieve::UnitKey;
@@ -187,13 +187,15 @@ impl<'a> Asker<'a> {
                 Err(e) => tracing::warn!(error = %e, "query rewrite skipped"),
             }
         }
-        let lexical;
+        // Without a graph given, the index's own (none when it holds no edges).
+        let stored;
         let given: &dyn CallGraph = match opts.graph {
             Some(g) => g,
-            None => {
-                lexical = LexicalGraph::new(v);
-                &lexical
+            None if StoredGraph::available(self.index) => {
+                stored = StoredGraph::new(self.index);
+                &stored
             }
+            None => &NoGraph,
         };
         // Planning, chains and assembly ask for the same symbols' neighbours many times.
         let memo = MemoGraph::new(given);

@@ -1,16 +1,13 @@
 //! Call-graph access for answers: callers and callees of a symbol.
 //!
-//! [`CallGraph`] is the seam where the indexer's stored call graph plugs in. Until then
-//! [`LexicalGraph`] answers from the snapshot text alone (call sites read from method bodies,
-//! resolved by name, owner type and argument count), and [`NoGraph`] answers nothing.
+//! [`CallGraph`] is the seam where the indexer's stored call graph plugs in ([`StoredGraph`]);
+//! an index without edges gets [`NoGraph`], which answers nothing.
 
 pub mod callsite;
 pub mod hierarchy;
-pub mod lexical;
 pub mod stored;
 pub mod table;
 
-pub use lexical::LexicalGraph;
 pub use stored::StoredGraph;
 pub use table::EdgeTable;
 

@@ -43,7 +43,7 @@ pub use citation::Citation;
 pub use embed::{
     DenseVectors, EmbedError, Embedder, FakeEmbedder, OpenAiEmbedder, ServerVectors, VectorLeg,
 };
-pub use graph::{CallGraph, EdgeTable, LexicalGraph, NoGraph, StoredGraph};
+pub use graph::{CallGraph, EdgeTable, NoGraph, StoredGraph};
 pub use llm::{ChatModel, LlmConfig, LlmError, OpenAiChat};
 pub use render::render_text;
 pub use search::{Hit, HitSource, SearchError, search, search_with_overlay};

@@ -15,7 +15,7 @@
 
 use crate::answer::{Answer, Level};
 use crate::ask::{AskOptions, Asker};
-use crate::graph::{CallGraph, EdgeTable, LexicalGraph, StoredGraph};
+use crate::graph::{CallGraph, EdgeTable, NoGraph, StoredGraph};
 use crate::llm::{ChatModel, LlmConfig, OpenAiChat};
 use crate::view::{SharedViews, SnapshotView};
 use crate::{QueryError, freshness};
@@ -572,13 +572,9 @@ impl<'r> Warm<'r> {
     ) -> Result<R, ServiceError> {
         let stored = self.stored_graph();
         let view = self.asker.view()?;
-        let lexical;
         let graph: &dyn CallGraph = match &stored {
             Some(s) => s,
-            None => {
-                lexical = LexicalGraph::new(&view);
-                &lexical
-            }
+            None => &NoGraph,
         };
         Ok(f(&view, graph)?)
     }

@@ -45,7 +45,7 @@ pub use write::build;
 
 const MAGIC: &[u8; 8] = b"CMVIEW\0\x01";
 /// Bump when the layout or what is derived changes.
-pub const FORMAT: u32 = 4;
+pub const FORMAT: u32 = 5;
 
 /// Folder under the index folder holding the view files.
 pub const CACHE_DIR: &str = "query-cache";
@@ -181,11 +181,6 @@ pub struct SiteFact {
     pub arity: usize,
     /// 1-based line in the file.
     pub line: u32,
-    /// The declared type of a variable qualifier (local, parameter or field of the owning type).
-    pub declared: Option<String>,
-    /// The type of each argument, where a simple argument shows it (`new T(..)`, a literal, a
-    /// declared local).
-    pub arg_types: Vec<Option<String>>,
 }
 
 /// The derived tables of one snapshot (see the module docs).
@@ -483,7 +478,6 @@ impl ViewData {
             let line = rd_u32(b, o);
             let arity = rd_u16(b, o + 4) as usize;
             let flags = b[o + 6];
-            let nargs = b[o + 7] as usize;
             o += 8;
             if let Some(want) = only {
                 let n = rd_u16(b, o) as usize;
@@ -492,35 +486,17 @@ impl ViewData {
                     if flags & 2 != 0 {
                         skip_str(&mut o);
                     }
-                    if flags & 4 != 0 {
-                        skip_str(&mut o);
-                    }
-                    for _ in 0..nargs {
-                        skip_str(&mut o);
-                    }
                     continue;
                 }
             }
             let name = rd_str(&mut o);
             let qualifier = (flags & 2 != 0).then(|| rd_str(&mut o));
-            let declared = (flags & 4 != 0).then(|| rd_str(&mut o));
-            let mut arg_types = Vec::with_capacity(nargs);
-            for _ in 0..nargs {
-                if rd_u16(b, o) == u16::MAX {
-                    o += 2;
-                    arg_types.push(None);
-                } else {
-                    arg_types.push(Some(rd_str(&mut o)));
-                }
-            }
             out.push(SiteFact {
                 name,
                 qualifier,
                 constructor: flags & 1 != 0,
                 arity,
                 line,
-                declared,
-                arg_types,
             });
         }
         out

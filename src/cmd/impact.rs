@@ -4,7 +4,7 @@
 use super::{Outcome, open_reader, print_json};
 use crate::cli::{Global, ImpactArgs, ImpactFormat};
 use anyhow::{Context, Result, bail};
-use query::graph::{LexicalGraph, StoredGraph};
+use query::graph::{NoGraph, StoredGraph};
 use query::impact::render;
 use query::impact::report::{ReportOptions, report};
 use query::{Asker, CallGraph};
@@ -19,13 +19,9 @@ pub fn impact(g: &Global, a: &ImpactArgs) -> Result<Outcome> {
         Asker::with_cache(reader.as_ref(), repo_root, index_dir).context("loading the snapshot")?;
     let view = asker.view()?;
     let stored = StoredGraph::available(reader.as_ref()).then(|| StoredGraph::new(reader.as_ref()));
-    let lexical;
     let graph: &dyn CallGraph = match &stored {
         Some(s) => s,
-        None => {
-            lexical = LexicalGraph::new(&view);
-            &lexical
-        }
+        None => &NoGraph,
     };
     let opts = ReportOptions {
         depth: a.depth,

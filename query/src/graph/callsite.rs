@@ -213,57 +213,6 @@ fn arguments(s: &str, open: usize) -> Option<(Vec<&str>, usize)> {
     None
 }
 
-/// Declared local types in a body and parameter list: `Type name =`, `Type name;`, `Type name)`,
-/// `Type name,` → (name, Type) with generics and arrays dropped.
-pub fn local_types(text: &str) -> Vec<(String, String)> {
-    let masked = mask_comments_and_strings(text);
-    let toks: Vec<&str> = masked
-        .split(|c: char| {
-            !(c.is_alphanumeric()
-                || c == '_'
-                || c == '$'
-                || c == '<'
-                || c == '>'
-                || c == '['
-                || c == ']'
-                || c == '.'
-                || c == '='
-                || c == ';'
-                || c == ','
-                || c == ')')
-        })
-        .filter(|t| !t.is_empty())
-        .collect();
-    let mut out = Vec::new();
-    for w in toks.windows(2) {
-        let ty = w[0];
-        let ty_base = ty.split('<').next().unwrap_or(ty).trim_end_matches("[]");
-        let ty_base = ty_base.rsplit('.').next().unwrap_or(ty_base);
-        if !ty_base.starts_with(char::is_uppercase)
-            || !ty_base.chars().all(|c| c.is_alphanumeric() || c == '_')
-        {
-            continue;
-        }
-        let name: String = w[1]
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        if name.is_empty() || !name.starts_with(char::is_lowercase) {
-            continue;
-        }
-        let rest = &w[1][name.len()..];
-        if rest.is_empty()
-            || rest.starts_with('=')
-            || rest.starts_with(';')
-            || rest.starts_with(',')
-            || rest.starts_with(')')
-        {
-            out.push((name, ty_base.to_string()));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,16 +246,5 @@ mod tests {
         assert_eq!(m.len(), src.len());
         assert_eq!(m.lines().count(), src.lines().count());
         assert!(!m.contains('x') && !m.contains('c') && m.contains('d'));
-    }
-
-    #[test]
-    fn local_types_from_declarations() {
-        let t = local_types(
-            "void f(File src, List<String> names) { InputStream in = open(src); Reader r; }",
-        );
-        assert!(t.contains(&("src".into(), "File".into())), "{t:?}");
-        assert!(t.contains(&("names".into(), "List".into())), "{t:?}");
-        assert!(t.contains(&("in".into(), "InputStream".into())), "{t:?}");
-        assert!(t.contains(&("r".into(), "Reader".into())), "{t:?}");
     }
 }

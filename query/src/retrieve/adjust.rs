@@ -66,7 +66,7 @@ impl Retriever<'_, '_> {
         for (i, score) in settings {
             let sig = &v.sym(i).symbol.signature;
             let ty = match v.kind(i) {
-                SymbolKind::Field => crate::graph::lexical::field_decl_type(sig, v.name(i)),
+                SymbolKind::Field => crate::signature::field_decl_type(sig, v.name(i)),
                 SymbolKind::Method if has_bean_prefix(v.name(i), "set") => {
                     match v.param_types(i).as_slice() {
                         [t] => Some(t.clone()),

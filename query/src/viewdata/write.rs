@@ -126,21 +126,6 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
                 .and_then(|p| by_id.get(p.0.as_str()).copied())
         })
         .collect();
-    let owner_type = |i: usize| -> Option<usize> {
-        let mut cur = parent[i];
-        let mut hops = 0;
-        while let Some(c) = cur {
-            if symbols[c].symbol.kind.is_type() {
-                return Some(c);
-            }
-            cur = parent[c];
-            hops += 1;
-            if hops > 64 {
-                break;
-            }
-        }
-        None
-    };
 
     // Chunk spans, and the text of the files that hold callables.
     let mut text: HashMap<usize, Vec<String>> = HashMap::new();
@@ -264,37 +249,8 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
                 flags[i] |= FLAG_HAS_BODY;
             }
             let found = callsite::call_sites(&body, sym.start_line, Some(&sym.name));
-            let locals = callsite::local_types(&body);
             let mut facts = Vec::with_capacity(found.len());
             for site in found {
-                let declared = match site.qualifier.as_deref() {
-                    Some(q) if !crate::graph::lexical::qualifier_is_direct(q, site.constructor) => {
-                        locals
-                            .iter()
-                            .find(|(nm, _)| nm == q)
-                            .map(|(_, t)| t.clone())
-                            .or_else(|| {
-                                let owner = owner_type(i)?;
-                                let (oa, ob) = file_range[sym_file[owner]];
-                                (oa..ob).find_map(|m| {
-                                    let ms = &symbols[m].symbol;
-                                    (parent[m] == Some(owner)
-                                        && ms.kind == SymbolKind::Field
-                                        && ms.name == q)
-                                        .then(|| {
-                                            crate::graph::lexical::field_decl_type(&ms.signature, q)
-                                        })
-                                })?
-                            })
-                    }
-                    _ => None,
-                };
-                let arg_types = site
-                    .args
-                    .iter()
-                    .take(255)
-                    .map(|arg| crate::graph::lexical::arg_type(arg, &locals))
-                    .collect();
                 // The callers index: the innermost callable around the call holds it.
                 if innermost(&spans, site.line, |k| k.is_callable()) == Some(i - a) {
                     let l = calling.entry(site.name.clone()).or_default();
@@ -308,8 +264,6 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
                     constructor: site.constructor,
                     arity: site.arity,
                     line: site.line,
-                    declared,
-                    arg_types,
                 });
             }
             sites[i] = facts;
@@ -485,23 +439,11 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
             if s.qualifier.is_some() {
                 fl |= 2;
             }
-            if s.declared.is_some() {
-                fl |= 4;
-            }
             site_bytes.u8(fl);
-            site_bytes.u8(s.arg_types.len() as u8);
+            site_bytes.u8(0);
             site_bytes.short_str(&s.name);
             if let Some(q) = &s.qualifier {
                 site_bytes.short_str(q);
-            }
-            if let Some(d) = &s.declared {
-                site_bytes.short_str(d);
-            }
-            for a in &s.arg_types {
-                match a {
-                    Some(t) => site_bytes.short_str(t),
-                    None => site_bytes.u16(u16::MAX),
-                }
             }
         }
     }

@@ -12,7 +12,7 @@ use crate::host::{CommentRef, Host, HostError, HostKind};
 use crate::serve::config::{Bot, Repo, ResolvedReview};
 use crate::serve::state::RepoPaths;
 use indexer::store::{EmbeddedIndex, IndexDir, WriteLock};
-use query::graph::{CallGraph, LexicalGraph, StoredGraph};
+use query::graph::{CallGraph, NoGraph, StoredGraph};
 use query::impact::report::{ImpactReport, ReportOptions, report};
 use query::view::SnapshotView;
 use serde::{Deserialize, Serialize};
@@ -393,13 +393,9 @@ fn impact_over(
     let index = EmbeddedIndex::open(dir)?;
     let view = SnapshotView::open(&index, Some(dir.root()))?;
     let stored = StoredGraph::available(&index).then(|| StoredGraph::new(&index));
-    let lexical;
     let graph: &dyn CallGraph = match &stored {
         Some(s) => s,
-        None => {
-            lexical = LexicalGraph::new(&view);
-            &lexical
-        }
+        None => &NoGraph,
     };
     let r = report(&view, graph, diff, opts)?;
     Ok(then(&view, r)?)
