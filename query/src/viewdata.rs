@@ -12,9 +12,9 @@
 //! - **cards**: stem → symbols whose card has it (name, doc sentence, parameters, member names),
 //!   with document frequencies (the card leg's postings and its idf);
 //! - **chunks**: id → file and lines (what a full-text hit stands for, without reading it);
-//! - **call sites** of every method and constructor body, read lexically with what resolving them
-//!   needs from the body (declared type of a qualifier, types of simple arguments), and, per called
-//!   name, the methods that hold such a call (the lexical graph's callers).
+//! - **call sites** of every method and constructor body, read lexically (name, qualifier, `new`,
+//!   arity, line), and, per called name, the methods that hold such a call (the chain's
+//!   "created here" and helper checks; to be replaced by stored edges, issue 23 item 4).
 //!
 //! Full symbol rows (signature, doc, annotations) and file text stay in the index and are read
 //! per file when an answer needs them.
