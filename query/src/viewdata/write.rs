@@ -225,8 +225,7 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
     let mut params_of: Vec<Vec<String>> = vec![Vec::new(); n];
     let mut sites: Vec<Vec<SiteFact>> = vec![Vec::new(); n];
     let mut calling: HashMap<String, Vec<u32>> = HashMap::new();
-    for f in 0..paths.len() {
-        let (a, b) = file_range[f];
+    for (f, &(a, b)) in file_range.iter().enumerate() {
         let spans: Vec<(SymbolKind, u32, u32)> = (a..b)
             .map(|i| {
                 let s = &symbols[i].symbol;
