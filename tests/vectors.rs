@@ -42,6 +42,19 @@ fn fixture(root: &std::path::Path) {
     }
 }
 
+/// The fixture indexed in a temporary folder: (the folder, the index).
+fn indexed_fixture() -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, idx) = (tmp.path().join("r"), tmp.path().join("idx"));
+    fixture(&root);
+    assert!(
+        run(&idx, &["index", root.to_str().unwrap(), "--quiet"])
+            .status
+            .success()
+    );
+    (tmp, idx)
+}
+
 fn json(o: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(o), String::from_utf8_lossy(&o.stderr)))
@@ -56,14 +69,7 @@ fn embed_is_incremental_and_ask_uses_and_reports_the_vectors() {
         );
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let (root, idx) = (tmp.path().join("r"), tmp.path().join("idx"));
-    fixture(&root);
-    assert!(
-        run(&idx, &["index", root.to_str().unwrap(), "--quiet"])
-            .status
-            .success()
-    );
+    let (_tmp, idx) = indexed_fixture();
 
     // No vectors yet: ask answers without the leg and says nothing about vectors.
     let a = json(&run(&idx, &["--json", "ask", "clean up stale logins"]));
@@ -198,14 +204,7 @@ fn a_killed_embed_run_leaves_a_readable_store_and_the_next_run_finishes() {
 /// .ci/run runs it both ways (`cargo test --workspace --no-default-features --test vectors lean`).
 #[test]
 fn lean_or_not_a_missing_local_model_says_how_to_get_one_and_ask_answers_without_vectors() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (root, idx) = (tmp.path().join("r"), tmp.path().join("idx"));
-    fixture(&root);
-    assert!(
-        run(&idx, &["index", root.to_str().unwrap(), "--quiet"])
-            .status
-            .success()
-    );
+    let (tmp, idx) = indexed_fixture();
     let a = json(&run(
         &idx,
         &["--json", "ask", "who computes the tax on an invoice"],
