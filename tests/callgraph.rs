@@ -416,6 +416,30 @@ fn an_index_built_without_the_graph_says_so_instead_of_answering_none() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains("without its call graph"), "{args:?}: {err}");
     }
+    // `ask` still answers from the rest of the index (no graph, no chain), citing real lines.
+    let o = run(&idx, &["--json", "ask", "where is the stock deducted?"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let a: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cited: Vec<&str> = a["citations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["path"].as_str())
+        .collect();
+    assert!(
+        cited
+            .iter()
+            .any(|p| p.ends_with("InventoryServiceImpl.java")),
+        "{a}"
+    );
+    for p in &cited {
+        assert!(fixture().join(p).is_file(), "{p}");
+    }
 
     // The next run with the graph on builds it, and the same question is answered.
     index(&fixture(), &idx);
