@@ -5,7 +5,7 @@ use std::io::Write;
 
 /// Says `SKIPPED: <why>` on the real stderr (past the harness's capture, so a skip is always
 /// seen) and lets the test return, unless `CODEMAP_REQUIRE` names `resource` (a comma list:
-/// `python`, `node`, `qa-corpus`, `minilm`, or `all`), in which case the test fails: `.ci/run`
+/// `python`, `node`, `qa-corpus`, `minilm`, `cedict`, or `all`), in which case the test fails: `.ci/run`
 /// names what it installed, so there a missing part is a failure, never a pass.
 pub fn skip(resource: &str, why: &str) {
     skip_under(

@@ -89,6 +89,18 @@ pub struct Asker<'a> {
     shared: Option<Arc<SharedViews>>,
     /// Where HEAD is read for freshness.
     repo_root: Option<PathBuf>,
+    /// The zh→en dictionary for Chinese questions.
+    zh: Zh<'a>,
+}
+
+/// Which zh→en dictionary an [`Asker`] translates Chinese questions with.
+#[derive(Debug, Clone, Copy)]
+enum Zh<'a> {
+    /// The one installed beside codemap (`question::zh::installed`), read at the first Chinese
+    /// question.
+    Installed,
+    /// A given one, or none (Chinese words searched as written).
+    Given(Option<&'a crate::question::zh::Dictionary>),
 }
 
 impl<'a> Asker<'a> {
@@ -125,6 +137,7 @@ impl<'a> Asker<'a> {
             view: RefCell::new(Rc::new(view)),
             shared: None,
             repo_root,
+            zh: Zh::Installed,
         })
     }
 
@@ -144,7 +157,15 @@ impl<'a> Asker<'a> {
             view: RefCell::new(Rc::new(SnapshotView::over(index, tables))),
             shared: Some(shared),
             repo_root,
+            zh: Zh::Installed,
         })
+    }
+
+    /// Translates Chinese questions with `dict` (none: searched as written) instead of the
+    /// installed dictionary.
+    pub fn with_zh_dictionary(mut self, dict: Option<&'a crate::question::zh::Dictionary>) -> Self {
+        self.zh = Zh::Given(dict);
+        self
     }
 
     /// Where HEAD is read for freshness, if known.
@@ -174,8 +195,19 @@ impl<'a> Asker<'a> {
         let view = self.view()?;
         let v: &SnapshotView<'a> = &view;
         let (clean, _) = sanitize::strip_invisible(text);
-        let mut q = question::understand(&clean);
+        // A Chinese word's English senses: the ones this code names come first.
+        let named = |w: &str| v.names_stem(&crate::terms::stem(w));
+        let mut q = match self.zh {
+            Zh::Installed => question::understand_named(&clean, &named),
+            Zh::Given(dict) => question::understand_in(&clean, dict, &named),
+        };
         let mut notes = Vec::new();
+        if let Some(why) = &q.zh_untranslated {
+            notes.push(format!(
+                "Chinese words were searched as written, not in English: {why} \
+                 (README, \"Chinese questions\")"
+            ));
+        }
         // An endpoint that is down fails the rewrite; then the answer does not try it again.
         let mut llm_down: Option<LlmError> = None;
         if let (Some(llm), true) = (opts.llm, opts.llm_rewrite) {

@@ -105,10 +105,9 @@ impl Ctx<'_, '_, '_> {
 
     /// Whether a stem is one of the question's own words.
     fn is_question_word(&self, stem: &str) -> bool {
-        self.q
-            .terms
-            .iter()
-            .any(|t| matches!(t.origin, TermOrigin::Word | TermOrigin::Glossary) && t.stem == stem)
+        self.q.terms.iter().any(|t| {
+            matches!(t.origin, TermOrigin::Word | TermOrigin::Translation) && t.stem == stem
+        })
     }
 
     /// Question words in a type name.
@@ -118,7 +117,7 @@ impl Ctx<'_, '_, '_> {
             .terms
             .iter()
             .filter(|t| {
-                matches!(t.origin, TermOrigin::Word | TermOrigin::Glossary)
+                matches!(t.origin, TermOrigin::Word | TermOrigin::Translation)
                     && owner_words.contains(&t.stem)
             })
             .count()
@@ -327,7 +326,7 @@ fn coverage(ctx: &Ctx<'_, '_, '_>, chain: &[Link]) -> Result<f32, QueryError> {
     words.sort();
     words.dedup();
     let max_idf = (ctx.q.terms.iter())
-        .filter(|t| matches!(t.origin, TermOrigin::Word | TermOrigin::Glossary))
+        .filter(|t| matches!(t.origin, TermOrigin::Word | TermOrigin::Translation))
         .map(|t| ctx.r.idf(ctx.q, &t.stem))
         .fold(0.0f32, f32::max);
     if max_idf <= 0.0 {

@@ -1,12 +1,12 @@
 //! Question understanding: what kind of answer is wanted (intent), which identifiers are named,
-//! and which weighted search terms stand for the rest (stems, code synonyms, a zh→en glossary).
+//! and which weighted search terms stand for the rest (stems, code synonyms, Chinese by segmenter and dictionary).
 //!
 //! Pure functions over the question text; nothing here reads the index.
 
-pub mod glossary;
 mod intent;
 pub mod lexicon;
 pub mod patch;
+pub mod zh;
 
 use crate::terms::{self, is_cjk};
 use intent::{contains_any, detect_intent, kind_hint};
@@ -83,8 +83,11 @@ pub enum TermOrigin {
     Word,
     /// A word of an identifier the question names.
     Identifier,
-    /// The English of a Chinese glossary word.
-    Glossary,
+    /// The main English sense of a Chinese word (`question::zh`).
+    Translation,
+    /// A further English sense of a Chinese word: weaker, the dictionary cannot say which one a
+    /// code question means.
+    AltTranslation,
     /// A spelled-out abbreviation (`dir` → `directory`).
     Spelling,
     /// A code synonym of a question word.
@@ -99,8 +102,9 @@ pub enum TermOrigin {
 impl TermOrigin {
     pub fn weight(self) -> f32 {
         match self {
-            TermOrigin::Word | TermOrigin::Identifier | TermOrigin::Glossary => 1.0,
+            TermOrigin::Word | TermOrigin::Identifier | TermOrigin::Translation => 1.0,
             TermOrigin::Spelling => 0.8,
+            TermOrigin::AltTranslation => 0.5,
             TermOrigin::Rewrite => 0.6,
             TermOrigin::KindWord => 0.5,
             TermOrigin::Synonym => 0.3,
@@ -149,8 +153,11 @@ pub struct Question {
     pub literals: Vec<String>,
     /// Weighted search terms, strongest first, one per stem.
     pub terms: Vec<Term>,
-    /// Chinese text the glossary does not cover, kept for full-text matching of comments.
+    /// Chinese words with no English, kept for full-text matching of comments.
     pub cjk: Vec<String>,
+    /// The question has Chinese words but no zh→en dictionary is installed (or it is broken: the
+    /// message says why), so they were searched as written.
+    pub zh_untranslated: Option<String>,
     pub kind_hint: Option<KindHint>,
     pub frames: Vec<Frame>,
     /// A pasted unified diff ("what does this break?"), file by file.
@@ -193,8 +200,38 @@ impl Question {
     }
 }
 
-/// Understands a question.
+/// Understands a question, with the Chinese dictionary codemap found installed.
 pub fn understand(text: &str) -> Question {
+    understand_named(text, &|_| false)
+}
+
+/// Understands a question, with the Chinese dictionary codemap found installed; `named` says
+/// whether the code at hand names something with an English word (it picks among a Chinese
+/// word's senses: [`zh::translate`]).
+pub fn understand_named(text: &str, named: &dyn Fn(&str) -> bool) -> Question {
+    // The dictionary is read at the first Chinese question, not before.
+    if !text.chars().any(is_cjk) {
+        return understand_in(text, None, named);
+    }
+    let installed = zh::installed();
+    let mut q = understand_in(text, installed.dictionary(), named);
+    if let (Some(_), zh::Installed::Broken(why)) = (&q.zh_untranslated, installed) {
+        q.zh_untranslated = Some(why.clone());
+    }
+    q
+}
+
+/// Understands a question with a given zh→en dictionary (none: Chinese words stay Chinese).
+pub fn understand_with(text: &str, zh_dict: Option<&zh::Dictionary>) -> Question {
+    understand_in(text, zh_dict, &|_| false)
+}
+
+/// Understands a question with a given zh→en dictionary and the code's names ([`understand_named`]).
+pub fn understand_in(
+    text: &str,
+    zh_dict: Option<&zh::Dictionary>,
+    named: &dyn Fn(&str) -> bool,
+) -> Question {
     let frames = parse_frames(text);
     let patch = patch::parse_patch(text);
     let lower = text.to_lowercase();
@@ -211,6 +248,7 @@ pub fn understand(text: &str) -> Question {
     let mut acc = TermAcc::default();
     let mut content_words: Vec<String> = Vec::new();
     let mut cjk = Vec::new();
+    let mut has_chinese = false;
     for ident in &identifiers {
         for part in ident.text.split('.') {
             for w in indexer::analyzer::split_identifier(part) {
@@ -222,15 +260,26 @@ pub fn understand(text: &str) -> Question {
     }
     for word in words(text) {
         if word.chars().any(is_cjk) {
-            for seg in glossary::segment(&word) {
-                match seg {
-                    glossary::Segment::Known(_, en) => {
-                        for e in en {
-                            acc.add(&terms::stem(e), e, TermOrigin::Glossary);
-                            content_words.push(e.to_string());
+            has_chinese = true;
+            for piece in zh::translate(&word, zh_dict, named) {
+                match piece {
+                    zh::Piece::English { senses, .. } => {
+                        for (i, sense) in senses.iter().enumerate() {
+                            let origin = if i == 0 {
+                                TermOrigin::Translation
+                            } else {
+                                TermOrigin::AltTranslation
+                            };
+                            for e in sense.iter().filter(|e| !is_stop(e)) {
+                                acc.add(&terms::stem(e), e, origin);
+                                if i == 0 {
+                                    content_words.push(e.to_string());
+                                }
+                            }
                         }
                     }
-                    glossary::Segment::Unknown(s) => cjk.push(s),
+                    zh::Piece::Chinese(s) => cjk.push(s),
+                    zh::Piece::Function(_) => {}
                 }
             }
             continue;
@@ -300,6 +349,8 @@ pub fn understand(text: &str) -> Question {
         literals,
         terms: acc.finish(),
         cjk,
+        zh_untranslated: (has_chinese && zh_dict.is_none())
+            .then(|| "no zh→en dictionary is installed".to_string()),
         kind_hint,
         frames,
         patch,

@@ -663,6 +663,12 @@ impl<'a> SnapshotView<'a> {
         self.shared.data.stem(stem).map(|(p, _)| p)
     }
 
+    /// Whether some symbol's name holds `stem` (`cach` for `LRUCache`, `getCached`).
+    pub fn names_stem(&self, stem: &str) -> bool {
+        self.card_postings(stem)
+            .is_some_and(|mut p| p.any(|(_, fields)| fields & viewdata::CARD_NAME != 0))
+    }
+
     /// Number of stems of a symbol's name (with repeats: `getGet` has 2).
     pub fn card_name_len(&self, i: SymIdx) -> usize {
         self.shared.data.card_name_len(i)

@@ -137,7 +137,7 @@ impl Retriever<'_, '_> {
         let plain_words = q
             .terms
             .iter()
-            .filter(|t| t.origin == TermOrigin::Word || t.origin == TermOrigin::Glossary)
+            .filter(|t| t.origin == TermOrigin::Word || t.origin == TermOrigin::Translation)
             .count();
         // A name the question writes that only tests declare (an example in the question, a
         // test fixture's getter) is not what it asks about, unless it asks about tests.

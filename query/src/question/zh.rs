@@ -1,0 +1,669 @@
+//! Chinese questions, by method rather than by list: a general segmenter (jieba-rs, its own
+//! dictionary built in) cuts a Chinese run into words, and a general zh→en dictionary
+//! (CC-CEDICT, installed beside codemap: README "Chinese questions") gives each word's English.
+//! `订单超时自动取消逻辑在哪` → 订单 / 超时 / 自动 / 取消 / 逻辑 / 在 / 哪 → order, timeout,
+//! automatic, cancel.
+//!
+//! No table here names a domain term. The one list is grammar: the function words of a question
+//! (在, 哪里, 的, 怎么 …), which carry no search meaning. Words with no English stay Chinese: the
+//! index holds CJK unigrams and bigrams, so they still match Chinese comments and strings.
+//!
+//! Parsing and translating are pure; [`installed`] is the one function that reads a file.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Senses of one word kept for search: the first is the word's main English, the rest weaker.
+pub const MAX_SENSES: usize = 3;
+/// A sense longer than this many content words is a definition, not a name code would use.
+const MAX_SENSE_WORDS: usize = 2;
+
+/// Function words of a Chinese question: where/what/how, particles, pronouns, and the scaffolding
+/// of asking about code (代码, 逻辑, 地方 …). Grammar, not vocabulary: no entry names a concept.
+const FUNCTION_WORDS: &[&str] = &[
+    "在哪里",
+    "在哪儿",
+    "在哪",
+    "哪里",
+    "哪儿",
+    "哪",
+    "哪个",
+    "哪些",
+    "哪段",
+    "什么",
+    "怎么",
+    "怎样",
+    "怎么样",
+    "如何",
+    "为什么",
+    "为何",
+    "是否",
+    "是不是",
+    "有没有",
+    "的",
+    "了",
+    "是",
+    "在",
+    "吗",
+    "呢",
+    "吧",
+    "啊",
+    "和",
+    "与",
+    "及",
+    "或",
+    "或者",
+    "我",
+    "我们",
+    "你",
+    "你们",
+    "他",
+    "它",
+    "它们",
+    "这",
+    "那",
+    "这个",
+    "那个",
+    "这些",
+    "那些",
+    "一个",
+    "个",
+    "些",
+    "要",
+    "会",
+    "能",
+    "可以",
+    "应该",
+    "需要",
+    "有",
+    "被",
+    "谁",
+    "把",
+    "从",
+    "到",
+    "对",
+    "用",
+    "里",
+    "中",
+    "上",
+    "下",
+    "时",
+    "后",
+    "前",
+    "时候",
+    "之后",
+    "之前",
+    "以后",
+    "以前",
+    "地方",
+    "位置",
+    "逻辑",
+    "代码",
+    "实现",
+    "相关",
+    "功能",
+    "部分",
+    "就",
+    "都",
+    "也",
+    "还",
+    "又",
+    "并",
+    "而",
+    "给",
+    "让",
+    "得",
+    "地",
+    "着",
+    "过",
+    "之",
+    "其",
+    "该",
+    "所",
+    "如果",
+    "因为",
+    "所以",
+    "然后",
+    "一下",
+    "请问",
+    "哪一个",
+    "具体",
+    "处",
+    "里面",
+    "掉",
+];
+
+/// Words that carry no search meaning inside an English sense ("to put sth in order").
+const SENSE_STOP: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "of",
+    "to",
+    "be",
+    "in",
+    "on",
+    "for",
+    "with",
+    "by",
+    "as",
+    "at",
+    "or",
+    "and",
+    "from",
+    "into",
+    "one",
+    "one's",
+    "sb",
+    "sth",
+    "sb's",
+    "sth's",
+    "something",
+    "someone",
+    "oneself",
+    "etc",
+    "up",
+    "out",
+    "off",
+    "it",
+    "its",
+    "is",
+    "are",
+];
+
+/// Glosses that are not meanings: classifiers, surnames, cross-references.
+const NOT_A_SENSE: &[&str] = &[
+    "cl:",
+    "surname ",
+    "variant of",
+    "old variant",
+    "japanese variant",
+    "erhua variant",
+    "abbr. for",
+    "abbr. of",
+    "see ",
+    "also written",
+    "also pr.",
+    "used in",
+    "pr. ",
+    "taiwan pr.",
+    "radical ",
+    "kangxi radical",
+];
+
+/// One English sense of a Chinese word, as search words (`cache`, `time limit`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sense {
+    pub words: Vec<String>,
+    /// Tagged "(computing)" by the dictionary: the sense a code question most likely means.
+    pub computing: bool,
+}
+
+/// A zh→en dictionary in CC-CEDICT's format, reduced to search senses per word (simplified and
+/// traditional heads both).
+#[derive(Debug, Default)]
+pub struct Dictionary {
+    words: HashMap<String, Vec<Sense>>,
+    longest: usize,
+}
+
+/// Why a dictionary file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum DictionaryError {
+    #[error("cannot read the Chinese dictionary {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} is not a CC-CEDICT file (no line like `訂單 订单 [ding4 dan1] /order/`)")]
+    Format { path: PathBuf },
+}
+
+impl Dictionary {
+    /// Reads CC-CEDICT text: `trad simp [pin1 yin1] /gloss/gloss/`, `#` comments. Lines that do
+    /// not parse are skipped; a text with no entry at all gives an empty dictionary.
+    pub fn parse(text: &str) -> Dictionary {
+        // Common words before proper names (capitalised pinyin): 周 "week" before 周 "Zhou".
+        let mut common: HashMap<String, Vec<Sense>> = HashMap::new();
+        let mut proper: HashMap<String, Vec<Sense>> = HashMap::new();
+        for line in text.lines() {
+            let Some((trad, simp, pinyin, glosses)) = split_entry(line) else {
+                continue;
+            };
+            let senses = senses(glosses);
+            if senses.is_empty() {
+                continue;
+            }
+            let to = if pinyin.starts_with(|c: char| c.is_ascii_uppercase()) {
+                &mut proper
+            } else {
+                &mut common
+            };
+            for head in [simp, trad] {
+                let list = to.entry(head.to_string()).or_default();
+                for s in &senses {
+                    if !list.contains(s) {
+                        list.push(s.clone());
+                    }
+                }
+                if simp == trad {
+                    break;
+                }
+            }
+        }
+        for (head, senses) in proper {
+            common.entry(head).or_insert(senses);
+        }
+        for senses in common.values_mut() {
+            // Stable: the dictionary's order within computing and within the rest.
+            senses.sort_by_key(|s| !s.computing);
+        }
+        let longest = common.keys().map(|k| k.chars().count()).max().unwrap_or(0);
+        Dictionary {
+            words: common,
+            longest,
+        }
+    }
+
+    /// Reads and parses a dictionary file.
+    pub fn load(path: &Path) -> Result<Dictionary, DictionaryError> {
+        let text = std::fs::read_to_string(path).map_err(|source| DictionaryError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let dict = Dictionary::parse(&text);
+        if dict.is_empty() {
+            return Err(DictionaryError::Format {
+                path: path.to_path_buf(),
+            });
+        }
+        Ok(dict)
+    }
+
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// The search senses of a word, computing senses first.
+    pub fn senses(&self, word: &str) -> Option<&[Sense]> {
+        self.words.get(word).map(Vec::as_slice)
+    }
+}
+
+/// `訂單 订单 [ding4 dan1] /(purchase) order/` → (訂單, 订单, ding4 dan1, `(purchase) order/`).
+fn split_entry(line: &str) -> Option<(&str, &str, &str, &str)> {
+    if line.starts_with('#') {
+        return None;
+    }
+    let (trad, rest) = line.split_once(' ')?;
+    let (simp, rest) = rest.split_once(' ')?;
+    let rest = rest.strip_prefix('[')?;
+    let (pinyin, rest) = rest.split_once(']')?;
+    let glosses = rest.trim().strip_prefix('/')?;
+    Some((trad, simp, pinyin, glosses))
+}
+
+/// The search senses of one entry's glosses: meanings of one or two content words, parenthetical
+/// remarks and a leading "to" dropped (`to cancel; to call off` → cancel, call).
+fn senses(glosses: &str) -> Vec<Sense> {
+    let mut out: Vec<Sense> = Vec::new();
+    for gloss in glosses.split('/') {
+        let lower = gloss.trim().to_lowercase();
+        if lower.is_empty() || NOT_A_SENSE.iter().any(|p| lower.starts_with(p)) {
+            continue;
+        }
+        let computing = lower.contains("(computing)");
+        let plain = strip_brackets(&lower);
+        for part in plain.split([';', ',']) {
+            let words: Vec<String> = part
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '\''))
+                .filter(|w| !w.is_empty() && w.chars().any(|c| c.is_ascii_alphabetic()))
+                .filter(|w| !SENSE_STOP.contains(w))
+                .map(str::to_string)
+                .collect();
+            if words.is_empty() || words.len() > MAX_SENSE_WORDS {
+                continue;
+            }
+            let sense = Sense { words, computing };
+            if !out.contains(&sense) {
+                out.push(sense);
+            }
+        }
+    }
+    out
+}
+
+/// Drops `( … )` and `[ … ]` remarks (nesting allowed).
+fn strip_brackets(s: &str) -> String {
+    let mut depth = 0usize;
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// One word of a segmented Chinese run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// A function word of the question: no search meaning.
+    Function(String),
+    /// A word and its English, main sense first (each sense's words in order).
+    English {
+        chinese: String,
+        senses: Vec<Vec<String>>,
+    },
+    /// A word with no English, kept as written.
+    Chinese(String),
+}
+
+fn jieba() -> &'static jieba_rs::Jieba {
+    static JIEBA: OnceLock<jieba_rs::Jieba> = OnceLock::new();
+    JIEBA.get_or_init(jieba_rs::Jieba::new)
+}
+
+/// Cuts a run of Chinese into words and gives each its English. A word the dictionary does not
+/// hold is split into the longest dictionary words inside it (线程池 → 线程 + 池); an agent noun
+/// in 器 also gets the English agent forms of its verb (拦截器 → intercept, interceptor).
+///
+/// `named` says whether the code at hand names something with an English word: of a word's
+/// senses, the ones the code names come first and the others go (对象 → object before target,
+/// 异常 → exception… before unusual), the dictionary's order otherwise. The code's own
+/// vocabulary chooses the sense, not a list.
+pub fn translate(run: &str, dict: Option<&Dictionary>, named: &dyn Fn(&str) -> bool) -> Vec<Piece> {
+    let mut out = Vec::new();
+    for token in jieba().cut(run, true) {
+        let word = token.word;
+        if word.trim().is_empty() {
+            continue;
+        }
+        if FUNCTION_WORDS.contains(&word) {
+            out.push(Piece::Function(word.to_string()));
+            continue;
+        }
+        let Some(dict) = dict else {
+            out.push(Piece::Chinese(word.to_string()));
+            continue;
+        };
+        if let Some(senses) = dict.senses(word) {
+            out.push(english(word, senses, named));
+            continue;
+        }
+        let inner = split_known(word, dict, named);
+        let agent = word.ends_with('器');
+        for piece in inner {
+            match piece {
+                Piece::English {
+                    chinese,
+                    mut senses,
+                } if agent && word.starts_with(&chinese) => {
+                    let forms: Vec<Vec<String>> = senses
+                        .iter()
+                        .filter(|s| s.len() == 1)
+                        .flat_map(|s| agent_forms(&s[0]))
+                        .map(|f| vec![f])
+                        .collect();
+                    let at = 1.min(senses.len());
+                    senses.splice(at..at, forms);
+                    out.push(Piece::English { chinese, senses });
+                }
+                p => out.push(p),
+            }
+        }
+    }
+    out
+}
+
+fn english(word: &str, senses: &[Sense], named: &dyn Fn(&str) -> bool) -> Piece {
+    let in_code: Vec<&Sense> = senses
+        .iter()
+        .filter(|s| s.words.iter().all(|w| named(w)))
+        .collect();
+    let chosen: Vec<&Sense> = if in_code.is_empty() {
+        senses.iter().collect()
+    } else {
+        in_code
+    };
+    Piece::English {
+        chinese: word.to_string(),
+        senses: chosen
+            .into_iter()
+            .take(MAX_SENSES)
+            .map(|s| s.words.clone())
+            .collect(),
+    }
+}
+
+/// Splits a word the dictionary lacks into its longest dictionary words of two characters or
+/// more, left to right; characters between them stay Chinese.
+fn split_known(word: &str, dict: &Dictionary, named: &dyn Fn(&str) -> bool) -> Vec<Piece> {
+    let chars: Vec<char> = word.chars().collect();
+    let mut out = Vec::new();
+    let mut rest = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let longest = dict.longest.min(chars.len() - i);
+        let found = (2..=longest).rev().find_map(|len| {
+            let cand: String = chars[i..i + len].iter().collect();
+            dict.senses(&cand).map(|s| (len, english(&cand, s, named)))
+        });
+        match found {
+            Some((len, piece)) => {
+                if !rest.is_empty() {
+                    out.push(Piece::Chinese(std::mem::take(&mut rest)));
+                }
+                out.push(piece);
+                i += len;
+            }
+            None => {
+                rest.push(chars[i]);
+                i += 1;
+            }
+        }
+    }
+    if !rest.is_empty() {
+        out.push(Piece::Chinese(rest));
+    }
+    out
+}
+
+/// English agent nouns of a verb: intercept → interceptor, intercepter; handle → handler.
+fn agent_forms(verb: &str) -> Vec<String> {
+    if verb.len() < 3 || !verb.chars().all(|c| c.is_ascii_lowercase()) {
+        return Vec::new();
+    }
+    match verb.strip_suffix('e') {
+        Some(stem) => vec![format!("{verb}r"), format!("{stem}or")],
+        None => vec![format!("{verb}er"), format!("{verb}or")],
+    }
+}
+
+/// The dictionary codemap found, once per process: `CODEMAP_CEDICT`, else
+/// `$XDG_DATA_HOME/codemap/cedict_ts.u8` (`~/.local/share/…`), else
+/// `/usr/share/codemap/cedict_ts.u8`.
+pub fn installed() -> &'static Installed {
+    static INSTALLED: OnceLock<Installed> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        let Some(path) = dictionary_path() else {
+            return Installed::Missing;
+        };
+        match Dictionary::load(&path) {
+            Ok(dict) => {
+                tracing::debug!(path = %path.display(), words = dict.len(), "Chinese dictionary");
+                Installed::Loaded(dict)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "Chinese words will be searched as written");
+                Installed::Broken(e.to_string())
+            }
+        }
+    })
+}
+
+/// What [`installed`] found.
+#[derive(Debug)]
+pub enum Installed {
+    Loaded(Dictionary),
+    Missing,
+    /// A dictionary file is there but cannot be used; the message says why.
+    Broken(String),
+}
+
+impl Installed {
+    pub fn dictionary(&self) -> Option<&Dictionary> {
+        match self {
+            Installed::Loaded(d) => Some(d),
+            _ => None,
+        }
+    }
+}
+
+/// Where the dictionary is looked for, first existing wins; `CODEMAP_CEDICT` is taken as given
+/// (a wrong path is reported, not silently skipped).
+pub fn dictionary_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("CODEMAP_CEDICT").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let data_home = std::env::var_os("XDG_DATA_HOME")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")));
+    data_home
+        .map(|d| d.join("codemap/cedict_ts.u8"))
+        .into_iter()
+        .chain([PathBuf::from("/usr/share/codemap/cedict_ts.u8")])
+        .find(|p| p.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Entries written for these tests in CC-CEDICT's format (not copied from it).
+    const SAMPLE: &str = "\
+# a comment
+訂單 订单 [ding4 dan1] /(purchase) order/CL:個|个[ge4]/
+超時 超时 [chao1 shi2] /to exceed the time limit/to be overtime/(computing) timeout/
+取消 取消 [qu3 xiao1] /to cancel; to call off/
+線程 线程 [xian4 cheng2] /(computing) thread/
+攔截 拦截 [lan2 jie2] /to intercept/
+周 周 [Zhou1] /surname Zhou/Zhou Dynasty/
+周 周 [zhou1] /week/weekly/
+異常 异常 [yi4 chang2] /unusual; abnormal/exceptionally/
+not a line
+";
+
+    fn english_of(pieces: &[Piece]) -> Vec<String> {
+        pieces
+            .iter()
+            .filter_map(|p| match p {
+                Piece::English { senses, .. } => Some(senses[0].join(" ")),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn parses_entries_into_search_senses() {
+        let d = Dictionary::parse(SAMPLE);
+        let senses = |w: &str| -> Vec<String> {
+            d.senses(w)
+                .unwrap()
+                .iter()
+                .map(|s| s.words.join(" "))
+                .collect()
+        };
+        // Computing senses first; definitions of more than two words dropped; classifiers too.
+        assert_eq!(senses("超时"), ["timeout", "overtime"]);
+        assert_eq!(senses("超時"), ["timeout", "overtime"]);
+        assert_eq!(senses("订单"), ["order"]);
+        assert_eq!(senses("取消"), ["cancel", "call"]);
+        // A common word wins over a proper name written alike.
+        assert_eq!(senses("周"), ["week", "weekly"]);
+        assert!(d.senses("not").is_none());
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_dictionary_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("cedict_ts.u8");
+        std::fs::write(&p, "hello\nworld\n").unwrap();
+        assert!(matches!(
+            Dictionary::load(&p),
+            Err(DictionaryError::Format { .. })
+        ));
+        assert!(matches!(
+            Dictionary::load(&dir.path().join("absent")),
+            Err(DictionaryError::Read { .. })
+        ));
+        std::fs::write(&p, SAMPLE).unwrap();
+        assert_eq!(
+            Dictionary::load(&p).unwrap().senses("线程").unwrap().len(),
+            1
+        );
+    }
+
+    #[test]
+    fn translates_a_question_word_by_word() {
+        let d = Dictionary::parse(SAMPLE);
+        let pieces = translate("订单超时自动取消逻辑在哪", Some(&d), &|_| false);
+        assert_eq!(english_of(&pieces), ["order", "timeout", "cancel"]);
+        assert!(pieces.contains(&Piece::Function("逻辑".into())));
+        // Not in this dictionary: kept as written.
+        assert!(pieces.contains(&Piece::Chinese("自动".into())));
+    }
+
+    #[test]
+    fn without_a_dictionary_words_stay_chinese() {
+        let pieces = translate("订单超时在哪", None, &|_| false);
+        assert!(pieces.contains(&Piece::Chinese("订单".into())));
+        assert!(english_of(&pieces).is_empty());
+    }
+
+    #[test]
+    fn unknown_compounds_split_into_known_words() {
+        let d = Dictionary::parse(SAMPLE);
+        let pieces = translate("线程池", Some(&d), &|_| false);
+        assert_eq!(english_of(&pieces), ["thread"]);
+        // An agent noun in 器: the verb and its agent forms.
+        let pieces = translate("拦截器", Some(&d), &|_| false);
+        let Piece::English { senses, .. } = &pieces[0] else {
+            panic!("{pieces:?}")
+        };
+        let flat: Vec<&str> = senses.iter().flatten().map(String::as_str).collect();
+        assert!(
+            flat.contains(&"intercept") && flat.contains(&"interceptor"),
+            "{flat:?}"
+        );
+    }
+
+    #[test]
+    fn the_senses_the_code_names_come_first() {
+        let d = Dictionary::parse(SAMPLE);
+        let senses = |named: &dyn Fn(&str) -> bool| match &translate("异常", Some(&d), named)[0] {
+            Piece::English { senses, .. } => senses.clone(),
+            p => panic!("{p:?}"),
+        };
+        // Nothing named: the dictionary's order.
+        assert_eq!(senses(&|_| false)[0], ["unusual"]);
+        // The code names "exceptionally" (its stem, through the caller): that sense alone.
+        assert_eq!(senses(&|w| w == "exceptionally"), [["exceptionally"]]);
+    }
+
+    #[test]
+    fn agent_forms_follow_english_spelling() {
+        assert_eq!(agent_forms("handle"), ["handler", "handlor"]);
+        assert_eq!(agent_forms("listen"), ["listener", "listenor"]);
+        assert!(agent_forms("go").is_empty());
+    }
+}
