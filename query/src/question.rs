@@ -263,9 +263,9 @@ pub fn understand_in(
             has_chinese = true;
             for piece in zh::translate(&word, zh_dict, named) {
                 match piece {
-                    zh::Piece::English { senses, .. } => {
+                    zh::Piece::English { senses, weak, .. } => {
                         for (i, sense) in senses.iter().enumerate() {
-                            let origin = if i == 0 {
+                            let origin = if i == 0 && !weak {
                                 TermOrigin::Translation
                             } else {
                                 TermOrigin::AltTranslation

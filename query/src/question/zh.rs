@@ -358,10 +358,12 @@ fn strip_brackets(s: &str) -> String {
 pub enum Piece {
     /// A function word of the question: no search meaning.
     Function(String),
-    /// A word and its English, main sense first (each sense's words in order).
+    /// A word and its English, main sense first (each sense's words in order); a weak one has
+    /// no main sense.
     English {
         chinese: String,
         senses: Vec<Vec<String>>,
+        weak: bool,
     },
     /// A word with no English, kept as written.
     Chinese(String),
@@ -372,57 +374,70 @@ fn jieba() -> &'static jieba_rs::Jieba {
     JIEBA.get_or_init(jieba_rs::Jieba::new)
 }
 
-/// Cuts a run of Chinese into words and gives each its English. A word the dictionary does not
-/// hold is split into the longest dictionary words inside it (线程池 → 线程 + 池); an agent noun
-/// in 器 also gets the English agent forms of its verb (拦截器 → intercept, interceptor).
+/// Cuts a run of Chinese into words and gives each its English. jieba cuts the run; a stretch
+/// it cut into words the dictionary does not hold is cut again by the dictionary, the longest
+/// words winning (新会/话 → 新/会话, 拦截器 → 拦截/器); the agent suffix 器 gives the English agent
+/// forms of the verb before it (拦截器 → intercept, interceptor). A character translated only
+/// because such a stretch left it alone is weak evidence: all its senses are further senses.
 ///
 /// `named` says whether the code at hand names something with an English word: of a word's
 /// senses, the ones the code names come first and the others go (对象 → object before target,
 /// 异常 → exception… before unusual), the dictionary's order otherwise. The code's own
 /// vocabulary chooses the sense, not a list.
 pub fn translate(run: &str, dict: Option<&Dictionary>, named: &dyn Fn(&str) -> bool) -> Vec<Piece> {
-    let mut out = Vec::new();
-    for token in jieba().cut(run, true) {
-        let word = token.word;
-        if word.trim().is_empty() {
+    let tokens: Vec<&str> = jieba()
+        .cut(run, true)
+        .into_iter()
+        .map(|t| t.word)
+        .filter(|w| !w.trim().is_empty())
+        .collect();
+    let Some(dict) = dict else {
+        return tokens
+            .into_iter()
+            .map(|w| match FUNCTION_WORDS.contains(&w) {
+                true => Piece::Function(w.to_string()),
+                false => Piece::Chinese(w.to_string()),
+            })
+            .collect();
+    };
+    let mut out: Vec<Piece> = Vec::new();
+    for (word, recut) in recut(&tokens, dict) {
+        if FUNCTION_WORDS.contains(&word.as_str()) {
+            out.push(Piece::Function(word));
             continue;
         }
-        if FUNCTION_WORDS.contains(&word) {
-            out.push(Piece::Function(word.to_string()));
+        if word == AGENT_SUFFIX
+            && let Some(Piece::English { senses, .. }) = out.last_mut()
+        {
+            let forms: Vec<Vec<String>> = senses
+                .iter()
+                .filter(|s| s.len() == 1)
+                .flat_map(|s| agent_forms(&s[0]))
+                .map(|f| vec![f])
+                .collect();
+            let at = 1.min(senses.len());
+            senses.splice(at..at, forms);
             continue;
         }
-        let Some(dict) = dict else {
-            out.push(Piece::Chinese(word.to_string()));
-            continue;
-        };
-        if let Some(senses) = dict.senses(word) {
-            out.push(english(word, senses, named));
-            continue;
-        }
-        let inner = split_known(word, dict, named);
-        let agent = word.ends_with('器');
-        for piece in inner {
-            match piece {
-                Piece::English {
-                    chinese,
-                    mut senses,
-                } if agent && word.starts_with(&chinese) => {
-                    let forms: Vec<Vec<String>> = senses
-                        .iter()
-                        .filter(|s| s.len() == 1)
-                        .flat_map(|s| agent_forms(&s[0]))
-                        .map(|f| vec![f])
-                        .collect();
-                    let at = 1.min(senses.len());
-                    senses.splice(at..at, forms);
-                    out.push(Piece::English { chinese, senses });
+        match dict.senses(&word) {
+            Some(senses) => {
+                let mut piece = english(&word, senses, named);
+                if recut
+                    && word.chars().count() == 1
+                    && let Piece::English { weak, .. } = &mut piece
+                {
+                    *weak = true;
                 }
-                p => out.push(p),
+                out.push(piece);
             }
+            None => out.push(Piece::Chinese(word)),
         }
     }
     out
 }
+
+/// The suffix of agent nouns (拦截器 interceptor, 监听器 listener).
+const AGENT_SUFFIX: &str = "器";
 
 fn english(word: &str, senses: &[Sense], named: &dyn Fn(&str) -> bool) -> Piece {
     let in_code: Vec<&Sense> = senses
@@ -441,38 +456,77 @@ fn english(word: &str, senses: &[Sense], named: &dyn Fn(&str) -> bool) -> Piece 
             .take(MAX_SENSES)
             .map(|s| s.words.clone())
             .collect(),
+        weak: false,
     }
 }
 
-/// Splits a word the dictionary lacks into its longest dictionary words of two characters or
-/// more, left to right; characters between them stay Chinese.
-fn split_known(word: &str, dict: &Dictionary, named: &dyn Fn(&str) -> bool) -> Vec<Piece> {
-    let chars: Vec<char> = word.chars().collect();
-    let mut out = Vec::new();
-    let mut rest = String::new();
+/// jieba's words, each with whether the dictionary cut it again: a stretch of words the
+/// dictionary does not hold, with the single characters around it, is cut again by
+/// [`dictionary_cut`].
+fn recut(tokens: &[&str], dict: &Dictionary) -> Vec<(String, bool)> {
+    let known = |w: &str| FUNCTION_WORDS.contains(&w) || dict.senses(w).is_some();
+    let single = |w: &str| w.chars().count() == 1;
+    let mut out: Vec<(String, bool)> = Vec::new();
     let mut i = 0;
-    while i < chars.len() {
-        let longest = dict.longest.min(chars.len() - i);
-        let found = (2..=longest).rev().find_map(|len| {
-            let cand: String = chars[i..i + len].iter().collect();
-            dict.senses(&cand).map(|s| (len, english(&cand, s, named)))
-        });
-        match found {
-            Some((len, piece)) => {
-                if !rest.is_empty() {
-                    out.push(Piece::Chinese(std::mem::take(&mut rest)));
-                }
-                out.push(piece);
-                i += len;
-            }
-            None => {
-                rest.push(chars[i]);
-                i += 1;
+    while i < tokens.len() {
+        if known(tokens[i]) {
+            out.push((tokens[i].to_string(), false));
+            i += 1;
+            continue;
+        }
+        let mut stretch = String::new();
+        if i > 0 && single(tokens[i - 1]) && out.last().is_some_and(|(w, _)| w == tokens[i - 1]) {
+            stretch.push_str(&out.pop().expect("checked").0);
+        }
+        let mut end = i;
+        while end < tokens.len() && (end == i || !known(tokens[end]) || single(tokens[end])) {
+            stretch.push_str(tokens[end]);
+            end += 1;
+        }
+        out.extend(
+            dictionary_cut(&stretch, dict, &known)
+                .into_iter()
+                .map(|w| (w, true)),
+        );
+        i = end;
+    }
+    out
+}
+
+/// The words of `s` that cover most of it with the fewest, longest dictionary words (each word
+/// scores its length squared); characters no word covers stay together.
+fn dictionary_cut(s: &str, dict: &Dictionary, known: &dyn Fn(&str) -> bool) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    let n = chars.len();
+    // best[end] = (score of chars[..end], start of its last word, whether that word is known)
+    let mut best: Vec<(usize, usize, bool)> = vec![(0, 0, false); n + 1];
+    for end in 1..=n {
+        best[end] = (best[end - 1].0, end - 1, false);
+        for len in 1..=dict.longest.min(end) {
+            let word: String = chars[end - len..end].iter().collect();
+            let score = best[end - len].0 + len * len;
+            if score > best[end].0 && known(&word) {
+                best[end] = (score, end - len, true);
             }
         }
     }
-    if !rest.is_empty() {
-        out.push(Piece::Chinese(rest));
+    let mut words: Vec<(String, bool)> = Vec::new();
+    let mut end = n;
+    while end > 0 {
+        let (_, start, is_word) = best[end];
+        words.push((chars[start..end].iter().collect(), is_word));
+        end = start;
+    }
+    words.reverse();
+    // Neighbouring characters no word covers are one piece of Chinese.
+    let mut out: Vec<String> = Vec::new();
+    let mut loose = false;
+    for (w, is_word) in words {
+        match out.last_mut() {
+            Some(last) if !is_word && loose => last.push_str(&w),
+            _ => out.push(w),
+        }
+        loose = !is_word;
     }
     out
 }
@@ -560,6 +614,9 @@ mod tests {
 周 周 [Zhou1] /surname Zhou/Zhou Dynasty/
 周 周 [zhou1] /week/weekly/
 異常 异常 [yi4 chang2] /unusual; abnormal/exceptionally/
+會話 会话 [hui4 hua4] /(computing) session/conversation/
+新 新 [xin1] /new/
+話 话 [hua4] /dialect/
 not a line
 ";
 
@@ -645,6 +702,14 @@ not a line
             flat.contains(&"intercept") && flat.contains(&"interceptor"),
             "{flat:?}"
         );
+    }
+
+    #[test]
+    fn a_stretch_the_dictionary_does_not_know_is_cut_again_by_it() {
+        let d = Dictionary::parse(SAMPLE);
+        // jieba cuts 新会 (a place) / 话; the dictionary has 新 and 会话.
+        let pieces = translate("新会话是怎么创建的", Some(&d), &|_| false);
+        assert_eq!(english_of(&pieces), ["new", "session"]);
     }
 
     #[test]
