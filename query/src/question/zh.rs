@@ -10,7 +10,6 @@
 //!
 //! Parsing and translating are pure; [`installed`] is the one function that reads a file.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -200,11 +199,14 @@ pub struct Sense {
     pub computing: bool,
 }
 
-/// A zh→en dictionary in CC-CEDICT's format, reduced to search senses per word (simplified and
-/// traditional heads both).
+/// A zh→en dictionary in CC-CEDICT's format. The text is kept as read and only its heads are
+/// indexed (simplified and traditional); a word's senses are parsed when it is looked up, so
+/// loading takes a sorted table of offsets, not a map of every gloss.
 #[derive(Debug, Default)]
 pub struct Dictionary {
-    words: HashMap<String, Vec<Sense>>,
+    text: String,
+    /// Entries that have a search sense, by head, in head order.
+    heads: Vec<Head>,
     longest: usize,
 }
 
@@ -220,50 +222,77 @@ pub enum DictionaryError {
     Format { path: PathBuf },
 }
 
+/// One entry under one of its heads: byte offsets into the dictionary's text.
+#[derive(Debug, Clone, Copy)]
+struct Head {
+    at: u32,
+    len: u16,
+    line: u32,
+    line_len: u32,
+}
+
 impl Dictionary {
     /// Reads CC-CEDICT text: `trad simp [pin1 yin1] /gloss/gloss/`, `#` comments. Lines that do
-    /// not parse are skipped; a text with no entry at all gives an empty dictionary.
+    /// not parse, or have no search sense, are skipped; a text with no entry at all gives an
+    /// empty dictionary.
     pub fn parse(text: &str) -> Dictionary {
-        // Common words before proper names (capitalised pinyin): 周 "week" before 周 "Zhou".
-        let mut common: HashMap<String, Vec<Sense>> = HashMap::new();
-        let mut proper: HashMap<String, Vec<Sense>> = HashMap::new();
+        Dictionary::from_text(text.to_string())
+    }
+
+    fn from_text(text: String) -> Dictionary {
+        let base = text.as_ptr() as usize;
+        let offset = |s: &str| s.as_ptr() as usize - base;
+        let mut heads = Vec::new();
         for line in text.lines() {
-            let Some((trad, simp, pinyin, glosses)) = split_entry(line) else {
+            // Offsets are u32: a text past 4 GiB is not CC-CEDICT (it has 10 MB).
+            let Ok(line_at) = u32::try_from(offset(line) + line.len()).map(|_| offset(line) as u32)
+            else {
+                break;
+            };
+            let Some((trad, simp, _, glosses)) = split_entry(line) else {
                 continue;
             };
-            let senses = senses(glosses);
-            if senses.is_empty() {
+            if senses(glosses).is_empty() || simp.len() > usize::from(u16::MAX) {
                 continue;
             }
-            let to = if pinyin.starts_with(|c: char| c.is_ascii_uppercase()) {
-                &mut proper
-            } else {
-                &mut common
+            let mut push = |head: &str| {
+                heads.push(Head {
+                    at: offset(head) as u32,
+                    len: head.len() as u16,
+                    line: line_at,
+                    line_len: line.len() as u32,
+                })
             };
-            for head in [simp, trad] {
-                let list = to.entry(head.to_string()).or_default();
-                for s in &senses {
-                    if !list.contains(s) {
-                        list.push(s.clone());
-                    }
-                }
-                if simp == trad {
-                    break;
-                }
+            push(simp);
+            if trad != simp && trad.len() <= usize::from(u16::MAX) {
+                push(trad);
             }
         }
-        for (head, senses) in proper {
-            common.entry(head).or_insert(senses);
-        }
-        for senses in common.values_mut() {
-            // Stable: the dictionary's order within computing and within the rest.
-            senses.sort_by_key(|s| !s.computing);
-        }
-        let longest = common.keys().map(|k| k.chars().count()).max().unwrap_or(0);
-        Dictionary {
-            words: common,
-            longest,
-        }
+        let mut dict = Dictionary {
+            text,
+            heads,
+            longest: 0,
+        };
+        let mut heads = std::mem::take(&mut dict.heads);
+        // Stable: a head's entries keep the dictionary's order.
+        heads.sort_by(|a, b| dict.head(a).cmp(dict.head(b)));
+        dict.longest = heads
+            .iter()
+            .map(|h| dict.head(h).chars().count())
+            .max()
+            .unwrap_or(0);
+        dict.heads = heads;
+        dict
+    }
+
+    fn head(&self, h: &Head) -> &str {
+        &self.text[h.at as usize..h.at as usize + h.len as usize]
+    }
+
+    fn entries(&self, word: &str) -> &[Head] {
+        let from = self.heads.partition_point(|h| self.head(h) < word);
+        let to = from + self.heads[from..].partition_point(|h| self.head(h) == word);
+        &self.heads[from..to]
     }
 
     /// Reads and parses a dictionary file.
@@ -272,7 +301,7 @@ impl Dictionary {
             path: path.to_path_buf(),
             source,
         })?;
-        let dict = Dictionary::parse(&text);
+        let dict = Dictionary::from_text(text);
         if dict.is_empty() {
             return Err(DictionaryError::Format {
                 path: path.to_path_buf(),
@@ -281,17 +310,45 @@ impl Dictionary {
         Ok(dict)
     }
 
+    /// Entries under their heads (a word written alike in both scripts counts once).
     pub fn len(&self) -> usize {
-        self.words.len()
+        self.heads.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
+        self.heads.is_empty()
     }
 
-    /// The search senses of a word, computing senses first.
-    pub fn senses(&self, word: &str) -> Option<&[Sense]> {
-        self.words.get(word).map(Vec::as_slice)
+    /// Whether the dictionary has a search sense for `word`.
+    pub fn contains(&self, word: &str) -> bool {
+        !self.entries(word).is_empty()
+    }
+
+    /// The search senses of a word: computing senses first, common words' before proper names'
+    /// (周 "week" before 周 "Zhou", which is only used when no common entry exists).
+    pub fn senses(&self, word: &str) -> Option<Vec<Sense>> {
+        let mut common: Vec<Sense> = Vec::new();
+        let mut proper: Vec<Sense> = Vec::new();
+        for h in self.entries(word) {
+            let line = &self.text[h.line as usize..(h.line + h.line_len) as usize];
+            let Some((_, _, pinyin, glosses)) = split_entry(line) else {
+                continue;
+            };
+            let to = if pinyin.starts_with(|c: char| c.is_ascii_uppercase()) {
+                &mut proper
+            } else {
+                &mut common
+            };
+            for s in senses(glosses) {
+                if !to.contains(&s) {
+                    to.push(s);
+                }
+            }
+        }
+        let mut out = if common.is_empty() { proper } else { common };
+        // Stable: the dictionary's order within computing and within the rest.
+        out.sort_by_key(|s| !s.computing);
+        (!out.is_empty()).then_some(out)
     }
 }
 
@@ -421,7 +478,7 @@ pub fn translate(run: &str, dict: Option<&Dictionary>, named: &dyn Fn(&str) -> b
         }
         match dict.senses(&word) {
             Some(senses) => {
-                let mut piece = english(&word, senses, named);
+                let mut piece = english(&word, &senses, named);
                 if recut
                     && word.chars().count() == 1
                     && let Piece::English { weak, .. } = &mut piece
@@ -464,7 +521,7 @@ fn english(word: &str, senses: &[Sense], named: &dyn Fn(&str) -> bool) -> Piece 
 /// dictionary does not hold, with the single characters around it, is cut again by
 /// [`dictionary_cut`].
 fn recut(tokens: &[&str], dict: &Dictionary) -> Vec<(String, bool)> {
-    let known = |w: &str| FUNCTION_WORDS.contains(&w) || dict.senses(w).is_some();
+    let known = |w: &str| FUNCTION_WORDS.contains(&w) || dict.contains(w);
     let single = |w: &str| w.chars().count() == 1;
     let mut out: Vec<(String, bool)> = Vec::new();
     let mut i = 0;
