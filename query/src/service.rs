@@ -348,6 +348,8 @@ impl Shared {
     /// Answers go on meanwhile, reading what they need.
     fn run_preload(&self, cfg: &RepoConfig, stamp: Stamp) {
         let started = std::time::Instant::now();
+        // Chinese questions need the segmenter and dictionary: off the answer path too.
+        crate::question::zh::warm();
         let generation = stamp.generation;
         let result = (|| -> Result<(), String> {
             let reader = open_reader(&cfg.location)?;

@@ -599,6 +599,13 @@ fn agent_forms(verb: &str) -> Vec<String> {
     }
 }
 
+/// Loads the segmenter and the installed dictionary now, so that the first Chinese question of
+/// a long-lived server does not wait for them (the bot's preload calls it).
+pub fn warm() {
+    jieba();
+    installed();
+}
+
 /// The dictionary codemap found, once per process: `CODEMAP_CEDICT`, else
 /// `$XDG_DATA_HOME/codemap/cedict_ts.u8` (`~/.local/share/…`), else
 /// `/usr/share/codemap/cedict_ts.u8`.
