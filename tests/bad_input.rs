@@ -253,3 +253,43 @@ fn a_reader_that_hangs_up_early_ends_the_command_quietly() {
     const SIGPIPE: i32 = 13; // Linux and the BSDs
     assert_eq!(status.signal(), Some(SIGPIPE), "{status:?} {err}");
 }
+
+/// A Chinese dictionary that is missing or is not CC-CEDICT: the question is still answered, with
+/// its Chinese searched as written, and the answer names the file and what is wrong with it.
+#[test]
+fn a_broken_chinese_dictionary_is_named_in_the_answer_not_a_failure() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let idx = tmp.path().join("idx");
+    write(
+        &root,
+        "src/Order.java",
+        "package a;\n\n/** 订单的取消 */\npublic class Order {\n    void cancel() {}\n}\n",
+    );
+    let o = run(&idx, &["index", root.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{o:?}");
+    let not_a_dictionary = write(tmp.path(), "cedict_ts.u8", "hello\nworld\n");
+    let missing = tmp.path().join("absent.u8");
+    for (dict, says) in [
+        (&not_a_dictionary, "is not a CC-CEDICT file"),
+        (&missing, "cannot read the Chinese dictionary"),
+    ] {
+        let o = codemap()
+            .env("CODEMAP_CEDICT", dict)
+            .arg("--index-dir")
+            .arg(&idx)
+            .args(["ask", "--json", "订单在哪里取消"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        let a: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let notes = a["notes"].to_string();
+        assert!(notes.contains(says), "{notes}");
+        assert!(notes.contains(&dict.display().to_string()), "{notes}");
+        assert!(
+            a["citations"].to_string().contains("src/Order.java"),
+            "{}",
+            a["citations"]
+        );
+    }
+}
