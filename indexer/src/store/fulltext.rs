@@ -160,7 +160,10 @@ impl FullText {
     /// BM25 over symbols, header and body, unboosted; returns (chunk id, path, score). Names are
     /// matched by the exact and symbol-card legs above this: boosting them here as well let
     /// merged getters and setters outrank the method whose body does the work.
-    /// `include` filters by provenance before ranking is cut off, when given.
+    ///
+    /// Equal scores are ordered by chunk id, not by where the chunks sit in the index: two
+    /// builds of the same tree (threads add documents in any order) answer alike. The search
+    /// looks [`TIE_SLACK`] hits past `limit` so a tie across the cut is settled the same way.
     pub fn search(
         &self,
         query: &str,
@@ -172,7 +175,12 @@ impl FullText {
         );
         let (q, _errors) = qp.parse_query_lenient(&sanitize(query));
         let searcher = self.reader.searcher();
-        let top = searcher.search(&q, &TopDocs::with_limit(limit.max(1)).order_by_score())?;
+        let limit = limit.max(1);
+        let mut top =
+            searcher.search(&q, &TopDocs::with_limit(limit + TIE_SLACK).order_by_score())?;
+        // Only hits tied with the one at the cut need their ids to decide; the rest are ranked.
+        let cut = top.get(limit - 1).map(|(s, _)| *s);
+        top.retain(|(s, _)| cut.is_none_or(|c| *s >= c));
         let mut out = Vec::with_capacity(top.len());
         for (score, addr) in top {
             let d: TantivyDocument = searcher.doc(addr)?;
@@ -186,9 +194,14 @@ impl FullText {
                 .unwrap_or_default();
             out.push((id.to_string(), path.to_string(), score));
         }
+        out.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+        out.truncate(limit);
         Ok(out)
     }
 }
+
+/// Hits read past a search's limit to order ties across the cut by chunk id.
+const TIE_SLACK: usize = 32;
 
 /// Query syntax characters a user does not mean (`getX()`, `a.b:c`) become spaces.
 fn sanitize(q: &str) -> String {
@@ -298,5 +311,45 @@ mod tests {
         let mut ids = ft.all_ids().unwrap();
         ids.sort();
         assert_eq!(ids, vec!["c1", "c2"]);
+    }
+
+    /// Chunks that score alike come in chunk-id order whatever order they were added in, also
+    /// across the limit.
+    #[test]
+    fn ties_are_ordered_by_chunk_id_not_by_insertion() {
+        let ids: Vec<String> = (0..12).map(|i| format!("c{i:02}")).collect();
+        let mut answers = Vec::new();
+        for reversed in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let ft = FullText::open(dir.path()).unwrap();
+            let mut w = ft.writer(1).unwrap();
+            let mut order: Vec<&String> = ids.iter().collect();
+            if reversed {
+                order.reverse();
+            }
+            for id in order {
+                w.add(&ChunkDoc {
+                    id,
+                    path: "src/Same.java",
+                    symbols: "run",
+                    header: "",
+                    body: "void run() { retry(); }",
+                    provenance: "source",
+                })
+                .unwrap();
+            }
+            w.commit("gen=1").unwrap();
+            w.finish().unwrap();
+            ft.reload().unwrap();
+            let hits: Vec<String> = ft
+                .search("retry", 5)
+                .unwrap()
+                .into_iter()
+                .map(|h| h.0)
+                .collect();
+            answers.push(hits);
+        }
+        assert_eq!(answers[0], ["c00", "c01", "c02", "c03", "c04"]);
+        assert_eq!(answers[0], answers[1]);
     }
 }
