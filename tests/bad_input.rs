@@ -291,5 +291,19 @@ fn a_broken_chinese_dictionary_is_named_in_the_answer_not_a_failure() {
             "{}",
             a["citations"]
         );
+        // `status` says the same, for whoever runs the bot.
+        let o = codemap()
+            .env("CODEMAP_CEDICT", dict)
+            .arg("--index-dir")
+            .arg(&idx)
+            .arg("status")
+            .output()
+            .unwrap();
+        let out = stdout(&o);
+        assert!(o.status.success(), "{o:?}");
+        assert!(
+            out.contains("Chinese questions: searched as written") && out.contains(says),
+            "{out}"
+        );
     }
 }

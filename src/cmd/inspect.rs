@@ -8,6 +8,21 @@ use indexer::store::IndexRead;
 use std::collections::BTreeMap;
 use std::io::Write;
 
+/// Where the zh→en dictionary is and how many entries it has, or why Chinese questions are
+/// searched as written.
+fn chinese_dictionary() -> (Option<std::path::PathBuf>, Result<usize, String>) {
+    use query::question::zh;
+    let state = match zh::installed() {
+        zh::Installed::Loaded(d) => Ok(d.len()),
+        zh::Installed::Broken(why) => Err(why.clone()),
+        zh::Installed::Missing => Err(
+            "no CC-CEDICT installed; README, \"Chinese questions\", says how to install it"
+                .to_string(),
+        ),
+    };
+    (zh::dictionary_path(), state)
+}
+
 pub fn status(g: &Global, verbose: bool) -> Result<Outcome> {
     let idx = open_index(g)?;
     let snap = idx.catalog.last_snapshot()?;
@@ -26,6 +41,7 @@ pub fn status(g: &Global, verbose: bool) -> Result<Outcome> {
     } else {
         None
     };
+    let (zh_path, zh) = chinese_dictionary();
     if g.json {
         print_json(&serde_json::json!({
             "index_dir": idx.dir.root(),
@@ -34,6 +50,11 @@ pub fn status(g: &Global, verbose: bool) -> Result<Outcome> {
             "skipped": reasons,
             "degraded": degraded.len(),
             "call_graph": { "built": graph.is_some(), "edges": graph },
+            "chinese_dictionary": {
+                "path": zh_path,
+                "entries": zh.as_ref().ok(),
+                "error": zh.as_ref().err(),
+            },
             "skipped_files": if verbose { serde_json::to_value(&skipped)? } else { serde_json::Value::Null },
             "indexed_files": if verbose {
                 serde_json::to_value(listed.iter().map(|f| serde_json::json!({
@@ -67,6 +88,14 @@ pub fn status(g: &Global, verbose: bool) -> Result<Outcome> {
     match graph {
         Some(edges) => println!("call graph: {edges} edges"),
         None => println!("call graph: not built (CODEMAP_SKIP_GRAPH=1 was set)"),
+    }
+    match (&zh, &zh_path) {
+        (Ok(entries), Some(p)) => println!(
+            "Chinese questions: translated with {} ({entries} headwords)",
+            p.display()
+        ),
+        (Err(why), _) => println!("Chinese questions: searched as written ({why})"),
+        (Ok(_), None) => {}
     }
     if !degraded.is_empty() {
         println!(

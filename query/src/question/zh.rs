@@ -310,7 +310,8 @@ impl Dictionary {
         Ok(dict)
     }
 
-    /// Entries under their heads (a word written alike in both scripts counts once).
+    /// Headwords, simplified and traditional (a word written alike in both scripts counts once
+    /// per entry).
     pub fn len(&self) -> usize {
         self.heads.len()
     }
