@@ -7,7 +7,7 @@
 
 use indexer::store::{EmbeddedIndex, IndexDir};
 use query::answer::{citation_of, plan};
-use query::question::understand;
+use query::question::understand_named;
 use query::retrieve::{RecallOptions, Retriever};
 use query::view::SnapshotView;
 
@@ -19,7 +19,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let index = EmbeddedIndex::open(&IndexDir::new(dir.as_str()))?;
     let view = SnapshotView::open(&index, Some(index.dir.root()))?;
-    let q = understand(question);
+    // As `ask` does: a Chinese word's senses that this code names come first.
+    let q = understand_named(question, &|w| view.names_stem(&query::terms::stem(w)));
     println!("intent: {:?}  kind: {:?}", q.intent, q.kind_hint);
     println!(
         "identifiers: {:?}",

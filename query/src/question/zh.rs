@@ -439,9 +439,10 @@ fn jieba() -> &'static jieba_rs::Jieba {
 /// because such a stretch left it alone is weak evidence: all its senses are further senses.
 ///
 /// `named` says whether the code at hand names something with an English word: of a word's
-/// senses, the ones the code names come first and the others go (对象 → object before target,
-/// 异常 → exception… before unusual), the dictionary's order otherwise. The code's own
-/// vocabulary chooses the sense, not a list.
+/// senses, the ones the code names come first and the others go (异常: "exceptionally", whose
+/// stem `except` names exceptions, instead of "unusual"), the dictionary's order otherwise. The
+/// code's own vocabulary chooses the sense, not a list; it cannot choose between two senses the
+/// code both names (对象: target before object).
 pub fn translate(run: &str, dict: Option<&Dictionary>, named: &dyn Fn(&str) -> bool) -> Vec<Piece> {
     let tokens: Vec<&str> = jieba()
         .cut(run, true)
