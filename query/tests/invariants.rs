@@ -37,7 +37,7 @@ const SCANNERS: &[&str] = &[
 const SCANNING_LEFT: &[(&str, &str, usize)] = &[
     ("answer.rs", "param_types(", 1),
     ("answer.rs", "split_top_level(", 1),
-    ("ask.rs", "call_lines(", 1),
+    ("ask/prose.rs", "call_lines(", 1),
     ("chain.rs", "params_text(", 1),
     ("chain.rs", "param_types(", 2),
     ("chain.rs", "split_top_level(", 1),
