@@ -3,8 +3,8 @@
 //! words), and, when the entry is deep inside a flow, climb its callers first.
 
 use crate::QueryError;
-use crate::graph::CallGraph;
 use crate::graph::hierarchy::overriders;
+use crate::graph::{CallGraph, EdgeKind};
 use crate::question::{Question, TermOrigin};
 use crate::retrieve::{Ranked, Retriever, UnitKey, accessor_lines, has_bean_prefix, names_word};
 use crate::view::{SymIdx, prose_stems};
@@ -137,16 +137,15 @@ impl Ctx<'_, '_, '_> {
         )
     }
 
-    /// Types a method creates (`new T(..)`), by simple name, and those created by the
-    /// initializers of the constants it uses (`ESCAPE_JAVA.translate(input)` with `ESCAPE_JAVA =
-    /// new AggregateTranslator(new LookupTranslator(..))`: the constant is the object it calls).
-    fn creates(&self, m: SymIdx) -> std::cell::Ref<'_, Vec<String>> {
+    /// Types a method creates (`new T(..)`, stored New edges), by simple name, and those
+    /// created by the initializers of the constants it uses (`ESCAPE_JAVA.translate(input)` with
+    /// `ESCAPE_JAVA = new AggregateTranslator(new LookupTranslator(..))`: the constant is the
+    /// object it calls). A constructor's `super(..)` and `this(..)` count: the object made is of
+    /// that type too.
+    fn creates(&self, m: SymIdx) -> Result<std::cell::Ref<'_, Vec<String>>, QueryError> {
         if !self.creations.borrow().contains_key(&m) {
             let v = self.r.view;
-            let mut names: Vec<String> = (v.sites(m).into_iter())
-                .filter(|s| s.constructor)
-                .map(|s| s.name)
-                .collect();
+            let mut names = self.created_by(v.id(m), None)?;
             let (start, end) = v.span(m);
             let body = v.text(v.path(m), start, end).unwrap_or_default();
             for constant in site::constants(&body).into_iter().take(MAX_CONSTANTS) {
@@ -154,14 +153,33 @@ impl Ctx<'_, '_, '_> {
                     if v.kind(f) != SymbolKind::Field || v.name(f) != constant {
                         continue;
                     }
-                    let (start, end) = v.span(f);
-                    let init = v.text(v.path(f), start, end).unwrap_or_default();
-                    names.extend(site::created_types(&init));
+                    // A field's initializer runs in its type's initializer: the type's edges
+                    // from the field's lines.
+                    let Some(t) = v.owner_type(f) else { continue };
+                    names.extend(self.created_by(v.id(t), Some(v.span(f)))?);
                 }
             }
             self.creations.borrow_mut().insert(m, names);
         }
-        std::cell::Ref::map(self.creations.borrow(), |c| &c[&m])
+        Ok(std::cell::Ref::map(self.creations.borrow(), |c| &c[&m]))
+    }
+
+    /// Simple names of the types `caller` creates (its New edges), on lines `within` only if
+    /// given.
+    fn created_by(
+        &self,
+        caller: &str,
+        within: Option<(u32, u32)>,
+    ) -> Result<Vec<String>, QueryError> {
+        let v = self.r.view;
+        let edges = self.graph.callees(&SymbolId(caller.to_string()))?;
+        Ok(edges
+            .iter()
+            .filter(|e| e.kind == EdgeKind::New)
+            .filter(|e| within.is_none_or(|(s, end)| (s..=end).contains(&e.line)))
+            .filter_map(|e| created_type(v, v.by_id(&e.to.0)?))
+            .map(|t| v.name(t).to_string())
+            .collect())
     }
 
     /// Whether the receiver of a call to `callee` names overrider `m`'s type by a word the
@@ -177,33 +195,53 @@ impl Ctx<'_, '_, '_> {
             .any(|w| !base.contains(w) && receiver.contains(w))
     }
 
-    /// Whether the product's code creates an instance of type `t` (`new T(..)` in a source
-    /// method). Of the implementations of an interface, those are the ones a call can reach
-    /// without configuration naming a class.
-    fn is_created(&self, t: SymIdx) -> bool {
+    /// Whether the product's code creates an instance of type `t` (a New edge from a source
+    /// method to one of its constructors, or to the type when it declares none). Of the
+    /// implementations of an interface, those are the ones a call can reach without
+    /// configuration naming a class.
+    fn is_created(&self, t: SymIdx) -> Result<bool, QueryError> {
         if let Some(&c) = self.created.borrow().get(&t) {
-            return c;
+            return Ok(c);
         }
         let v = self.r.view;
-        let name = v.name(t);
-        let c = v.calling(name).into_iter().any(|m| {
-            v.provenance_of(m) == Provenance::Source
-                && v.sites_named(m, name).iter().any(|s| s.constructor)
-        });
+        let constructors = v.members(t).into_iter();
+        let made = std::iter::once(t)
+            .chain(constructors.filter(|&m| v.kind(m) == SymbolKind::Constructor));
+        let mut c = false;
+        for k in made {
+            let callers = self.graph.callers(&SymbolId(v.id(k).to_string()))?;
+            c = callers.iter().any(|e| {
+                e.kind == EdgeKind::New
+                    && v.by_id(&e.from.0)
+                        .is_some_and(|m| v.provenance_of(m) == Provenance::Source)
+            });
+            if c {
+                break;
+            }
+        }
         self.created.borrow_mut().insert(t, c);
-        c
+        Ok(c)
     }
 
-    /// A callee whose name more than [`HELPER_CALLERS`] methods call and holds no question
-    /// word (looked up once per callee).
-    fn is_helper(&self, c: SymIdx) -> bool {
+    /// A callee more than [`HELPER_CALLERS`] methods call whose name holds no question word
+    /// (looked up once per callee).
+    fn is_helper(&self, c: SymIdx) -> Result<bool, QueryError> {
         if let Some(&h) = self.helpers.borrow().get(&c) {
-            return h;
+            return Ok(h);
         }
         let v = self.r.view;
-        let h = self.owner_hits(v.name(c)) == 0 && v.calling(v.name(c)).len() > HELPER_CALLERS;
+        let h = self.owner_hits(v.name(c)) == 0 && {
+            let mut callers: Vec<SymbolId> =
+                (self.graph.callers(&SymbolId(v.id(c).to_string()))?)
+                    .into_iter()
+                    .map(|e| e.from)
+                    .collect();
+            callers.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            callers.dedup();
+            callers.len() > HELPER_CALLERS
+        };
         self.helpers.borrow_mut().insert(c, h);
-        h
+        Ok(h)
     }
 
     fn is_source_callable(&self, i: SymIdx) -> bool {
@@ -519,6 +557,11 @@ fn next_steps(
         .get((body_start as usize).saturating_sub(1)..(body_end as usize).min(file.len()))
         .unwrap_or_default();
     let made = assigned_locals(body);
+    // Types the chain so far creates (`traverse(new CleaningVisitor(..), root)`).
+    let mut on_path: Vec<String> = Vec::new();
+    for &m in path {
+        on_path.extend(ctx.creates(m)?.iter().cloned());
+    }
     // (callee, score, leaf, call): `call` numbers the call sites, so one call followed into
     // several overriders is still one branch.
     let mut scored: Vec<(SymIdx, f32, bool, usize)> = Vec::new();
@@ -546,11 +589,8 @@ fn next_steps(
                 if ctx.receiver_names(i, to, &receiver) {
                     bonus += RECEIVER_NAMED;
                 }
-                if path
-                    .iter()
-                    .any(|&m| ctx.creates(m).iter().any(|c| c == name))
-                {
-                    bonus += CREATED_ON_PATH; // `traverse(new CleaningVisitor(..), root)`
+                if on_path.iter().any(|c| c == name) {
+                    bonus += CREATED_ON_PATH;
                 }
                 let pointed = ctx.top.contains_key(&i) || ctx.owner_hits(name) > 0;
                 (bonus > 0.0 || pointed).then_some(bonus)
@@ -563,7 +603,7 @@ fn next_steps(
                 let (Some(mut b), Some(t)) = (bonus(i), v.owner_type(i)) else {
                     continue;
                 };
-                if ctx.is_created(t) {
+                if ctx.is_created(t)? {
                     b += CREATED;
                 }
                 best.push((ctx.rel(i)? + b, b, i));
@@ -577,12 +617,7 @@ fn next_steps(
         // Making a task (`new InitializationTask(..)`, a `Runnable` or `Callable`) is how work
         // is handed to another thread: the flow goes on in its `run()` or `call()`.
         // A type without a declared constructor is its own creation's target.
-        let created = match v.kind(to) {
-            SymbolKind::Constructor => v.owner_type(to),
-            k if k.is_type() => Some(to),
-            _ => None,
-        };
-        if let Some(t) = created {
+        if let Some(t) = created_type(v, to) {
             for m in v.members(t) {
                 if matches!(v.name(m), "run" | "call")
                     && v.param_types(m).is_empty()
@@ -660,7 +695,7 @@ fn next_steps(
         }
         // A helper called from everywhere (an argument check, a status message) is no step of
         // this flow unless its own name is about the question.
-        if s > 0.1 && !same_owner && ctx.is_helper(c) {
+        if s > 0.1 && !same_owner && ctx.is_helper(c)? {
             s -= 0.3;
         }
         // The call hands on the method's own parameters: the flow continues there.
@@ -745,6 +780,16 @@ fn is_guard(v: &crate::view::SnapshotView<'_>, m: SymIdx) -> Result<bool, QueryE
 }
 
 /// `getX`, `setX`, `isX`, `hasX`, `withX` and the `Object` methods.
+/// The type a call to `callee` creates: a constructor's type, or a type called as its own
+/// implicit constructor.
+fn created_type(v: &crate::view::SnapshotView<'_>, callee: SymIdx) -> Option<SymIdx> {
+    match v.kind(callee) {
+        SymbolKind::Constructor => v.owner_type(callee),
+        k if k.is_type() => Some(callee),
+        _ => None,
+    }
+}
+
 fn is_accessor(name: &str) -> bool {
     accessor_lines(name).is_some()
         || has_bean_prefix(name, "with")

@@ -3,7 +3,6 @@
 //! [`CallGraph`] is the seam where the indexer's stored call graph plugs in ([`StoredGraph`]);
 //! an index without edges gets [`NoGraph`], which answers nothing.
 
-pub mod callsite;
 pub mod hierarchy;
 pub mod stored;
 pub mod table;

@@ -103,15 +103,6 @@ pub(crate) fn is_entry_annotation(name: &str) -> bool {
     crate::impact::ENTRY_ANNOTATIONS.contains(&name) || FRAMEWORK_ANNOTATIONS.contains(&name)
 }
 
-/// Whether a callable's text (comments and strings masked) has a body with at least one
-/// statement (not abstract, not `{}`).
-pub(crate) fn has_body_text(masked: &str) -> bool {
-    match (masked.find('{'), masked.rfind('}')) {
-        (Some(a), Some(b)) if a < b => !masked[a + 1..b].trim().is_empty(),
-        _ => false,
-    }
-}
-
 pub struct Retriever<'v, 'a> {
     pub view: &'v SnapshotView<'a>,
     /// Body scores and idf of the question last scored (keyed by its text).

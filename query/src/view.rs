@@ -1,5 +1,5 @@
 //! One snapshot as the ask pipeline sees it: symbols with their files, lookups by name, path and
-//! id, symbol cards, call sites, and file text read back from the stored chunks (so what we quote
+//! id, symbol cards, and file text read back from the stored chunks (so what we quote
 //! is what was indexed, not what is on disk now).
 //!
 //! The lookups are tables derived once per snapshot and mapped from a file under the index folder
@@ -39,8 +39,8 @@ impl Sym {
 }
 
 /// One snapshot as the ask pipeline reads it: the derived tables of [`ViewData`] (a file under the
-/// index folder, mapped; see [`crate::viewdata`]) for names, kinds, lines, parents, cards and call
-/// sites, and the index itself, per file and on demand, for full symbol rows and text. Opening one
+/// index folder, mapped; see [`crate::viewdata`]) for names, kinds, lines, parents and cards,
+/// and the index itself, per file and on demand, for full symbol rows and text. Opening one
 /// costs a key check and an `mmap`, not a load of the snapshot.
 ///
 /// The tables and what was read on demand live in a [`SharedView`], which readers of the same
@@ -681,11 +681,6 @@ impl<'a> SnapshotView<'a> {
         ((n - d + 0.5) / (d + 0.5) + 1.0).ln()
     }
 
-    /// Call sites in a callable's body (empty for other symbols).
-    pub fn sites(&self, i: SymIdx) -> Vec<viewdata::SiteFact> {
-        self.shared.data.sites(i)
-    }
-
     /// Path and lines of a chunk: from the tables, else (a chunk newer than them) from the index.
     pub fn chunk_span(&self, id: &str) -> Result<Option<(String, u32, u32)>, QueryError> {
         if let Some((f, s, e)) = self.shared.data.chunk(id) {
@@ -698,16 +693,6 @@ impl<'a> SnapshotView<'a> {
                 r.chunk.end_line,
             )
         }))
-    }
-
-    /// Call sites in a callable's body calling `name`.
-    pub fn sites_named(&self, i: SymIdx, name: &str) -> Vec<viewdata::SiteFact> {
-        self.shared.data.sites_named(i, name)
-    }
-
-    /// Callables holding a call named `name` (case-sensitive) as the innermost method around it.
-    pub fn calling(&self, name: &str) -> Vec<SymIdx> {
-        self.shared.data.calling(name)
     }
 }
 

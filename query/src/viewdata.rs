@@ -5,16 +5,15 @@
 //! What the file holds, in fixed-width records over one string blob:
 //! - **files**: path, module, provenance, line count, the range of its symbols;
 //! - **symbols**: the skeleton every ranking and graph step needs without loading a symbol row —
-//!   kind, name, parent, lines, parameter types, id, doc sentence, flags (has a body, writes state, reads
-//!   settings, entry-point annotation, static) and the card's name length. Symbol `i` is the
+//!   kind, name, parent, lines, parameter types, id, doc sentence, annotation names, flags (has a
+//!   body, static) and the card's name length. Symbol `i` is the
 //!   `i`-th of `IndexRead::all_symbols` (path, then line): ranks tie-break on that order;
 //! - **names**: lower-cased simple name → symbols, and symbol id hash → symbol;
 //! - **cards**: stem → symbols whose card has it (name, doc sentence, parameters, member names),
 //!   with document frequencies (the card leg's postings and its idf);
-//! - **chunks**: id → file and lines (what a full-text hit stands for, without reading it);
-//! - **call sites** of every method and constructor body, read lexically (name, qualifier, `new`,
-//!   arity, line), and, per called name, the methods that hold such a call (the chain's
-//!   "created here" and helper checks; to be replaced by stored edges, issue 23 item 4).
+//! - **chunks**: id → file and lines (what a full-text hit stands for, without reading it).
+//!
+//! Calls are not here: who calls and creates what is the index's stored call graph.
 //!
 //! Full symbol rows (signature, doc, annotations) and file text stay in the index and are read
 //! per file when an answer needs them.
@@ -28,7 +27,6 @@
 //! memory only. An index folder that cannot be written just means building in memory each time.
 
 use crate::QueryError;
-use crate::graph::callsite;
 use crate::signature::{annotation_name, param_types, params_text};
 use crate::terms;
 use crate::view::prose_stems;
@@ -38,6 +36,7 @@ use indexer::store::catalog::{ChunkRow, FileRow};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+mod body;
 mod cache;
 mod write;
 pub use cache::{Key, current_key, open, prepare, write_cache_file};
@@ -45,7 +44,7 @@ pub use write::build;
 
 const MAGIC: &[u8; 8] = b"CMVIEW\0\x01";
 /// Bump when the layout or what is derived changes.
-pub const FORMAT: u32 = 5;
+pub const FORMAT: u32 = 6;
 
 /// Folder under the index folder holding the view files.
 pub const CACHE_DIR: &str = "query-cache";
@@ -75,8 +74,6 @@ struct Layout {
     n_names: usize,
     n_stems: usize,
     n_post: usize,
-    n_callnames: usize,
-    n_calllist: usize,
     files: usize,
     syms: usize,
     names: usize,
@@ -84,10 +81,6 @@ struct Layout {
     ids: usize,
     stems: usize,
     post: usize,
-    siteidx: usize,
-    sites: usize,
-    callnames: usize,
-    calllist: usize,
     n_chunks: usize,
     chunks: usize,
     strings: usize,
@@ -95,7 +88,7 @@ struct Layout {
     end: usize,
 }
 
-const LAYOUT_FIELDS: usize = 23;
+const LAYOUT_FIELDS: usize = 17;
 
 impl Layout {
     fn to_words(self) -> [u64; LAYOUT_FIELDS] {
@@ -105,8 +98,6 @@ impl Layout {
             self.n_names,
             self.n_stems,
             self.n_post,
-            self.n_callnames,
-            self.n_calllist,
             self.files,
             self.syms,
             self.names,
@@ -114,10 +105,6 @@ impl Layout {
             self.ids,
             self.stems,
             self.post,
-            self.siteidx,
-            self.sites,
-            self.callnames,
-            self.calllist,
             self.n_chunks,
             self.chunks,
             self.strings,
@@ -134,24 +121,18 @@ impl Layout {
             n_names: w[2],
             n_stems: w[3],
             n_post: w[4],
-            n_callnames: w[5],
-            n_calllist: w[6],
-            files: w[7],
-            syms: w[8],
-            names: w[9],
-            namelist: w[10],
-            ids: w[11],
-            stems: w[12],
-            post: w[13],
-            siteidx: w[14],
-            sites: w[15],
-            callnames: w[16],
-            calllist: w[17],
-            n_chunks: w[18],
-            chunks: w[19],
-            strings: w[20],
-            strings_len: w[21],
-            end: w[22],
+            files: w[5],
+            syms: w[6],
+            names: w[7],
+            namelist: w[8],
+            ids: w[9],
+            stems: w[10],
+            post: w[11],
+            n_chunks: w[12],
+            chunks: w[13],
+            strings: w[14],
+            strings_len: w[15],
+            end: w[16],
         }
     }
 }
@@ -169,18 +150,6 @@ impl std::ops::Deref for Bytes {
             Bytes::Owned(v) => v,
         }
     }
-}
-
-/// One call written in a method body, with what resolving it needs from that body.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SiteFact {
-    pub name: String,
-    /// `this`, `super`, a type, a variable, or `()` for a call chain's last link.
-    pub qualifier: Option<String>,
-    pub constructor: bool,
-    pub arity: usize,
-    /// 1-based line in the file.
-    pub line: u32,
 }
 
 /// The derived tables of one snapshot (see the module docs).
@@ -447,61 +416,6 @@ impl ViewData {
         ))
     }
 
-    /// Call sites of a callable's body.
-    pub fn sites(&self, i: usize) -> Vec<SiteFact> {
-        self.sites_where(i, None)
-    }
-
-    /// Call sites of a callable's body calling `name`.
-    pub fn sites_named(&self, i: usize, name: &str) -> Vec<SiteFact> {
-        self.sites_where(i, Some(name))
-    }
-
-    fn sites_where(&self, i: usize, only: Option<&str>) -> Vec<SiteFact> {
-        let b = self.b();
-        let s = self.l.sites + rd_u32(b, self.l.siteidx + 4 * i) as usize;
-        let e = self.l.sites + rd_u32(b, self.l.siteidx + 4 * (i + 1)) as usize;
-        let mut out = Vec::new();
-        let mut o = s;
-        let rd_str = |o: &mut usize| -> String {
-            let n = rd_u16(b, *o) as usize;
-            *o += 2;
-            let t = String::from_utf8_lossy(&b[*o..*o + n]).into_owned();
-            *o += n;
-            t
-        };
-        let skip_str = |o: &mut usize| {
-            let n = rd_u16(b, *o) as usize;
-            *o += 2 + if n == u16::MAX as usize { 0 } else { n };
-        };
-        while o < e {
-            let line = rd_u32(b, o);
-            let arity = rd_u16(b, o + 4) as usize;
-            let flags = b[o + 6];
-            o += 8;
-            if let Some(want) = only {
-                let n = rd_u16(b, o) as usize;
-                if &b[o + 2..o + 2 + n] != want.as_bytes() {
-                    skip_str(&mut o);
-                    if flags & 2 != 0 {
-                        skip_str(&mut o);
-                    }
-                    continue;
-                }
-            }
-            let name = rd_str(&mut o);
-            let qualifier = (flags & 2 != 0).then(|| rd_str(&mut o));
-            out.push(SiteFact {
-                name,
-                qualifier,
-                constructor: flags & 1 != 0,
-                arity,
-                line,
-            });
-        }
-        out
-    }
-
     /// File and lines of a chunk of the snapshot.
     pub fn chunk(&self, id: &str) -> Option<(usize, u32, u32)> {
         let h = fnv64(id.as_bytes());
@@ -529,20 +443,6 @@ impl ViewData {
             k += 1;
         }
         None
-    }
-
-    /// Callables that hold a call named `name` (case-sensitive) as the innermost method around it.
-    pub fn calling(&self, name: &str) -> Vec<usize> {
-        let Some(o) = self.dict_find(self.l.callnames, self.l.n_callnames, DICT_REC, name) else {
-            return Vec::new();
-        };
-        let (start, len) = (
-            rd_u32(self.b(), o + 8) as usize,
-            rd_u32(self.b(), o + 12) as usize,
-        );
-        (start..start + len)
-            .map(|k| rd_u32(self.b(), self.l.calllist + 4 * k) as usize)
-            .collect()
     }
 
     fn parse(bytes: Bytes) -> Option<ViewData> {
@@ -596,19 +496,6 @@ fn align8(n: usize) -> usize {
     n.div_ceil(8) * 8
 }
 
-/// The innermost symbol of `syms` (one file's, in order) covering `line` whose kind passes `keep`.
-pub(crate) fn innermost(
-    syms: &[(SymbolKind, u32, u32)],
-    line: u32,
-    keep: impl Fn(SymbolKind) -> bool,
-) -> Option<usize> {
-    syms.iter()
-        .enumerate()
-        .filter(|(_, (k, s, e))| *s <= line && line <= *e && keep(*k))
-        .min_by_key(|(_, (_, s, e))| (e - s, std::cmp::Reverse(*s)))
-        .map(|(i, _)| i)
-}
-
 /// Lines of a file from its stored chunks (1-based: line `n` is `lines[n-1]`), `total` at least.
 pub(crate) fn lines_from_chunks(
     chunks: &[indexer::store::catalog::ChunkRow],
@@ -641,19 +528,6 @@ pub(crate) fn slice_lines(lines: &[String], start: u32, end: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn innermost_prefers_the_smallest_span() {
-        let syms = [
-            (SymbolKind::Class, 1, 50),
-            (SymbolKind::Method, 2, 40),
-            (SymbolKind::Method, 10, 20),
-        ];
-        assert_eq!(innermost(&syms, 15, |k| k.is_callable()), Some(2));
-        assert_eq!(innermost(&syms, 30, |k| k.is_callable()), Some(1));
-        assert_eq!(innermost(&syms, 45, |k| k.is_callable()), None);
-        assert_eq!(innermost(&syms, 45, |_| true), Some(0));
-    }
 
     #[test]
     fn fnv_is_stable() {

@@ -400,3 +400,106 @@ fn a_returned_call_goes_on_before_the_call_that_makes_its_argument() {
         "the returned call comes before the argument's constructor: {chain:?}"
     );
 }
+
+/// A call through an interface goes on in the implementation the code creates somewhere (here in
+/// a factory off the chain), not in ones nothing creates whose words look closer.
+#[test]
+fn a_call_through_an_interface_goes_on_in_an_implementation_the_code_creates() {
+    let file = |p: &str, text: &str| (format!("src/main/java/com/msg/{p}"), text.to_string());
+    let sender = |name: &str, doc: &str| {
+        file(
+            &format!("{name}.java"),
+            &format!(
+                "package com.msg;\n\n{doc}public class {name} implements Sender {{\n    @Override\n    public void send(String notice) {{\n        Outbox.push(\"{name}\", notice);\n    }}\n}}\n"
+            ),
+        )
+    };
+    let files = vec![
+        file(
+            "Sender.java",
+            "package com.msg;\n\n/** Where notices go. */\npublic interface Sender {\n    void send(String notice);\n}\n",
+        ),
+        sender("MailSender", ""),
+        sender(
+            "SmsSender",
+            "/** Delivers each notice it is sent as a text message: the notice goes out at once. */\n",
+        ),
+        sender(
+            "PushSender",
+            "/** Delivers each notice it is sent as a push message: the notice goes out at once. */\n",
+        ),
+        file(
+            "Outbox.java",
+            "package com.msg;\n\n/** Notices on their way out. */\npublic final class Outbox {\n    static void push(String via, String notice) {\n        System.out.println(via + \": \" + notice);\n    }\n}\n",
+        ),
+        file(
+            "Notices.java",
+            "package com.msg;\n\n/** Publishes notices. */\npublic class Notices {\n    private final Sender sender;\n\n    public Notices(Sender sender) {\n        this.sender = sender;\n    }\n\n    /** Publishes a notice to the sender. */\n    public void publish(String notice) {\n        sender.send(notice);\n    }\n}\n",
+        ),
+        file(
+            "Setup.java",
+            "package com.msg;\n\n/** Wires the application. */\npublic final class Setup {\n    public static Notices notices() {\n        return new Notices(new MailSender());\n    }\n}\n",
+        ),
+    ];
+    let chain = ask_chain(
+        &files,
+        "What happens when I call Notices.publish with a notice: how does it get from that call to the code that delivers it?",
+    );
+    assert!(
+        chain.iter().any(|s| s == "MailSender.send"),
+        "the one sender the code creates carries the notice: {chain:?}"
+    );
+    assert!(
+        !chain
+            .iter()
+            .any(|s| s == "SmsSender.send" || s == "PushSender.send"),
+        "nothing creates the other senders: {chain:?}"
+    );
+}
+
+/// A helper more than fifty methods call (an argument check) is no step of one flow, while the
+/// call that does the work is.
+#[test]
+fn a_helper_everything_calls_is_no_step_of_the_flow() {
+    let file = |p: &str, text: &str| (format!("src/main/java/com/shop/{p}"), text.to_string());
+    let mut users = String::from(
+        "package com.shop;\n\n/** Other code checking its arguments. */\npublic final class Users {\n",
+    );
+    for k in 0..60 {
+        users.push_str(&format!(
+            "    static void use{k}(Object o) {{\n        Checks.record(o);\n    }}\n\n"
+        ));
+    }
+    users.push_str("}\n");
+    let files = vec![
+        file("Users.java", &users),
+        file(
+            "Checks.java",
+            "package com.shop;\n\n/** Records an argument for audits. */\npublic final class Checks {\n    static void record(Object o) {\n        Audit.note(o);\n        Audit.note(o);\n    }\n}\n",
+        ),
+        file(
+            "Audit.java",
+            "package com.shop;\n\n/** Audit notes. */\npublic final class Audit {\n    static void note(Object o) {\n        System.out.println(o);\n    }\n}\n",
+        ),
+        file(
+            "Orders.java",
+            "package com.shop;\n\n/** Places orders. */\npublic class Orders {\n    private final Ledger ledger = new Ledger();\n\n    /** Places an order: records it and books its total. */\n    public void place(Object order) {\n        Checks.record(order);\n        ledger.book(order);\n    }\n}\n",
+        ),
+        file(
+            "Ledger.java",
+            "package com.shop;\n\n/** Books order totals. */\npublic class Ledger {\n    private long total;\n\n    /** Books the order's total. */\n    public void book(Object order) {\n        total += order.hashCode();\n        Audit.note(order);\n    }\n}\n",
+        ),
+    ];
+    let chain = ask_chain(
+        &files,
+        "Walk me through Orders.place: how does an order get from place to where its total is booked?",
+    );
+    assert!(
+        chain.iter().any(|s| s == "Ledger.book"),
+        "the booking is a step: {chain:?}"
+    );
+    assert!(
+        !chain.iter().any(|s| s == "Checks.record"),
+        "the check everything calls is not: {chain:?}"
+    );
+}

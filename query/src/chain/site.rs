@@ -168,48 +168,15 @@ pub(super) fn constants(text: &str) -> Vec<String> {
     out
 }
 
-/// Simple names of the types a text creates (`new T(..)`, `new a.b.T<>(..)`).
-pub(super) fn created_types(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for (k, _) in text.match_indices("new ") {
-        if text[..k]
-            .chars()
-            .next_back()
-            .is_some_and(|c| c.is_alphanumeric() || c == '_')
-        {
-            continue; // `renew `
-        }
-        let name: String = text[k + 4..]
-            .trim_start()
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$' || *c == '.')
-            .collect();
-        if let Some(simple) = name.rsplit('.').next()
-            && simple.starts_with(|c: char| c.is_uppercase())
-        {
-            out.push(simple.to_string());
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{
-        CallRole, assigned_locals, call_args, call_role, constants, created_types, receiver_words,
-    };
+    use super::{CallRole, assigned_locals, call_args, call_role, constants, receiver_words};
 
     #[test]
-    fn constants_and_created_types_are_read_from_text() {
+    fn constants_are_read_from_text() {
         assert_eq!(
             constants("return ESCAPE_JAVA.translate(input, MAX, Foo.BAR_2, Url, X);"),
             ["ESCAPE_JAVA", "MAX", "BAR_2"]
-        );
-        assert_eq!(
-            created_types(
-                "ESCAPE = new AggregateTranslator(new LookupTranslator(MAP), new java.util.ArrayList<>(), renew Foo());"
-            ),
-            ["AggregateTranslator", "LookupTranslator", "ArrayList"]
         );
     }
 

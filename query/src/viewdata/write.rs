@@ -26,11 +26,6 @@ impl Out {
             self.buf.push(0);
         }
     }
-    fn short_str(&mut self, s: &str) {
-        let s = clip_bytes(s, u16::MAX as usize - 1);
-        self.u16(s.len() as u16);
-        self.buf.extend_from_slice(s.as_bytes());
-    }
 }
 
 #[derive(Default)]
@@ -220,18 +215,10 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
         }
     }
 
-    // Flags, parameter types, call sites.
+    // Flags and parameter types.
     let mut flags = vec![0u8; n];
     let mut params_of: Vec<Vec<String>> = vec![Vec::new(); n];
-    let mut sites: Vec<Vec<SiteFact>> = vec![Vec::new(); n];
-    let mut calling: HashMap<String, Vec<u32>> = HashMap::new();
     for (f, &(a, b)) in file_range.iter().enumerate() {
-        let spans: Vec<(SymbolKind, u32, u32)> = (a..b)
-            .map(|i| {
-                let s = &symbols[i].symbol;
-                (s.kind, s.start_line, s.end_line)
-            })
-            .collect();
         for i in a..b {
             let sym = &symbols[i].symbol;
             if sym.is_static {
@@ -243,29 +230,9 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
             params_of[i] = param_types(&sym.signature);
             let Some(lines) = text.get(&f) else { continue };
             let body = slice_lines(lines, sym.start_line, sym.end_line);
-            let masked = callsite::mask_comments_and_strings(&body);
-            if crate::retrieve::has_body_text(&masked) {
+            if super::body::has_body_text(&body) {
                 flags[i] |= FLAG_HAS_BODY;
             }
-            let found = callsite::call_sites(&body, sym.start_line, Some(&sym.name));
-            let mut facts = Vec::with_capacity(found.len());
-            for site in found {
-                // The callers index: the innermost callable around the call holds it.
-                if innermost(&spans, site.line, |k| k.is_callable()) == Some(i - a) {
-                    let l = calling.entry(site.name.clone()).or_default();
-                    if l.last() != Some(&(i as u32)) {
-                        l.push(i as u32);
-                    }
-                }
-                facts.push(SiteFact {
-                    name: site.name,
-                    qualifier: site.qualifier,
-                    constructor: site.constructor,
-                    arity: site.arity,
-                    line: site.line,
-                });
-            }
-            sites[i] = facts;
         }
     }
 
@@ -420,61 +387,6 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
     l.post = o.buf.len();
     for (_, i, f) in &merged {
         o.u32((i << 4) | *f as u32);
-    }
-    o.pad8();
-
-    // Call sites.
-    let mut site_bytes = Out { buf: Vec::new() };
-    let mut site_idx: Vec<u32> = Vec::with_capacity(n + 1);
-    for facts in &sites {
-        site_idx.push(site_bytes.buf.len() as u32);
-        for s in facts {
-            site_bytes.u32(s.line);
-            site_bytes.u16(s.arity.min(u16::MAX as usize) as u16);
-            let mut fl = 0u8;
-            if s.constructor {
-                fl |= 1;
-            }
-            if s.qualifier.is_some() {
-                fl |= 2;
-            }
-            site_bytes.u8(fl);
-            site_bytes.u8(0);
-            site_bytes.short_str(&s.name);
-            if let Some(q) = &s.qualifier {
-                site_bytes.short_str(q);
-            }
-        }
-    }
-    site_idx.push(site_bytes.buf.len() as u32);
-    l.siteidx = o.buf.len();
-    for x in &site_idx {
-        o.u32(*x);
-    }
-    o.pad8();
-    l.sites = o.buf.len();
-    o.buf.extend_from_slice(&site_bytes.buf);
-    o.pad8();
-
-    let mut names: Vec<(&String, &Vec<u32>)> = calling.iter().collect();
-    names.sort();
-    l.n_callnames = names.len();
-    l.callnames = o.buf.len();
-    let mut start = 0u32;
-    for (name, list) in &names {
-        let (so, sl) = strings.add(name);
-        o.u32(so);
-        o.u32(sl);
-        o.u32(start);
-        o.u32(list.len() as u32);
-        start += list.len() as u32;
-    }
-    l.n_calllist = start as usize;
-    l.calllist = o.buf.len();
-    for (_, list) in &names {
-        for i in *list {
-            o.u32(*i);
-        }
     }
     o.pad8();
 
