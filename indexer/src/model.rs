@@ -163,6 +163,25 @@ pub struct Symbol {
     pub is_static: bool,
     /// blake3 of the declaration's text (hex, 16 chars): detects changed bodies between snapshots.
     pub body_hash: String,
+    /// Callables: the parameters in order (a compact constructor's are its record's).
+    #[serde(default)]
+    pub params: Vec<Param>,
+    /// Methods: the return type as [`Param::ty`] writes types (`void` when none); empty for other
+    /// symbols.
+    #[serde(default)]
+    pub returns: String,
+    /// Callables: the body holds at least one statement (not abstract or native, not `{}`).
+    #[serde(default)]
+    pub has_body: bool,
+}
+
+/// A parameter as declared, read from the syntax tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Param {
+    /// The type's simple name: package, outer types, generics and annotations dropped, `[]` and
+    /// a varargs `...` kept (`java.util.Map.Entry<K, V>[]` → `Entry[]`).
+    pub ty: String,
+    pub name: String,
 }
 
 /// A unit of full-text search: a whole method or class, or a merged run of small siblings.

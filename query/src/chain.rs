@@ -538,19 +538,12 @@ fn next_steps(
 ) -> Result<Vec<(SymIdx, f32)>, QueryError> {
     let v = ctx.r.view;
     let me = &v.sym(node).symbol;
-    let params: Vec<String> = crate::signature::params_text(&me.signature)
-        .map(|p| {
-            crate::signature::split_top_level(p)
-                .iter()
-                .filter_map(|x| {
-                    x.split_whitespace()
-                        .last()
-                        .map(|w| w.trim_start_matches("...").to_string())
-                })
-                .filter(|w| !w.is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
+    let params: Vec<String> = me
+        .params
+        .iter()
+        .map(|p| p.name.clone())
+        .filter(|n| !n.is_empty())
+        .collect();
     let file = v.file_lines(v.path(node))?;
     let (body_start, body_end) = v.span(node);
     let body = file

@@ -1,6 +1,5 @@
-//! Java signatures and qualified names as stored in symbol rows: parameter counts and types,
-//! top-level argument splits, and names without their package, for matching call sites and
-//! showing symbols.
+//! Java signatures and qualified names as stored in symbol rows: top-level argument splits and
+//! names without their package, for matching call sites and showing symbols.
 
 /// A file's name without folders or extension (`src/org/x/Foo.java` → `Foo`): in Java, the name
 /// of its main type.
@@ -26,16 +25,6 @@ pub fn short_qualified(qname: &str, path: &str) -> String {
     }
 }
 
-/// Number of parameters in a declaration head (`void f(int a, Map<K, V> m)` → 2); `None` when
-/// the signature has no parameter list.
-pub fn param_count(signature: &str) -> Option<usize> {
-    let params = params_text(signature)?;
-    if params.trim().is_empty() {
-        return Some(0);
-    }
-    Some(split_top_level(params).len())
-}
-
 /// The text between the parameter list's parentheses.
 pub fn params_text(signature: &str) -> Option<&str> {
     let open = signature.find('(')?;
@@ -53,44 +42,6 @@ pub fn params_text(signature: &str) -> Option<&str> {
         }
     }
     None
-}
-
-/// Parameter types of a declaration head, simple names without generics (`Map<K,V> m` → `Map`,
-/// `String... names` → `String...`).
-pub fn param_types(signature: &str) -> Vec<String> {
-    let Some(p) = params_text(signature) else {
-        return Vec::new();
-    };
-    if p.trim().is_empty() {
-        return Vec::new();
-    }
-    split_top_level(p)
-        .into_iter()
-        .map(|param| {
-            let words: Vec<&str> = param
-                .split_whitespace()
-                .filter(|w| !w.starts_with('@') && *w != "final")
-                .collect();
-            let ty = if words.len() >= 2 {
-                words[..words.len() - 1].join(" ")
-            } else {
-                words.join(" ")
-            };
-            let varargs = ty.contains("...");
-            let base = ty
-                .split('<')
-                .next()
-                .unwrap_or(&ty)
-                .trim_end_matches("...")
-                .trim();
-            let base = base.rsplit('.').next().unwrap_or(base);
-            if varargs {
-                format!("{base}...")
-            } else {
-                base.to_string()
-            }
-        })
-        .collect()
 }
 
 /// Splits on commas outside `()`, `<>`, `[]`, `{}` and string literals.
@@ -150,20 +101,6 @@ pub(crate) fn annotation_name(a: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parameters_are_counted_and_typed() {
-        assert_eq!(param_count("public static void f()"), Some(0));
-        assert_eq!(
-            param_count("void f(Map<K, V> m, int[] a, String... rest)"),
-            Some(3)
-        );
-        assert_eq!(
-            param_types("void f(final Map<K, V> m, @Nullable java.io.File f, String... rest)"),
-            vec!["Map", "File", "String..."]
-        );
-        assert_eq!(param_count("class Foo"), None);
-    }
 
     #[test]
     fn short_names_start_at_the_file_type() {

@@ -7,7 +7,7 @@
 //! A view is reused across questions (batch runs, a bot).
 
 use crate::QueryError;
-use crate::signature::{param_count, short_qualified};
+use crate::signature::short_qualified;
 use crate::terms;
 use crate::viewdata::{self, ViewData};
 use indexer::model::{Provenance, Symbol, SymbolId, SymbolKind};
@@ -32,9 +32,6 @@ impl Sym {
     /// `Outer.Inner.method` without the package: how people name a member.
     pub fn short_name(&self) -> String {
         short_qualified(&self.symbol.qualified_name, &self.path)
-    }
-    pub fn param_count(&self) -> Option<usize> {
-        param_count(&self.symbol.signature)
     }
 }
 
@@ -352,6 +349,9 @@ impl<'a> SnapshotView<'a> {
                             visibility: String::new(),
                             is_static: self.shared.data.flags(i) & viewdata::FLAG_STATIC != 0,
                             body_hash: String::new(),
+                            params: Vec::new(),
+                            returns: String::new(),
+                            has_body: self.shared.data.flags(i) & viewdata::FLAG_HAS_BODY != 0,
                         },
                     });
                 }
@@ -419,7 +419,7 @@ impl<'a> SnapshotView<'a> {
         self.shared.data.flags(i) & viewdata::FLAG_HAS_BODY != 0
     }
 
-    /// Parameter types of a callable ([`param_types`] of its signature).
+    /// Parameter types of a callable, simple names ([`indexer::model::Param::ty`]).
     pub fn param_types(&self, i: SymIdx) -> Vec<String> {
         let (joined, n) = self.shared.data.params(i);
         if n == 0 {

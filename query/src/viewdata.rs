@@ -27,7 +27,7 @@
 //! memory only. An index folder that cannot be written just means building in memory each time.
 
 use crate::QueryError;
-use crate::signature::{annotation_name, param_types, params_text};
+use crate::signature::annotation_name;
 use crate::terms;
 use crate::view::prose_stems;
 use indexer::model::{Provenance, SymbolKind};
@@ -36,7 +36,6 @@ use indexer::store::catalog::{ChunkRow, FileRow};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-mod body;
 mod cache;
 mod write;
 pub use cache::{Key, current_key, open, prepare, write_cache_file};

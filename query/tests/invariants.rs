@@ -8,7 +8,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The query side's lexical Java scanners (their definitions and calls), by name.
+/// The query side's lexical Java scanners (their definitions and calls), by name. Parameter
+/// types and names, return types and whether a body has a statement are symbol facts the indexer
+/// stores (`Symbol::params`, `returns`, `has_body`); their scanners are gone.
 const SCANNERS: &[&str] = &[
     "mask_comments_and_strings",
     "call_sites(",
@@ -16,10 +18,7 @@ const SCANNERS: &[&str] = &[
     "string_literals(",
     "supertypes(",
     "params_text(",
-    "param_types(",
-    "param_count(",
     "split_top_level(",
-    "return_type(",
     "has_body_text(",
     "field_decl_type(",
     "arg_type(",
@@ -36,21 +35,13 @@ const SCANNERS: &[&str] = &[
 
 /// What is left of them: (file under query/src, scanner, occurrences).
 const SCANNING_LEFT: &[(&str, &str, usize)] = &[
-    ("answer.rs", "param_types(", 1),
     ("answer.rs", "split_top_level(", 1),
     ("ask/prose.rs", "call_lines(", 1),
-    ("chain.rs", "params_text(", 1),
-    ("chain.rs", "param_types(", 2),
-    ("chain.rs", "split_top_level(", 1),
     ("chain/site.rs", "params_text(", 1),
-    ("chain/start.rs", "param_types(", 1),
     ("chain/start.rs", "split_top_level(", 1),
-    ("chain/start.rs", "return_type(", 7),
     ("graph/hierarchy.rs", "supertypes(", 8),
-    ("graph/hierarchy.rs", "param_types(", 2),
     ("impact.rs", "header_end(", 2),
     ("impact/report.rs", "readers_of_field(", 2),
-    ("retrieve/adjust.rs", "param_types(", 2),
     ("retrieve/adjust.rs", "field_decl_type(", 1),
     ("retrieve/body.rs", "string_literals(", 1),
     ("retrieve/body.rs", "literal_constants(", 1),
@@ -61,21 +52,12 @@ const SCANNING_LEFT: &[(&str, &str, usize)] = &[
     ("retrieve/quoted.rs", "readers_of(", 2),
     ("retrieve/quoted.rs", "literal_constants(", 2),
     ("retrieve/quoted.rs", "thrown_types(", 1),
-    ("signature.rs", "params_text(", 3),
-    ("signature.rs", "param_types(", 2),
-    ("signature.rs", "param_count(", 4),
-    ("signature.rs", "split_top_level(", 4),
+    ("signature.rs", "params_text(", 1),
+    ("signature.rs", "split_top_level(", 2),
     ("signature.rs", "field_decl_type(", 1),
     ("trace.rs", "string_literals(", 1),
     ("trace.rs", "call_lines(", 1),
     ("trace.rs", "key_sites(", 1),
-    ("view.rs", "param_types(", 1),
-    ("view.rs", "param_count(", 2),
-    ("viewdata/body.rs", "mask_comments_and_strings", 3),
-    ("viewdata/body.rs", "has_body_text(", 6),
-    ("viewdata/write.rs", "params_text(", 1),
-    ("viewdata/write.rs", "param_types(", 1),
-    ("viewdata/write.rs", "has_body_text(", 1),
 ];
 
 /// Modules whose lists and weights are ranking: the view must not read them.

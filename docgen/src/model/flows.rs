@@ -293,6 +293,9 @@ mod tests {
                 visibility: "public".into(),
                 is_static: false,
                 body_hash: String::new(),
+                params: vec![],
+                returns: "void".into(),
+                has_body: true,
             },
         }
     }

@@ -26,7 +26,7 @@ mod signature;
 use crate::chunk::{self, ChunkContext};
 use crate::lang::preorder::Preorder;
 use crate::lang::{ParseLimits, bracket_depth};
-use crate::model::{FileAnalysis, RepoPath, Symbol, SymbolId, SymbolKind};
+use crate::model::{FileAnalysis, Param, RepoPath, Symbol, SymbolId, SymbolKind};
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::ops::ControlFlow;
@@ -269,8 +269,10 @@ struct Scope {
     parent: Option<usize>,
     /// Anonymous classes numbered so far (type scopes).
     anon: u32,
-    /// Record components' parameter types, for the compact constructor's id.
+    /// Record components' parameter types, for the compact constructor's id, and the
+    /// components as its parameters.
     record_params: Option<String>,
+    record_components: Option<Vec<Param>>,
 }
 
 impl Scope {
@@ -284,6 +286,7 @@ impl Scope {
             parent: None,
             anon: 0,
             record_params: None,
+            record_components: None,
         }
     }
 
@@ -389,6 +392,7 @@ impl<'s> Extractor<'s> {
             doc: None,
             mods: Mods::default(),
             parent: None,
+            callable: Callable::default(),
         });
         self.scopes[0].qname = pkg.clone();
         self.scopes[0].parent = idx;
@@ -427,12 +431,11 @@ impl<'s> Extractor<'s> {
             K::AnnotationType => SymbolKind::Annotation,
             _ => SymbolKind::Class,
         };
-        let record_params = (k == K::Record)
-            .then(|| {
-                node.child_by_field_name("parameters")
-                    .map(|p| signature::param_types(self.src, p))
-            })
+        let components = (k == K::Record)
+            .then(|| node.child_by_field_name("parameters"))
             .flatten();
+        let record_params = components.map(|p| signature::param_types(self.src, p));
+        let record_components = components.map(|p| signature::params(self.src, p));
         let body = node.child_by_field_name("body").map(|b| b.start_byte());
         let idx = self.push_symbol(Decl {
             node,
@@ -445,12 +448,14 @@ impl<'s> Extractor<'s> {
             doc,
             mods,
             parent,
+            callable: Callable::default(),
         });
         let interface_like = matches!(k, K::Interface | K::AnnotationType);
         let scope = Scope {
             kind: ScopeKind::Type { interface_like },
             parent: idx.or(parent),
             record_params,
+            record_components,
             ..Scope::new(qualified_name)
         };
         self.push_scope(scope, depth);
@@ -480,8 +485,24 @@ impl<'s> Extractor<'s> {
         let parent = self.scope().parent;
         let mut mods = self.mods(node);
         self.implicit_mods(&mut mods, false, false);
-        let body = node.child_by_field_name("body").map(|b| b.start_byte());
+        let body_node = node.child_by_field_name("body");
+        let body = body_node.map(|b| b.start_byte());
         let signature = signature::head(self.src, node, body);
+        let callable = Callable {
+            params: match k {
+                K::CompactConstructor => owner.record_components.clone().unwrap_or_default(),
+                K::AnnotationElement => Vec::new(),
+                _ => node
+                    .child_by_field_name("parameters")
+                    .map(|p| signature::params(self.src, p))
+                    .unwrap_or_default(),
+            },
+            returns: node
+                .child_by_field_name("type")
+                .map(|t| signature::simple(&signature::erase(&self.src[t.byte_range()])))
+                .unwrap_or_default(),
+            has_body: body_node.is_some_and(signature::has_statement),
+        };
         let idx = self.push_symbol(Decl {
             node,
             name,
@@ -493,6 +514,7 @@ impl<'s> Extractor<'s> {
             doc,
             mods,
             parent,
+            callable,
         });
         let scope = Scope {
             owner: owner_idx,
@@ -550,6 +572,7 @@ impl<'s> Extractor<'s> {
                     ..mods
                 },
                 parent,
+                callable: Callable::default(),
             });
             // Anonymous classes in the initializer belong to the field.
             let scope = Scope {
@@ -583,6 +606,7 @@ impl<'s> Extractor<'s> {
             doc,
             mods,
             parent,
+            callable: Callable::default(),
         });
         if let Some(body) = body {
             // The body is an anonymous class (javac's `Color$1`) whose members belong to the constant.
@@ -621,6 +645,7 @@ impl<'s> Extractor<'s> {
             doc: None,
             mods: Mods::default(),
             parent,
+            callable: Callable::default(),
         });
         let scope = Scope {
             kind: ScopeKind::Type {
@@ -714,6 +739,9 @@ impl<'s> Extractor<'s> {
             visibility: d.mods.visibility.to_string(),
             is_static: d.mods.is_static,
             body_hash: blake3::hash(bytes).to_hex()[..16].to_string(),
+            params: d.callable.params,
+            returns: d.callable.returns,
+            has_body: d.callable.has_body,
         });
         Some(self.symbols.len() - 1)
     }
@@ -731,6 +759,15 @@ struct Decl<'t> {
     doc: Option<Node<'t>>,
     mods: Mods,
     parent: Option<usize>,
+    callable: Callable,
+}
+
+/// What a callable declares beyond its head; empty for other declarations.
+#[derive(Default)]
+struct Callable {
+    params: Vec<Param>,
+    returns: String,
+    has_body: bool,
 }
 
 /// Field initializers longer than this (collapsed) are left out of the field's signature.

@@ -22,7 +22,7 @@ pub use run::{RunEnd, RunTx};
 /// 2: call graph (facts, edges, edge_files). 4: example provenance. 5: secrets masked in all
 /// stored text (an older index may hold them, so it is rebuilt). 6: files' generator shape and
 /// reason. 7: Java facts hold assignments; `constant` edges (enum constants set as values).
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// How much of the catalog file a reader maps (address space, not memory: pages are the
 /// kernel's page cache, shared by every reader).
@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS symbols(
   sym_id TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL, qname TEXT NOT NULL,
   signature TEXT NOT NULL, doc TEXT, parent TEXT, start_line INTEGER NOT NULL,
   end_line INTEGER NOT NULL, name_line INTEGER NOT NULL, annotations TEXT NOT NULL,
-  visibility TEXT NOT NULL, is_static INTEGER NOT NULL, body_hash TEXT NOT NULL);
+  visibility TEXT NOT NULL, is_static INTEGER NOT NULL, body_hash TEXT NOT NULL,
+  params TEXT NOT NULL, returns TEXT NOT NULL, has_body INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE) WHERE gen_to IS NULL;
 CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qname) WHERE gen_to IS NULL;
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file, gen_to);
@@ -618,12 +619,13 @@ impl Catalog {
 
 const SYMBOL_COLS: &str =
     "file, sym_id, kind, name, qname, signature, doc, parent, start_line, end_line,
-    name_line, annotations, visibility, is_static, body_hash";
+    name_line, annotations, visibility, is_static, body_hash, params, returns, has_body";
 
 fn symbol_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
     let path: String = r.get(0)?;
     let kind: String = r.get(2)?;
     let annotations: String = r.get(11)?;
+    let params: String = r.get(15)?;
     Ok(SymbolRow {
         path: repo_path(path),
         symbol: Symbol {
@@ -641,6 +643,9 @@ fn symbol_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
             visibility: r.get(12)?,
             is_static: r.get(13)?,
             body_hash: r.get(14)?,
+            params: serde_json::from_str(&params).unwrap_or_default(),
+            returns: r.get(16)?,
+            has_body: r.get(17)?,
         },
     })
 }

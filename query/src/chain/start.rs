@@ -27,7 +27,7 @@ pub(crate) fn fluent_target(v: &SnapshotView<'_>, text: &str, first: SymIdx) -> 
     } else {
         crate::signature::split_top_level(next_args).len()
     };
-    let returns = return_type(&v.sym(first).symbol.signature, name)?;
+    let returns = returned_class(&v.sym(first).symbol.returns)?;
     let mut memo = HashMap::new();
     let mut found = Vec::new();
     for t in v.named(returns) {
@@ -51,27 +51,10 @@ pub(crate) fn fluent_target(v: &SnapshotView<'_>, text: &str, first: SymIdx) -> 
         .min()
 }
 
-/// The simple name of the type a method's signature says it returns (`Connection` for
-/// `public static Connection connect(String url)`); `None` for `void` and primitives.
-fn return_type<'s>(signature: &'s str, name: &str) -> Option<&'s str> {
-    let head = signature[..signature.find(&format!("{name}("))?].trim_end();
-    // Drop type arguments: `Map<K, V> get(` -> `Map`.
-    let mut depth = 0usize;
-    let mut end = head.len();
-    for (k, c) in head.char_indices().rev() {
-        match c {
-            '>' => depth += 1,
-            '<' => depth = depth.saturating_sub(1),
-            _ if depth == 0 => {
-                end = k + c.len_utf8();
-                break;
-            }
-            _ => {}
-        }
-    }
-    let head = &head[..end];
-    let word = head.rsplit(|c: char| c.is_whitespace()).next()?;
-    let simple = word.rsplit('.').next()?.trim_end_matches("[]");
+/// The simple name of the type a method returns (`Connection` for `public static Connection
+/// connect(String url)`, `Element` for `Element[]`); `None` for `void` and primitives.
+fn returned_class(returns: &str) -> Option<&str> {
+    let simple = returns.trim_end_matches("[]");
     let primitive = matches!(
         simple,
         "void" | "int" | "long" | "short" | "byte" | "char" | "boolean" | "float" | "double"
@@ -81,20 +64,14 @@ fn return_type<'s>(signature: &'s str, name: &str) -> Option<&'s str> {
 
 #[cfg(test)]
 mod tests {
-    use super::return_type;
+    use super::returned_class;
 
     #[test]
-    fn return_type_is_the_simple_name_before_the_method() {
-        let sig = "public static Connection connect(String url)";
-        assert_eq!(return_type(sig, "connect"), Some("Connection"));
-        let sig = "public <T> java.util.Map<String, List<T>> group(List<T> items)";
-        assert_eq!(return_type(sig, "group"), Some("Map"));
-        assert_eq!(
-            return_type("Element[] children()", "children"),
-            Some("Element")
-        );
-        assert_eq!(return_type("public void run()", "run"), None);
-        assert_eq!(return_type("int size()", "size"), None);
-        assert_eq!(return_type("public Foo make()", "other"), None);
+    fn the_returned_class_is_a_class_name_not_void_or_a_primitive() {
+        assert_eq!(returned_class("Connection"), Some("Connection"));
+        assert_eq!(returned_class("Element[]"), Some("Element"));
+        assert_eq!(returned_class("void"), None);
+        assert_eq!(returned_class("int"), None);
+        assert_eq!(returned_class(""), None);
     }
 }

@@ -122,8 +122,7 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
         })
         .collect();
 
-    // Chunk spans, and the text of the files that hold callables.
-    let mut text: HashMap<usize, Vec<String>> = HashMap::new();
+    // Chunk spans.
     let mut chunk_spans: Vec<(u64, String, u32, u32, u32)> = Vec::new();
     // Read in batches: one round trip per batch on a server backend, bounded memory on any.
     let mut batch: HashMap<String, Vec<ChunkRow>> = HashMap::new();
@@ -144,11 +143,6 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
                 c.chunk.start_line,
                 c.chunk.end_line,
             ));
-        }
-        let (a, b) = file_range[f];
-        if (a..b).any(|i| symbols[i].symbol.kind.is_callable()) {
-            let total = file_rows.get(path).map(|r| r.lines as usize).unwrap_or(0);
-            text.insert(f, lines_from_chunks(&chunks, total));
         }
     }
     chunk_spans.sort_unstable();
@@ -173,12 +167,14 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
         let name = terms::identifier_stems(&sym.name);
         name_len[i] = name.len();
         let doc = sym.doc.as_deref().map(prose_stems).unwrap_or_default();
+        // The words of a callable's parameter list as written (generic arguments included).
         let params = if sym.kind.is_type() {
             prose_stems(&sym.signature)
         } else {
-            params_text(&sym.signature)
-                .map(prose_stems)
-                .unwrap_or_default()
+            match (sym.signature.find('('), sym.signature.rfind(')')) {
+                (Some(a), Some(b)) if a < b => prose_stems(&sym.signature[a + 1..b]),
+                _ => Vec::new(),
+            }
         };
         let mut fields: HashMap<u32, u8> = HashMap::new();
         for w in &name {
@@ -218,19 +214,14 @@ pub fn build(index: &dyn IndexRead, key: &str) -> Result<Vec<u8>, QueryError> {
     // Flags and parameter types.
     let mut flags = vec![0u8; n];
     let mut params_of: Vec<Vec<String>> = vec![Vec::new(); n];
-    for (f, &(a, b)) in file_range.iter().enumerate() {
-        for i in a..b {
-            let sym = &symbols[i].symbol;
-            if sym.is_static {
-                flags[i] |= FLAG_STATIC;
-            }
-            if !sym.kind.is_callable() {
-                continue;
-            }
-            params_of[i] = param_types(&sym.signature);
-            let Some(lines) = text.get(&f) else { continue };
-            let body = slice_lines(lines, sym.start_line, sym.end_line);
-            if super::body::has_body_text(&body) {
+    for (i, s) in symbols.iter().enumerate() {
+        let sym = &s.symbol;
+        if sym.is_static {
+            flags[i] |= FLAG_STATIC;
+        }
+        if sym.kind.is_callable() {
+            params_of[i] = sym.params.iter().map(|p| p.ty.clone()).collect();
+            if sym.has_body {
                 flags[i] |= FLAG_HAS_BODY;
             }
         }

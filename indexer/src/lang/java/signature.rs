@@ -1,6 +1,7 @@
 //! Declaration text: heads without bodies or annotations, erased parameter types.
 
 use super::{K, kind};
+use crate::model::Param;
 use tree_sitter::Node;
 
 /// Erased parameter types of a `formal_parameters` node, comma-separated.
@@ -34,6 +35,68 @@ pub(super) fn param_types(src: &[u8], params: Node<'_>) -> String {
         out.push_str(&suffix);
     }
     out
+}
+
+/// The parameters of a `formal_parameters` node, their types as [`simple`] writes them.
+pub(super) fn params(src: &[u8], params: Node<'_>) -> Vec<Param> {
+    let mut out = Vec::new();
+    let mut cursor = params.walk();
+    for p in params.named_children(&mut cursor) {
+        let text = |n: Node<'_>| String::from_utf8_lossy(&src[n.byte_range()]).into_owned();
+        let (ty, name) = match kind(p) {
+            K::FormalParameter => {
+                let dims = p
+                    .child_by_field_name("dimensions")
+                    .map(|d| erase(&src[d.byte_range()]))
+                    .unwrap_or_default();
+                let ty = p
+                    .child_by_field_name("type")
+                    .map(|t| erase(&src[t.byte_range()]))
+                    .unwrap_or_default();
+                let name = p.child_by_field_name("name").map(text);
+                (ty + &dims, name.unwrap_or_default())
+            }
+            K::SpreadParameter => {
+                let mut c = p.walk();
+                let children: Vec<Node<'_>> = p.named_children(&mut c).collect();
+                let ty = children
+                    .iter()
+                    .find(|t| {
+                        !matches!(kind(**t), K::Modifiers | K::Annotation)
+                            && t.kind() != "variable_declarator"
+                    })
+                    .map(|t| erase(&src[t.byte_range()]))
+                    .unwrap_or_default();
+                let name = children
+                    .iter()
+                    .find(|t| t.kind() == "variable_declarator")
+                    .and_then(|d| d.child_by_field_name("name"))
+                    .map(text);
+                (ty + "...", name.unwrap_or_default())
+            }
+            _ => continue, // receiver parameter, comments
+        };
+        out.push(Param {
+            ty: simple(&ty),
+            name,
+        });
+    }
+    out
+}
+
+/// The simple name of an erased type (`java.util.Map.Entry[]` → `Entry[]`, `String...` stays).
+pub(super) fn simple(erased: &str) -> String {
+    let base = erased.trim_end_matches(['[', ']', '.']);
+    let suffix = &erased[base.len()..];
+    let name = base.rsplit('.').next().unwrap_or(base);
+    format!("{name}{suffix}")
+}
+
+/// Whether a callable's body node holds a statement (comments are not statements).
+pub(super) fn has_statement(body: Node<'_>) -> bool {
+    let mut cursor = body.walk();
+    body.named_children(&mut cursor)
+        .any(|c| !c.is_extra() && !matches!(c.kind(), "line_comment" | "block_comment"))
 }
 
 /// Declaration head: from the node start to `end` (the body), without the declaration's
@@ -143,5 +206,13 @@ mod tests {
         assert_eq!(e("@NonNull String @Deprecated []"), "String[]");
         assert_eq!(e("@a.b.C(x = \"(\") int"), "int");
         assert_eq!(e("java.util.List<int[]>[]"), "java.util.List[]");
+    }
+
+    #[test]
+    fn simple_names_keep_arrays_and_varargs() {
+        assert_eq!(simple("java.util.Map.Entry[]"), "Entry[]");
+        assert_eq!(simple("String..."), "String...");
+        assert_eq!(simple("a.b.T[][]"), "T[][]");
+        assert_eq!(simple("int"), "int");
     }
 }

@@ -187,3 +187,79 @@ fn anonymous_classes_are_numbered_like_javac() {
         "java:T.m.L#x"
     );
 }
+
+#[test]
+fn callables_carry_parameters_return_types_and_whether_they_have_a_body() {
+    let src = br#"package p;
+import java.util.Map;
+abstract class A {
+    A(final Map<String, java.util.List<Integer>> m, @Deprecated int count) { this.x = 1; }
+    public static java.util.Map.Entry<K, V>[] pick(String... names) { return null; }
+    abstract void later(int legacy[]);
+    native long clock();
+    void empty() { }
+    void onlyComments() {
+        // nothing yet
+        /* later */
+    }
+    String text() { ; return ""; }
+    record R(String name, int size) {
+        R {
+            if (size < 0) throw new IllegalArgumentException();
+        }
+    }
+    interface I {
+        void todo();
+        default int one() { return 1; }
+    }
+}
+"#;
+    let a = analyze_java(src, &ParseLimits::default());
+    let params = |id: &str| -> Vec<(String, String)> {
+        symbol(&a, id)
+            .params
+            .iter()
+            .map(|p| (p.ty.clone(), p.name.clone()))
+            .collect()
+    };
+    let pair = |t: &str, n: &str| (t.to_string(), n.to_string());
+    assert_eq!(
+        params("java:p.A#<init>(Map,int)"),
+        [pair("Map", "m"), pair("int", "count")]
+    );
+    assert_eq!(
+        params("java:p.A#pick(String...)"),
+        [pair("String...", "names")]
+    );
+    assert_eq!(params("java:p.A#later(int[])"), [pair("int[]", "legacy")]);
+    assert_eq!(
+        params("java:p.A.R#<init>(String,int)"),
+        [pair("String", "name"), pair("int", "size")]
+    );
+    assert_eq!(symbol(&a, "java:p.A#pick(String...)").returns, "Entry[]");
+    assert_eq!(symbol(&a, "java:p.A#clock()").returns, "long");
+    assert_eq!(symbol(&a, "java:p.A#empty()").returns, "void");
+    assert_eq!(symbol(&a, "java:p.A#<init>(Map,int)").returns, "");
+    let body = |id: &str| symbol(&a, id).has_body;
+    for id in [
+        "java:p.A#<init>(Map,int)",
+        "java:p.A#pick(String...)",
+        "java:p.A#text()",
+        "java:p.A.R#<init>(String,int)",
+        "java:p.A.I#one()",
+    ] {
+        assert!(body(id), "{id} has a body");
+    }
+    for id in [
+        "java:p.A#later(int[])",
+        "java:p.A#clock()",
+        "java:p.A#empty()",
+        "java:p.A#onlyComments()",
+        "java:p.A.I#todo()",
+    ] {
+        assert!(!body(id), "{id} has no statement");
+    }
+    // Not callables: no parameters, no return type, no body.
+    let ty = symbol(&a, "java:p.A");
+    assert!(ty.params.is_empty() && ty.returns.is_empty() && !ty.has_body);
+}

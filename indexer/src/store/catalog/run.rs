@@ -145,8 +145,10 @@ impl RunTx<'_> {
         self.written[2] += u.chunk_ids.len() as i64;
         let mut ins_sym = tx.prepare_cached(
             "INSERT INTO symbols(file, gen_from, sym_id, kind, name, qname, signature, doc, parent,
-               start_line, end_line, name_line, annotations, visibility, is_static, body_hash)
-             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+               start_line, end_line, name_line, annotations, visibility, is_static, body_hash,
+               params, returns, has_body)
+             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+               ?18, ?19)",
         )?;
         for s in &u.analysis.symbols {
             ins_sym.execute(params![
@@ -166,6 +168,9 @@ impl RunTx<'_> {
                 s.visibility,
                 s.is_static,
                 s.body_hash,
+                serde_json::to_string(&s.params).unwrap_or_else(|_| "[]".into()),
+                s.returns,
+                s.has_body,
             ])?;
         }
         let mut ins_chunk = tx.prepare_cached(

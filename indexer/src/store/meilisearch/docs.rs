@@ -5,7 +5,7 @@
 
 use super::{MAX_FIELD_WORDS, MeiliStore, doc_id};
 use crate::analyzer::split_identifier;
-use crate::model::{Chunk, Language, Provenance, RepoPath, Symbol, SymbolId, SymbolKind};
+use crate::model::{Chunk, Language, Param, Provenance, RepoPath, Symbol, SymbolId, SymbolKind};
 use crate::store::catalog::{ChunkRow, FileRow, SymbolRow};
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +45,14 @@ pub(super) struct SymbolDoc {
     pub(super) visibility: String,
     pub(super) is_static: bool,
     pub(super) body_hash: String,
+    /// Absent from documents published before these fields existed: read as empty until the
+    /// next run republishes.
+    #[serde(default)]
+    pub(super) params: Vec<Param>,
+    #[serde(default)]
+    pub(super) returns: String,
+    #[serde(default)]
+    pub(super) has_body: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -150,6 +158,9 @@ impl MeiliStore {
             visibility: s.visibility.clone(),
             is_static: s.is_static,
             body_hash: s.body_hash.clone(),
+            params: s.params.clone(),
+            returns: s.returns.clone(),
+            has_body: s.has_body,
         }
     }
 
@@ -214,6 +225,9 @@ pub(super) fn symbol_row(d: SymbolDoc) -> Option<SymbolRow> {
             visibility: d.visibility,
             is_static: d.is_static,
             body_hash: d.body_hash,
+            params: d.params,
+            returns: d.returns,
+            has_body: d.has_body,
         },
     })
 }
@@ -239,4 +253,46 @@ pub(super) fn sort_symbols(v: &mut [SymbolRow]) {
     v.sort_by(|a, b| {
         (a.path.as_str(), a.symbol.start_line).cmp(&(b.path.as_str(), b.symbol.start_line))
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(extra: serde_json::Value) -> SymbolDoc {
+        let mut v = serde_json::json!({
+            "id": "s1", "repo": "r", "path": "src/A.java", "ord": 0,
+            "sym_id": "java:p.A#f(int)", "kind": "method", "name": "f", "name_lc": "f",
+            "qname": "p.A.f", "signature": "void f(int n)", "doc": null, "parent": "java:p.A",
+            "start_line": 3, "end_line": 5, "name_line": 3, "annotations": [],
+            "visibility": "", "is_static": false, "body_hash": "00"
+        });
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn callable_facts_round_trip_and_old_documents_read_as_empty() {
+        let row = symbol_row(doc(serde_json::json!({
+            "params": [{"ty": "int", "name": "n"}], "returns": "void", "has_body": true
+        })))
+        .unwrap();
+        assert_eq!(
+            row.symbol.params,
+            [Param {
+                ty: "int".into(),
+                name: "n".into()
+            }]
+        );
+        assert_eq!(
+            (row.symbol.returns.as_str(), row.symbol.has_body),
+            ("void", true)
+        );
+        // Published before the fields existed: read, not rejected, until the next run republishes.
+        let old = symbol_row(doc(serde_json::json!({}))).unwrap();
+        assert!(old.symbol.params.is_empty() && old.symbol.returns.is_empty());
+        assert!(!old.symbol.has_body);
+    }
 }
