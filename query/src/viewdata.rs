@@ -6,7 +6,8 @@
 //! - **files**: path, module, provenance, line count, the range of its symbols;
 //! - **symbols**: the skeleton every ranking and graph step needs without loading a symbol row —
 //!   kind, name, parent, lines, parameter types, id, doc sentence, annotation names, flags (has a
-//!   body, static) and the card's name length. Symbol `i` is the
+//!   body, static) and the card's name length, all from the stored symbol rows (the view reads no
+//!   file text). Symbol `i` is the
 //!   `i`-th of `IndexRead::all_symbols` (path, then line): ranks tie-break on that order;
 //! - **names**: lower-cased simple name → symbols, and symbol id hash → symbol;
 //! - **cards**: stem → symbols whose card has it (name, doc sentence, parameters, member names),
