@@ -166,13 +166,19 @@ pub struct Symbol {
     /// Callables: the parameters in order (a compact constructor's are its record's).
     #[serde(default)]
     pub params: Vec<Param>,
-    /// Methods: the return type as [`Param::ty`] writes types (`void` when none); empty for other
-    /// symbols.
+    /// Methods: the type they return (`void` when none); fields: their declared type; as
+    /// [`Param::ty`] writes types. Empty for other symbols.
     #[serde(default)]
-    pub returns: String,
+    pub value_type: String,
     /// Callables: the body holds at least one statement (not abstract or native, not `{}`).
     #[serde(default)]
     pub has_body: bool,
+    /// Line of the `{` that opens the body of a type or callable; 0 when it has none.
+    #[serde(default)]
+    pub body_line: u32,
+    /// Types: the simple names of what they extend and implement, as declared, in order.
+    #[serde(default)]
+    pub supertypes: Vec<String>,
 }
 
 /// A parameter as declared, read from the syntax tree.

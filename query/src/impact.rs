@@ -119,7 +119,7 @@ pub fn locate(v: &SnapshotView<'_>, patches: &[FilePatch]) -> Result<Located, Qu
             }
             let touched = h.touched();
             removed.extend(touched.0.iter().map(|&(l, _)| shift(l, offset)));
-            map_hunk(v, &path, &lines, touched, offset, &mut out.changes);
+            map_hunk(v, &path, touched, offset, &mut out.changes);
         }
         // A symbol whose every non-blank line goes is removed, whatever its pieces said.
         for c in &mut out.changes[first_new..] {
@@ -215,7 +215,6 @@ fn trivial(text: &str) -> bool {
 fn map_hunk(
     v: &SnapshotView<'_>,
     path: &str,
-    lines: &[String],
     (removed, inserted): (Vec<(u32, &str)>, Vec<Insertion<'_>>),
     offset: i64,
     changes: &mut Vec<Change>,
@@ -226,7 +225,7 @@ fn map_hunk(
         }
         let line = shift(line, offset);
         if let Some(i) = v.enclosing(path, line, declaration) {
-            let kind = classify(v, lines, i, line, false);
+            let kind = classify(v, i, line, false);
             push(changes, i, kind, &[line]);
         }
     }
@@ -242,7 +241,7 @@ fn map_hunk(
             .or_else(|| v.enclosing(path, before, declaration));
         if let Some(i) = around {
             let at = if v.span(i).0 <= before { before } else { after };
-            let kind = classify(v, lines, i, at, true);
+            let kind = classify(v, i, at, true);
             push(changes, i, kind, &[at]);
         }
     }
@@ -262,19 +261,17 @@ fn covering(v: &SnapshotView<'_>, path: &str, a: u32, b: u32) -> Option<SymIdx> 
 }
 
 /// How a change at `line` changes symbol `i`.
-fn classify(
-    v: &SnapshotView<'_>,
-    lines: &[String],
-    i: SymIdx,
-    line: u32,
-    insertion: bool,
-) -> ChangeKind {
+fn classify(v: &SnapshotView<'_>, i: SymIdx, line: u32, insertion: bool) -> ChangeKind {
     let kind = v.kind(i);
-    let (start, end) = v.span(i);
+    let (_, end) = v.span(i);
     if !kind.is_type() && !kind.is_callable() {
         return ChangeKind::Declaration; // a field, a constant: its line is all there is
     }
-    let head = header_end(lines, v.sym(i).symbol.name_line.max(start), end);
+    // The line that ends the header: the one opening the body, else the declaration's last.
+    let head = match v.sym(i).symbol.body_line {
+        0 => end,
+        l => l,
+    };
     // An insertion right after the line that opens the body goes into the body.
     if line < head || (line == head && !insertion) {
         ChangeKind::Declaration
@@ -284,17 +281,6 @@ fn classify(
     } else {
         ChangeKind::Body
     }
-}
-
-/// The line that ends a declaration's header: the first line from `from` holding `{` or `;`.
-fn header_end(lines: &[String], from: u32, end: u32) -> u32 {
-    (from..=end)
-        .find(|&l| {
-            lines
-                .get(l as usize - 1)
-                .is_some_and(|t| t.contains('{') || t.contains(';'))
-        })
-        .unwrap_or(end)
 }
 
 fn push(changes: &mut Vec<Change>, i: SymIdx, kind: ChangeKind, lines: &[u32]) {

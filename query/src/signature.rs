@@ -78,19 +78,6 @@ pub fn split_top_level(s: &str) -> Vec<&str> {
     out
 }
 
-/// The declared type of field `name` from its declaration head (`private final Foo name;` →
-/// `Foo`), generics and arrays dropped.
-pub(crate) fn field_decl_type(signature: &str, name: &str) -> Option<String> {
-    let head = signature.split('=').next().unwrap_or(signature);
-    let words: Vec<&str> = head.split_whitespace().collect();
-    let pos = words
-        .iter()
-        .position(|w| w.trim_end_matches([';', ',']) == name)?;
-    let ty = words.get(pos.checked_sub(1)?)?;
-    let base = ty.split('<').next().unwrap_or(ty).trim_end_matches("[]");
-    Some(base.rsplit('.').next().unwrap_or(base).to_string())
-}
-
 /// The simple name of an annotation as written: `@org.x.PostMapping("/a")` → `PostMapping`.
 pub(crate) fn annotation_name(a: &str) -> &str {
     let name = a.trim_start_matches('@');

@@ -350,7 +350,9 @@ impl<'a> SnapshotView<'a> {
                             is_static: self.shared.data.flags(i) & viewdata::FLAG_STATIC != 0,
                             body_hash: String::new(),
                             params: Vec::new(),
-                            returns: String::new(),
+                            value_type: String::new(),
+                            body_line: 0,
+                            supertypes: Vec::new(),
                             has_body: self.shared.data.flags(i) & viewdata::FLAG_HAS_BODY != 0,
                         },
                     });

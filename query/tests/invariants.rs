@@ -9,8 +9,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The query side's lexical Java scanners (their definitions and calls), by name. Parameter
-/// types and names, return types and whether a body has a statement are symbol facts the indexer
-/// stores (`Symbol::params`, `returns`, `has_body`); their scanners are gone.
+/// types and names, return and field types, whether a body has a statement, where it opens and
+/// a type's supertypes are symbol facts the indexer stores (`Symbol::params`, `value_type`,
+/// `has_body`, `body_line`, `supertypes`); their scanners are gone.
 const SCANNERS: &[&str] = &[
     "mask_comments_and_strings",
     "call_sites(",
@@ -39,10 +40,7 @@ const SCANNING_LEFT: &[(&str, &str, usize)] = &[
     ("ask/prose.rs", "call_lines(", 1),
     ("chain/site.rs", "params_text(", 1),
     ("chain/start.rs", "split_top_level(", 1),
-    ("graph/hierarchy.rs", "supertypes(", 8),
-    ("impact.rs", "header_end(", 2),
     ("impact/report.rs", "readers_of_field(", 2),
-    ("retrieve/adjust.rs", "field_decl_type(", 1),
     ("retrieve/body.rs", "string_literals(", 1),
     ("retrieve/body.rs", "literal_constants(", 1),
     ("retrieve/bundle.rs", "readers_of(", 1),
@@ -54,7 +52,6 @@ const SCANNING_LEFT: &[(&str, &str, usize)] = &[
     ("retrieve/quoted.rs", "thrown_types(", 1),
     ("signature.rs", "params_text(", 1),
     ("signature.rs", "split_top_level(", 2),
-    ("signature.rs", "field_decl_type(", 1),
     ("trace.rs", "string_literals(", 1),
     ("trace.rs", "call_lines(", 1),
     ("trace.rs", "key_sites(", 1),

@@ -294,8 +294,10 @@ mod tests {
                 is_static: false,
                 body_hash: String::new(),
                 params: vec![],
-                returns: "void".into(),
+                value_type: "void".into(),
                 has_body: true,
+                body_line: start,
+                supertypes: vec![],
             },
         }
     }

@@ -392,7 +392,7 @@ impl<'s> Extractor<'s> {
             doc: None,
             mods: Mods::default(),
             parent: None,
-            callable: Callable::default(),
+            shape: Shape::default(),
         });
         self.scopes[0].qname = pkg.clone();
         self.scopes[0].parent = idx;
@@ -436,7 +436,13 @@ impl<'s> Extractor<'s> {
             .flatten();
         let record_params = components.map(|p| signature::param_types(self.src, p));
         let record_components = components.map(|p| signature::params(self.src, p));
-        let body = node.child_by_field_name("body").map(|b| b.start_byte());
+        let body_node = node.child_by_field_name("body");
+        let body = body_node.map(|b| b.start_byte());
+        let shape = Shape {
+            body_line: body_node.map_or(0, |b| b.start_position().row as u32 + 1),
+            supertypes: signature::supertypes(self.src, node),
+            ..Shape::default()
+        };
         let idx = self.push_symbol(Decl {
             node,
             name,
@@ -448,7 +454,7 @@ impl<'s> Extractor<'s> {
             doc,
             mods,
             parent,
-            callable: Callable::default(),
+            shape,
         });
         let interface_like = matches!(k, K::Interface | K::AnnotationType);
         let scope = Scope {
@@ -488,7 +494,7 @@ impl<'s> Extractor<'s> {
         let body_node = node.child_by_field_name("body");
         let body = body_node.map(|b| b.start_byte());
         let signature = signature::head(self.src, node, body);
-        let callable = Callable {
+        let shape = Shape {
             params: match k {
                 K::CompactConstructor => owner.record_components.clone().unwrap_or_default(),
                 K::AnnotationElement => Vec::new(),
@@ -497,11 +503,10 @@ impl<'s> Extractor<'s> {
                     .map(|p| signature::params(self.src, p))
                     .unwrap_or_default(),
             },
-            returns: node
-                .child_by_field_name("type")
-                .map(|t| signature::simple(&signature::erase(&self.src[t.byte_range()])))
-                .unwrap_or_default(),
+            value_type: self.type_of(node),
             has_body: body_node.is_some_and(signature::has_statement),
+            body_line: body_node.map_or(0, |b| b.start_position().row as u32 + 1),
+            supertypes: Vec::new(),
         };
         let idx = self.push_symbol(Decl {
             node,
@@ -514,7 +519,7 @@ impl<'s> Extractor<'s> {
             doc,
             mods,
             parent,
-            callable,
+            shape,
         });
         let scope = Scope {
             owner: owner_idx,
@@ -572,7 +577,10 @@ impl<'s> Extractor<'s> {
                     ..mods
                 },
                 parent,
-                callable: Callable::default(),
+                shape: Shape {
+                    value_type: self.type_of(node),
+                    ..Shape::default()
+                },
             });
             // Anonymous classes in the initializer belong to the field.
             let scope = Scope {
@@ -606,7 +614,7 @@ impl<'s> Extractor<'s> {
             doc,
             mods,
             parent,
-            callable: Callable::default(),
+            shape: Shape::default(),
         });
         if let Some(body) = body {
             // The body is an anonymous class (javac's `Color$1`) whose members belong to the constant.
@@ -645,7 +653,7 @@ impl<'s> Extractor<'s> {
             doc: None,
             mods: Mods::default(),
             parent,
-            callable: Callable::default(),
+            shape: Shape::default(),
         });
         let scope = Scope {
             kind: ScopeKind::Type {
@@ -706,6 +714,13 @@ impl<'s> Extractor<'s> {
         }
     }
 
+    /// The simple name of a declaration's `type` (a method's return type, a field's type).
+    fn type_of(&self, node: Node<'_>) -> String {
+        node.child_by_field_name("type")
+            .map(|t| signature::simple(&signature::erase(&self.src[t.byte_range()])))
+            .unwrap_or_default()
+    }
+
     fn push_symbol(&mut self, d: Decl<'_>) -> Option<usize> {
         if d.simple.is_empty() {
             return None;
@@ -739,9 +754,11 @@ impl<'s> Extractor<'s> {
             visibility: d.mods.visibility.to_string(),
             is_static: d.mods.is_static,
             body_hash: blake3::hash(bytes).to_hex()[..16].to_string(),
-            params: d.callable.params,
-            returns: d.callable.returns,
-            has_body: d.callable.has_body,
+            params: d.shape.params,
+            value_type: d.shape.value_type,
+            has_body: d.shape.has_body,
+            body_line: d.shape.body_line,
+            supertypes: d.shape.supertypes,
         });
         Some(self.symbols.len() - 1)
     }
@@ -759,15 +776,17 @@ struct Decl<'t> {
     doc: Option<Node<'t>>,
     mods: Mods,
     parent: Option<usize>,
-    callable: Callable,
+    shape: Shape,
 }
 
-/// What a callable declares beyond its head; empty for other declarations.
+/// What a declaration's tree says beyond its head (the [`Symbol`] fields of the same names).
 #[derive(Default)]
-struct Callable {
+struct Shape {
     params: Vec<Param>,
-    returns: String,
+    value_type: String,
     has_body: bool,
+    body_line: u32,
+    supertypes: Vec<String>,
 }
 
 /// Field initializers longer than this (collapsed) are left out of the field's signature.

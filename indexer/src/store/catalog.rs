@@ -47,7 +47,8 @@ CREATE TABLE IF NOT EXISTS symbols(
   signature TEXT NOT NULL, doc TEXT, parent TEXT, start_line INTEGER NOT NULL,
   end_line INTEGER NOT NULL, name_line INTEGER NOT NULL, annotations TEXT NOT NULL,
   visibility TEXT NOT NULL, is_static INTEGER NOT NULL, body_hash TEXT NOT NULL,
-  params TEXT NOT NULL, returns TEXT NOT NULL, has_body INTEGER NOT NULL);
+  params TEXT NOT NULL, value_type TEXT NOT NULL, has_body INTEGER NOT NULL,
+  body_line INTEGER NOT NULL, supertypes TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE) WHERE gen_to IS NULL;
 CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qname) WHERE gen_to IS NULL;
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file, gen_to);
@@ -619,13 +620,15 @@ impl Catalog {
 
 const SYMBOL_COLS: &str =
     "file, sym_id, kind, name, qname, signature, doc, parent, start_line, end_line,
-    name_line, annotations, visibility, is_static, body_hash, params, returns, has_body";
+    name_line, annotations, visibility, is_static, body_hash, params, value_type, has_body,
+    body_line, supertypes";
 
 fn symbol_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
     let path: String = r.get(0)?;
     let kind: String = r.get(2)?;
     let annotations: String = r.get(11)?;
     let params: String = r.get(15)?;
+    let supertypes: String = r.get(19)?;
     Ok(SymbolRow {
         path: repo_path(path),
         symbol: Symbol {
@@ -644,8 +647,10 @@ fn symbol_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
             is_static: r.get(13)?,
             body_hash: r.get(14)?,
             params: serde_json::from_str(&params).unwrap_or_default(),
-            returns: r.get(16)?,
+            value_type: r.get(16)?,
             has_body: r.get(17)?,
+            body_line: r.get(18)?,
+            supertypes: serde_json::from_str(&supertypes).unwrap_or_default(),
         },
     })
 }

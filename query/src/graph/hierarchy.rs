@@ -1,5 +1,5 @@
-//! Overriders from declared supertypes. A type's signature names what it extends and implements
-//! (`final class StandardEngineValve extends ValveBase`); following those names upward says which
+//! Overriders from declared supertypes. The indexer stores the simple names a type extends and
+//! implements (`StandardEngineValve`: `ValveBase`); following those names upward says which
 //! methods a call through an interface or an abstract method can reach. Names are simple names,
 //! so two types sharing one are not told apart: good enough to rank candidates, not to prove an
 //! edge.
@@ -10,49 +10,6 @@ use std::collections::HashMap;
 
 /// Deepest supertype chain followed.
 const MAX_DEPTH: usize = 8;
-
-/// Simple names of the supertypes a type signature declares, in order: `extends` and
-/// `implements` lists at the top level (not the bounds of its type parameters).
-pub fn supertypes(signature: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut listing = false;
-    let mut word_start: Option<usize> = None;
-    let mut flush = |start: Option<usize>, end: usize, depth: i32, listing: &mut bool| {
-        let Some(s) = start else { return };
-        let word = &signature[s..end];
-        if depth != 0 {
-            return;
-        }
-        match word {
-            "extends" | "implements" => *listing = true,
-            "permits" | "throws" => *listing = false,
-            _ if *listing => {
-                let simple = word.rsplit('.').next().unwrap_or(word);
-                if !simple.is_empty() && !out.contains(&simple) {
-                    out.push(simple);
-                }
-            }
-            _ => {}
-        }
-    };
-    for (k, c) in signature.char_indices() {
-        if c.is_alphanumeric() || c == '_' || c == '$' || c == '.' {
-            word_start.get_or_insert(k);
-            continue;
-        }
-        // A generic argument list belongs to the word before it (`AbstractMap<K, V>`).
-        flush(word_start.take(), k, depth, &mut listing);
-        match c {
-            '<' => depth += 1,
-            '>' => depth -= 1,
-            '{' => break,
-            _ => {}
-        }
-    }
-    flush(word_start.take(), signature.len(), depth, &mut listing);
-    out
-}
 
 /// Methods with a body that override `callee` (same name and parameter count, in a type whose
 /// declared supertypes lead to `callee`'s type) and that `keep` accepts, in symbol order. `None`
@@ -106,8 +63,8 @@ pub fn ancestors(v: &SnapshotView<'_>, t: SymIdx) -> Vec<SymIdx> {
     for _ in 0..MAX_DEPTH {
         let mut next = Vec::new();
         for &x in &level {
-            let sig = v.sym(x).symbol.signature.clone();
-            for s in supertypes(&sig) {
+            let supers = v.sym(x).symbol.supertypes.clone();
+            for s in &supers {
                 for y in v.named(s) {
                     if v.kind(y).is_type() && v.name(y) == s && !out.contains(&y) {
                         out.push(y);
@@ -139,8 +96,8 @@ fn descends(
         return known;
     }
     memo.insert(t, false); // a cycle of declarations ends here
-    let sig = v.sym(t).symbol.signature.clone();
-    let found = supertypes(&sig).into_iter().any(|s| {
+    let supers = v.sym(t).symbol.supertypes.clone();
+    let found = supers.iter().any(|s| {
         s == target
             || v.named(s)
                 .into_iter()
@@ -149,34 +106,4 @@ fn descends(
     });
     memo.insert(t, found);
     found
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn supertypes_at_the_top_level_only() {
-        assert_eq!(
-            supertypes(
-                "public abstract class ValveBase extends LifecycleMBeanBase implements Contained, Valve"
-            ),
-            vec!["LifecycleMBeanBase", "Contained", "Valve"]
-        );
-        assert_eq!(
-            supertypes(
-                "class Box<T extends Comparable<T>> extends java.util.AbstractList<T> implements Cloneable"
-            ),
-            vec!["AbstractList", "Cloneable"]
-        );
-        assert_eq!(
-            supertypes("public interface Deque<E> extends Queue<E>, SequencedCollection<E>"),
-            vec!["Queue", "SequencedCollection"]
-        );
-        assert_eq!(
-            supertypes("public sealed interface Shape permits Circle, Square"),
-            Vec::<&str>::new()
-        );
-        assert!(supertypes("public final class Plain").is_empty());
-    }
 }

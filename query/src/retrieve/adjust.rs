@@ -64,9 +64,12 @@ impl Retriever<'_, '_> {
             });
         let settings: Vec<(SymIdx, f32)> = named.chain(best).collect();
         for (i, score) in settings {
-            let sig = &v.sym(i).symbol.signature;
             let ty = match v.kind(i) {
-                SymbolKind::Field => crate::signature::field_decl_type(sig, v.name(i)),
+                SymbolKind::Field => {
+                    let declared = &v.sym(i).symbol.value_type;
+                    let ty = declared.trim_end_matches("[]");
+                    (!ty.is_empty()).then(|| ty.to_string())
+                }
                 SymbolKind::Method if has_bean_prefix(v.name(i), "set") => {
                     match v.param_types(i).as_slice() {
                         [t] => Some(t.clone()),

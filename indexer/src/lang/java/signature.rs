@@ -92,6 +92,37 @@ pub(super) fn simple(erased: &str) -> String {
     format!("{name}{suffix}")
 }
 
+/// Simple names of the types a type declaration extends and implements, in order (generic
+/// arguments and type-parameter bounds are not supertypes).
+pub(super) fn supertypes(src: &[u8], decl: Node<'_>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cursor = decl.walk();
+    for c in decl.named_children(&mut cursor) {
+        if !matches!(
+            c.kind(),
+            "superclass" | "super_interfaces" | "extends_interfaces"
+        ) {
+            continue;
+        }
+        let mut inner = c.walk();
+        for t in c.named_children(&mut inner) {
+            let types: Vec<Node<'_>> = if t.kind() == "type_list" {
+                let mut l = t.walk();
+                t.named_children(&mut l).collect()
+            } else {
+                vec![t]
+            };
+            for ty in types.into_iter().filter(|n| !n.is_extra()) {
+                let name = simple(&erase(&src[ty.byte_range()]));
+                if !name.is_empty() && !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Whether a callable's body node holds a statement (comments are not statements).
 pub(super) fn has_statement(body: Node<'_>) -> bool {
     let mut cursor = body.walk();

@@ -236,10 +236,10 @@ abstract class A {
         params("java:p.A.R#<init>(String,int)"),
         [pair("String", "name"), pair("int", "size")]
     );
-    assert_eq!(symbol(&a, "java:p.A#pick(String...)").returns, "Entry[]");
-    assert_eq!(symbol(&a, "java:p.A#clock()").returns, "long");
-    assert_eq!(symbol(&a, "java:p.A#empty()").returns, "void");
-    assert_eq!(symbol(&a, "java:p.A#<init>(Map,int)").returns, "");
+    assert_eq!(symbol(&a, "java:p.A#pick(String...)").value_type, "Entry[]");
+    assert_eq!(symbol(&a, "java:p.A#clock()").value_type, "long");
+    assert_eq!(symbol(&a, "java:p.A#empty()").value_type, "void");
+    assert_eq!(symbol(&a, "java:p.A#<init>(Map,int)").value_type, "");
     let body = |id: &str| symbol(&a, id).has_body;
     for id in [
         "java:p.A#<init>(Map,int)",
@@ -261,5 +261,32 @@ abstract class A {
     }
     // Not callables: no parameters, no return type, no body.
     let ty = symbol(&a, "java:p.A");
-    assert!(ty.params.is_empty() && ty.returns.is_empty() && !ty.has_body);
+    assert!(ty.params.is_empty() && ty.value_type.is_empty() && !ty.has_body);
+    assert_eq!(ty.body_line, 3);
+    assert_eq!(symbol(&a, "java:p.A#<init>(Map,int)").body_line, 4);
+    assert_eq!(symbol(&a, "java:p.A#later(int[])").body_line, 0);
+}
+
+#[test]
+fn types_carry_their_declared_supertypes_and_fields_their_type() {
+    let src = br#"package p;
+class Box<T extends Comparable<T>> extends java.util.AbstractMap<String, T>
+        implements Cloneable, p.q.Sized<T> {
+    private final java.util.List<T> items[] = null;
+    Runnable task;
+}
+interface Deque<E> extends Queue<E>, Iterable<E> {}
+enum Level implements Supplier<String> { LOW }
+record Pair(int a) implements Comparable<Pair> {}
+final class Plain {}
+"#;
+    let a = analyze_java(src, &ParseLimits::default());
+    let supers = |id: &str| symbol(&a, id).supertypes.clone();
+    assert_eq!(supers("java:p.Box"), ["AbstractMap", "Cloneable", "Sized"]);
+    assert_eq!(supers("java:p.Deque"), ["Queue", "Iterable"]);
+    assert_eq!(supers("java:p.Level"), ["Supplier"]);
+    assert_eq!(supers("java:p.Pair"), ["Comparable"]);
+    assert!(supers("java:p.Plain").is_empty());
+    assert_eq!(symbol(&a, "java:p.Box#items").value_type, "List");
+    assert_eq!(symbol(&a, "java:p.Box#task").value_type, "Runnable");
 }

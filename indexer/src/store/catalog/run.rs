@@ -146,9 +146,9 @@ impl RunTx<'_> {
         let mut ins_sym = tx.prepare_cached(
             "INSERT INTO symbols(file, gen_from, sym_id, kind, name, qname, signature, doc, parent,
                start_line, end_line, name_line, annotations, visibility, is_static, body_hash,
-               params, returns, has_body)
+               params, value_type, has_body, body_line, supertypes)
              VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-               ?18, ?19)",
+               ?18, ?19, ?20, ?21)",
         )?;
         for s in &u.analysis.symbols {
             ins_sym.execute(params![
@@ -169,8 +169,10 @@ impl RunTx<'_> {
                 s.is_static,
                 s.body_hash,
                 serde_json::to_string(&s.params).unwrap_or_else(|_| "[]".into()),
-                s.returns,
+                s.value_type,
                 s.has_body,
+                s.body_line,
+                serde_json::to_string(&s.supertypes).unwrap_or_else(|_| "[]".into()),
             ])?;
         }
         let mut ins_chunk = tx.prepare_cached(

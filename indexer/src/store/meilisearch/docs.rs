@@ -50,9 +50,13 @@ pub(super) struct SymbolDoc {
     #[serde(default)]
     pub(super) params: Vec<Param>,
     #[serde(default)]
-    pub(super) returns: String,
+    pub(super) value_type: String,
     #[serde(default)]
     pub(super) has_body: bool,
+    #[serde(default)]
+    pub(super) body_line: u32,
+    #[serde(default)]
+    pub(super) supertypes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -159,8 +163,10 @@ impl MeiliStore {
             is_static: s.is_static,
             body_hash: s.body_hash.clone(),
             params: s.params.clone(),
-            returns: s.returns.clone(),
+            value_type: s.value_type.clone(),
             has_body: s.has_body,
+            body_line: s.body_line,
+            supertypes: s.supertypes.clone(),
         }
     }
 
@@ -226,8 +232,10 @@ pub(super) fn symbol_row(d: SymbolDoc) -> Option<SymbolRow> {
             is_static: d.is_static,
             body_hash: d.body_hash,
             params: d.params,
-            returns: d.returns,
+            value_type: d.value_type,
             has_body: d.has_body,
+            body_line: d.body_line,
+            supertypes: d.supertypes,
         },
     })
 }
@@ -276,7 +284,8 @@ mod tests {
     #[test]
     fn callable_facts_round_trip_and_old_documents_read_as_empty() {
         let row = symbol_row(doc(serde_json::json!({
-            "params": [{"ty": "int", "name": "n"}], "returns": "void", "has_body": true
+            "params": [{"ty": "int", "name": "n"}], "value_type": "void", "has_body": true,
+            "body_line": 3, "supertypes": []
         })))
         .unwrap();
         assert_eq!(
@@ -287,12 +296,17 @@ mod tests {
             }]
         );
         assert_eq!(
-            (row.symbol.returns.as_str(), row.symbol.has_body),
-            ("void", true)
+            (
+                row.symbol.value_type.as_str(),
+                row.symbol.has_body,
+                row.symbol.body_line
+            ),
+            ("void", true, 3)
         );
         // Published before the fields existed: read, not rejected, until the next run republishes.
         let old = symbol_row(doc(serde_json::json!({}))).unwrap();
-        assert!(old.symbol.params.is_empty() && old.symbol.returns.is_empty());
+        assert!(old.symbol.params.is_empty() && old.symbol.value_type.is_empty());
+        assert!(old.symbol.supertypes.is_empty() && old.symbol.body_line == 0);
         assert!(!old.symbol.has_body);
     }
 }
