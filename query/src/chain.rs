@@ -755,12 +755,7 @@ fn next_steps(
 /// A method returning nothing whose body throws: an argument or state check
 /// (`Validate.notEmpty`).
 fn is_guard(v: &crate::view::SnapshotView<'_>, m: SymIdx) -> Result<bool, QueryError> {
-    let sig = &v.sym(m).symbol.signature;
-    let returns_void = sig
-        .split('(')
-        .next()
-        .is_some_and(|head| head.split_whitespace().any(|w| w == "void"));
-    if !returns_void {
+    if v.sym(m).symbol.value_type != "void" {
         return Ok(false);
     }
     let (start, end) = v.span(m);
@@ -772,7 +767,6 @@ fn is_guard(v: &crate::view::SnapshotView<'_>, m: SymIdx) -> Result<bool, QueryE
         .any(|l| names_word(l, "throw")))
 }
 
-/// `getX`, `setX`, `isX`, `hasX`, `withX` and the `Object` methods.
 /// The type a call to `callee` creates: a constructor's type, or a type called as its own
 /// implicit constructor.
 fn created_type(v: &crate::view::SnapshotView<'_>, callee: SymIdx) -> Option<SymIdx> {
@@ -783,6 +777,7 @@ fn created_type(v: &crate::view::SnapshotView<'_>, callee: SymIdx) -> Option<Sym
     }
 }
 
+/// `getX`, `setX`, `isX`, `hasX`, `withX` and the `Object` methods.
 fn is_accessor(name: &str) -> bool {
     accessor_lines(name).is_some()
         || has_bean_prefix(name, "with")
