@@ -36,8 +36,8 @@ const SEEDS: usize = 10;
 const MAX_IMPLEMENTATIONS: usize = 64;
 /// Overriders of one call scored in full (the rest are ranked by relevance alone).
 const IMPLEMENTATIONS_TRIED: usize = 2;
-/// A callee whose name more methods than this call is a helper (`Validate.notNull`,
-/// `addInfo`), not a step of one flow.
+/// A callee more methods than this call (its resolved callers) is a helper
+/// (`Validate.notNull`, `addInfo`), not a step of one flow.
 const HELPER_CALLERS: usize = 50;
 /// How sure a hop from a call into one overrider is, relative to the call.
 const DISPATCH_CONFIDENCE: f32 = 0.8;
