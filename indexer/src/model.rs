@@ -179,6 +179,24 @@ pub struct Symbol {
     /// Types: the simple names of what they extend and implement, as declared, in order.
     #[serde(default)]
     pub supertypes: Vec<String>,
+    /// The string literals written in this declaration's own code (not in a nested
+    /// declaration's: those are the nested symbol's), decoded, in source order. Together the
+    /// symbols of a file hold every literal of its code once, so the literals in a line range are
+    /// those of the symbols that overlap it.
+    #[serde(default)]
+    pub literals: Vec<Literal>,
+    /// Callables: the simple names of the types their `throws` clause declares and their own
+    /// `throw new X(..)` statements create, in order, without repeats.
+    #[serde(default)]
+    pub thrown: Vec<String>,
+}
+
+/// A string literal (text blocks included) and the line it starts on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Literal {
+    pub line: u32,
+    /// The value, escapes decoded.
+    pub text: String,
 }
 
 /// A parameter as declared, read from the syntax tree.

@@ -29,7 +29,6 @@ pub(crate) use adjust::{accessor_lines, has_bean_prefix};
 pub use bundle::BundleHit;
 pub(crate) use bundle::{is_bundle, key_sites};
 pub(crate) use exact::names_its_type;
-pub(crate) use message::string_literals;
 pub use rules::{Rule, RuleError, RuleSet, Stage};
 
 /// Something an answer can cite.

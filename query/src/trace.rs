@@ -8,6 +8,7 @@ use crate::citation::Citation;
 use crate::question::Frame;
 use crate::retrieve::UnitKey;
 use crate::view::{SnapshotView, SymIdx};
+use indexer::graph::EdgeKind;
 use indexer::model::SymbolKind;
 use serde::Serialize;
 
@@ -212,8 +213,10 @@ pub fn null_call(text: &str) -> Option<(String, String)> {
     (!method.is_empty()).then_some((method, null))
 }
 
-/// Lines of `sym` that call `method` on something (`.method(`): those calling it on `null` (the
-/// expression the message names) first, then in order.
+/// Lines of `sym` (nested declarations included) that call `method`, from the stored call
+/// graph (calls to JDK and library methods are edges too): those calling it on `null` first, then
+/// in order. `null` is the expression the message names as written in the source
+/// (`this.cache`), so it is looked for in the line's text.
 pub fn call_lines(
     v: &SnapshotView<'_>,
     sym: SymIdx,
@@ -221,14 +224,40 @@ pub fn call_lines(
     null: &str,
 ) -> Result<Vec<u32>, QueryError> {
     let (start, end) = v.span(sym);
-    let text = v.text(v.path(sym), start, end)?;
-    let call = format!(".{method}(");
-    let on_null = format!("{null}{call}");
-    let mut lines: Vec<(bool, u32)> = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| l.contains(&call))
-        .map(|(k, l)| (null.is_empty() || !l.contains(&on_null), start + k as u32))
+    let path = v.path(sym);
+    let ids: Vec<&str> = v
+        .in_file(path)
+        .filter(|&j| {
+            let (s, e) = v.span(j);
+            start <= s && e <= end
+        })
+        .map(|j| v.id(j))
+        .collect();
+    let mut calls: Vec<u32> = v
+        .index
+        .edges_from_many(&ids)?
+        .into_values()
+        .flatten()
+        .filter(|e| {
+            e.kind == EdgeKind::Call
+                && e.detail != "method reference"
+                && e.callee_name.rsplit('.').next() == Some(method)
+        })
+        .map(|e| e.line)
+        .collect();
+    calls.sort_unstable();
+    calls.dedup();
+    let text = v.file_lines(path)?;
+    let on_null = format!("{null}.{method}(");
+    let mut lines: Vec<(bool, u32)> = calls
+        .into_iter()
+        .map(|n| {
+            let line = (n as usize)
+                .checked_sub(1)
+                .and_then(|k| text.get(k))
+                .map_or("", String::as_str);
+            (null.is_empty() || !line.contains(&on_null), n)
+        })
         .collect();
     lines.sort();
     Ok(lines.into_iter().map(|(_, n)| n).collect())
@@ -277,32 +306,31 @@ pub fn message_site(v: &SnapshotView<'_>, text: &str) -> Result<Option<MessageSi
             continue;
         }
         let lines: Vec<&str> = body.lines().collect();
-        for (k, line) in lines.iter().enumerate() {
-            let near = lines[k.saturating_sub(2)..=k]
-                .iter()
-                .any(|l| l.contains(class));
-            for lit in crate::retrieve::string_literals(line) {
-                let lit = lit.replace("\\\"", "\"").replace("\\\\", "\\");
-                let Some(score) = begins(&message, &lit) else {
-                    continue;
-                };
-                let at = start + k as u32;
-                if best.as_ref().is_some_and(|b| (b.0, b.1) == (score, near)) {
-                    ties += 1;
+        for lit in v.literals_in(&path, start, end) {
+            let Some(score) = begins(&message, &lit.text) else {
+                continue;
+            };
+            let at = lit.line;
+            // The exception's class named on the literal's line or the two before it.
+            let k = (at - start) as usize;
+            let near = lines
+                .get(k.saturating_sub(2)..=k.min(lines.len().saturating_sub(1)))
+                .is_some_and(|ls| ls.iter().any(|l| l.contains(class)));
+            if best.as_ref().is_some_and(|b| (b.0, b.1) == (score, near)) {
+                ties += 1;
+            }
+            let better = match &best {
+                None => true,
+                Some((s, n, p, l)) => {
+                    (score, near, std::cmp::Reverse((&path, at)))
+                        > (*s, *n, std::cmp::Reverse((p, *l)))
                 }
-                let better = match &best {
-                    None => true,
-                    Some((s, n, p, l)) => {
-                        (score, near, std::cmp::Reverse((&path, at)))
-                            > (*s, *n, std::cmp::Reverse((p, *l)))
-                    }
-                };
-                if better {
-                    if best.as_ref().is_some_and(|b| (b.0, b.1) != (score, near)) {
-                        ties = 0;
-                    }
-                    best = Some((score, near, path.clone(), at));
+            };
+            if better {
+                if best.as_ref().is_some_and(|b| (b.0, b.1) != (score, near)) {
+                    ties = 0;
                 }
+                best = Some((score, near, path.clone(), at));
             }
         }
     }

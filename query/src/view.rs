@@ -10,7 +10,7 @@ use crate::QueryError;
 use crate::signature::short_qualified;
 use crate::terms;
 use crate::viewdata::{self, ViewData};
-use indexer::model::{Provenance, Symbol, SymbolId, SymbolKind};
+use indexer::model::{Literal, Provenance, Symbol, SymbolId, SymbolKind};
 use indexer::store::IndexRead;
 use indexer::store::catalog::SymbolRow;
 use std::collections::HashMap;
@@ -354,6 +354,8 @@ impl<'a> SnapshotView<'a> {
                             body_line: 0,
                             supertypes: Vec::new(),
                             has_body: self.shared.data.flags(i) & viewdata::FLAG_HAS_BODY != 0,
+                            literals: Vec::new(),
+                            thrown: Vec::new(),
                         },
                     });
                 }
@@ -499,6 +501,47 @@ impl<'a> SnapshotView<'a> {
                 let (s, e) = self.shared.data.span(i);
                 (e - s, std::cmp::Reverse(s))
             })
+    }
+
+    /// The string literals written on lines `start..=end` of `path`, in source order, as the
+    /// indexer read them from the tree (comments hold none).
+    pub fn literals_in(&self, path: &str, start: u32, end: u32) -> Vec<&Literal> {
+        let mut out: Vec<&Literal> = Vec::new();
+        for i in self.in_file(path) {
+            let (s, e) = self.shared.data.span(i);
+            if e < start || end < s {
+                continue;
+            }
+            let lits = &self.sym(i).symbol.literals;
+            out.extend(lits.iter().filter(|l| start <= l.line && l.line <= end));
+        }
+        out.sort_by_key(|l| l.line);
+        out
+    }
+
+    /// The literals of a symbol's lines (its nested declarations' included).
+    pub fn literals_of(&self, i: SymIdx) -> Vec<&Literal> {
+        let (s, e) = self.span(i);
+        self.literals_in(self.path(i), s, e)
+    }
+
+    /// The types a symbol's code throws or declares it throws (its nested declarations'
+    /// included), by simple name, in source order.
+    pub fn thrown_by(&self, i: SymIdx) -> Vec<&str> {
+        let (s, e) = self.span(i);
+        let mut out: Vec<&str> = Vec::new();
+        for j in self.in_file(self.path(i)) {
+            let (js, je) = self.shared.data.span(j);
+            if js < s || e < je {
+                continue;
+            }
+            for t in &self.sym(j).symbol.thrown {
+                if !out.contains(&t.as_str()) {
+                    out.push(t);
+                }
+            }
+        }
+        out
     }
 
     /// The type a member belongs to (its nearest enclosing type symbol).

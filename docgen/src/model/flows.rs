@@ -298,6 +298,8 @@ mod tests {
                 has_body: true,
                 body_line: start,
                 supertypes: vec![],
+                literals: vec![],
+                thrown: vec![],
             },
         }
     }

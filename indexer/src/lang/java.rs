@@ -26,7 +26,7 @@ mod signature;
 use crate::chunk::{self, ChunkContext};
 use crate::lang::preorder::Preorder;
 use crate::lang::{ParseLimits, bracket_depth};
-use crate::model::{FileAnalysis, Param, RepoPath, Symbol, SymbolId, SymbolKind};
+use crate::model::{FileAnalysis, Literal, Param, RepoPath, Symbol, SymbolId, SymbolKind};
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::ops::ControlFlow;
@@ -157,6 +157,8 @@ enum K {
     BlockComment,
     FormalParameter,
     SpreadParameter,
+    StringLiteral,
+    Throw,
 }
 
 fn kinds() -> &'static [K] {
@@ -189,10 +191,12 @@ fn kinds() -> &'static [K] {
                     "block_comment" => K::BlockComment,
                     "formal_parameter" => K::FormalParameter,
                     "spread_parameter" => K::SpreadParameter,
-                    "line_comment" | "string_literal" | "character_literal"
-                    | "formal_parameters" | "type_parameters" | "type_arguments" | "throws"
-                    | "superclass" | "super_interfaces" | "extends_interfaces" | "permits"
-                    | "identifier" | "scoped_identifier" | "type_identifier" => K::Opaque,
+                    "string_literal" => K::StringLiteral,
+                    "throw_statement" => K::Throw,
+                    "line_comment" | "character_literal" | "formal_parameters"
+                    | "type_parameters" | "type_arguments" | "throws" | "superclass"
+                    | "super_interfaces" | "extends_interfaces" | "permits" | "identifier"
+                    | "scoped_identifier" | "type_identifier" => K::Opaque,
                     _ => K::Other,
                 }
             })
@@ -370,6 +374,16 @@ impl<'s> Extractor<'s> {
                 self.anonymous_class(node);
                 true
             }
+            K::StringLiteral => {
+                self.literal(node);
+                false
+            }
+            K::Throw => {
+                if let Some(ty) = signature::thrown_type(self.src, node) {
+                    self.add_thrown(ty);
+                }
+                true
+            }
             _ => true,
         }
     }
@@ -506,7 +520,8 @@ impl<'s> Extractor<'s> {
             value_type: self.type_of(node),
             has_body: body_node.is_some_and(signature::has_statement),
             body_line: body_node.map_or(0, |b| b.start_position().row as u32 + 1),
-            supertypes: Vec::new(),
+            thrown: signature::throws(self.src, node),
+            ..Shape::default()
         };
         let idx = self.push_symbol(Decl {
             node,
@@ -665,6 +680,28 @@ impl<'s> Extractor<'s> {
         self.pending.push((body.id(), scope));
     }
 
+    /// The innermost declaration the walk is in: what owns the code at hand.
+    fn innermost(&mut self) -> Option<&mut Symbol> {
+        let i = self.scope().parent?;
+        self.symbols.get_mut(i)
+    }
+
+    fn literal(&mut self, node: Node<'_>) {
+        let text = calls::unquote(&self.text(node));
+        let line = node.start_position().row as u32 + 1;
+        if let Some(s) = self.innermost() {
+            s.literals.push(Literal { line, text });
+        }
+    }
+
+    fn add_thrown(&mut self, ty: String) {
+        if let Some(s) = self.innermost()
+            && !s.thrown.contains(&ty)
+        {
+            s.thrown.push(ty);
+        }
+    }
+
     /// Numbers the next anonymous class of the innermost enclosing class.
     fn next_anonymous(&mut self) -> u32 {
         let owner = self.scope().owner;
@@ -759,6 +796,9 @@ impl<'s> Extractor<'s> {
             has_body: d.shape.has_body,
             body_line: d.shape.body_line,
             supertypes: d.shape.supertypes,
+            // Filled in as the walk meets them inside the declaration.
+            literals: Vec::new(),
+            thrown: d.shape.thrown,
         });
         Some(self.symbols.len() - 1)
     }
@@ -787,6 +827,7 @@ struct Shape {
     has_body: bool,
     body_line: u32,
     supertypes: Vec<String>,
+    thrown: Vec<String>,
 }
 
 /// Field initializers longer than this (collapsed) are left out of the field's signature.

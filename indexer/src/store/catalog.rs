@@ -22,7 +22,7 @@ pub use run::{RunEnd, RunTx};
 /// 2: call graph (facts, edges, edge_files). 4: example provenance. 5: secrets masked in all
 /// stored text (an older index may hold them, so it is rebuilt). 6: files' generator shape and
 /// reason. 7: Java facts hold assignments; `constant` edges (enum constants set as values).
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// How much of the catalog file a reader maps (address space, not memory: pages are the
 /// kernel's page cache, shared by every reader).
@@ -48,7 +48,8 @@ CREATE TABLE IF NOT EXISTS symbols(
   end_line INTEGER NOT NULL, name_line INTEGER NOT NULL, annotations TEXT NOT NULL,
   visibility TEXT NOT NULL, is_static INTEGER NOT NULL, body_hash TEXT NOT NULL,
   params TEXT NOT NULL, value_type TEXT NOT NULL, has_body INTEGER NOT NULL,
-  body_line INTEGER NOT NULL, supertypes TEXT NOT NULL);
+  body_line INTEGER NOT NULL, supertypes TEXT NOT NULL, literals TEXT NOT NULL,
+  thrown TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE) WHERE gen_to IS NULL;
 CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qname) WHERE gen_to IS NULL;
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file, gen_to);
@@ -621,7 +622,7 @@ impl Catalog {
 const SYMBOL_COLS: &str =
     "file, sym_id, kind, name, qname, signature, doc, parent, start_line, end_line,
     name_line, annotations, visibility, is_static, body_hash, params, value_type, has_body,
-    body_line, supertypes";
+    body_line, supertypes, literals, thrown";
 
 fn symbol_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
     let path: String = r.get(0)?;
@@ -629,6 +630,8 @@ fn symbol_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
     let annotations: String = r.get(11)?;
     let params: String = r.get(15)?;
     let supertypes: String = r.get(19)?;
+    let literals: String = r.get(20)?;
+    let thrown: String = r.get(21)?;
     Ok(SymbolRow {
         path: repo_path(path),
         symbol: Symbol {
@@ -651,6 +654,8 @@ fn symbol_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
             has_body: r.get(17)?,
             body_line: r.get(18)?,
             supertypes: serde_json::from_str(&supertypes).unwrap_or_default(),
+            literals: serde_json::from_str(&literals).unwrap_or_default(),
+            thrown: serde_json::from_str(&thrown).unwrap_or_default(),
         },
     })
 }

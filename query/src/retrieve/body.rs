@@ -109,14 +109,9 @@ impl Retriever<'_, '_> {
         if let Some((b, _)) = self.memo_for(q).bundled.get(&i) {
             score += b * MESSAGE_BONUS;
         }
-        let (message, at) = if q.message.len() < message::MESSAGE_RUN {
-            (0.0, 0)
-        } else {
-            self.message_score(q, text_of()?)
-        };
-        if message > 0.0 {
+        if let Some((message, at)) = self.message_score(q, i) {
             let mut m = self.memo_for(q);
-            m.focus.entry(i).or_insert(start + at);
+            m.focus.entry(i).or_insert(at);
             score += message;
         }
         if !q.literals.is_empty() {
@@ -172,11 +167,11 @@ impl Retriever<'_, '_> {
         t
     }
 
-    /// The words of the message the question reports, found in a row in one of `text`'s string
-    /// literals: their idf, summed, and the line of that literal (0 for `text`'s first).
-    fn message_score(&self, q: &Question, text: &str) -> (f32, u32) {
+    /// The words of the message the question reports, found in a row in one of the string
+    /// literals on `i`'s lines: their idf, summed, and the line of that literal.
+    fn message_score(&self, q: &Question, i: SymIdx) -> Option<(f32, u32)> {
         if q.message.len() < message::MESSAGE_RUN {
-            return (0.0, 0);
+            return None;
         }
         let sequence = {
             let mut m = self.memo_for(q);
@@ -184,19 +179,19 @@ impl Retriever<'_, '_> {
                 .get_or_insert_with(|| q.message.iter().map(|w| crate::terms::stem(w)).collect())
                 .clone()
         };
-        let mut best: (&[String], &str) = (&[], "");
-        for lit in message::string_literals(text) {
-            let stems = message::literal_stems(lit);
+        let mut best: (&[String], u32) = (&[], 0);
+        for lit in self.view.literals_of(i) {
+            let stems = message::literal_stems(&lit.text);
             let run = message::longest_run(&sequence, &stems);
             if run.len() > best.0.len() {
-                best = (run, lit);
+                best = (run, lit.line);
             }
         }
         if best.0.len() < message::MESSAGE_RUN {
-            return (0.0, 0);
+            return None;
         }
         let score = best.0.iter().map(|s| self.idf(q, s)).sum::<f32>() * MESSAGE_BONUS;
-        (score, line_of_slice(text, best.1))
+        Some((score, best.1))
     }
 
     /// Where the methods the question's message leads to write it, by method (see
@@ -209,15 +204,4 @@ impl Retriever<'_, '_> {
     pub fn bundle_hit(&self, q: &Question, i: SymIdx) -> Option<BundleHit> {
         self.memo_for(q).bundled.get(&i).map(|(_, h)| h.clone())
     }
-}
-
-/// The line (0 for the first) of `text` where `part`, a slice of it, starts.
-fn line_of_slice(text: &str, part: &str) -> u32 {
-    let at = (part.as_ptr() as usize)
-        .saturating_sub(text.as_ptr() as usize)
-        .min(text.len());
-    text.as_bytes()[..at]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count() as u32
 }

@@ -74,7 +74,7 @@ pub(crate) fn is_bundle(path: &str) -> bool {
     path.ends_with(".properties")
 }
 
-/// The lines of code that name `key` as a string literal: (path, line). A bundle serves the code
+/// The lines of code that name `key` as a string literal (the indexer's literals): (path, line). A bundle serves the code
 /// beside it (Tomcat keeps one per package), so lines in `bundle`'s folder come first: those the
 /// full-text index finds (the key's words as a phrase, and the folder's words), else those of
 /// the folder's files read in full (a key of common words, `stream.closed`, can stay out of the
@@ -84,7 +84,6 @@ pub(crate) fn key_sites(
     key: &str,
     bundle: &str,
 ) -> Result<Vec<(String, u32)>, QueryError> {
-    let quoted = format!("\"{key}\"");
     let folder = folder_of(bundle);
     let words = key.replace(|c: char| !(c.is_alphanumeric() || c == '_'), " ");
     let folder_words: Vec<&str> = bundle.rsplit('/').skip(1).take(FOLDER_WORDS).collect();
@@ -97,9 +96,9 @@ pub(crate) fn key_sites(
         if is_bundle(&path) {
             continue;
         }
-        for (k, line) in v.text(&path, start, end)?.lines().enumerate() {
-            if line.contains(&quoted) {
-                found.push((path.clone(), start + k as u32));
+        for lit in v.literals_in(&path, start, end) {
+            if lit.text == key && !found.iter().any(|(p, l)| *p == path && *l == lit.line) {
+                found.push((path.clone(), lit.line));
             }
         }
     }
@@ -109,14 +108,17 @@ pub(crate) fn key_sites(
         return Ok(beside);
     }
     let mut read = Vec::new();
-    let files = v
+    let files: Vec<&str> = v
         .paths()
         .filter(|p| folder_of(p) == folder && !is_bundle(p))
-        .take(FOLDER_FILES);
+        .take(FOLDER_FILES)
+        .collect();
+    // One request for the folder's symbol rows, which hold its literals.
+    v.prefetch_syms(&files)?;
     for path in files {
-        for (k, line) in v.file_lines(path)?.iter().enumerate() {
-            if line.contains(&quoted) {
-                read.push((path.to_string(), k as u32 + 1));
+        for lit in v.literals_in(path, 1, u32::MAX) {
+            if lit.text == key && !read.iter().any(|(p, l)| p == path && *l == lit.line) {
+                read.push((path.to_string(), lit.line));
             }
         }
     }

@@ -9,34 +9,6 @@ use crate::terms;
 /// Fewest words in a row that make a message match: two are any phrase, three are a message.
 pub(super) const MESSAGE_RUN: usize = 3;
 
-/// The string literals of Java-like source text (escapes kept as written).
-pub(crate) fn string_literals(text: &str) -> Vec<&str> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'"' => {
-                let start = i + 1;
-                let mut j = start;
-                while j < b.len() && b[j] != b'"' && b[j] != b'\n' {
-                    j += if b[j] == b'\\' { 2 } else { 1 };
-                }
-                if j < b.len() && b[j] == b'"' {
-                    out.push(&text[start..j]);
-                }
-                i = j + 1;
-            }
-            // A character literal: '"' must not open a string.
-            b'\'' if i + 2 < b.len() && (b[i + 2] == b'\'' || b[i + 1] == b'\\') => {
-                i += if b[i + 1] == b'\\' { 4 } else { 3 };
-            }
-            _ => i += 1,
-        }
-    }
-    out
-}
-
 /// The stems of a literal's words in order, stop words and format placeholders left out.
 pub(super) fn literal_stems(lit: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -74,16 +46,6 @@ mod tests {
 
     fn stems(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| terms::stem(w)).collect()
-    }
-
-    #[test]
-    fn literals_are_read_past_escapes_and_char_quotes() {
-        let code =
-            r#"char c = '"'; throw new X("No serializer found for class %s", "a\"b"); // "x"#;
-        assert_eq!(
-            string_literals(code),
-            vec!["No serializer found for class %s", r#"a\"b"#]
-        );
     }
 
     #[test]

@@ -67,7 +67,6 @@ impl Retriever<'_, '_> {
             if words.is_empty() {
                 continue;
             }
-            let quoted = format!("\"{lit}\"");
             let mut constants: Vec<SymIdx> = Vec::new();
             for (id, _, _) in v
                 .index
@@ -82,7 +81,7 @@ impl Retriever<'_, '_> {
                         && s <= end
                         && start <= e
                         && !constants.contains(&i)
-                        && v.text(&path, s, e)?.contains(&quoted)
+                        && v.literals_in(&path, s, e).iter().any(|l| l.text == *lit)
                     {
                         constants.push(i);
                     }
@@ -94,24 +93,17 @@ impl Retriever<'_, '_> {
         Ok(all)
     }
 
-    /// Exception and error types the code base declares and the given methods name (`throw new
-    /// X(`, `throw X.from(`), in the methods' order: what a caller of the best matching code gets.
+    /// Exception and error types the code base declares and the given methods throw or declare
+    /// they throw, in the methods' order: what a caller of the best matching code gets.
     pub(super) fn thrown_types(&self, methods: &[&UnitKey]) -> Result<Vec<UnitKey>, QueryError> {
         let v = self.view;
         let mut out: Vec<UnitKey> = Vec::new();
         for u in methods {
             let UnitKey::Sym(i) = u else { continue };
-            let (s, e) = v.span(*i);
-            let text = v.text(v.path(*i), s, e)?;
-            for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-                if !(word.ends_with("Exception") || word.ends_with("Error"))
-                    || !word.starts_with(char::is_uppercase)
-                {
-                    continue;
-                }
-                for t in v.named(word) {
+            for name in v.thrown_by(*i) {
+                for t in v.named(name) {
                     let unit = UnitKey::Sym(t);
-                    if v.kind(t).is_type() && v.name(t) == word && !out.contains(&unit) {
+                    if v.kind(t).is_type() && v.name(t) == name && !out.contains(&unit) {
                         out.push(unit);
                     }
                 }

@@ -21,6 +21,7 @@ use crate::graph::facts::{
 };
 use crate::lang::preorder::Preorder;
 use crate::model::{Symbol, SymbolKind};
+pub(crate) use expr::unquote;
 use expr::{dims_of, is_constant_expr};
 use std::collections::HashMap;
 use std::sync::OnceLock;

@@ -123,6 +123,36 @@ pub(super) fn supertypes(src: &[u8], decl: Node<'_>) -> Vec<String> {
     out
 }
 
+/// The simple names of the types a callable's `throws` clause names, in order.
+pub(super) fn throws(src: &[u8], decl: Node<'_>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cursor = decl.walk();
+    for c in decl.named_children(&mut cursor) {
+        if c.kind() != "throws" {
+            continue;
+        }
+        let mut inner = c.walk();
+        for ty in c.named_children(&mut inner).filter(|n| !n.is_extra()) {
+            let name = simple(&erase(&src[ty.byte_range()]));
+            if !name.is_empty() && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// The simple name of the type a `throw new X(..)` statement creates; `None` when it throws
+/// something else (a variable, a call's result).
+pub(super) fn thrown_type(src: &[u8], throw: Node<'_>) -> Option<String> {
+    let e = throw.named_child(0)?;
+    if e.kind() != "object_creation_expression" {
+        return None;
+    }
+    let name = simple(&erase(&src[e.child_by_field_name("type")?.byte_range()]));
+    (!name.is_empty()).then_some(name)
+}
+
 /// Whether a callable's body node holds a statement (comments are not statements).
 pub(super) fn has_statement(body: Node<'_>) -> bool {
     let mut cursor = body.walk();

@@ -290,3 +290,67 @@ final class Plain {}
     assert_eq!(symbol(&a, "java:p.Box#items").value_type, "List");
     assert_eq!(symbol(&a, "java:p.Box#task").value_type, "Runnable");
 }
+
+#[test]
+fn literals_belong_to_the_innermost_declaration_and_are_decoded() {
+    let src = br#"package p;
+@Path("/orders")
+class Api {
+    static final String KEY = "order.timeout";
+    String a = "x", b = "y";
+    void send(String to) {
+        log("sending \"%s\" to " + to);
+        String block = """
+            first
+              second""";
+        Runnable r = new Runnable() {
+            public void run() { log("inner"); }
+        };
+        char q = '"'; // "not a literal"
+    }
+}
+"#;
+    let a = analyze_java(src, &ParseLimits::default());
+    let lits = |id: &str| {
+        symbol(&a, id)
+            .literals
+            .iter()
+            .map(|l| (l.line, l.text.as_str()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(lits("java:p.Api"), [(2, "/orders")]);
+    assert_eq!(lits("java:p.Api#KEY"), [(4, "order.timeout")]);
+    assert_eq!(lits("java:p.Api#a"), [(5, "x")]);
+    assert_eq!(lits("java:p.Api#b"), [(5, "y")]);
+    assert_eq!(
+        lits("java:p.Api#send(String)"),
+        [(7, "sending \"%s\" to "), (8, "first\n  second")]
+    );
+    assert_eq!(lits("java:p.Api.1#run()"), [(12, "inner")]);
+}
+
+#[test]
+fn callables_carry_what_they_declare_and_throw() {
+    let src = br#"package p;
+class Io {
+    void read() throws java.io.IOException, TimeoutException {
+        if (bad) throw new IllegalStateException("bad");
+        if (worse) throw new p.Errors.Fatal();
+        try { x(); } catch (RuntimeException e) { throw e; }
+        Runnable r = () -> { throw new IllegalStateException("again"); };
+    }
+    void quiet() {}
+}
+"#;
+    let a = analyze_java(src, &ParseLimits::default());
+    assert_eq!(
+        symbol(&a, "java:p.Io#read()").thrown,
+        [
+            "IOException",
+            "TimeoutException",
+            "IllegalStateException",
+            "Fatal"
+        ]
+    );
+    assert!(symbol(&a, "java:p.Io#quiet()").thrown.is_empty());
+}

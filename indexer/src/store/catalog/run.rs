@@ -146,9 +146,9 @@ impl RunTx<'_> {
         let mut ins_sym = tx.prepare_cached(
             "INSERT INTO symbols(file, gen_from, sym_id, kind, name, qname, signature, doc, parent,
                start_line, end_line, name_line, annotations, visibility, is_static, body_hash,
-               params, value_type, has_body, body_line, supertypes)
+               params, value_type, has_body, body_line, supertypes, literals, thrown)
              VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-               ?18, ?19, ?20, ?21)",
+               ?18, ?19, ?20, ?21, ?22, ?23)",
         )?;
         for s in &u.analysis.symbols {
             ins_sym.execute(params![
@@ -173,6 +173,8 @@ impl RunTx<'_> {
                 s.has_body,
                 s.body_line,
                 serde_json::to_string(&s.supertypes).unwrap_or_else(|_| "[]".into()),
+                serde_json::to_string(&s.literals).unwrap_or_else(|_| "[]".into()),
+                serde_json::to_string(&s.thrown).unwrap_or_else(|_| "[]".into()),
             ])?;
         }
         let mut ins_chunk = tx.prepare_cached(

@@ -5,7 +5,9 @@
 
 use super::{MAX_FIELD_WORDS, MeiliStore, doc_id};
 use crate::analyzer::split_identifier;
-use crate::model::{Chunk, Language, Param, Provenance, RepoPath, Symbol, SymbolId, SymbolKind};
+use crate::model::{
+    Chunk, Language, Literal, Param, Provenance, RepoPath, Symbol, SymbolId, SymbolKind,
+};
 use crate::store::catalog::{ChunkRow, FileRow, SymbolRow};
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +59,10 @@ pub(super) struct SymbolDoc {
     pub(super) body_line: u32,
     #[serde(default)]
     pub(super) supertypes: Vec<String>,
+    #[serde(default)]
+    pub(super) literals: Vec<Literal>,
+    #[serde(default)]
+    pub(super) thrown: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -167,6 +173,8 @@ impl MeiliStore {
             has_body: s.has_body,
             body_line: s.body_line,
             supertypes: s.supertypes.clone(),
+            literals: s.literals.clone(),
+            thrown: s.thrown.clone(),
         }
     }
 
@@ -236,6 +244,8 @@ pub(super) fn symbol_row(d: SymbolDoc) -> Option<SymbolRow> {
             has_body: d.has_body,
             body_line: d.body_line,
             supertypes: d.supertypes,
+            literals: d.literals,
+            thrown: d.thrown,
         },
     })
 }
@@ -285,7 +295,8 @@ mod tests {
     fn callable_facts_round_trip_and_old_documents_read_as_empty() {
         let row = symbol_row(doc(serde_json::json!({
             "params": [{"ty": "int", "name": "n"}], "value_type": "void", "has_body": true,
-            "body_line": 3, "supertypes": []
+            "body_line": 3, "supertypes": [],
+            "literals": [{"line": 4, "text": "no \"x\""}], "thrown": ["IOException"]
         })))
         .unwrap();
         assert_eq!(
@@ -303,10 +314,19 @@ mod tests {
             ),
             ("void", true, 3)
         );
+        assert_eq!(
+            row.symbol.literals,
+            [Literal {
+                line: 4,
+                text: "no \"x\"".into()
+            }]
+        );
+        assert_eq!(row.symbol.thrown, ["IOException"]);
         // Published before the fields existed: read, not rejected, until the next run republishes.
         let old = symbol_row(doc(serde_json::json!({}))).unwrap();
         assert!(old.symbol.params.is_empty() && old.symbol.value_type.is_empty());
         assert!(old.symbol.supertypes.is_empty() && old.symbol.body_line == 0);
         assert!(!old.symbol.has_body);
+        assert!(old.symbol.literals.is_empty() && old.symbol.thrown.is_empty());
     }
 }

@@ -338,7 +338,7 @@ pub(super) fn erase_name(text: &str) -> String {
 }
 
 /// The value of a string literal or text block (common escapes decoded).
-pub(super) fn unquote(lit: &str) -> String {
+pub(crate) fn unquote(lit: &str) -> String {
     let body = if let Some(b) = lit.strip_prefix("\"\"\"") {
         let b = b.strip_suffix("\"\"\"").unwrap_or(b);
         // A text block starts after the line terminator that follows the opening quotes.
