@@ -7,9 +7,10 @@ use crate::citation::Citation;
 use crate::freshness::Freshness;
 use crate::graph::CallGraph;
 use crate::impact::{self, Change, ChangeKind, EntryPoint};
+use crate::question::code::{pasted_call_args, split_top_level};
 use crate::question::{Intent, Question};
 use crate::retrieve::{Ranked, Retriever, SHARED_NAME_OWNERS, UnitKey};
-use crate::signature::{short_qualified, split_top_level};
+use crate::signature::short_qualified;
 use crate::view::{SnapshotView, SymIdx};
 use indexer::model::{Provenance, SymbolId, SymbolKind};
 use serde::{Deserialize, Serialize};
@@ -653,7 +654,7 @@ fn flow_entry(
 
 /// The arguments written after `name(` in the question, if any.
 pub(crate) fn args_in_text(text: &str, name: &str) -> Option<Vec<String>> {
-    let inside = chain::call_args(text, name)?.trim();
+    let inside = pasted_call_args(text, name)?.trim();
     Some(if inside.is_empty() {
         Vec::new()
     } else {

@@ -14,8 +14,7 @@ use std::collections::HashMap;
 
 mod site;
 mod start;
-pub(crate) use site::call_args;
-use site::{CallRole, assigned_locals, call_role, receiver_words};
+use site::{CallRole, assigned_locals, call_args, call_role, receiver_words};
 pub(crate) use start::fluent_target;
 
 /// Longest chain returned.
@@ -148,7 +147,7 @@ impl Ctx<'_, '_, '_> {
             let mut names = self.created_by(v.id(m), None)?;
             let (start, end) = v.span(m);
             let body = v.text(v.path(m), start, end).unwrap_or_default();
-            for constant in site::constants(&body).into_iter().take(MAX_CONSTANTS) {
+            for constant in site::constant_words(&body).into_iter().take(MAX_CONSTANTS) {
                 for f in v.named(&constant) {
                     if v.kind(f) != SymbolKind::Field || v.name(f) != constant {
                         continue;

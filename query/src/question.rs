@@ -3,6 +3,7 @@
 //!
 //! Pure functions over the question text; nothing here reads the index.
 
+pub(crate) mod code;
 mod intent;
 pub mod lexicon;
 pub mod patch;

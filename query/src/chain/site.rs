@@ -2,7 +2,7 @@
 //! what goes into it (its arguments), what it is part of (a `return`, another call's
 //! arguments), and the names a method assigns on its way.
 
-use crate::signature::params_text;
+use crate::question::code::{pasted_call_args, pasted_call_at};
 use crate::view::prose_stems;
 
 /// Stems of the identifiers of the receiver of the call to `name` on a line: for
@@ -93,7 +93,7 @@ pub(super) enum CallRole {
 
 /// What the first call to `name` on a line does there.
 pub(super) fn call_role(line: &str, name: &str) -> CallRole {
-    let Some(at) = call_at(line, name) else {
+    let Some(at) = pasted_call_at(line, name) else {
         return CallRole::Other;
     };
     // The open parentheses before the call: a method call's, or a statement's (`if (`).
@@ -136,25 +136,14 @@ pub(super) fn call_role(line: &str, name: &str) -> CallRole {
     CallRole::Other
 }
 
-/// Byte offset of the first call to `name` on a line (the name, then `(`).
-pub(super) fn call_at(line: &str, name: &str) -> Option<usize> {
-    line.match_indices(name).map(|(k, _)| k).find(|&k| {
-        let prev = line[..k].chars().next_back();
-        !prev.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$')
-            && line[k + name.len()..].trim_start().starts_with('(')
-    })
-}
-
-/// The text between the parentheses of the first call to `name` on a line.
-pub(crate) fn call_args<'l>(line: &'l str, name: &str) -> Option<&'l str> {
-    let call = &line[call_at(line, name)?..];
-    // An argument list the line does not close runs to its end.
-    params_text(call).or_else(|| call.find('(').map(|open| &call[open + 1..]))
+/// The text between the parentheses of the first call to `name` on a line of code.
+pub(super) fn call_args<'l>(line: &'l str, name: &str) -> Option<&'l str> {
+    pasted_call_args(line, name)
 }
 
 /// The UPPER_CASE names a method's text uses (`ESCAPE_JAVA`), each once, in order: constants,
 /// often the objects it calls.
-pub(super) fn constants(text: &str) -> Vec<String> {
+pub(super) fn constant_words(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')) {
         let constant = word.len() >= 3
@@ -170,12 +159,12 @@ pub(super) fn constants(text: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{CallRole, assigned_locals, call_args, call_role, constants, receiver_words};
+    use super::{CallRole, assigned_locals, call_args, call_role, constant_words, receiver_words};
 
     #[test]
     fn constants_are_read_from_text() {
         assert_eq!(
-            constants("return ESCAPE_JAVA.translate(input, MAX, Foo.BAR_2, Url, X);"),
+            constant_words("return ESCAPE_JAVA.translate(input, MAX, Foo.BAR_2, Url, X);"),
             ["ESCAPE_JAVA", "MAX", "BAR_2"]
         );
     }

@@ -1,8 +1,9 @@
 //! Where a flow starts when the question chains calls: `Jsoup.connect(url).get()` runs `get()`
 //! on what `connect` returns.
 
-use super::{MAX_IMPLEMENTATIONS, site};
+use super::MAX_IMPLEMENTATIONS;
 use crate::graph::hierarchy::overriders;
+use crate::question::code::{pasted_call_args, pasted_call_at, split_top_level};
 use crate::view::{SnapshotView, SymIdx};
 use indexer::model::Provenance;
 use std::collections::HashMap;
@@ -12,8 +13,8 @@ use std::collections::HashMap;
 /// body when that type only declares it), with the arity the question shows.
 pub(crate) fn fluent_target(v: &SnapshotView<'_>, text: &str, first: SymIdx) -> Option<SymIdx> {
     let name = v.name(first);
-    let at = site::call_at(text, name)?;
-    let args = site::call_args(&text[at..], name)?;
+    let at = pasted_call_at(text, name)?;
+    let args = pasted_call_args(&text[at..], name)?;
     // Just past the `)` closing the first call (`args` is a slice of `text`).
     let after = args.as_ptr() as usize - text.as_ptr() as usize + args.len() + 1;
     let rest = text.get(after..)?.strip_prefix('.')?;
@@ -21,11 +22,11 @@ pub(crate) fn fluent_target(v: &SnapshotView<'_>, text: &str, first: SymIdx) -> 
         .chars()
         .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$')
         .collect();
-    let next_args = site::call_args(rest, &next)?;
+    let next_args = pasted_call_args(rest, &next)?;
     let arity = if next_args.trim().is_empty() {
         0
     } else {
-        crate::signature::split_top_level(next_args).len()
+        split_top_level(next_args).len()
     };
     let returns = returned_class(&v.sym(first).symbol.value_type)?;
     let mut memo = HashMap::new();
