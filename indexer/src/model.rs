@@ -185,8 +185,11 @@ pub struct Symbol {
     /// those of the symbols that overlap it.
     #[serde(default)]
     pub literals: Vec<Literal>,
-    /// Callables: the simple names of the types their `throws` clause declares and their own
-    /// `throw new X(..)` statements create, in order, without repeats.
+    /// Callables: the simple names of the types their `throws` clause declares, in order.
+    #[serde(default)]
+    pub throws: Vec<String>,
+    /// The simple names of the types this declaration's own code throws by `throw new X(..)`,
+    /// in order, without repeats (lambdas in it included, nested declarations not).
     #[serde(default)]
     pub thrown: Vec<String>,
 }

@@ -672,7 +672,7 @@ fn next_steps(
         // An argument check of another type only throws (making its exception is its one
         // call) and hands nothing on: the flow never goes through it, unless its own name is
         // what the question is about.
-        if small_static && ctx.owner_hits(v.name(c)) == 0 && is_guard(v, c)? {
+        if small_static && ctx.owner_hits(v.name(c)) == 0 && is_guard(v, c) {
             continue;
         }
         if leaf && lines <= 5 && !overload && is_accessor(v.name(c)) {
@@ -751,19 +751,11 @@ fn next_steps(
         .collect())
 }
 
-/// A method returning nothing whose body throws: an argument or state check
+/// A method returning nothing whose body throws (`throw new X(..)`): an argument or state check
 /// (`Validate.notEmpty`).
-fn is_guard(v: &crate::view::SnapshotView<'_>, m: SymIdx) -> Result<bool, QueryError> {
-    if v.sym(m).symbol.value_type != "void" {
-        return Ok(false);
-    }
-    let (start, end) = v.span(m);
-    let lines = v.file_lines(v.path(m))?;
-    Ok(lines
-        .iter()
-        .take(end as usize)
-        .skip((start as usize).saturating_sub(1))
-        .any(|l| names_word(l, "throw")))
+fn is_guard(v: &crate::view::SnapshotView<'_>, m: SymIdx) -> bool {
+    let s = &v.sym(m).symbol;
+    s.value_type == "void" && !s.thrown.is_empty()
 }
 
 /// The type a call to `callee` creates: a constructor's type, or a type called as its own

@@ -355,6 +355,7 @@ impl<'a> SnapshotView<'a> {
                             supertypes: Vec::new(),
                             has_body: self.shared.data.flags(i) & viewdata::FLAG_HAS_BODY != 0,
                             literals: Vec::new(),
+                            throws: Vec::new(),
                             thrown: Vec::new(),
                         },
                     });
@@ -535,7 +536,8 @@ impl<'a> SnapshotView<'a> {
             if js < s || e < je {
                 continue;
             }
-            for t in &self.sym(j).symbol.thrown {
+            let sym = &self.sym(j).symbol;
+            for t in sym.throws.iter().chain(&sym.thrown) {
                 if !out.contains(&t.as_str()) {
                     out.push(t);
                 }

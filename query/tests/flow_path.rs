@@ -503,3 +503,36 @@ fn a_helper_everything_calls_is_no_step_of_the_flow() {
         "the check everything calls is not: {chain:?}"
     );
 }
+
+/// A small static check of another type that only throws (`Checks.positive`) hands nothing on:
+/// the flow does not go through it.
+#[test]
+fn an_argument_check_that_only_throws_is_no_step_of_the_flow() {
+    let file = |p: &str, text: &str| (format!("src/main/java/com/pay/{p}"), text.to_string());
+    let files = vec![
+        file(
+            "Checks.java",
+            "package com.pay;\n\n/** Argument checks. */\npublic final class Checks {\n    static void positive(long amount) {\n        if (amount <= 0) {\n            throw new IllegalArgumentException(\"amount\");\n        }\n    }\n}\n",
+        ),
+        file(
+            "Payments.java",
+            "package com.pay;\n\n/** Takes payments. */\npublic class Payments {\n    private final Ledger ledger = new Ledger();\n\n    /** Takes a payment: checks the amount and books it. */\n    public void take(long amount) {\n        Checks.positive(amount);\n        ledger.book(amount);\n    }\n}\n",
+        ),
+        file(
+            "Ledger.java",
+            "package com.pay;\n\n/** Books amounts. */\npublic class Ledger {\n    private long total;\n\n    /** Books the amount. */\n    public void book(long amount) {\n        total += amount;\n    }\n}\n",
+        ),
+    ];
+    let chain = ask_chain(
+        &files,
+        "Walk me through Payments.take: how does an amount get from take to where it is booked?",
+    );
+    assert!(
+        chain.iter().any(|s| s == "Ledger.book"),
+        "the booking is a step: {chain:?}"
+    );
+    assert!(
+        !chain.iter().any(|s| s == "Checks.positive"),
+        "the check that only throws is not: {chain:?}"
+    );
+}

@@ -299,6 +299,7 @@ mod tests {
                 body_line: start,
                 supertypes: vec![],
                 literals: vec![],
+                throws: vec![],
                 thrown: vec![],
             },
         }

@@ -520,7 +520,7 @@ impl<'s> Extractor<'s> {
             value_type: self.type_of(node),
             has_body: body_node.is_some_and(signature::has_statement),
             body_line: body_node.map_or(0, |b| b.start_position().row as u32 + 1),
-            thrown: signature::throws(self.src, node),
+            throws: signature::throws(self.src, node),
             ..Shape::default()
         };
         let idx = self.push_symbol(Decl {
@@ -798,7 +798,8 @@ impl<'s> Extractor<'s> {
             supertypes: d.shape.supertypes,
             // Filled in as the walk meets them inside the declaration.
             literals: Vec::new(),
-            thrown: d.shape.thrown,
+            throws: d.shape.throws,
+            thrown: Vec::new(),
         });
         Some(self.symbols.len() - 1)
     }
@@ -827,7 +828,7 @@ struct Shape {
     has_body: bool,
     body_line: u32,
     supertypes: Vec<String>,
-    thrown: Vec<String>,
+    throws: Vec<String>,
 }
 
 /// Field initializers longer than this (collapsed) are left out of the field's signature.

@@ -49,7 +49,7 @@ CREATE TABLE IF NOT EXISTS symbols(
   visibility TEXT NOT NULL, is_static INTEGER NOT NULL, body_hash TEXT NOT NULL,
   params TEXT NOT NULL, value_type TEXT NOT NULL, has_body INTEGER NOT NULL,
   body_line INTEGER NOT NULL, supertypes TEXT NOT NULL, literals TEXT NOT NULL,
-  thrown TEXT NOT NULL);
+  throws TEXT NOT NULL, thrown TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE) WHERE gen_to IS NULL;
 CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qname) WHERE gen_to IS NULL;
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file, gen_to);
@@ -622,7 +622,7 @@ impl Catalog {
 const SYMBOL_COLS: &str =
     "file, sym_id, kind, name, qname, signature, doc, parent, start_line, end_line,
     name_line, annotations, visibility, is_static, body_hash, params, value_type, has_body,
-    body_line, supertypes, literals, thrown";
+    body_line, supertypes, literals, throws, thrown";
 
 fn symbol_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
     let path: String = r.get(0)?;
@@ -631,7 +631,8 @@ fn symbol_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
     let params: String = r.get(15)?;
     let supertypes: String = r.get(19)?;
     let literals: String = r.get(20)?;
-    let thrown: String = r.get(21)?;
+    let throws: String = r.get(21)?;
+    let thrown: String = r.get(22)?;
     Ok(SymbolRow {
         path: repo_path(path),
         symbol: Symbol {
@@ -655,6 +656,7 @@ fn symbol_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
             body_line: r.get(18)?,
             supertypes: serde_json::from_str(&supertypes).unwrap_or_default(),
             literals: serde_json::from_str(&literals).unwrap_or_default(),
+            throws: serde_json::from_str(&throws).unwrap_or_default(),
             thrown: serde_json::from_str(&thrown).unwrap_or_default(),
         },
     })

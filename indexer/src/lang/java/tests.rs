@@ -343,14 +343,10 @@ class Io {
 }
 "#;
     let a = analyze_java(src, &ParseLimits::default());
-    assert_eq!(
-        symbol(&a, "java:p.Io#read()").thrown,
-        [
-            "IOException",
-            "TimeoutException",
-            "IllegalStateException",
-            "Fatal"
-        ]
-    );
-    assert!(symbol(&a, "java:p.Io#quiet()").thrown.is_empty());
+    let read = symbol(&a, "java:p.Io#read()");
+    assert_eq!(read.throws, ["IOException", "TimeoutException"]);
+    // A rethrown variable names no type; the lambda's throw is the method's code.
+    assert_eq!(read.thrown, ["IllegalStateException", "Fatal"]);
+    let quiet = symbol(&a, "java:p.Io#quiet()");
+    assert!(quiet.throws.is_empty() && quiet.thrown.is_empty());
 }

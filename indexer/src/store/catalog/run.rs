@@ -146,9 +146,9 @@ impl RunTx<'_> {
         let mut ins_sym = tx.prepare_cached(
             "INSERT INTO symbols(file, gen_from, sym_id, kind, name, qname, signature, doc, parent,
                start_line, end_line, name_line, annotations, visibility, is_static, body_hash,
-               params, value_type, has_body, body_line, supertypes, literals, thrown)
+               params, value_type, has_body, body_line, supertypes, literals, throws, thrown)
              VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-               ?18, ?19, ?20, ?21, ?22, ?23)",
+               ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
         )?;
         for s in &u.analysis.symbols {
             ins_sym.execute(params![
@@ -174,6 +174,7 @@ impl RunTx<'_> {
                 s.body_line,
                 serde_json::to_string(&s.supertypes).unwrap_or_else(|_| "[]".into()),
                 serde_json::to_string(&s.literals).unwrap_or_else(|_| "[]".into()),
+                serde_json::to_string(&s.throws).unwrap_or_else(|_| "[]".into()),
                 serde_json::to_string(&s.thrown).unwrap_or_else(|_| "[]".into()),
             ])?;
         }

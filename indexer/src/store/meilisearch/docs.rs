@@ -62,6 +62,8 @@ pub(super) struct SymbolDoc {
     #[serde(default)]
     pub(super) literals: Vec<Literal>,
     #[serde(default)]
+    pub(super) throws: Vec<String>,
+    #[serde(default)]
     pub(super) thrown: Vec<String>,
 }
 
@@ -174,6 +176,7 @@ impl MeiliStore {
             body_line: s.body_line,
             supertypes: s.supertypes.clone(),
             literals: s.literals.clone(),
+            throws: s.throws.clone(),
             thrown: s.thrown.clone(),
         }
     }
@@ -245,6 +248,7 @@ pub(super) fn symbol_row(d: SymbolDoc) -> Option<SymbolRow> {
             body_line: d.body_line,
             supertypes: d.supertypes,
             literals: d.literals,
+            throws: d.throws,
             thrown: d.thrown,
         },
     })
@@ -296,7 +300,7 @@ mod tests {
         let row = symbol_row(doc(serde_json::json!({
             "params": [{"ty": "int", "name": "n"}], "value_type": "void", "has_body": true,
             "body_line": 3, "supertypes": [],
-            "literals": [{"line": 4, "text": "no \"x\""}], "thrown": ["IOException"]
+            "literals": [{"line": 4, "text": "no \"x\""}], "throws": ["IOException"], "thrown": ["IllegalStateException"]
         })))
         .unwrap();
         assert_eq!(
@@ -321,12 +325,13 @@ mod tests {
                 text: "no \"x\"".into()
             }]
         );
-        assert_eq!(row.symbol.thrown, ["IOException"]);
+        assert_eq!(row.symbol.throws, ["IOException"]);
+        assert_eq!(row.symbol.thrown, ["IllegalStateException"]);
         // Published before the fields existed: read, not rejected, until the next run republishes.
         let old = symbol_row(doc(serde_json::json!({}))).unwrap();
         assert!(old.symbol.params.is_empty() && old.symbol.value_type.is_empty());
         assert!(old.symbol.supertypes.is_empty() && old.symbol.body_line == 0);
         assert!(!old.symbol.has_body);
-        assert!(old.symbol.literals.is_empty() && old.symbol.thrown.is_empty());
+        assert!(old.symbol.literals.is_empty() && old.symbol.throws.is_empty());
     }
 }
