@@ -87,7 +87,8 @@ pub enum Command {
     Export {
         what: ExportWhat,
         /// Edge kinds to export (repeatable): call, rpc, db, event, route, config, inherits,
-        /// implements, overrides, or `all`. Default: the call graph (all but the type edges).
+        /// implements, overrides, constant, read, or `all`. Default: the call graph (all but the
+        /// type edges and the data uses: constant, read).
         #[arg(long = "kind")]
         kinds: Vec<String>,
     },

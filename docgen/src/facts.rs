@@ -2,7 +2,7 @@
 //! [`IndexRead`] (either backend) into plain data, so that everything after it is pure.
 
 use crate::DocgenError;
-use indexer::graph::Edge;
+use indexer::graph::{Edge, EdgeKind};
 use indexer::model::{Provenance, Snapshot, Symbol};
 use indexer::store::IndexRead;
 use std::collections::BTreeMap;
@@ -67,7 +67,10 @@ impl Facts {
                 symbol: s.symbol,
             })
             .collect();
-        let (snapshot, edges) = (whole.snapshot, whole.edges);
+        let (snapshot, mut edges) = (whole.snapshot, whole.edges);
+        // Who reads which field is no part of the maps: kept, every constant read would count
+        // as a use and a module dependency.
+        edges.retain(|e| e.kind != EdgeKind::Read);
         let mut facts = Facts {
             snapshot,
             files,

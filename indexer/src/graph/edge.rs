@@ -30,10 +30,16 @@ pub enum EdgeKind {
     /// as `Status.PAID.getCode()`) or assigned. The callee is the constant (`java:pkg.S#PAID`);
     /// the detail says what takes it (`setStatus`, `= status`). Not a flow edge.
     Constant,
+    /// A field or constant (enum constants included) read by name in code: `FOO`, `Type.FOO`,
+    /// `this.foo`, `obj.foo`, `Outer.Inner.FOO`, a statically imported constant, a `case`
+    /// label. The callee is the project field (`java:pkg.T#name`, declared where
+    /// `callee_file:callee_line` says); one edge per caller and field, at the first read's
+    /// line. A plain `=` writes its target (no edge); `+=` and `++` read it. Not a flow edge.
+    Read,
 }
 
 impl EdgeKind {
-    pub const ALL: [EdgeKind; 10] = [
+    pub const ALL: [EdgeKind; 11] = [
         EdgeKind::Call,
         EdgeKind::Rpc,
         EdgeKind::Db,
@@ -44,6 +50,7 @@ impl EdgeKind {
         EdgeKind::Implements,
         EdgeKind::Overrides,
         EdgeKind::Constant,
+        EdgeKind::Read,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -58,6 +65,7 @@ impl EdgeKind {
             EdgeKind::Implements => "implements",
             EdgeKind::Overrides => "overrides",
             EdgeKind::Constant => "constant",
+            EdgeKind::Read => "read",
         }
     }
 
@@ -65,11 +73,15 @@ impl EdgeKind {
         EdgeKind::ALL.into_iter().find(|k| k.as_str() == s)
     }
 
-    /// Edges of the call graph proper (flow), as opposed to the type hierarchy.
+    /// Edges of the call graph proper (flow), as opposed to the type hierarchy and data uses.
     pub fn is_flow(self) -> bool {
         !matches!(
             self,
-            EdgeKind::Inherits | EdgeKind::Implements | EdgeKind::Overrides | EdgeKind::Constant
+            EdgeKind::Inherits
+                | EdgeKind::Implements
+                | EdgeKind::Overrides
+                | EdgeKind::Constant
+                | EdgeKind::Read
         )
     }
 }

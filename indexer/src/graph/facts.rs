@@ -42,6 +42,29 @@ pub struct JavaFacts {
     /// call on one), in source order: how a field is set to `Status.PAID`.
     #[serde(default)]
     pub assigns: Vec<Assign>,
+    /// Names and field accesses in code that may read a field or constant, in source order;
+    /// one per distinct expression text per caller and type (the first).
+    #[serde(default)]
+    pub reads: Vec<Read>,
+}
+
+/// A name or field access read in code (not the target of a plain `=`): `FOO`, `Type.FOO`,
+/// `this.foo`, `a.b.c` (which also reads `a` and `a.b`: only the longest access is recorded).
+/// The resolver keeps those that name a project field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Read {
+    /// [`Expr::Name`] or [`Expr::Field`].
+    pub expr: Expr,
+    /// A bare name in a `case` label: the switch's selector. The name is then the constant of
+    /// the selector's type (an enum), else the name in scope.
+    #[serde(default)]
+    pub selector: Option<Expr>,
+    pub caller: Caller,
+    /// Innermost lexically enclosing type (what `this` means).
+    pub ctx: u32,
+    pub is_static_ctx: bool,
+    /// Line of the name (of a field access: of its last name).
+    pub line: u32,
 }
 
 /// `target = value` in code.
@@ -232,7 +255,7 @@ pub enum CallKind {
 
 /// Who a call is attributed to: a method or constructor, or a type (field initializers and
 /// initializer blocks).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Caller {
     /// `types[t].methods[m]`.
     Method(u32, u32),

@@ -18,6 +18,7 @@ use rayon::prelude::*;
 
 mod constants;
 mod overload;
+mod reads;
 mod typing;
 use std::sync::Arc;
 
@@ -81,6 +82,7 @@ pub fn resolve_all(
             let fw = frameworks::collect(&mut r);
             let mut edges = r.edges();
             edges.extend(r.constant_edges());
+            edges.extend(r.read_edges());
             (edges, fw)
         })
         .unzip()
@@ -139,7 +141,12 @@ impl<'a> FileResolver<'a> {
 
     /// The scope names in `call` are resolved in.
     pub fn scope_of(&self, call: &'a Call) -> Scope<'a> {
-        let tparams: &'a [String] = match call.caller {
+        self.scope_at(call.caller, call.ctx)
+    }
+
+    /// The scope of code of `caller` whose `this` is `types[ctx]`.
+    pub fn scope_at(&self, caller: Caller, ctx: u32) -> Scope<'a> {
+        let tparams: &'a [String] = match caller {
             Caller::Method(t, m) => self
                 .j
                 .types
@@ -151,7 +158,7 @@ impl<'a> FileResolver<'a> {
         };
         Scope {
             file: self.fi,
-            lex: self.type_id(call.ctx),
+            lex: self.type_id(ctx),
             method_tparams: tparams,
         }
     }
@@ -651,12 +658,7 @@ impl<'a> FileResolver<'a> {
             let Some(caller) = caller_id(self.j, call.caller) else {
                 continue;
             };
-            // Initializer code runs in `<clinit>` (static) or every constructor (instance).
-            let caller_flags = match call.caller {
-                Caller::Init(_, true) => STATIC_INIT,
-                Caller::Init(_, false) => INSTANCE_INIT,
-                Caller::Method(..) => 0,
-            };
+            let caller_flags = caller_flags(call.caller);
             let name = match call.kind {
                 CallKind::New | CallKind::SuperCtor | CallKind::ThisCtor => "<init>",
                 _ if call.name == "new" => "<init>",
@@ -715,6 +717,16 @@ impl<'a> FileResolver<'a> {
             });
         }
         out
+    }
+}
+
+/// The `caller_flags` of an edge from `c`: initializer code runs in `<clinit>` (static) or in
+/// every constructor (instance).
+pub fn caller_flags(c: Caller) -> u8 {
+    match c {
+        Caller::Init(_, true) => STATIC_INIT,
+        Caller::Init(_, false) => INSTANCE_INIT,
+        Caller::Method(..) => 0,
     }
 }
 

@@ -130,9 +130,9 @@ fn kind(e: &Stored) -> EdgeKind {
         StoredKind::Db => EdgeKind::Db,
         StoredKind::Event => EdgeKind::Event,
         StoredKind::Route => EdgeKind::Route,
-        // A constant set as a value is data use, like a key; `between_symbols` keeps these
-        // non-flow edges out of the call graph anyway.
-        StoredKind::Config | StoredKind::Constant => EdgeKind::Config,
+        // A constant set as a value and a field read are data use, like a key;
+        // `between_symbols` keeps these non-flow edges out of the call graph anyway.
+        StoredKind::Config | StoredKind::Constant | StoredKind::Read => EdgeKind::Config,
         StoredKind::Inherits => EdgeKind::Inherits,
         StoredKind::Implements => EdgeKind::Implements,
         StoredKind::Overrides => EdgeKind::Overrides,

@@ -3,8 +3,8 @@
 //! code that sets it to the constant, saying what takes it (`setStatus`, `= status`). Docgen's
 //! "state" section lists, per status constant, the methods that set it.
 
-use super::{FileResolver, Val, caller_id};
-use crate::graph::edge::{Edge, EdgeKind, INSTANCE_INIT, STATIC_INIT};
+use super::{FileResolver, Val, caller_flags, caller_id};
+use crate::graph::edge::{Edge, EdgeKind};
 use crate::graph::facts::{CallKind, Caller, Expr, TypeKind};
 use crate::graph::types::{Origin, Scope, Ty, TypeId};
 
@@ -58,11 +58,6 @@ impl<'a> FileResolver<'a> {
     }
 
     fn edge(&self, caller: Caller, line: u32, c: ConstantAt, detail: String) -> Option<Edge> {
-        let caller_flags = match caller {
-            Caller::Init(_, true) => STATIC_INIT,
-            Caller::Init(_, false) => INSTANCE_INIT,
-            Caller::Method(..) => 0,
-        };
         Some(Edge {
             caller_file: self.path().to_string(),
             caller: caller_id(self.j, caller)?,
@@ -73,7 +68,7 @@ impl<'a> FileResolver<'a> {
             callee_name: String::new(),
             callee_file: Some(c.1),
             callee_line: Some(c.2),
-            caller_flags,
+            caller_flags: caller_flags(caller),
             confidence: 1.0,
             detail,
         })

@@ -1,28 +1,31 @@
 //! Graph facts from a parsed Java file: declared types with their members, locals bound to their
-//! declarations, and every call site (method calls, `new`, `super(..)`/`this(..)`, method
-//! references) with its receiver and arguments as [`Expr`]s. Runs over the tree the symbol
-//! extractor already parsed (one parse per file), walking the pre-order both share; expressions are
-//! converted recursively under a depth cap.
+//! declarations, every call site (method calls, `new`, `super(..)`/`this(..)`, method
+//! references) with its receiver and arguments as [`Expr`]s, and the names and field accesses
+//! code reads (`reads.rs`). Runs over the tree the symbol extractor already parsed (one parse per
+//! file), walking the pre-order both share; expressions are converted recursively under a depth
+//! cap.
 //!
-//! Attribution: a call belongs to the innermost method or constructor; lambda bodies and
-//! anonymous classes belong to the method that holds them; field initializers and initializer
-//! blocks belong to the type. Lines are those javac records: the name token of a call, the `new`
-//! token of a creation, the `super`/`this` keyword of a constructor call.
+//! Attribution, of calls and reads alike: to the innermost method or constructor; lambda bodies
+//! and anonymous classes belong to the method that holds them; field initializers and
+//! initializer blocks belong to the type. Lines are those javac records: the name token of a
+//! call, the `new` token of a creation, the `super`/`this` keyword of a constructor call.
 
 mod assigns;
 mod decls;
 mod expr;
+mod reads;
 mod uses;
 
 use super::frameworks;
 use crate::graph::facts::{
     Assign, Call, CallKind, Caller, Expr, FieldDecl, Import, JavaFacts, LambdaParam, Local,
-    MethodDecl, TypeDecl, TypeKind, TypeRef,
+    MethodDecl, Read, TypeDecl, TypeKind, TypeRef,
 };
 use crate::lang::preorder::Preorder;
 use crate::model::{Symbol, SymbolKind};
 pub(crate) use expr::unquote;
 use expr::{dims_of, is_constant_expr};
+use reads::{Pos, ReadKey};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 use tree_sitter::Node;
@@ -58,10 +61,14 @@ pub(super) enum N {
     TypePattern,
     ClassBody,
     Assign,
+    Ident,
+    FieldAccess,
 }
 
 pub(super) struct Ids {
     kinds: Vec<N>,
+    /// By node kind: where an identifier child of such a node stands ([`Pos`]).
+    pos: Vec<Pos>,
     pub name: u16,
     pub object: u16,
     pub arguments: u16,
@@ -84,6 +91,7 @@ pub(super) struct Ids {
     pub key: u16,
     pub constructor: u16,
     pub operand: u16,
+    pub condition: u16,
 }
 
 pub(super) fn ids() -> &'static Ids {
@@ -122,6 +130,8 @@ pub(super) fn ids() -> &'static Ids {
                     "instanceof_expression" => N::InstanceOf,
                     "type_pattern" => N::TypePattern,
                     "assignment_expression" => N::Assign,
+                    "identifier" => N::Ident,
+                    "field_access" => N::FieldAccess,
                     "class_body" | "enum_body" | "interface_body" | "annotation_type_body" => {
                         N::ClassBody
                     }
@@ -141,7 +151,6 @@ pub(super) fn ids() -> &'static Ids {
                     | "false"
                     | "this"
                     | "super"
-                    | "identifier"
                     | "type_identifier"
                     | "scoped_identifier"
                     | "scoped_type_identifier"
@@ -167,8 +176,12 @@ pub(super) fn ids() -> &'static Ids {
                 }
             })
             .collect();
+        let pos = (0..lang.node_kind_count() as u16)
+            .map(|id| reads::pos(lang.node_kind_for_id(id).unwrap_or_default()))
+            .collect();
         Ids {
             kinds,
+            pos,
             name: f("name"),
             object: f("object"),
             arguments: f("arguments"),
@@ -191,6 +204,7 @@ pub(super) fn ids() -> &'static Ids {
             key: f("key"),
             constructor: f("constructor"),
             operand: f("operand"),
+            condition: f("condition"),
         }
     })
 }
@@ -288,13 +302,17 @@ pub(crate) fn extract(
         anon_counter: Vec::new(),
         pending: Vec::new(),
         lambdas: HashMap::default(),
+        reads_seen: rustc_hash::FxHashSet::default(),
     };
-    tree.walk(|node, depth, _| {
+    // The ancestors of the node visited (`path[d]` at depth `d`).
+    let mut path: Vec<Node<'_>> = Vec::with_capacity(64);
+    tree.walk(|node, depth, previous| {
         while x.frames.last().is_some_and(|f| f.depth() >= depth) {
             if let Some(Frame::Scope { locals_mark, .. }) = x.frames.pop() {
                 x.scope.truncate(locals_mark);
             }
         }
+        path.truncate(depth);
         if let Some(i) = x.pending.iter().rposition(|(id, _)| *id == node.id()) {
             let (_, mut frame) = x.pending.swap_remove(i);
             if let Frame::Type { depth: d, .. } = &mut frame {
@@ -302,7 +320,9 @@ pub(crate) fn extract(
             }
             x.frames.push(frame);
         }
-        x.visit(node, depth)
+        let walk_in = x.visit(node, depth, &path, previous);
+        path.push(node);
+        walk_in
     });
     x.facts
 }
@@ -343,6 +363,8 @@ pub(super) struct Walker<'s, 'y> {
     /// Lambdas met as an argument or an initializer, by node id: where their parameters' types
     /// come from (`param` is filled per parameter).
     lambdas: HashMap<usize, LambdaParam, NodeIds>,
+    /// Reads recorded so far: a read repeated by the same caller adds nothing.
+    reads_seen: rustc_hash::FxHashSet<ReadKey<'s>>,
 }
 
 impl<'s> Walker<'s, '_> {
@@ -434,10 +456,25 @@ impl<'s> Walker<'s, '_> {
             .map(|(_, i)| *i)
     }
 
-    /// Handles one node; returns whether to walk into its children.
-    fn visit(&mut self, node: Node<'_>, depth: usize) -> bool {
+    /// Handles one node (`path`: its ancestors; `previous`: its previous sibling); returns
+    /// whether to walk into its children.
+    fn visit(
+        &mut self,
+        node: Node<'_>,
+        depth: usize,
+        path: &[Node<'_>],
+        previous: Option<Node<'_>>,
+    ) -> bool {
         match kind(node) {
             N::Skip => false,
+            N::Ident => {
+                self.ident(node, path, previous);
+                false
+            }
+            N::FieldAccess => {
+                self.field_access(node, path, previous);
+                true
+            }
             k @ (N::Class | N::Interface | N::Enum | N::Record | N::AnnotationType) => {
                 self.type_decl(node, k, depth);
                 true

@@ -124,3 +124,91 @@ fn receivers_locals_and_lambda_parameters_are_bound() {
     assert_eq!(anon.qname, "p.A.1");
     assert_eq!(anon.superclass.as_ref().unwrap().name, "Runnable");
 }
+
+/// An expression as written, enough to tell reads apart (`$` a local, `()` a call's value).
+fn show(e: &Expr) -> String {
+    match e {
+        Expr::Name(n) => n.clone(),
+        Expr::Field(q, n) => format!("{}.{n}", show(q)),
+        Expr::Var(_) => "$".into(),
+        Expr::This => "this".into(),
+        Expr::Call(_) => "()".into(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// (caller id, read, line) of every read, in order.
+fn reads(j: &JavaFacts) -> Vec<(String, String, u32)> {
+    j.reads
+        .iter()
+        .map(|r| {
+            let caller = match r.caller {
+                Caller::Method(t, m) => j.types[t as usize].methods[m as usize].id.clone(),
+                Caller::Init(t, _) => j.types[t as usize].id.clone(),
+            };
+            // A `case` label shows its selector: `selector:NAME`.
+            let expr = match &r.selector {
+                Some(sel) => format!("{}:{}", show(sel), show(&r.expr)),
+                None => show(&r.expr),
+            };
+            (caller, expr, r.line)
+        })
+        .collect()
+}
+
+const READS: &str = r#"package p;
+
+class R {
+    static final int SIZE = 4;
+    int[] slots = new int[SIZE];
+    R next;
+    Log log;
+
+    void run(Object o, java.util.List<String> items) {
+        log.info(SIZE);
+        log.info(SIZE);
+        int n = next.next.slots.length;
+        this.next = null;
+        next.next = this;
+        outer:
+        for (String s : items) {
+            if (o instanceof String str && str.isEmpty()) break outer;
+        }
+        items.forEach(item -> log.info(item));
+        try { run(null, null); } catch (RuntimeException e) { log.warn(e); }
+        Object self = R.this;
+        switch (n) { case SIZE -> n++; default -> {} }
+    }
+
+    int other() { return SIZE; }
+}
+"#;
+
+#[test]
+fn reads_are_names_and_accesses_in_expressions_once_per_caller() {
+    let j = facts(READS);
+    let run = "java:p.R#run(Object,java.util.List)";
+    let r = |s: &str, line: u32| (run.to_string(), s.to_string(), line);
+    assert_eq!(
+        reads(&j),
+        vec![
+            // A field initializer's read belongs to the type.
+            ("java:p.R".to_string(), "SIZE".to_string(), 5),
+            // The qualifier of a call is read, its name is not; a repeat adds nothing.
+            r("log", 10),
+            r("SIZE", 10),
+            // A chain is one read (its last name's line); `.length` is typed by the resolver.
+            r("next.next.slots.length", 12),
+            // `this.next = ..` writes; `next.next = ..` reads its qualifier `next`.
+            r("next", 14),
+            // Statement labels, loop and pattern variables, lambda and catch parameters, locals
+            // and invoked methods' names are not reads, nor is `R.this`. A `case` label is the
+            // selector's constant, else the name in scope.
+            r("$:SIZE", 22),
+            // The same name in another method is another read.
+            ("java:p.R#other()".to_string(), "SIZE".to_string(), 25),
+        ],
+        "{:#?}",
+        reads(&j)
+    );
+}

@@ -1,0 +1,132 @@
+//! Field reads: the names and field accesses the extractor recorded ([`Read`]) that name a
+//! field or constant declared in the project give one edge per (caller, field), at the line of
+//! the first read: who reads what. Names are looked up as javac does: the fields of the
+//! enclosing types from the innermost out (inherited ones included), then static imports; a
+//! qualifier is typed ([`FileResolver::val`]) and the field looked up in its type and
+//! supertypes. JDK and library fields give no edge.
+//!
+//! [`Read`]: crate::graph::facts::Read
+
+use super::{FileResolver, Val, caller_flags, caller_id};
+use crate::graph::edge::{Edge, EdgeKind};
+use crate::graph::facts::{Caller, Expr};
+use crate::graph::types::{Origin, Scope, Ty, TypeId};
+
+/// A field of the table: its type and index in that type's `fields`.
+type FieldAt = (TypeId, u32);
+
+impl<'a> FileResolver<'a> {
+    /// This file's read edges.
+    pub fn read_edges(&mut self) -> Vec<Edge> {
+        let j = self.j;
+        let mut hits: Vec<(Caller, FieldAt, u32)> = Vec::new();
+        let mut found: Vec<FieldAt> = Vec::new();
+        for r in &j.reads {
+            let sc = self.scope_at(r.caller, r.ctx);
+            // A `case` label: the selector type's constant, else the name in scope.
+            let label = match (&r.selector, &r.expr) {
+                (Some(sel), Expr::Name(n)) => self.member_field(sel, n, &sc),
+                _ => None,
+            };
+            match label {
+                Some(f) => found.push(f),
+                None => self.read_fields(&r.expr, &sc, &mut found),
+            }
+            hits.extend(found.drain(..).map(|f| (r.caller, f, r.line)));
+        }
+        // One edge per (caller, field), at its first line.
+        hits.sort_unstable();
+        hits.dedup_by(|later, first| (later.0, later.1) == (first.0, first.1));
+        hits.into_iter()
+            .filter_map(|(caller, f, line)| self.read_edge(caller, f, line))
+            .collect()
+    }
+
+    /// The fields `e` reads: `a.b.c` reads `a`, `a.b` and `a.b.c`.
+    fn read_fields(&mut self, e: &'a Expr, sc: &Scope<'a>, out: &mut Vec<FieldAt>) {
+        match e {
+            Expr::Name(n) => out.extend(self.name_field(n, sc)),
+            Expr::Field(q, n) if n != "super" => {
+                if matches!(**q, Expr::Name(_) | Expr::Field(..)) {
+                    self.read_fields(q, sc, out);
+                }
+                out.extend(self.member_field(q, n, sc));
+            }
+            _ => {}
+        }
+    }
+
+    /// Field `n` of the type of `q`.
+    fn member_field(&mut self, q: &'a Expr, n: &str, sc: &Scope<'a>) -> Option<FieldAt> {
+        match self.val(q, sc) {
+            Val::Value(Ty::Class(t, _))
+            | Val::Type(Ty::Class(t, _))
+            | Val::Super(Ty::Class(t, _)) => self.field_in(t, n),
+            _ => None,
+        }
+    }
+
+    /// The field a simple name reads: one of an enclosing type (declared or inherited), or a
+    /// statically imported one.
+    fn name_field(&self, n: &str, sc: &Scope<'a>) -> Option<FieldAt> {
+        let table = self.table;
+        let mut lex = sc.lex;
+        while let Some(t) = lex {
+            if let Some(f) = self.field_in(t, n) {
+                return Some(f);
+            }
+            lex = table.types[t as usize].outer;
+        }
+        let file = table.files.get(sc.file as usize)?;
+        let single = file
+            .static_single
+            .iter()
+            .filter(|(m, _)| m == n)
+            .map(|(_, owner)| owner);
+        single
+            .chain(&file.static_on_demand)
+            .find_map(|owner| self.field_in(table.resolve_qualified(owner)?, n))
+    }
+
+    /// Field `n` of `t` or its nearest supertype declaring one.
+    fn field_in(&self, t: TypeId, n: &str) -> Option<FieldAt> {
+        let table = self.table;
+        table.ancestry_of(t).iter().find_map(|a| {
+            let Ty::Class(at, _) = a else {
+                return None;
+            };
+            let fields = &table.types[*at as usize].fields;
+            let i = fields.partition_point(|f| f.name.as_str() < n);
+            (fields.get(i)?.name == n).then_some((*at, i as u32))
+        })
+    }
+
+    /// The edge for a read of a project field (`None` for JDK fields).
+    fn read_edge(&self, caller: Caller, (t, k): FieldAt, line: u32) -> Option<Edge> {
+        let info = &self.table.types[t as usize];
+        let Origin::Project { file, decl } = info.origin else {
+            return None;
+        };
+        let f = info.fields.get(k as usize)?;
+        let (path, facts) = self.files.get(file as usize)?;
+        let d = facts.java.as_ref()?.types.get(decl as usize)?;
+        let fd = d.fields.get(f.decl? as usize)?;
+        Some(Edge {
+            caller_file: self.path().to_string(),
+            caller: caller_id(self.j, caller)?,
+            caller_name: String::new(),
+            line,
+            kind: EdgeKind::Read,
+            callee: Some(f.id.clone()),
+            callee_name: String::new(),
+            callee_file: Some(path.to_string()),
+            callee_line: Some(fd.line),
+            caller_flags: caller_flags(caller),
+            confidence: 1.0,
+            detail: String::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
