@@ -145,18 +145,15 @@ impl Ctx<'_, '_, '_> {
         if !self.creations.borrow().contains_key(&m) {
             let v = self.r.view;
             let mut names = self.created_by(v.id(m), None)?;
-            let (start, end) = v.span(m);
-            let body = v.text(v.path(m), start, end).unwrap_or_default();
-            for constant in site::constant_words(&body).into_iter().take(MAX_CONSTANTS) {
-                for f in v.named(&constant) {
-                    if v.kind(f) != SymbolKind::Field || v.name(f) != constant {
-                        continue;
-                    }
-                    // A field's initializer runs in its type's initializer: the type's edges
-                    // from the field's lines.
-                    let Some(t) = v.owner_type(f) else { continue };
-                    names.extend(self.created_by(v.id(t), Some(v.span(f)))?);
-                }
+            let constants = crate::graph::reads::read_by(v, m)?
+                .into_iter()
+                .map(|(f, _)| f)
+                .filter(|&f| v.kind(f) == SymbolKind::Field && v.flags(f) & FLAG_STATIC != 0);
+            for f in constants.take(MAX_CONSTANTS) {
+                // A field's initializer runs in its type's initializer: the type's edges from
+                // the field's lines.
+                let Some(t) = v.owner_type(f) else { continue };
+                names.extend(self.created_by(v.id(t), Some(v.span(f)))?);
             }
             self.creations.borrow_mut().insert(m, names);
         }

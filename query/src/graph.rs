@@ -4,6 +4,7 @@
 //! an index without edges gets [`NoGraph`], which answers nothing.
 
 pub mod hierarchy;
+pub mod reads;
 pub mod stored;
 pub mod table;
 

@@ -125,6 +125,8 @@ struct Memo {
     focus: HashMap<SymIdx, u32>,
     /// Constants holding a string the question quotes (looked up once per question).
     literal_constants: Option<Vec<SymIdx>>,
+    /// How many of those constants each method reads.
+    literal_readers: Option<std::rc::Rc<HashMap<SymIdx, usize>>>,
 }
 
 /// The card leg's per-symbol sums, kept per thread across questions: a large snapshot has

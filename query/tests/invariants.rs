@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 /// types and names, return and field types, whether a body has a statement, where it opens and
 /// a type's supertypes, string literals and thrown types are symbol facts the indexer stores
 /// (`Symbol::params`, `value_type`, `has_body`, `body_line`, `supertypes`, `literals`,
-/// `thrown`), and the lines calling a method are call edges; their scanners are gone (the
-/// literal, key-site, thrown-type and call-line readers that stayed read those facts). Splitting
+/// `thrown`), the lines calling a method are call edges, and who reads a field or constant is
+/// a read edge; their scanners are gone (the literal, key-site, thrown-type, call-line and
+/// reader lookups that stayed read those facts). Splitting
 /// a call's arguments is left only for code the question pastes ([`QUESTION_TEXT`]).
 const SCANNERS: &[&str] = &[
     "mask_comments_and_strings",
@@ -24,7 +25,6 @@ const SCANNERS: &[&str] = &[
     "field_decl_type(",
     "arg_type(",
     "qualifier_is_direct(",
-    "readers_of(",
     "readers_of_field(",
     "header_end(",
     "LexicalGraph",
@@ -47,16 +47,11 @@ const SCANNING_LEFT: &[(&str, &str, usize)] = &[
     ("chain.rs", "assigned_locals(", 1),
     ("chain.rs", "call_args(", 1),
     ("chain.rs", "call_role(", 1),
-    ("chain.rs", "constant_words(", 1),
     ("chain.rs", "receiver_words(", 1),
     ("chain/site.rs", "assigned_locals(", 2),
     ("chain/site.rs", "call_args(", 4),
     ("chain/site.rs", "call_role(", 8),
-    ("chain/site.rs", "constant_words(", 2),
     ("chain/site.rs", "receiver_words(", 5),
-    ("impact/report.rs", "readers_of_field(", 2),
-    ("retrieve/bundle.rs", "readers_of(", 1),
-    ("retrieve/quoted.rs", "readers_of(", 2),
 ];
 
 /// Modules whose lists and weights are ranking: the view must not read them.

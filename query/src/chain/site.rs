@@ -141,33 +141,9 @@ pub(super) fn call_args<'l>(line: &'l str, name: &str) -> Option<&'l str> {
     pasted_call_args(line, name)
 }
 
-/// The UPPER_CASE names a method's text uses (`ESCAPE_JAVA`), each once, in order: constants,
-/// often the objects it calls.
-pub(super) fn constant_words(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')) {
-        let constant = word.len() >= 3
-            && word.starts_with(|c: char| c.is_ascii_uppercase())
-            && word.chars().any(|c| c == '_' || c.is_ascii_uppercase())
-            && !word.chars().any(|c| c.is_lowercase());
-        if constant && !out.iter().any(|o| o == word) {
-            out.push(word.to_string());
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{CallRole, assigned_locals, call_args, call_role, constant_words, receiver_words};
-
-    #[test]
-    fn constants_are_read_from_text() {
-        assert_eq!(
-            constant_words("return ESCAPE_JAVA.translate(input, MAX, Foo.BAR_2, Url, X);"),
-            ["ESCAPE_JAVA", "MAX", "BAR_2"]
-        );
-    }
+    use super::{CallRole, assigned_locals, call_args, call_role, receiver_words};
 
     #[test]
     fn call_role_tells_a_returned_call_from_one_making_an_argument() {

@@ -340,7 +340,11 @@ fn bound_changes(
                 ));
                 // A field holding the key changes what the methods reading it do.
                 if v.kind(sym) == SymbolKind::Field {
-                    for m in readers_of_field(v, sym)? {
+                    let readers = crate::graph::reads::readers(v, sym)?;
+                    for m in readers.into_iter().map(|(m, _)| m) {
+                        if !v.kind(m).is_callable() {
+                            continue;
+                        }
                         out.push((
                             Change {
                                 sym: m,
@@ -357,29 +361,6 @@ fn bound_changes(
                     "{id} ({path}:{line}) changes, but no indexed code uses it"
                 ));
             }
-        }
-    }
-    Ok(out)
-}
-
-/// The methods of a field's type whose indexed body names the field.
-fn readers_of_field(v: &SnapshotView<'_>, field: SymIdx) -> Result<Vec<SymIdx>, QueryError> {
-    let Some(owner) = v.owner_type(field) else {
-        return Ok(Vec::new());
-    };
-    let name = v.name(field).to_string();
-    let mut out = Vec::new();
-    for m in v.members(owner) {
-        if !v.kind(m).is_callable() {
-            continue;
-        }
-        let (s, e) = v.span(m);
-        let body = v.text(v.path(m), s, e)?;
-        let names_it = body
-            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-            .any(|w| w == name);
-        if names_it {
-            out.push(m);
         }
     }
     Ok(out)

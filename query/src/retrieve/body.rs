@@ -122,11 +122,10 @@ impl Retriever<'_, '_> {
                     score += 2.0;
                 }
             }
-            // Naming a constant that holds one counts as spelling it.
-            for c in self.literal_constants(q)? {
-                if v.kind(i).is_callable() && names_word(text, v.name(c)) {
-                    score += 2.0;
-                }
+            // Reading a constant that holds one counts as spelling it.
+            if v.kind(i).is_callable() {
+                let read = self.literal_readers(q)?.get(&i).copied().unwrap_or(0);
+                score += 2.0 * read as f32;
             }
         }
         let lines = (end - start + 1) as f32;

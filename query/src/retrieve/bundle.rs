@@ -199,7 +199,7 @@ impl Retriever<'_, '_> {
                 // A key kept in a constant (`static final String START_FAILED = "…"`) is named
                 // by the methods that read the constant.
                 let users = if held(v.kind(i)) {
-                    self.readers_of(i)?
+                    self.readers_of(q, i)?
                 } else {
                     vec![(i, line)]
                 };

@@ -5,6 +5,8 @@ use super::*;
 
 /// Constants per quoted literal whose users are looked up.
 const LITERAL_CONSTANTS: usize = 4;
+/// Readers of one constant kept: a constant read everywhere says little about any one reader.
+const READERS: usize = 30;
 
 impl Retriever<'_, '_> {
     /// Code keeps a string the question quotes (`"logback.xml"`, `os.name`) in a constant and
@@ -13,7 +15,7 @@ impl Retriever<'_, '_> {
     pub(super) fn literal_leg(&self, q: &Question) -> Result<Vec<UnitKey>, QueryError> {
         let mut items = Vec::new();
         for c in self.literal_constants(q)? {
-            for (i, _) in self.readers_of(c)? {
+            for (i, _) in self.readers_of(q, c)? {
                 let unit = UnitKey::Sym(i);
                 if !items.contains(&unit) {
                     items.push(unit);
@@ -23,32 +25,45 @@ impl Retriever<'_, '_> {
         Ok(items)
     }
 
-    /// The methods whose text names constant `c` (found through the full-text index by its
-    /// name), with the line of the first mention.
-    pub(super) fn readers_of(&self, c: SymIdx) -> Result<Vec<(SymIdx, u32)>, QueryError> {
+    /// The methods reading constant `c` (the index's read edges), with the line of the first
+    /// read: those whose bodies hold most of the question first, at most [`READERS`].
+    pub(super) fn readers_of(
+        &self,
+        q: &Question,
+        c: SymIdx,
+    ) -> Result<Vec<(SymIdx, u32)>, QueryError> {
         let v = self.view;
-        let name = v.name(c);
-        let mut out: Vec<(SymIdx, u32)> = Vec::new();
-        for (id, _, _) in v.index.search_chunks(name, 30)? {
-            let Some((path, start, end)) = v.chunk_span(&id)? else {
-                continue;
-            };
-            for i in v.in_file(&path) {
-                let (s, e) = v.span(i);
-                if !v.kind(i).is_callable()
-                    || e < start
-                    || end < s
-                    || out.iter().any(|(o, _)| *o == i)
-                {
-                    continue;
-                }
-                let text = v.text(&path, s, e)?;
-                if let Some(k) = text.lines().position(|l| names_word(l, name)) {
-                    out.push((i, s + k as u32));
-                }
+        let mut scored: Vec<(f32, SymIdx, u32)> = Vec::new();
+        for (i, line) in crate::graph::reads::readers(v, c)? {
+            if v.kind(i).is_callable() {
+                scored.push((self.body_score(i, q)?, i, line));
             }
         }
-        Ok(out)
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        Ok(scored
+            .into_iter()
+            .take(READERS)
+            .map(|(_, i, line)| (i, line))
+            .collect())
+    }
+
+    /// How many of the question's [`Retriever::literal_constants`] each method reads.
+    pub(super) fn literal_readers(
+        &self,
+        q: &Question,
+    ) -> Result<std::rc::Rc<HashMap<SymIdx, usize>>, QueryError> {
+        if let Some(r) = &self.memo_for(q).literal_readers {
+            return Ok(r.clone());
+        }
+        let mut count: HashMap<SymIdx, usize> = HashMap::new();
+        for c in self.literal_constants(q)? {
+            for (i, _) in crate::graph::reads::readers(self.view, c)? {
+                *count.entry(i).or_default() += 1;
+            }
+        }
+        let count = std::rc::Rc::new(count);
+        self.memo_for(q).literal_readers = Some(count.clone());
+        Ok(count)
     }
 
     /// Constants (fields) whose initializer is exactly a string the question quotes, up to

@@ -1,0 +1,34 @@
+//! Who reads a field or constant, and what a method reads: the index's `read` edges (one per
+//! reading code and field, at its first read), resolved from the tree by the indexer. Field
+//! initializers and initializer blocks read as their type.
+
+use crate::QueryError;
+use crate::view::{SnapshotView, SymIdx};
+use indexer::graph::EdgeKind;
+
+/// The code reading `field`, with the line of its first read, in symbol order.
+pub fn readers(v: &SnapshotView<'_>, field: SymIdx) -> Result<Vec<(SymIdx, u32)>, QueryError> {
+    let mut out: Vec<(SymIdx, u32)> = v
+        .index
+        .edges_to(v.id(field))?
+        .into_iter()
+        .filter(|e| e.kind == EdgeKind::Read)
+        .filter_map(|e| Some((v.by_id(&e.caller)?, e.line)))
+        .collect();
+    out.sort_unstable();
+    out.dedup_by_key(|(i, _)| *i);
+    Ok(out)
+}
+
+/// The fields and constants `reader` reads, with the line of the first read, in line order.
+pub fn read_by(v: &SnapshotView<'_>, reader: SymIdx) -> Result<Vec<(SymIdx, u32)>, QueryError> {
+    let mut out: Vec<(SymIdx, u32)> = v
+        .index
+        .edges_from(v.id(reader))?
+        .into_iter()
+        .filter(|e| e.kind == EdgeKind::Read)
+        .filter_map(|e| Some((v.by_id(e.callee.as_deref()?)?, e.line)))
+        .collect();
+    out.sort_unstable_by_key(|&(i, line)| (line, i));
+    Ok(out)
+}
