@@ -17,7 +17,7 @@ pub mod jdk;
 pub mod resolve;
 pub mod types;
 
-pub use edge::{Edge, EdgeKind};
+pub use edge::{CallSite, Edge, EdgeKind, SITE_ARGUMENT, SITE_LOCAL, SITE_PARAM, SITE_RETURNED};
 pub use facts::FileFacts;
 
 use crate::model::RepoPath;

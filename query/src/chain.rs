@@ -6,15 +6,14 @@ use crate::QueryError;
 use crate::graph::hierarchy::overriders;
 use crate::graph::{CallGraph, EdgeKind};
 use crate::question::{Question, TermOrigin};
-use crate::retrieve::{Ranked, Retriever, UnitKey, accessor_lines, has_bean_prefix, names_word};
+use crate::retrieve::{Ranked, Retriever, UnitKey, accessor_lines, has_bean_prefix};
 use crate::view::{SymIdx, prose_stems};
 use crate::viewdata::FLAG_STATIC;
+use indexer::graph::{CallSite, SITE_ARGUMENT, SITE_LOCAL, SITE_PARAM, SITE_RETURNED};
 use indexer::model::{Provenance, SymbolId, SymbolKind};
 use std::collections::HashMap;
 
-mod site;
 mod start;
-use site::{CallRole, assigned_locals, call_args, call_role, receiver_words};
 pub(crate) use start::fluent_target;
 
 /// Longest chain returned.
@@ -534,18 +533,6 @@ fn next_steps(
 ) -> Result<Vec<(SymIdx, f32)>, QueryError> {
     let v = ctx.r.view;
     let me = &v.sym(node).symbol;
-    let params: Vec<String> = me
-        .params
-        .iter()
-        .map(|p| p.name.clone())
-        .filter(|n| !n.is_empty())
-        .collect();
-    let file = v.file_lines(v.path(node))?;
-    let (body_start, body_end) = v.span(node);
-    let body = file
-        .get((body_start as usize).saturating_sub(1)..(body_end as usize).min(file.len()))
-        .unwrap_or_default();
-    let made = assigned_locals(body);
     // Types the chain so far creates (`traverse(new CleaningVisitor(..), root)`).
     let mut on_path: Vec<String> = Vec::new();
     for &m in path {
@@ -557,17 +544,17 @@ fn next_steps(
     // Each call's target, then, for a call to a method without a body (an interface's, an
     // abstract one), the overriders the question's words point to most: the call goes on in one
     // of them.
-    // (callee, confidence, line, call, what picked it among overriders)
-    let mut targets: Vec<(SymIdx, f32, u32, usize, f32)> = Vec::new();
+    // (callee, confidence, the call's site, call, what picked it among overriders)
+    let mut targets: Vec<(SymIdx, f32, std::rc::Rc<CallSite>, usize, f32)> = Vec::new();
     for (call, e) in ctx.graph.callees(&me.id)?.into_iter().enumerate() {
         if e.confidence < 0.5 {
             continue;
         }
         let Some(to) = v.by_id(&e.to.0) else { continue };
+        let site = std::rc::Rc::new(e.site.clone());
         let abstract_target = v.kind(to).is_callable() && !ctx.r.has_body(to);
         if abstract_target {
-            let site = file.get((e.line as usize).saturating_sub(1));
-            let receiver = receiver_words(site.map_or("", String::as_str), v.name(to));
+            let receiver = prose_stems(&site.receiver.join(" "));
             // What points to each candidate: the receiver naming its type, the chain so far
             // creating it, or the question. Only candidates something points to are read:
             // reading every candidate's type and text costs more than the rest of the chain.
@@ -599,10 +586,11 @@ fn next_steps(
             }
             best.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
             for (_, bonus, i) in best.into_iter().take(IMPLEMENTATIONS_TRIED) {
-                targets.push((i, e.confidence * DISPATCH_CONFIDENCE, e.line, call, bonus));
+                let site = site.clone();
+                targets.push((i, e.confidence * DISPATCH_CONFIDENCE, site, call, bonus));
             }
         }
-        targets.push((to, e.confidence, e.line, call, 0.0));
+        targets.push((to, e.confidence, site.clone(), call, 0.0));
         // Making a task (`new InitializationTask(..)`, a `Runnable` or `Callable`) is how work
         // is handed to another thread: the flow goes on in its `run()` or `call()`.
         // A type without a declared constructor is its own creation's target.
@@ -612,7 +600,8 @@ fn next_steps(
                     && v.param_types(m).is_empty()
                     && ctx.r.has_body(m)
                 {
-                    targets.push((m, e.confidence * DISPATCH_CONFIDENCE, e.line, call, 0.0));
+                    let site = site.clone();
+                    targets.push((m, e.confidence * DISPATCH_CONFIDENCE, site, call, 0.0));
                 }
             }
         }
@@ -631,7 +620,7 @@ fn next_steps(
         .map(|&c| SymbolId(v.id(c).to_string()))
         .collect();
     ctx.graph.prefetch_callees(&ids)?;
-    for (c, confidence, line, call, bonus) in targets {
+    for (c, confidence, site, call, bonus) in targets {
         let object_method = is_object_method(v.name(c), v.param_types(c).len())
             && v.owner_type(c) != v.owner_type(node);
         if c == node
@@ -687,27 +676,19 @@ fn next_steps(
         if s > 0.1 && !same_owner && ctx.is_helper(c)? {
             s -= 0.3;
         }
-        // The call hands on the method's own parameters: the flow continues there.
-        let site = file
-            .get((line as usize).saturating_sub(1))
-            .map(String::as_str)
-            .unwrap_or("");
-        if params.iter().any(|p| names_word(site, p)) {
-            s += 0.2;
-        } else if let Some(args) = call_args(site, v.name(c))
-            && made.iter().any(|m| names_word(args, m))
-        {
-            // It is given what the method made before (`le = new LoggingEvent(..)`, then
-            // `callAppenders(le)`): the flow goes on with it; making it was a side step.
+        // The call hands on the method's own parameters, or what it made before (`le = new
+        // LoggingEvent(..)`, then `callAppenders(le)`): the flow goes on there; making the
+        // value was a side step.
+        if site.flags & (SITE_PARAM | SITE_LOCAL) != 0 {
             s += 0.2;
         }
-        match call_role(site, v.name(c)) {
+        if site.flags & SITE_RETURNED != 0 {
             // Its result is the method's result: the work is handed on to it.
-            CallRole::Returned => s += 0.15,
-            // It makes an argument of another call on the line (`parse(r, new Parser(b))`):
-            // the flow goes on in the outer call.
-            CallRole::Argument => s -= 0.15,
-            CallRole::Other => {}
+            s += 0.15;
+        } else if site.flags & SITE_ARGUMENT != 0 {
+            // It makes an argument of another call (`parse(r, new Parser(b))`): the flow goes
+            // on in the outer call.
+            s -= 0.15;
         }
         scored.push((c, s, leaf, call));
     }

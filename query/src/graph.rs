@@ -12,6 +12,7 @@ pub use stored::StoredGraph;
 pub use table::EdgeTable;
 
 use crate::QueryError;
+use indexer::graph::CallSite;
 use indexer::model::SymbolId;
 use serde::Serialize;
 
@@ -42,6 +43,9 @@ pub struct Edge {
     pub line: u32,
     /// 1.0 when the callee is certain (same type, named type); lower for name-only matches.
     pub confidence: f32,
+    /// A call: its receiver chain and what its site hands on (see [`CallSite`]).
+    #[serde(skip)]
+    pub site: CallSite,
 }
 
 /// Callers and callees of symbols in one snapshot.

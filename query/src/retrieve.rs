@@ -558,9 +558,3 @@ impl<'v, 'a> Retriever<'v, 'a> {
         self.view.has_body(i)
     }
 }
-
-/// Whether `text` holds `word` as a whole identifier.
-pub(crate) fn names_word(text: &str, word: &str) -> bool {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-        .any(|x| x == word)
-}

@@ -319,6 +319,7 @@ mod tests {
             caller_flags: 0,
             confidence: 1.0,
             detail: String::new(),
+            site: Default::default(),
         }
     }
 

@@ -115,7 +115,32 @@ pub struct Edge {
     pub confidence: f32,
     /// How it was resolved, when that is worth saying (`bean`, `dubbo`, `exchange=x key=y`).
     pub detail: String,
+    /// A call: what its site says about it (empty for other edges).
+    #[serde(default)]
+    pub site: CallSite,
 }
+
+/// What a call's site says about it, for following a flow through it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallSite {
+    /// The names of the receiver chain as written, outermost first: for
+    /// `engine.getHost(name).getPipeline().invoke(request)`, the call to `invoke` has `engine`,
+    /// `getHost`, `getPipeline`. Empty for an unqualified call and `this.m()`.
+    #[serde(default)]
+    pub receiver: Vec<String>,
+    /// [`SITE_RETURNED`], [`SITE_ARGUMENT`], [`SITE_PARAM`], [`SITE_LOCAL`].
+    #[serde(default)]
+    pub flags: u8,
+}
+
+/// The call's value is what the caller returns.
+pub const SITE_RETURNED: u8 = 1;
+/// The call's value is (part of) an argument of another call.
+pub const SITE_ARGUMENT: u8 = 2;
+/// The receiver or an argument uses a parameter of the caller: the call hands it on.
+pub const SITE_PARAM: u8 = 4;
+/// An argument uses a local variable of the caller: a value it made on its way.
+pub const SITE_LOCAL: u8 = 8;
 
 impl Edge {
     /// Order of edges within one use-site file: line, kind, then ids.

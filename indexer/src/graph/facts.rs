@@ -296,6 +296,21 @@ pub struct Call {
     pub line: u32,
     /// `new X() { .. }`: the anonymous class created (index into types).
     pub anon: Option<u32>,
+    /// What the call's value is part of where it stands.
+    #[serde(default)]
+    pub role: CallRole,
+}
+
+/// Where a call's value goes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CallRole {
+    /// A statement of its own, a declaration's value, a condition, a receiver.
+    #[default]
+    Other,
+    /// The value of a `return` statement: the method hands its work on to it.
+    Returned,
+    /// (Part of) an argument of another call or creation in the same expression.
+    Argument,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -324,8 +339,8 @@ pub enum Expr {
     Field(Box<Expr>, String),
     /// The value of call `n` of this file.
     Call(u32),
-    /// `new T(..)`.
-    New(Box<TypeRef>),
+    /// `new T(..)`, and the creation's call (its arguments are there).
+    New(Box<TypeRef>, u32),
     /// `new T[..]` / `{..}`: `T` carries the dimensions.
     NewArray(Box<TypeRef>),
     This,

@@ -190,6 +190,7 @@ fn edge(
         caller_flags: 0,
         confidence: conf,
         detail,
+        site: Default::default(),
     }
 }
 

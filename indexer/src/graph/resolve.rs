@@ -19,6 +19,7 @@ use rayon::prelude::*;
 mod constants;
 mod overload;
 mod reads;
+mod site;
 mod typing;
 use std::sync::Arc;
 
@@ -714,6 +715,7 @@ impl<'a> FileResolver<'a> {
                 caller_flags,
                 confidence,
                 detail: detail.to_string(),
+                site: site::call_site(self.j, call),
             });
         }
         out

@@ -147,6 +147,7 @@ fn convert(e: &Stored, to: &str) -> Edge {
         path: e.caller_file.clone(),
         line: e.line,
         confidence: e.confidence,
+        site: e.site.clone(),
     }
 }
 

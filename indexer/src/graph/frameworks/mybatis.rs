@@ -111,5 +111,6 @@ fn table_edge(
         caller_flags: 0,
         confidence: 1.0,
         detail,
+        site: Default::default(),
     }
 }

@@ -641,6 +641,7 @@ fn config_edge(
         caller_flags: 0,
         confidence: 1.0,
         detail,
+        site: Default::default(),
     }
 }
 

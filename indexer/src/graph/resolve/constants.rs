@@ -71,6 +71,7 @@ impl<'a> FileResolver<'a> {
             caller_flags: caller_flags(caller),
             confidence: 1.0,
             detail,
+            site: Default::default(),
         })
     }
 

@@ -124,6 +124,7 @@ impl<'a> FileResolver<'a> {
             caller_flags: caller_flags(caller),
             confidence: 1.0,
             detail: String::new(),
+            site: Default::default(),
         })
     }
 }

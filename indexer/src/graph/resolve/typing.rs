@@ -167,7 +167,7 @@ impl<'a> FileResolver<'a> {
                 self.member_val(qv, n)
             }
             Expr::Call(i) => Val::Value(self.call(*i).ret),
-            Expr::New(tr) | Expr::NewArray(tr) | Expr::Cast(tr) => {
+            Expr::New(tr, _) | Expr::NewArray(tr) | Expr::Cast(tr) => {
                 Val::Value(self.table.resolve_ref(tr, sc))
             }
             Expr::This => match sc.lex {

@@ -80,6 +80,7 @@ fn type_edges_of(
             caller_flags: 0,
             confidence: 1.0,
             detail: String::new(),
+            site: Default::default(),
         });
     }
     // Overrides: each instance method against the nearest declaration of the same name and
@@ -136,6 +137,7 @@ fn type_edges_of(
                     1.0
                 },
                 detail: String::new(),
+                site: Default::default(),
             });
         }
     }

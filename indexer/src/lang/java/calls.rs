@@ -18,8 +18,8 @@ mod uses;
 
 use super::frameworks;
 use crate::graph::facts::{
-    Assign, Call, CallKind, Caller, Expr, FieldDecl, Import, JavaFacts, LambdaParam, Local,
-    MethodDecl, Read, TypeDecl, TypeKind, TypeRef,
+    Assign, Call, CallKind, CallRole, Caller, Expr, FieldDecl, Import, JavaFacts, LambdaParam,
+    Local, MethodDecl, Read, TypeDecl, TypeKind, TypeRef,
 };
 use crate::lang::preorder::Preorder;
 use crate::model::{Symbol, SymbolKind};
@@ -441,10 +441,15 @@ impl<'s> Walker<'s, '_> {
 
     /// Declares a local visible until the walk leaves the node at `depth` (a scope frame for it
     /// must exist or be pushed by the caller).
-    fn declare(&mut self, name: impl Into<std::borrow::Cow<'s, str>>, local: Local) -> u32 {
+    fn declare(&mut self, name: impl Into<std::borrow::Cow<'s, str>>, mut local: Local) -> u32 {
         let idx = self.facts.locals.len() as u32;
+        let name = name.into();
+        if local.name.is_empty() {
+            // Call sites name the locals they hand on and call on.
+            local.name = name.to_string();
+        }
         self.facts.locals.push(local);
-        self.scope.push((name.into(), idx));
+        self.scope.push((name, idx));
         idx
     }
 
@@ -521,6 +526,7 @@ impl<'s> Walker<'s, '_> {
             }
             N::Invocation => {
                 self.invocation(node);
+                self.set_role(node, path);
                 true
             }
             N::Assign => {
@@ -529,6 +535,7 @@ impl<'s> Walker<'s, '_> {
             }
             N::Creation => {
                 self.creation(node);
+                self.set_role(node, path);
                 true
             }
             N::CtorCall => {

@@ -9,6 +9,7 @@
 //! behind, so the next one redoes that file.
 
 use super::{BATCH_PATHS, MeiliStore, doc_id, meili_err, quote};
+use crate::graph::CallSite;
 use crate::graph::{Edge, EdgeKind};
 use crate::store::StoreError;
 use crate::store::catalog::Catalog;
@@ -35,6 +36,9 @@ pub(super) struct EdgeDoc {
     callee_line: Option<u32>,
     confidence: f32,
     detail: String,
+    /// Documents published before call sites were recorded read as an empty site.
+    #[serde(default)]
+    site: CallSite,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -62,6 +66,7 @@ impl EdgeDoc {
             callee_line: e.callee_line,
             confidence: e.confidence,
             detail: e.detail.clone(),
+            site: e.site.clone(),
         }
     }
 
@@ -79,6 +84,7 @@ impl EdgeDoc {
             caller_flags: self.caller_flags,
             confidence: self.confidence,
             detail: self.detail,
+            site: self.site,
         };
         e.normalize_names();
         e

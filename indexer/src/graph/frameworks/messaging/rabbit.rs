@@ -239,7 +239,7 @@ fn bean_ref(r: &mut FileResolver<'_>, i: usize, k: usize) -> Option<Ref> {
             }
         }
         Expr::Var(v) => local_name(r.j, *v).map(Ref::Bean),
-        Expr::New(_) => {
+        Expr::New(..) => {
             // The inline creation is the call with this line and a name argument.
             let line = call.line;
             (0..r.j.calls.len())

@@ -430,6 +430,7 @@ impl Walker<'_, '_> {
             is_static_ctx: true,
             line,
             anon: None,
+            role: CallRole::Other,
         };
         self.facts.calls.push(call);
     }

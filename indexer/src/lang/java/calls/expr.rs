@@ -138,9 +138,8 @@ impl Walker<'_, '_> {
             "method_invocation" | "explicit_constructor_invocation" => Expr::Call(self.slot(n)),
             "object_creation_expression" => {
                 let i = self.slot(n);
-                let _ = i;
                 self.field(n, self.ids.ty)
-                    .map(|t| Expr::New(Box::new(self.type_ref(t))))
+                    .map(|t| Expr::New(Box::new(self.type_ref(t)), i))
                     .unwrap_or(Expr::Unknown)
             }
             "array_creation_expression" => {

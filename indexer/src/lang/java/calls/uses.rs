@@ -23,6 +23,7 @@ impl Walker<'_, '_> {
             is_static_ctx: false,
             line: 0,
             anon: None,
+            role: CallRole::Other,
         });
         self.slots.insert(node.id(), i);
         i
@@ -31,6 +32,32 @@ impl Walker<'_, '_> {
     pub(super) fn put_call(&mut self, node: Node<'_>, call: Call) {
         let i = self.slot(node);
         self.facts.calls[i as usize] = call;
+    }
+
+    /// Records what the value of the call at `node` (if one was recorded) is part of: the
+    /// expression above it up to its statement (`path`: the node's ancestors, outermost first).
+    pub(super) fn set_role(&mut self, node: Node<'_>, path: &[Node<'_>]) {
+        let Some(&i) = self.slots.get(&node.id()) else {
+            return;
+        };
+        let mut role = CallRole::Other;
+        if path.last().is_some_and(|p| p.kind() == "return_statement") {
+            role = CallRole::Returned;
+        } else {
+            for a in path.iter().rev() {
+                match a.kind() {
+                    "argument_list" => {
+                        role = CallRole::Argument;
+                        break;
+                    }
+                    k if ends_expression(k) => break,
+                    _ => {}
+                }
+            }
+        }
+        if let Some(c) = self.facts.calls.get_mut(i as usize) {
+            c.role = role;
+        }
     }
 
     pub(super) fn invocation(&mut self, node: Node<'_>) {
@@ -84,6 +111,7 @@ impl Walker<'_, '_> {
             is_static_ctx,
             line: Self::line(name),
             anon: None,
+            role: CallRole::Other,
         };
         self.put_call(node, call);
     }
@@ -131,6 +159,7 @@ impl Walker<'_, '_> {
             is_static_ctx,
             line,
             anon,
+            role: CallRole::Other,
         };
         self.put_call(node, call);
         if let (Some(a), Some(body)) = (anon, body) {
@@ -191,6 +220,7 @@ impl Walker<'_, '_> {
             is_static_ctx: false,
             line: Self::line(tok),
             anon: None,
+            role: CallRole::Other,
         };
         self.put_call(node, call);
     }
@@ -235,6 +265,7 @@ impl Walker<'_, '_> {
             is_static_ctx,
             line: Self::line(*name),
             anon: None,
+            role: CallRole::Other,
         };
         self.put_call(node, call);
     }
@@ -272,4 +303,15 @@ impl Walker<'_, '_> {
         }
         out
     }
+}
+
+/// Node kinds an expression does not reach past: statements, blocks, declarations, lambdas
+/// (whose body is code of its own) and class bodies.
+fn ends_expression(kind: &str) -> bool {
+    kind.ends_with("_statement")
+        || kind.ends_with("_declaration")
+        || matches!(
+            kind,
+            "block" | "lambda_expression" | "class_body" | "switch_block" | "switch_rule"
+        )
 }
