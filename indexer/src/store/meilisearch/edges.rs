@@ -216,3 +216,55 @@ impl MeiliStore {
         self.count_where(name, None)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{SITE_PARAM, SITE_RETURNED};
+
+    fn edge(kind: EdgeKind, site: CallSite) -> Edge {
+        Edge {
+            caller_file: "src/A.java".into(),
+            caller: "java:p.A#run()".into(),
+            caller_name: String::new(),
+            line: 7,
+            kind,
+            callee: Some("java:p.B#go(int)".into()),
+            callee_name: String::new(),
+            callee_file: Some("src/B.java".into()),
+            callee_line: Some(3),
+            caller_flags: 0,
+            confidence: 1.0,
+            detail: String::new(),
+            site,
+        }
+    }
+
+    #[test]
+    fn call_sites_and_read_edges_round_trip_and_old_documents_read_as_empty_sites() {
+        let site = CallSite {
+            receiver: vec!["engine".into(), "getHost".into()],
+            flags: SITE_RETURNED | SITE_PARAM,
+        };
+        for e in [
+            edge(EdgeKind::Call, site),
+            edge(EdgeKind::Read, CallSite::default()),
+        ] {
+            let json = serde_json::to_value(EdgeDoc::new("r", 0, &e)).unwrap();
+            let back: EdgeDoc = serde_json::from_value(json).unwrap();
+            let mut want = e.clone();
+            want.normalize_names();
+            assert_eq!(back.into_edge(), want);
+        }
+        // Published before call sites were recorded: read, not rejected.
+        let mut old = serde_json::to_value(EdgeDoc::new(
+            "r",
+            0,
+            &edge(EdgeKind::Call, CallSite::default()),
+        ))
+        .unwrap();
+        old.as_object_mut().unwrap().remove("site");
+        let back: EdgeDoc = serde_json::from_value(old).unwrap();
+        assert_eq!(back.into_edge().site, CallSite::default());
+    }
+}
