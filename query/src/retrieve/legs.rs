@@ -186,8 +186,8 @@ pub(super) const LEGS: &[LegRule] = &[
         rule: Rule {
             name: "literal",
             stage: Stage::Leg(Weight::Fixed(LITERAL_WEIGHT)),
-            reads: "strings the question quotes; the full-text index (phrase); constants' initializers",
-            changes: "ranks the methods naming a constant that holds the quoted string",
+            reads: "strings the question quotes; the full-text index (phrase); constants' literals; read edges",
+            changes: "ranks the methods reading a constant that holds the quoted string",
         },
         run: |r, c| r.literal_leg(c.q),
     },
@@ -196,7 +196,7 @@ pub(super) const LEGS: &[LegRule] = &[
             name: "bundle",
             stage: Stage::Leg(Weight::Fixed(BUNDLE_WEIGHT)),
             reads: "resource-bundle (.properties) chunks the bm25 leg found or the question's four-word phrases find",
-            changes: "ranks the methods naming the key of a bundle message the question repeats",
+            changes: "ranks the methods naming the key of a bundle message the question repeats (as a literal, or through a constant they read)",
         },
         run: |r, c| {
             let bm25 = c.items("bm25").to_vec();
@@ -239,8 +239,8 @@ pub(super) const LEGS: &[LegRule] = &[
         rule: Rule {
             name: "thrown",
             stage: Stage::Leg(Weight::Fixed(THROWN_WEIGHT)),
-            reads: "a definition question about an exception or error; the best body-scored methods' text",
-            changes: "ranks the Exception/Error types those methods name, in their order",
+            reads: "a definition question about an exception or error; the types the best body-scored methods throw or declare",
+            changes: "ranks those types the code base declares, in the methods' order",
         },
         run: |r, c| {
             let q = c.q;
