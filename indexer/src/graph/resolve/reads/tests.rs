@@ -270,3 +270,28 @@ class Chain {
         ["c.Chain.relink -> c.Chain.head @16 c/Chain.java:4"]
     );
 }
+
+/// Constants named in annotation arguments are read by what the annotation is on: a method, or
+/// the type (its own annotations in its static initializer, a field's where the field's
+/// initializer runs).
+#[test]
+fn constants_in_annotation_arguments_are_read_by_the_annotated_code() {
+    let topics = "package a;\n\npublic final class Topics {\n    public static final String ORDER = \"order\";\n    public static final String PREFIX = \"app.\";\n    public static final String KEY = PREFIX + \"key\";\n}\n";
+    let listener = "package a;\n\n@Path(Topics.PREFIX)\npublic class Listener {\n    @Value(Topics.KEY)\n    private String key;\n\n    @KafkaListener(topics = {Topics.ORDER}, groupId = \"g\")\n    public void onOrder(String m) {}\n}\n";
+    let es = read_edges(&[
+        ("src/a/Topics.java", topics),
+        ("src/a/Listener.java", listener),
+    ]);
+    assert_eq!(
+        of(&es, "a.Listener.onOrder"),
+        ["a.Listener.onOrder -> a.Topics.ORDER @8 src/a/Topics.java:4"]
+    );
+    assert_eq!(
+        of(&es, "a.Listener.<clinit>"),
+        ["a.Listener.<clinit> -> a.Topics.PREFIX @3 static src/a/Topics.java:5"]
+    );
+    assert_eq!(
+        of(&es, "a.Listener.<init>"),
+        ["a.Listener.<init> -> a.Topics.KEY @5 instance src/a/Topics.java:6"]
+    );
+}

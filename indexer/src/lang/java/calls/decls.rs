@@ -103,6 +103,8 @@ impl Walker<'_, '_> {
             methods: Vec::new(),
             line,
         });
+        let annotations = self.facts.types[ty as usize].annotations.clone();
+        self.annotation_reads(&annotations, Caller::Init(ty, true), ty);
         self.anon_counter.push(0);
         self.frames.push(Frame::Type {
             depth,
@@ -290,6 +292,7 @@ impl Walker<'_, '_> {
             annotations: mods.annotations,
             line,
         };
+        let annotations = method.annotations.clone();
         let t = &mut self.facts.types[ty as usize];
         let m = t.methods.len() as u32;
         t.methods.push(method);
@@ -299,6 +302,7 @@ impl Walker<'_, '_> {
         } else {
             Caller::Method(ty, m)
         };
+        self.annotation_reads(&annotations, caller, ty);
         self.frames.push(Frame::Code {
             depth,
             caller,
@@ -363,6 +367,7 @@ impl Walker<'_, '_> {
                 line,
             });
         }
+        self.annotation_reads(&mods.annotations, caller.in_init(ty, is_static), ty);
         self.frames.push(Frame::Code {
             depth,
             caller: caller.in_init(ty, is_static),

@@ -6,6 +6,7 @@
 //! caller repeating a read adds nothing (the resolver keeps one edge per caller and field).
 
 use super::*;
+use crate::graph::facts::{AnnValue, Annotation};
 
 /// Where an identifier stands in its parent, as far as reading goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -243,5 +244,58 @@ impl<'s> Walker<'s, '_> {
             is_static_ctx,
             line: Self::line(node),
         });
+    }
+}
+
+impl Walker<'_, '_> {
+    /// Reads in the arguments of a declaration's annotations (`@KafkaListener(topics =
+    /// Topics.ORDER)`, `@Value(KEY)`), attributed to `caller` at each annotation's line.
+    pub(super) fn annotation_reads(
+        &mut self,
+        annotations: &[Annotation],
+        caller: Caller,
+        ctx: u32,
+    ) {
+        for a in annotations {
+            for (_, value) in &a.args {
+                self.value_reads(value, caller, ctx, a.line);
+            }
+        }
+    }
+
+    fn value_reads(&mut self, value: &AnnValue, caller: Caller, ctx: u32, line: u32) {
+        match value {
+            AnnValue::Expr(e) => self.expr_reads(e, caller, ctx, line),
+            AnnValue::Array(vs) => {
+                for v in vs {
+                    self.value_reads(v, caller, ctx, line);
+                }
+            }
+            AnnValue::Nested(a) => {
+                for (_, v) in &a.args {
+                    self.value_reads(v, caller, ctx, a.line);
+                }
+            }
+        }
+    }
+
+    /// The names and field accesses of a constant expression (`A + B.C`).
+    fn expr_reads(&mut self, e: &Expr, caller: Caller, ctx: u32, line: u32) {
+        match e {
+            Expr::Name(_) | Expr::Field(..) => self.facts.reads.push(Read {
+                expr: e.clone(),
+                selector: None,
+                caller,
+                ctx,
+                // Annotation values are constants: a static context.
+                is_static_ctx: true,
+                line,
+            }),
+            Expr::Plus(a, b) | Expr::Arith(a, b) | Expr::Cond(a, b) => {
+                self.expr_reads(a, caller, ctx, line);
+                self.expr_reads(b, caller, ctx, line);
+            }
+            _ => {}
+        }
     }
 }
