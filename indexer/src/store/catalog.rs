@@ -240,6 +240,22 @@ impl Catalog {
             rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
             true,
         )?;
+        // An index another version of codemap wrote: say that it needs a rebuild, rather than
+        // fail later on a column it lacks. (A file without the table fails on its first read.)
+        let version: Option<String> = conn
+            .query_row(
+                "SELECT value FROM meta WHERE key='schema_version'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .unwrap_or(None);
+        if let Some(v) = version.filter(|v| *v != SCHEMA_VERSION.to_string()) {
+            return Err(StoreError::SchemaMismatch {
+                found: v,
+                expected: SCHEMA_VERSION,
+            });
+        }
         Ok(Catalog {
             conn,
             content_cache: Default::default(),
@@ -725,4 +741,29 @@ fn snapshot_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Snapshot> {
 /// Paths in the catalog were validated on the way in; a row that fails now is kept verbatim.
 fn repo_path(s: String) -> RepoPath {
     RepoPath::new(&s).unwrap_or_else(|| RepoPath::new("invalid-path").expect("literal is valid"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reader_of_an_index_from_another_version_is_told_to_rebuild_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.db");
+        Catalog::open(&path).unwrap();
+        assert!(Catalog::open_read(&path).is_ok());
+        let conn = Connection::open(&path).unwrap();
+        conn.execute("UPDATE meta SET value='8' WHERE key='schema_version'", [])
+            .unwrap();
+        drop(conn);
+        let err = Catalog::open_read(&path)
+            .err()
+            .expect("an old index is refused");
+        assert!(
+            matches!(&err, StoreError::SchemaMismatch { found, expected } if found == "8" && *expected == SCHEMA_VERSION),
+            "{err}"
+        );
+        assert!(err.to_string().contains("codemap index"), "{err}");
+    }
 }
