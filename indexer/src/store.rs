@@ -32,7 +32,7 @@ pub enum StoreError {
     #[error("no index in {0}; run `codemap index` first")]
     NoIndex(PathBuf),
     #[error(
-        "index format {found} is not the expected {expected}; it will be rebuilt by `codemap index`"
+        "index format {found} is not the expected {expected} (another codemap version wrote it); run `codemap index` to rebuild it"
     )]
     SchemaMismatch { found: String, expected: i64 },
     /// Index runs kept publishing while a reader read the whole snapshot.
