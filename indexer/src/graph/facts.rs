@@ -62,7 +62,6 @@ pub struct Read {
     pub caller: Caller,
     /// Innermost lexically enclosing type (what `this` means).
     pub ctx: u32,
-    pub is_static_ctx: bool,
     /// Line of the name (of a field access: of its last name).
     pub line: u32,
 }

@@ -1,6 +1,6 @@
 use super::*;
 use crate::lang::{self, ParseLimits, assert_inline_defs};
-use crate::model::Language;
+use crate::model::{Language, Symbol};
 use std::time::Duration;
 
 const KITCHEN: &[u8] = include_bytes!("../../../tests/fixtures/java/Kitchen.java");

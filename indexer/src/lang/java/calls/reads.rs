@@ -152,7 +152,7 @@ impl<'s> Walker<'s, '_> {
         if self.lookup(text).is_some() {
             return;
         }
-        let Some((caller, ctx, is_static_ctx)) = self.context() else {
+        let Some((caller, ctx, _)) = self.context() else {
             return;
         };
         if !self.reads_seen.insert((caller, ctx, "", text, NO_LOCAL)) {
@@ -163,7 +163,6 @@ impl<'s> Walker<'s, '_> {
             selector: None,
             caller,
             ctx,
-            is_static_ctx,
             line: Self::line(node),
         });
     }
@@ -176,7 +175,7 @@ impl<'s> Walker<'s, '_> {
         else {
             return;
         };
-        let Some((caller, ctx, is_static_ctx)) = self.context() else {
+        let Some((caller, ctx, _)) = self.context() else {
             return;
         };
         let key = (caller, ctx, "", self.text(node), self.base_local(node));
@@ -190,7 +189,6 @@ impl<'s> Walker<'s, '_> {
                 selector: None,
                 caller,
                 ctx,
-                is_static_ctx,
                 line: Self::line(name),
             });
         }
@@ -219,7 +217,7 @@ impl<'s> Walker<'s, '_> {
         if self.lookup(text).is_some() {
             return;
         }
-        let Some((caller, ctx, is_static_ctx)) = self.context() else {
+        let Some((caller, ctx, _)) = self.context() else {
             return;
         };
         // switch_label < switch_rule | switch_block_statement_group < switch_block < switch.
@@ -241,7 +239,6 @@ impl<'s> Walker<'s, '_> {
             selector,
             caller,
             ctx,
-            is_static_ctx,
             line: Self::line(node),
         });
     }
@@ -287,8 +284,6 @@ impl Walker<'_, '_> {
                 selector: None,
                 caller,
                 ctx,
-                // Annotation values are constants: a static context.
-                is_static_ctx: true,
                 line,
             }),
             Expr::Plus(a, b) | Expr::Arith(a, b) | Expr::Cond(a, b) => {
