@@ -10,7 +10,7 @@ pub mod patch;
 pub mod zh;
 
 use crate::terms::{self, is_cjk};
-use intent::{contains_any, detect_intent, kind_hint};
+use intent::{asks_any, asks_any_word, detect_intent, kind_hint};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -355,9 +355,10 @@ pub fn understand_in(
         kind_hint,
         frames,
         patch,
-        // "test" alone is often the check a question is about ("the a*n+b position test").
-        wants_tests: has_any_word(lower_all, &["tests", "testing", "junit", "测试"])
-            || contains_any(
+        // "test" alone is often the check a question is about ("the a*n+b position test"); a
+        // bug report's "Added tests" says what was done, not what is asked for.
+        wants_tests: asks_any_word(lower_all, &["tests", "testing", "junit", "测试"])
+            || asks_any(
                 lower_all,
                 &[
                     "unit test",

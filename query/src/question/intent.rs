@@ -119,6 +119,111 @@ fn asks_where_first(lower: &str) -> bool {
     }
 }
 
+/// Phrasings that ask what a change reaches, when a question asks them ([`asked_at`]).
+const IMPACT_PHRASES: &[&str] = &[
+    "impact",
+    "what breaks",
+    "would break",
+    "affected if",
+    "affects",
+    "blast radius",
+    "if i change",
+    "影响",
+];
+
+/// Words a question or a request opens with; a sentence opening otherwise and not ending in a
+/// question mark states something ("This affects subclasses too." in a bug report).
+const ASKING_OPENERS: &[&str] = &[
+    "what",
+    "which",
+    "who",
+    "where",
+    "how",
+    "would",
+    "will",
+    "does",
+    "do ",
+    "is ",
+    "are ",
+    "can ",
+    "could",
+    "should",
+    "if ",
+    "show",
+    "list",
+    "find",
+    "tell",
+    "give",
+    "check",
+    "impact",
+    "blast",
+    "如果",
+    "哪些",
+    "什么",
+    "会不会",
+    "是否",
+    "请",
+];
+
+/// Whether a sentence that asks ([`asked_at`]) holds one of the phrases.
+pub(super) fn asks_any(lower: &str, phrases: &[&str]) -> bool {
+    phrases
+        .iter()
+        .any(|p| lower.match_indices(p).any(|(at, _)| asked_at(lower, at)))
+}
+
+/// Whether a sentence that asks holds one of the words as a whole word (CJK words: anywhere).
+pub(super) fn asks_any_word(lower: &str, words: &[&str]) -> bool {
+    let part = |c: char| c.is_alphanumeric() || c == '-';
+    words.iter().any(|w| {
+        lower.match_indices(w).any(|(at, _)| {
+            let whole = w.chars().any(crate::terms::is_cjk)
+                || (!lower[..at].chars().next_back().is_some_and(part)
+                    && !lower[at + w.len()..].chars().next().is_some_and(part));
+            whole && asked_at(lower, at)
+        })
+    })
+}
+
+/// Whether the sentence holding byte `at` asks something: it ends with a question mark, opens
+/// like a question or a request, or is all the text says. A bug report's statements do not ask.
+fn asked_at(lower: &str, at: usize) -> bool {
+    let (start, end) = sentence_around(lower, at);
+    let sentence = lower[start..end].trim();
+    if sentence.ends_with('?') || sentence.ends_with('？') {
+        return true;
+    }
+    if ASKING_OPENERS.iter().any(|w| sentence.starts_with(w)) {
+        return true;
+    }
+    lower[..start].trim().is_empty() && lower[end..].trim().is_empty()
+}
+
+/// The byte range of the sentence around `at`: it ends after `?`, `!`, `。`, `？`, `！`, a line
+/// break, or a full stop before whitespace (the dot of `Foo.bar` ends nothing).
+fn sentence_around(text: &str, at: usize) -> (usize, usize) {
+    let ends_after = |i: usize, c: char| -> bool {
+        matches!(c, '?' | '!' | '\n' | '。' | '？' | '！')
+            || (c == '.'
+                && text[i + 1..]
+                    .chars()
+                    .next()
+                    .is_none_or(|n| n.is_whitespace()))
+    };
+    let start = text[..at]
+        .char_indices()
+        .rev()
+        .find(|&(i, c)| ends_after(i, c))
+        .map(|(i, c)| i + c.len_utf8())
+        .unwrap_or(0);
+    let end = text[at..]
+        .char_indices()
+        .find(|&(i, c)| ends_after(at + i, c))
+        .map(|(i, c)| at + i + c.len_utf8())
+        .unwrap_or(text.len());
+    (start, end)
+}
+
 pub(super) fn contains_any(lower: &str, phrases: &[&str]) -> bool {
     phrases.iter().any(|p| lower.contains(p))
 }
@@ -140,19 +245,7 @@ pub(super) fn detect_intent(
     if contains_any(lower, &["stack trace", "stacktrace", "堆栈", "报错栈"]) {
         return Intent::Trace;
     }
-    if contains_any(
-        lower,
-        &[
-            "impact",
-            "what breaks",
-            "would break",
-            "affected if",
-            "affects",
-            "blast radius",
-            "if i change",
-            "影响",
-        ],
-    ) {
+    if asks_any(lower, IMPACT_PHRASES) {
         return Intent::Impact;
     }
     let named = !idents.is_empty();

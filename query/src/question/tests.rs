@@ -383,6 +383,12 @@ fn asking_about_tests_takes_more_than_the_word_test() {
     assert!(understand("Which tests cover the parser?").wants_tests);
     assert!(understand("Where is the unit test for getExtension?").wants_tests);
     assert!(understand("Is there a JUnit case for it?").wants_tests);
+    assert!(understand("tests of FilenameUtils.normalize").wants_tests);
+    // A bug report says tests were added; it does not ask for them.
+    assert!(
+        !understand("Reader passes the count of chars read.\n\nAdded to tests to cover the bug")
+            .wants_tests
+    );
 }
 
 #[test]
@@ -457,5 +463,26 @@ fn a_message_reported_after_saying_is_kept_in_order() {
         understand("Where is the file name pattern parsed?")
             .message
             .is_empty()
+    );
+}
+
+#[test]
+fn impact_words_ask_only_in_a_question_not_in_a_reported_statement() {
+    for asked in [
+        "What is the impact of changing StockService.restoreStock?",
+        "impact of changing OrderService.cancel",
+        "Which callers are affected if I change Reader.read",
+        "If I change PaymentGateway.verify, what breaks?",
+        "这个改动会影响哪些地方？",
+        "I am renaming a field. Show what it affects.",
+    ] {
+        assert_eq!(understand(asked).intent, Intent::Impact, "{asked}");
+    }
+    // A bug report states what a defect affects; it asks where the defect is.
+    let report = "input.AbstractCharacterFilterReader passes count of chars read\n\nA bug in the read method causes the filter to receive the count.\n\nThis affects subclasses CharacterFilterReader and CharacterSetFilterReader also.";
+    assert_eq!(understand(report).intent, Intent::Locate);
+    assert_eq!(
+        understand("The cache has a big performance impact. Where is it evicted?").intent,
+        Intent::Locate
     );
 }
