@@ -16,12 +16,12 @@ pub(super) fn kind_hint(lower: &str) -> Option<KindHint> {
         ("注解", KindHint::Annotation),
         ("类", KindHint::Class),
     ] {
-        if has_any_word(lower, &[w]) {
+        if asks_any_word(lower, &[w]) {
             return Some(k);
         }
     }
     // "record" alone is data (a log record, a record written); the Java kind is named so.
-    contains_any(lower, &["record type", "record class", "java record"]).then_some(KindHint::Type)
+    asks_any(lower, &["record type", "record class", "java record"]).then_some(KindHint::Type)
 }
 
 /// Phrasings that ask for a chain wherever they stand.
@@ -157,6 +157,10 @@ const ASKING_OPENERS: &[&str] = &[
     "check",
     "impact",
     "blast",
+    "trace",
+    "walk",
+    "explain",
+    "describe",
     "如果",
     "哪些",
     "什么",
@@ -249,7 +253,7 @@ pub(super) fn detect_intent(
         return Intent::Impact;
     }
     let named = !idents.is_empty();
-    if contains_any(
+    if asks_any(
         lower,
         &[
             "who calls",
@@ -273,7 +277,7 @@ pub(super) fn detect_intent(
         ],
     ) || (named
         // "where is X used?", not "the number used for the name".
-        && contains_any(
+        && asks_any(
             lower,
             &[
                 " used?",
@@ -291,19 +295,19 @@ pub(super) fn detect_intent(
     {
         return Intent::Callers;
     }
-    if contains_any(
+    if asks_any(
         lower,
         &["what does", "which methods does", "what methods does"],
-    ) && contains_any(lower, &[" call?", " call ", " invoke", "calls?"])
-        || contains_any(lower, &["callees", "调用了哪些", "调用哪些"])
+    ) && asks_any(lower, &[" call?", " call ", " invoke", "calls?"])
+        || asks_any(lower, &["callees", "调用了哪些", "调用哪些"])
     {
         return Intent::Callees;
     }
     // "Trace a record from X to Y": the verb opening the question asks for a chain.
     let trace_verb = lower.starts_with("trace ") || lower.starts_with("walk through ");
-    if contains_any(lower, FLOW_PHRASES)
+    if asks_any(lower, FLOW_PHRASES)
         || trace_verb
-        || (contains_any(lower, WEAK_FLOW_PHRASES) && !asks_where_first(lower))
+        || (asks_any(lower, WEAK_FLOW_PHRASES) && !asks_where_first(lower))
     {
         return Intent::Flow;
     }
@@ -327,7 +331,7 @@ pub(super) fn detect_intent(
         return Intent::Definition;
     }
     let _ = text;
-    if contains_any(
+    if asks_any(
         lower,
         &[
             "config",

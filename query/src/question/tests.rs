@@ -486,3 +486,24 @@ fn impact_words_ask_only_in_a_question_not_in_a_reported_statement() {
         Intent::Locate
     );
 }
+
+#[test]
+fn kind_flow_and_config_words_of_a_stated_context_do_not_set_the_intent() {
+    // The context a question gives states; the sentence that asks sets the intent.
+    let q = "In the rolling appender config we set maxFileSize to \"50MB\". Where does that string get turned into bytes?";
+    assert_eq!(understand(q).intent, Intent::Locate);
+    let report = "Sanitize double slash after prefix\n\nThis change ensures that slashes of these type are merged.";
+    let q = understand(report);
+    assert_eq!((q.intent, q.kind_hint), (Intent::Locate, None));
+    let report = "The read loop ends up in a busy wait. Fix the flow control of the pipe.";
+    assert_eq!(understand(report).intent, Intent::Locate);
+    // Asked, the same words still count.
+    assert_eq!(
+        understand("Where is the timeout setting read?").intent,
+        Intent::Config
+    );
+    assert_eq!(
+        understand("Which class holds the retry policy?").intent,
+        Intent::Definition
+    );
+}
