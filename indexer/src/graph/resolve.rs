@@ -319,7 +319,7 @@ impl<'a> FileResolver<'a> {
             };
         };
         let base = match self.val(recv, sc) {
-            Val::Value(Ty::Var(v)) | Val::Type(Ty::Var(v)) => self.bound_of(&v, call, sc),
+            Val::Value(Ty::Var(v)) | Val::Type(Ty::Var(v)) => self.bound_of(&v, call.caller, sc),
             Val::Value(Ty::Array(_)) => self
                 .table
                 .object
@@ -540,15 +540,15 @@ impl<'a> FileResolver<'a> {
         }
     }
 
-    /// The bound of type variable `v` where `call` stands (`Object` when it has none).
-    fn bound_of(&mut self, v: &str, call: &'a Call, sc: &Scope<'a>) -> Ty {
+    /// The bound of type variable `v` in the code of `caller` (`Object` when it has none).
+    fn bound_of(&mut self, v: &str, caller: Caller, sc: &Scope<'a>) -> Ty {
         let object = || {
             self.table
                 .object
                 .map(|o| Ty::Class(o, Vec::new()))
                 .unwrap_or(Ty::Unknown)
         };
-        if let Caller::Method(t, m) = call.caller
+        if let Caller::Method(t, m) = caller
             && let Some(md) = self
                 .j
                 .types

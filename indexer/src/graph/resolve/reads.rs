@@ -25,12 +25,12 @@ impl<'a> FileResolver<'a> {
             let sc = self.scope_at(r.caller, r.ctx);
             // A `case` label: the selector type's constant, else the name in scope.
             let label = match (&r.selector, &r.expr) {
-                (Some(sel), Expr::Name(n)) => self.member_field(sel, n, &sc),
+                (Some(sel), Expr::Name(n)) => self.member_field(sel, n, r.caller, &sc),
                 _ => None,
             };
             match label {
                 Some(f) => found.push(f),
-                None => self.read_fields(&r.expr, &sc, &mut found),
+                None => self.read_fields(&r.expr, r.caller, &sc, &mut found),
             }
             hits.extend(found.drain(..).map(|f| (r.caller, f, r.line)));
         }
@@ -43,25 +43,34 @@ impl<'a> FileResolver<'a> {
     }
 
     /// The fields `e` reads: `a.b.c` reads `a`, `a.b` and `a.b.c`.
-    fn read_fields(&mut self, e: &'a Expr, sc: &Scope<'a>, out: &mut Vec<FieldAt>) {
+    fn read_fields(&mut self, e: &'a Expr, caller: Caller, sc: &Scope<'a>, out: &mut Vec<FieldAt>) {
         match e {
             Expr::Name(n) => out.extend(self.name_field(n, sc)),
             Expr::Field(q, n) if n != "super" => {
                 if matches!(**q, Expr::Name(_) | Expr::Field(..)) {
-                    self.read_fields(q, sc, out);
+                    self.read_fields(q, caller, sc, out);
                 }
-                out.extend(self.member_field(q, n, sc));
+                out.extend(self.member_field(q, n, caller, sc));
             }
             _ => {}
         }
     }
 
-    /// Field `n` of the type of `q`.
-    fn member_field(&mut self, q: &'a Expr, n: &str, sc: &Scope<'a>) -> Option<FieldAt> {
-        match self.val(q, sc) {
-            Val::Value(Ty::Class(t, _))
-            | Val::Type(Ty::Class(t, _))
-            | Val::Super(Ty::Class(t, _)) => self.field_in(t, n),
+    /// Field `n` of the type of `q` (a type variable's: of its bound).
+    fn member_field(
+        &mut self,
+        q: &'a Expr,
+        n: &str,
+        caller: Caller,
+        sc: &Scope<'a>,
+    ) -> Option<FieldAt> {
+        let ty = match self.val(q, sc) {
+            Val::Value(Ty::Var(v)) | Val::Type(Ty::Var(v)) => self.bound_of(&v, caller, sc),
+            Val::Value(t) | Val::Type(t) | Val::Super(t) => t,
+            Val::Package(_) | Val::Unknown => return None,
+        };
+        match ty {
+            Ty::Class(t, _) => self.field_in(t, n),
             _ => None,
         }
     }

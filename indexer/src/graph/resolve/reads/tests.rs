@@ -295,3 +295,52 @@ fn constants_in_annotation_arguments_are_read_by_the_annotated_code() {
         ["a.Listener.<init> -> a.Topics.KEY @5 instance src/a/Topics.java:6"]
     );
 }
+
+/// A receiver typed by a type variable reads through its bound; one typed by a generic type's
+/// argument (`List<Node>`'s element, `Box<Node>`'s value) reads the argument's field.
+#[test]
+fn receivers_of_generic_types_read_through_bounds_and_type_arguments() {
+    let src = r#"package g;
+
+import java.util.List;
+
+class Tree {
+    static class Node {
+        Node parent;
+        int depth;
+    }
+
+    static class Box<T> {
+        T value;
+    }
+
+    <N extends Node> Node up(N n) {
+        return n.parent;
+    }
+
+    int firstDepth(List<Node> nodes) {
+        return nodes.get(0).depth;
+    }
+
+    int boxed(Box<Node> b) {
+        return b.value.depth;
+    }
+}
+"#;
+    let es = read_edges(&[("g/Tree.java", src)]);
+    assert_eq!(
+        of(&es, "g.Tree.up"),
+        ["g.Tree.up -> g.Tree.Node.parent @16 g/Tree.java:7"]
+    );
+    assert_eq!(
+        of(&es, "g.Tree.firstDepth"),
+        ["g.Tree.firstDepth -> g.Tree.Node.depth @20 g/Tree.java:8"]
+    );
+    assert_eq!(
+        of(&es, "g.Tree.boxed"),
+        [
+            "g.Tree.boxed -> g.Tree.Box.value @24 g/Tree.java:12",
+            "g.Tree.boxed -> g.Tree.Node.depth @24 g/Tree.java:8",
+        ]
+    );
+}
