@@ -381,13 +381,17 @@ impl<'s> Extractor<'s> {
         };
         let simple = self.text(name).into_owned();
         let owner = self.owner();
-        let params = match k {
-            K::CompactConstructor => owner.record_params.clone().unwrap_or_default(),
-            K::AnnotationElement => String::new(),
-            _ => node
-                .child_by_field_name("parameters")
-                .map(|p| signature::param_types(self.src, p))
-                .unwrap_or_default(),
+        // The parameter types (for the id) and the parameters, from one place.
+        let (params, param_list) = match (k, node.child_by_field_name("parameters")) {
+            (K::CompactConstructor, _) => (
+                owner.record_params.clone().unwrap_or_default(),
+                owner.record_components.clone().unwrap_or_default(),
+            ),
+            (K::AnnotationElement, _) | (_, None) => (String::new(), Vec::new()),
+            (_, Some(p)) => (
+                signature::param_types(self.src, p),
+                signature::params(self.src, p),
+            ),
         };
         let (kind, member) = match k {
             K::Constructor | K::CompactConstructor => (SymbolKind::Constructor, "<init>"),
@@ -403,14 +407,7 @@ impl<'s> Extractor<'s> {
         let body = body_node.map(|b| b.start_byte());
         let signature = signature::head(self.src, node, body);
         let shape = Shape {
-            params: match k {
-                K::CompactConstructor => owner.record_components.clone().unwrap_or_default(),
-                K::AnnotationElement => Vec::new(),
-                _ => node
-                    .child_by_field_name("parameters")
-                    .map(|p| signature::params(self.src, p))
-                    .unwrap_or_default(),
-            },
+            params: param_list,
             value_type: self.type_of(node),
             has_body: body_node.is_some_and(signature::has_statement),
             body_line: body_node.map_or(0, |b| b.start_position().row as u32 + 1),
