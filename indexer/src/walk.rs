@@ -578,8 +578,9 @@ const OUTPUT_DIRS: &[&str] = &["target", "build"];
 ///   `bower_components/`, `jspm_packages/` anywhere.
 /// - Generated: a `generated/`, `generated-sources/`, … directory anywhere; `target/` or `build/`
 ///   outside source trees.
-/// - Test: a `test/` or `tests/` directory outside source trees; a test source set
-///   (`src/test/`, `src/it/`, `src/testFixtures/`, `src/integrationTest/`, `src/…Test/`); a test
+/// - Test: a `test/` or `tests/` directory or a benchmark module (`microbench/`, `…-jmh/`)
+///   outside source trees; a test source set (`src/test/`, `src/it/`, `src/testFixtures/`,
+///   `src/integrationTest/`, `src/jmh/`, `src/…Test/`); a test
 ///   file name (`*Test`, `*Tests`, `*TestCase`, `*IT` for Java, Kotlin, Groovy, Scala;
 ///   `*.test.*`, `*.spec.*`, `*_test.*` for the rest).
 pub fn path_provenance(path: &RepoPath) -> Provenance {
@@ -594,7 +595,7 @@ pub fn path_provenance(path: &RepoPath) -> Provenance {
         if !in_sources {
             vendored |= VENDOR_DIRS.contains(&dir);
             generated |= OUTPUT_DIRS.contains(&dir);
-            test |= matches!(dir, "test" | "tests");
+            test |= matches!(dir, "test" | "tests") || is_benchmark_dir(dir);
             example |= is_example_dir(dir);
             in_sources = dir == "src";
         } else if prev == "src" {
@@ -624,10 +625,27 @@ fn is_example_dir(dir: &str) -> bool {
         .any(|w| dir == *w || dir.ends_with(&format!("-{w}")) || dir.ends_with(&format!("_{w}")))
 }
 
+/// A module of benchmarks (`microbench/`, `jetty-jmh/`, `benchmarks/`): like tests, they exercise
+/// the product and do not implement it. Only above `src/`, as for examples.
+fn is_benchmark_dir(dir: &str) -> bool {
+    let dir = dir.to_ascii_lowercase();
+    [
+        "bench",
+        "benchmark",
+        "benchmarks",
+        "microbench",
+        "microbenchmark",
+        "microbenchmarks",
+        "jmh",
+    ]
+    .iter()
+    .any(|w| dir == *w || dir.ends_with(&format!("-{w}")) || dir.ends_with(&format!("_{w}")))
+}
+
 fn is_test_source_set(dir: &str) -> bool {
     matches!(
         dir,
-        "test" | "tests" | "it" | "testFixtures" | "integrationTest" | "androidTest"
+        "test" | "tests" | "it" | "testFixtures" | "integrationTest" | "androidTest" | "jmh"
     ) || (dir.len() > 4 && dir.ends_with("Test"))
 }
 

@@ -398,6 +398,15 @@ fn provenance_from_paths() {
             Provenance::Example,
         ),
         ("samples/demo_app/Main.java", Provenance::Example),
+        (
+            "microbench/src/main/java/io/x/ByteBufBenchmark.java",
+            Provenance::Test,
+        ),
+        ("tests/jetty-jmh/src/main/java/A.java", Provenance::Test),
+        ("netty-benchmarks/src/main/java/A.java", Provenance::Test),
+        ("core/src/jmh/java/org/x/ParseBench.java", Provenance::Test),
+        ("src/main/java/org/x/bench/Bench.java", Provenance::Source),
+        ("src/main/java/org/x/jmh/Runner.java", Provenance::Source),
         ("examples/src/test/java/ATest.java", Provenance::Test),
         (
             "src/main/java/org/x/archivers/examples/Expander.java",
