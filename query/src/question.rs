@@ -241,7 +241,7 @@ pub fn understand_in(
     let kind_hint = kind_hint(&lower);
     // A pasted diff is asked about for what it changes and what that reaches.
     let intent = if patch.is_empty() {
-        detect_intent(&lower, text, &identifiers, &frames, kind_hint)
+        detect_intent(&lower, &identifiers, &frames, kind_hint)
     } else {
         Intent::Impact
     };
@@ -357,18 +357,28 @@ pub fn understand_in(
         patch,
         // "test" alone is often the check a question is about ("the a*n+b position test"); a
         // bug report's "Added tests" says what was done, not what is asked for.
-        wants_tests: asks_any_word(lower_all, &["tests", "testing", "junit", "测试"])
-            || asks_any(
-                lower_all,
-                &[
-                    "unit test",
-                    "test case",
-                    "test class",
-                    "test code",
-                    "test suite",
-                    "in the test",
-                ],
-            ),
+        wants_tests: asks_any_word(
+            lower_all,
+            &[
+                "tests",
+                "testing",
+                "junit",
+                "测试",
+                "benchmark",
+                "benchmarks",
+                "jmh",
+            ],
+        ) || asks_any(
+            lower_all,
+            &[
+                "unit test",
+                "test case",
+                "test class",
+                "test code",
+                "test suite",
+                "in the test",
+            ],
+        ),
         wants_generated: has_any_word(
             lower_all,
             &["generated", "vendored", "vendor", "third-party", "生成"],

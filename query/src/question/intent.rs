@@ -45,7 +45,6 @@ const FLOW_PHRASES: &[&str] = &[
     "go from",
     "goes from",
     "call chain",
-    "flow",
     "walk me through",
     "walk me from",
     "trace it from",
@@ -236,7 +235,6 @@ pub(super) fn contains_any(lower: &str, phrases: &[&str]) -> bool {
 /// config question, else locate.
 pub(super) fn detect_intent(
     lower: &str,
-    text: &str,
     idents: &[Ident],
     frames: &[Frame],
     kind: Option<KindHint>,
@@ -305,7 +303,9 @@ pub(super) fn detect_intent(
     }
     // "Trace a record from X to Y": the verb opening the question asks for a chain.
     let trace_verb = lower.starts_with("trace ") || lower.starts_with("walk through ");
+    // "flow" as a word: "overflow" and "workflow" ask for no chain.
     if asks_any(lower, FLOW_PHRASES)
+        || asks_any_word(lower, &["flow", "flows"])
         || trace_verb
         || (asks_any(lower, WEAK_FLOW_PHRASES) && !asks_where_first(lower))
     {
@@ -330,7 +330,6 @@ pub(super) fn detect_intent(
     {
         return Intent::Definition;
     }
-    let _ = text;
     if asks_any(
         lower,
         &[

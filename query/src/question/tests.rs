@@ -251,8 +251,17 @@ fn flow_questions_phrased_as_a_path_or_a_chain() {
         "What happens to a record after Pipeline.run is called?",
         "Trace a record from Pipeline.run to where it is printed.",
         "Walk through what the scheduler does after a job fails.",
+        "What is the flow from the request to the database?",
+        "请求的处理流程是怎样的？",
     ] {
         assert_eq!(understand(q).intent, Intent::Flow, "{q}");
+    }
+    // "flow" inside a word asks for no chain.
+    for q in [
+        "Where is the buffer overflow checked?",
+        "Which class starts a workflow?",
+    ] {
+        assert_ne!(understand(q).intent, Intent::Flow, "{q}");
     }
     // A stack trace is not a path to trace.
     assert_ne!(
@@ -384,6 +393,8 @@ fn asking_about_tests_takes_more_than_the_word_test() {
     assert!(understand("Where is the unit test for getExtension?").wants_tests);
     assert!(understand("Is there a JUnit case for it?").wants_tests);
     assert!(understand("tests of FilenameUtils.normalize").wants_tests);
+    // Benchmarks are indexed as test code; asking for one brings it back.
+    assert!(understand("Which benchmark measures buffer copies?").wants_tests);
     // A bug report says tests were added; it does not ask for them.
     assert!(
         !understand("Reader passes the count of chars read.\n\nAdded to tests to cover the bug")
