@@ -34,6 +34,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect::<Vec<_>>()
             .join(" ")
     );
+    if !q.message.is_empty() {
+        println!("message: {:?}", q.message);
+    }
     let stored = query::graph::StoredGraph::available(&index)
         .then(|| query::graph::StoredGraph::new(&index));
     let graph: &dyn query::graph::CallGraph = match &stored {
@@ -61,7 +64,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let c = citation_of(&view, &x.key);
             let sym = c.symbol.unwrap_or_default();
             if sym.contains(needle.as_str()) {
-                println!("  {needle}: #{} {:.4} {sym} {:?}", k + 1, x.score, x.legs);
+                let literals = match &x.key {
+                    query::retrieve::UnitKey::Sym(i) => view.literals_of(*i).len(),
+                    _ => 0,
+                };
+                println!(
+                    "  {needle}: #{} {:.4} {sym} {:?} ({literals} literals)",
+                    k + 1,
+                    x.score,
+                    x.legs
+                );
             }
         }
         // And where the card leg alone puts them.
