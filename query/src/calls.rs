@@ -73,6 +73,9 @@ pub fn find_nodes(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, Quer
         });
     }
     if out.is_empty() {
+        out = inherited(catalog, name)?;
+    }
+    if out.is_empty() {
         for prefix in ["config:", "table:", "mq:", "route:"] {
             let id = format!("{prefix}{name}");
             if !catalog.edges_to(&id)?.is_empty() || !catalog.edges_from(&id)?.is_empty() {
@@ -81,6 +84,61 @@ pub fn find_nodes(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, Quer
         }
     }
     Ok(out)
+}
+
+/// Supertypes climbed at most when a member is looked up where it is inherited.
+const MAX_SUPER_DEPTH: usize = 8;
+
+/// `Type.member` when `Type` does not declare `member` but inherits it (`ByteBuf.release` is
+/// `ReferenceCounted.release`): the nearest supertypes that declare it, level by level.
+fn inherited(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, QueryError> {
+    let q = name.replace('#', ".");
+    let Some((owner, member)) = q.rsplit_once('.') else {
+        return Ok(Vec::new());
+    };
+    let types = |n: &str| -> Result<Vec<indexer::Symbol>, QueryError> {
+        Ok(catalog
+            .symbols_named(n)?
+            .into_iter()
+            .map(|r| r.symbol)
+            .filter(|s| s.kind.is_type())
+            .collect())
+    };
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut level = types(owner)?;
+    seen.extend(level.iter().map(|t| t.id.0.clone()));
+    for _ in 0..MAX_SUPER_DEPTH {
+        let mut next = Vec::new();
+        for t in &level {
+            for sup in &t.supertypes {
+                for st in types(sup)? {
+                    if seen.insert(st.id.0.clone()) {
+                        next.push(st);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for st in &next {
+            let declared = format!("{}.{member}", st.qualified_name);
+            for r in catalog.symbols_named(&declared)? {
+                let s = &r.symbol;
+                if s.parent.as_ref() == Some(&st.id) {
+                    out.push(Node {
+                        id: s.id.0.clone(),
+                        name: display_name(&s.id.0, &s.qualified_name),
+                        path: Some(r.path.to_string()),
+                        line: Some(s.name_line),
+                    });
+                }
+            }
+        }
+        if !out.is_empty() || next.is_empty() {
+            return Ok(out);
+        }
+        level = next;
+    }
+    Ok(Vec::new())
 }
 
 /// A node for an id, located through the symbol table when it is a symbol.

@@ -100,3 +100,62 @@ fn callers_of_a_shared_name_follow_the_types_the_question_names() {
     );
     assert_citations_resolve(&a, &root);
 }
+
+/// `Buf` declares no `release`; it inherits `Counted.release`, which `PooledBuf` implements.
+fn buffers() -> Vec<(String, String)> {
+    let main = |p: &str, text: &str| (format!("src/main/java/com/buf/{p}"), text.to_string());
+    vec![
+        main(
+            "Counted.java",
+            "package com.buf;\n\n/** Reference counted. */\npublic interface Counted {\n    /** Drops one reference. */\n    boolean release();\n}\n",
+        ),
+        main(
+            "Buf.java",
+            "package com.buf;\n\n/** A buffer. */\npublic abstract class Buf implements Counted {\n    public abstract int capacity();\n}\n",
+        ),
+        main(
+            "PooledBuf.java",
+            "package com.buf;\n\n/** A pooled buffer. */\npublic class PooledBuf extends Buf {\n    private int refs = 1;\n\n    public int capacity() {\n        return 16;\n    }\n\n    @Override\n    public boolean release() {\n        refs--;\n        return refs == 0;\n    }\n}\n",
+        ),
+        main(
+            "Reader.java",
+            "package com.buf;\n\n/** Reads into buffers. */\npublic class Reader {\n    /** Done with a buffer. */\n    public void done(Buf b) {\n        b.release();\n    }\n}\n",
+        ),
+    ]
+}
+
+#[test]
+fn a_member_named_on_a_type_that_inherits_it_is_the_inherited_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("buf");
+    let dir = index_repo(&root, &buffers());
+    // The graph commands (CLI, MCP) resolve `Buf.release` to the declaration Buf inherits.
+    let index = indexer::store::EmbeddedIndex::open(&dir).unwrap();
+    let nodes = query::calls::find_nodes(&index, "Buf.release").unwrap();
+    let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(names[0].contains("Counted.release"), "{names:?}");
+    let hops = query::calls::callers(&index, &nodes, 1, 50).unwrap();
+    assert!(
+        hops.iter().any(|h| h.from.name.contains("Reader.done")),
+        "{hops:?}"
+    );
+    // A name nothing declares is still not found.
+    assert!(
+        query::calls::find_nodes(&index, "Buf.retain")
+            .unwrap()
+            .is_empty()
+    );
+    drop(index);
+
+    // `ask` answers about the method, not about the type.
+    let a = ask_stored(&dir, "Who calls Buf.release?");
+    assert_eq!(a.intent, Intent::Callers);
+    assert!(
+        a.answer
+            .starts_with("Callers of Counted.release:\n- Reader.done"),
+        "{}",
+        a.answer
+    );
+    assert_citations_resolve(&a, &root);
+}

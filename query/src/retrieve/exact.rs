@@ -65,7 +65,17 @@ impl Retriever<'_, '_> {
                         .into_iter()
                         .filter(|&i| v.kind(i).is_type())
                         .collect();
-                    found = if types.is_empty() {
+                    // `ByteBuf.release`: a member the named type inherits is the one asked
+                    // about, not the type.
+                    let inherited: Vec<SymIdx> = types
+                        .iter()
+                        .flat_map(|&t| crate::graph::hierarchy::ancestors(v, t).into_iter().skip(1))
+                        .flat_map(|a| v.members(a))
+                        .filter(|&m| v.name(m) == ident.name)
+                        .collect();
+                    found = if !inherited.is_empty() {
+                        inherited
+                    } else if types.is_empty() {
                         // The qualifier may be a variable named after its type
                         // (`mapper.readValue` → `ObjectMapper.readValue`, `log.info` →
                         // `Logger.info`); else the name alone.
