@@ -66,9 +66,12 @@ impl Retriever<'_, '_> {
                         .filter(|&i| v.kind(i).is_type())
                         .collect();
                     // `ByteBuf.release`: a member the named type inherits is the one asked
-                    // about, not the type.
+                    // about, not the type. Not inside a message the asker quotes ("LEAK:
+                    // ByteBuf.release() was not called"): that asks who prints it.
+                    let quoted = in_quotes_only(&q.text, &ident.text);
                     let inherited: Vec<SymIdx> = types
                         .iter()
+                        .filter(|_| !quoted)
                         .flat_map(|&t| crate::graph::hierarchy::ancestors(v, t).into_iter().skip(1))
                         .flat_map(|a| v.members(a))
                         .filter(|&m| v.name(m) == ident.name)
@@ -198,6 +201,22 @@ pub(crate) fn names_its_type(var: &str, owner: &str) -> bool {
     last.starts_with(&var) || var.chars().all(|c| rest.any(|x| x == c))
 }
 
+/// Whether every place `needle` is written in `text` lies inside double quotes (straight or
+/// curly): a message the asker saw, not a name they ask about.
+fn in_quotes_only(text: &str, needle: &str) -> bool {
+    let mut found = false;
+    for (at, _) in text.match_indices(needle) {
+        found = true;
+        let before = &text[..at];
+        let straight = before.matches('"').count() % 2 == 1;
+        let curly = before.matches('\u{201c}').count() > before.matches('\u{201d}').count();
+        if !(straight || curly) {
+            return false;
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::names_its_type;
@@ -224,5 +243,25 @@ mod tests {
         ] {
             assert!(!names_its_type(var, ty), "{var} is not a {ty}");
         }
+    }
+
+    #[test]
+    fn a_name_inside_a_quoted_message_is_the_message() {
+        let q = "Our logs show \"LEAK: ByteBuf.release() was not called\". Which code prints that?";
+        assert!(super::in_quotes_only(q, "ByteBuf.release"));
+        assert!(!super::in_quotes_only(
+            "Who calls ByteBuf.release?",
+            "ByteBuf.release"
+        ));
+        // Written once outside the quotes: asked about.
+        assert!(!super::in_quotes_only(
+            "Who calls ByteBuf.release, which logs \"ByteBuf.release failed\"?",
+            "ByteBuf.release"
+        ));
+        assert!(super::in_quotes_only(
+            "It says \u{201c}Foo.bar broke\u{201d}.",
+            "Foo.bar"
+        ));
+        assert!(!super::in_quotes_only("nothing here", "Foo.bar"));
     }
 }
