@@ -159,3 +159,37 @@ fn a_member_named_on_a_type_that_inherits_it_is_the_inherited_one() {
     );
     assert_citations_resolve(&a, &root);
 }
+
+#[test]
+fn a_member_of_a_library_type_means_its_implementations_in_the_code() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("web");
+    let main = |p: &str, text: &str| (format!("src/main/java/com/web/{p}"), text.to_string());
+    let files = vec![
+        // `HttpServletRequest` comes from a library the index does not hold.
+        main(
+            "WebRequest.java",
+            "package com.web;\n\nimport javax.servlet.http.HttpServletRequest;\n\n/** The container's request. */\npublic abstract class WebRequest implements HttpServletRequest {\n    @Override\n    public String getParameter(String name) {\n        return name;\n    }\n}\n",
+        ),
+        // A name that ends like the library type's, not one of its implementations.
+        main(
+            "LegacyHttpServletRequest.java",
+            "package com.web;\n\n/** An old request shape. */\npublic class LegacyHttpServletRequest {\n    public String getParameter(String name) {\n        return null;\n    }\n}\n",
+        ),
+        main(
+            "Dispatcher.java",
+            "package com.web;\n\n/** Routes requests. */\npublic class Dispatcher {\n    public String route(WebRequest request) {\n        return request.getParameter(\"path\");\n    }\n\n    public String legacy(LegacyHttpServletRequest request) {\n        return request.getParameter(\"path\");\n    }\n}\n",
+        ),
+    ];
+    let dir = index_repo(&root, &files);
+    let a = ask_stored(&dir, "Who calls HttpServletRequest.getParameter?");
+    assert_eq!(a.intent, Intent::Callers);
+    assert!(
+        a.answer
+            .starts_with("Callers of WebRequest.getParameter:\n- Dispatcher.route"),
+        "{}",
+        a.answer
+    );
+    assert!(!a.answer.contains("Dispatcher.legacy"), "{}", a.answer);
+    assert_citations_resolve(&a, &root);
+}

@@ -79,6 +79,18 @@ impl Retriever<'_, '_> {
                     found = if !inherited.is_empty() {
                         inherited
                     } else if types.is_empty() {
+                        // A library type the index does not hold (`HttpServletRequest`): the
+                        // indexed types that implement or extend it declare the member asked
+                        // about.
+                        let implementing: Vec<SymIdx> = named
+                            .iter()
+                            .copied()
+                            .filter(|&i| {
+                                v.owner_type(i).is_some_and(|o| {
+                                    v.sym(o).symbol.supertypes.iter().any(|s| s == last)
+                                })
+                            })
+                            .collect();
                         // The qualifier may be a variable named after its type
                         // (`mapper.readValue` → `ObjectMapper.readValue`, `log.info` →
                         // `Logger.info`); else the name alone.
@@ -87,7 +99,9 @@ impl Retriever<'_, '_> {
                             .copied()
                             .filter(|&i| v.owner_name(i).is_some_and(|o| names_its_type(last, o)))
                             .collect();
-                        if typed.is_empty() {
+                        if !implementing.is_empty() {
+                            implementing
+                        } else if typed.is_empty() {
                             named.clone()
                         } else {
                             typed
