@@ -76,6 +76,9 @@ pub fn find_nodes(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, Quer
         out = inherited(catalog, name)?;
     }
     if out.is_empty() {
+        out = library_member(catalog, name)?;
+    }
+    if out.is_empty() {
         for prefix in ["config:", "table:", "mq:", "route:"] {
             let id = format!("{prefix}{name}");
             if !catalog.edges_to(&id)?.is_empty() || !catalog.edges_from(&id)?.is_empty() {
@@ -139,6 +142,71 @@ fn inherited(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, QueryErro
         level = next;
     }
     Ok(Vec::new())
+}
+
+/// `Type.member` for a library type the index does not hold (`HttpServletRequest.getParameter`):
+/// the library method itself, known by the id its calls are recorded under (found through an
+/// indexed type that implements or extends `Type`), and those indexed types' own `member`s.
+fn library_member(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, QueryError> {
+    let q = name.replace('#', ".");
+    let Some((owner, member)) = q.rsplit_once('.') else {
+        return Ok(Vec::new());
+    };
+    let simple = owner.rsplit('.').next().unwrap_or(owner);
+    let is_type = |s: &indexer::Symbol| s.kind.is_type();
+    if catalog
+        .symbols_named(owner)?
+        .iter()
+        .any(|r| is_type(&r.symbol))
+    {
+        return Ok(Vec::new());
+    }
+    let mut out: Vec<Node> = Vec::new();
+    let mut library: BTreeSet<String> = BTreeSet::new();
+    for r in catalog.symbols_named(member)? {
+        let s = &r.symbol;
+        if s.name != member {
+            continue;
+        }
+        let Some(parent) = s.parent.as_ref() else {
+            continue;
+        };
+        let Some(p) = catalog.symbol_by_id(&parent.0)? else {
+            continue;
+        };
+        if !p.symbol.supertypes.iter().any(|t| t == simple) {
+            continue;
+        }
+        out.push(Node {
+            id: s.id.0.clone(),
+            name: display_name(&s.id.0, &s.qualified_name),
+            path: Some(r.path.to_string()),
+            line: Some(s.name_line),
+        });
+        // The supertype's id as the implementing type's edges record it.
+        for e in catalog.edges_from(&parent.0)? {
+            let Some(target) = e.callee.as_deref() else {
+                continue;
+            };
+            let names_it = target.ends_with(&format!(".{simple}"))
+                || target.strip_prefix("java:") == Some(simple);
+            if matches!(e.kind, EdgeKind::Implements | EdgeKind::Inherits)
+                && names_it
+                && e.callee_file.is_none()
+            {
+                library.insert(format!("{target}#{member}"));
+            }
+        }
+    }
+    let mut nodes = Vec::new();
+    for id in library {
+        if !catalog.edges_to(&id)?.is_empty() {
+            let display = id.trim_start_matches("java:").replace('#', ".");
+            nodes.push(node_of(catalog, &id, &display)?);
+        }
+    }
+    nodes.extend(out);
+    Ok(nodes)
 }
 
 /// A node for an id, located through the symbol table when it is a symbol.

@@ -178,7 +178,7 @@ fn a_member_of_a_library_type_means_its_implementations_in_the_code() {
         ),
         main(
             "Dispatcher.java",
-            "package com.web;\n\n/** Routes requests. */\npublic class Dispatcher {\n    public String route(WebRequest request) {\n        return request.getParameter(\"path\");\n    }\n\n    public String legacy(LegacyHttpServletRequest request) {\n        return request.getParameter(\"path\");\n    }\n}\n",
+            "package com.web;\n\nimport javax.servlet.http.HttpServletRequest;\n\n/** Routes requests. */\npublic class Dispatcher {\n    public String raw(HttpServletRequest request) {\n        return request.getParameter(\"q\");\n    }\n\n    public String route(WebRequest request) {\n        return request.getParameter(\"path\");\n    }\n\n    public String legacy(LegacyHttpServletRequest request) {\n        return request.getParameter(\"path\");\n    }\n}\n",
         ),
     ];
     let dir = index_repo(&root, &files);
@@ -192,4 +192,33 @@ fn a_member_of_a_library_type_means_its_implementations_in_the_code() {
     );
     assert!(!a.answer.contains("Dispatcher.legacy"), "{}", a.answer);
     assert_citations_resolve(&a, &root);
+
+    // The graph commands also find the calls made through the library type itself.
+    let index = indexer::store::EmbeddedIndex::open(&dir).unwrap();
+    let nodes = query::calls::find_nodes(&index, "HttpServletRequest.getParameter").unwrap();
+    let ids: Vec<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
+    assert!(
+        ids.contains(&"java:javax.servlet.http.HttpServletRequest#getParameter"),
+        "{ids:?}"
+    );
+    assert!(
+        nodes
+            .iter()
+            .any(|n| n.name.contains("WebRequest.getParameter")),
+        "{ids:?}"
+    );
+    let hops = query::calls::callers(&index, &nodes, 1, 50).unwrap();
+    let from: Vec<&str> = hops.iter().map(|h| h.from.name.as_str()).collect();
+    assert!(
+        from.iter().any(|f| f.contains("Dispatcher.raw")),
+        "{from:?}"
+    );
+    assert!(
+        from.iter().any(|f| f.contains("Dispatcher.route")),
+        "{from:?}"
+    );
+    assert!(
+        !from.iter().any(|f| f.contains("Dispatcher.legacy")),
+        "{from:?}"
+    );
 }
