@@ -619,27 +619,36 @@ pub fn path_provenance(path: &RepoPath) -> Provenance {
 /// A module or folder of example programs. Only above `src/`: a package named `examples`
 /// inside the sources (`compress/archivers/examples/Expander.java`) is product code.
 fn is_example_dir(dir: &str) -> bool {
-    let dir = dir.to_ascii_lowercase();
-    ["example", "examples", "sample", "samples", "demo", "demos"]
-        .iter()
-        .any(|w| dir == *w || dir.ends_with(&format!("-{w}")) || dir.ends_with(&format!("_{w}")))
+    module_named(
+        dir,
+        &["example", "examples", "sample", "samples", "demo", "demos"],
+    )
 }
 
 /// A module of benchmarks (`microbench/`, `jetty-jmh/`, `benchmarks/`): like tests, they exercise
 /// the product and do not implement it. Only above `src/`, as for examples.
 fn is_benchmark_dir(dir: &str) -> bool {
+    module_named(
+        dir,
+        &[
+            "bench",
+            "benchmark",
+            "benchmarks",
+            "microbench",
+            "microbenchmark",
+            "microbenchmarks",
+            "jmh",
+        ],
+    )
+}
+
+/// Whether a folder is one of `words` (any case) or ends with `-word` / `_word`
+/// (`logback-examples`, `jetty-jmh`).
+fn module_named(dir: &str, words: &[&str]) -> bool {
     let dir = dir.to_ascii_lowercase();
-    [
-        "bench",
-        "benchmark",
-        "benchmarks",
-        "microbench",
-        "microbenchmark",
-        "microbenchmarks",
-        "jmh",
-    ]
-    .iter()
-    .any(|w| dir == *w || dir.ends_with(&format!("-{w}")) || dir.ends_with(&format!("_{w}")))
+    words
+        .iter()
+        .any(|w| dir == *w || dir.ends_with(&format!("-{w}")) || dir.ends_with(&format!("_{w}")))
 }
 
 fn is_test_source_set(dir: &str) -> bool {

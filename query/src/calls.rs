@@ -7,8 +7,10 @@
 //! hops themselves.
 
 use crate::QueryError;
+use indexer::Symbol;
 use indexer::graph::{Edge, EdgeKind};
 use indexer::store::IndexRead;
+use indexer::store::catalog::SymbolRow;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
@@ -65,18 +67,10 @@ pub fn find_nodes(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, Quer
         if s.kind == indexer::SymbolKind::Package {
             continue;
         }
-        out.push(Node {
-            id: s.id.0.clone(),
-            name: display_name(&s.id.0, &s.qualified_name),
-            path: Some(r.path.to_string()),
-            line: Some(s.name_line),
-        });
+        out.push(symbol_node(&r));
     }
     if out.is_empty() {
-        out = inherited(catalog, name)?;
-    }
-    if out.is_empty() {
-        out = library_member(catalog, name)?;
+        out = declared_elsewhere(catalog, name)?;
     }
     if out.is_empty() {
         for prefix in ["config:", "table:", "mq:", "route:"] {
@@ -92,29 +86,57 @@ pub fn find_nodes(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, Quer
 /// Supertypes climbed at most when a member is looked up where it is inherited.
 const MAX_SUPER_DEPTH: usize = 8;
 
-/// `Type.member` when `Type` does not declare `member` but inherits it (`ByteBuf.release` is
-/// `ReferenceCounted.release`): the nearest supertypes that declare it, level by level.
-fn inherited(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, QueryError> {
+/// A symbol row as a graph node.
+fn symbol_node(r: &SymbolRow) -> Node {
+    let s = &r.symbol;
+    Node {
+        id: s.id.0.clone(),
+        name: display_name(&s.id.0, &s.qualified_name),
+        path: Some(r.path.to_string()),
+        line: Some(s.name_line),
+    }
+}
+
+/// The indexed types a simple or qualified name designates.
+fn types_named(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Symbol>, QueryError> {
+    Ok(catalog
+        .symbols_named(name)?
+        .into_iter()
+        .map(|r| r.symbol)
+        .filter(|s| s.kind.is_type())
+        .collect())
+}
+
+/// `Type.member` that `Type` does not declare: the declaration it inherits when `Type` is
+/// indexed, else the library method `Type` names.
+fn declared_elsewhere(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, QueryError> {
     let q = name.replace('#', ".");
     let Some((owner, member)) = q.rsplit_once('.') else {
         return Ok(Vec::new());
     };
-    let types = |n: &str| -> Result<Vec<indexer::Symbol>, QueryError> {
-        Ok(catalog
-            .symbols_named(n)?
-            .into_iter()
-            .map(|r| r.symbol)
-            .filter(|s| s.kind.is_type())
-            .collect())
-    };
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut level = types(owner)?;
-    seen.extend(level.iter().map(|t| t.id.0.clone()));
+    let owners = types_named(catalog, owner)?;
+    if owners.is_empty() {
+        let simple = owner.rsplit('.').next().unwrap_or(owner);
+        library_member(catalog, simple, member)
+    } else {
+        inherited(catalog, owners, member)
+    }
+}
+
+/// A member the `owners` inherit (`ByteBuf.release` is `ReferenceCounted.release`): the nearest
+/// supertypes that declare it, level by level.
+fn inherited(
+    catalog: &dyn IndexRead,
+    owners: Vec<Symbol>,
+    member: &str,
+) -> Result<Vec<Node>, QueryError> {
+    let mut seen: HashSet<String> = owners.iter().map(|t| t.id.0.clone()).collect();
+    let mut level = owners;
     for _ in 0..MAX_SUPER_DEPTH {
         let mut next = Vec::new();
         for t in &level {
             for sup in &t.supertypes {
-                for st in types(sup)? {
+                for st in types_named(catalog, sup)? {
                     if seen.insert(st.id.0.clone()) {
                         next.push(st);
                     }
@@ -125,14 +147,8 @@ fn inherited(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, QueryErro
         for st in &next {
             let declared = format!("{}.{member}", st.qualified_name);
             for r in catalog.symbols_named(&declared)? {
-                let s = &r.symbol;
-                if s.parent.as_ref() == Some(&st.id) {
-                    out.push(Node {
-                        id: s.id.0.clone(),
-                        name: display_name(&s.id.0, &s.qualified_name),
-                        path: Some(r.path.to_string()),
-                        line: Some(s.name_line),
-                    });
+                if r.symbol.parent.as_ref() == Some(&st.id) {
+                    out.push(symbol_node(&r));
                 }
             }
         }
@@ -144,52 +160,36 @@ fn inherited(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, QueryErro
     Ok(Vec::new())
 }
 
-/// `Type.member` for a library type the index does not hold (`HttpServletRequest.getParameter`):
-/// the library method itself, known by the id its calls are recorded under (found through an
-/// indexed type that implements or extends `Type`), and those indexed types' own `member`s.
-fn library_member(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, QueryError> {
-    let q = name.replace('#', ".");
-    let Some((owner, member)) = q.rsplit_once('.') else {
-        return Ok(Vec::new());
-    };
-    let simple = owner.rsplit('.').next().unwrap_or(owner);
-    let is_type = |s: &indexer::Symbol| s.kind.is_type();
-    if catalog
-        .symbols_named(owner)?
-        .iter()
-        .any(|r| is_type(&r.symbol))
-    {
-        return Ok(Vec::new());
-    }
+/// `member` of a library type the index does not hold (`HttpServletRequest.getParameter`, by
+/// its simple name `ty`): the library method itself, known by the id its calls are recorded
+/// under (found through an indexed type that implements or extends `ty`), and those indexed
+/// types' own `member`s.
+fn library_member(
+    catalog: &dyn IndexRead,
+    ty: &str,
+    member: &str,
+) -> Result<Vec<Node>, QueryError> {
     let mut out: Vec<Node> = Vec::new();
     let mut library: BTreeSet<String> = BTreeSet::new();
     for r in catalog.symbols_named(member)? {
         let s = &r.symbol;
-        if s.name != member {
-            continue;
-        }
-        let Some(parent) = s.parent.as_ref() else {
+        let Some(parent) = s.parent.as_ref().filter(|_| s.name == member) else {
             continue;
         };
         let Some(p) = catalog.symbol_by_id(&parent.0)? else {
             continue;
         };
-        if !p.symbol.supertypes.iter().any(|t| t == simple) {
+        if !p.symbol.supertypes.iter().any(|t| t == ty) {
             continue;
         }
-        out.push(Node {
-            id: s.id.0.clone(),
-            name: display_name(&s.id.0, &s.qualified_name),
-            path: Some(r.path.to_string()),
-            line: Some(s.name_line),
-        });
+        out.push(symbol_node(&r));
         // The supertype's id as the implementing type's edges record it.
         for e in catalog.edges_from(&parent.0)? {
             let Some(target) = e.callee.as_deref() else {
                 continue;
             };
-            let names_it = target.ends_with(&format!(".{simple}"))
-                || target.strip_prefix("java:") == Some(simple);
+            let names_it =
+                target.ends_with(&format!(".{ty}")) || target.strip_prefix("java:") == Some(ty);
             if matches!(e.kind, EdgeKind::Implements | EdgeKind::Inherits)
                 && names_it
                 && e.callee_file.is_none()
@@ -212,12 +212,7 @@ fn library_member(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, Quer
 /// A node for an id, located through the symbol table when it is a symbol.
 fn node_of(catalog: &dyn IndexRead, id: &str, fallback_name: &str) -> Result<Node, QueryError> {
     Ok(match catalog.symbol_by_id(id)? {
-        Some(r) => Node {
-            id: id.to_string(),
-            name: display_name(id, &r.symbol.qualified_name),
-            path: Some(r.path.to_string()),
-            line: Some(r.symbol.name_line),
-        },
+        Some(r) => symbol_node(&r),
         None => Node {
             id: id.to_string(),
             name: fallback_name.to_string(),

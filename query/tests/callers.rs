@@ -7,8 +7,13 @@ mod support;
 use query::question::Intent;
 use support::{ask_stored, assert_citations_resolve, index_repo, symbols};
 
+/// A file of package `com.<pkg>` in the main source set.
+fn main_java(pkg: &str, file: &str, text: &str) -> (String, String) {
+    (format!("src/main/java/com/{pkg}/{file}"), text.to_string())
+}
+
 fn sessions() -> Vec<(String, String)> {
-    let main = |p: &str, text: &str| (format!("src/main/java/com/web/{p}"), text.to_string());
+    let main = |p: &str, text: &str| main_java("web", p, text);
     vec![
         main(
             "Session.java",
@@ -103,7 +108,7 @@ fn callers_of_a_shared_name_follow_the_types_the_question_names() {
 
 /// `Buf` declares no `release`; it inherits `Counted.release`, which `PooledBuf` implements.
 fn buffers() -> Vec<(String, String)> {
-    let main = |p: &str, text: &str| (format!("src/main/java/com/buf/{p}"), text.to_string());
+    let main = |p: &str, text: &str| main_java("buf", p, text);
     vec![
         main(
             "Counted.java",
@@ -164,7 +169,7 @@ fn a_member_named_on_a_type_that_inherits_it_is_the_inherited_one() {
 fn a_member_of_a_library_type_means_its_implementations_in_the_code() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("web");
-    let main = |p: &str, text: &str| (format!("src/main/java/com/web/{p}"), text.to_string());
+    let main = |p: &str, text: &str| main_java("web", p, text);
     let files = vec![
         // `HttpServletRequest` comes from a library the index does not hold.
         main(

@@ -68,10 +68,10 @@ impl Retriever<'_, '_> {
                     // `ByteBuf.release`: a member the named type inherits is the one asked
                     // about, not the type. Not inside a message the asker quotes ("LEAK:
                     // ByteBuf.release() was not called"): that asks who prints it.
-                    let quoted = in_quotes_only(&q.text, &ident.text);
+                    let asked = !in_quotes_only(&q.text, &ident.text);
                     let inherited: Vec<SymIdx> = types
                         .iter()
-                        .filter(|_| !quoted)
+                        .filter(|_| asked)
                         .flat_map(|&t| crate::graph::hierarchy::ancestors(v, t).into_iter().skip(1))
                         .flat_map(|a| v.members(a))
                         .filter(|&m| v.name(m) == ident.name)
