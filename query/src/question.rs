@@ -10,7 +10,7 @@ pub mod patch;
 pub mod zh;
 
 use crate::terms::{self, is_cjk};
-use intent::{asks_any, asks_any_word, detect_intent, kind_hint};
+use intent::{asks_any, asks_any_word, asks_anything, detect_intent, kind_hint};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -169,6 +169,9 @@ pub struct Question {
     pub wants_generated: bool,
     /// The question asks about example or demo programs.
     pub wants_examples: bool,
+    /// No sentence asks anything: a pasted bug report or issue, or bare keywords. The types it
+    /// names are its subject, not the context of a question about something else.
+    pub reports: bool,
 }
 
 impl Question {
@@ -389,6 +392,7 @@ pub fn understand_in(
                 "example", "examples", "sample", "samples", "demo", "demos", "示例", "例子",
             ],
         ),
+        reports: !asks_anything(lower_all),
     }
 }
 

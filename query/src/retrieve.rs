@@ -221,6 +221,11 @@ impl<'v, 'a> Retriever<'v, 'a> {
             q,
             body_of,
             body_max,
+            exact_types: exact
+                .iter()
+                .copied()
+                .filter(|&i| self.view.kind(i).is_type())
+                .collect(),
         };
         let applied: Vec<&factors::FactorRule> = factors::FACTORS
             .iter()

@@ -149,3 +149,37 @@ fn the_entry_factor_lifts_an_annotated_twin_from_the_names_the_view_keeps() {
     let off = top(&asker, question, "-entry");
     assert_eq!(off[0], "AccountsBook.settleInvoice", "{off:?}");
 }
+
+/// A bug report's named type is what it is about: its members go above a wordier method of
+/// another class, while the rule is on. A question naming the same type is not moved by it.
+#[test]
+fn a_report_ranks_the_members_of_the_type_it_names_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("circle");
+    let dir = index_repo(
+        &root,
+        &[
+            (
+                "src/main/java/com/io/CircularStream.java".into(),
+                "package com.io;\n\npublic class CircularStream {\n    private final byte[] buffer;\n    private int position;\n\n    public CircularStream(byte[] buffer) {\n        this.buffer = buffer;\n    }\n\n    public int read() {\n        int next = buffer[position];\n        position = (position + 1) % buffer.length;\n        return next;\n    }\n}\n".into(),
+            ),
+            (
+                "src/main/java/com/io/BufferedSource.java".into(),
+                "package com.io;\n\npublic class BufferedSource {\n    private byte[] buffer = new byte[0];\n\n    /** Reads the input into the buffer; an empty input buffer or one that contains -1 ends the reading. */\n    public int fill(java.io.InputStream input) throws java.io.IOException {\n        int size = input.read(buffer);\n        if (size == -1 || buffer.length == 0) {\n            throw new java.io.IOException(\"input buffer is empty or contains -1\");\n        }\n        return size;\n    }\n}\n".into(),
+            ),
+        ],
+    );
+    let index = EmbeddedIndex::open(&dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let report = "CircularStream is not infinite when its input buffer contains -1.\n\nReading an empty input buffer throws a divide by zero exception.";
+    let on = top(&asker, report, "");
+    assert!(on[0].starts_with("CircularStream."), "{on:?}");
+    let off = top(&asker, report, "-reported-subject");
+    assert_eq!(off[0], "BufferedSource.fill", "{off:?}");
+    // Asked as a question, the type is context the rule leaves alone.
+    let question = "Where is the input buffer read when it contains -1 in CircularStream?";
+    assert_eq!(
+        top(&asker, question, ""),
+        top(&asker, question, "-reported-subject")
+    );
+}

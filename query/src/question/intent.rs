@@ -168,6 +168,60 @@ const ASKING_OPENERS: &[&str] = &[
     "请",
 ];
 
+/// Chinese question words and particles: a Chinese question need not open with its question
+/// word nor end with a question mark (`这个检查是在哪里做的`).
+const ZH_ASKING: &[&str] = &[
+    "哪",
+    "什么",
+    "怎么",
+    "怎样",
+    "如何",
+    "为什么",
+    "为何",
+    "是否",
+    "是不是",
+    "有没有",
+    "会不会",
+    "吗",
+    "呢",
+];
+
+/// Whether any sentence asks: ends with a question mark or opens like a question or a request,
+/// or the text holds a Chinese question word. A bug report's title and statements do not, nor do
+/// bare keywords.
+pub(super) fn asks_anything(lower: &str) -> bool {
+    ZH_ASKING.iter().any(|w| lower.contains(w)) || sentences(lower).any(sentence_asks)
+}
+
+/// The text's sentences, trimmed ([`sentence_around`] says where one ends).
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let mut ends = text
+        .char_indices()
+        .filter(|&(i, c)| ends_sentence(text, i, c));
+    std::iter::from_fn(move || {
+        while start < text.len() {
+            let end = ends
+                .next()
+                .map(|(i, c)| i + c.len_utf8())
+                .unwrap_or(text.len());
+            let sentence = text[start..end].trim();
+            start = end;
+            if !sentence.is_empty() {
+                return Some(sentence);
+            }
+        }
+        None
+    })
+}
+
+/// Whether one sentence asks: it ends with a question mark or opens like a question or a request.
+fn sentence_asks(sentence: &str) -> bool {
+    sentence.ends_with('?')
+        || sentence.ends_with('？')
+        || ASKING_OPENERS.iter().any(|w| sentence.starts_with(w))
+}
+
 /// Whether a sentence that asks ([`asked_at`]) holds one of the phrases.
 pub(super) fn asks_any(lower: &str, phrases: &[&str]) -> bool {
     phrases
@@ -192,27 +246,26 @@ pub(super) fn asks_any_word(lower: &str, words: &[&str]) -> bool {
 /// like a question or a request, or is all the text says. A bug report's statements do not ask.
 fn asked_at(lower: &str, at: usize) -> bool {
     let (start, end) = sentence_around(lower, at);
-    let sentence = lower[start..end].trim();
-    if sentence.ends_with('?') || sentence.ends_with('？') {
-        return true;
-    }
-    if ASKING_OPENERS.iter().any(|w| sentence.starts_with(w)) {
+    if sentence_asks(lower[start..end].trim()) {
         return true;
     }
     lower[..start].trim().is_empty() && lower[end..].trim().is_empty()
 }
 
-/// The byte range of the sentence around `at`: it ends after `?`, `!`, `。`, `？`, `！`, a line
+/// Whether the character `c` at byte `i` ends a sentence: `?`, `!`, `。`, `？`, `！`, a line
 /// break, or a full stop before whitespace (the dot of `Foo.bar` ends nothing).
+fn ends_sentence(text: &str, i: usize, c: char) -> bool {
+    matches!(c, '?' | '!' | '\n' | '。' | '？' | '！')
+        || (c == '.'
+            && text[i + 1..]
+                .chars()
+                .next()
+                .is_none_or(|n| n.is_whitespace()))
+}
+
+/// The byte range of the sentence around `at` ([`ends_sentence`] says where one ends).
 fn sentence_around(text: &str, at: usize) -> (usize, usize) {
-    let ends_after = |i: usize, c: char| -> bool {
-        matches!(c, '?' | '!' | '\n' | '。' | '？' | '！')
-            || (c == '.'
-                && text[i + 1..]
-                    .chars()
-                    .next()
-                    .is_none_or(|n| n.is_whitespace()))
-    };
+    let ends_after = |i: usize, c: char| ends_sentence(text, i, c);
     let start = text[..at]
         .char_indices()
         .rev()

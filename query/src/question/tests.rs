@@ -518,3 +518,28 @@ fn kind_flow_and_config_words_of_a_stated_context_do_not_set_the_intent() {
         Intent::Definition
     );
 }
+
+#[test]
+fn a_text_that_asks_nothing_is_a_report() {
+    // Bug reports: titles and statements, however many sentences.
+    for report in [
+        "input.AbstractCharacterFilterReader passes count of chars read",
+        "Tweak org.apache.commons.io.input.CircularInputStream.\n\nInfiniteCircularInputStream is not infinite if its input buffer contains -1.",
+        "Add a SequenceReader similar to java.io.SequenceInputStream. Refactor common code.",
+        "OrderService status update",
+        "订单状态更新逻辑",
+    ] {
+        assert!(understand(report).reports, "{report}");
+    }
+    // Questions, asked by a question mark, an opener or a Chinese question word.
+    for question in [
+        "With SizeAndTimeBasedRollingPolicy, when the file is too big, where is it rolled?",
+        "Where does CircularInputStream wrap around",
+        "The reader is slow. How does SequenceReader pick the next reader",
+        "Show me the callers of deductStock",
+        "请求头太长就报 TooLongFrameException，这个检查是在哪里做的",
+        "订单状态是怎么更新的",
+    ] {
+        assert!(!understand(question).reports, "{question}");
+    }
+}

@@ -20,6 +20,8 @@ pub(super) struct FactorCtx<'q> {
     /// Body score per unit and the best one.
     pub body_of: HashMap<UnitKey, f32>,
     pub body_max: f32,
+    /// Types among the exact hits.
+    pub exact_types: Vec<SymIdx>,
 }
 
 /// Test code, unless the question asks about tests.
@@ -38,6 +40,8 @@ const DEFINITION_TYPE: f32 = 1.6;
 /// the order of body scores, so a method holding far more of the question than its neighbours
 /// moves above them.
 const BODY_MAGNITUDE: f32 = 0.4;
+/// A report's named types are its subject: their members count twice.
+const REPORTED_SUBJECT: f32 = 2.0;
 
 fn sym(key: &UnitKey) -> Option<SymIdx> {
     match key {
@@ -162,6 +166,28 @@ pub(super) const FACTORS: &[FactorRule] = &[
             if c.body_max > 0.0 && c.q.intent != Intent::Definition {
                 let rel = c.body_of.get(key).copied().unwrap_or(0.0) / c.body_max;
                 *b *= 1.0 + BODY_MAGNITUDE * rel;
+            }
+        },
+    },
+    FactorRule {
+        rule: Rule {
+            name: "reported-subject",
+            stage: Stage::Factor,
+            reads: "a text that asks nothing (a bug report, bare keywords) and the types among its exact hits",
+            changes: "their members x2",
+        },
+        apply: |r, c, key, b| {
+            // A question's named type is often its context ("with SizeAndTimeBasedRollingPolicy,
+            // where does …"); a report's ("CircularInputStream is not infinite if …") is what
+            // it is about.
+            if c.q.reports
+                && sym(key).is_some_and(|i| {
+                    r.view
+                        .owner_type(i)
+                        .is_some_and(|o| c.exact_types.contains(&o))
+                })
+            {
+                *b *= REPORTED_SUBJECT;
             }
         },
     },
