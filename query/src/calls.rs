@@ -162,8 +162,8 @@ fn inherited(
 
 /// `member` of a library type the index does not hold (`HttpServletRequest.getParameter`, by
 /// its simple name `ty`): the library method itself, known by the id its calls are recorded
-/// under (found through an indexed type that implements or extends `ty`), and those indexed
-/// types' own `member`s.
+/// under (found through an indexed type that implements or extends `ty`, else through the calls
+/// of the code that mentions it), and those indexed types' own `member`s.
 fn library_member(
     catalog: &dyn IndexRead,
     ty: &str,
@@ -198,6 +198,9 @@ fn library_member(
             }
         }
     }
+    if library.is_empty() {
+        library = library_ids_by_use(catalog, ty, member)?;
+    }
     let mut nodes = Vec::new();
     for id in library {
         if !catalog.edges_to(&id)?.is_empty() {
@@ -207,6 +210,50 @@ fn library_member(
     }
     nodes.extend(out);
     Ok(nodes)
+}
+
+/// Files the full-text index finds for `ty member` whose use sites are read for a library id.
+const USE_SITE_FILES: usize = 20;
+
+/// The ids a library `ty.member` that no indexed type implements (`RedisTemplate.opsForValue`)
+/// has in the graph, read from the calls recorded in the code that mentions both names: the
+/// full-text index finds the files, their methods' stored edges name the callee by its full id.
+fn library_ids_by_use(
+    catalog: &dyn IndexRead,
+    ty: &str,
+    member: &str,
+) -> Result<BTreeSet<String>, QueryError> {
+    let suffix = format!(".{ty}#{member}");
+    let bare = format!("java:{ty}#{member}");
+    let mut paths: Vec<String> = Vec::new();
+    for (_, path, _) in catalog.search_chunks(&format!("{ty} {member}"), USE_SITE_FILES * 3)? {
+        if !paths.contains(&path) && paths.len() < USE_SITE_FILES {
+            paths.push(path);
+        }
+    }
+    let mut callers: Vec<String> = Vec::new();
+    for path in &paths {
+        callers.extend(
+            catalog
+                .symbols_of(path)?
+                .into_iter()
+                .filter(|r| r.symbol.kind != indexer::SymbolKind::Package)
+                .map(|r| r.symbol.id.0),
+        );
+    }
+    let refs: Vec<&str> = callers.iter().map(String::as_str).collect();
+    let mut ids = BTreeSet::new();
+    for edges in catalog.edges_from_many(&refs)?.into_values() {
+        for e in edges {
+            if let Some(target) = e.callee.as_deref()
+                && e.callee_file.is_none()
+                && (target.ends_with(&suffix) || target == bare)
+            {
+                ids.insert(target.to_string());
+            }
+        }
+    }
+    Ok(ids)
 }
 
 /// A node for an id, located through the symbol table when it is a symbol.

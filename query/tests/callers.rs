@@ -227,3 +227,47 @@ fn a_member_of_a_library_type_means_its_implementations_in_the_code() {
         "{from:?}"
     );
 }
+
+/// A library method no indexed type implements (`RedisTemplate.opsForValue`): its calls are
+/// found under the id the code's own calls record, not by a type that merely shares the name.
+#[test]
+fn a_library_method_nothing_implements_is_found_by_its_calls() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("shop");
+    let main = |p: &str, text: &str| main_java("shop", p, text);
+    let files = vec![
+        main(
+            "StockCache.java",
+            "package com.shop;\n\nimport org.springframework.data.redis.core.RedisTemplate;\n\n/** Stock counts kept in Redis. */\npublic class StockCache {\n    private final RedisTemplate<String, Long> redisTemplate;\n\n    public StockCache(RedisTemplate<String, Long> redisTemplate) {\n        this.redisTemplate = redisTemplate;\n    }\n\n    public Long stockOf(String sku) {\n        return redisTemplate.opsForValue().get(\"stock:\" + sku);\n    }\n\n    public void deduct(String sku) {\n        redisTemplate.opsForValue().decrement(\"stock:\" + sku);\n    }\n}\n",
+        ),
+        main(
+            "TokenStore.java",
+            "package com.shop;\n\nimport org.springframework.data.redis.core.RedisTemplate;\n\n/** Login tokens in Redis. */\npublic class TokenStore {\n    private RedisTemplate<String, String> redisTemplate;\n\n    public void save(String user, String token) {\n        redisTemplate.opsForValue().set(\"token:\" + user, token);\n    }\n}\n",
+        ),
+        // A type of the code that ends like the library's and has the same method.
+        main(
+            "LocalRedisTemplate.java",
+            "package com.shop;\n\n/** A map standing in for Redis in tests of the shop. */\npublic class LocalRedisTemplate {\n    public Object opsForValue() {\n        return null;\n    }\n\n    public Object read() {\n        return opsForValue();\n    }\n}\n",
+        ),
+    ];
+    let dir = index_repo(&root, &files);
+    let index = indexer::store::EmbeddedIndex::open(&dir).unwrap();
+    let nodes = query::calls::find_nodes(&index, "RedisTemplate.opsForValue").unwrap();
+    let ids: Vec<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["java:org.springframework.data.redis.core.RedisTemplate#opsForValue"]
+    );
+    let hops = query::calls::callers(&index, &nodes, 1, 50).unwrap();
+    let mut from: Vec<&str> = hops.iter().map(|h| h.from.name.as_str()).collect();
+    from.sort();
+    assert_eq!(
+        from,
+        [
+            "com.shop.StockCache.deduct(String)",
+            "com.shop.StockCache.stockOf(String)",
+            "com.shop.TokenStore.save(String,String)"
+        ],
+        "{hops:?}"
+    );
+}
