@@ -169,6 +169,9 @@ pub struct Plan {
     /// The line to show first of a unit's code, when one matters more than its declaration: a
     /// trace's frame, where the message a question repeats is written.
     pub focus: HashMap<SymIdx, u32>,
+    /// A library method a callers question names (`RedisTemplate.opsForValue`), as written: the
+    /// index holds no declaration of it, only the calls the code makes through it (`related`).
+    pub library: Vec<String>,
     pub notes: Vec<String>,
 }
 
@@ -204,7 +207,40 @@ pub fn plan(
         _ => None,
     });
     let mut p = Plan::default();
+    let library = match q.intent {
+        Intent::Callers => library_methods(v, q)?,
+        _ => Vec::new(),
+    };
     match q.intent {
+        // Calls made through a library type: the graph records them under the library's id.
+        // The indexed types implementing it are named too, and their callers listed with them.
+        Intent::Callers if !library.is_empty() => {
+            let implementing: Vec<SymIdx> = exact_callables
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    v.owner_type(i).is_some_and(|o| {
+                        let sup = &v.sym(o).symbol.supertypes;
+                        library.iter().any(|(_, name)| {
+                            name.split('.')
+                                .next()
+                                .is_some_and(|t| sup.iter().any(|s| s == t))
+                        })
+                    })
+                })
+                .collect();
+            let ids: Vec<String> = library.iter().map(|(id, _)| id.clone()).collect();
+            let callers = callers_by_id(v, graph, &ids, &implementing)?;
+            if callers.is_empty() {
+                p.notes.push("no callers found in the indexed code".into());
+            }
+            p.units.extend(callers.iter().map(|&c| UnitKey::Sym(c)));
+            p.related = callers;
+            p.units
+                .extend(implementing.iter().map(|&t| UnitKey::Sym(t)));
+            p.targets = implementing;
+            p.library = library.into_iter().map(|(_, name)| name).collect();
+        }
         Intent::Impact if !q.patch.is_empty() => {
             let located = impact::locate(v, &q.patch)?;
             p.notes.extend(located.notes);
@@ -527,22 +563,69 @@ fn source_first(v: &SnapshotView<'_>, mut xs: Vec<SymIdx>) -> Vec<SymIdx> {
     xs
 }
 
+/// Library methods a callers question names as `Type.method`, where `Type` is written as a type
+/// (capitalized) that the index does not hold: each one's graph id and its name as written.
+/// A guess by name (a `LocalRedisTemplate` of the code) would answer about another type.
+fn library_methods(
+    v: &SnapshotView<'_>,
+    q: &Question,
+) -> Result<Vec<(String, String)>, QueryError> {
+    let mut out = Vec::new();
+    for ident in &q.identifiers {
+        let Some(qual) = &ident.qualifier else {
+            continue;
+        };
+        let ty = qual.rsplit('.').next().unwrap_or(qual);
+        let indexed = v
+            .named(ty)
+            .into_iter()
+            .any(|i| v.name(i) == ty && v.kind(i).is_type());
+        if indexed || !ty.starts_with(|c: char| c.is_ascii_uppercase()) {
+            continue;
+        }
+        for id in crate::calls::library_method_ids(v.index, ty, &ident.name)? {
+            out.push((id, format!("{ty}.{}", ident.name)));
+        }
+    }
+    Ok(out)
+}
+
 /// Callers of any of `targets`: source before tests, confident first, then by place.
 fn callers_of(
     v: &SnapshotView<'_>,
     graph: &dyn CallGraph,
     targets: &[SymIdx],
 ) -> Result<Vec<SymIdx>, QueryError> {
+    callers_by_id(v, graph, &[], targets)
+}
+
+/// Callers of any of `targets` and of the library methods `library` (graph ids whose calls the
+/// index records but the call graph between symbols leaves out): source before tests,
+/// confident first, then by place.
+fn callers_by_id(
+    v: &SnapshotView<'_>,
+    graph: &dyn CallGraph,
+    library: &[String],
+    targets: &[SymIdx],
+) -> Result<Vec<SymIdx>, QueryError> {
     let mut found: Vec<(SymIdx, f32)> = Vec::new();
+    let mut add = |c: Option<SymIdx>, confidence: f32| {
+        if let Some(c) = c.filter(|c| !targets.contains(c)) {
+            match found.iter_mut().find(|(x, _)| *x == c) {
+                Some(f) => f.1 = f.1.max(confidence),
+                None => found.push((c, confidence)),
+            }
+        }
+    };
     for &t in targets {
         for e in graph.callers(&SymbolId(v.id(t).to_string()))? {
-            if let Some(c) = v.by_id(&e.from.0)
-                && !targets.contains(&c)
-            {
-                match found.iter_mut().find(|(x, _)| *x == c) {
-                    Some(f) => f.1 = f.1.max(e.confidence),
-                    None => found.push((c, e.confidence)),
-                }
+            add(v.by_id(&e.from.0), e.confidence);
+        }
+    }
+    for id in library {
+        for e in v.index.edges_to(id)? {
+            if e.kind.is_flow() {
+                add(v.by_id(&e.caller), e.confidence);
             }
         }
     }

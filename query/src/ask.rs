@@ -431,7 +431,7 @@ Do not invent paths or line numbers.\n\
 /// line that writes its message.
 fn index_facts(q: &Question, p: &Plan) -> Option<&'static str> {
     match q.intent {
-        _ if p.targets.is_empty() => None,
+        _ if p.targets.is_empty() && p.library.is_empty() => None,
         Intent::Callers | Intent::Callees | Intent::Impact => {
             Some("What the index's call graph says:")
         }

@@ -256,6 +256,20 @@ fn library_ids_by_use(
     Ok(ids)
 }
 
+/// The ids a library type's method (`RedisTemplate.opsForValue`, by the type's simple name) has
+/// in the graph: those its calls are recorded under, when the index holds such calls.
+pub fn library_method_ids(
+    catalog: &dyn IndexRead,
+    ty: &str,
+    member: &str,
+) -> Result<Vec<String>, QueryError> {
+    Ok(library_member(catalog, ty, member)?
+        .into_iter()
+        .filter(|n| n.path.is_none())
+        .map(|n| n.id)
+        .collect())
+}
+
 /// A node for an id, located through the symbol table when it is a symbol.
 fn node_of(catalog: &dyn IndexRead, id: &str, fallback_name: &str) -> Result<Node, QueryError> {
     Ok(match catalog.symbol_by_id(id)? {

@@ -189,12 +189,15 @@ fn a_member_of_a_library_type_means_its_implementations_in_the_code() {
     let dir = index_repo(&root, &files);
     let a = ask_stored(&dir, "Who calls HttpServletRequest.getParameter?");
     assert_eq!(a.intent, Intent::Callers);
+    // The implementation's callers and the calls made through the library type itself.
     assert!(
-        a.answer
-            .starts_with("Callers of WebRequest.getParameter:\n- Dispatcher.route"),
+        a.answer.starts_with(
+            "Callers of WebRequest.getParameter, HttpServletRequest.getParameter (a library method):\n- Dispatcher.route"
+        ),
         "{}",
         a.answer
     );
+    assert!(a.answer.contains("- Dispatcher.raw"), "{}", a.answer);
     assert!(!a.answer.contains("Dispatcher.legacy"), "{}", a.answer);
     assert_citations_resolve(&a, &root);
 
@@ -251,6 +254,19 @@ fn a_library_method_nothing_implements_is_found_by_its_calls() {
         ),
     ];
     let dir = index_repo(&root, &files);
+    let a = ask_stored(&dir, "Who calls RedisTemplate.opsForValue?");
+    assert!(
+        a.answer
+            .starts_with("Callers of RedisTemplate.opsForValue (a library method):\n"),
+        "{}",
+        a.answer
+    );
+    for caller in ["StockCache.stockOf", "StockCache.deduct", "TokenStore.save"] {
+        assert!(a.answer.contains(&format!("- {caller} ")), "{}", a.answer);
+    }
+    assert!(!a.answer.contains("LocalRedisTemplate"), "{}", a.answer);
+    assert_citations_resolve(&a, &root);
+
     let index = indexer::store::EmbeddedIndex::open(&dir).unwrap();
     let nodes = query::calls::find_nodes(&index, "RedisTemplate.opsForValue").unwrap();
     let ids: Vec<&str> = nodes.iter().map(|n| n.id.as_str()).collect();

@@ -46,11 +46,14 @@ pub(super) fn index_answer(
             1 => n.clone(),
             _ => format!("{n} ({k} overloads)"),
         })
+        .chain(p.library.iter().map(|n| format!("{n} (a library method)")))
         .collect::<Vec<_>>()
         .join(", ");
     match q.intent {
         Intent::Impact if !q.patch.is_empty() => diff_answer(v, p, &mut s),
-        Intent::Callers | Intent::Impact | Intent::Callees if !p.targets.is_empty() => {
+        Intent::Callers | Intent::Impact | Intent::Callees
+            if !p.targets.is_empty() || !p.library.is_empty() =>
+        {
             let (what, none) = match q.intent {
                 Intent::Callers => ("Callers of", "No callers of it in the indexed code."),
                 Intent::Impact => (
