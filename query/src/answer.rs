@@ -208,7 +208,7 @@ pub fn plan(
     });
     let mut p = Plan::default();
     let library = match q.intent {
-        Intent::Callers => library_methods(v, q)?,
+        Intent::Callers => library_methods(v, q, exact_callables.is_empty())?,
         _ => Vec::new(),
     };
     match q.intent {
@@ -221,15 +221,11 @@ pub fn plan(
                 .filter(|&i| {
                     v.owner_type(i).is_some_and(|o| {
                         let sup = &v.sym(o).symbol.supertypes;
-                        library.iter().any(|(_, name)| {
-                            name.split('.')
-                                .next()
-                                .is_some_and(|t| sup.iter().any(|s| s == t))
-                        })
+                        library.iter().any(|t| sup.contains(&t.ty))
                     })
                 })
                 .collect();
-            let ids: Vec<String> = library.iter().map(|(id, _)| id.clone()).collect();
+            let ids: Vec<String> = library.iter().map(|t| t.id.clone()).collect();
             let callers = callers_by_id(v, graph, &ids, &implementing)?;
             if callers.is_empty() {
                 p.notes.push("no callers found in the indexed code".into());
@@ -239,7 +235,11 @@ pub fn plan(
             p.units
                 .extend(implementing.iter().map(|&t| UnitKey::Sym(t)));
             p.targets = implementing;
-            p.library = library.into_iter().map(|(_, name)| name).collect();
+            for t in library {
+                if !p.library.contains(&t.shown) {
+                    p.library.push(t.shown);
+                }
+            }
         }
         Intent::Impact if !q.patch.is_empty() => {
             let located = impact::locate(v, &q.patch)?;
@@ -563,28 +563,59 @@ fn source_first(v: &SnapshotView<'_>, mut xs: Vec<SymIdx>) -> Vec<SymIdx> {
     xs
 }
 
+/// A library method a callers question names, as the graph knows it.
+struct LibraryTarget {
+    /// The id its calls are recorded under (`java:org.springframework…RedisTemplate#opsForValue`).
+    id: String,
+    /// The library type's simple name, as written.
+    ty: String,
+    /// How the answer names what was asked.
+    shown: String,
+}
+
 /// Library methods a callers question names as `Type.method`, where `Type` is written as a type
-/// (capitalized) that the index does not hold: each one's graph id and its name as written.
-/// A guess by name (a `LocalRedisTemplate` of the code) would answer about another type.
+/// (capitalized) that the index does not hold, or every called method of such a `Type` named
+/// alone when the question names no indexed method (`getSessionCookie(HttpSession, …)` asks
+/// about the method, not its parameter's type). A guess by name (a `LocalRedisTemplate` of the
+/// code) would answer about another type.
 fn library_methods(
     v: &SnapshotView<'_>,
     q: &Question,
-) -> Result<Vec<(String, String)>, QueryError> {
-    let mut out = Vec::new();
+    types_alone: bool,
+) -> Result<Vec<LibraryTarget>, QueryError> {
+    let mut out: Vec<LibraryTarget> = Vec::new();
     for ident in &q.identifiers {
-        let Some(qual) = &ident.qualifier else {
-            continue;
+        let ty = match &ident.qualifier {
+            Some(qual) => qual.rsplit('.').next().unwrap_or(qual),
+            None if types_alone => ident.name.as_str(),
+            None => continue,
         };
-        let ty = qual.rsplit('.').next().unwrap_or(qual);
+        // Alone, any symbol of that exact name is what the question names; qualified, a type.
         let indexed = v
             .named(ty)
             .into_iter()
-            .any(|i| v.name(i) == ty && v.kind(i).is_type());
+            .any(|i| v.name(i) == ty && (ident.qualifier.is_none() || v.kind(i).is_type()));
         if indexed || !ty.starts_with(|c: char| c.is_ascii_uppercase()) {
             continue;
         }
-        for id in crate::calls::library_method_ids(v.index, ty, &ident.name)? {
-            out.push((id, format!("{ty}.{}", ident.name)));
+        let (ids, shown) = match &ident.qualifier {
+            Some(_) => (
+                crate::calls::library_method_ids(v.index, ty, &ident.name)?,
+                format!("{ty}.{} (a library method)", ident.name),
+            ),
+            None => (
+                crate::calls::library_type_method_ids(v.index, ty)?,
+                format!("{ty} (a library type: calls of its methods)"),
+            ),
+        };
+        for id in ids {
+            if !out.iter().any(|t| t.id == id) {
+                out.push(LibraryTarget {
+                    id,
+                    ty: ty.to_string(),
+                    shown: shown.clone(),
+                });
+            }
         }
     }
     Ok(out)

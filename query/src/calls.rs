@@ -199,7 +199,7 @@ fn library_member(
         }
     }
     if library.is_empty() {
-        library = library_ids_by_use(catalog, ty, member)?;
+        library = library_ids_by_use(catalog, ty, Some(member))?;
     }
     let mut nodes = Vec::new();
     for id in library {
@@ -216,17 +216,24 @@ fn library_member(
 const USE_SITE_FILES: usize = 20;
 
 /// The ids a library `ty.member` that no indexed type implements (`RedisTemplate.opsForValue`)
-/// has in the graph, read from the calls recorded in the code that mentions both names: the
-/// full-text index finds the files, their methods' stored edges name the callee by its full id.
+/// has in the graph, or with no member those of every method of `ty` the code calls, read from
+/// the calls recorded in the code that mentions the names: the full-text index finds the
+/// files, their methods' stored edges name the callee by its full id.
 fn library_ids_by_use(
     catalog: &dyn IndexRead,
     ty: &str,
-    member: &str,
+    member: Option<&str>,
 ) -> Result<BTreeSet<String>, QueryError> {
-    let suffix = format!(".{ty}#{member}");
-    let bare = format!("java:{ty}#{member}");
+    let member_part = member.unwrap_or("");
+    let owned = format!(".{ty}#{member_part}");
+    let bare = format!("java:{ty}#{member_part}");
+    let names_it = |target: &str| match member {
+        Some(_) => target.ends_with(&owned) || target == bare,
+        None => target.contains(&owned) || target.starts_with(&bare),
+    };
     let mut paths: Vec<String> = Vec::new();
-    for (_, path, _) in catalog.search_chunks(&format!("{ty} {member}"), USE_SITE_FILES * 3)? {
+    let query = format!("{ty} {member_part}");
+    for (_, path, _) in catalog.search_chunks(query.trim(), USE_SITE_FILES * 3)? {
         if !paths.contains(&path) && paths.len() < USE_SITE_FILES {
             paths.push(path);
         }
@@ -247,13 +254,22 @@ fn library_ids_by_use(
         for e in edges {
             if let Some(target) = e.callee.as_deref()
                 && e.callee_file.is_none()
-                && (target.ends_with(&suffix) || target == bare)
+                && names_it(target)
             {
                 ids.insert(target.to_string());
             }
         }
     }
     Ok(ids)
+}
+
+/// The ids of the methods of a library type the index does not hold (`RedisTemplate`, by its
+/// simple name) that the code calls, as the calls of the code mentioning it record them.
+pub fn library_type_method_ids(
+    catalog: &dyn IndexRead,
+    ty: &str,
+) -> Result<Vec<String>, QueryError> {
+    Ok(library_ids_by_use(catalog, ty, None)?.into_iter().collect())
 }
 
 /// The ids a library type's method (`RedisTemplate.opsForValue`, by the type's simple name) has

@@ -267,6 +267,31 @@ fn a_library_method_nothing_implements_is_found_by_its_calls() {
     assert!(!a.answer.contains("LocalRedisTemplate"), "{}", a.answer);
     assert_citations_resolve(&a, &root);
 
+    // The library type named alone: the code that calls any of its methods.
+    let a = ask_stored(&dir, "Who uses RedisTemplate?");
+    assert_eq!(a.intent, Intent::Callers);
+    assert!(
+        a.answer
+            .starts_with("Callers of RedisTemplate (a library type: calls of its methods):\n"),
+        "{}",
+        a.answer
+    );
+    for caller in ["StockCache.stockOf", "StockCache.deduct", "TokenStore.save"] {
+        assert!(a.answer.contains(&format!("- {caller} ")), "{}", a.answer);
+    }
+    assert!(!a.answer.contains("LocalRedisTemplate"), "{}", a.answer);
+    assert_citations_resolve(&a, &root);
+    // A method of the code named beside the type is what is asked about.
+    let a = ask_stored(
+        &dir,
+        "Who calls StockCache.deduct, which writes through RedisTemplate?",
+    );
+    assert!(
+        a.answer.starts_with("Callers of StockCache.deduct:"),
+        "{}",
+        a.answer
+    );
+
     let index = indexer::store::EmbeddedIndex::open(&dir).unwrap();
     let nodes = query::calls::find_nodes(&index, "RedisTemplate.opsForValue").unwrap();
     let ids: Vec<&str> = nodes.iter().map(|n| n.id.as_str()).collect();

@@ -46,7 +46,7 @@ pub(super) fn index_answer(
             1 => n.clone(),
             _ => format!("{n} ({k} overloads)"),
         })
-        .chain(p.library.iter().map(|n| format!("{n} (a library method)")))
+        .chain(p.library.iter().cloned())
         .collect::<Vec<_>>()
         .join(", ");
     match q.intent {
