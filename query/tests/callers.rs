@@ -254,33 +254,26 @@ fn a_library_method_nothing_implements_is_found_by_its_calls() {
         ),
     ];
     let dir = index_repo(&root, &files);
-    let a = ask_stored(&dir, "Who calls RedisTemplate.opsForValue?");
-    assert!(
-        a.answer
-            .starts_with("Callers of RedisTemplate.opsForValue (a library method):\n"),
-        "{}",
-        a.answer
-    );
-    for caller in ["StockCache.stockOf", "StockCache.deduct", "TokenStore.save"] {
-        assert!(a.answer.contains(&format!("- {caller} ")), "{}", a.answer);
+    // The library method, and the library type named alone: the code calling its methods.
+    for (question, header) in [
+        (
+            "Who calls RedisTemplate.opsForValue?",
+            "Callers of RedisTemplate.opsForValue (a library method):\n",
+        ),
+        (
+            "Who uses RedisTemplate?",
+            "Callers of RedisTemplate (a library type: calls of its methods):\n",
+        ),
+    ] {
+        let a = ask_stored(&dir, question);
+        assert_eq!(a.intent, Intent::Callers);
+        assert!(a.answer.starts_with(header), "{}", a.answer);
+        for caller in ["StockCache.stockOf", "StockCache.deduct", "TokenStore.save"] {
+            assert!(a.answer.contains(&format!("- {caller} ")), "{}", a.answer);
+        }
+        assert!(!a.answer.contains("LocalRedisTemplate"), "{}", a.answer);
+        assert_citations_resolve(&a, &root);
     }
-    assert!(!a.answer.contains("LocalRedisTemplate"), "{}", a.answer);
-    assert_citations_resolve(&a, &root);
-
-    // The library type named alone: the code that calls any of its methods.
-    let a = ask_stored(&dir, "Who uses RedisTemplate?");
-    assert_eq!(a.intent, Intent::Callers);
-    assert!(
-        a.answer
-            .starts_with("Callers of RedisTemplate (a library type: calls of its methods):\n"),
-        "{}",
-        a.answer
-    );
-    for caller in ["StockCache.stockOf", "StockCache.deduct", "TokenStore.save"] {
-        assert!(a.answer.contains(&format!("- {caller} ")), "{}", a.answer);
-    }
-    assert!(!a.answer.contains("LocalRedisTemplate"), "{}", a.answer);
-    assert_citations_resolve(&a, &root);
     // A method of the code named beside the type is what is asked about.
     let a = ask_stored(
         &dir,
