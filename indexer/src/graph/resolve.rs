@@ -17,6 +17,7 @@ use crate::model::RepoPath;
 use rayon::prelude::*;
 
 mod constants;
+mod fields;
 mod overload;
 mod reads;
 mod site;

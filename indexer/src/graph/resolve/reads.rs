@@ -7,10 +7,10 @@
 //!
 //! [`Read`]: crate::graph::facts::Read
 
-use super::{FileResolver, Val, caller_flags, caller_id};
+use super::{FileResolver, Val};
 use crate::graph::edge::{Edge, EdgeKind};
 use crate::graph::facts::{Caller, Expr};
-use crate::graph::types::{Origin, Scope, Ty, TypeId};
+use crate::graph::types::{Scope, Ty, TypeId};
 
 /// A field of the table: its type and index in that type's `fields`.
 type FieldAt = (TypeId, u32);
@@ -78,23 +78,7 @@ impl<'a> FileResolver<'a> {
     /// The field a simple name reads: one of an enclosing type (declared or inherited), or a
     /// statically imported one.
     fn name_field(&self, n: &str, sc: &Scope<'a>) -> Option<FieldAt> {
-        let table = self.table;
-        let mut lex = sc.lex;
-        while let Some(t) = lex {
-            if let Some(f) = self.field_in(t, n) {
-                return Some(f);
-            }
-            lex = table.types[t as usize].outer;
-        }
-        let file = table.files.get(sc.file as usize)?;
-        let single = file
-            .static_single
-            .iter()
-            .filter(|(m, _)| m == n)
-            .map(|(_, owner)| owner);
-        single
-            .chain(&file.static_on_demand)
-            .find_map(|owner| self.field_in(table.resolve_qualified(owner)?, n))
+        self.by_simple_name(n, sc, |r, t| r.field_in(t, n))
     }
 
     /// Field `n` of `t` or its nearest supertype declaring one.
@@ -112,29 +96,9 @@ impl<'a> FileResolver<'a> {
 
     /// The edge for a read of a project field (`None` for JDK fields).
     fn read_edge(&self, caller: Caller, (t, k): FieldAt, line: u32) -> Option<Edge> {
-        let info = &self.table.types[t as usize];
-        let Origin::Project { file, decl } = info.origin else {
-            return None;
-        };
-        let f = info.fields.get(k as usize)?;
-        let (path, facts) = self.files.get(file as usize)?;
-        let d = facts.java.as_ref()?.types.get(decl as usize)?;
-        let fd = d.fields.get(f.decl? as usize)?;
-        Some(Edge {
-            caller_file: self.path().to_string(),
-            caller: caller_id(self.j, caller)?,
-            caller_name: String::new(),
-            line,
-            kind: EdgeKind::Read,
-            callee: Some(f.id.clone()),
-            callee_name: String::new(),
-            callee_file: Some(path.to_string()),
-            callee_line: Some(fd.line),
-            caller_flags: caller_flags(caller),
-            confidence: 1.0,
-            detail: String::new(),
-            site: Default::default(),
-        })
+        let f = self.table.types[t as usize].fields.get(k as usize)?;
+        let (site, _) = self.field_decl(t, f)?;
+        self.field_edge(caller, line, EdgeKind::Read, site, String::new())
     }
 }
 
