@@ -169,8 +169,9 @@ pub struct Plan {
     /// The line to show first of a unit's code, when one matters more than its declaration: a
     /// trace's frame, where the message a question repeats is written.
     pub focus: HashMap<SymIdx, u32>,
-    /// A library method a callers question names (`RedisTemplate.opsForValue`), as written: the
-    /// index holds no declaration of it, only the calls the code makes through it (`related`).
+    /// The library methods or types a callers question names, as the answer shows them
+    /// (`RedisTemplate.opsForValue (a library method)`): the index holds no declaration of them,
+    /// only the calls the code makes through them (`related`).
     pub library: Vec<String>,
     pub notes: Vec<String>,
 }
@@ -226,7 +227,7 @@ pub fn plan(
                 })
                 .collect();
             let ids: Vec<String> = library.iter().map(|t| t.id.clone()).collect();
-            let callers = callers_by_id(v, graph, &ids, &implementing)?;
+            let callers = callers_with_library(v, graph, &ids, &implementing)?;
             if callers.is_empty() {
                 p.notes.push("no callers found in the indexed code".into());
             }
@@ -627,13 +628,13 @@ fn callers_of(
     graph: &dyn CallGraph,
     targets: &[SymIdx],
 ) -> Result<Vec<SymIdx>, QueryError> {
-    callers_by_id(v, graph, &[], targets)
+    callers_with_library(v, graph, &[], targets)
 }
 
 /// Callers of any of `targets` and of the library methods `library` (graph ids whose calls the
 /// index records but the call graph between symbols leaves out): source before tests,
 /// confident first, then by place.
-fn callers_by_id(
+fn callers_with_library(
     v: &SnapshotView<'_>,
     graph: &dyn CallGraph,
     library: &[String],
