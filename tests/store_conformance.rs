@@ -271,7 +271,7 @@ fn a_whole_read_never_mixes_two_snapshots_while_runs_publish() {
     std::thread::scope(|s| {
         // A writer publishing snapshots of different sizes: one with an extra file and method,
         // one without.
-        s.spawn(|| {
+        let writer = s.spawn(|| {
             for round in 0..12 {
                 let extra = root.join("app/src/main/java/shop/pay/PayService.java");
                 if round % 2 == 0 {
@@ -289,7 +289,8 @@ fn a_whole_read_never_mixes_two_snapshots_while_runs_publish() {
         });
         let idx = EmbeddedIndex::open(&dir).unwrap();
         let mut reads = 0;
-        while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+        // A writer that fails ends the reads too, and the join below reports why.
+        while !stop.load(std::sync::atomic::Ordering::SeqCst) && !writer.is_finished() {
             let w = match idx.whole_snapshot() {
                 Ok(w) => w.expect("a snapshot is published"),
                 // Allowed: every attempt overlapped a publish. Mixed data is not.
@@ -313,6 +314,9 @@ fn a_whole_read_never_mixes_two_snapshots_while_runs_publish() {
                 w.snapshot.generation
             );
             reads += 1;
+        }
+        if let Err(e) = writer.join() {
+            std::panic::resume_unwind(e);
         }
         assert!(reads > 0, "no whole read finished while the writer ran");
     });
