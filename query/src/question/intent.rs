@@ -168,29 +168,12 @@ const ASKING_OPENERS: &[&str] = &[
     "请",
 ];
 
-/// Chinese question words and particles: a Chinese question need not open with its question
-/// word nor end with a question mark (`这个检查是在哪里做的`).
-const ZH_ASKING: &[&str] = &[
-    "哪",
-    "什么",
-    "怎么",
-    "怎样",
-    "如何",
-    "为什么",
-    "为何",
-    "是否",
-    "是不是",
-    "有没有",
-    "会不会",
-    "吗",
-    "呢",
-];
-
 /// Whether any sentence asks: ends with a question mark or opens like a question or a request,
 /// or the text holds a Chinese question word. A bug report's title and statements do not, nor do
 /// bare keywords.
 pub(super) fn asks_anything(lower: &str) -> bool {
-    ZH_ASKING.iter().any(|w| lower.contains(w)) || sentences(lower).any(sentence_asks)
+    super::zh::QUESTION_WORDS.iter().any(|w| lower.contains(w))
+        || sentences(lower).any(sentence_asks)
 }
 
 /// The text's sentences, trimmed ([`sentence_around`] says where one ends).

@@ -18,9 +18,9 @@ pub const MAX_SENSES: usize = 3;
 /// A sense longer than this many content words is a definition, not a name code would use.
 const MAX_SENSE_WORDS: usize = 2;
 
-/// Function words of a Chinese question: where/what/how, particles, pronouns, and the scaffolding
-/// of asking about code (代码, 逻辑, 地方 …). Grammar, not vocabulary: no entry names a concept.
-const FUNCTION_WORDS: &[&str] = &[
+/// Question words and particles: a Chinese text holding one asks something, whether or not it
+/// ends with a question mark (`这个检查是在哪里做的`). Function words too.
+pub(crate) const QUESTION_WORDS: &[&str] = &[
     "在哪里",
     "在哪儿",
     "在哪",
@@ -40,12 +40,17 @@ const FUNCTION_WORDS: &[&str] = &[
     "是否",
     "是不是",
     "有没有",
+    "吗",
+    "呢",
+];
+
+/// The other function words of a Chinese question: particles, pronouns, and the scaffolding of
+/// asking about code (代码, 逻辑, 地方 …). Grammar, not vocabulary: no entry names a concept.
+const FUNCTION_WORDS: &[&str] = &[
     "的",
     "了",
     "是",
     "在",
-    "吗",
-    "呢",
     "吧",
     "啊",
     "和",
@@ -453,7 +458,7 @@ pub fn translate(run: &str, dict: Option<&Dictionary>, named: &dyn Fn(&str) -> b
     let Some(dict) = dict else {
         return tokens
             .into_iter()
-            .map(|w| match FUNCTION_WORDS.contains(&w) {
+            .map(|w| match is_function_word(w) {
                 true => Piece::Function(w.to_string()),
                 false => Piece::Chinese(w.to_string()),
             })
@@ -461,7 +466,7 @@ pub fn translate(run: &str, dict: Option<&Dictionary>, named: &dyn Fn(&str) -> b
     };
     let mut out: Vec<Piece> = Vec::new();
     for (word, recut) in recut(&tokens, dict) {
-        if FUNCTION_WORDS.contains(&word.as_str()) {
+        if is_function_word(&word) {
             out.push(Piece::Function(word));
             continue;
         }
@@ -519,11 +524,16 @@ fn english(word: &str, senses: &[Sense], named: &dyn Fn(&str) -> bool) -> Piece 
     }
 }
 
+/// A question word or another function word: no search meaning.
+fn is_function_word(w: &str) -> bool {
+    QUESTION_WORDS.contains(&w) || FUNCTION_WORDS.contains(&w)
+}
+
 /// jieba's words, each with whether the dictionary cut it again: a stretch of words the
 /// dictionary does not hold, with the single characters around it, is cut again by
 /// [`dictionary_cut`].
 fn recut(tokens: &[&str], dict: &Dictionary) -> Vec<(String, bool)> {
-    let known = |w: &str| FUNCTION_WORDS.contains(&w) || dict.contains(w);
+    let known = |w: &str| is_function_word(w) || dict.contains(w);
     let single = |w: &str| w.chars().count() == 1;
     let mut out: Vec<(String, bool)> = Vec::new();
     let mut i = 0;
