@@ -279,6 +279,10 @@ pub struct AskArgs {
     /// changes) and exit.
     #[arg(long)]
     pub list_rules: bool,
+    /// With an LLM: keep the index's order instead of letting the model put the best 30
+    /// candidates of a locate, definition or config question in order (one request less).
+    #[arg(long)]
+    pub no_rerank: bool,
     #[command(flatten)]
     pub llm: LlmArgs,
     #[command(flatten)]

@@ -36,6 +36,9 @@ pub struct AskOptions<'o> {
     pub llm: Option<&'o dyn ChatModel>,
     /// Let the model suggest extra search keywords first (only with `llm`).
     pub llm_rewrite: bool,
+    /// Let the model put the retrieval's best candidates in order (only with `llm`; locate,
+    /// definition and config questions: [`crate::rerank`]).
+    pub llm_rerank: bool,
     /// The stored call graph; `None` reads call sites from the snapshot text.
     pub graph: Option<&'o dyn CallGraph>,
     pub vectors: Option<&'o dyn VectorLeg>,
@@ -58,6 +61,7 @@ impl Default for AskOptions<'_> {
             token_budget: 6000,
             llm: None,
             llm_rewrite: true,
+            llm_rerank: true,
             graph: None,
             vectors: None,
             repo_root: None,
@@ -238,7 +242,20 @@ impl<'a> Asker<'a> {
             rules: &opts.rules,
             ..RecallOptions::default()
         };
-        let ranked = retriever.rank(&q, &recall)?;
+        let mut ranked = retriever.rank(&q, &recall)?;
+        if let (Some(llm), true, None) = (opts.llm, opts.llm_rerank, &llm_down)
+            && crate::rerank::applies(&q)
+        {
+            match crate::rerank::rerank(llm, v, &q, &mut ranked) {
+                Ok(_) => {}
+                Err(crate::rerank::RerankError::Llm(
+                    e @ (LlmError::Unavailable { .. } | LlmError::Timeout { .. }),
+                )) => llm_down = Some(e),
+                Err(e) => notes.push(format!(
+                    "the model's ranking was not used ({e}); the index's order is kept"
+                )),
+            }
+        }
         let p = plan(&retriever, &q, &ranked, graph)?;
         notes.extend(p.notes.iter().cloned());
         let assembled = assemble(v, &p, graph, opts.level, opts.token_budget, opts.limit)?;

@@ -3,7 +3,8 @@
 //!
 //! `ask` pipeline: [`question`] (intent, identifiers, weighted terms, zh→en glossary, a pasted
 //! diff) → [`retrieve`] (exact symbols, BM25 chunks, symbol cards, method bodies, vectors; RRF
-//! fusion; structure and provenance boosts) → [`answer::plan`] (callers, chain, trace frames by
+//! fusion; structure and provenance boosts) → with a model, [`rerank`] of the best candidates →
+//! [`answer::plan`] (callers, chain, trace frames by
 //! intent; the symbols a diff changes, placed by [`impact`]; [`graph`] behind a trait) →
 //! [`assemble`] (map → chain → key code → one-liners, token budget, [`Level`]) → index-only
 //! answer or [`llm`] prose with [`citation`] checks and [`sanitize`]d input and output;
@@ -24,6 +25,7 @@ pub mod impact;
 pub mod llm;
 pub mod question;
 pub mod render;
+pub mod rerank;
 pub mod retrieve;
 pub mod sanitize;
 pub mod search;

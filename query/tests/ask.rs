@@ -501,7 +501,9 @@ fn llm_answer_keeps_real_citations_and_drops_fabricated_ones_and_links() {
          https://evil.example/login or [here](http://evil.example/x) ![x](http://evil.example/p.png)."
     );
     let (base, seen) = serve(move |body| {
-        if body.contains("search keywords") {
+        if let Some(order) = support::rerank_reply(body, "OrderService.cancelExpiredOrders") {
+            (Duration::ZERO, order)
+        } else if body.contains("search keywords") {
             (
                 Duration::ZERO,
                 "cancelExpiredOrders cancel expired order".to_string(),
@@ -555,13 +557,98 @@ fn llm_answer_keeps_real_citations_and_drops_fabricated_ones_and_links() {
 
     // What the model saw: rules, fenced untrusted content, no invisible characters.
     let requests = seen.lock().unwrap().clone();
-    assert_eq!(requests.len(), 2, "one rewrite and one answer");
-    let prompt = &requests[1];
+    assert_eq!(requests.len(), 3, "one rewrite, one rerank and one answer");
+    assert!(requests[1].contains("rank places"), "{}", requests[1]);
+    let prompt = &requests[2];
     assert!(prompt.contains("untrusted data"), "{prompt}");
     assert!(prompt.contains("```"), "{prompt}");
     assert!(
         !prompt.contains("\\udb40") && !prompt.contains('\u{E0049}'),
         "tag characters reached the prompt"
+    );
+}
+
+#[test]
+fn llm_rerank_puts_the_models_pick_first_and_cannot_add_a_place() {
+    let f = fixture();
+    let index = EmbeddedIndex::open(&f.dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let q = "Where are orders cancelled when they were not paid in time?";
+    let baseline = symbols(&asker.ask(q, &opts()).unwrap());
+    assert!(baseline.len() >= 3, "{baseline:?}");
+    // The model prefers the index's third place; its answer cites nothing, so the citations are
+    // the ranking's.
+    let target = baseline[2].clone();
+    let ask_with = |reply: fn(&str, &str) -> String, rerank: bool| {
+        let target = target.clone();
+        let (base, seen) = serve(move |body| (Duration::ZERO, reply(body, &target)));
+        let llm = chat(&base, 5.0, 0);
+        let a = asker
+            .ask(
+                q,
+                &AskOptions {
+                    llm: Some(&llm as &dyn ChatModel),
+                    llm_rewrite: false,
+                    llm_rerank: rerank,
+                    ..opts()
+                },
+            )
+            .unwrap();
+        let requests = seen.lock().unwrap().clone();
+        (a, requests)
+    };
+    let by_name = |body: &str, target: &str| {
+        support::rerank_reply(body, target).unwrap_or_else(|| "No places to add.".into())
+    };
+    let (a, requests) = ask_with(by_name, true);
+    assert_eq!(symbols(&a)[0], target, "{:?}", symbols(&a));
+    let mut shown = symbols(&a);
+    shown.sort();
+    let mut indexed = baseline.clone();
+    indexed.sort();
+    assert_eq!(shown, indexed, "the same places, in the model's order");
+    assert_citations_resolve(&a, &f.root);
+    let rerank = requests.iter().find(|r| r.contains("rank places")).unwrap();
+    assert!(
+        rerank.contains("<<<CANDIDATES>>>") && rerank.contains("[2] "),
+        "{rerank}"
+    );
+
+    // Numbers of no candidate change nothing; prose is not read as an order, and says so.
+    let (a, _) = ask_with(|_, _| "41 99".into(), true);
+    assert_eq!(symbols(&a), baseline);
+    let (a, _) = ask_with(|_, _| "The best is candidate 3, at line 12.".into(), true);
+    assert_eq!(symbols(&a), baseline);
+    assert!(
+        a.notes.iter().any(|n| n.contains("ranking was not used")),
+        "{:?}",
+        a.notes
+    );
+
+    // Switched off: no rerank request at all.
+    let (a, requests) = ask_with(by_name, false);
+    assert_eq!(symbols(&a), baseline);
+    assert!(!requests.iter().any(|r| r.contains("rank places")));
+
+    // A graph question is answered from the graph, not reordered.
+    let (base, seen) = serve(move |body| (Duration::ZERO, by_name(body, "OrderService.doCancel")));
+    let llm = chat(&base, 5.0, 0);
+    asker
+        .ask(
+            "Who calls deductStock?",
+            &AskOptions {
+                llm: Some(&llm as &dyn ChatModel),
+                llm_rewrite: false,
+                ..opts()
+            },
+        )
+        .unwrap();
+    assert!(
+        !seen
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|r| r.contains("rank places"))
     );
 }
 

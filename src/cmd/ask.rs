@@ -47,6 +47,7 @@ pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
         limit: a.limit,
         token_budget: a.budget,
         llm: llm.as_ref().map(|l| l as &dyn ChatModel),
+        llm_rerank: !a.no_rerank,
         graph: stored.as_ref().map(|s| s as &dyn CallGraph),
         vectors: vectors.as_deref(),
         rules,

@@ -135,3 +135,25 @@ pub fn pads_java() -> String {
         "package com.pad;\n\npublic class Pads {{\n{overloads}    /** Pads every value in a column with spaces to the widest width. */\n    public static String[] padColumn(String[] column) {{\n        int width = 0;\n        for (String s : column) {{\n            width = Math.max(width, s.length());\n        }}\n        String[] out = new String[column.length];\n        for (int i = 0; i < column.length; i++) {{\n            out[i] = pad(column[i], width);\n        }}\n        return out;\n    }}\n}}\n"
     )
 }
+
+/// A reranking model with real behaviour for the loopback server: reads the candidates of a
+/// rerank request (`[n] Title  path:lines`) and answers the number of the first whose title
+/// holds `name`, or 0. `None` when the body is not a rerank request.
+pub fn rerank_reply(body: &str, name: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(body).ok()?;
+    let messages = v["messages"].as_array()?;
+    if !messages[0]["content"].as_str()?.contains("rank places") {
+        return None;
+    }
+    let user = messages[1]["content"].as_str()?;
+    let pick = user
+        .lines()
+        .filter_map(|l| {
+            let (n, rest) = l.strip_prefix('[')?.split_once("] ")?;
+            Some((n.parse::<usize>().ok()?, rest))
+        })
+        .find(|(_, title)| title.split_whitespace().next() == Some(name))
+        .map(|(n, _)| n)
+        .unwrap_or(0);
+    Some(pick.to_string())
+}
