@@ -280,7 +280,7 @@ pub struct AskArgs {
     #[arg(long)]
     pub list_rules: bool,
     /// With an LLM: keep the index's order instead of letting the model put the best 30
-    /// candidates of a locate, definition or config question in order (one request less).
+    /// candidates of a locate, definition, config or flow question in order (one request less).
     #[arg(long)]
     pub no_rerank: bool,
     #[command(flatten)]

@@ -37,7 +37,7 @@ pub struct AskOptions<'o> {
     /// Let the model suggest extra search keywords first (only with `llm`).
     pub llm_rewrite: bool,
     /// Let the model put the retrieval's best candidates in order (only with `llm`; locate,
-    /// definition and config questions: [`crate::rerank`]).
+    /// definition, config and flow questions: [`crate::rerank`]).
     pub llm_rerank: bool,
     /// The stored call graph; `None` reads call sites from the snapshot text.
     pub graph: Option<&'o dyn CallGraph>,

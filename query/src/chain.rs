@@ -299,15 +299,23 @@ pub fn build(
         return Ok(out);
     }
     // No named entry: try the best hits as starting points, each climbing to where its flow
-    // begins, and keep the chain that holds the most relevant code.
-    let seeds: Vec<SymIdx> = ranked
+    // begins, and keep the chain that holds the most relevant code. When a model picked among
+    // the hits (`rerank`), only its picks: the chain is to pass through what it chose.
+    let seed_of = |x: &Ranked| match x.key {
+        UnitKey::Sym(i) if ctx.is_source_callable(i) && r.has_body(i) => Some(i),
+        _ => None,
+    };
+    let picked: Vec<SymIdx> = ranked
         .iter()
-        .filter_map(|x| match x.key {
-            UnitKey::Sym(i) if ctx.is_source_callable(i) && r.has_body(i) => Some(i),
-            _ => None,
-        })
+        .filter(|x| x.legs.contains(&crate::rerank::PICKED))
+        .filter_map(seed_of)
         .take(SEEDS)
         .collect();
+    let seeds: Vec<SymIdx> = if picked.is_empty() {
+        ranked.iter().filter_map(seed_of).take(SEEDS).collect()
+    } else {
+        picked
+    };
     let mut best: Option<(Vec<Link>, f32)> = None;
     for (rank, &seed) in seeds.iter().enumerate() {
         let mut out: Vec<Link> = (climb(&ctx, seed)?.into_iter().enumerate())

@@ -43,14 +43,16 @@ pub struct Card {
     pub excerpt: String,
 }
 
-/// Whether a question's answer is the ranking itself (so reordering it can help): not the
-/// graph's answers (callers, callees, impact), a trace's frames, or a flow's chain, which the
-/// chain builder grows from the ranking's first 30 by their call edges (with a perfect ranker
-/// a flow answer still lost a place: bench/RESULTS.md, "LLM rerank").
+/// What a unit the model picked carries among its legs: a flow's chain grows from the picks
+/// ([`crate::chain::build`]).
+pub const PICKED: &str = "rerank";
+
+/// Whether a question's answer is chosen from the ranking (so reordering it can help): not the
+/// graph's answers (callers, callees, impact) nor a trace's frames.
 pub fn applies(q: &Question) -> bool {
     matches!(
         q.intent,
-        Intent::Locate | Intent::Definition | Intent::Config
+        Intent::Locate | Intent::Definition | Intent::Config | Intent::Flow
     ) && q.patch.is_empty()
         && q.frames.is_empty()
 }
@@ -181,8 +183,9 @@ pub fn parse_order(reply: &str, n: usize) -> Option<Vec<usize>> {
 }
 
 /// Moves the window's units the model picked (indices into `ranked[from..from + n]`) to the
-/// front of the window, in its order; the others follow in the retrieval's order. Scores are
-/// handed out again in descending order, so the ranking stays sorted for what reads it next.
+/// front of the window, in its order, marked [`PICKED`]; the others follow in the retrieval's
+/// order. Scores are handed out again in descending order, so the ranking stays sorted for what
+/// reads it next.
 pub fn reorder(ranked: &mut [Ranked], from: usize, picks: &[usize]) {
     let window = &mut ranked[from..];
     let n = window.len();
@@ -190,7 +193,13 @@ pub fn reorder(ranked: &mut [Ranked], from: usize, picks: &[usize]) {
     let rest: Vec<usize> = (0..n).filter(|i| !order.contains(i)).collect();
     order.extend(rest);
     let scores: Vec<f32> = window.iter().map(|r| r.score).collect();
-    let moved: Vec<Ranked> = order.iter().map(|&i| window[i].clone()).collect();
+    let mut moved: Vec<Ranked> = order.iter().map(|&i| window[i].clone()).collect();
+    for r in moved
+        .iter_mut()
+        .take(picks.iter().filter(|&&i| i < n).count())
+    {
+        r.legs.push(PICKED);
+    }
     for (slot, (mut r, score)) in window.iter_mut().zip(moved.into_iter().zip(scores)) {
         r.score = score;
         *slot = r;
@@ -263,6 +272,8 @@ mod tests {
         assert_eq!(keys, want);
         let scores: Vec<f32> = ranked.iter().map(|r| r.score).collect();
         assert_eq!(scores, vec![0.9, 0.8, 0.7, 0.6, 0.5]);
+        let picked: Vec<bool> = ranked.iter().map(|r| r.legs.contains(&PICKED)).collect();
+        assert_eq!(picked, vec![false, true, true, false, false]);
     }
 
     #[test]

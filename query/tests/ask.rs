@@ -653,6 +653,63 @@ fn llm_rerank_puts_the_models_pick_first_and_cannot_add_a_place() {
 }
 
 #[test]
+fn a_flow_grows_from_the_candidate_the_model_picks() {
+    let f = fixture();
+    let index = EmbeddedIndex::open(&f.dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let q = "How does a payment callback end up with the order marked as paid?";
+    let ask_picking = |pick: &str| {
+        let pick = pick.to_string();
+        let (base, seen) = serve(move |body| {
+            let reply = support::rerank_reply(body, &pick).unwrap_or_default();
+            (Duration::ZERO, reply)
+        });
+        let llm = chat(&base, 5.0, 0);
+        let a = asker
+            .ask(
+                q,
+                &AskOptions {
+                    llm: Some(&llm as &dyn ChatModel),
+                    llm_rewrite: false,
+                    ..opts()
+                },
+            )
+            .unwrap();
+        let requests = seen.lock().unwrap().clone();
+        (a, requests)
+    };
+    // A model that picks nothing leaves the index's chain.
+    let (a, requests) = ask_picking("-");
+    assert_eq!(a.intent, Intent::Flow);
+    let chain =
+        |a: &query::Answer| -> Vec<String> { a.chain.iter().map(|c| c.symbol.clone()).collect() };
+    let before = chain(&a);
+    // A method with a body among the candidates shown, off that chain.
+    let shown = requests.iter().find(|r| r.contains("rank places")).unwrap();
+    let shown: serde_json::Value = serde_json::from_str(shown).unwrap();
+    let pick = shown["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let (_, rest) = l.strip_prefix('[')?.split_once("] ")?;
+            let (title, place) = rest.split_once("  ")?;
+            let (name, kind) = title.split_once(' ')?;
+            let (start, end) = place.rsplit_once(':')?.1.split_once('-')?;
+            let body = end.parse::<u32>().ok()? > start.parse::<u32>().ok()? + 1;
+            (kind == "(method)" && body && !place.contains("/test/")).then(|| name.to_string())
+        })
+        .find(|name| !before.contains(name))
+        .unwrap_or_else(|| panic!("no method off the chain {before:?} among the candidates"));
+    let (a, _) = ask_picking(&pick);
+    let after = chain(&a);
+    assert!(
+        after.contains(&pick),
+        "{pick} not in {after:?} (before: {before:?})"
+    );
+}
+
+#[test]
 fn llm_down_or_slow_falls_back_to_the_index_answer() {
     let f = fixture();
     let index = EmbeddedIndex::open(&f.dir).unwrap();
