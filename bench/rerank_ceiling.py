@@ -6,7 +6,8 @@ OpenAI-compatible loopback server that answers every rerank request as an oracle
 the candidates whose place overlaps a gold location of the question (so a perfect model), and
 every other request (rewrite, answer) with nothing usable, so the citations are the reranked
 retrieval's. The same binary, index and options as bench/qa.sh otherwise; WORK/NAME/idx must exist
-(run bench/qa.sh first). Prints the scorer's table per set, index-only beside oracle-reranked.
+(run bench/qa.sh first). Prints hit@1 / hit@5 / file hit@5 per set, index-only beside oracle-reranked, the tuned and frozen
+means, and the size of the rerank prompts.
 
 A ceiling, not a model's figure: a real model picks worse than the gold does. Prints figures; not
 a test.
@@ -46,6 +47,9 @@ def oracle_order(user, gold_of):
     return " ".join(picks[:10]) or "0"
 
 
+PROMPT_BYTES = []
+
+
 def serve(gold_of):
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
@@ -53,6 +57,7 @@ def serve(gold_of):
             msgs = body["messages"]
             if "rank places" in msgs[0]["content"]:
                 text = oracle_order(msgs[1]["content"], gold_of)
+                PROMPT_BYTES.append(sum(len(m["content"].encode()) for m in msgs))
             else:
                 text = ""  # no rewrite keywords, no answer prose: the index's citations stand
             out = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}).encode()
@@ -112,6 +117,10 @@ def main():
         if mine:
             mean = lambda k: tuple(sum(r[k][i] for r in mine) / len(mine) for i in range(3))
             print(f"{group + ' mean':24} {fmt(mean(2)):24} {fmt(mean(3))}")
+    if PROMPT_BYTES:
+        b = sorted(PROMPT_BYTES)
+        print(f"rerank prompts: {len(b)}, bytes median {b[len(b) // 2]}, max {b[-1]} "
+              f"(~{b[len(b) // 2] // 4} / ~{b[-1] // 4} tokens at 4 bytes a token)")
 
 
 if __name__ == "__main__":
