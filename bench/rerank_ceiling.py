@@ -6,8 +6,8 @@ OpenAI-compatible loopback server that answers every rerank request as an oracle
 the candidates whose place overlaps a gold location of the question (so a perfect model), and
 every other request (rewrite, answer) with nothing usable, so the citations are the reranked
 retrieval's. The same binary, index and options as bench/qa.sh otherwise; WORK/NAME/idx must exist
-(run bench/qa.sh first). Prints hit@1 / hit@5 / file hit@5 per set, index-only beside oracle-reranked, the tuned and frozen
-means, and the size of the rerank prompts.
+(run bench/qa.sh first). Prints hit@1 / hit@5 / file hit@5 per set, index-only beside
+oracle-reranked, the tuned and frozen means, and the size of the rerank prompts.
 
 A ceiling, not a model's figure: a real model picks worse than the gold does. Prints figures; not
 a test.
