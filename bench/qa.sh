@@ -16,15 +16,16 @@
 #   bench/eval/frozen/qa-netty.jsonl     on $NETTY  (default /work/corpora/frozen/netty-4.1.48)
 # First the frozen files are checked against their manifest (a mismatch stops the run). For each set:
 # `codemap index CORPUS --index-dir WORK/<name>/idx --quiet` (an existing index is reused as is unless
-# REINDEX=1), `codemap ask --batch CASES --index-dir IDX > WORK/<name>/results.jsonl` (index-only,
-# default --limit), then `score.py CASES results.jsonl` prints its table. At the end `qa_summary.py`
+# REINDEX=1), `codemap ask --batch CASES --index-dir IDX > WORK/<name>/results.jsonl` (index-only
+# unless QA_LLM_URL, default --limit), then `score.py CASES results.jsonl` prints its table. At the end `qa_summary.py`
 # prints tuned and frozen sets apart (hit@1, hit@5, file hit@5; frozen English and Chinese apart;
 # the mean of each group) and the issue-23 targets. A set whose corpus folder is absent is skipped.
 #
 # Prints figures, is not a test. Knobs (environment): EVAL_DIR (<repo>/../shared/eval; from a git
 # worktree, the main checkout's), SCORER
 # (EVAL_DIR/score.py), WORK (${TMPDIR:-/tmp}/codemap-qa), REINDEX, CODEMAP_BIN
-# (<repo>/target/release/codemap, not built here), the corpus folders above.
+# (<repo>/target/release/codemap, not built here), the corpus folders above, QA_LLM_URL and
+# QA_LLM_MODEL (answer through that model: rewrite, rerank, answer; key in CODEMAP_LLM_KEY).
 # `--ablate` first: after the summary, bench/ablate.py asks every set again once per ranking rule
 # with that rule off and prints what each rule is worth per set and per group (tuned, frozen).
 set -euo pipefail
@@ -41,10 +42,17 @@ SCORER=${SCORER:-$EVAL_DIR/score.py}
 CODEMAP=${CODEMAP_BIN:-$ROOT/target/release/codemap}
 WORK=${WORK:-${TMPDIR:-/tmp}/codemap-qa}
 REINDEX=${REINDEX:-0}
+# Index-only unless QA_LLM_URL names a model endpoint: a CODEMAP_LLM_URL left in the shell must
+# not turn the figures into a model's without saying so.
+unset CODEMAP_LLM_URL
+if [ -n "${QA_LLM_URL:-}" ]; then
+  export CODEMAP_LLM_URL=$QA_LLM_URL
+  [ -n "${QA_LLM_MODEL:-}" ] && export CODEMAP_LLM_MODEL=$QA_LLM_MODEL
+fi
 
 say() { printf '== %s\n' "$*"; }
 die() { printf 'qa.sh: %s\n' "$*" >&2; exit 1; }
-case "${1:-}" in -h|--help) sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
 ABLATE=0
 [ "${1:-}" = --ablate ] && { ABLATE=1; shift; }
 [ $(($# % 2)) = 0 ] || die "arguments come in pairs: CASES.jsonl CORPUS_ROOT"
@@ -75,6 +83,11 @@ for f in "$FROZEN"/*.jsonl; do
   [[ " ${frozen_files[*]} " == *" $(basename "$f") "* ]] || die "$f is not in $FROZEN/manifest.tsv"
 done
 say "frozen sets match manifest.tsv: ${frozen_files[*]}"
+if [ -n "${CODEMAP_LLM_URL:-}" ]; then
+  say "answers through the model at $CODEMAP_LLM_URL (${CODEMAP_LLM_MODEL:-the default model}): rewrite, rerank and answer"
+else
+  say "answers index-only (QA_LLM_URL=… to answer through a model)"
+fi
 
 ran=0
 summary=()
