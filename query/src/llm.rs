@@ -174,7 +174,7 @@ impl ChatModel for OpenAiChat {
             .choices
             .into_iter()
             .next()
-            .map(|c| c.message.content)
+            .map(|c| strip_reasoning(&c.message.content).to_string())
             .ok_or(LlmError::BadResponse {
                 url,
                 detail: "no choices".into(),
@@ -184,6 +184,22 @@ impl ChatModel for OpenAiChat {
     fn describe(&self) -> String {
         format!("{} @ {}", self.cfg.model, self.cfg.base_url)
     }
+}
+
+/// The reply without the reasoning a thinking model writes before it (`<think>…</think>`, as
+/// local servers return DeepSeek-R1 or Qwen3): callers read the answer, and the reasoning may
+/// quote candidates and paths it then rejects. A reply cut off inside its reasoning is empty.
+pub fn strip_reasoning(reply: &str) -> &str {
+    let mut rest = reply.trim_start();
+    for (open, close) in [("<think>", "</think>"), ("<thinking>", "</thinking>")] {
+        if let Some(inner) = rest.strip_prefix(open) {
+            rest = match inner.find(close) {
+                Some(end) => inner[end + close.len()..].trim_start(),
+                None => "",
+            };
+        }
+    }
+    rest
 }
 
 /// POSTs JSON with retries on transport errors, 429 and 5xx; returns the response body.
@@ -245,4 +261,23 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         cur = c.source();
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_reasoning;
+
+    #[test]
+    fn a_thinking_models_reasoning_is_not_the_reply() {
+        assert_eq!(strip_reasoning("<think>\nmaybe 3?\n</think>\n\n2 5"), "2 5");
+        assert_eq!(strip_reasoning("  <thinking>a</thinking>Answer"), "Answer");
+        // Cut off while thinking: nothing was answered.
+        assert_eq!(strip_reasoning("<think>the candidates are"), "");
+        // A reply that merely mentions the tag keeps it.
+        assert_eq!(
+            strip_reasoning("Use <think> tags sparingly."),
+            "Use <think> tags sparingly."
+        );
+        assert_eq!(strip_reasoning("plain"), "plain");
+    }
 }

@@ -160,19 +160,50 @@ pub enum RerankError {
     Unreadable(String),
 }
 
-/// The candidates a reply names (0-based, best first, each once), from its first non-empty line,
-/// which must hold only numbers and separators. `Some(empty)` for "0" (none answers);
-/// `None` when the line is anything else: prose is never mined for numbers.
+/// The candidates a reply names (0-based, best first, each once). The reply must be numbers and
+/// separators only, on one line or one per line, optionally in a code fence or after one label
+/// ("Ranking: 3 1"). `Some(empty)` for "0" (none answers); `None` for anything else: prose is
+/// never mined for numbers.
 pub fn parse_order(reply: &str, n: usize) -> Option<Vec<usize>> {
     let (reply, _) = sanitize::strip_invisible(reply);
-    let line = reply.lines().map(str::trim).find(|l| !l.is_empty())?;
-    let line = line.trim_matches('`').trim();
-    let separators = |c: char| c.is_whitespace() || ",;[]()#".contains(c);
-    if line.is_empty() || !line.chars().all(|c| c.is_ascii_digit() || separators(c)) {
+    let lines: Vec<&str> = reply
+        .lines()
+        .map(|l| l.trim().trim_matches('`').trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    let first = lines.first()?;
+    // One label word before a colon, as models like to add.
+    let first = match first.split_once(':') {
+        Some((label, rest)) if label.chars().all(|c| c.is_alphabetic() || c == ' ') => rest,
+        _ => first,
+    };
+    let separators = |c: char| c.is_whitespace() || ",;[]()#.".contains(c);
+    let numeric = |l: &str| l.chars().all(|c| c.is_ascii_digit() || separators(c));
+    // A numbered list ("1. 3", "2) 4") ranks the number after its marker.
+    let unmarked = |l: &'_ str| -> String {
+        let digits = l.len() - l.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let rest = &l[digits..];
+        match rest.strip_prefix(['.', ')']) {
+            Some(after) if digits > 0 && after.starts_with(' ') && !after.trim().is_empty() => {
+                after.trim().to_string()
+            }
+            _ => l.to_string(),
+        }
+    };
+    let owned: Vec<String> = std::iter::once(first)
+        .chain(lines[1..].iter().copied())
+        .map(unmarked)
+        .collect();
+    let text: Vec<&str> = owned.iter().map(String::as_str).collect();
+    if !text.iter().all(|l| numeric(l)) || text.iter().all(|l| l.trim().is_empty()) {
         return None;
     }
     let mut out = Vec::new();
-    for tok in line.split(separators).filter(|t| !t.is_empty()) {
+    for tok in text
+        .iter()
+        .flat_map(|l| l.split(separators))
+        .filter(|t| !t.is_empty())
+    {
         let k: usize = tok.parse().ok()?;
         if (1..=n).contains(&k) && !out.contains(&(k - 1)) && out.len() < PICKS {
             out.push(k - 1);
@@ -251,6 +282,14 @@ mod tests {
         assert_eq!(parse_order("Candidate 3 is best, then 1.", 5), None);
         assert_eq!(parse_order("see OrderService.java:12-21", 5), None);
         assert_eq!(parse_order("", 5), None);
+        // One per line, fenced, or after a label, as models write it.
+        assert_eq!(parse_order("4\n2\n", 5), Some(vec![3, 1]));
+        assert_eq!(parse_order("```\n5 1\n```", 5), Some(vec![4, 0]));
+        assert_eq!(parse_order("Ranking: 2, 3", 5), Some(vec![1, 2]));
+        assert_eq!(parse_order("1. 3\n2. 4", 5), Some(vec![2, 3]));
+        assert_eq!(parse_order("1) 5", 5), Some(vec![4]));
+        assert_eq!(parse_order("3, 1.", 5), Some(vec![2, 0]));
+        assert_eq!(parse_order("3 1\nbecause 3 parses it", 5), None);
         // At most ten picks.
         let many = (1..=20)
             .map(|i| i.to_string())

@@ -614,6 +614,14 @@ fn llm_rerank_puts_the_models_pick_first_and_cannot_add_a_place() {
         "{rerank}"
     );
 
+    // A thinking model's reasoning before its reply is not read as the order.
+    let thinking = |body: &str, target: &str| match support::rerank_reply(body, target) {
+        Some(n) => format!("<think>\nMaybe [1]? No: 1 is not it.\n</think>\n\n{n}"),
+        None => "No places to add.".into(),
+    };
+    let (a, _) = ask_with(thinking, true);
+    assert_eq!(symbols(&a)[0], target, "{:?}", symbols(&a));
+
     // Numbers of no candidate change nothing; prose is not read as an order, and says so.
     let (a, _) = ask_with(|_, _| "41 99".into(), true);
     assert_eq!(symbols(&a), baseline);
