@@ -12,14 +12,15 @@ use crate::llm::{ChatModel, LlmError, Message};
 use crate::question::{Intent, Question};
 use crate::retrieve::{Ranked, UnitKey};
 use crate::sanitize;
+use crate::summary::{clip, first_sentence};
 use crate::view::SnapshotView;
 
 /// Candidates shown to the model: the retrieval's first 30 hold the answer for most questions
 /// whose first 5 do not.
 pub const CANDIDATES: usize = 30;
-/// Lines of a candidate's code shown, and their bytes at most.
+/// Lines of a candidate's code shown, and their characters at most.
 const EXCERPT_LINES: u32 = 8;
-const EXCERPT_BYTES: usize = 600;
+const EXCERPT_CHARS: usize = 600;
 /// Places the model may name; the rest keep the retrieval's order after them.
 const PICKS: usize = 10;
 
@@ -78,7 +79,7 @@ pub fn cards(v: &SnapshotView<'_>, units: &[&UnitKey]) -> Result<Vec<Card>, Quer
                     title: format!("{} ({})", s.short_name(), kind.as_str()),
                     place: format!("{}:{start}-{end}", s.path),
                     signature: Some(s.symbol.signature.clone()).filter(|x| !x.is_empty()),
-                    doc: v.doc(*i).and_then(first_sentence),
+                    doc: v.doc(*i).map(first_sentence).filter(|d| !d.is_empty()),
                     excerpt: excerpt(v, &s.path, start, end)?,
                 }
             }
@@ -97,27 +98,7 @@ pub fn cards(v: &SnapshotView<'_>, units: &[&UnitKey]) -> Result<Vec<Card>, Quer
 fn excerpt(v: &SnapshotView<'_>, path: &str, start: u32, end: u32) -> Result<String, QueryError> {
     let last = end.min(start + EXCERPT_LINES - 1).max(start);
     let text = v.text(path, start, last)?;
-    Ok(cut(&text, EXCERPT_BYTES))
-}
-
-fn first_sentence(doc: &str) -> Option<String> {
-    let flat = doc.split_whitespace().collect::<Vec<_>>().join(" ");
-    let end = flat
-        .find(". ")
-        .map(|i| i + 1)
-        .unwrap_or(flat.len())
-        .min(240);
-    let s = cut(&flat, end);
-    (!s.is_empty()).then_some(s)
-}
-
-/// At most `max` bytes of `s`, cut at a character boundary.
-fn cut(s: &str, max: usize) -> String {
-    let mut end = s.len().min(max);
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    s[..end].to_string()
+    Ok(clip(&text, EXCERPT_CHARS))
 }
 
 /// The messages asking `question` over `cards`, numbered from 1. Repository text is fenced as
@@ -212,12 +193,10 @@ pub fn parse_order(reply: &str, n: usize) -> Option<Vec<usize>> {
     Some(out)
 }
 
-/// Moves the window's units the model picked (indices into `ranked[from..from + n]`) to the
-/// front of the window, in its order, marked [`PICKED`]; the others follow in the retrieval's
-/// order. Scores are handed out again in descending order, so the ranking stays sorted for what
-/// reads it next.
-pub fn reorder(ranked: &mut [Ranked], from: usize, picks: &[usize]) {
-    let window = &mut ranked[from..];
+/// Moves the units of `window` the model picked (indices into it) to its front, in the model's
+/// order, marked [`PICKED`]; the others follow in the retrieval's order. Scores are handed out
+/// again in descending order, so the ranking stays sorted for what reads it next.
+pub fn reorder(window: &mut [Ranked], picks: &[usize]) {
     let n = window.len();
     let mut order: Vec<usize> = picks.iter().copied().filter(|&i| i < n).collect();
     let rest: Vec<usize> = (0..n).filter(|i| !order.contains(i)).collect();
@@ -253,8 +232,8 @@ pub fn rerank(
     let cards = cards(v, &units)?;
     let reply = llm.complete(&messages(&q.text, &cards))?;
     let picks =
-        parse_order(&reply, n).ok_or_else(|| RerankError::Unreadable(cut(reply.trim(), 80)))?;
-    reorder(&mut ranked[from..from + n], 0, &picks);
+        parse_order(&reply, n).ok_or_else(|| RerankError::Unreadable(clip(reply.trim(), 80)))?;
+    reorder(&mut ranked[from..from + n], &picks);
     Ok(n)
 }
 
@@ -300,8 +279,8 @@ mod tests {
 
     #[test]
     fn picks_go_first_the_rest_keep_their_order_and_scores_stay_sorted() {
-        let mut ranked = vec![r(10, 0.9), r(11, 0.8), r(12, 0.7), r(13, 0.6), r(14, 0.5)];
-        reorder(&mut ranked, 1, &[3, 1]);
+        let mut ranked = [r(10, 0.9), r(11, 0.8), r(12, 0.7), r(13, 0.6), r(14, 0.5)];
+        reorder(&mut ranked[1..], &[3, 1]);
         let keys: Vec<UnitKey> = ranked.iter().map(|r| r.key.clone()).collect();
         let want: Vec<UnitKey> = [10, 14, 12, 11, 13]
             .iter()

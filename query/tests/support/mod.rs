@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod shop;
+
 use indexer::pipeline::{self, IndexOptions};
 use indexer::store::{EmbeddedIndex, IndexDir};
 use query::{Answer, AskOptions, Asker, LlmConfig, OpenAiChat};
