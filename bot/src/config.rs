@@ -126,6 +126,28 @@ impl Scopes {
     }
 }
 
+/// How a platform reaches the bot. The same two words on every platform.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Connection {
+    /// The platform calls the bot's public HTTPS URL (Slack Events API and slash commands,
+    /// Discord interactions endpoint, Feishu event callback). Needs the signing secret.
+    #[default]
+    Http,
+    /// The bot dials out and keeps a WebSocket open (Slack Socket Mode, the Discord gateway,
+    /// Feishu's long connection): no public URL needed.
+    Websocket,
+}
+
+impl Connection {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Connection::Http => "http",
+            Connection::Websocket => "websocket",
+        }
+    }
+}
+
 /// Credentials, each the name of an environment variable.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -138,12 +160,18 @@ pub struct Platforms {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SlackCreds {
-    pub signing_secret_env: String,
+    /// `http`: the Events API and `/codemap` call the bot; `websocket`: Socket Mode.
+    #[serde(default)]
+    pub connection: Connection,
+    /// Request signing secret; needed with `connection = "http"`.
+    #[serde(default)]
+    pub signing_secret_env: Option<String>,
     pub bot_token_env: String,
-    /// App-level token (`xapp-`) for Socket Mode.
+    /// App-level token (`xapp-`, `connections:write`); needed with `connection = "websocket"`.
     #[serde(default)]
     pub app_token_env: Option<String>,
-    /// Web API base (tests point it at a loopback server).
+    /// Web API base, `https://slack.com/api` by default; Socket Mode's WebSocket URL comes from
+    /// its `apps.connections.open` (tests point it at a loopback server).
     #[serde(default)]
     pub api_base: Option<String>,
 }
@@ -151,9 +179,18 @@ pub struct SlackCreds {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DiscordCreds {
-    pub public_key_env: String,
-    pub application_id_env: String,
+    /// `http`: the interactions endpoint; `websocket`: the gateway (mentions and `/ask`).
+    #[serde(default)]
+    pub connection: Connection,
+    /// The application's public key (64 hex characters); needed with `connection = "http"`.
+    #[serde(default)]
+    pub public_key_env: Option<String>,
+    /// The application id; needed with `connection = "http"` (the gateway reads it at READY).
+    #[serde(default)]
+    pub application_id_env: Option<String>,
     pub bot_token_env: String,
+    /// Web API base, `https://discord.com/api/v10` by default; the gateway's WebSocket URL
+    /// comes from its `GET /gateway/bot`.
     #[serde(default)]
     pub api_base: Option<String>,
 }
@@ -161,11 +198,19 @@ pub struct DiscordCreds {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FeishuCreds {
+    /// `http`: the event callback; `websocket`: the long connection.
+    #[serde(default)]
+    pub connection: Connection,
     pub app_id_env: String,
     pub app_secret_env: String,
-    pub verification_token_env: String,
+    /// Needed with `connection = "http"`.
+    #[serde(default)]
+    pub verification_token_env: Option<String>,
+    /// Needed with `connection = "http"`: events arrive encrypted and signed.
     #[serde(default)]
     pub encrypt_key_env: Option<String>,
+    /// Open API base, `https://open.feishu.cn` by default (`https://open.larksuite.com` for
+    /// Lark); the long connection's WebSocket URL comes from its `/callback/ws/endpoint`.
     #[serde(default)]
     pub api_base: Option<String>,
 }
@@ -347,49 +392,13 @@ impl Config {
                 }
             }
         }
-        let p = &self.platforms;
-        if let Some(s) = &p.slack {
-            check_env_name(
-                &mut errs,
-                "platforms.slack.signing_secret_env",
-                &s.signing_secret_env,
-            );
-            check_env_name(&mut errs, "platforms.slack.bot_token_env", &s.bot_token_env);
-            if let Some(a) = &s.app_token_env {
-                check_env_name(&mut errs, "platforms.slack.app_token_env", a);
-            }
-        }
-        if let Some(d) = &p.discord {
-            check_env_name(
-                &mut errs,
-                "platforms.discord.public_key_env",
-                &d.public_key_env,
-            );
-            check_env_name(
-                &mut errs,
-                "platforms.discord.application_id_env",
-                &d.application_id_env,
-            );
-            check_env_name(
-                &mut errs,
-                "platforms.discord.bot_token_env",
-                &d.bot_token_env,
-            );
-        }
-        if let Some(f) = &p.feishu {
-            check_env_name(&mut errs, "platforms.feishu.app_id_env", &f.app_id_env);
-            check_env_name(
-                &mut errs,
-                "platforms.feishu.app_secret_env",
-                &f.app_secret_env,
-            );
-            check_env_name(
-                &mut errs,
-                "platforms.feishu.verification_token_env",
-                &f.verification_token_env,
-            );
-            if let Some(k) = &f.encrypt_key_env {
-                check_env_name(&mut errs, "platforms.feishu.encrypt_key_env", k);
+        for need in self.platforms.needed() {
+            match need.var {
+                Some(var) => check_env_name(&mut errs, need.key, var),
+                None => errs.push(format!(
+                    "{}: needed with {}; name the environment variable that holds it",
+                    need.key, need.why
+                )),
             }
         }
         let l = &self.limits;
@@ -484,6 +493,91 @@ impl Config {
                 }
             })
             .collect()
+    }
+}
+
+/// One credential a platform's connection needs: its key, the variable it names (`None` when
+/// the configuration leaves it out), and why it is needed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Needed<'a> {
+    pub key: &'static str,
+    pub var: Option<&'a str>,
+    pub why: &'static str,
+}
+
+impl Platforms {
+    /// Every credential the configured platforms need in their connection modes.
+    pub fn needed(&self) -> Vec<Needed<'_>> {
+        let mut out: Vec<Needed<'_>> = Vec::new();
+        let mut need = |key, var, why| out.push(Needed { key, var, why });
+        const HTTP: &str = "connection = \"http\"";
+        const WS: &str = "connection = \"websocket\"";
+        const ALWAYS: &str = "every connection";
+        if let Some(s) = &self.slack {
+            need(
+                "platforms.slack.bot_token_env",
+                Some(s.bot_token_env.as_str()),
+                ALWAYS,
+            );
+            match s.connection {
+                Connection::Http => need(
+                    "platforms.slack.signing_secret_env",
+                    s.signing_secret_env.as_deref(),
+                    HTTP,
+                ),
+                Connection::Websocket => need(
+                    "platforms.slack.app_token_env",
+                    s.app_token_env.as_deref(),
+                    WS,
+                ),
+            }
+        }
+        if let Some(d) = &self.discord {
+            need(
+                "platforms.discord.bot_token_env",
+                Some(d.bot_token_env.as_str()),
+                ALWAYS,
+            );
+            if d.connection == Connection::Http {
+                need(
+                    "platforms.discord.public_key_env",
+                    d.public_key_env.as_deref(),
+                    HTTP,
+                );
+                need(
+                    "platforms.discord.application_id_env",
+                    d.application_id_env.as_deref(),
+                    HTTP,
+                );
+            } else if let Some(a) = &d.application_id_env {
+                need("platforms.discord.application_id_env", Some(a.as_str()), WS);
+            }
+        }
+        if let Some(f) = &self.feishu {
+            need(
+                "platforms.feishu.app_id_env",
+                Some(f.app_id_env.as_str()),
+                ALWAYS,
+            );
+            need(
+                "platforms.feishu.app_secret_env",
+                Some(f.app_secret_env.as_str()),
+                ALWAYS,
+            );
+            if f.connection == Connection::Http {
+                need(
+                    "platforms.feishu.verification_token_env",
+                    f.verification_token_env.as_deref(),
+                    HTTP,
+                );
+                need(
+                    "platforms.feishu.encrypt_key_env",
+                    f.encrypt_key_env.as_deref(),
+                    HTTP,
+                );
+            }
+        }
+        out
     }
 }
 

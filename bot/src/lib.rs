@@ -10,6 +10,7 @@
 pub mod classify;
 pub mod compose;
 pub mod config;
+pub mod connect;
 pub mod core;
 pub mod dedupe;
 pub mod dispatch;

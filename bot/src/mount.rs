@@ -1,7 +1,7 @@
 //! The configured platforms, wired: credentials read from the environment (by the names the
 //! configuration gives), each platform's router mounted and its sender built.
 
-use crate::config::Config;
+use crate::config::{Config, Connection};
 use crate::inbox::Inbox;
 use crate::platform::ChatSender;
 use axum::Router;
@@ -29,26 +29,10 @@ pub fn check_secrets(config: &Config) -> Result<(), Vec<MissingSecret>> {
             });
         }
     };
-    let p = &config.platforms;
-    if let Some(s) = &p.slack {
-        need("platforms.slack.signing_secret_env", &s.signing_secret_env);
-        need("platforms.slack.bot_token_env", &s.bot_token_env);
-    }
-    if let Some(d) = &p.discord {
-        need("platforms.discord.public_key_env", &d.public_key_env);
-        need(
-            "platforms.discord.application_id_env",
-            &d.application_id_env,
-        );
-        need("platforms.discord.bot_token_env", &d.bot_token_env);
-    }
-    if let Some(f) = &p.feishu {
-        need("platforms.feishu.app_id_env", &f.app_id_env);
-        need("platforms.feishu.app_secret_env", &f.app_secret_env);
-        need(
-            "platforms.feishu.verification_token_env",
-            &f.verification_token_env,
-        );
+    for n in config.platforms.needed() {
+        if let Some(var) = n.var {
+            need(n.key, var);
+        }
     }
     for (i, r) in config.repositories.iter().enumerate() {
         if let Some(k) = r.meilisearch.as_ref().and_then(|m| m.key_env.as_ref()) {
@@ -84,21 +68,40 @@ pub fn routes(config: &Config, inbox: &Inbox) -> Router {
     use crate::platform::{discord, feishu, slack};
     let p = &config.platforms;
     let mut router = Router::new();
-    if let Some(s) = &p.slack {
-        match slack::SlackConfig::new(&env(&s.signing_secret_env), None) {
+    if let Some(s) = p
+        .slack
+        .as_ref()
+        .filter(|s| s.connection == Connection::Http)
+    {
+        let secret = s.signing_secret_env.as_deref().map(env).unwrap_or_default();
+        match slack::SlackConfig::new(&secret, None) {
             Ok(c) => router = router.merge(slack::router(c, inbox.clone())),
             Err(e) => skip("slack", e),
         }
     }
-    if let Some(d) = &p.discord {
-        match discord::DiscordConfig::new(&env(&d.public_key_env)) {
+    if let Some(d) = p
+        .discord
+        .as_ref()
+        .filter(|d| d.connection == Connection::Http)
+    {
+        let key = d.public_key_env.as_deref().map(env).unwrap_or_default();
+        match discord::DiscordConfig::new(&key) {
             Ok(c) => router = router.merge(discord::router(c, inbox.clone())),
             Err(e) => skip("discord", e),
         }
     }
-    if let Some(f) = &p.feishu {
+    if let Some(f) = p
+        .feishu
+        .as_ref()
+        .filter(|f| f.connection == Connection::Http)
+    {
         let encrypt = f.encrypt_key_env.as_deref().map(env);
-        match feishu::FeishuConfig::new(&env(&f.verification_token_env), encrypt, None) {
+        let token = f
+            .verification_token_env
+            .as_deref()
+            .map(env)
+            .unwrap_or_default();
+        match feishu::FeishuConfig::new(&token, encrypt, None) {
             Ok(c) => router = router.merge(feishu::router(c, inbox.clone())),
             Err(e) => skip("feishu", e),
         }
@@ -150,6 +153,7 @@ index_dir = "/x"
 app_id_env = "CODEMAP_TEST_UNSET_FEISHU_ID"
 app_secret_env = "CODEMAP_TEST_UNSET_FEISHU_SECRET"
 verification_token_env = "PATH"
+encrypt_key_env = "PATH"
 "#;
         let c = Config::parse(text, "bot.toml").unwrap();
         let m = check_secrets(&c).unwrap_err();

@@ -2,6 +2,7 @@
 //! ctrl-c, then the question queue drained before the process ends.
 
 use crate::config::Config;
+use crate::connect::{self, Links};
 use crate::core::Core;
 use crate::dedupe::Dedupe;
 use crate::mount;
@@ -30,6 +31,8 @@ pub enum ServeError {
     Runtime(std::io::Error),
     #[error("serving HTTP: {0}")]
     Serve(std::io::Error),
+    #[error(transparent)]
+    Connection(connect::ConnectError),
 }
 
 /// `/healthz` and the platforms' routes.
@@ -143,6 +146,7 @@ pub async fn serve(
     let service = Arc::new(Service::start(config.service_repos(), config.llm.clone()));
     let core = Arc::new(Core::new(config.clone(), service));
     let running = Running::start(core.clone(), mount::senders(&config), dedupe);
+    let links = Links::default();
     let router = app(core, mount::routes(&config, &running.inbox));
     let listener = tokio::net::TcpListener::bind(&config.listen)
         .await
@@ -150,16 +154,50 @@ pub async fn serve(
             addr: config.listen.clone(),
             source,
         })?;
+    let (down_tx, down_rx) = tokio::sync::watch::channel(false);
+    let (fatal_tx, mut fatal_rx) = tokio::sync::mpsc::unbounded_channel();
+    let ctx = connect::Ctx {
+        inbox: running.inbox.clone(),
+        links: links.clone(),
+        stop: down_rx,
+        fatal: fatal_tx,
+    };
+    let connections = connect::start(&config, &ctx);
+    drop(ctx);
     tracing::info!(
         listen = %config.listen,
         repositories = config.repositories.len(),
         "codemap bot serving"
     );
+    let failure = Arc::new(std::sync::Mutex::new(None));
+    let failed = failure.clone();
+    let trigger = async move {
+        tokio::select! {
+            () = stop => {}
+            Some(e) = fatal_rx.recv() => {
+                tracing::error!(error = %e, "a platform connection cannot work; stopping");
+                *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+            }
+        }
+        let _ = down_tx.send(true);
+    };
     let served = axum::serve(listener, router)
-        .with_graceful_shutdown(stop)
+        .with_graceful_shutdown(trigger)
         .await
         .map_err(ServeError::Serve);
+    for c in connections {
+        if tokio::time::timeout(Duration::from_secs(5), c)
+            .await
+            .is_err()
+        {
+            tracing::warn!("a platform connection did not close within 5 s");
+        }
+    }
     running.shutdown().await;
     tracing::info!("codemap bot stopped");
-    served
+    let failure = failure.lock().unwrap_or_else(|p| p.into_inner()).take();
+    match failure {
+        Some(e) => Err(ServeError::Connection(e)),
+        None => served,
+    }
 }
