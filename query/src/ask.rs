@@ -206,6 +206,9 @@ impl<'a> Asker<'a> {
             Zh::Given(dict) => question::understand_in(&clean, dict, &named),
         };
         let mut notes = Vec::new();
+        if let Some(note) = zh_note(&q) {
+            notes.push(note);
+        }
         if let Some(why) = &q.zh_untranslated {
             notes.push(format!(
                 "Chinese words were searched as written, not in English: {why} \
@@ -416,6 +419,24 @@ impl CallGraph for MemoGraph<'_> {
 }
 
 /// The ids a memo does not hold yet.
+/// Which dictionary read the question's Chinese, and the English it gave (`订单` → `order`), so
+/// whoever asked can see what was searched for.
+fn zh_note(q: &Question) -> Option<String> {
+    let source = q.zh_dictionary.as_ref()?;
+    let english: Vec<&str> = q
+        .terms
+        .iter()
+        .filter(|t| t.origin == question::TermOrigin::Translation)
+        .map(|t| t.word.as_str())
+        .collect();
+    (!english.is_empty()).then(|| {
+        format!(
+            "Chinese words were translated with {source}: {}",
+            english.join(", ")
+        )
+    })
+}
+
 fn not_in(memo: &RefCell<HashMap<SymbolId, Vec<Edge>>>, ids: &[SymbolId]) -> Vec<SymbolId> {
     let memo = memo.borrow();
     ids.iter()

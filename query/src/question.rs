@@ -159,6 +159,8 @@ pub struct Question {
     /// The question has Chinese words but no zh→en dictionary is installed (or it is broken: the
     /// message says why), so they were searched as written.
     pub zh_untranslated: Option<String>,
+    /// The dictionary Chinese words were translated with (`CC-CEDICT (built in)`), when one was.
+    pub zh_dictionary: Option<String>,
     pub kind_hint: Option<KindHint>,
     pub frames: Vec<Frame>,
     /// A pasted unified diff ("what does this break?"), file by file.
@@ -222,6 +224,7 @@ pub fn understand_named(text: &str, named: &dyn Fn(&str) -> bool) -> Question {
     if let (Some(_), zh::Installed::Broken(why)) = (&q.zh_untranslated, installed) {
         q.zh_untranslated = Some(why.clone());
     }
+    q.zh_dictionary = installed.source();
     q
 }
 
@@ -355,6 +358,7 @@ pub fn understand_in(
         cjk,
         zh_untranslated: (has_chinese && zh_dict.is_none())
             .then(|| "no zh→en dictionary is installed".to_string()),
+        zh_dictionary: None,
         kind_hint,
         frames,
         patch,

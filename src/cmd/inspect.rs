@@ -10,17 +10,14 @@ use std::io::Write;
 
 /// Where the zh→en dictionary is and how many entries it has, or why Chinese questions are
 /// searched as written.
-fn chinese_dictionary() -> (Option<std::path::PathBuf>, Result<usize, String>) {
+fn chinese_dictionary() -> (Option<String>, Result<usize, String>) {
     use query::question::zh;
-    let state = match zh::installed() {
-        zh::Installed::Loaded(d) => Ok(d.len()),
+    let installed = zh::installed();
+    let state = match installed {
+        zh::Installed::Loaded { dict, .. } => Ok(dict.len()),
         zh::Installed::Broken(why) => Err(why.clone()),
-        zh::Installed::Missing => Err(
-            "no CC-CEDICT installed; README, \"Chinese questions\", says how to install it"
-                .to_string(),
-        ),
     };
-    (zh::dictionary_path(), state)
+    (installed.source(), state)
 }
 
 pub fn status(g: &Global, verbose: bool) -> Result<Outcome> {
@@ -51,7 +48,8 @@ pub fn status(g: &Global, verbose: bool) -> Result<Outcome> {
             "degraded": degraded.len(),
             "call_graph": { "built": graph.is_some(), "edges": graph },
             "chinese_dictionary": {
-                "path": zh_path,
+                "path": query::question::zh::dictionary_path(),
+                "source": zh_path,
                 "entries": zh.as_ref().ok(),
                 "error": zh.as_ref().err(),
             },
@@ -90,10 +88,9 @@ pub fn status(g: &Global, verbose: bool) -> Result<Outcome> {
         None => println!("call graph: not built (CODEMAP_SKIP_GRAPH=1 was set)"),
     }
     match (&zh, &zh_path) {
-        (Ok(entries), Some(p)) => println!(
-            "Chinese questions: translated with {} ({entries} headwords)",
-            p.display()
-        ),
+        (Ok(entries), Some(p)) => {
+            println!("Chinese questions: translated with {p} ({entries} headwords)")
+        }
         (Err(why), _) => println!("Chinese questions: searched as written ({why})"),
         (Ok(_), None) => {}
     }
