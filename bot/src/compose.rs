@@ -59,9 +59,19 @@ impl Compose<'_> {
             ));
         }
         notes.extend(a.notes.iter().cloned());
+        // The query side says "this repository"; a channel may see several, so name it.
+        let summary = if a.not_found.is_empty() {
+            a.answer.clone()
+        } else {
+            a.answer.replacen(
+                &query::answer::not_found_line(&a.not_found, "this repository"),
+                &query::answer::not_found_line(&a.not_found, self.repo),
+                1,
+            )
+        };
         AnswerReply {
             repo: self.repo.to_string(),
-            summary: neutralise(&trim(&a.answer, SUMMARY_CHARS)),
+            summary: neutralise(&trim(&summary, SUMMARY_CHARS)),
             chain,
             citations,
             notes: notes.iter().map(|n| neutralise(n)).collect(),
@@ -150,7 +160,32 @@ mod tests {
             freshness: query::freshness::describe(None, None, 0),
             notes: vec![],
             vectors: None,
+            not_found: vec![],
         }
+    }
+
+    #[test]
+    fn an_answer_that_matches_nothing_well_names_the_repository() {
+        let mut a = answer(Some(C), false, 2, "");
+        a.not_found = vec!["jwt".into(), "login".into()];
+        a.answer = format!(
+            "{}\n\nA0.run …",
+            query::answer::not_found_line(&a.not_found, "this repository")
+        );
+        let r = Compose {
+            repo: "shop",
+            link: &gh(),
+            citations: 5,
+            notes: vec![],
+        }
+        .reply(&a);
+        assert!(
+            r.summary
+                .starts_with("Nothing in shop matches “jwt”, “login”; the closest places follow."),
+            "{}",
+            r.summary
+        );
+        assert_eq!(r.citations.len(), 2, "the closest places are still shown");
     }
 
     const C: &str = "0123456789abcdef0123456789abcdef01234567";

@@ -137,6 +137,20 @@ pub struct Answer {
     /// The vector leg that took part in recall (model and rows), if one was configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vectors: Option<String>,
+    /// The question's words this repository does not hold, when they are most of what it asks:
+    /// nothing here matches well, and the citations are only the closest places.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_found: Vec<String>,
+}
+
+/// "Nothing in shop matches “jwt”, “login”; the closest places follow." The line an answer
+/// with [`Answer::not_found`] opens with, naming where it looked.
+pub fn not_found_line(missing: &[String], place: &str) -> String {
+    let words: Vec<String> = missing.iter().map(|w| format!("“{w}”")).collect();
+    format!(
+        "Nothing in {place} matches {}; the closest places follow.",
+        words.join(", ")
+    )
 }
 
 /// How an answer reports a change of the plan.

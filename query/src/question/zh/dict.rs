@@ -347,7 +347,9 @@ impl Installed {
     /// Where the dictionary in use came from, for notes and `status`.
     pub fn source(&self) -> Option<String> {
         match self {
-            Installed::Loaded { from: Some(p), .. } => Some(format!("CC-CEDICT from {}", p.display())),
+            Installed::Loaded { from: Some(p), .. } => {
+                Some(format!("CC-CEDICT from {}", p.display()))
+            }
             Installed::Loaded { from: None, .. } => Some("CC-CEDICT (built in)".to_string()),
             Installed::Broken(_) => None,
         }
@@ -441,6 +443,9 @@ mod tests {
         let first = |w: &str| d.senses(w).unwrap()[0].words.join(" ");
         assert_eq!(first("超时"), "timeout");
         assert_eq!(first("回调"), "callback");
-        assert!(d.text.contains("Creative Commons Attribution-ShareAlike 4.0"));
+        assert!(
+            d.text
+                .contains("Creative Commons Attribution-ShareAlike 4.0")
+        );
     }
 }
