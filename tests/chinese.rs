@@ -38,7 +38,9 @@ fn a_fresh_install_translates_a_chinese_question_with_the_built_in_dictionary() 
         "CC-CEDICT (built in)"
     };
     assert!(
-        notes.contains(&format!("Chinese words were translated with {source}: pay, callback")),
+        notes.contains(&format!(
+            "Chinese words were translated with {source}: pay, callback"
+        )),
         "{notes}"
     );
     assert!(!notes.contains("searched as written"), "{notes}");
