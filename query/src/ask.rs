@@ -269,7 +269,7 @@ impl<'a> Asker<'a> {
                 let top: Vec<usize> = ranked
                     .iter()
                     .filter_map(|r| match r.key {
-                        crate::retrieve::UnitKey::Sym(i) => Some(i as usize),
+                        crate::retrieve::UnitKey::Sym(i) => Some(i),
                         _ => None,
                     })
                     .take(5)
