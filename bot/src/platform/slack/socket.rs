@@ -2,7 +2,7 @@
 //! token, a WebSocket per connection, envelopes acknowledged right after [`Inbox::submit`],
 //! and a new connection whenever Slack asks (`disconnect`) or the socket drops. Push events
 //! and slash commands go through the same parser as the HTTP endpoint, so both paths produce
-//! identical [`Question`]s.
+//! identical [`Question`](crate::model::Question)s.
 //!
 //! slack-morphism supplies the Web API calls (`auth.test`, `apps.connections.open`) and the
 //! envelope models; the connection loop is ours because its `SlackClientSocketModeListener`
@@ -14,7 +14,7 @@ mod link;
 
 use super::inbound::{self, Inbound, ParseError};
 use crate::inbox::Inbox;
-use crate::model::Question;
+use slack_morphism::errors::SlackClientError;
 use slack_morphism::prelude::*;
 use std::sync::{Arc, Mutex};
 
@@ -145,7 +145,8 @@ pub async fn listen(
 /// The bot's own user id from `auth.test`. A refused bot token is fatal; a network failure
 /// only costs the id (events carry it in `authorizations` too).
 async fn bot_user(client: &SlackHyperClient, token: &str) -> Result<Option<String>, SocketError> {
-    let session = client.open_session(&SlackApiToken::new(token.to_string().into()));
+    let token = SlackApiToken::new(token.to_string().into());
+    let session = client.open_session(&token);
     match session.auth_test().await {
         Ok(r) => Ok(Some(r.user_id.0)),
         Err(SlackClientError::ApiError(e)) if frame::refused_token(&e.code) => {

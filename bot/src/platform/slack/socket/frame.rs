@@ -6,7 +6,7 @@ use super::{from_command, from_push_event};
 use crate::inbox::Submitted;
 use crate::model::Question;
 use serde_json::{Value, json};
-use slack_morphism::prelude::*;
+use slack_morphism::prelude::{SlackCommandEvent, SlackPushEventCallback};
 use std::time::Duration;
 
 /// A frame from Slack, read.
@@ -47,8 +47,8 @@ pub fn read(text: &str, bot_user: Option<&str>) -> Frame {
             };
         }
     };
-    // The control frames are read leniently (their debug fields vary); the envelopes through
-    // slack-morphism's models.
+    // The control frames are read leniently (their debug fields vary); the payloads through
+    // slack-morphism's event models (its envelope types are not public).
     match v.get("type").and_then(Value::as_str) {
         Some("hello") => return Frame::Hello,
         Some("disconnect") => {
@@ -59,37 +59,36 @@ pub fn read(text: &str, bot_user: Option<&str>) -> Frame {
         }
         _ => {}
     }
-    let event = match serde_json::from_value::<SlackSocketModeEvent>(v.clone()) {
-        Ok(e) => e,
-        Err(e) => {
-            let id = v
-                .get("envelope_id")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            return Frame::Unreadable {
-                id,
-                error: e.to_string(),
-            };
-        }
+    let Some(id) = v.get("envelope_id").and_then(Value::as_str) else {
+        return Frame::Unreadable {
+            id: None,
+            error: "a frame with neither a known type nor an envelope_id".into(),
+        };
     };
-    match event {
-        SlackSocketModeEvent::Hello(_) => Frame::Hello,
-        SlackSocketModeEvent::Disconnect(d) => Frame::Disconnect { reason: d.reason },
-        SlackSocketModeEvent::EventsApi(e) => Frame::Envelope {
-            id: e.envelope_params.envelope_id.0,
-            kind: Kind::Events,
-            inbound: from_push_event(&e.payload, bot_user),
+    let id = id.to_string();
+    let payload = v.get("payload").cloned().unwrap_or(Value::Null);
+    let (kind, inbound) = match v.get("type").and_then(Value::as_str) {
+        Some("events_api") => match serde_json::from_value::<SlackPushEventCallback>(payload) {
+            Ok(cb) => (Kind::Events, from_push_event(&cb, bot_user)),
+            Err(e) => return unreadable(id, e),
         },
-        SlackSocketModeEvent::SlashCommands(e) => Frame::Envelope {
-            id: e.envelope_params.envelope_id.0,
-            kind: Kind::SlashCommand,
-            inbound: from_command(&e.payload),
+        Some("slash_commands") => match serde_json::from_value::<SlackCommandEvent>(payload) {
+            Ok(c) => (Kind::SlashCommand, from_command(&c)),
+            Err(e) => return unreadable(id, e),
         },
-        SlackSocketModeEvent::Interactive(e) => Frame::Envelope {
-            id: e.envelope_params.envelope_id.0,
-            kind: Kind::Interactive,
-            inbound: Ok(Inbound::Ignored("interactive payloads are not questions")),
-        },
+        Some("interactive") => (
+            Kind::Interactive,
+            Ok(Inbound::Ignored("interactive payloads are not questions")),
+        ),
+        other => return unreadable(id, format!("unknown envelope type {other:?}")),
+    };
+    Frame::Envelope { id, kind, inbound }
+}
+
+fn unreadable(id: String, error: impl ToString) -> Frame {
+    Frame::Unreadable {
+        id: Some(id),
+        error: error.to_string(),
     }
 }
 

@@ -5,6 +5,7 @@
 use super::frame::{self, Backoff, Ended, Frame};
 use super::{Shared, SocketError, Token};
 use futures_util::{SinkExt, StreamExt};
+use slack_morphism::errors::SlackClientError;
 use slack_morphism::prelude::*;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -46,9 +47,15 @@ pub async fn keep(
         shared.down(n, &end.reason);
         tokio::select! {
             () = tokio::time::sleep(wait) => {}
-            _ = stop.wait_for(|s| *s) => return Ok(()),
+            () = stopped(&mut stop) => return Ok(()),
         }
     }
+}
+
+/// Resolves once the bot is stopping (the guard `wait_for` returns is dropped here: it is not
+/// `Send`).
+async fn stopped(stop: &mut watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
 }
 
 enum Opened {
@@ -95,7 +102,7 @@ async fn session(
     let mut ping = tokio::time::interval(PING_EVERY);
     loop {
         let msg = tokio::select! {
-            _ = stop.wait_for(|s| *s) => {
+            () = stopped(stop) => {
                 let _ = tx.send(Message::Close(None)).await;
                 return None;
             }
