@@ -40,7 +40,7 @@ fn slack_sdks_socket_mode_client_connects_acks_and_follows_a_refresh() {
         "/tests/peers/slack_socket_client.py"
     );
     let mut child = Command::new(py)
-        .args([script, &standin.api, slack::APP_TOKEN, "2", "30"])
+        .args([script, standin.api.as_str(), slack::APP_TOKEN, "2", "30"])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
