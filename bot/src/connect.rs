@@ -132,21 +132,39 @@ fn env(var: &str) -> String {
 }
 
 async fn slack(c: crate::config::SlackCreds, ctx: Ctx) {
-    let token = c.app_token_env.as_deref().map(env).unwrap_or_default();
+    use crate::platform::slack::socket::{self, SocketError, SocketEvent, Token};
+    let opts = socket::SocketOptions {
+        app_token: c.app_token_env.as_deref().map(env).unwrap_or_default(),
+        bot_token: env(&c.bot_token_env),
+        api_url: c.api_base.clone(),
+        connections: socket::CONNECTIONS,
+    };
+    let links = ctx.links.clone();
+    let report = move |e: SocketEvent| {
+        let state = match e {
+            SocketEvent::Connected { .. } => LinkState::Connected,
+            SocketEvent::Reconnecting { reason } => LinkState::Reconnecting { reason },
+        };
+        links.set(Platform::Slack, state);
+    };
     let stop = ctx.clone();
-    let run = crate::platform::slack::socket::listen(
-        token,
-        None,
-        ctx.inbox.clone(),
-        c.api_base.clone(),
-        async move { stop.stopped().await },
-    );
-    ctx.links.set(Platform::Slack, LinkState::Connected);
+    let run = socket::listen(opts, ctx.inbox.clone(), report, async move {
+        stop.stopped().await
+    });
     if let Err(e) = run.await {
+        let key = match &e {
+            SocketError::Refused {
+                token: Token::App, ..
+            } => "platforms.slack.app_token_env",
+            SocketError::Refused {
+                token: Token::Bot, ..
+            } => "platforms.slack.bot_token_env",
+            SocketError::Client(_) => "platforms.slack",
+        };
         ctx.fail(
             Platform::Slack,
             ConnectError {
-                platform: "platforms.slack".into(),
+                platform: key.into(),
                 message: e.to_string(),
             },
         );

@@ -66,23 +66,29 @@ async fn socket_mode_envelopes_become_questions_and_are_acknowledged() {
         }
     });
     let url = ws_url.clone();
-    let api = Recorder::start(move |r, _| {
-        assert_eq!(r.path, "/api/apps.connections.open");
-        (200, vec![], json!({"ok": true, "url": url}))
+    let api = Recorder::start(move |r, _| match r.path.as_str() {
+        "/api/auth.test" => (
+            200,
+            vec![],
+            json!({"ok": true, "user_id": "UBOT", "team_id": "T1", "user": "codemap", "team": "Shop",
+                   "url": "https://shop.slack.com/"}),
+        ),
+        "/api/apps.connections.open" => (200, vec![], json!({"ok": true, "url": url})),
+        other => panic!("unexpected Web API call {other}"),
     })
     .await;
 
     let (inbox, mut rx) = inbox(8);
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let listener = tokio::spawn(socket::listen(
-        "xapp-1-test".into(),
-        None,
-        inbox,
-        Some(format!("{}/api", api.base)),
-        async move {
-            let _ = stop_rx.await;
-        },
-    ));
+    let opts = socket::SocketOptions {
+        app_token: "xapp-1-test".into(),
+        bot_token: "xoxb-test".into(),
+        api_url: Some(format!("{}/api", api.base)),
+        connections: 1,
+    };
+    let listener = tokio::spawn(socket::listen(opts, inbox, |_| {}, async move {
+        let _ = stop_rx.await;
+    }));
 
     let mut questions = vec![];
     let mut acks = vec![];
@@ -133,9 +139,11 @@ async fn socket_mode_envelopes_become_questions_and_are_acknowledged() {
         slash_ack["payload"]["response_type"], "ephemeral",
         "{slash_ack}"
     );
-    assert!(
-        api.calls()
-            .iter()
-            .all(|c| c.headers["authorization"] == "Bearer xapp-1-test")
-    );
+    for c in api.calls() {
+        let token = match c.path.as_str() {
+            "/api/auth.test" => "Bearer xoxb-test",
+            _ => "Bearer xapp-1-test",
+        };
+        assert_eq!(c.headers["authorization"], token, "{}", c.path);
+    }
 }

@@ -1,23 +1,186 @@
-//! Socket Mode (slack-morphism's `SlackClientSocketModeListener`) for teams without a public URL:
-//! the same push events and slash commands, converted by the same parser as the HTTP endpoint,
-//! so both paths produce identical [`Question`]s. Envelopes are acknowledged by slack-morphism
-//! once the callback returns, which is right after [`Inbox::submit`].
+//! Socket Mode for teams without a public URL: `apps.connections.open` with the app-level
+//! token, a WebSocket per connection, envelopes acknowledged right after [`Inbox::submit`],
+//! and a new connection whenever Slack asks (`disconnect`) or the socket drops. Push events
+//! and slash commands go through the same parser as the HTTP endpoint, so both paths produce
+//! identical [`Question`](crate::model::Question)s.
+//!
+//! slack-morphism supplies the Web API calls (`auth.test`, `apps.connections.open`) and the
+//! envelope models; the connection loop is ours because its `SlackClientSocketModeListener`
+//! retries a refused token every 30 s forever, logs `disconnect` reasons and `hello` only at
+//! trace level and waits a fixed 30 s after a failure, none of which the bot could report.
+
+mod frame;
+mod link;
 
 use super::inbound::{self, Inbound, ParseError};
-use crate::inbox::{Inbox, Submitted};
-use crate::model::Question;
+use crate::inbox::Inbox;
+use slack_morphism::errors::SlackClientError;
 use slack_morphism::prelude::*;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-/// Why Socket Mode could not start.
+/// Connections held open at once. Slack allows up to 10 per app and spreads envelopes over
+/// them; two means a refresh on one never leaves the bot unreachable.
+pub const CONNECTIONS: usize = 2;
+
+/// Which credential Slack refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Token {
+    /// The app-level token (`xapp-…`, `connections:write`).
+    App,
+    /// The bot token (`xoxb-…`).
+    Bot,
+}
+
+impl Token {
+    fn what(self) -> &'static str {
+        match self {
+            Token::App => "app-level token; it must be the xapp- token with connections:write",
+            Token::Bot => "bot token (xoxb-)",
+        }
+    }
+}
+
+/// Why Socket Mode stopped for good.
 #[derive(Debug, thiserror::Error)]
 pub enum SocketError {
     #[error("building the Slack client failed: {0}")]
     Client(String),
-    #[error(
-        "opening the Socket Mode connection failed (is slack.app_token an xapp- token with connections:write?): {0}"
-    )]
-    Connect(String),
+    /// Retrying cannot help: the token is wrong, revoked or lacks its scope.
+    #[error("Slack refused the {} ({code})", .token.what())]
+    Refused { token: Token, code: String },
+}
+
+/// Where the connections stand, for `/healthz`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SocketEvent {
+    /// At least one connection got its `hello`.
+    Connected { connections: usize },
+    /// None has: every connection is between attempts.
+    Reconnecting { reason: String },
+}
+
+/// What Socket Mode needs to run.
+pub struct SocketOptions {
+    pub app_token: String,
+    /// Used for `auth.test`, which names the bot's own user (its messages are not questions).
+    pub bot_token: String,
+    /// Replaces `https://slack.com/api` (tests).
+    pub api_url: Option<String>,
+    pub connections: usize,
+}
+
+type Report = Box<dyn Fn(SocketEvent) + Send + Sync>;
+
+/// What every connection shares.
+struct Shared {
+    client: Arc<SlackHyperClient>,
+    app_token: SlackApiToken,
+    bot_user: Option<String>,
+    inbox: Inbox,
+    live: Mutex<Vec<bool>>,
+    report: Report,
+}
+
+impl Shared {
+    fn up(&self, n: usize) {
+        let count = {
+            let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+            live[n] = true;
+            live.iter().filter(|l| **l).count()
+        };
+        (self.report)(SocketEvent::Connected { connections: count });
+    }
+
+    fn down(&self, n: usize, reason: &str) {
+        let count = {
+            let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+            live[n] = false;
+            live.iter().filter(|l| **l).count()
+        };
+        (self.report)(match count {
+            0 => SocketEvent::Reconnecting {
+                reason: reason.to_string(),
+            },
+            c => SocketEvent::Connected { connections: c },
+        });
+    }
+}
+
+/// Runs Socket Mode until `shutdown` resolves (then closes every socket) or Slack refuses a
+/// token. Network failures are retried, never returned.
+pub async fn listen(
+    opts: SocketOptions,
+    inbox: Inbox,
+    report: impl Fn(SocketEvent) + Send + Sync + 'static,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<(), SocketError> {
+    let client = Arc::new(client(opts.api_url.as_deref())?);
+    let bot_user = bot_user(&client, &opts.bot_token).await?;
+    let n = opts.connections.max(1);
+    let shared = Arc::new(Shared {
+        client,
+        app_token: SlackApiToken::new(opts.app_token.into()),
+        bot_user,
+        inbox,
+        live: Mutex::new(vec![false; n]),
+        report: Box::new(report),
+    });
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut links = tokio::task::JoinSet::new();
+    for i in 0..n {
+        links.spawn(link::keep(i, shared.clone(), stop_rx.clone()));
+    }
+    let outcome = tokio::select! {
+        () = shutdown => Ok(()),
+        Some(ended) = links.join_next() => match ended {
+            Ok(r) => r,
+            Err(e) => Err(SocketError::Client(format!("a connection task ended: {e}"))),
+        },
+    };
+    let _ = stop_tx.send(true);
+    while links.join_next().await.is_some() {}
+    outcome
+}
+
+/// The bot's own user id from `auth.test`. A refused bot token is fatal; a network failure
+/// only costs the id (events carry it in `authorizations` too).
+async fn bot_user(client: &SlackHyperClient, token: &str) -> Result<Option<String>, SocketError> {
+    let token = SlackApiToken::new(token.to_string().into());
+    let session = client.open_session(&token);
+    match session.auth_test().await {
+        Ok(r) => Ok(Some(r.user_id.0)),
+        Err(SlackClientError::ApiError(e)) if frame::refused_token(&e.code) => {
+            Err(SocketError::Refused {
+                token: Token::Bot,
+                code: e.code,
+            })
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "Slack auth.test failed; the bot user id comes from each event");
+            Ok(None)
+        }
+    }
+}
+
+/// A Web API client; `api_url` replaces `https://slack.com/api`.
+fn client(api_url: Option<&str>) -> Result<SlackHyperClient, SocketError> {
+    let connector = match api_url {
+        // A plain-http API is only ever a loopback stand-in; Slack itself is https-only.
+        Some(url) if url.starts_with("http://") => {
+            let https_or_http = hyper_rustls::HttpsConnectorBuilder::new()
+                .with_native_roots()
+                .map_err(|e| SocketError::Client(e.to_string()))?
+                .https_or_http()
+                .enable_http1()
+                .build();
+            SlackClientHyperConnector::with_connector(https_or_http).with_slack_api_url(url)
+        }
+        Some(url) => SlackClientHyperConnector::new()
+            .map_err(|e| SocketError::Client(e.to_string()))?
+            .with_slack_api_url(url),
+        None => SlackClientHyperConnector::new().map_err(|e| SocketError::Client(e.to_string()))?,
+    };
+    Ok(SlackClient::new(connector))
 }
 
 /// A push event as Socket Mode hands it over → what the HTTP endpoint would have made of it.
@@ -42,107 +205,6 @@ pub fn from_command(ev: &SlackCommandEvent) -> Result<Inbound, ParseError> {
         })
         .unwrap_or_default();
     inbound::command(&fields)
-}
-
-struct SocketState {
-    inbox: Inbox,
-    bot_user: Option<String>,
-}
-
-/// Connects with the app-level token (`xapp-…`), feeds questions to `inbox` until `shutdown`
-/// resolves, then closes the sockets. `api_url` overrides `https://slack.com/api` (tests).
-pub async fn listen(
-    app_token: String,
-    bot_user: Option<String>,
-    inbox: Inbox,
-    api_url: Option<String>,
-    shutdown: impl std::future::Future<Output = ()>,
-) -> Result<(), SocketError> {
-    let connector = match api_url.as_deref() {
-        // A plain-http API is only ever a loopback stand-in; Slack itself is https-only.
-        Some(url) if url.starts_with("http://") => {
-            let https_or_http = hyper_rustls::HttpsConnectorBuilder::new()
-                .with_native_roots()
-                .map_err(|e| SocketError::Client(e.to_string()))?
-                .https_or_http()
-                .enable_http1()
-                .build();
-            SlackClientHyperConnector::with_connector(https_or_http).with_slack_api_url(url)
-        }
-        Some(url) => SlackClientHyperConnector::new()
-            .map_err(|e| SocketError::Client(e.to_string()))?
-            .with_slack_api_url(url),
-        None => SlackClientHyperConnector::new().map_err(|e| SocketError::Client(e.to_string()))?,
-    };
-    let client = Arc::new(SlackClient::new(connector));
-    let env = Arc::new(
-        SlackClientEventsListenerEnvironment::new(client)
-            .with_user_state(SocketState { inbox, bot_user }),
-    );
-    let callbacks = SlackSocketModeListenerCallbacks::new()
-        .with_push_events(on_push)
-        .with_command_events(on_command);
-    let listener =
-        SlackClientSocketModeListener::new(&SlackClientSocketModeConfig::new(), env, callbacks);
-    listener
-        .listen_for(&SlackApiToken::new(app_token.into()))
-        .await
-        .map_err(|e| SocketError::Connect(e.to_string()))?;
-    listener.start().await;
-    shutdown.await;
-    listener.shutdown().await;
-    Ok(())
-}
-
-async fn submit(state: &SlackClientEventsUserState, q: Question) -> UserCallbackResult<()> {
-    let guard = state.read().await;
-    let Some(s) = guard.get_user_state::<SocketState>() else {
-        return Err("socket state missing".into());
-    };
-    match s.inbox.submit(q) {
-        Submitted::Accepted | Submitted::Duplicate => Ok(()),
-        // Not acknowledging lets Slack deliver it again.
-        Submitted::Refused => Err("inbox is full; Slack will redeliver".into()),
-    }
-}
-
-async fn on_push(
-    ev: SlackPushEventCallback,
-    _client: Arc<SlackHyperClient>,
-    state: SlackClientEventsUserState,
-) -> UserCallbackResult<()> {
-    let bot_user = {
-        let guard = state.read().await;
-        guard
-            .get_user_state::<SocketState>()
-            .and_then(|s| s.bot_user.clone())
-    };
-    match from_push_event(&ev, bot_user.as_deref()) {
-        Ok(Inbound::Question(q)) => submit(&state, q).await,
-        Ok(_) => Ok(()),
-        Err(e) => {
-            tracing::warn!(error = %e, "unusable Socket Mode event dropped");
-            Ok(())
-        }
-    }
-}
-
-async fn on_command(
-    ev: SlackCommandEvent,
-    _client: Arc<SlackHyperClient>,
-    state: SlackClientEventsUserState,
-) -> UserCallbackResult<SlackCommandEventResponse> {
-    let text = match from_command(&ev) {
-        Ok(Inbound::Question(q)) => match submit(&state, q).await {
-            Ok(()) => super::WORKING,
-            Err(_) => super::BUSY,
-        },
-        _ => "I could not read that command.",
-    };
-    Ok(
-        SlackCommandEventResponse::new(SlackMessageContent::new().with_text(text.into()))
-            .with_response_type(SlackMessageResponseType::Ephemeral),
-    )
 }
 
 #[cfg(test)]

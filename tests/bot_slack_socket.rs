@@ -1,0 +1,213 @@
+//! `codemap bot` with `[platforms.slack] connection = "websocket"`, end to end against the
+//! Slack stand-in (tests/support/slack_standin.rs, checked against slack_sdk in
+//! tests/slack_standin.rs): the bot opens Socket Mode with the app-level token, acks the
+//! envelope, answers the question at `chat.postMessage` with citations that resolve in the
+//! fixture, moves to a new connection on `disconnect`/`refresh_requested` and answers there
+//! too, and stops cleanly on SIGTERM. A refused app token stops it non-zero, naming the key.
+
+mod support;
+
+use serde_json::Value;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+use support::slack_standin::{self as slack, SlackStandin};
+use support::*;
+
+/// The shop fixture indexed into `tmp/shop/.codemap`; returns the repository root.
+fn indexed_shop(tmp: &Path) -> std::path::PathBuf {
+    let repo = tmp.join("shop");
+    copy_shop(&repo);
+    let o = codemap()
+        .arg("--index-dir")
+        .arg(repo.join(".codemap"))
+        .args(["index", repo.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    repo
+}
+
+fn config(tmp: &Path, repo: &Path, api: &str) -> std::path::PathBuf {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let text = format!(
+        "listen = \"127.0.0.1:{port}\"\nstate_dir = {:?}\n\
+         [[repositories]]\nname = \"shop\"\nindex_dir = {:?}\n\
+         [scopes.slack]\nC1 = [\"shop\"]\ndm = [\"shop\"]\n\
+         [platforms.slack]\nconnection = \"websocket\"\napp_token_env = \"CODEMAP_TEST_SLACK_APP\"\n\
+         bot_token_env = \"CODEMAP_TEST_SLACK_BOT\"\napi_base = {api:?}\n",
+        tmp.join("state").display().to_string(),
+        repo.join(".codemap").display().to_string(),
+    );
+    let p = tmp.join("bot.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn start_bot(cfg: &Path, app_token: &str) -> Child {
+    codemap()
+        .args(["bot", "--config"])
+        .arg(cfg)
+        .env("CODEMAP_TEST_SLACK_APP", app_token)
+        .env("CODEMAP_TEST_SLACK_BOT", slack::BOT_TOKEN)
+        .env("RUST_LOG", "info")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn wait_exit(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let end = Instant::now() + limit;
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(Instant::now() < end, "the bot did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn log(child: &mut Child) -> String {
+    let mut s = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut s).unwrap();
+    s
+}
+
+/// `path:line` or `path:start-end` citations in a posted message's blocks.
+fn citations(post: &Value) -> Vec<(String, u64, u64)> {
+    let text: String = post["blocks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b.pointer("/text/text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("\n");
+    text.split(|c: char| c.is_whitespace() || "`|<>*".contains(c))
+        .filter_map(|tok| {
+            let (path, lines) = tok.rsplit_once(':')?;
+            let (s, e) = lines.split_once('-').unwrap_or((lines, lines));
+            let (s, e) = (s.parse().ok()?, e.parse().ok()?);
+            path.contains('.').then(|| (path.to_string(), s, e))
+        })
+        .collect()
+}
+
+/// Waits for the reply to the question asked in thread `ts` and checks its citations.
+fn answered(standin: &SlackStandin, repo: &Path, ts: &str) -> Value {
+    assert!(
+        standin.wait(Duration::from_secs(60), |s| s
+            .posts()
+            .iter()
+            .any(|p| p["thread_ts"] == ts)),
+        "no reply in thread {ts}: {:?}",
+        standin.posts()
+    );
+    let post = standin
+        .posts()
+        .into_iter()
+        .find(|p| p["thread_ts"] == ts)
+        .unwrap();
+    assert_eq!(post["channel"], "C1");
+    let cites = citations(&post);
+    assert!(!cites.is_empty(), "no path:line citation in {post}");
+    assert_hits_resolve(repo, &cites);
+    post
+}
+
+#[test]
+fn a_question_over_socket_mode_is_answered_with_citations_and_survives_a_refresh() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = indexed_shop(tmp.path());
+    let standin = SlackStandin::start();
+    let cfg = config(tmp.path(), &repo, &standin.api);
+    let mut bot = start_bot(&cfg, slack::APP_TOKEN);
+
+    assert!(
+        standin.wait(Duration::from_secs(30), |s| s.live() >= 1),
+        "the bot never opened Socket Mode"
+    );
+    assert!(standin.open_tokens().iter().all(|t| t == slack::APP_TOKEN));
+    let ask = slack::app_mention("C1", "1700000000.000100", "who calls deductStock?");
+    assert!(standin.send_event("env-1", "Ev1", ask));
+    assert!(
+        standin.wait(Duration::from_secs(3), |s| s.acked("env-1") == 1),
+        "not acked within 3 s: {:?}",
+        standin.acks()
+    );
+    let first = answered(&standin, &repo, "1700000000.000100");
+    assert!(
+        first.to_string().contains("placeOrder"),
+        "the caller of deductStock is named: {first}"
+    );
+
+    let opens = standin.opens();
+    standin.disconnect_all("refresh_requested");
+    assert!(
+        standin.wait(Duration::from_secs(20), |s| s.opens() > opens
+            && s.live() >= 1),
+        "no new apps.connections.open after refresh_requested (opens {opens} → {})",
+        standin.opens()
+    );
+    // Wait out the stand-in's 2 s close of the old sockets, so the question goes to a new one.
+    std::thread::sleep(Duration::from_millis(2500));
+    let ask = slack::app_mention("C1", "1700000000.000200", "where is OrderService?");
+    assert!(standin.wait(Duration::from_secs(10), |s| s.send_event(
+        "env-2",
+        "Ev2",
+        ask.clone()
+    )));
+    answered(&standin, &repo, "1700000000.000200");
+    assert_eq!(standin.acked("env-2"), 1);
+    assert_eq!(
+        standin.posts().len(),
+        2,
+        "one reply per question: {:?}",
+        standin.posts()
+    );
+
+    #[cfg(unix)]
+    {
+        // SAFETY: signalling our own child.
+        unsafe {
+            libc::kill(bot.id() as i32, libc::SIGTERM);
+        }
+        let status = wait_exit(&mut bot, Duration::from_secs(20));
+        let log = log(&mut bot);
+        assert!(status.success(), "{status:?}\n{log}");
+        assert!(log.contains("codemap bot stopped"), "{log}");
+        assert!(
+            !log.contains(slack::APP_TOKEN) && !log.contains(slack::BOT_TOKEN),
+            "a token in the log"
+        );
+        assert!(
+            standin.wait(Duration::from_secs(5), |s| s.live() == 0),
+            "sockets left open"
+        );
+    }
+    #[cfg(not(unix))]
+    bot.kill().unwrap();
+}
+
+#[test]
+fn a_refused_app_token_stops_the_bot_naming_the_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = indexed_shop(tmp.path());
+    let standin = SlackStandin::start();
+    let cfg = config(tmp.path(), &repo, &standin.api);
+    let mut bot = start_bot(&cfg, "xapp-1-revoked");
+    let status = wait_exit(&mut bot, Duration::from_secs(30));
+    let log = log(&mut bot);
+    assert!(!status.success(), "{log}");
+    assert!(log.contains("platforms.slack.app_token_env"), "{log}");
+    assert!(log.contains("invalid_auth"), "{log}");
+    assert!(
+        !log.contains("xapp-1-revoked"),
+        "the token is never logged: {log}"
+    );
+    assert!(standin.opens() >= 1);
+}
