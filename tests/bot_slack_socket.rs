@@ -140,8 +140,9 @@ fn a_question_over_socket_mode_is_answered_with_citations_and_survives_a_refresh
         standin.acks()
     );
     let first = answered(&standin, &repo, "1700000000.000100");
+    // The fixture's only call of deductStock is in InventoryController.deduct (line 22).
     assert!(
-        first.to_string().contains("placeOrder"),
+        first.to_string().contains("InventoryController.deduct"),
         "the caller of deductStock is named: {first}"
     );
 
