@@ -419,3 +419,51 @@ fn fixture_files() -> usize {
     }
     walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/shop"))
 }
+
+#[test]
+fn check_proves_a_meilisearch_repository_answers_with_what_it_published() {
+    // Dropped at the end: removes the indexes under this test's prefix.
+    let Some(_server) = support::Server::from_env("bot_check") else {
+        return;
+    };
+    let url = std::env::var("MEILI_URL").unwrap();
+    let prefix = format!("t{}_bot_check_", std::process::id());
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("shop");
+    copy_shop(&repo);
+    let o = codemap()
+        .arg("--index-dir")
+        .arg(repo.join(".codemap"))
+        .args(["--backend", "meilisearch", "--meili-prefix", &prefix])
+        .args(["--repo-name", "shop", "index"])
+        .arg(&repo)
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let key = if std::env::var("MEILI_MASTER_KEY").is_ok() {
+        ", key_env = \"MEILI_MASTER_KEY\""
+    } else {
+        ""
+    };
+    let entry = |repo: &str| {
+        format!(
+            "[[repositories]]\nname = \"shop\"\nmeilisearch = {{ url = {url:?}, prefix = {prefix:?}, repo = {repo:?}{key} }}\n"
+        )
+    };
+    let o = check(tmp.path(), &entry("shop"), &[], &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        out.contains(&format!("repository shop: meilisearch index, {} files", fixture_files())),
+        "{out}"
+    );
+    // A repository name nothing was published under.
+    let o = check(tmp.path(), &entry("shopp"), &[], &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("repositories[0].meilisearch.repo: ") && err.contains("has nothing published for repository \"shopp\""),
+        "{err}"
+    );
+}

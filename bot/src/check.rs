@@ -184,7 +184,13 @@ fn embedded(at: &str, dir: &Path, r: &RepoEntry) -> Result<RepoProof, Problem> {
         .into_keys()
         .map(|p| p.as_str().to_string())
         .collect::<Vec<_>>();
-    belongs(&root, &snapshot, &sample).map_err(|m| Problem::new(root_key, m))?;
+    belongs(&root, &snapshot, &sample).map_err(|m| match r.repo_root {
+        Some(_) => Problem::new(&root_key, m),
+        None => Problem::new(
+            &root_key,
+            format!("{m} (the index folder's parent; set repo_root to the repository's work tree if the index lives apart from it)"),
+        ),
+    })?;
     Ok(proof(r, "embedded", &snapshot))
 }
 

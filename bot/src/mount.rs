@@ -41,10 +41,18 @@ fn problem(e: crate::platform::ConfigError, var: Option<&str>) -> Problem {
 }
 
 /// Collects the problems of building each platform's part.
-#[derive(Default)]
 struct Built<T> {
     parts: Vec<T>,
     problems: Vec<Problem>,
+}
+
+impl<T> Default for Built<T> {
+    fn default() -> Built<T> {
+        Built {
+            parts: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
 }
 
 impl<T> Built<T> {
