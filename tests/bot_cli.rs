@@ -173,7 +173,10 @@ const ALL_PLATFORMS: &str = "[platforms.slack]\nsigning_secret_env = \"CODEMAP_T
 
 fn secrets() -> Vec<(&'static str, &'static str)> {
     vec![
-        ("CODEMAP_T_SLACK_SIGNING", "8f3a9c0d1e2b4f5a6b7c8d9e0f1a2b3c"),
+        (
+            "CODEMAP_T_SLACK_SIGNING",
+            "8f3a9c0d1e2b4f5a6b7c8d9e0f1a2b3c",
+        ),
         ("CODEMAP_T_SLACK_BOT", "xoxb-1-2-abc"),
         ("CODEMAP_T_DISCORD_KEY", DISCORD_KEY_HEX),
         ("CODEMAP_T_DISCORD_APP", "1100"),
@@ -202,7 +205,10 @@ fn check(dir: &Path, text: &str, unset: &[&str], extra: &[(&str, &str)]) -> std:
 }
 
 fn repo_entry(name: &str, idx: &Path) -> String {
-    format!("[[repositories]]\nname = \"{name}\"\nindex_dir = {:?}\n", idx.display().to_string())
+    format!(
+        "[[repositories]]\nname = \"{name}\"\nindex_dir = {:?}\n",
+        idx.display().to_string()
+    )
 }
 
 #[test]
@@ -214,22 +220,51 @@ fn check_proves_the_configuration_or_names_the_key_that_cannot_work() {
     // All holds: what was proved is printed, exit 0.
     let o = check(tmp.path(), &good, &[], &[]);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(0), "{out}{}", String::from_utf8_lossy(&o.stderr));
-    assert!(out.contains(&format!("repository shop: embedded index, {} files", fixture_files())), "{out}");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        out.contains(&format!(
+            "repository shop: embedded index, {} files",
+            fixture_files()
+        )),
+        "{out}"
+    );
     for p in ["slack", "discord", "feishu"] {
-        assert!(out.contains(&format!("platform {p}: connection = \"http\"")), "{out}");
+        assert!(
+            out.contains(&format!("platform {p}: connection = \"http\"")),
+            "{out}"
+        );
     }
 
     let refused = |o: &std::process::Output, want: &str| {
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{err}");
         assert!(err.contains(want), "missing {want:?} in {err}");
-        assert!(o.stdout.is_empty(), "{}", String::from_utf8_lossy(&o.stdout));
+        assert!(
+            o.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&o.stdout)
+        );
     };
     // An index folder that does not exist.
     let gone = tmp.path().join("nothing/.codemap");
-    let o = check(tmp.path(), &format!("{}{ALL_PLATFORMS}", repo_entry("shop", &gone)), &[], &[]);
-    refused(&o, &format!("repositories[0].index_dir: {} does not exist", gone.display()));
+    let o = check(
+        tmp.path(),
+        &format!("{}{ALL_PLATFORMS}", repo_entry("shop", &gone)),
+        &[],
+        &[],
+    );
+    refused(
+        &o,
+        &format!(
+            "repositories[0].index_dir: {} does not exist",
+            gone.display()
+        ),
+    );
     // An index of another repository.
     let other = tmp.path().join("other");
     write(&other, "lib/Other.java", "class Other {}");
@@ -246,9 +281,15 @@ fn check_proves_the_configuration_or_names_the_key_that_cannot_work() {
         tmp.path(),
         &good,
         &[],
-        &[("CODEMAP_T_DISCORD_KEY", "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=")],
+        &[(
+            "CODEMAP_T_DISCORD_KEY",
+            "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=",
+        )],
     );
-    refused(&o, "platforms.discord.public_key_env: the value of CODEMAP_T_DISCORD_KEY is not hex");
+    refused(
+        &o,
+        "platforms.discord.public_key_env: the value of CODEMAP_T_DISCORD_KEY: not hex",
+    );
     // The Feishu encrypt key's variable is not set.
     let o = check(tmp.path(), &good, &["CODEMAP_T_FEISHU_ENCRYPT"], &[]);
     refused(
@@ -261,7 +302,10 @@ fn check_proves_the_configuration_or_names_the_key_that_cannot_work() {
         "[[repositories]]\nname = \"shop\"\nmeilisearch = {{ url = \"http://127.0.0.1:{port}\" }}\n"
     );
     let o = check(tmp.path(), &text, &[], &[]);
-    refused(&o, &format!("repositories[0].meilisearch.url: http://127.0.0.1:{port} does not answer"));
+    refused(
+        &o,
+        &format!("repositories[0].meilisearch.url: http://127.0.0.1:{port} does not answer"),
+    );
 
     // The start makes the same proof: refused, nothing listens.
     let listen = free_port();
@@ -277,12 +321,21 @@ fn check_proves_the_configuration_or_names_the_key_that_cannot_work() {
         }
     }
     let o = c.output().unwrap();
-    refused(&o, "platforms.feishu.encrypt_key_env: the environment variable CODEMAP_T_FEISHU_ENCRYPT is not set");
+    refused(
+        &o,
+        "platforms.feishu.encrypt_key_env: the environment variable CODEMAP_T_FEISHU_ENCRYPT is not set",
+    );
     assert!(get(listen, "/healthz").is_none());
 }
 
 /// Starts `codemap bot` with every platform over HTTP, stderr piped; waits for `/healthz`.
-fn start_bot(dir: &Path, idx: &Path, port: u16, feishu_api: &str, args: &[&str]) -> (std::process::Child, String) {
+fn start_bot(
+    dir: &Path,
+    idx: &Path,
+    port: u16,
+    feishu_api: &str,
+    args: &[&str],
+) -> (std::process::Child, String) {
     let text = format!(
         "listen = \"127.0.0.1:{port}\"\nstate_dir = {:?}\n{}[scopes.feishu]\noc_1 = [\"shop\"]\n{ALL_PLATFORMS}api_base = {feishu_api:?}\n",
         dir.join("state").display().to_string(),
@@ -290,7 +343,10 @@ fn start_bot(dir: &Path, idx: &Path, port: u16, feishu_api: &str, args: &[&str])
     );
     let cfg = write_config(dir, &text);
     let mut c = codemap();
-    c.args(args).args(["bot", "--config"]).arg(&cfg).stderr(Stdio::piped());
+    c.args(args)
+        .args(["bot", "--config"])
+        .arg(&cfg)
+        .stderr(Stdio::piped());
     for (k, v) in secrets() {
         c.env(k, v);
     }
@@ -316,7 +372,12 @@ fn stop(mut child: std::process::Child) -> String {
     child.kill().unwrap();
     let status = child.wait().unwrap();
     let mut log = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut log).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
     assert!(status.success() || cfg!(not(unix)), "{status:?}\n{log}");
     log
 }
@@ -345,8 +406,12 @@ fn health_shows_platforms_logs_to_a_pipe_are_plain_and_plaintext_feishu_is_refus
     let api_base = format!("http://{}", api.local_addr().unwrap());
     let port = free_port();
     let (child, health) = start_bot(tmp.path(), &idx, port, &api_base, &[]);
-    assert!(health.starts_with("HTTP/1.0 200") || health.starts_with("HTTP/1.1 200"), "{health}");
-    let v: serde_json::Value = serde_json::from_str(health.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+    assert!(
+        health.starts_with("HTTP/1.0 200") || health.starts_with("HTTP/1.1 200"),
+        "{health}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(health.split("\r\n\r\n").nth(1).unwrap()).unwrap();
     assert_eq!(v["status"], "ok");
     assert_eq!(v["repositories"][0]["name"], "shop");
     let platforms: Vec<(String, String, String)> = v["platforms"]
@@ -377,7 +442,10 @@ fn health_shows_platforms_logs_to_a_pipe_are_plain_and_plaintext_feishu_is_refus
         }
     });
     let r = post(port, "/feishu/events", &event.to_string());
-    assert!(r.starts_with("HTTP/1.0 401") || r.starts_with("HTTP/1.1 401"), "{r}");
+    assert!(
+        r.starts_with("HTTP/1.0 401") || r.starts_with("HTTP/1.1 401"),
+        "{r}"
+    );
     std::thread::sleep(Duration::from_secs(1));
     assert!(
         matches!(api.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
@@ -387,7 +455,10 @@ fn health_shows_platforms_logs_to_a_pipe_are_plain_and_plaintext_feishu_is_refus
     let log = stop(child);
     assert!(log.contains("Feishu callback refused"), "{log}");
     assert!(log.contains("codemap bot stopped"), "{log}");
-    assert!(!log.contains("\x1b["), "escape codes in a piped log: {log:?}");
+    assert!(
+        !log.contains("\x1b["),
+        "escape codes in a piped log: {log:?}"
+    );
 }
 
 #[test]
@@ -395,7 +466,13 @@ fn json_logs_are_one_object_per_line() {
     let tmp = tempfile::tempdir().unwrap();
     let (_repo, idx) = indexed_shop(tmp.path());
     let port = free_port();
-    let (child, _) = start_bot(tmp.path(), &idx, port, "http://127.0.0.1:9", &["--log-format", "json"]);
+    let (child, _) = start_bot(
+        tmp.path(),
+        &idx,
+        port,
+        "http://127.0.0.1:9",
+        &["--log-format", "json"],
+    );
     let log = stop(child);
     let lines: Vec<&str> = log.lines().filter(|l| !l.trim().is_empty()).collect();
     assert!(lines.len() >= 2, "{log}");
@@ -403,7 +480,10 @@ fn json_logs_are_one_object_per_line() {
         let v: serde_json::Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
         assert!(v["level"].is_string() && v["fields"].is_object(), "{l}");
     }
-    assert!(lines.iter().any(|l| l.contains("codemap bot stopped")), "{log}");
+    assert!(
+        lines.iter().any(|l| l.contains("codemap bot stopped")),
+        "{log}"
+    );
 }
 
 /// Files of the shop fixture (all of them are indexed).
@@ -453,9 +533,17 @@ fn check_proves_a_meilisearch_repository_answers_with_what_it_published() {
     };
     let o = check(tmp.path(), &entry("shop"), &[], &[]);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(0), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(
-        out.contains(&format!("repository shop: meilisearch index, {} files", fixture_files())),
+        out.contains(&format!(
+            "repository shop: meilisearch index, {} files",
+            fixture_files()
+        )),
         "{out}"
     );
     // A repository name nothing was published under.
@@ -463,7 +551,8 @@ fn check_proves_a_meilisearch_repository_answers_with_what_it_published() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("repositories[0].meilisearch.repo: ") && err.contains("has nothing published for repository \"shopp\""),
+        err.contains("repositories[0].meilisearch.repo: ")
+            && err.contains("has nothing published for repository \"shopp\""),
         "{err}"
     );
 }

@@ -116,7 +116,9 @@ pub fn platforms(config: &Config) -> Vec<(Platform, Connection)> {
     let p = &config.platforms;
     [
         p.slack.as_ref().map(|s| (Platform::Slack, s.connection)),
-        p.discord.as_ref().map(|d| (Platform::Discord, d.connection)),
+        p.discord
+            .as_ref()
+            .map(|d| (Platform::Discord, d.connection)),
         p.feishu.as_ref().map(|f| (Platform::Feishu, f.connection)),
     ]
     .into_iter()
@@ -161,7 +163,9 @@ fn embedded(at: &str, dir: &Path, r: &RepoEntry) -> Result<RepoProof, Problem> {
     if !dir.is_dir() {
         return Err(Problem::new(
             key,
-            format!("{shown} does not exist; run `codemap index` in the repository or fix the path"),
+            format!(
+                "{shown} does not exist; run `codemap index` in the repository or fix the path"
+            ),
         ));
     }
     let idx = IndexDir::new(dir);
@@ -176,7 +180,10 @@ fn embedded(at: &str, dir: &Path, r: &RepoEntry) -> Result<RepoProof, Problem> {
     let snapshot = snapshot_of(&index).map_err(|m| Problem::new(&key, format!("{shown}: {m}")))?;
     let (root_key, root) = match &r.repo_root {
         Some(root) => (format!("{at}.repo_root"), root.clone()),
-        None => (key.clone(), dir.parent().map(Path::to_path_buf).unwrap_or_default()),
+        None => (
+            key.clone(),
+            dir.parent().map(Path::to_path_buf).unwrap_or_default(),
+        ),
     };
     let sample = index
         .current_files()

@@ -36,8 +36,10 @@ fn config_key(adapter_key: &str) -> String {
 
 /// An adapter's refusal as a problem with its config key and the variable the value came from.
 fn problem(e: crate::platform::ConfigError, var: Option<&str>) -> Problem {
-    let from = var.map(|v| format!("the value of {v} ")).unwrap_or_default();
-    Problem::new(config_key(e.key), format!("{from}{}", e.problem).trim().to_string())
+    let from = var
+        .map(|v| format!("the value of {v}: "))
+        .unwrap_or_default();
+    Problem::new(config_key(e.key), format!("{from}{}", e.problem))
 }
 
 /// Collects the problems of building each platform's part.
@@ -97,14 +99,21 @@ pub fn routes(config: &Config, inbox: &Inbox) -> Result<Router, Vec<Problem>> {
         );
     }
     if let Some(f) = p.feishu.as_ref().filter(|f| http(f.connection)) {
-        let (tv, kv) = (f.verification_token_env.as_deref(), f.encrypt_key_env.as_deref());
+        let (tv, kv) = (
+            f.verification_token_env.as_deref(),
+            f.encrypt_key_env.as_deref(),
+        );
         let token = tv.map(env).unwrap_or_default();
         let key = kv.map(env).unwrap_or_default();
         built.add(
             feishu::FeishuConfig::new(&token, &key, None)
                 .map(|c| feishu::router(c, inbox.clone()))
                 .map_err(|e| {
-                    let var = if e.key == "feishu.encrypt_key" { kv } else { tv };
+                    let var = if e.key == "feishu.encrypt_key" {
+                        kv
+                    } else {
+                        tv
+                    };
                     problem(e, var)
                 }),
         );
@@ -156,7 +165,11 @@ mod tests {
     }
 
     fn keys(r: Result<Router, Vec<Problem>>) -> Vec<String> {
-        r.err().unwrap_or_default().iter().map(|p| p.to_string()).collect()
+        r.err()
+            .unwrap_or_default()
+            .iter()
+            .map(|p| p.to_string())
+            .collect()
     }
 
     #[test]
@@ -169,7 +182,7 @@ mod tests {
         let e = keys(routes(&c, &Inbox::new(tx)));
         assert_eq!(e.len(), 1, "{e:?}");
         assert!(
-            e[0].starts_with("platforms.discord.public_key_env: the value of PATH is not hex"),
+            e[0].starts_with("platforms.discord.public_key_env: the value of PATH: not hex"),
             "{e:?}"
         );
     }
@@ -184,7 +197,7 @@ mod tests {
         assert_eq!(e.len(), 1, "{e:?}");
         assert!(
             e[0].starts_with(
-                "platforms.feishu.encrypt_key_env: the value of CODEMAP_TEST_MOUNT_UNSET_ENCRYPT is empty"
+                "platforms.feishu.encrypt_key_env: the value of CODEMAP_TEST_MOUNT_UNSET_ENCRYPT: is empty"
             ),
             "{e:?}"
         );
@@ -192,7 +205,10 @@ mod tests {
 
     #[test]
     fn adapter_keys_map_to_config_keys() {
-        assert_eq!(config_key("discord.public_key"), "platforms.discord.public_key_env");
+        assert_eq!(
+            config_key("discord.public_key"),
+            "platforms.discord.public_key_env"
+        );
         assert_eq!(config_key("slack.hooks_base"), "platforms.slack.hooks_base");
     }
 }

@@ -336,7 +336,10 @@ pub fn redact_url(url: &str) -> String {
             let discord = i >= 2 && segments[i - 2] == "webhooks";
             // Slack: /commands|actions|services|workflows/{team}/{id}/{token}
             let slack = i == 3
-                && matches!(hook, Some("commands" | "actions" | "services" | "workflows"));
+                && matches!(
+                    hook,
+                    Some("commands" | "actions" | "services" | "workflows")
+                );
             if discord || slack {
                 GONE.to_string()
             } else {
@@ -424,7 +427,9 @@ mod tests {
     #[test]
     fn tokens_in_urls_never_reach_the_log() {
         assert_eq!(
-            redact_url("https://hooks.slack.com/commands/T1ABC/1234567890/9kFz7qR2xY8wV3nB6mC1dE4a"),
+            redact_url(
+                "https://hooks.slack.com/commands/T1ABC/1234567890/9kFz7qR2xY8wV3nB6mC1dE4a"
+            ),
             "https://hooks.slack.com/commands/T1ABC/1234567890/[redacted]"
         );
         assert_eq!(

@@ -12,9 +12,13 @@ use std::time::{Duration, Instant};
 pub enum Verdict {
     Answer,
     /// Over the rate: answer after this wait, when the question's token is back.
-    Later { after: Duration },
+    Later {
+        after: Duration,
+    },
     /// Too many questions held already: reply at once that they must wait this long.
-    Refuse { wait: Duration },
+    Refuse {
+        wait: Duration,
+    },
 }
 
 struct Bucket {

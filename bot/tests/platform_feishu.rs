@@ -184,8 +184,15 @@ async fn a_plaintext_unsigned_event_is_never_answered() {
     .await;
     assert_eq!(status, 401);
     // Encrypted but unsigned: refused as well.
-    let body = json!({"encrypt": feishu::crypto::encrypt(KEY, [7; 16], forged.to_string().as_bytes())});
-    let (status, _, _) = post(&router, "/feishu/events", &[], body.to_string().into_bytes()).await;
+    let body =
+        json!({"encrypt": feishu::crypto::encrypt(KEY, [7; 16], forged.to_string().as_bytes())});
+    let (status, _, _) = post(
+        &router,
+        "/feishu/events",
+        &[],
+        body.to_string().into_bytes(),
+    )
+    .await;
     assert_eq!(status, 401);
     let (status, _, _) = post(&router, "/feishu/events", &[], b"not json".to_vec()).await;
     assert_eq!(status, 400);
