@@ -405,8 +405,12 @@ async fn a_user_over_the_rate_limit_always_gets_a_reply_and_platform_waits_are_h
         assert!(r.len() == 1 && refused(r[0]), "{event}: {r:#?}");
     }
     // The rate-limited attempt was retried after the wait, not dropped.
+    // (Refusals go out at once, so the first attempt may be any of them.)
     assert_eq!(bot.slack.attempts(), 6);
-    assert!(got[0].at.duration_since(t0) >= Duration::from_millis(300));
+    assert!(
+        got.iter()
+            .any(|d| d.at.duration_since(t0) >= Duration::from_millis(300))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
