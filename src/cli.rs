@@ -43,6 +43,16 @@ pub struct Global {
     /// Repository scope in a shared server (default: the repository folder's name).
     #[arg(long, global = true)]
     pub repo_name: Option<String>,
+    /// How log lines on stderr look: `text` (colours only on a terminal) or `json` (one object
+    /// per line, for log collectors).
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text, env = "CODEMAP_LOG_FORMAT")]
+    pub log_format: LogFormat,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

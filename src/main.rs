@@ -36,19 +36,7 @@ fn main() -> ExitCode {
     ) {
         die_quietly_on_closed_pipe();
     }
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("CODEMAP_LOG").unwrap_or_else(|_| {
-                // A server's log is its record: what was asked, answered and refused.
-                let level = match args.command {
-                    cli::Command::Bot(..) => "info",
-                    _ => "warn",
-                };
-                tracing_subscriber::EnvFilter::new(level)
-            }),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    logging(&args);
     match cmd::run(args) {
         Ok(cmd::Outcome::Done) => ExitCode::SUCCESS,
         Ok(cmd::Outcome::NothingFound) => ExitCode::from(1),
@@ -56,6 +44,27 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Log lines on stderr: plain text (colours only when stderr is a terminal, so files, pipes,
+/// docker and journald get no escape codes) or one JSON object per line.
+fn logging(args: &cli::Cli) {
+    use std::io::IsTerminal;
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CODEMAP_LOG").unwrap_or_else(|_| {
+        // A server's log is its record: what was asked, answered and refused.
+        let level = match args.command {
+            cli::Command::Bot(..) => "info",
+            _ => "warn",
+        };
+        tracing_subscriber::EnvFilter::new(level)
+    });
+    let fmt = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match args.global.log_format {
+        cli::LogFormat::Json => fmt.json().init(),
+        cli::LogFormat::Text => fmt.with_ansi(std::io::stderr().is_terminal()).init(),
     }
 }
 

@@ -7,6 +7,7 @@
 //! conversation's scope from [`config`], [`compose`] with [`links`] and [`neutralise`],
 //! failures through [`classify`]) → the platform's [`platform::ChatSender`].
 
+pub mod check;
 pub mod classify;
 pub mod compose;
 pub mod config;

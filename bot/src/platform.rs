@@ -286,8 +286,76 @@ pub(crate) fn header_secs(headers: &reqwest::header::HeaderMap, name: &str) -> O
     (v.is_finite() && v >= 0.0).then(|| Duration::from_secs_f64(v))
 }
 
+/// A request that failed before an answer came: where it went (secrets redacted) and every
+/// cause reqwest knows ("error sending request: client error (Connect): tcp connect error:
+/// Connection refused").
 pub(crate) fn transport(e: reqwest::Error) -> DeliveryError {
-    DeliveryError::Transport(e.without_url().to_string())
+    let url = e.url().map(|u| redact_url(u.as_str()));
+    let mut causes = Vec::new();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        causes.push(s.to_string());
+        source = s.source();
+    }
+    let mut what = e.without_url().to_string();
+    for c in causes {
+        // Layers often repeat their inner error in their own message.
+        if !what.contains(&c) {
+            what = format!("{what}: {c}");
+        }
+    }
+    DeliveryError::Transport(at(url.as_deref(), &what))
+}
+
+/// `url: what`, the URL already redacted; `what` alone when there is none.
+pub(crate) fn at(url: Option<&str>, what: &str) -> String {
+    match url {
+        Some(u) => format!("{u}: {what}"),
+        None => what.to_string(),
+    }
+}
+
+/// A URL fit for a log: the parts that are credentials are replaced by `[redacted]` (a Slack
+/// `response_url`'s last segment, a Discord interaction webhook's token, any user info), and
+/// the query is dropped.
+pub fn redact_url(url: &str) -> String {
+    const GONE: &str = "[redacted]";
+    let Ok(mut u) = url::Url::parse(url) else {
+        return "(a URL that does not parse)".into();
+    };
+    let segments: Vec<String> = u
+        .path_segments()
+        .map(|s| s.map(str::to_string).collect())
+        .unwrap_or_default();
+    let hook = segments.first().map(String::as_str);
+    let redacted: Vec<String> = segments
+        .iter()
+        .enumerate()
+        .map(|(i, seg)| {
+            // Discord: /webhooks/{application id}/{token}/…
+            let discord = i >= 2 && segments[i - 2] == "webhooks";
+            // Slack: /commands|actions|services|workflows/{team}/{id}/{token}
+            let slack = i == 3
+                && matches!(
+                    hook,
+                    Some("commands" | "actions" | "services" | "workflows")
+                );
+            if discord || slack {
+                GONE.to_string()
+            } else {
+                seg.clone()
+            }
+        })
+        .collect();
+    if !segments.is_empty() {
+        u.set_path(&redacted.join("/"));
+    }
+    if u.query().is_some() {
+        u.set_query(Some(GONE));
+    }
+    let _ = u.set_username("");
+    let _ = u.set_password(None);
+    u.to_string().replace("%5Bredacted%5D", GONE)
 }
 
 #[cfg(test)]
@@ -354,6 +422,54 @@ mod tests {
         p.wait("C1").await;
         p.wait("C1").await;
         assert!(t0.elapsed() >= Duration::from_millis(300));
+    }
+
+    #[test]
+    fn tokens_in_urls_never_reach_the_log() {
+        assert_eq!(
+            redact_url(
+                "https://hooks.slack.com/commands/T1ABC/1234567890/9kFz7qR2xY8wV3nB6mC1dE4a"
+            ),
+            "https://hooks.slack.com/commands/T1ABC/1234567890/[redacted]"
+        );
+        assert_eq!(
+            redact_url(
+                "https://discord.com/api/v10/webhooks/1100/aW50ZXJhY3Rpb246MTIzNDU2Nzg5/messages/@original"
+            ),
+            "https://discord.com/api/v10/webhooks/1100/[redacted]/messages/@original"
+        );
+        assert_eq!(
+            redact_url("http://127.0.0.1:9/webhooks/1100/tok3n"),
+            "http://127.0.0.1:9/webhooks/1100/[redacted]"
+        );
+        assert_eq!(
+            redact_url("https://u:pw@open.feishu.cn/open-apis/im/v1/messages/om_1/reply?x=secret"),
+            "https://open.feishu.cn/open-apis/im/v1/messages/om_1/reply?[redacted]"
+        );
+        assert_eq!(
+            redact_url("https://slack.com/api/chat.postMessage"),
+            "https://slack.com/api/chat.postMessage"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failed_request_names_its_url_and_cause_but_not_its_token() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        // A port nobody listens on.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let url = format!("http://127.0.0.1:{port}/webhooks/1100/s3cr3t-t0ken/messages/@original");
+        let e = reqwest::Client::new().patch(&url).send().await.unwrap_err();
+        let text = transport(e).to_string();
+        assert!(
+            text.contains(&format!("http://127.0.0.1:{port}/webhooks/1100/[redacted]/messages/@original: error sending request")),
+            "{text}"
+        );
+        assert!(text.to_lowercase().contains("connect"), "{text}");
+        assert!(!text.contains("s3cr3t"), "{text}");
     }
 
     #[test]

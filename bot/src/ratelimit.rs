@@ -1,6 +1,7 @@
-//! Per-user rate limits: a token bucket per (platform, workspace, user). Over the limit the user
-//! is told once; further questions until a token is back are dropped quietly, so a flood does not
-//! turn into a flood of refusals.
+//! Per-user rate limits: a token bucket per (platform, workspace, user). Every question gets a
+//! reply: within the burst it is answered at once; past it, the next `burst` questions are held
+//! and answered as tokens come back (each reserves the next token); past those, the user is
+//! told to wait, every time, never met with silence.
 
 use crate::model::{Conversation, Platform};
 use std::collections::HashMap;
@@ -10,18 +11,20 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     Answer,
-    /// Over the limit: reply once that they must wait this long.
+    /// Over the rate: answer after this wait, when the question's token is back.
+    Later {
+        after: Duration,
+    },
+    /// Too many questions held already: reply at once that they must wait this long.
     Refuse {
         wait: Duration,
     },
-    /// Over the limit and already told.
-    Drop,
 }
 
 struct Bucket {
+    /// Below zero while questions are held: each held one owes a token.
     tokens: f64,
     at: Instant,
-    told: bool,
 }
 
 pub struct RateLimiter {
@@ -54,21 +57,23 @@ impl RateLimiter {
             .or_insert(Bucket {
                 tokens: self.burst,
                 at: now,
-                told: false,
             });
         let elapsed = now.saturating_duration_since(b.at).as_secs_f64();
         b.tokens = (b.tokens + elapsed * self.per_sec).min(self.burst);
         b.at = now;
         if b.tokens >= 1.0 {
             b.tokens -= 1.0;
-            b.told = false;
             Verdict::Answer
-        } else if b.told {
-            Verdict::Drop
+        } else if b.tokens - 1.0 >= -self.burst {
+            b.tokens -= 1.0;
+            Verdict::Later {
+                after: Duration::from_secs_f64(-b.tokens / self.per_sec),
+            }
         } else {
-            b.told = true;
+            // A hold opens once the balance is back to 1 - burst.
+            let short = (1.0 - self.burst) - b.tokens;
             Verdict::Refuse {
-                wait: Duration::from_secs_f64(((1.0 - b.tokens) / self.per_sec).ceil()),
+                wait: Duration::from_secs_f64((short / self.per_sec).ceil().max(1.0)),
             }
         }
     }
@@ -89,24 +94,40 @@ mod tests {
         }
     }
 
+    fn secs(v: Verdict) -> u64 {
+        match v {
+            Verdict::Later { after } => after.as_secs_f64().round() as u64,
+            Verdict::Refuse { wait } => wait.as_secs(),
+            Verdict::Answer => 0,
+        }
+    }
+
     #[test]
-    fn a_burst_then_one_refusal_then_silence_until_a_token_returns() {
+    fn past_the_burst_questions_wait_their_turn_then_are_told_every_time() {
         let t0 = Instant::now();
         let mut l = RateLimiter::new(6, 2); // one token per 10 s
         assert_eq!(l.check(&user("a"), t0), Verdict::Answer);
         assert_eq!(l.check(&user("a"), t0), Verdict::Answer);
-        assert_eq!(
-            l.check(&user("a"), t0),
-            Verdict::Refuse {
-                wait: Duration::from_secs(10)
-            }
-        );
-        assert_eq!(l.check(&user("a"), t0), Verdict::Drop);
+        // The next two are held: answered in 10 s and 20 s.
+        let third = l.check(&user("a"), t0);
+        assert!(matches!(third, Verdict::Later { .. }), "{third:?}");
+        assert_eq!(secs(third), 10);
+        assert_eq!(secs(l.check(&user("a"), t0)), 20);
+        // Then every further question is told to wait (no silence), for as long as it takes
+        // for a hold to open.
+        for _ in 0..3 {
+            let v = l.check(&user("a"), t0);
+            assert!(matches!(v, Verdict::Refuse { .. }), "{v:?}");
+            assert_eq!(secs(v), 10);
+        }
         // Another user has their own bucket.
         assert_eq!(l.check(&user("b"), t0), Verdict::Answer);
-        // A token back after 10 s; told again on the next excess.
+        // 10 s on, one held question is answered and a hold is free again.
         let t = t0 + Duration::from_secs(10);
-        assert_eq!(l.check(&user("a"), t), Verdict::Answer);
+        assert_eq!(secs(l.check(&user("a"), t)), 20);
         assert!(matches!(l.check(&user("a"), t), Verdict::Refuse { .. }));
+        // Once the holds are paid off and a token is back, questions are answered at once.
+        let t = t0 + Duration::from_secs(50);
+        assert_eq!(l.check(&user("a"), t), Verdict::Answer);
     }
 }

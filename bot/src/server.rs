@@ -1,8 +1,9 @@
 //! The HTTP server: the platforms' callback routes and `/healthz`, served until SIGTERM or
 //! ctrl-c, then the question queue drained before the process ends.
 
+use crate::check::{self, Problem};
 use crate::config::Config;
-use crate::connect::{self, Links};
+use crate::connect::{self, LinkState, Links};
 use crate::core::Core;
 use crate::dedupe::Dedupe;
 use crate::mount;
@@ -18,8 +19,9 @@ use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    #[error("{}", .0.iter().map(|m| m.to_string()).collect::<Vec<_>>().join("\n"))]
-    Secrets(Vec<mount::MissingSecret>),
+    /// The configuration cannot work; one line per problem, each naming its key.
+    #[error("the configuration cannot work:\n{}", .0.iter().map(|m| m.to_string()).collect::<Vec<_>>().join("\n"))]
+    Check(Vec<Problem>),
     #[error(transparent)]
     Dedupe(#[from] crate::dedupe::DedupeError),
     #[error("listening on {addr}: {source}")]
@@ -35,58 +37,94 @@ pub enum ServeError {
     Connection(connect::ConnectError),
 }
 
-/// `/healthz` and the platforms' routes.
-pub fn app(core: Arc<Core>, platforms: Router) -> Router {
+/// What `/healthz` reads.
+#[derive(Clone)]
+struct Health {
+    core: Arc<Core>,
+    links: Links,
+}
+
+/// `/healthz` and the platforms' routes; `links` holds the platforms' connection states.
+pub fn app(core: Arc<Core>, platforms: Router, links: Links) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
-        .with_state(core)
+        .with_state(Health { core, links })
         .merge(platforms)
 }
 
-/// Each repository's freshness; 503 when one cannot be read.
-async fn healthz(State(core): State<Arc<Core>>) -> (StatusCode, Json<serde_json::Value>) {
-    let c = core.clone();
-    let report = tokio::task::spawn_blocking(move || {
-        let names: Vec<String> = c
-            .config()
-            .repositories
-            .iter()
-            .map(|r| r.name.clone())
-            .collect();
-        let scope = Scope::of(names.iter().cloned());
-        names
-            .iter()
-            .map(|n| match c.service().status(&scope, n) {
-                Ok(s) => serde_json::json!({
-                    "name": n,
-                    "ok": true,
-                    "freshness": s.freshness.summary,
-                    "commit": s.freshness.commit,
-                    "generation": s.freshness.generation,
-                    "files": s.files,
-                    "graph_built": s.graph_built,
-                }),
-                Err(e) => {
-                    tracing::warn!(repo = %n, error = %e, "health: repository not readable");
-                    serde_json::json!({"name": n, "ok": false, "error": "unavailable"})
-                }
-            })
-            .collect::<Vec<_>>()
-    })
-    .await
-    .unwrap_or_default();
-    let ok = !report.is_empty() && report.iter().all(|r| r["ok"] == true);
+/// Each repository's freshness and each platform's connection; 503 when a repository cannot be
+/// read or a platform is not connected.
+async fn healthz(State(h): State<Health>) -> (StatusCode, Json<serde_json::Value>) {
+    let c = h.core.clone();
+    let repos = tokio::task::spawn_blocking(move || repositories(&c))
+        .await
+        .unwrap_or_default();
+    let platforms = platforms(h.core.config(), &h.links);
+    let ok = !repos.is_empty() && repos.iter().all(|r| r["ok"] == true) && h.links.all_up();
     let status = if ok {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE
     };
-    (
-        status,
-        Json(
-            serde_json::json!({"status": if ok { "ok" } else { "degraded" }, "repositories": report}),
-        ),
-    )
+    let body = serde_json::json!({
+        "status": if ok { "ok" } else { "degraded" },
+        "repositories": repos,
+        "platforms": platforms,
+    });
+    (status, Json(body))
+}
+
+fn repositories(c: &Core) -> Vec<serde_json::Value> {
+    let names: Vec<String> = c
+        .config()
+        .repositories
+        .iter()
+        .map(|r| r.name.clone())
+        .collect();
+    let scope = Scope::of(names.iter().cloned());
+    names
+        .iter()
+        .map(|n| match c.service().status(&scope, n) {
+            Ok(s) => serde_json::json!({
+                "name": n,
+                "ok": true,
+                "freshness": s.freshness.summary,
+                "commit": s.freshness.commit,
+                "generation": s.freshness.generation,
+                "files": s.files,
+                "graph_built": s.graph_built,
+            }),
+            Err(e) => {
+                tracing::warn!(repo = %n, error = %e, "health: repository not readable");
+                serde_json::json!({"name": n, "ok": false, "error": "unavailable"})
+            }
+        })
+        .collect()
+}
+
+/// Each configured platform: its connection mode and where that connection stands.
+fn platforms(config: &Config, links: &Links) -> Vec<serde_json::Value> {
+    let states = links.snapshot();
+    check::platforms(config)
+        .into_iter()
+        .map(|(p, connection)| {
+            let state = states
+                .iter()
+                .find(|(q, _)| *q == p)
+                .map(|(_, s)| s.clone())
+                .unwrap_or(LinkState::Connecting);
+            let mut v = serde_json::json!({
+                "platform": p.as_str(),
+                "connection": connection.as_str(),
+            });
+            if let (Some(o), Ok(serde_json::Value::Object(s))) =
+                (v.as_object_mut(), serde_json::to_value(&state))
+            {
+                o.extend(s);
+            }
+            v
+        })
+        .collect()
 }
 
 /// Resolves on SIGTERM or ctrl-c.
@@ -123,7 +161,11 @@ pub fn dedupe_path(config: &Config) -> PathBuf {
 
 /// Runs the bot until a shutdown signal: blocking, with its own runtime. `config` is validated.
 pub fn run(config: Config) -> Result<(), ServeError> {
-    mount::check_secrets(&config).map_err(ServeError::Secrets)?;
+    // Blocking (it reads the indexes and asks Meilisearch): before the runtime exists.
+    let proof = check::prove(&config).map_err(ServeError::Check)?;
+    for line in proof.lines() {
+        tracing::info!("{line}");
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("codemap-bot")
@@ -145,9 +187,17 @@ pub async fn serve(
     )?);
     let service = Arc::new(Service::start(config.service_repos(), config.llm.clone()));
     let core = Arc::new(Core::new(config.clone(), service));
-    let running = Running::start(core.clone(), mount::senders(&config), dedupe);
+    let senders = mount::senders(&config).map_err(ServeError::Check)?;
+    let running = Running::start(core.clone(), senders, dedupe);
+    let routes = match mount::routes(&config, &running.inbox) {
+        Ok(r) => r,
+        Err(problems) => {
+            running.shutdown().await;
+            return Err(ServeError::Check(problems));
+        }
+    };
     let links = Links::default();
-    let router = app(core, mount::routes(&config, &running.inbox));
+    let router = app(core, routes, links.clone());
     let listener = tokio::net::TcpListener::bind(&config.listen)
         .await
         .map_err(|source| ServeError::Listen {

@@ -71,7 +71,7 @@ async fn lark_oapi_encrypted_callbacks_are_decrypted_verified_and_answered() {
 
     let (inbox, mut rx) = inbox(8);
     let router = feishu::router(
-        FeishuConfig::new(TOKEN, Some(KEY.into()), Some("ou_bot".into())).unwrap(),
+        FeishuConfig::new(TOKEN, KEY, Some("ou_bot".into())).unwrap(),
         inbox,
     );
     let send = |r: &Value, body: String, headers: Vec<(String, String)>| {
@@ -134,7 +134,7 @@ async fn lark_oapi_encrypted_callbacks_are_decrypted_verified_and_answered() {
     assert_eq!(status, 401, "unsigned event");
     let (other_inbox, mut other_rx) = platform_support::inbox(8);
     let wrong = feishu::router(
-        FeishuConfig::new(TOKEN, Some("another key".into()), None).unwrap(),
+        FeishuConfig::new(TOKEN, "another key", None).unwrap(),
         other_inbox,
     );
     let h0 = headers_of(&reqs[0]);
@@ -154,10 +154,26 @@ async fn lark_oapi_encrypted_callbacks_are_decrypted_verified_and_answered() {
 }
 
 #[tokio::test]
-async fn plaintext_callbacks_check_the_verification_token() {
+async fn a_plaintext_unsigned_event_is_never_answered() {
+    // No encrypt key, no router: the callback cannot run without decryption and signatures.
+    let err = FeishuConfig::new(TOKEN, "", None).err().expect("refused");
+    assert_eq!(err.key, "feishu.encrypt_key");
+
     let (inbox, mut rx) = inbox(8);
-    let router = feishu::router(FeishuConfig::new(TOKEN, None, None).unwrap(), inbox);
-    let (status, _, body) = post(
+    let router = feishu::router(FeishuConfig::new(TOKEN, KEY, None).unwrap(), inbox);
+    // A well-formed event with the right verification token, sent in the clear and unsigned:
+    // what a forger who learnt the token would send.
+    let forged = message_event("ev-2", "@_user_1 where is OrderService");
+    let (status, _, _) = post(
+        &router,
+        "/feishu/events",
+        &[],
+        forged.to_string().into_bytes(),
+    )
+    .await;
+    assert_eq!(status, 401);
+    // The plaintext challenge is refused too; a correct token does not stand in for the key.
+    let (status, _, _) = post(
         &router,
         "/feishu/events",
         &[],
@@ -166,36 +182,21 @@ async fn plaintext_callbacks_check_the_verification_token() {
             .into_bytes(),
     )
     .await;
-    assert_eq!(
-        (
-            status.as_u16(),
-            serde_json::from_slice::<Value>(&body).unwrap()
-        ),
-        (200, json!({"challenge": "c1"}))
-    );
+    assert_eq!(status, 401);
+    // Encrypted but unsigned: refused as well.
+    let body =
+        json!({"encrypt": feishu::crypto::encrypt(KEY, [7; 16], forged.to_string().as_bytes())});
     let (status, _, _) = post(
         &router,
         "/feishu/events",
         &[],
-        json!({"challenge": "c1", "token": "forged", "type": "url_verification"})
-            .to_string()
-            .into_bytes(),
+        body.to_string().into_bytes(),
     )
     .await;
     assert_eq!(status, 401);
-    let (status, _, _) = post(
-        &router,
-        "/feishu/events",
-        &[],
-        message_event("ev-2", "@_user_1 where is OrderService")
-            .to_string()
-            .into_bytes(),
-    )
-    .await;
-    assert_eq!(status, 200);
-    assert_eq!(rx.try_recv().unwrap().text, "where is OrderService");
     let (status, _, _) = post(&router, "/feishu/events", &[], b"not json".to_vec()).await;
     assert_eq!(status, 400);
+    assert!(rx.try_recv().is_err(), "nothing refused reached the inbox");
 }
 
 fn question() -> Question {

@@ -1,29 +1,36 @@
-//! `codemap bot --config FILE`: the team bot's server, until SIGTERM or ctrl-c.
+//! `codemap bot --config FILE`: the team bot's server, until SIGTERM or ctrl-c. `--check` proves
+//! the configuration works (the same proof the start makes) and says what it proved.
 
 use super::Outcome;
 use crate::cli::BotArgs;
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow};
 
 pub fn bot(a: &BotArgs) -> Result<Outcome> {
     let config = bot::Config::load(&a.config)
         .with_context(|| format!("the bot configuration {} is not usable", a.config.display()))?;
-    if let Err(missing) = bot::mount::check_secrets(&config) {
-        let lines: Vec<String> = missing.iter().map(|m| m.to_string()).collect();
-        bail!(
-            "{}\nexport each variable (or fix its name in {})",
+    let refused = |lines: Vec<String>| {
+        anyhow!(
+            "{} cannot work:\n{}\nfix each key named above in {} (or export the variable it names)",
+            a.config.display(),
             lines.join("\n"),
             a.config.display()
-        );
-    }
+        )
+    };
     if a.check {
-        println!(
-            "{}: {} repositories, listening on {} when started",
-            a.config.display(),
-            config.repositories.len(),
-            config.listen
-        );
+        let proof = bot::check::prove(&config)
+            .map_err(|p| refused(p.iter().map(|p| p.to_string()).collect()))?;
+        println!("{}: the configuration works", a.config.display());
+        for line in proof.lines() {
+            println!("  {line}");
+        }
+        println!("  listening on {} when started", config.listen);
         return Ok(Outcome::Done);
     }
-    bot::run(config).context("the bot stopped with an error")?;
-    Ok(Outcome::Done)
+    match bot::run(config) {
+        Ok(()) => Ok(Outcome::Done),
+        Err(bot::server::ServeError::Check(p)) => {
+            Err(refused(p.iter().map(|p| p.to_string()).collect()))
+        }
+        Err(e) => Err(anyhow!(e).context("the bot stopped with an error")),
+    }
 }

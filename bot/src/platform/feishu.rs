@@ -20,18 +20,19 @@ use event::Inbound;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-/// The callback's settings. With an Encrypt Key, bodies must be encrypted and events signed.
+/// The callback's settings. The Encrypt Key is required: every body must be encrypted with it
+/// and every event signed, so a forged plaintext event can never be answered.
 #[derive(Clone)]
 pub struct FeishuConfig {
     verification_token: String,
-    encrypt_key: Option<String>,
+    encrypt_key: String,
     bot_open_id: Option<String>,
 }
 
 impl FeishuConfig {
     pub fn new(
         verification_token: &str,
-        encrypt_key: Option<String>,
+        encrypt_key: &str,
         bot_open_id: Option<String>,
     ) -> Result<FeishuConfig, ConfigError> {
         if verification_token.trim().is_empty() {
@@ -40,9 +41,15 @@ impl FeishuConfig {
                 problem: "is empty".into(),
             });
         }
+        if encrypt_key.trim().is_empty() {
+            return Err(ConfigError {
+                key: "feishu.encrypt_key",
+                problem: "is empty; without it events are neither encrypted nor signed".into(),
+            });
+        }
         Ok(FeishuConfig {
             verification_token: verification_token.to_string(),
-            encrypt_key: encrypt_key.filter(|k| !k.is_empty()),
+            encrypt_key: encrypt_key.to_string(),
             bot_open_id,
         })
     }
@@ -70,11 +77,11 @@ async fn events(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Byt
     let cfg = &shared.config;
     let h = |n: &str| headers.get(n).and_then(|v| v.to_str().ok());
     let signature = h("x-lark-signature");
-    // Events are signed when an Encrypt Key is set; the URL challenge is not (its token is checked).
-    if let (Some(key), Some(sig)) = (&cfg.encrypt_key, signature) {
+    // Events are signed; the URL challenge is not (it is encrypted and its token is checked).
+    if let Some(sig) = signature {
         let ts = h("x-lark-request-timestamp").unwrap_or_default();
         let nonce = h("x-lark-request-nonce").unwrap_or_default();
-        if !crypto::signature_ok(ts, nonce, key, &body, sig) {
+        if !crypto::signature_ok(ts, nonce, &cfg.encrypt_key, &body, sig) {
             return refuse(StatusCode::UNAUTHORIZED, "signature does not match");
         }
         if !fresh(ts, unix_now()) {
@@ -88,27 +95,15 @@ async fn events(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Byt
         Ok(v) => v,
         Err(_) => return refuse(StatusCode::BAD_REQUEST, "body is not JSON"),
     };
-    let plain = match (
-        outer.get("encrypt").and_then(Value::as_str),
-        &cfg.encrypt_key,
-    ) {
-        (Some(enc), Some(key)) => match crypto::decrypt(key, enc) {
-            Ok(p) => p,
-            Err(e) => return refuse(StatusCode::UNAUTHORIZED, &e.to_string()),
-        },
-        (Some(_), None) => {
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                "encrypted body but no encrypt key configured",
-            );
-        }
-        (None, Some(_)) => {
-            return refuse(
-                StatusCode::UNAUTHORIZED,
-                "plaintext body but an encrypt key is configured",
-            );
-        }
-        (None, None) => body.to_vec(),
+    let Some(encrypted) = outer.get("encrypt").and_then(Value::as_str) else {
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            "plaintext body; events must be encrypted with the Encrypt Key",
+        );
+    };
+    let plain = match crypto::decrypt(&cfg.encrypt_key, encrypted) {
+        Ok(p) => p,
+        Err(e) => return refuse(StatusCode::UNAUTHORIZED, &e.to_string()),
     };
     let parsed = match event::parse(&plain, &cfg.verification_token, cfg.bot_open_id.as_deref()) {
         Ok(p) => p,
@@ -120,8 +115,7 @@ async fn events(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Byt
         }
         Err(e) => return refuse(StatusCode::BAD_REQUEST, &e.to_string()),
     };
-    if !matches!(parsed, Inbound::Challenge(_)) && cfg.encrypt_key.is_some() && signature.is_none()
-    {
+    if !matches!(parsed, Inbound::Challenge(_)) && signature.is_none() {
         return refuse(StatusCode::UNAUTHORIZED, "unsigned event");
     }
     match parsed {

@@ -9,8 +9,8 @@ use super::buckets::{Buckets, Limits, Route};
 use super::render::render;
 use crate::model::{Delivery, Platform, Question, Reply};
 use crate::platform::{
-    Attempt, ChatSender, ConfigError, DeliveryError, MAX_RATE_LIMIT_WAIT, header_secs, transport,
-    with_rate_limit,
+    Attempt, ChatSender, ConfigError, DeliveryError, MAX_RATE_LIMIT_WAIT, at, header_secs,
+    redact_url, transport, with_rate_limit,
 };
 use serde_json::{Value, json};
 use std::future::Future;
@@ -92,6 +92,7 @@ impl DiscordSender {
             }
             let resp = req.send().await.map_err(transport)?;
             let status = resp.status();
+            let failed = |what: String| at(Some(&format!("{method} {}", redact_url(url))), &what);
             let mut limits = Limits::from_headers(resp.headers());
             if status.as_u16() == 429 {
                 let header = header_secs(resp.headers(), "retry-after");
@@ -111,14 +112,14 @@ impl DiscordSender {
             }
             self.buckets().observe(&route, &limits, Instant::now());
             if status.is_server_error() {
-                return Err(DeliveryError::Transport(format!("HTTP {status}")));
+                return Err(DeliveryError::Transport(failed(format!("HTTP {status}"))));
             }
             if !status.is_success() {
                 let text = resp.text().await.unwrap_or_default();
-                return Err(DeliveryError::Refused(format!(
+                return Err(DeliveryError::Refused(failed(format!(
                     "HTTP {status}: {}",
                     crate::platform::clip(&text, 300)
-                )));
+                ))));
             }
             Ok(Attempt::Done(()))
         })

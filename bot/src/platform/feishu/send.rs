@@ -5,7 +5,8 @@
 use super::render::{create_body, reply_body};
 use crate::model::{Delivery, Platform, Question, Reply};
 use crate::platform::{
-    Attempt, ChatSender, ConfigError, DeliveryError, header_secs, transport, with_rate_limit,
+    Attempt, ChatSender, ConfigError, DeliveryError, at, header_secs, redact_url, transport,
+    with_rate_limit,
 };
 use serde_json::{Value, json};
 use std::future::Future;
@@ -130,7 +131,7 @@ impl FeishuSender {
                     if attempt == 0
                         && TOKEN_INVALID
                             .iter()
-                            .any(|c| msg.starts_with(&format!("code {c}"))) =>
+                            .any(|c| msg.contains(&format!(", code {c}:"))) =>
                 {
                     token = self.tenant_token(true).await?;
                 }
@@ -144,28 +145,29 @@ impl FeishuSender {
 /// Feishu's answer: 429 / 99991400 → wait; `code != 0` → refused; else the JSON.
 async fn classify(resp: reqwest::Response) -> Result<Attempt<Value>, DeliveryError> {
     let status = resp.status();
+    let url = redact_url(resp.url().as_str());
+    let failed = |what: String| at(Some(&url), &what);
     let wait =
         header_secs(resp.headers(), "x-ogw-ratelimit-reset").unwrap_or(Duration::from_secs(1));
     if status.as_u16() == 429 {
         return Ok(Attempt::Wait(wait));
     }
     if status.is_server_error() {
-        return Err(DeliveryError::Transport(format!("HTTP {status}")));
+        return Err(DeliveryError::Transport(failed(format!("HTTP {status}"))));
     }
-    let v: Value = resp
-        .json()
-        .await
-        .map_err(|e| DeliveryError::Refused(format!("HTTP {status}, body not JSON: {e}")))?;
+    let v: Value = resp.json().await.map_err(|e| {
+        DeliveryError::Refused(failed(format!("HTTP {status}, body not JSON: {e}")))
+    })?;
     match v.get("code").and_then(Value::as_i64) {
         Some(0) => Ok(Attempt::Done(v)),
         Some(RATE_LIMITED) => Ok(Attempt::Wait(wait)),
-        Some(code) => Err(DeliveryError::Refused(format!(
-            "code {code}: {}",
+        Some(code) => Err(DeliveryError::Refused(failed(format!(
+            "HTTP {status}, code {code}: {}",
             v.get("msg").and_then(Value::as_str).unwrap_or_default()
-        ))),
-        None => Err(DeliveryError::Refused(format!(
+        )))),
+        None => Err(DeliveryError::Refused(failed(format!(
             "HTTP {status} without a code"
-        ))),
+        )))),
     }
 }
 

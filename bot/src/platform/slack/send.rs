@@ -5,7 +5,7 @@
 use super::render::{post_message, render, response_url_message};
 use crate::model::{Delivery, Platform, Question, Reply};
 use crate::platform::{
-    Attempt, ChatSender, DeliveryError, header_secs, transport, with_rate_limit,
+    Attempt, ChatSender, DeliveryError, at, header_secs, redact_url, transport, with_rate_limit,
 };
 use serde_json::Value;
 use std::future::Future;
@@ -64,16 +64,21 @@ impl SlackSender {
             }
             let resp = req.send().await.map_err(transport)?;
             let status = resp.status();
+            let failed = |what: String| at(Some(&redact_url(url)), &what);
             if status.as_u16() == 429 {
                 let after =
                     header_secs(resp.headers(), "retry-after").unwrap_or(Duration::from_secs(1));
                 return Ok(Attempt::Wait(after));
             }
             if status.is_server_error() {
-                return Err(DeliveryError::Transport(format!("HTTP {status}")));
+                return Err(DeliveryError::Transport(failed(format!("HTTP {status}"))));
             }
             if !status.is_success() {
-                return Err(DeliveryError::Refused(format!("HTTP {status}")));
+                let body = resp.text().await.unwrap_or_default();
+                return Err(DeliveryError::Refused(failed(format!(
+                    "HTTP {status}: {}",
+                    crate::platform::clip(&body, 300)
+                ))));
             }
             if bearer {
                 // Web API methods answer 200 with `ok: false` on failure.
@@ -86,7 +91,9 @@ impl SlackSender {
                     if err == "ratelimited" {
                         return Ok(Attempt::Wait(Duration::from_secs(1)));
                     }
-                    return Err(DeliveryError::Refused(err.to_string()));
+                    return Err(DeliveryError::Refused(failed(format!(
+                        "HTTP {status}, ok: false, error: {err}"
+                    ))));
                 }
             }
             Ok(Attempt::Done(()))

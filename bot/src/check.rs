@@ -1,0 +1,383 @@
+//! What `codemap bot --check` proves, and what `codemap bot` proves before anything listens:
+//! every credential variable is set, every key parses (the platforms' routers and senders are
+//! built exactly as the start builds them), every embedded index opens and belongs to its
+//! repository, every Meilisearch repository answers a real request. Each problem names its
+//! config key; a start with any problem is refused, never made partially.
+
+use crate::config::{Config, Connection, MeiliEntry, RepoEntry};
+use crate::inbox::Inbox;
+use crate::model::Platform;
+use crate::mount;
+use indexer::model::Snapshot;
+use indexer::store::meilisearch::{MeiliConfig, MeiliStore};
+use indexer::store::{EmbeddedIndex, IndexDir, IndexRead};
+use std::path::Path;
+
+/// One thing that cannot work, with the config key to fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{key}: {message}")]
+pub struct Problem {
+    pub key: String,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn new(key: impl Into<String>, message: impl Into<String>) -> Problem {
+        Problem {
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// What a check established.
+#[derive(Debug, Clone)]
+pub struct Proof {
+    pub repositories: Vec<RepoProof>,
+    pub platforms: Vec<(Platform, Connection)>,
+}
+
+/// A repository whose index opened and answered.
+#[derive(Debug, Clone)]
+pub struct RepoProof {
+    pub name: String,
+    /// `embedded` or `meilisearch`.
+    pub backend: &'static str,
+    pub generation: u64,
+    pub files: u64,
+    pub commit: Option<String>,
+}
+
+impl Proof {
+    /// One line per repository and platform, for `--check`.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for r in &self.repositories {
+            let commit = match &r.commit {
+                Some(c) => format!("commit {}", c.chars().take(10).collect::<String>()),
+                None => "not a git commit".into(),
+            };
+            out.push(format!(
+                "repository {}: {} index, {} files, snapshot {} at {commit}",
+                r.name, r.backend, r.files, r.generation
+            ));
+        }
+        for (p, c) in &self.platforms {
+            out.push(format!(
+                "platform {}: connection = {:?}, credentials set and keys parsed",
+                p.as_str(),
+                c.as_str()
+            ));
+        }
+        if self.platforms.is_empty() {
+            out.push("no platform is configured: only /healthz will be served".into());
+        }
+        out
+    }
+}
+
+/// Proves `config` can work, or returns every problem at once. Blocking (reads indexes, calls
+/// Meilisearch); call it outside an async runtime.
+pub fn prove(config: &Config) -> Result<Proof, Vec<Problem>> {
+    let mut problems = secrets(config);
+    let mut later = |found: Vec<Problem>| {
+        // An unset variable already explains why its key does not parse.
+        for p in found {
+            if !problems.iter().any(|q| q.key == p.key) {
+                problems.push(p);
+            }
+        }
+    };
+    let (tx, _rx) = tokio::sync::mpsc::channel(1);
+    if let Err(p) = mount::routes(config, &Inbox::new(tx)) {
+        later(p);
+    }
+    if let Err(p) = mount::senders(config) {
+        later(p);
+    }
+    let mut repositories = Vec::new();
+    for (i, r) in config.repositories.iter().enumerate() {
+        match repository(&format!("repositories[{i}]"), r) {
+            Ok(p) => repositories.push(p),
+            Err(p) => problems.push(p),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(Proof {
+        repositories,
+        platforms: platforms(config),
+    })
+}
+
+/// The configured platforms and their connection modes.
+pub fn platforms(config: &Config) -> Vec<(Platform, Connection)> {
+    let p = &config.platforms;
+    [
+        p.slack.as_ref().map(|s| (Platform::Slack, s.connection)),
+        p.discord
+            .as_ref()
+            .map(|d| (Platform::Discord, d.connection)),
+        p.feishu.as_ref().map(|f| (Platform::Feishu, f.connection)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Every credential variable the configuration names (per connection mode) must be set.
+pub fn secrets(config: &Config) -> Vec<Problem> {
+    let mut vars: Vec<(String, &str)> = config
+        .platforms
+        .needed()
+        .into_iter()
+        .filter_map(|n| n.var.map(|v| (n.key.to_string(), v)))
+        .collect();
+    for (i, r) in config.repositories.iter().enumerate() {
+        if let Some(k) = r.meilisearch.as_ref().and_then(|m| m.key_env.as_deref()) {
+            vars.push((format!("repositories[{i}].meilisearch.key_env"), k));
+        }
+    }
+    vars.into_iter()
+        .filter(|(_, var)| {
+            std::env::var(var)
+                .map(|v| v.trim().is_empty())
+                .unwrap_or(true)
+        })
+        .map(|(key, var)| Problem::new(key, format!("the environment variable {var} is not set")))
+        .collect()
+}
+
+fn repository(at: &str, r: &RepoEntry) -> Result<RepoProof, Problem> {
+    match (&r.index_dir, &r.meilisearch) {
+        (_, Some(m)) => meilisearch(at, r, m),
+        (Some(dir), None) => embedded(at, dir, r),
+        (None, None) => Err(Problem::new(at, "no index_dir and no meilisearch")),
+    }
+}
+
+fn embedded(at: &str, dir: &Path, r: &RepoEntry) -> Result<RepoProof, Problem> {
+    let key = format!("{at}.index_dir");
+    let shown = dir.display();
+    if !dir.is_dir() {
+        return Err(Problem::new(
+            key,
+            format!(
+                "{shown} does not exist; run `codemap index` in the repository or fix the path"
+            ),
+        ));
+    }
+    let idx = IndexDir::new(dir);
+    if !idx.exists() {
+        return Err(Problem::new(
+            key,
+            format!("{shown} holds no codemap index; run `codemap index` in the repository"),
+        ));
+    }
+    let index = EmbeddedIndex::open(&idx)
+        .map_err(|e| Problem::new(&key, format!("{shown} does not open: {e}")))?;
+    let snapshot = snapshot_of(&index).map_err(|m| Problem::new(&key, format!("{shown}: {m}")))?;
+    let (root_key, root) = match &r.repo_root {
+        Some(root) => (format!("{at}.repo_root"), root.clone()),
+        None => (
+            key.clone(),
+            dir.parent().map(Path::to_path_buf).unwrap_or_default(),
+        ),
+    };
+    let sample = index
+        .current_files()
+        .map_err(|e| Problem::new(&key, format!("{shown} does not read: {e}")))?
+        .into_keys()
+        .map(|p| p.as_str().to_string())
+        .collect::<Vec<_>>();
+    belongs(&root, &snapshot, &sample).map_err(|m| match r.repo_root {
+        Some(_) => Problem::new(&root_key, m),
+        None => Problem::new(
+            &root_key,
+            format!("{m} (the index folder's parent; set repo_root to the repository's work tree if the index lives apart from it)"),
+        ),
+    })?;
+    Ok(proof(r, "embedded", &snapshot))
+}
+
+fn meilisearch(at: &str, r: &RepoEntry, m: &MeiliEntry) -> Result<RepoProof, Problem> {
+    let repo = m.repo.clone().unwrap_or_else(|| r.name.clone());
+    let key = m.key_env.as_ref().and_then(|k| std::env::var(k).ok());
+    let store = MeiliStore::connect(MeiliConfig::new(&m.url, key, &m.prefix, &repo))
+        .map_err(|e| Problem::new(format!("{at}.meilisearch.url"), e.to_string()))?;
+    let snapshot = match store.last_snapshot() {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            return Err(Problem::new(
+                format!("{at}.meilisearch.repo"),
+                format!(
+                    "{} has nothing published for repository {repo:?} under prefix {:?}; run `codemap index --backend meilisearch --repo-name {repo}`",
+                    m.url, m.prefix
+                ),
+            ));
+        }
+        Err(e) => {
+            return Err(Problem::new(
+                format!("{at}.meilisearch.url"),
+                format!("{} does not answer: {e}", m.url),
+            ));
+        }
+    };
+    if let Some(root) = &r.repo_root {
+        belongs(root, &snapshot, &[]).map_err(|e| Problem::new(format!("{at}.repo_root"), e))?;
+    }
+    Ok(proof(r, "meilisearch", &snapshot))
+}
+
+fn snapshot_of(index: &dyn IndexRead) -> Result<Snapshot, String> {
+    match index.last_snapshot() {
+        Ok(Some(s)) => Ok(s),
+        Ok(None) => Err("the index is empty; run `codemap index`".into()),
+        Err(e) => Err(format!("does not read: {e}")),
+    }
+}
+
+fn proof(r: &RepoEntry, backend: &'static str, s: &Snapshot) -> RepoProof {
+    RepoProof {
+        name: r.name.clone(),
+        backend,
+        generation: s.generation,
+        files: s.files,
+        commit: s.commit.clone(),
+    }
+}
+
+/// Indexed paths looked for in the work tree: enough to tell another repository apart.
+const SAMPLE: usize = 20;
+
+/// Whether the index was built from the work tree at `root`: the folder exists, the snapshot's
+/// commit (if it recorded one) is in the root's git history, and some indexed files are there.
+fn belongs(root: &Path, snapshot: &Snapshot, indexed: &[String]) -> Result<(), String> {
+    let shown = root.display();
+    if !root.is_dir() {
+        return Err(format!("the repository folder {shown} does not exist"));
+    }
+    if let Some(commit) = &snapshot.commit
+        && commit_known(root, commit) == Some(false)
+    {
+        return Err(format!(
+            "{shown} is not the repository this index was built from: its commit {} is not in {shown}'s history",
+            commit.chars().take(10).collect::<String>()
+        ));
+    }
+    let mut sample: Vec<&String> = indexed.iter().collect();
+    sample.sort();
+    sample.truncate(SAMPLE);
+    if let Some(first) = sample.first()
+        && !sample.iter().any(|p| root.join(p).exists())
+    {
+        return Err(format!(
+            "{shown} is not the repository this index was built from: none of its files (such as {first}) is there"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `commit` exists in the git repository at `root`; `None` when `root` is not a git
+/// work tree (or git is missing), which leaves the file sample to decide.
+fn commit_known(root: &Path, commit: &str) -> Option<bool> {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .output()
+            .ok()
+    };
+    let inside = git(&["rev-parse", "--is-inside-work-tree"])?;
+    if !inside.status.success() {
+        return None;
+    }
+    let found = git(&["cat-file", "-e", &format!("{commit}^{{commit}}")])?;
+    Some(found.status.success())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snap(commit: Option<&str>) -> Snapshot {
+        Snapshot {
+            generation: 2,
+            commit: commit.map(String::from),
+            dirty: false,
+            created_at: 0,
+            files: 2,
+            symbols: 0,
+            chunks: 0,
+        }
+    }
+
+    #[test]
+    fn another_work_tree_is_told_apart_by_its_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tmp.path().join("src")).unwrap();
+        std::fs::write(tmp.path().join("src/A.java"), "class A {}").unwrap();
+        let indexed = vec!["src/A.java".to_string(), "src/B.java".to_string()];
+        assert_eq!(belongs(tmp.path(), &snap(None), &indexed), Ok(()));
+        let other = vec!["lib/Z.java".to_string()];
+        let e = belongs(tmp.path(), &snap(None), &other).unwrap_err();
+        assert!(e.contains("none of its files (such as lib/Z.java)"), "{e}");
+        let e = belongs(&tmp.path().join("gone"), &snap(None), &indexed).unwrap_err();
+        assert!(e.contains("does not exist"), "{e}");
+    }
+
+    #[test]
+    fn a_commit_missing_from_the_work_tree_is_another_repository() {
+        let tmp = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .current_dir(tmp.path())
+                .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+                .args(args)
+                .output()
+                .map(|o| o.status.success())
+                .unwrap_or(false);
+            assert!(ok, "git {args:?}");
+        };
+        git(&["init", "-q"]);
+        std::fs::write(tmp.path().join("A.java"), "class A {}").unwrap();
+        git(&["add", "."]);
+        git(&["commit", "-q", "-m", "one"]);
+        let head = query::freshness::git_head(tmp.path()).unwrap();
+        let files = vec!["A.java".to_string()];
+        assert_eq!(belongs(tmp.path(), &snap(Some(&head)), &files), Ok(()));
+        let e = belongs(
+            tmp.path(),
+            &snap(Some("0123456789abcdef0123456789abcdef01234567")),
+            &files,
+        )
+        .unwrap_err();
+        assert!(e.contains("its commit 0123456789 is not in"), "{e}");
+    }
+
+    #[test]
+    fn unset_variables_are_named_by_key_never_by_value() {
+        let text = r#"
+[[repositories]]
+name = "shop"
+index_dir = "/x"
+[platforms.feishu]
+app_id_env = "CODEMAP_TEST_UNSET_FEISHU_ID"
+app_secret_env = "CODEMAP_TEST_UNSET_FEISHU_SECRET"
+verification_token_env = "PATH"
+encrypt_key_env = "CODEMAP_TEST_UNSET_FEISHU_ENCRYPT"
+"#;
+        let c = Config::parse(text, "bot.toml").unwrap();
+        let lines: Vec<String> = secrets(&c).iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            lines,
+            [
+                "platforms.feishu.app_id_env: the environment variable CODEMAP_TEST_UNSET_FEISHU_ID is not set",
+                "platforms.feishu.app_secret_env: the environment variable CODEMAP_TEST_UNSET_FEISHU_SECRET is not set",
+                "platforms.feishu.encrypt_key_env: the environment variable CODEMAP_TEST_UNSET_FEISHU_ENCRYPT is not set",
+            ]
+        );
+    }
+}
