@@ -10,8 +10,13 @@ these lines, so the stand-in is checked by an independent implementation of the 
 import asyncio
 import json
 import sys
+import urllib.error
+import urllib.request
+
+import yarl
 
 import discord
+from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
 
@@ -22,6 +27,15 @@ def emit(**event):
 def main():
     spec = json.load(sys.stdin)
     Route.BASE = spec["api_base"]
+    # discord.py dials its DEFAULT_GATEWAY; point it at the URL GET /gateway/bot gives.
+    req = urllib.request.Request(
+        spec["api_base"] + "/gateway/bot", headers={"Authorization": "Bot " + spec["token"]}
+    )
+    try:
+        url = json.load(urllib.request.urlopen(req))["url"]
+    except urllib.error.HTTPError:
+        url = json.load(urllib.request.urlopen(spec["api_base"] + "/gateway"))["url"]
+    DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url + "/")
     intents = discord.Intents.none()
     intents.guild_messages = True
     intents.dm_messages = True
