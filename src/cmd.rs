@@ -57,7 +57,9 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Bot(c) => match (c.action, c.run) {
             (Some(BotAction::RegisterCommands(a)), _) => bot_register::register_commands(&a),
             (None, Some(a)) => bot::bot(&a),
-            (None, None) => anyhow::bail!("codemap bot needs --config FILE (or: codemap bot register-commands --config FILE)"),
+            (None, None) => anyhow::bail!(
+                "codemap bot needs --config FILE (or: codemap bot register-commands --config FILE)"
+            ),
         },
         Command::Impact(a) => impact::impact(g, &a),
         Command::Mcp(a) => mcp::mcp(g, &a),

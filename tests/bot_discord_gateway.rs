@@ -5,9 +5,9 @@
 //! whose citations resolve in the indexed fixture, follows op 7 RECONNECT with a RESUME, and
 //! exits non-zero, naming the config key, when its token is refused.
 
-mod support;
 #[path = "support/discord_standin.rs"]
 mod discord_standin;
+mod support;
 
 use discord_standin::*;
 use serde_json::Value;
@@ -176,7 +176,9 @@ fn mentions_are_answered_with_citations_across_a_reconnect() {
     // `/ask` registered for READY's application.
     let commands = format!("/api/v10/applications/{APPLICATION}/commands");
     rt.block_on(s.wait(20, "PUT commands", |s| {
-        s.rest().iter().any(|r| r.method == "PUT" && r.path == commands)
+        s.rest()
+            .iter()
+            .any(|r| r.method == "PUT" && r.path == commands)
     }));
     let put = s.rest().into_iter().find(|r| r.path == commands).unwrap();
     assert_eq!(put.body[0]["name"], "ask", "{}", put.body);
@@ -242,7 +244,10 @@ fn a_refused_token_stops_the_bot_naming_the_key() {
         if !rest_checks_token {
             assert_eq!(s.closes(), vec![4004]);
         }
-        assert!(!log.contains("not-the-token"), "the token stays out of the log");
+        assert!(
+            !log.contains("not-the-token"),
+            "the token stays out of the log"
+        );
     }
 }
 
@@ -264,7 +269,10 @@ fn register_commands_puts_ask() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(stdout(&o).contains(APPLICATION), "{}", stdout(&o));
     let rest = s.rest();
-    assert!(rest.iter().any(|r| r.path == "/api/v10/oauth2/applications/@me"));
+    assert!(
+        rest.iter()
+            .any(|r| r.path == "/api/v10/oauth2/applications/@me")
+    );
     let put = rest
         .iter()
         .find(|r| r.method == "PUT")
@@ -285,5 +293,8 @@ fn register_commands_puts_ask() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("platforms.discord.bot_token_env") && err.contains("401"), "{err}");
+    assert!(
+        err.contains("platforms.discord.bot_token_env") && err.contains("401"),
+        "{err}"
+    );
 }

@@ -27,7 +27,9 @@ fn discord_py() -> Option<String> {
         _ => {
             indexer::testing::skip(
                 "python",
-                &format!("{py} or discord.py is missing (pip install --break-system-packages -r bot/tests/peers/requirements.txt)"),
+                &format!(
+                    "{py} or discord.py is missing (pip install --break-system-packages -r bot/tests/peers/requirements.txt)"
+                ),
             );
             None
         }
@@ -56,7 +58,10 @@ impl Peer {
 async fn discord_py_connects_receives_a_mention_and_resumes_after_reconnect() {
     let Some(py) = discord_py() else { return };
     let standin = DiscordStandin::start(Options::new("standin-token")).await;
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/bot/tests/peers/discord_gateway_client.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/bot/tests/peers/discord_gateway_client.py"
+    );
     let mut child = tokio::process::Command::new(py)
         .arg(script)
         .stdin(Stdio::piped())
@@ -79,7 +84,10 @@ async fn discord_py_connects_receives_a_mention_and_resumes_after_reconnect() {
     // GUILD_MESSAGES | DIRECT_MESSAGES
     assert_eq!(identify.payload["d"]["intents"], (1 << 9) | (1 << 12));
     let rest: Vec<String> = standin.rest().iter().map(|r| r.path.clone()).collect();
-    assert!(rest.contains(&"/api/v10/gateway/bot".to_string()), "{rest:?}");
+    assert!(
+        rest.contains(&"/api/v10/gateway/bot".to_string()),
+        "{rest:?}"
+    );
 
     let asked = standin.message(CHANNEL, true, true, "who calls deductStock?");
     let m = peer.next("message").await;
@@ -87,7 +95,12 @@ async fn discord_py_connects_receives_a_mention_and_resumes_after_reconnect() {
     assert_eq!(m["channel"], CHANNEL);
     assert_eq!(m["guild"], GUILD);
     assert_eq!(m["mentions"], json!([BOT_USER]));
-    assert!(m["content"].as_str().unwrap().ends_with("who calls deductStock?"));
+    assert!(
+        m["content"]
+            .as_str()
+            .unwrap()
+            .ends_with("who calls deductStock?")
+    );
 
     // Heartbeats are acknowledged (discord.py reconnects when they are not).
     standin
@@ -117,7 +130,10 @@ async fn discord_py_connects_receives_a_mention_and_resumes_after_reconnect() {
 
 /// Runs discord.py until it gives up; returns its stderr.
 async fn refused(py: String, standin: &DiscordStandin, spec: Value) -> String {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/bot/tests/peers/discord_gateway_client.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/bot/tests/peers/discord_gateway_client.py"
+    );
     let mut child = tokio::process::Command::new(py)
         .arg(script)
         .stdin(Stdio::piped())
@@ -152,7 +168,12 @@ async fn discord_py_gives_up_on_a_refused_token_and_a_privileged_intent() {
     assert!(err.contains("4004"), "{err}");
 
     let standin = DiscordStandin::start(Options::new("standin-token")).await;
-    let err = refused(py, &standin, json!({"token": "standin-token", "privileged": true})).await;
+    let err = refused(
+        py,
+        &standin,
+        json!({"token": "standin-token", "privileged": true}),
+    )
+    .await;
     assert_eq!(standin.closes(), vec![4014]);
     assert!(err.contains("PrivilegedIntentsRequired"), "{err}");
 }

@@ -172,9 +172,12 @@ async fn discord(c: crate::config::DiscordCreds, ctx: Ctx) {
     let mut backoff = std::time::Duration::from_secs(1);
     loop {
         let stop = ctx.clone();
-        let run = gateway::run(&settings, ctx.inbox.clone(), ctx.links.clone(), async move {
-            stop.stopped().await
-        });
+        let run = gateway::run(
+            &settings,
+            ctx.inbox.clone(),
+            ctx.links.clone(),
+            async move { stop.stopped().await },
+        );
         let why = match run.await {
             Ok(()) => return,
             Err(GatewayError::Fatal { key, problem }) => {

@@ -219,11 +219,11 @@ impl DiscordStandin {
     async fn connection(self, tcp: tokio::net::TcpStream) {
         let target = Arc::new(Mutex::new(String::new()));
         let t = target.clone();
-        let record_target = move |req: &tokio_tungstenite::tungstenite::handshake::server::Request,
-                                  resp| {
-            *t.lock().unwrap() = req.uri().to_string();
-            Ok(resp)
-        };
+        let record_target =
+            move |req: &tokio_tungstenite::tungstenite::handshake::server::Request, resp| {
+                *t.lock().unwrap() = req.uri().to_string();
+                Ok(resp)
+            };
         let Ok(mut ws) = tokio_tungstenite::accept_hdr_async(tcp, record_target).await else {
             return;
         };
@@ -387,7 +387,9 @@ async fn api(
             "team": null, "owner": {"id": ASKER, "username": "ann", "discriminator": "0", "avatar": null}
         })),
         ("POST", r) if r.starts_with("/channels/") && r.ends_with("/messages") => {
-            let channel = r.trim_start_matches("/channels/").trim_end_matches("/messages");
+            let channel = r
+                .trim_start_matches("/channels/")
+                .trim_end_matches("/messages");
             let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
             ok(json!({
                 "id": "1199999999999999999", "channel_id": channel, "type": 19,

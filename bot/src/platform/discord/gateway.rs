@@ -123,9 +123,10 @@ pub fn classify(e: &serenity::Error) -> GatewayError {
         serenity::Error::Gateway(G::InvalidGatewayIntents) => {
             fatal(INTENTS_KEY, "close code 4013: invalid gateway intents")
         }
-        serenity::Error::Gateway(G::InvalidAuthentication) => {
-            fatal(TOKEN_KEY, "close code 4004: the gateway refused the bot token")
-        }
+        serenity::Error::Gateway(G::InvalidAuthentication) => fatal(
+            TOKEN_KEY,
+            "close code 4004: the gateway refused the bot token",
+        ),
         serenity::Error::Http(h) if h.status_code().map(|s| s.as_u16()) == Some(401) => fatal(
             TOKEN_KEY,
             "HTTP 401 from the Web API: the bot token was refused",
@@ -194,7 +195,9 @@ impl Handler {
         let sender = self.sender.clone();
         tokio::spawn(async move {
             match sender.register_commands(&app).await {
-                Ok(()) => tracing::info!(application = %app, commands = "/ask", "Discord commands registered"),
+                Ok(()) => {
+                    tracing::info!(application = %app, commands = "/ask", "Discord commands registered")
+                }
                 Err(e) => tracing::warn!(application = %app, error = %e, "could not register /ask"),
             }
         });

@@ -76,7 +76,9 @@ impl DiscordSender {
             .map_err(transport)?;
         let status = resp.status();
         if !status.is_success() {
-            return Err(DeliveryError::Refused(format!("HTTP {status} from GET {url}")));
+            return Err(DeliveryError::Refused(format!(
+                "HTTP {status} from GET {url}"
+            )));
         }
         let app: Value = resp.json().await.map_err(transport)?;
         app.get("id")
