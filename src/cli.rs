@@ -125,7 +125,7 @@ pub enum Command {
     Docgen(DocgenArgs),
     /// The team bot: answers Slack, Discord and Feishu questions inside per-channel repository
     /// scopes (deploy/bot.toml is a sample configuration).
-    Bot(BotArgs),
+    Bot(BotCli),
     /// What a diff changes and reaches: changed declarations, callers to a depth, entry points,
     /// modules, tables, topics and keys, and the tests that reach it.
     Impact(ImpactArgs),
@@ -176,6 +176,29 @@ pub enum DocgenMode {
     /// a cron poll start jobs that re-index, regenerate, commit the maps on a docs branch with
     /// `[skip ci]`, push, and open or update one pull / merge request.
     Serve(DocgenServeArgs),
+}
+
+/// `codemap bot --config FILE`, or a setup step (`codemap bot register-commands`).
+#[derive(Args, Debug, Clone)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct BotCli {
+    #[command(subcommand)]
+    pub action: Option<BotAction>,
+    #[command(flatten)]
+    pub run: Option<BotArgs>,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum BotAction {
+    /// Register the `/ask` command with Discord (the bot does it at start too), then exit.
+    RegisterCommands(BotRegisterArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BotRegisterArgs {
+    /// The bot's TOML configuration (its `[platforms.discord]`).
+    #[arg(long, env = "CODEMAP_BOT_CONFIG")]
+    pub config: PathBuf,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -2,6 +2,7 @@
 
 mod ask;
 mod bot;
+mod bot_register;
 mod docgen;
 mod docgen_serve;
 mod embed;
@@ -14,7 +15,7 @@ mod search;
 mod summarize;
 mod watch;
 
-use crate::cli::{Backend, Cli, Command, ExportWhat, Global};
+use crate::cli::{Backend, BotAction, Cli, Command, ExportWhat, Global};
 use anyhow::{Context, Result};
 use indexer::store::meilisearch::{MeiliConfig, MeiliStore};
 use indexer::store::{EmbeddedIndex, IndexDir, IndexRead};
@@ -53,7 +54,13 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         } => graph::path(g, &from, &to, max_depth, limit),
         Command::Diff { from, to } => inspect::diff(g, from, to),
         Command::Docgen(a) => docgen::docgen(g, &a),
-        Command::Bot(a) => bot::bot(&a),
+        Command::Bot(c) => match (c.action, c.run) {
+            (Some(BotAction::RegisterCommands(a)), _) => bot_register::register_commands(&a),
+            (None, Some(a)) => bot::bot(&a),
+            (None, None) => anyhow::bail!(
+                "codemap bot needs --config FILE (or: codemap bot register-commands --config FILE)"
+            ),
+        },
         Command::Impact(a) => impact::impact(g, &a),
         Command::Mcp(a) => mcp::mcp(g, &a),
     }

@@ -171,21 +171,50 @@ async fn slack(c: crate::config::SlackCreds, ctx: Ctx) {
     }
 }
 
+/// The Discord gateway, tried again with backoff while the Web API is unreachable; serenity
+/// itself resumes after RECONNECT and dropped sockets.
 async fn discord(c: crate::config::DiscordCreds, ctx: Ctx) {
-    let token = env(&c.bot_token_env);
-    let stop = ctx.clone();
-    let run = crate::platform::discord::gateway::run(&token, ctx.inbox.clone(), async move {
-        stop.stopped().await
-    });
-    ctx.links.set(Platform::Discord, LinkState::Connected);
-    if let Err(e) = run.await {
-        ctx.fail(
-            Platform::Discord,
-            ConnectError {
-                platform: "platforms.discord".into(),
-                message: e.to_string(),
-            },
+    use crate::platform::discord::gateway::{self, GatewayError};
+    let settings = gateway::Settings {
+        bot_token: env(&c.bot_token_env),
+        api_base: c
+            .api_base
+            .clone()
+            .unwrap_or_else(|| crate::platform::discord::API_BASE.to_string()),
+        application_id: c
+            .application_id_env
+            .as_deref()
+            .map(env)
+            .filter(|a| !a.trim().is_empty()),
+    };
+    let mut backoff = std::time::Duration::from_secs(1);
+    loop {
+        let stop = ctx.clone();
+        let run = gateway::run(
+            &settings,
+            ctx.inbox.clone(),
+            ctx.links.clone(),
+            async move { stop.stopped().await },
         );
+        let why = match run.await {
+            Ok(()) => return,
+            Err(GatewayError::Fatal { key, problem }) => {
+                let e = ConnectError {
+                    platform: key.into(),
+                    message: problem,
+                };
+                return ctx.fail(Platform::Discord, e);
+            }
+            Err(GatewayError::Stopped(why)) => why,
+        };
+        tracing::warn!(error = %why, retry_in = ?backoff, "Discord gateway unavailable");
+        ctx.links
+            .set(Platform::Discord, LinkState::Reconnecting { reason: why });
+        tokio::select! {
+            () = tokio::time::sleep(backoff) => {}
+            () = ctx.stopped() => return,
+        }
+        backoff = (backoff * 2).min(std::time::Duration::from_secs(60));
     }
 }
 

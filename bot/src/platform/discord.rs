@@ -4,11 +4,15 @@
 pub mod buckets;
 pub mod gateway;
 pub mod interaction;
+pub mod register;
 pub mod render;
 pub mod send;
 pub mod verify;
 
 pub use send::DiscordSender;
+
+/// The production Web API base; a configuration's `api_base` replaces it.
+pub const API_BASE: &str = "https://discord.com/api/v10";
 
 use crate::inbox::{Inbox, Submitted};
 use crate::platform::{ConfigError, MAX_BODY, unix_now};

@@ -59,6 +59,34 @@ impl DiscordSender {
         .await
     }
 
+    /// The bot's application id (`GET /oauth2/applications/@me`, bot token), for registering
+    /// `/ask` when the configuration names none.
+    pub async fn application_id(&self) -> Result<String, DeliveryError> {
+        let url = format!("{}/oauth2/applications/@me", self.api_base);
+        let token = self
+            .bot_token
+            .as_deref()
+            .ok_or_else(|| DeliveryError::Refused("discord.bot_token is not set".into()))?;
+        let resp = self
+            .http
+            .get(&url)
+            .header("authorization", format!("Bot {token}"))
+            .send()
+            .await
+            .map_err(transport)?;
+        let status = resp.status();
+        if !status.is_success() {
+            return Err(DeliveryError::Refused(format!(
+                "HTTP {status} from GET {url}"
+            )));
+        }
+        let app: Value = resp.json().await.map_err(transport)?;
+        app.get("id")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| DeliveryError::Refused(format!("no application id from GET {url}")))
+    }
+
     async fn send(
         &self,
         method: reqwest::Method,
