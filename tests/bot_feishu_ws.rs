@@ -4,9 +4,9 @@
 //! in the shop fixture, acknowledges every event, and when the stand-in closes the socket calls
 //! the endpoint again and answers on the new socket. A wrong secret stops the bot, naming the key.
 
-mod support;
 #[path = "support/feishu_standin.rs"]
 mod feishu_standin;
+mod support;
 
 use feishu_standin::{Options, SERVICE_ID, Standin, TENANT_TOKEN, message_event};
 use serde_json::{Value, json};
@@ -242,7 +242,10 @@ async fn a_refused_secret_stops_the_bot_naming_the_key() {
     assert!(!status.success(), "{err}");
     assert!(err.contains("platforms.feishu.app_secret_env"), "{err}");
     assert!(err.contains("app secret invalid"), "{err}");
-    assert!(!err.contains("not-the-secret"), "the secret reached the log");
+    assert!(
+        !err.contains("not-the-secret"),
+        "the secret reached the log"
+    );
     let seen = standin.log();
     assert_eq!(seen.endpoint_calls.len(), 1, "a refusal is not retried");
     assert!(seen.connections.is_empty());

@@ -142,8 +142,14 @@ async fn lark_oapi_ws_client_receives_and_acknowledges_the_standins_events() {
             l.connections.len() == 2 && l.endpoint_calls.len() == 2
         })
         .await;
-    let mid = standin.send_event(&message_event("ev-sdk-3", "om_sdk_3", "oc_shop", "again"), 1);
-    assert_eq!(standin.ack_of(&mid).await.payload_json(), json!({"code": 200}));
+    let mid = standin.send_event(
+        &message_event("ev-sdk-3", "om_sdk_3", "oc_shop", "again"),
+        1,
+    );
+    assert_eq!(
+        standin.ack_of(&mid).await.payload_json(),
+        json!({"code": 200})
+    );
     assert_eq!(sdk.handled()["event_id"], "ev-sdk-3");
 }
 
@@ -157,10 +163,7 @@ async fn lark_oapi_gives_up_on_the_standins_refusal_of_a_wrong_secret() {
         if let Some(s) = sdk.child.try_wait().unwrap() {
             break s;
         }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the SDK kept trying"
-        );
+        assert!(std::time::Instant::now() < deadline, "the SDK kept trying");
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert!(!status.success());

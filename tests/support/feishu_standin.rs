@@ -294,12 +294,16 @@ async fn tenant_token(State(s): State<Arc<Shared>>, Json(body): Json<Value>) -> 
     {
         return Json(json!({"code": BAD_SECRET, "msg": "app secret invalid"}));
     }
-    Json(
-        json!({"code": 0, "msg": "ok", "tenant_access_token": TENANT_TOKEN, "expire": 7200}),
-    )
+    Json(json!({"code": 0, "msg": "ok", "tenant_access_token": TENANT_TOKEN, "expire": 7200}))
 }
 
-fn record(s: &Shared, path: String, query: Option<String>, headers: &HeaderMap, body: Value) -> Json<Value> {
+fn record(
+    s: &Shared,
+    path: String,
+    query: Option<String>,
+    headers: &HeaderMap,
+    body: Value,
+) -> Json<Value> {
     let authorization = headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
@@ -318,7 +322,9 @@ fn record(s: &Shared, path: String, query: Option<String>, headers: &HeaderMap, 
     if !ok {
         return Json(json!({"code": 99991663, "msg": "Invalid access token for authorization"}));
     }
-    Json(json!({"code": 0, "msg": "success", "data": {"message_id": format!("om_reply_{n}"), "msg_type": "post"}}))
+    Json(
+        json!({"code": 0, "msg": "success", "data": {"message_id": format!("om_reply_{n}"), "msg_type": "post"}}),
+    )
 }
 
 async fn reply(
@@ -327,7 +333,13 @@ async fn reply(
     headers: HeaderMap,
     Json(body): Json<Value>,
 ) -> Json<Value> {
-    record(&s, format!("/open-apis/im/v1/messages/{id}/reply"), None, &headers, body)
+    record(
+        &s,
+        format!("/open-apis/im/v1/messages/{id}/reply"),
+        None,
+        &headers,
+        body,
+    )
 }
 
 async fn create(
@@ -336,7 +348,13 @@ async fn create(
     headers: HeaderMap,
     Json(body): Json<Value>,
 ) -> Json<Value> {
-    record(&s, "/open-apis/im/v1/messages".into(), query, &headers, body)
+    record(
+        &s,
+        "/open-apis/im/v1/messages".into(),
+        query,
+        &headers,
+        body,
+    )
 }
 
 /// Accepts upgrades whose URL carries a ticket the endpoint issued.
@@ -355,8 +373,10 @@ async fn accept(listener: tokio::net::TcpListener, s: Arc<Shared>) {
                 } else {
                     let mut e = ErrorResponse::new(Some("no ticket".into()));
                     *e.status_mut() = axum::http::StatusCode::FORBIDDEN;
-                    e.headers_mut().insert("handshake-status", "403".parse().unwrap());
-                    e.headers_mut().insert("handshake-msg", "no ticket".parse().unwrap());
+                    e.headers_mut()
+                        .insert("handshake-status", "403".parse().unwrap());
+                    e.headers_mut()
+                        .insert("handshake-msg", "no ticket".parse().unwrap());
                     Err(e)
                 }
             };
@@ -411,7 +431,11 @@ fn receive(s: &Shared, bytes: &[u8]) -> Option<PbFrame> {
                 service: frame.service,
                 method: 0,
                 headers: vec![h("type", "pong")],
-                payload: s.opts.pong_config.as_ref().map(|c| c.to_string().into_bytes()),
+                payload: s
+                    .opts
+                    .pong_config
+                    .as_ref()
+                    .map(|c| c.to_string().into_bytes()),
                 ..PbFrame::default()
             };
             log.pings.push(frame);

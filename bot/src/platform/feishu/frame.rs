@@ -149,8 +149,9 @@ impl Frame {
     fn part(&self) -> Option<Part> {
         let num = |k: &str| self.header(k)?.parse::<usize>().ok();
         let (sum, seq) = (num("sum")?.max(1), num("seq")?);
+        let message_id = self.header("message_id")?.to_string();
         (seq < sum).then(|| Part {
-            message_id: self.header("message_id")?.to_string(),
+            message_id,
             sum,
             seq,
             bytes: self.payload.clone().unwrap_or_default(),

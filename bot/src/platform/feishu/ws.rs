@@ -73,9 +73,8 @@ struct Endpoint {
     config: Option<ClientConfig>,
 }
 
-type Socket = tokio_tungstenite::WebSocketStream<
-    tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
->;
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// Keeps the long connection up until `stop` resolves (then `Ok`), reporting its state.
 pub async fn run(
@@ -166,7 +165,11 @@ fn endpoint_verdict(status: u16, body: &Value) -> Result<Endpoint, Failure> {
             return Err(Failure::Retry(format!("the endpoint is busy: {c} {msg}")));
         }
         Some(code) => return Err(Failure::Fatal(WsError::Credentials { code, msg })),
-        None => return Err(Failure::Retry("the endpoint answered without a code".into())),
+        None => {
+            return Err(Failure::Retry(
+                "the endpoint answered without a code".into(),
+            ));
+        }
     }
     let url = body
         .pointer("/data/URL")
@@ -448,8 +451,8 @@ mod tests {
 
     #[test]
     fn a_parted_event_is_acknowledged_once_whole() {
-        let body = serde_json::to_vec(&message_event("@_user_1 who calls deductStock?", "p2p"))
-            .unwrap();
+        let body =
+            serde_json::to_vec(&message_event("@_user_1 who calls deductStock?", "p2p")).unwrap();
         let (head, tail) = body.split_at(body.len() / 2);
         let (inbox, mut rx) = inbox();
         let mut parts = Parts::default();
@@ -474,12 +477,10 @@ mod tests {
         let body = serde_json::to_vec(&message_event("who calls deductStock?", "p2p")).unwrap();
         let (tx, _rx) = tokio::sync::mpsc::channel(1);
         let full = Inbox::new(tx.clone());
-        tx.try_send(
-            match event::parse_long_connection(&body, None).unwrap() {
-                Inbound::Question(q) => q,
-                other => panic!("{other:?}"),
-            },
-        )
+        tx.try_send(match event::parse_long_connection(&body, None).unwrap() {
+            Inbound::Question(q) => q,
+            other => panic!("{other:?}"),
+        })
         .unwrap();
         assert_eq!(submit(&full, &body), 503);
         assert_eq!(submit(&full, b"{not json"), 500);
@@ -512,13 +513,19 @@ mod tests {
             })
         );
         let ping = Frame::ping(1).encode_to_vec();
-        let step = on_frame(&ping, &mut Parts::default(), Instant::now(), |_| {
-            unreachable!()
-        });
+        let step = on_frame(
+            &ping,
+            &mut Parts::default(),
+            Instant::now(),
+            |_| unreachable!(),
+        );
         assert_eq!(step, Step::Nothing);
-        let garbage = on_frame(b"\xff\xff", &mut Parts::default(), Instant::now(), |_| {
-            unreachable!()
-        });
+        let garbage = on_frame(
+            b"\xff\xff",
+            &mut Parts::default(),
+            Instant::now(),
+            |_| unreachable!(),
+        );
         assert_eq!(garbage, Step::Nothing);
     }
 
@@ -530,7 +537,10 @@ mod tests {
         let e = endpoint_verdict(200, &ok).unwrap();
         assert!(e.url.starts_with("wss://"));
         assert_eq!(e.config, Some(ClientConfig::default()));
-        for busy in [json!({"code": 1, "msg": "system busy"}), json!({"code": 1000040343})] {
+        for busy in [
+            json!({"code": 1, "msg": "system busy"}),
+            json!({"code": 1000040343}),
+        ] {
             assert!(matches!(
                 endpoint_verdict(200, &busy),
                 Err(Failure::Retry(_))
