@@ -218,12 +218,28 @@ async fn discord(c: crate::config::DiscordCreds, ctx: Ctx) {
     }
 }
 
-async fn feishu(_c: crate::config::FeishuCreds, ctx: Ctx) {
-    ctx.fail(
-        Platform::Feishu,
-        ConnectError {
-            platform: "platforms.feishu.connection".into(),
-            message: "the long connection is not built yet; use connection = \"http\"".into(),
-        },
+async fn feishu(c: crate::config::FeishuCreds, ctx: Ctx) {
+    use crate::platform::feishu::{DEFAULT_API_BASE, ws};
+    let settings = ws::Settings {
+        api_base: c.api_base.unwrap_or_else(|| DEFAULT_API_BASE.into()),
+        app_id: env(&c.app_id_env),
+        app_secret: env(&c.app_secret_env),
+    };
+    let links = ctx.links.clone();
+    let stop = ctx.clone();
+    let run = ws::run(
+        settings,
+        ctx.inbox.clone(),
+        move |s| links.set(Platform::Feishu, s),
+        async move { stop.stopped().await },
     );
+    if let Err(e) = run.await {
+        ctx.fail(
+            Platform::Feishu,
+            ConnectError {
+                platform: e.key().into(),
+                message: e.to_string(),
+            },
+        );
+    }
 }

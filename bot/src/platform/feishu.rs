@@ -1,10 +1,16 @@
-//! Feishu/Lark: the event callback ([`router`]) and replies through the open API
-//! ([`FeishuSender`]).
+//! Feishu/Lark: events through the HTTP callback ([`router`]) or the long connection
+//! ([`ws::run`], protobuf [`frame`]s over a WebSocket the bot dials), both parsed by [`event`];
+//! replies through the open API ([`FeishuSender`]).
 
 pub mod crypto;
 pub mod event;
+pub mod frame;
 pub mod render;
 pub mod send;
+pub mod ws;
+
+/// The Open API base when the configuration names none (Lark: `https://open.larksuite.com`).
+pub const DEFAULT_API_BASE: &str = "https://open.feishu.cn";
 
 pub use send::FeishuSender;
 
