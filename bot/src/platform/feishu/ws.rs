@@ -421,13 +421,26 @@ mod tests {
         ))
         .unwrap();
 
+        // The callback takes events encrypted and signed only.
         let (http_inbox, mut http_rx) = inbox();
+        let key = "encrypt-key";
         let router = super::super::router(
-            super::super::FeishuConfig::new("vtoken", None, None).unwrap(),
+            super::super::FeishuConfig::new("vtoken", key, None).unwrap(),
             http_inbox,
         );
+        let sealed = serde_json::to_vec(
+            &serde_json::json!({"encrypt": super::super::crypto::encrypt(key, [7; 16], &body)}),
+        )
+        .unwrap();
+        let ts = crate::platform::unix_now().to_string();
         let req = axum::http::Request::post("/feishu/events")
-            .body(Body::from(body.clone()))
+            .header("x-lark-request-timestamp", &ts)
+            .header("x-lark-request-nonce", "n1")
+            .header(
+                "x-lark-signature",
+                super::super::crypto::signature(&ts, "n1", key, &sealed),
+            )
+            .body(Body::from(sealed))
             .unwrap();
         assert_eq!(router.oneshot(req).await.unwrap().status(), 200);
         let over_http = http_rx.try_recv().unwrap();
