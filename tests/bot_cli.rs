@@ -329,6 +329,8 @@ fn check_proves_the_configuration_or_names_the_key_that_cannot_work() {
 }
 
 /// Starts `codemap bot` with every platform over HTTP, stderr piped; waits for `/healthz`.
+/// The caller stops the child ([`stop`]).
+#[allow(clippy::zombie_processes)]
 fn start_bot(
     dir: &Path,
     idx: &Path,
@@ -350,13 +352,17 @@ fn start_bot(
     for (k, v) in secrets() {
         c.env(k, v);
     }
-    let child = c.spawn().unwrap();
+    let mut child = c.spawn().unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         if let Some(r) = get(port, "/healthz") {
             return (child, r);
         }
-        assert!(Instant::now() < deadline, "the bot did not listen");
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the bot did not listen");
+        }
         std::thread::sleep(Duration::from_millis(100));
     }
 }

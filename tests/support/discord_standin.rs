@@ -219,6 +219,8 @@ impl DiscordStandin {
     async fn connection(self, tcp: tokio::net::TcpStream) {
         let target = Arc::new(Mutex::new(String::new()));
         let t = target.clone();
+        // tungstenite's handshake callback returns its own (large) error response type.
+        #[allow(clippy::result_large_err)]
         let record_target =
             move |req: &tokio_tungstenite::tungstenite::handshake::server::Request, resp| {
                 *t.lock().unwrap() = req.uri().to_string();

@@ -366,6 +366,8 @@ async fn accept(listener: tokio::net::TcpListener, s: Arc<Shared>) {
         let s = s.clone();
         tokio::spawn(async move {
             let mut uri = String::new();
+            // tungstenite's handshake callback returns its own (large) error response type.
+            #[allow(clippy::result_large_err)]
             let check = |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {
                 uri = req.uri().to_string();
                 if uri.contains("ticket=tk") && uri.contains(&format!("service_id={SERVICE_ID}")) {

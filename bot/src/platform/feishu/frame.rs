@@ -166,10 +166,13 @@ fn header(key: &str, value: &str) -> Header {
     }
 }
 
+/// One parted event: when its first part came, and the parts so far by position.
+type Pending = (Instant, Vec<Option<Vec<u8>>>);
+
 /// Parted events being put back together, by message id.
 #[derive(Default)]
 pub struct Parts {
-    pending: HashMap<String, (Instant, Vec<Option<Vec<u8>>>)>,
+    pending: HashMap<String, Pending>,
 }
 
 impl Parts {
