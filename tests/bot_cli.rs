@@ -10,14 +10,6 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 use support::*;
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 fn get(port: u16, path: &str) -> Option<String> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
@@ -146,23 +138,6 @@ fn the_bot_serves_health_over_a_real_index_and_stops_on_sigterm() {
     }
     #[cfg(not(unix))]
     child.kill().unwrap();
-}
-
-/// The shop fixture copied to `tmp/shop` and indexed; returns (repository, index folder).
-fn indexed_shop(tmp: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
-    let repo = tmp.join("shop");
-    copy_shop(&repo);
-    let idx = repo.join(".codemap");
-    let o = codemap()
-        .arg("--index-dir")
-        .arg(&idx)
-        .arg("index")
-        .arg(&repo)
-        .arg("--quiet")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    (repo, idx)
 }
 
 /// RFC 8032's first Ed25519 test key: a public key as Discord's portal shows it.

@@ -20,29 +20,6 @@ const TOKEN_VAR: &str = "CODEMAP_TEST_DISCORD_TOKEN";
 const TOKEN: &str = "standin-token";
 const DM_CHANNEL: &str = "1180000000000000000";
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// The shop fixture, indexed; returns (repository root, index folder).
-fn indexed_shop(tmp: &Path) -> (PathBuf, PathBuf) {
-    let repo = tmp.join("shop");
-    copy_shop(&repo);
-    let idx = repo.join(".codemap");
-    let o = codemap()
-        .arg("--index-dir")
-        .arg(&idx)
-        .args(["index", repo.to_str().unwrap(), "--quiet"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    (repo, idx)
-}
-
 fn config(tmp: &Path, idx: &Path, api_base: &str) -> PathBuf {
     let text = format!(
         "listen = \"127.0.0.1:{}\"\nstate_dir = {:?}\n\

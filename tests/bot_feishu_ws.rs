@@ -19,31 +19,6 @@ const APP_ID: &str = "cli_a5f2d1c0e4b8d00b";
 const APP_SECRET: &str = "VfZk3s9QbT1mN7xW2yR8pL4c";
 const CHAT: &str = "oc_5ce6d572455d361153b7xx51da133945";
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// The shop fixture, copied and indexed: (work tree, index folder).
-fn indexed_shop(tmp: &Path) -> (PathBuf, PathBuf) {
-    let repo = tmp.join("shop");
-    copy_shop(&repo);
-    let idx = repo.join(".codemap");
-    let o = codemap()
-        .arg("--index-dir")
-        .arg(&idx)
-        .arg("index")
-        .arg(&repo)
-        .arg("--quiet")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    (repo, idx)
-}
-
 fn config(tmp: &Path, idx: &Path, api_base: &str) -> PathBuf {
     let text = format!(
         r#"listen = "127.0.0.1:{port}"

@@ -15,26 +15,8 @@ use std::time::{Duration, Instant};
 use support::slack_standin::{self as slack, SlackStandin};
 use support::*;
 
-/// The shop fixture indexed into `tmp/shop/.codemap`; returns the repository root.
-fn indexed_shop(tmp: &Path) -> std::path::PathBuf {
-    let repo = tmp.join("shop");
-    copy_shop(&repo);
-    let o = codemap()
-        .arg("--index-dir")
-        .arg(repo.join(".codemap"))
-        .args(["index", repo.to_str().unwrap(), "--quiet"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    repo
-}
-
 fn config(tmp: &Path, repo: &Path, api: &str) -> std::path::PathBuf {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let text = format!(
         "listen = \"127.0.0.1:{port}\"\nstate_dir = {:?}\n\
          [[repositories]]\nname = \"shop\"\nindex_dir = {:?}\n\
@@ -122,7 +104,7 @@ fn answered(standin: &SlackStandin, repo: &Path, ts: &str) -> Value {
 #[test]
 fn a_question_over_socket_mode_is_answered_with_citations_and_survives_a_refresh() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = indexed_shop(tmp.path());
+    let (repo, _) = indexed_shop(tmp.path());
     let standin = SlackStandin::start();
     let cfg = config(tmp.path(), &repo, &standin.api);
     let mut bot = start_bot(&cfg, slack::APP_TOKEN);
@@ -197,7 +179,7 @@ fn a_question_over_socket_mode_is_answered_with_citations_and_survives_a_refresh
 #[test]
 fn a_refused_app_token_stops_the_bot_naming_the_key() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = indexed_shop(tmp.path());
+    let (repo, _) = indexed_shop(tmp.path());
     let standin = SlackStandin::start();
     let cfg = config(tmp.path(), &repo, &standin.api);
     let mut bot = start_bot(&cfg, "xapp-1-revoked");

@@ -153,3 +153,27 @@ impl Drop for Server {
         let _ = self.store("cleanup").drop_indexes();
     }
 }
+
+/// A port nothing listens on now (for a server the test starts).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The shop fixture copied to `tmp/shop` and indexed; returns (repository, index folder).
+pub fn indexed_shop(tmp: &Path) -> (PathBuf, PathBuf) {
+    let repo = tmp.join("shop");
+    copy_shop(&repo);
+    let idx = repo.join(".codemap");
+    let o = codemap()
+        .arg("--index-dir")
+        .arg(&idx)
+        .args(["index", repo.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (repo, idx)
+}
