@@ -260,38 +260,7 @@ impl<'a> Asker<'a> {
                 )),
             }
         }
-        let lacks = coverage::applies(&q)
-            .then(|| {
-                let declared = |stem: &str| v.card_postings(stem).is_some();
-                let written =
-                    |word: &str| v.index.search_chunks(word, 1).is_ok_and(|h| !h.is_empty());
-                let idf = |stem: &str| v.idf(stem);
-                let top: Vec<usize> = ranked
-                    .iter()
-                    .filter_map(|r| match r.key {
-                        crate::retrieve::UnitKey::Sym(i) => Some(i),
-                        _ => None,
-                    })
-                    .take(5)
-                    .collect();
-                let placed = |n: usize, stem: &str| {
-                    v.card_postings(stem)
-                        .is_some_and(|mut p| p.any(|(sym, _)| sym == top[n]))
-                };
-                coverage::coverage(
-                    &q,
-                    &coverage::Lookups {
-                        declared: &declared,
-                        written: &written,
-                        idf: &idf,
-                        placed: &placed,
-                        places: top.len(),
-                    },
-                )
-            })
-            .flatten()
-            .inspect(|c| tracing::debug!(?c, "coverage"))
-            .filter(coverage::Coverage::weak);
+        let lacks = coverage::judge(v, &q, &ranked).filter(coverage::Coverage::weak);
         let p = plan(&retriever, &q, &ranked, graph)?;
         notes.extend(p.notes.iter().cloned());
         let assembled = assemble(v, &p, graph, opts.level, opts.token_budget, opts.limit)?;

@@ -514,3 +514,27 @@ fn the_view_is_cached_per_snapshot_and_a_long_lived_asker_follows_the_index() {
     assert_eq!(now.len(), 1, "the old snapshot's view is removed: {now:?}");
     assert_ne!(now, first);
 }
+
+/// A question about code the repository does not hold says so; a question the repository
+/// answers does not.
+#[test]
+fn a_question_about_code_that_is_not_there_says_nothing_matches() {
+    let f = fixture();
+    let index = EmbeddedIndex::open(&f.dir).unwrap();
+    let asker = Asker::new(&index).unwrap();
+    let a = asker
+        .ask("how are uploaded images resized into thumbnails?", &opts())
+        .unwrap();
+    assert_eq!(a.not_found, ["uploaded", "images", "resized", "thumbnails"]);
+    assert!(
+        a.answer.starts_with(
+            "Nothing in this repository matches “uploaded”, “images”, “resized”, “thumbnails”"
+        ),
+        "{}",
+        a.answer
+    );
+    assert_citations_resolve(&a, &f.root);
+    let a = asker.ask("where is the stock deducted?", &opts()).unwrap();
+    assert!(a.not_found.is_empty(), "{:?}", a.not_found);
+    assert!(!a.answer.starts_with("Nothing in"), "{}", a.answer);
+}

@@ -6,6 +6,46 @@
 //! hold at all. Pure over the lookups it is given.
 
 use crate::question::{Intent, Question, TermOrigin};
+use crate::retrieve::{Ranked, UnitKey};
+use crate::view::SnapshotView;
+
+/// How many first places of the ranking are read for [`Coverage::best_place`].
+const PLACES: usize = 5;
+
+/// The coverage of a question that [`applies`], over the snapshot and the ranking's first
+/// places.
+pub fn judge(v: &SnapshotView<'_>, q: &Question, ranked: &[Ranked]) -> Option<Coverage> {
+    if !applies(q) {
+        return None;
+    }
+    let top: Vec<usize> = ranked
+        .iter()
+        .filter_map(|r| match r.key {
+            UnitKey::Sym(i) => Some(i),
+            UnitKey::Range { .. } => None,
+        })
+        .take(PLACES)
+        .collect();
+    let declared = |stem: &str| v.card_postings(stem).is_some();
+    let written = |word: &str| v.index.search_chunks(word, 1).is_ok_and(|h| !h.is_empty());
+    let idf = |stem: &str| v.idf(stem);
+    let placed = |n: usize, stem: &str| {
+        v.card_postings(stem)
+            .is_some_and(|mut p| p.any(|(sym, _)| sym == top[n]))
+    };
+    let c = coverage(
+        q,
+        &Lookups {
+            declared: &declared,
+            written: &written,
+            idf: &idf,
+            placed: &placed,
+            places: top.len(),
+        },
+    );
+    tracing::debug!(?c, "coverage");
+    c
+}
 
 /// Above this share of weight missing from every declaration's card, nothing matches well.
 /// Chosen on bench/eval/offscope/commons-io.jsonl against the commons-io QA set; checked on
