@@ -4,13 +4,11 @@
 //! repository, every Meilisearch repository answers a real request. Each problem names its
 //! config key; a start with any problem is refused, never made partially.
 
-use crate::config::{Config, Connection, MeiliEntry, RepoEntry};
+use crate::config::{Config, Connection, RepoEntry};
 use crate::inbox::Inbox;
 use crate::model::Platform;
 use crate::mount;
-use indexer::model::Snapshot;
-use indexer::store::meilisearch::{MeiliConfig, MeiliStore};
-use indexer::store::{EmbeddedIndex, IndexDir, IndexRead};
+use query::{Probe, ProbeError};
 use std::path::Path;
 
 /// One thing that cannot work, with the config key to fix.
@@ -150,115 +148,56 @@ pub fn secrets(config: &Config) -> Vec<Problem> {
 }
 
 fn repository(at: &str, r: &RepoEntry) -> Result<RepoProof, Problem> {
-    match (&r.index_dir, &r.meilisearch) {
-        (_, Some(m)) => meilisearch(at, r, m),
-        (Some(dir), None) => embedded(at, dir, r),
-        (None, None) => Err(Problem::new(at, "no index_dir and no meilisearch")),
-    }
-}
-
-fn embedded(at: &str, dir: &Path, r: &RepoEntry) -> Result<RepoProof, Problem> {
-    let key = format!("{at}.index_dir");
-    let shown = dir.display();
-    if !dir.is_dir() {
-        return Err(Problem::new(
-            key,
-            format!(
-                "{shown} does not exist; run `codemap index` in the repository or fix the path"
-            ),
-        ));
-    }
-    let idx = IndexDir::new(dir);
-    if !idx.exists() {
-        return Err(Problem::new(
-            key,
-            format!("{shown} holds no codemap index; run `codemap index` in the repository"),
-        ));
-    }
-    let index = EmbeddedIndex::open(&idx)
-        .map_err(|e| Problem::new(&key, format!("{shown} does not open: {e}")))?;
-    let snapshot = snapshot_of(&index).map_err(|m| Problem::new(&key, format!("{shown}: {m}")))?;
-    let (root_key, root) = match &r.repo_root {
-        Some(root) => (format!("{at}.repo_root"), root.clone()),
-        None => (
-            key.clone(),
-            dir.parent().map(Path::to_path_buf).unwrap_or_default(),
-        ),
+    let location = r
+        .location()
+        .ok_or_else(|| Problem::new(at, "no index_dir and no meilisearch"))?;
+    let embedded = matches!(location, query::IndexLocation::Embedded { .. });
+    let index_key = match embedded {
+        true => format!("{at}.index_dir"),
+        false => format!("{at}.meilisearch.url"),
     };
-    let sample = index
-        .current_files()
-        .map_err(|e| Problem::new(&key, format!("{shown} does not read: {e}")))?
-        .into_keys()
-        .map(|p| p.as_str().to_string())
-        .collect::<Vec<_>>();
-    belongs(&root, &snapshot, &sample).map_err(|m| match r.repo_root {
-        Some(_) => Problem::new(&root_key, m),
-        None => Problem::new(
-            &root_key,
-            format!("{m} (the index folder's parent; set repo_root to the repository's work tree if the index lives apart from it)"),
-        ),
+    let found = query::probe(&location).map_err(|e| {
+        let key = match e {
+            ProbeError::Unpublished { .. } => format!("{at}.meilisearch.repo"),
+            _ => index_key.clone(),
+        };
+        Problem::new(key, e.to_string())
     })?;
-    Ok(proof(r, "embedded", &snapshot))
-}
-
-fn meilisearch(at: &str, r: &RepoEntry, m: &MeiliEntry) -> Result<RepoProof, Problem> {
-    let repo = m.repo.clone().unwrap_or_else(|| r.name.clone());
-    let key = m.key_env.as_ref().and_then(|k| std::env::var(k).ok());
-    let store = MeiliStore::connect(MeiliConfig::new(&m.url, key, &m.prefix, &repo))
-        .map_err(|e| Problem::new(format!("{at}.meilisearch.url"), e.to_string()))?;
-    let snapshot = match store.last_snapshot() {
-        Ok(Some(s)) => s,
-        Ok(None) => {
-            return Err(Problem::new(
-                format!("{at}.meilisearch.repo"),
-                format!(
-                    "{} has nothing published for repository {repo:?} under prefix {:?}; run `codemap index --backend meilisearch --repo-name {repo}`",
-                    m.url, m.prefix
-                ),
-            ));
-        }
-        Err(e) => {
-            return Err(Problem::new(
-                format!("{at}.meilisearch.url"),
-                format!("{} does not answer: {e}", m.url),
-            ));
-        }
+    // An embedded index kept inside its repository needs no `repo_root`; a Meilisearch one is
+    // only compared with a work tree the configuration names.
+    let root = match (&r.repo_root, &r.index_dir) {
+        (Some(root), _) => Some((format!("{at}.repo_root"), root.clone(), true)),
+        (None, Some(dir)) if embedded => dir
+            .parent()
+            .map(|p| (index_key.clone(), p.to_path_buf(), false)),
+        _ => None,
     };
-    if let Some(root) = &r.repo_root {
-        belongs(root, &snapshot, &[]).map_err(|e| Problem::new(format!("{at}.repo_root"), e))?;
+    if let Some((key, root, named)) = root {
+        belongs(&root, &found).map_err(|m| match named {
+            true => Problem::new(&key, m),
+            false => Problem::new(
+                &key,
+                format!("{m} (the index folder's parent; set repo_root to the repository's work tree if the index lives apart from it)"),
+            ),
+        })?;
     }
-    Ok(proof(r, "meilisearch", &snapshot))
-}
-
-fn snapshot_of(index: &dyn IndexRead) -> Result<Snapshot, String> {
-    match index.last_snapshot() {
-        Ok(Some(s)) => Ok(s),
-        Ok(None) => Err("the index is empty; run `codemap index`".into()),
-        Err(e) => Err(format!("does not read: {e}")),
-    }
-}
-
-fn proof(r: &RepoEntry, backend: &'static str, s: &Snapshot) -> RepoProof {
-    RepoProof {
+    Ok(RepoProof {
         name: r.name.clone(),
-        backend,
-        generation: s.generation,
-        files: s.files,
-        commit: s.commit.clone(),
-    }
+        backend: if embedded { "embedded" } else { "meilisearch" },
+        generation: found.generation,
+        files: found.files,
+        commit: found.commit,
+    })
 }
-
-/// Indexed paths looked for in the work tree: enough to tell another repository apart.
-const SAMPLE: usize = 20;
 
 /// Whether the index was built from the work tree at `root`: the folder exists, the snapshot's
 /// commit (if it recorded one) is in the root's git history, and some indexed files are there.
-fn belongs(root: &Path, snapshot: &Snapshot, indexed: &[String]) -> Result<(), String> {
+fn belongs(root: &Path, found: &Probe) -> Result<(), String> {
     let shown = root.display();
     if !root.is_dir() {
         return Err(format!("the repository folder {shown} does not exist"));
     }
-    if let Some(commit) = &snapshot.commit
+    if let Some(commit) = &found.commit
         && commit_known(root, commit) == Some(false)
     {
         return Err(format!(
@@ -266,11 +205,8 @@ fn belongs(root: &Path, snapshot: &Snapshot, indexed: &[String]) -> Result<(), S
             commit.chars().take(10).collect::<String>()
         ));
     }
-    let mut sample: Vec<&String> = indexed.iter().collect();
-    sample.sort();
-    sample.truncate(SAMPLE);
-    if let Some(first) = sample.first()
-        && !sample.iter().any(|p| root.join(p).exists())
+    if let Some(first) = found.sample.first()
+        && !found.sample.iter().any(|p| root.join(p).exists())
     {
         return Err(format!(
             "{shown} is not the repository this index was built from: none of its files (such as {first}) is there"
@@ -302,15 +238,12 @@ fn commit_known(root: &Path, commit: &str) -> Option<bool> {
 mod tests {
     use super::*;
 
-    fn snap(commit: Option<&str>) -> Snapshot {
-        Snapshot {
+    fn snap(commit: Option<&str>, sample: &[&str]) -> Probe {
+        Probe {
             generation: 2,
             commit: commit.map(String::from),
-            dirty: false,
-            created_at: 0,
             files: 2,
-            symbols: 0,
-            chunks: 0,
+            sample: sample.iter().map(|s| s.to_string()).collect(),
         }
     }
 
@@ -319,12 +252,12 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(tmp.path().join("src")).unwrap();
         std::fs::write(tmp.path().join("src/A.java"), "class A {}").unwrap();
-        let indexed = vec!["src/A.java".to_string(), "src/B.java".to_string()];
-        assert_eq!(belongs(tmp.path(), &snap(None), &indexed), Ok(()));
-        let other = vec!["lib/Z.java".to_string()];
-        let e = belongs(tmp.path(), &snap(None), &other).unwrap_err();
+        let indexed = snap(None, &["src/A.java", "src/B.java"]);
+        assert_eq!(belongs(tmp.path(), &indexed), Ok(()));
+        let other = snap(None, &["lib/Z.java"]);
+        let e = belongs(tmp.path(), &other).unwrap_err();
         assert!(e.contains("none of its files (such as lib/Z.java)"), "{e}");
-        let e = belongs(&tmp.path().join("gone"), &snap(None), &indexed).unwrap_err();
+        let e = belongs(&tmp.path().join("gone"), &indexed).unwrap_err();
         assert!(e.contains("does not exist"), "{e}");
     }
 
@@ -346,12 +279,13 @@ mod tests {
         git(&["add", "."]);
         git(&["commit", "-q", "-m", "one"]);
         let head = query::freshness::git_head(tmp.path()).unwrap();
-        let files = vec!["A.java".to_string()];
-        assert_eq!(belongs(tmp.path(), &snap(Some(&head)), &files), Ok(()));
+        assert_eq!(belongs(tmp.path(), &snap(Some(&head), &["A.java"])), Ok(()));
         let e = belongs(
             tmp.path(),
-            &snap(Some("0123456789abcdef0123456789abcdef01234567")),
-            &files,
+            &snap(
+                Some("0123456789abcdef0123456789abcdef01234567"),
+                &["A.java"],
+            ),
         )
         .unwrap_err();
         assert!(e.contains("its commit 0123456789 is not in"), "{e}");

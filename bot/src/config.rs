@@ -467,32 +467,39 @@ impl Config {
     pub fn service_repos(&self) -> Vec<query::RepoConfig> {
         self.repositories
             .iter()
-            .map(|r| {
-                let location = match (&r.index_dir, &r.meilisearch) {
-                    (_, Some(m)) => query::IndexLocation::Meilisearch {
-                        config: indexer::store::meilisearch::MeiliConfig::new(
-                            m.url.clone(),
-                            m.key_env.as_ref().and_then(|k| std::env::var(k).ok()),
-                            m.prefix.clone(),
-                            m.repo.clone().unwrap_or_else(|| r.name.clone()),
-                        ),
-                        cache_dir: m.cache_dir.clone(),
-                        repo_root: r.repo_root.clone(),
-                    },
-                    (Some(dir), None) => query::IndexLocation::Embedded {
-                        index_dir: dir.clone(),
-                        repo_root: r.repo_root.clone(),
-                    },
-                    (None, None) => unreachable!("validated: every repository has a location"),
-                };
-                query::RepoConfig {
-                    name: r.name.clone(),
-                    location,
-                    workers: r.workers,
-                    preload: r.preload,
-                }
+            .map(|r| query::RepoConfig {
+                name: r.name.clone(),
+                location: r
+                    .location()
+                    .expect("validated: every repository has a location"),
+                workers: r.workers,
+                preload: r.preload,
             })
             .collect()
+    }
+}
+
+impl RepoEntry {
+    /// Where the repository's index lives, with the Meilisearch key read from the environment
+    /// now; `None` when the entry names neither an index folder nor a server.
+    pub fn location(&self) -> Option<query::IndexLocation> {
+        match (&self.index_dir, &self.meilisearch) {
+            (_, Some(m)) => Some(query::IndexLocation::Meilisearch {
+                config: query::MeiliConfig::new(
+                    m.url.clone(),
+                    m.key_env.as_ref().and_then(|k| std::env::var(k).ok()),
+                    m.prefix.clone(),
+                    m.repo.clone().unwrap_or_else(|| self.name.clone()),
+                ),
+                cache_dir: m.cache_dir.clone(),
+                repo_root: self.repo_root.clone(),
+            }),
+            (Some(dir), None) => Some(query::IndexLocation::Embedded {
+                index_dir: dir.clone(),
+                repo_root: self.repo_root.clone(),
+            }),
+            (None, None) => None,
+        }
     }
 }
 

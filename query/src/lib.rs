@@ -23,6 +23,7 @@ pub mod fusion;
 pub mod graph;
 pub mod impact;
 pub mod llm;
+pub mod probe;
 pub mod question;
 pub mod render;
 pub mod rerank;
@@ -47,9 +48,12 @@ pub use embed::{
 };
 pub use graph::{CallGraph, EdgeTable, NoGraph, StoredGraph};
 pub use llm::{ChatModel, LlmConfig, LlmError, OpenAiChat};
+pub use probe::{Probe, ProbeError, probe};
 pub use render::render_text;
 pub use search::{Hit, HitSource, SearchError, search, search_with_overlay};
-pub use service::{IndexLocation, RepoConfig, RepoStatus, Request, Scope, Service, ServiceError};
+pub use service::{
+    IndexLocation, MeiliConfig, RepoConfig, RepoStatus, Request, Scope, Service, ServiceError,
+};
 
 use indexer::store::StoreError;
 
