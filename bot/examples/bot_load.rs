@@ -3,7 +3,7 @@
 //! delivered, lost and duplicated replies, and peak RSS. Run by bench/bot_load.sh.
 //!
 //! Environment: BOT_LOAD_INDEX (index folder, required), BOT_LOAD_QUESTIONS (a file, one question
-//! a line, `#` comments; default: questions about the shop fixture), BOT_LOAD_N (50),
+//! a line, `#` comments; required: bench/questions-shop.txt for the shop fixture), BOT_LOAD_N (50),
 //! BOT_LOAD_CHANNELS (10), BOT_LOAD_WORKERS (query worker threads, 4), BOT_LOAD_CONCURRENCY
 //! (questions in flight, 8), BOT_LOAD_RATE (arrivals per second, evenly spaced; 0 = all at once,
 //! the default), BOT_LOAD_MEILI_URL + BOT_LOAD_MEILI_REPO (+ BOT_LOAD_MEILI_KEY_ENV,
@@ -21,19 +21,6 @@ use std::time::{Duration, Instant};
 /// allocates on four threads at once, and glibc's malloc alone took a sixth of its CPU here.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-const SHOP_QUESTIONS: [&str; 10] = [
-    "who calls the stock deduction?",
-    "who calls deductStock?",
-    "where is an order created?",
-    "how does a payment reach the order?",
-    "谁调用了扣减库存？",
-    "where are coupons checked?",
-    "what does OrderServiceImpl.createOrder call?",
-    "where is the low stock notification sent?",
-    "who calls InventoryClient.deduct?",
-    "where is the order cancelled when it is not paid?",
-];
 
 fn env(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -89,16 +76,16 @@ async fn main() {
     let preload = env("BOT_LOAD_PRELOAD", 1) != 0;
     // The search server's process, when it runs on this machine: its CPU during the load.
     let server = std::env::var("BOT_LOAD_SERVER_PID").ok();
-    let questions: Vec<String> = match std::env::var("BOT_LOAD_QUESTIONS") {
-        Ok(p) => std::fs::read_to_string(&p)
-            .unwrap_or_else(|e| panic!("BOT_LOAD_QUESTIONS {p}: {e}"))
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(String::from)
-            .collect(),
-        Err(_) => SHOP_QUESTIONS.iter().map(|s| s.to_string()).collect(),
-    };
+    let p = std::env::var("BOT_LOAD_QUESTIONS").expect(
+        "BOT_LOAD_QUESTIONS: a file of questions (bench/questions-shop.txt for the shop fixture)",
+    );
+    let questions: Vec<String> = std::fs::read_to_string(&p)
+        .unwrap_or_else(|e| panic!("BOT_LOAD_QUESTIONS {p}: {e}"))
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect();
     let location = match (
         std::env::var("BOT_LOAD_MEILI_URL"),
         std::env::var("BOT_LOAD_INDEX"),

@@ -174,6 +174,13 @@ impl DiscordStandin {
             s.messages += 1;
             format!("11900000000000{:05}", s.messages)
         };
+        self.message_with_id(&id, channel, guild, mention, text);
+        id
+    }
+
+    /// [`message`](Self::message) with a given id: the same id twice is what a client sees
+    /// when a dispatch is replayed after a resume.
+    pub fn message_with_id(&self, id: &str, channel: &str, guild: bool, mention: bool, text: &str) {
         let content = if mention {
             format!("<@{BOT_USER}> {text}")
         } else {
@@ -196,7 +203,6 @@ impl DiscordStandin {
             d["member"] = json!({"roles": [], "joined_at": "2026-01-01T00:00:00.000000+00:00", "deaf": false, "mute": false, "flags": 0});
         }
         self.dispatch("MESSAGE_CREATE", d);
-        id
     }
 
     /// Sends a dispatch (op 0) with the next sequence number on the live connection.
