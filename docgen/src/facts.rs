@@ -36,7 +36,24 @@ pub struct Facts {
     pub edges: Vec<Edge>,
     /// Text of each module's README (`<root>/README.md`), by module name, with its path.
     pub readmes: BTreeMap<String, (String, String)>,
+    /// The repository's top-level README, with its path: where modules are often listed.
+    pub root_readme: Option<(String, String)>,
+    /// Text of each module's build file (`pom.xml`, `build.gradle(.kts)`, `package.json`,
+    /// `pyproject.toml`, `setup.cfg` at its root), by module name, with its path.
+    pub build_files: BTreeMap<String, (String, String)>,
+    /// Each module's root folder (`""` for the repository root), by module name.
+    pub roots: BTreeMap<String, String>,
 }
+
+/// Build files whose description field can say what a module is for, in the order looked at.
+const BUILD_FILES: &[&str] = &[
+    "pom.xml",
+    "build.gradle",
+    "build.gradle.kts",
+    "package.json",
+    "pyproject.toml",
+    "setup.cfg",
+];
 
 impl Facts {
     /// Reads the snapshot. `None` before the first index run.
@@ -77,30 +94,32 @@ impl Facts {
             symbols,
             edges,
             readmes: BTreeMap::new(),
+            root_readme: None,
+            build_files: BTreeMap::new(),
+            roots: BTreeMap::new(),
         };
-        for (module, root) in facts.module_roots() {
-            let path = if root.is_empty() {
-                "README.md".to_string()
-            } else {
-                format!("{root}/README.md")
+        facts.roots = facts.module_roots();
+        for (module, root) in facts.roots.clone() {
+            let at = |name: &str| match root.is_empty() {
+                true => name.to_string(),
+                false => format!("{root}/{name}"),
             };
+            let path = at("README.md");
             if facts.files.get(&path).is_some_and(|f| f.module == module) {
-                // Chunks leave out the blank lines between them: lines are put back at their
-                // numbers, so the text's line numbers are the file's.
-                let mut lines: Vec<String> = Vec::new();
-                for c in r.chunks_of(&path)? {
-                    let start = c.chunk.start_line.max(1) as usize;
-                    for (k, l) in c.chunk.text.lines().enumerate() {
-                        let at = start - 1 + k;
-                        if lines.len() <= at {
-                            lines.resize(at + 1, String::new());
-                        }
-                        lines[at] = l.to_string();
-                    }
-                }
-                let text = lines.join("\n");
-                facts.readmes.insert(module, (path, text));
+                let text = text_of(r, &path)?;
+                facts.readmes.insert(module.clone(), (path, text));
             }
+            if let Some(path) = BUILD_FILES
+                .iter()
+                .map(|b| at(b))
+                .find(|p| facts.files.contains_key(p))
+            {
+                let text = text_of(r, &path)?;
+                facts.build_files.insert(module, (path, text));
+            }
+        }
+        if facts.files.contains_key("README.md") {
+            facts.root_readme = Some(("README.md".into(), text_of(r, "README.md")?));
         }
         Ok(Some(facts))
     }
@@ -130,6 +149,23 @@ impl Facts {
         }
         roots
     }
+}
+
+/// A file's text from its chunks. Chunks leave out the blank lines between them: lines are
+/// put back at their numbers, so the text's line numbers are the file's.
+fn text_of(r: &dyn IndexRead, path: &str) -> Result<String, DocgenError> {
+    let mut lines: Vec<String> = Vec::new();
+    for c in r.chunks_of(path)? {
+        let start = c.chunk.start_line.max(1) as usize;
+        for (k, l) in c.chunk.text.lines().enumerate() {
+            let at = start - 1 + k;
+            if lines.len() <= at {
+                lines.resize(at + 1, String::new());
+            }
+            lines[at] = l.to_string();
+        }
+    }
+    Ok(lines.join("\n"))
 }
 
 /// The longest common folder prefix of two folders.

@@ -356,6 +356,9 @@ mod tests {
                 edge(s, "java:a.S#load()", 7, EdgeKind::Db, "table:t_x"),
             ],
             readmes: BTreeMap::new(),
+            root_readme: None,
+            build_files: BTreeMap::new(),
+            roots: BTreeMap::new(),
         };
         let g = Graph::new(&facts);
         let entries = crate::model::entries::find(&g, "a");

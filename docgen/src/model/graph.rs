@@ -131,6 +131,22 @@ impl<'f> Graph<'f> {
     }
 
     /// Source symbols of a module, in path and line order.
+    /// The names a repository may call a module by: its own and its root folder's.
+    pub fn module_names(&self, module: &str) -> Vec<String> {
+        let mut names = vec![module.to_string()];
+        if let Some(dir) = self
+            .facts
+            .roots
+            .get(module)
+            .and_then(|r| r.rsplit('/').next())
+            && !dir.is_empty()
+            && dir != module
+        {
+            names.push(dir.to_string());
+        }
+        names
+    }
+
     pub fn symbols_of<'a>(&'a self, module: &'a str) -> impl Iterator<Item = &'f Sym> + 'a {
         self.module_syms
             .get(module)

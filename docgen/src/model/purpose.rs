@@ -1,37 +1,89 @@
-//! What a module is for: the first paragraph of its README, else the doc of its
-//! `package-info.java`, else the one-liner of its most used documented type.
+//! What a module is for, in the repository's own words, in this order: the first paragraph of
+//! the module's README; the line about the module in the root README (a table row, a tree or a
+//! list naming it); the build file's description (unless it only repeats the module's name);
+//! the doc of its `package-info.java`; the one-liner of its most used documented type.
+//! Authoring boilerplate ("Created by … on 2018/8/27", `@author`) is stripped everywhere.
 
 use super::{Cite, Graph, Purpose};
 use indexer::model::SymbolKind;
+
+mod boilerplate;
+mod listing;
+
+pub use boilerplate::strip;
+pub use listing::{build_description, module_line};
 
 /// Longest purpose text kept (characters); a README's first paragraph can be an essay.
 const MAX_CHARS: usize = 400;
 
 pub fn find(g: &Graph<'_>, module: &str) -> Option<Purpose> {
-    if let Some((path, text)) = g.facts.readmes.get(module)
-        && let Some((line, para)) = first_paragraph(text)
-    {
-        return Some(Purpose {
-            text: clip(&para, MAX_CHARS),
-            source: "README".into(),
-            cite: Some(Cite::at(path, line)),
-        });
+    own_readme(g, module)
+        .or_else(|| root_listing(g, module))
+        .or_else(|| build_file(g, module))
+        .or_else(|| package_info(g, module))
+        .or_else(|| top_type(g, module))
+}
+
+fn purpose(text: &str, source: impl Into<String>, cite: Cite) -> Option<Purpose> {
+    let text = strip(text);
+    (!text.is_empty()).then(|| Purpose {
+        text: clip(&text, MAX_CHARS),
+        source: source.into(),
+        cite: Some(cite),
+    })
+}
+
+fn own_readme(g: &Graph<'_>, module: &str) -> Option<Purpose> {
+    let (path, text) = g.facts.readmes.get(module)?;
+    let (line, para) = first_paragraph(text)?;
+    purpose(&para, "README", Cite::at(path, line))
+}
+
+/// The root README's line about a module other than the root's own.
+fn root_listing(g: &Graph<'_>, module: &str) -> Option<Purpose> {
+    let (path, text) = g.facts.root_readme.as_ref()?;
+    if g.facts.readmes.get(module).is_some_and(|(p, _)| p == path) {
+        return None;
     }
-    let syms: Vec<_> = g.symbols_of(module).collect();
-    if let Some(s) = syms.iter().find(|s| {
+    let names = g.module_names(module);
+    let (line, about) = names.iter().find_map(|n| module_line(text, n))?;
+    purpose(&about, "root README", Cite::at(path, line))
+}
+
+fn build_file(g: &Graph<'_>, module: &str) -> Option<Purpose> {
+    let (path, text) = g.facts.build_files.get(module)?;
+    let names = g.module_names(module);
+    let (line, about) = build_description(path, text, &names)?;
+    purpose(&about, "build file", Cite::at(path, line))
+}
+
+fn package_info(g: &Graph<'_>, module: &str) -> Option<Purpose> {
+    let s = g.symbols_of(module).find(|s| {
         s.symbol.kind == SymbolKind::Package
             && s.path.ends_with("package-info.java")
-            && s.symbol.doc.is_some()
-    }) {
-        return Some(Purpose {
-            text: clip(s.symbol.doc.as_deref().unwrap_or_default(), MAX_CHARS),
-            source: "package-info".into(),
-            cite: Some(Cite::new(&s.path, s.symbol.start_line, s.symbol.end_line)),
-        });
-    }
-    let best = syms
-        .iter()
-        .filter(|s| s.symbol.kind.is_type() && g.is_top_level(s) && s.symbol.doc.is_some())
+            && s.symbol
+                .doc
+                .as_deref()
+                .is_some_and(|d| !strip(d).is_empty())
+    })?;
+    purpose(
+        s.symbol.doc.as_deref().unwrap_or_default(),
+        "package-info",
+        Cite::new(&s.path, s.symbol.start_line, s.symbol.end_line),
+    )
+}
+
+fn top_type(g: &Graph<'_>, module: &str) -> Option<Purpose> {
+    let best = g
+        .symbols_of(module)
+        .filter(|s| {
+            s.symbol.kind.is_type()
+                && g.is_top_level(s)
+                && s.symbol
+                    .doc
+                    .as_deref()
+                    .is_some_and(|d| !strip(d).is_empty())
+        })
         .max_by(|a, b| {
             let (na, nb) = (
                 g.edges_to(&a.symbol.id.0).count(),
@@ -40,15 +92,11 @@ pub fn find(g: &Graph<'_>, module: &str) -> Option<Purpose> {
             na.cmp(&nb)
                 .then_with(|| b.symbol.qualified_name.cmp(&a.symbol.qualified_name))
         })?;
-    Some(Purpose {
-        text: clip(best.symbol.doc.as_deref().unwrap_or_default(), MAX_CHARS),
-        source: format!("doc of {}", best.symbol.name),
-        cite: Some(Cite::new(
-            &best.path,
-            best.symbol.start_line,
-            best.symbol.end_line,
-        )),
-    })
+    purpose(
+        best.symbol.doc.as_deref().unwrap_or_default(),
+        format!("doc of {}", best.symbol.name),
+        Cite::new(&best.path, best.symbol.start_line, best.symbol.end_line),
+    )
 }
 
 /// The first paragraph of prose in a Markdown text (headings, badges, HTML comments and code
@@ -96,7 +144,8 @@ pub fn first_paragraph(text: &str) -> Option<(u32, String)> {
             || t.starts_with("![")
             || t.starts_with('<')
             || t.starts_with("---")
-            || t.starts_with("===");
+            || t.starts_with("===")
+            || list_or_quote(t);
         if t.is_empty() || skip {
             if !para.is_empty() {
                 break;
@@ -109,6 +158,18 @@ pub fn first_paragraph(text: &str) -> Option<(u32, String)> {
         para.push(t);
     }
     (!para.is_empty()).then(|| (start, para.join(" ")))
+}
+
+/// A list item or a block quote: notes and link lists, not the prose that says what a thing is.
+fn list_or_quote(t: &str) -> bool {
+    let numbered = t
+        .split_once(". ")
+        .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    t.starts_with('>')
+        || t.starts_with("- ")
+        || t.starts_with("* ")
+        || t.starts_with("+ ")
+        || numbered
 }
 
 /// `s` trimmed and cut at a word to at most `max` characters (and an ellipsis).
@@ -138,6 +199,13 @@ mod tests {
         let ours = "<!-- codemap:begin -->\nGenerated.\n<!-- codemap:end -->\n\nHuman.\n";
         assert_eq!(first_paragraph(ours), Some((5, "Human.".into())));
         assert_eq!(first_paragraph("# Only a title\n"), None);
+        assert_eq!(
+            first_paragraph(
+                "# mall\n\n> 1. **Demo**: online.\n> 2. Videos.\n\n- [docs](x)\n\n`mall` is a shop.\n"
+            ),
+            Some((9, "`mall` is a shop.".into())),
+            "notes and link lists are not the purpose"
+        );
         assert_eq!(
             first_paragraph("Apache Commons IO\n===\n\nA library.\n"),
             Some((4, "A library.".into()))
