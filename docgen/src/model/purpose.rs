@@ -203,7 +203,7 @@ mod tests {
             first_paragraph(
                 "# mall\n\n> 1. **Demo**: online.\n> 2. Videos.\n\n- [docs](x)\n\n`mall` is a shop.\n"
             ),
-            Some((9, "`mall` is a shop.".into())),
+            Some((8, "`mall` is a shop.".into())),
             "notes and link lists are not the purpose"
         );
         assert_eq!(
