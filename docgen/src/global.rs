@@ -16,8 +16,10 @@ pub struct GlobalModule {
 pub struct GlobalModel {
     /// Sorted by root, then name: a parent folder's module comes before its children.
     pub modules: Vec<GlobalModule>,
-    /// (user, used) indexes into `modules`, sorted.
+    /// (user, used) indexes into `modules`, sorted: code dependencies.
     pub edges: Vec<(usize, usize)>,
+    /// (from, to, `rpc` or `event`) indexes into `modules`, sorted: reached at run time.
+    pub runtime: Vec<(usize, usize, String)>,
     /// Extra pages from the steering file: (title, path, about).
     pub pages: Vec<(String, String, String)>,
 }
@@ -46,9 +48,22 @@ impl GlobalModel {
         }
         edges.sort();
         edges.dedup();
+        let mut runtime: Vec<(usize, usize, String)> = order
+            .iter()
+            .filter_map(|m| Some((pos(&m.name)?, m)))
+            .flat_map(|(a, m)| {
+                m.deps
+                    .runtime
+                    .iter()
+                    .filter_map(move |(to, kind)| Some((a, pos(to)?, kind.clone())))
+            })
+            .collect();
+        runtime.sort();
+        runtime.dedup();
         GlobalModel {
             modules,
             edges,
+            runtime,
             pages,
         }
     }

@@ -40,14 +40,22 @@ pub fn flow(f: &Flow) -> String {
     out
 }
 
-/// The module graph, left to right: `edges` are (user, used) indexes into `names`.
-pub fn modules(names: &[String], edges: &[(usize, usize)]) -> String {
+/// The module graph, left to right: `edges` are (user, used) indexes into `names`, drawn
+/// solid; `runtime` links (a remote call, a message) are drawn dashed with their kind.
+pub fn modules(
+    names: &[String],
+    edges: &[(usize, usize)],
+    runtime: &[(usize, usize, String)],
+) -> String {
     let mut out = String::from("flowchart LR\n");
     for (i, n) in names.iter().enumerate() {
         out.push_str(&format!("    m{i}[\"{}\"]\n", label(n)));
     }
     for (a, b) in edges {
         out.push_str(&format!("    m{a} --> m{b}\n"));
+    }
+    for (a, b, kind) in runtime {
+        out.push_str(&format!("    m{a} -.->|{}| m{b}\n", label(kind)));
     }
     out
 }

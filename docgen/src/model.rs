@@ -19,6 +19,7 @@ pub use graph::Graph;
 pub(crate) use purpose::clip;
 
 use crate::facts::Facts;
+use indexer::model::Provenance;
 use serde::{Deserialize, Serialize};
 
 /// A place in the snapshot: `path:line`, or `path:line-end` for a range.
@@ -189,6 +190,9 @@ pub struct Deps {
     pub topics: Vec<Item>,
     /// Configuration keys read, with the reading field.
     pub config: Vec<Item>,
+    /// Modules reached at run time, not through code: (module, `rpc` or `event`).
+    #[serde(default)]
+    pub runtime: Vec<(String, String)>,
 }
 
 /// A notable type and its one-liner.
@@ -208,6 +212,10 @@ pub struct ModuleModel {
     pub root: String,
     pub files: usize,
     pub source_files: usize,
+    /// Code generated for the product (MyBatis Generator's mappers and models): counted as code,
+    /// its users shown as the module's users.
+    #[serde(default)]
+    pub generated_files: usize,
     pub purpose: Option<Purpose>,
     pub entries: Vec<Entry>,
     /// Entries left out by the cap.
@@ -332,6 +340,11 @@ fn build(g: &Graph<'_>, name: &str, root: &str) -> ModuleModel {
         .values()
         .filter(|f| f.module == name && f.code && g.is_source(f))
         .count();
+    let generated_files = facts
+        .files
+        .values()
+        .filter(|f| f.module == name && f.code && f.provenance == Provenance::Generated)
+        .count();
     let mut entries = entries::find(g, name);
     let entries_cut = entries.len().saturating_sub(MAX_ENTRIES);
     entries.truncate(MAX_ENTRIES);
@@ -347,6 +360,7 @@ fn build(g: &Graph<'_>, name: &str, root: &str) -> ModuleModel {
         root: root.to_string(),
         files,
         source_files,
+        generated_files,
         purpose: purpose::find(g, name),
         entries,
         entries_cut,

@@ -310,6 +310,7 @@ pub fn module_page(
         "index_link": write::relative(page, index_page),
         "files": m.files,
         "source_files": m.source_files,
+        "generated_files": m.generated_files,
         "purpose": m.purpose.as_ref().map(|p| json!({
             "text": prose(&p.text),
             "source": escape(&p.source),
@@ -398,8 +399,8 @@ pub fn index_page(
     let view = json!({
         "commit": commit_text(commit),
         "modules": modules,
-        "edges": !g.edges.is_empty(),
-        "mermaid": mermaid::modules(&names, &g.edges),
+        "edges": !g.edges.is_empty() || !g.runtime.is_empty(),
+        "mermaid": mermaid::modules(&names, &g.edges, &g.runtime),
         "pages": g.pages.iter().map(|(title, path, about)| {
             let l = format!("[{}]({})", escape(title), write::relative(page, path));
             if about.is_empty() { l } else { format!("{l}: {}", escape(about)) }

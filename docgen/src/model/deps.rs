@@ -2,7 +2,7 @@
 
 use super::{Cite, Deps, Graph, Item, ModuleLink};
 use indexer::graph::EdgeKind;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Items listed per dependency kind.
 const MAX_ITEMS: usize = 20;
@@ -12,6 +12,7 @@ pub fn find(g: &Graph<'_>, module: &str) -> Deps {
     let mut remote: BTreeMap<String, Item> = BTreeMap::new();
     let mut topics: BTreeMap<String, Item> = BTreeMap::new();
     let mut config: BTreeMap<String, Item> = BTreeMap::new();
+    let mut runtime: BTreeSet<(String, String)> = BTreeSet::new();
     for e in g.edges_in(module) {
         let site = Cite::at(&e.caller_file, e.line);
         let callee = e.callee.as_deref().unwrap_or_default();
@@ -39,11 +40,22 @@ pub fn find(g: &Graph<'_>, module: &str) -> Deps {
             }
             _ => {}
         }
-        // Module dependencies: any edge into another module's source code.
+        // Another module reached at run time (a remote call, a message): a link, not a code
+        // dependency.
+        if matches!(e.kind, EdgeKind::Rpc | EdgeKind::Event)
+            && let Some(m) = e.callee_file.as_deref().and_then(|f| g.module_of(f))
+            && m != module
+        {
+            runtime.insert((m.to_string(), e.kind.as_str().to_string()));
+        }
+        // Module dependencies: code that uses another module's code (generated code included).
+        // A configuration key is no dependency: two modules defining the same key do not use
+        // each other (the key's item above cites where it is read).
         if let Some(f) = e.callee_file.as_deref()
+            && is_code_use(e.kind)
             && let Some(m) = g.module_of(f)
             && m != module
-            && g.is_source_path(f)
+            && g.is_code_path(f)
         {
             let entry = uses.entry(m).or_insert_with(|| {
                 (
@@ -81,7 +93,7 @@ pub fn find(g: &Graph<'_>, module: &str) -> Deps {
         let Some(m) = g.module_of(&e.caller_file) else {
             continue;
         };
-        if m == module || !g.is_source_path(&e.caller_file) {
+        if m == module || !g.is_user_path(&e.caller_file) || !is_code_use(e.kind) {
             continue;
         }
         let entry = used_by.entry(m).or_insert_with(|| {
@@ -111,7 +123,22 @@ pub fn find(g: &Graph<'_>, module: &str) -> Deps {
         remote: capped(remote),
         topics: capped(topics),
         config: capped(config),
+        runtime: runtime.into_iter().collect(),
     }
+}
+
+/// Edges that are one module's code using another's: calls, type hierarchy, constants, data
+/// access. Remote calls, messages, routes and configuration keys are not.
+fn is_code_use(kind: EdgeKind) -> bool {
+    matches!(
+        kind,
+        EdgeKind::Call
+            | EdgeKind::Inherits
+            | EdgeKind::Implements
+            | EdgeKind::Overrides
+            | EdgeKind::Constant
+            | EdgeKind::Db
+    )
 }
 
 fn keep_first(map: &mut BTreeMap<String, Item>, name: String, cite: Cite) {

@@ -106,7 +106,7 @@ pub fn find(g: &Graph<'_>, module: &str) -> Vec<Entry> {
                 .symbol
                 .doc
                 .as_deref()
-                .map(|d| super::clip(first_sentence(d), ABOUT_CHARS))
+                .map(|d| super::clip(first_sentence(&super::purpose::strip(d)), ABOUT_CHARS))
                 .unwrap_or_default(),
             handler: Item {
                 name: s.symbol.qualified_name.clone(),

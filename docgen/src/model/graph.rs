@@ -16,9 +16,9 @@ pub struct Graph<'f> {
     to: HashMap<&'f str, Vec<usize>>,
     /// Source symbols by module, in path and line order.
     module_syms: HashMap<&'f str, Vec<usize>>,
-    /// Edges by the module of their use site's source file.
+    /// Edges by the module of their use site's file: production, generated or example code.
     module_edges: HashMap<&'f str, Vec<usize>>,
-    /// Edges by the module of their callee's source file.
+    /// Edges by the module of their callee's file, production or generated code.
     module_in: HashMap<&'f str, Vec<usize>>,
     /// Uses of a file's declarations from other source files, by file.
     inbound: HashMap<&'f str, usize>,
@@ -69,10 +69,24 @@ impl<'f> Graph<'f> {
             {
                 *inbound.entry(f).or_default() += 1;
             }
-            if let Some(m) = caller_module {
+            // Example programs use the product like any caller: their imports are module
+            // dependencies too (tests are not).
+            let user_module = caller_module.or_else(|| {
+                files
+                    .get(e.caller_file.as_str())
+                    .filter(|f| matches!(f.provenance, Provenance::Generated | Provenance::Example))
+                    .map(|f| f.module.as_str())
+            });
+            if let Some(m) = user_module {
                 module_edges.entry(m).or_default().push(i);
             }
-            if let Some(m) = e.callee_file.as_deref().and_then(source_module) {
+            let code_module = |path: &str| {
+                files
+                    .get(path)
+                    .filter(|f| matches!(f.provenance, Provenance::Source | Provenance::Generated))
+                    .map(|f| f.module.as_str())
+            };
+            if let Some(m) = e.callee_file.as_deref().and_then(code_module) {
                 module_in.entry(m).or_default().push(i);
             }
         }
@@ -110,6 +124,24 @@ impl<'f> Graph<'f> {
 
     pub fn is_source_path(&self, path: &str) -> bool {
         self.file(path).is_some_and(|f| self.is_source(f))
+    }
+
+    /// Whether a file's uses of other modules are module dependencies: production, generated
+    /// or example code (tests are not).
+    pub fn is_user_path(&self, path: &str) -> bool {
+        self.file(path).is_some_and(|f| {
+            matches!(
+                f.provenance,
+                Provenance::Source | Provenance::Generated | Provenance::Example
+            )
+        })
+    }
+
+    /// Whether a file is code the product runs: production code or code generated for it (a
+    /// MyBatis Generator module's mappers and models are used like any other module's).
+    pub fn is_code_path(&self, path: &str) -> bool {
+        self.file(path)
+            .is_some_and(|f| matches!(f.provenance, Provenance::Source | Provenance::Generated))
     }
 
     /// Edges whose use site is in `caller`, in source order.

@@ -9,7 +9,7 @@ pub fn notable(g: &Graph<'_>, module: &str) -> Vec<TypeNote> {
         .filter(|s| s.symbol.kind.is_type() && g.is_top_level(s))
         .map(|s| {
             let uses = g.edges_to(&s.symbol.id.0).count() + g.inbound(&s.path);
-            let doc = s.symbol.doc.clone().unwrap_or_default();
+            let doc = super::purpose::strip(s.symbol.doc.as_deref().unwrap_or_default());
             // Documented types first among equals: a one-liner is what the list is for.
             let score = uses * 2 + usize::from(!doc.is_empty());
             (
