@@ -153,8 +153,8 @@ pub struct DocgenArgs {
 /// Flags of a one-shot docgen run.
 #[derive(Args, Debug, Clone)]
 pub struct DocgenGenerate {
-    /// Folder of the global page, the module pages and the state file, relative to the
-    /// repository root.
+    /// Folder of the global page, the module pages and the state file: relative to the
+    /// repository root, or absolute inside it.
     #[arg(long, default_value = "docs/codemap")]
     pub out: PathBuf,
     /// Write each module's map into its README.md between `<!-- codemap:begin -->` and

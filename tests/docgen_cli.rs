@@ -2,6 +2,7 @@
 //! steering file (named in the message, nothing written).
 
 mod support;
+use std::path::Path;
 use support::*;
 
 #[test]
@@ -54,4 +55,61 @@ fn docgen_exit_codes_follow_what_it_wrote() {
         err.contains("codemap-docs.toml") && err.contains("linkz"),
         "{err}"
     );
+}
+
+/// Regression: `--out /abs/path` wrote the state file at /abs/path and the pages under
+/// `<repo>/abs/path`.
+#[test]
+fn an_absolute_out_folder_holds_the_pages_and_the_state_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, idx) = indexed_shop(tmp.path());
+    let docgen = |out: &Path| {
+        run(
+            &idx,
+            &[
+                "--repo",
+                root.to_str().unwrap(),
+                "docgen",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        )
+    };
+    let out = root.join("site/maps");
+    let o = docgen(&out);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // shop-order is a module of the fixture's parent pom.
+    let pom = std::fs::read_to_string(root.join("pom.xml")).unwrap();
+    assert!(pom.contains("<module>shop-order</module>"));
+    for f in ["README.md", "shop-order.md", ".state.json"] {
+        assert!(out.join(f).is_file(), "{f} is not in {}", out.display());
+    }
+    let stray = root.join(out.strip_prefix("/").unwrap());
+    assert!(!stray.exists(), "pages went to {}", stray.display());
+    assert!(stdout(&o).contains("wrote site/maps/shop-order.md"));
+    // The same folder given relatively is the same run: nothing to write.
+    let again = run(
+        &idx,
+        &[
+            "--repo",
+            root.to_str().unwrap(),
+            "docgen",
+            "--out",
+            "site/maps",
+        ],
+    );
+    assert_eq!(again.status.code(), Some(1), "{}", stdout(&again));
+
+    // Outside the repository: refused, named, nothing written anywhere.
+    let elsewhere = tmp.path().join("maps");
+    let bad = docgen(&elsewhere);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("outside the repository"), "{err}");
+    assert!(!elsewhere.exists());
 }

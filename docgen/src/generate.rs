@@ -6,7 +6,7 @@ use crate::facts::Facts;
 use crate::global::GlobalModel;
 use crate::llm::{self, LlmPurpose};
 use crate::model::{self, Cite, ModuleModel};
-use crate::options::{Llm, Options, Outcome, OutputMode};
+use crate::options::{self, Llm, Options, Outcome, OutputMode};
 use crate::render::{self, Templates};
 use crate::state::{PageState, State, VERSION};
 use crate::steering::Steering;
@@ -17,6 +17,11 @@ use std::collections::{BTreeMap, HashMap};
 
 pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError> {
     let t0 = std::time::Instant::now();
+    // Pages and the state file go to the same folder, inside the work tree, however it was given.
+    let opts = &Options {
+        out_dir: options::out_dir_in(&opts.repo_root, &opts.out_dir)?,
+        ..opts.clone()
+    };
     let mut facts = Facts::read(read)?.ok_or(DocgenError::NoSnapshot)?;
     let t_read = t0.elapsed();
     // The maps themselves are indexed once committed; leaving them out keeps a run from
