@@ -113,3 +113,51 @@ fn an_absolute_out_folder_holds_the_pages_and_the_state_file() {
     assert!(err.contains("outside the repository"), "{err}");
     assert!(!elsewhere.exists());
 }
+
+/// Regression: `--readme-markers` appended an empty map block to the top-level README for the
+/// root module, which has no code (the shop's root is an aggregator pom).
+#[test]
+fn readme_markers_leave_the_readme_of_a_module_without_code_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("shop");
+    copy_shop(&root);
+    let pom = std::fs::read_to_string(root.join("pom.xml")).unwrap();
+    assert!(pom.contains("<packaging>pom</packaging>"));
+    let human = "# Shop\n\nA demo shop, one Maven module per service.\n";
+    write(&root, "README.md", human);
+    let idx = tmp.path().join("idx");
+    let o = run(&idx, &["index", root.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(
+        &idx,
+        &[
+            "--repo",
+            root.to_str().unwrap(),
+            "docgen",
+            "--readme-markers",
+            "--json",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let written: Vec<&str> = v["written"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    assert!(written.contains(&"shop-order/README.md"), "{written:?}");
+    assert!(!written.contains(&"README.md"), "{written:?}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("README.md")).unwrap(),
+        human
+    );
+    // The global page still lists every module; links resolve (the run checked them).
+    let index = std::fs::read_to_string(root.join("docs/codemap/README.md")).unwrap();
+    assert!(index.contains("shop-order"), "{index}");
+}

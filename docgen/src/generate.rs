@@ -131,10 +131,13 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
     });
 
     // Render every page; unchanged models render to the bytes already on disk.
-    let pages: BTreeMap<String, String> = models
-        .iter()
-        .map(|m| (m.name.clone(), write::module_page(opts, &m.name, &m.root)))
-        .collect();
+    let mut pages: BTreeMap<String, String> = BTreeMap::new();
+    for m in &models {
+        let page = write::module_page(opts, &m.name, &m.root);
+        if has_page(opts, m, &page)? {
+            pages.insert(m.name.clone(), page);
+        }
+    }
     let page_of = |name: &str| pages.get(name).cloned();
     let index_rel = write::global_page(opts);
     let mut out: Vec<(String, String)> = Vec::new();
@@ -144,7 +147,9 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
     let mut cites: Vec<(&Cite, String)> = Vec::new();
     for m in &models {
         let st = &next.modules[&m.name];
-        let page = &pages[&m.name];
+        let Some(page) = pages.get(&m.name) else {
+            continue;
+        };
         let body = render::module_page(
             &templates,
             m,
@@ -282,6 +287,20 @@ fn llm_purpose(l: &Llm, m: &ModuleModel, cached: Option<&LlmPurpose>) -> Option<
             tracing::warn!(module = %m.name, error = %e, "no purpose paragraph: the LLM call failed");
             None
         }
+    }
+}
+
+/// Whether a module gets a page. In README-marker mode a module without code (an aggregator
+/// pom at the root) has nothing to map: its README gets no block, unless it already holds one.
+fn has_page(opts: &Options, m: &ModuleModel, page: &str) -> Result<bool, DocgenError> {
+    if opts.mode == OutputMode::Pages || m.files > 0 {
+        return Ok(true);
+    }
+    let path = opts.repo_root.join(page);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(text.contains(write::BEGIN)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(DocgenError::io(path)(e)),
     }
 }
 
