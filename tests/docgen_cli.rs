@@ -161,3 +161,61 @@ fn readme_markers_leave_the_readme_of_a_module_without_code_alone() {
     let index = std::fs::read_to_string(root.join("docs/codemap/README.md")).unwrap();
     assert!(index.contains("shop-order"), "{index}");
 }
+
+/// Maps of a work tree with uncommitted changes say so; once the tree is back at its commit the
+/// changed page names the commit alone.
+#[test]
+fn maps_of_a_dirty_tree_say_the_commit_has_uncommitted_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("shop");
+    copy_shop(&root);
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "-q", "-m", "base"]);
+    let head = git(&root, &["rev-parse", "--short=12", "HEAD"])
+        .trim()
+        .to_string();
+    let service = "shop-order/src/main/java/com/shop/order/service/impl/OrderServiceImpl.java";
+    let text = std::fs::read_to_string(root.join(service)).unwrap();
+    let at = text.rfind('}').unwrap();
+    let edited = format!(
+        "{}\n    public int audit() {{\n        return 1;\n    }}\n}}\n",
+        &text[..at]
+    );
+    write(&root, service, edited);
+    let idx = tmp.path().join("idx");
+    let cycle = || {
+        let o = run(&idx, &["index", root.to_str().unwrap(), "--quiet"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let o = run(&idx, &["--repo", root.to_str().unwrap(), "docgen"]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    let page = |p: &str| std::fs::read_to_string(root.join("docs/codemap").join(p)).unwrap();
+    let dirty = format!("commit `{head}` with uncommitted changes");
+
+    cycle();
+    assert!(
+        page("shop-order.md").contains(&dirty),
+        "{}",
+        page("shop-order.md")
+    );
+    assert!(page("README.md").contains(&dirty), "{}", page("README.md"));
+
+    // The edit undone (the maps are left out of the comparison: they are not committed here).
+    git(&root, &["checkout", "-q", "--", service]);
+    cycle();
+    let order = page("shop-order.md");
+    assert!(
+        order.contains(&format!("commit `{head}` (where")),
+        "{order}"
+    );
+    let header: String = order.lines().take(4).collect();
+    assert!(!header.contains("uncommitted"), "{order}");
+    // What it is compared with was the dirty tree's map.
+    assert!(order.contains(&format!("Since {dirty}:")), "{order}");
+}

@@ -45,6 +45,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
     let t_models = t0.elapsed();
     let commit = facts.snapshot.commit.clone();
     let generation = facts.snapshot.generation;
+    let dirty = facts.snapshot.dirty;
 
     let mut diffs: HashMap<u64, Option<SnapshotDiff>> = HashMap::new();
     let mut t_diff = std::time::Duration::ZERO;
@@ -79,19 +80,22 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
                                     m.root.is_empty() || path.starts_with(&format!("{}/", m.root))
                                 })
                         };
-                        changes::since(
+                        let mut c = changes::since(
                             m,
                             p.commit.clone(),
                             &p.entries,
                             &p.used_by,
                             d.as_ref(),
                             in_module,
-                        )
+                        );
+                        c.since_dirty = p.dirty;
+                        c
                     }
                 };
                 PageState {
                     fingerprint: fp,
                     commit: commit.clone(),
+                    dirty,
                     generation,
                     entries: changes::entry_keys(m),
                     used_by: changes::user_keys(m),
@@ -125,6 +129,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
         _ => PageState {
             fingerprint: gfp,
             commit: commit.clone(),
+            dirty,
             generation,
             ..Default::default()
         },
@@ -181,14 +186,10 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
         cites.extend(st.changes.cites().map(|c| (c, m.name.clone())));
         out.push((page.clone(), text));
     }
-    let gst = next
-        .global
-        .as_ref()
-        .map(|g| g.commit.clone())
-        .unwrap_or_default();
+    let gst = next.global.clone().unwrap_or_default();
     out.push((
         index_rel.clone(),
-        render::index_page(&templates, &global, gst.as_deref(), &index_rel, &page_of)?,
+        render::index_page(&templates, &global, &gst, &index_rel, &page_of)?,
     ));
 
     let t_render = t0.elapsed();

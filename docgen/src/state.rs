@@ -34,6 +34,9 @@ pub struct PageState {
     pub fingerprint: String,
     /// Snapshot commit at which the model last changed.
     pub commit: Option<String>,
+    /// The snapshot was of a work tree with uncommitted changes on top of `commit`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dirty: bool,
     /// Snapshot generation at which the model last changed (the base of the next diff).
     pub generation: u64,
     /// Entry-point keys and using modules, to tell what appeared next time.
