@@ -219,3 +219,69 @@ fn maps_of_a_dirty_tree_say_the_commit_has_uncommitted_changes() {
     // What it is compared with was the dirty tree's map.
     assert!(order.contains(&format!("Since {dirty}:")), "{order}");
 }
+
+/// Regression: with no earlier snapshot in the index (a fresh index, as on a CI runner, beside
+/// the committed maps), "Changes since the last map" said "No symbol was added or removed". A
+/// fresh index numbers its snapshots from 1 again, so without git the map's snapshot 1 and
+/// the new snapshot 1 were taken for one and the same.
+#[test]
+fn a_fresh_index_has_nothing_to_compare_the_last_map_with() {
+    for with_git in [true, false] {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("shop");
+        copy_shop(&root);
+        if with_git {
+            git(&root, &["init", "-q"]);
+            git(&root, &["add", "."]);
+            git(&root, &["commit", "-q", "-m", "base"]);
+        }
+        let docgen = |idx: &Path| {
+            let o = run(idx, &["index", root.to_str().unwrap(), "--quiet"]);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let o = run(idx, &["--repo", root.to_str().unwrap(), "docgen"]);
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        };
+        docgen(&tmp.path().join("idx1"));
+        // A snapshot is told apart by its commit, or by when it was indexed (in seconds).
+        let t = now();
+        while now() == t {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let service = "shop-order/src/main/java/com/shop/order/service/impl/OrderServiceImpl.java";
+        let text = std::fs::read_to_string(root.join(service)).unwrap();
+        let edited = text.replace(
+            "return; // already paid or cancelled",
+            "throw new IllegalStateException(\"not cancellable\");",
+        );
+        assert_ne!(edited, text);
+        write(&root, service, edited);
+        if with_git {
+            git(&root, &["commit", "-qam", "cancel throws"]);
+        }
+        docgen(&tmp.path().join("idx2"));
+        let page = std::fs::read_to_string(root.join("docs/codemap/shop-order.md")).unwrap();
+        let changes = &page[page.find("## Changes since the last map").unwrap()..];
+        assert!(
+            changes.contains(
+                "Nothing to compare with: the index holds no snapshot of the previous map"
+            ),
+            "git {with_git}: {changes}"
+        );
+        assert!(
+            !changes.contains("No symbol was added or removed"),
+            "git {with_git}: {changes}"
+        );
+    }
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}

@@ -45,7 +45,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
     let t_models = t0.elapsed();
     let commit = facts.snapshot.commit.clone();
     let generation = facts.snapshot.generation;
-    let dirty = facts.snapshot.dirty;
+    let (dirty, indexed_at) = (facts.snapshot.dirty, Some(facts.snapshot.created_at));
 
     let mut diffs: HashMap<u64, Option<SnapshotDiff>> = HashMap::new();
     let mut t_diff = std::time::Duration::ZERO;
@@ -97,6 +97,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
                     commit: commit.clone(),
                     dirty,
                     generation,
+                    indexed_at,
                     entries: changes::entry_keys(m),
                     used_by: changes::user_keys(m),
                     changes,
@@ -131,6 +132,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
             commit: commit.clone(),
             dirty,
             generation,
+            indexed_at,
             ..Default::default()
         },
     });
@@ -264,13 +266,25 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
 }
 
 /// The snapshot diff from the snapshot of a page's previous map to the current one; `None`
-/// when the index no longer holds that snapshot (or holds another one under its number). Reads
-/// only the files that changed in between (the index knows which).
+/// when the index no longer holds that snapshot (or holds another one under its number: a
+/// fresh index numbers from 1 again). Reads only the files that changed in between (the index
+/// knows which).
 fn diff_since(read: &dyn IndexRead, prev: &PageState) -> Result<Option<SnapshotDiff>, DocgenError> {
     Ok(match read.diff_since(prev.generation)? {
-        Some((old, d)) if old.commit == prev.commit => Some(d),
+        Some((old, d)) if same_snapshot(&old, prev) => Some(d),
         _ => None,
     })
+}
+
+/// Whether `old` is the snapshot a page's previous map was made from. Without the recorded
+/// index time (an older state file) only a clean commit identifies it.
+fn same_snapshot(old: &indexer::model::Snapshot, prev: &PageState) -> bool {
+    old.commit == prev.commit
+        && old.dirty == prev.dirty
+        && match prev.indexed_at {
+            Some(t) => t == old.created_at,
+            None => old.commit.is_some() && !old.dirty,
+        }
 }
 
 /// A module's purpose paragraph: the cached one when its facts are unchanged, else a fresh one.
