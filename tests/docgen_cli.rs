@@ -285,3 +285,64 @@ fn now() -> u64 {
         .unwrap()
         .as_secs()
 }
+
+const DEMO_APP: &str = "package com.shop.demo;\n\nimport org.springframework.boot.SpringApplication;\nimport org.springframework.boot.autoconfigure.SpringBootApplication;\n\n@SpringBootApplication\npublic class DemoApplication {\n    public static void main(String[] args) {\n        SpringApplication.run(DemoApplication.class, args);\n    }\n}\n";
+
+const DEMO_CONTROLLER: &str = "package com.shop.demo.web;\n\nimport org.springframework.web.bind.annotation.*;\n\n@RestController\n@RequestMapping(\"/demo\")\npublic class DemoController {\n    @GetMapping(\"/hello\")\n    public String hello() {\n        return \"hello\";\n    }\n}\n";
+
+/// Regression: a module whose code is classed as example (a `*-demo` module) said "No routes,
+/// listeners, schedules, `main` methods or public types found" although it has a controller and
+/// a `main`. Its page says where its code is and what it holds.
+#[test]
+fn an_example_module_says_what_its_code_holds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("shop");
+    copy_shop(&root);
+    let pom = std::fs::read_to_string(root.join("pom.xml")).unwrap();
+    write(
+        &root,
+        "pom.xml",
+        pom.replace(
+            "<module>shop-mall</module>",
+            "<module>shop-mall</module>\n    <module>shop-demo</module>",
+        ),
+    );
+    let order_pom = std::fs::read_to_string(root.join("shop-order/pom.xml")).unwrap();
+    write(
+        &root,
+        "shop-demo/pom.xml",
+        order_pom.replace("shop-order", "shop-demo"),
+    );
+    let java = "shop-demo/src/main/java/com/shop/demo";
+    write(&root, &format!("{java}/DemoApplication.java"), DEMO_APP);
+    write(
+        &root,
+        &format!("{java}/web/DemoController.java"),
+        DEMO_CONTROLLER,
+    );
+    let idx = tmp.path().join("idx");
+    let o = run(&idx, &["index", root.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&idx, &["--repo", root.to_str().unwrap(), "docgen"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let page = std::fs::read_to_string(root.join("docs/codemap/shop-demo.md")).unwrap();
+    let entries = &page[page.find("## Entry points").unwrap()..page.find("## Key flows").unwrap()];
+    assert!(!entries.contains("public types found"), "{entries}");
+    assert!(
+        entries.contains(&format!("example code, 2 files under `{java}/`")),
+        "{entries}"
+    );
+    assert!(
+        entries.contains("`GET /demo/hello → DemoController.hello`"),
+        "{entries}"
+    );
+    assert!(entries.contains("`DemoApplication.main`"), "{entries}");
+    // A module with production entry points keeps its table.
+    let order = std::fs::read_to_string(root.join("docs/codemap/shop-order.md")).unwrap();
+    assert!(order.contains("| Kind | Entry | Handler |") && !order.contains("Its\nother code"));
+}

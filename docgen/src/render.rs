@@ -333,6 +333,13 @@ pub fn module_page(
             "handler": lk.item(&e.handler),
         })).collect::<Vec<_>>(),
         "entries_cut": m.entries_cut,
+        "classed": m.classed.iter().map(|c| json!({
+            "class": c.class,
+            "files": if c.files == 1 { "1 file".to_string() } else { format!("{} files", c.files) },
+            "folder": if c.folder.is_empty() { "the repository root".to_string() } else { code(&format!("{}/", c.folder)) },
+            "found": c.found.iter().map(|i| lk.item(i)).collect::<Vec<_>>().join(", "),
+            "found_cut": c.found_cut,
+        })).collect::<Vec<_>>(),
         "flows": flows,
         "status_enums": m.status_enums.iter().map(|s| json!({
             "name": code(&s.name),
