@@ -153,8 +153,8 @@ pub struct DocgenArgs {
 /// Flags of a one-shot docgen run.
 #[derive(Args, Debug, Clone)]
 pub struct DocgenGenerate {
-    /// Folder of the global page, the module pages and the state file, relative to the
-    /// repository root.
+    /// Folder of the global page, the module pages and the state file: relative to the
+    /// repository root, or absolute inside it.
     #[arg(long, default_value = "docs/codemap")]
     pub out: PathBuf,
     /// Write each module's map into its README.md between `<!-- codemap:begin -->` and
@@ -216,7 +216,8 @@ pub struct ImpactArgs {
     /// A unified diff file, or `-` for standard input (the default).
     #[arg(long, conflicts_with = "git")]
     pub diff: Option<String>,
-    /// A git revision range (`main..HEAD`) diffed in the repository.
+    /// A git revision range (`main..HEAD`, `main...topic`) diffed in the repository (--repo);
+    /// the index may be at either end of it, and the lines cited are the indexed commit's.
     #[arg(long)]
     pub git: Option<String>,
     #[arg(long, value_enum, default_value_t = ImpactFormat::Text)]

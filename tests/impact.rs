@@ -356,3 +356,116 @@ fn git_ranges_and_review_comments() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stdout).contains("no unified diff found"));
 }
+
+/// Regression: `impact --git A..B` with the index at B said every hunk "does not match the
+/// indexed revision". From an index at either end it reads the same change, citing lines of
+/// the indexed commit; at neither end it says which revision to index.
+#[test]
+fn a_git_range_reads_from_an_index_at_either_end() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, idx) = fixture(tmp.path());
+    const AUDIT: &str = "shop-order/src/main/java/com/shop/order/service/OrderAudit.java";
+    let p = root.join(ORDER_SERVICE);
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(
+        &p,
+        text.replace(
+            "return; // already paid or cancelled",
+            "throw new IllegalStateException(\"not cancellable\");",
+        ),
+    )
+    .unwrap();
+    write(
+        &root,
+        AUDIT,
+        support::java_class("com.shop.order.service", "OrderAudit", "audit"),
+    );
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "-qm", "cancel throws, audit"]);
+    let range = |range: &str| {
+        codemap()
+            .arg("--index-dir")
+            .arg(&idx)
+            .args([
+                "--repo",
+                root.to_str().unwrap(),
+                "impact",
+                "--json",
+                "--git",
+                range,
+            ])
+            .output()
+            .unwrap()
+    };
+    let changes = |r: &Value| -> Vec<(String, String)> {
+        r["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["symbol"].as_str().unwrap().into(),
+                    c["change"].as_str().unwrap().into(),
+                )
+            })
+            .collect()
+    };
+    let cancel = (
+        "OrderServiceImpl.cancelOrder".to_string(),
+        "body".to_string(),
+    );
+
+    // Index at the start (as committed by the fixture): the diff reads forwards.
+    let o = range("HEAD~1..HEAD");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let at_start: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(changes(&at_start).contains(&cancel), "{at_start:#}");
+
+    // Index at the end: the same change, and the new class reads as added.
+    let reindex = || {
+        let o = codemap()
+            .arg("--index-dir")
+            .arg(&idx)
+            .args(["index", "-q"])
+            .arg(&root)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    reindex();
+    let o = range("HEAD~1..HEAD");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let at_end: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let got = changes(&at_end);
+    assert!(got.contains(&cancel), "{at_end:#}");
+    assert!(
+        got.contains(&("OrderAudit".to_string(), "added".to_string())),
+        "{got:?}"
+    );
+    assert!(
+        !at_end["notes"].to_string().contains("does not match"),
+        "{at_end:#}"
+    );
+    assert_places_resolve(&root, &at_end);
+
+    // At neither end: an error naming the revisions to index.
+    git(&root, &["commit", "-q", "--allow-empty", "-m", "later"]);
+    reindex();
+    let o = range("HEAD~2..HEAD~1");
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("neither end of HEAD~2..HEAD~1") && err.contains("at HEAD~2 or at HEAD~1"),
+        "{err}"
+    );
+}

@@ -432,3 +432,64 @@ fn the_python_sdk_drives_codemap_mcp_over_http_inside_the_tokens_scope() {
     // The right token passes the same gate.
     assert_ne!(raw_status(&url, Some("Bearer shop-token-1")), 401);
 }
+
+/// Regression: with `--index-dir` outside the repository, `codemap mcp` took the index folder's
+/// parent for the repository (its name and work tree), so the code maps under `--repo` were
+/// not served. A raw JSON-RPC exchange over stdio, no SDK needed.
+#[test]
+fn an_index_outside_the_repository_serves_the_repository_named_by_repo() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("shop");
+    copy_shop(&root);
+    let idx = tmp.path().join("indexes/shop-idx");
+    let cm = |args: &[&str]| {
+        let o = codemap()
+            .arg("--index-dir")
+            .arg(&idx)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    cm(&["index", "-q", root.to_str().unwrap()]);
+    cm(&["--repo", root.to_str().unwrap(), "docgen"]);
+    assert!(root.join("docs/codemap/shop-order.md").is_file());
+
+    let mut child = codemap()
+        .arg("--index-dir")
+        .arg(&idx)
+        .args(["--repo", root.to_str().unwrap(), "mcp"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for msg in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"resources/list","params":{}}"#,
+    ] {
+        writeln!(stdin, "{msg}").unwrap();
+    }
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let listed = loop {
+        let line = lines.next().expect("a reply to resources/list").unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["id"] == 2 {
+            break v;
+        }
+    };
+    drop(stdin);
+    let _ = child.wait();
+    let uris: Vec<&str> = listed["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["uri"].as_str())
+        .collect();
+    assert!(
+        uris.contains(&"codemap://shop/docs/codemap/shop-order.md"),
+        "{uris:?}"
+    );
+}

@@ -15,6 +15,9 @@ const MAX_LISTED: usize = 15;
 pub struct Changes {
     /// The commit of the previous map (`None` for a first map, or a map of a tree without git).
     pub since: Option<String>,
+    /// The previous map was of a work tree with uncommitted changes on top of `since`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub since_dirty: bool,
     /// No previous map of this module.
     pub first: bool,
     /// False when the index no longer holds the snapshot of the previous map, so symbol-level

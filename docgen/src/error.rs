@@ -20,6 +20,11 @@ pub enum DocgenError {
     /// A rendered page failed the Markdown checks: nothing was written.
     #[error("page {page}: {message}")]
     Markdown { page: String, message: String },
+    /// The output folder is not inside the repository's work tree.
+    #[error(
+        "output folder {0} is outside the repository {1}: the pages link to the code by relative paths and are committed with it; pass a folder inside the repository (relative to it, or absolute under it)"
+    )]
+    OutsideRepo(PathBuf, PathBuf),
     #[error("state file {path}: {message}")]
     State { path: PathBuf, message: String },
     #[error("{path}: {source}")]

@@ -6,7 +6,7 @@ use crate::facts::Facts;
 use crate::global::GlobalModel;
 use crate::llm::{self, LlmPurpose};
 use crate::model::{self, Cite, ModuleModel};
-use crate::options::{Llm, Options, Outcome, OutputMode};
+use crate::options::{self, Llm, Options, Outcome, OutputMode};
 use crate::render::{self, Templates};
 use crate::state::{PageState, State, VERSION};
 use crate::steering::Steering;
@@ -17,6 +17,11 @@ use std::collections::{BTreeMap, HashMap};
 
 pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError> {
     let t0 = std::time::Instant::now();
+    // Pages and the state file go to the same folder, inside the work tree, however it was given.
+    let opts = &Options {
+        out_dir: options::out_dir_in(&opts.repo_root, &opts.out_dir)?,
+        ..opts.clone()
+    };
     let mut facts = Facts::read(read)?.ok_or(DocgenError::NoSnapshot)?;
     let t_read = t0.elapsed();
     // The maps themselves are indexed once committed; leaving them out keeps a run from
@@ -40,6 +45,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
     let t_models = t0.elapsed();
     let commit = facts.snapshot.commit.clone();
     let generation = facts.snapshot.generation;
+    let (dirty, indexed_at) = (facts.snapshot.dirty, Some(facts.snapshot.created_at));
 
     let mut diffs: HashMap<u64, Option<SnapshotDiff>> = HashMap::new();
     let mut t_diff = std::time::Duration::ZERO;
@@ -74,20 +80,24 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
                                     m.root.is_empty() || path.starts_with(&format!("{}/", m.root))
                                 })
                         };
-                        changes::since(
+                        let mut c = changes::since(
                             m,
                             p.commit.clone(),
                             &p.entries,
                             &p.used_by,
                             d.as_ref(),
                             in_module,
-                        )
+                        );
+                        c.since_dirty = p.dirty;
+                        c
                     }
                 };
                 PageState {
                     fingerprint: fp,
                     commit: commit.clone(),
+                    dirty,
                     generation,
+                    indexed_at,
                     entries: changes::entry_keys(m),
                     used_by: changes::user_keys(m),
                     changes,
@@ -120,16 +130,21 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
         _ => PageState {
             fingerprint: gfp,
             commit: commit.clone(),
+            dirty,
             generation,
+            indexed_at,
             ..Default::default()
         },
     });
 
     // Render every page; unchanged models render to the bytes already on disk.
-    let pages: BTreeMap<String, String> = models
-        .iter()
-        .map(|m| (m.name.clone(), write::module_page(opts, &m.name, &m.root)))
-        .collect();
+    let mut pages: BTreeMap<String, String> = BTreeMap::new();
+    for m in &models {
+        let page = write::module_page(opts, &m.name, &m.root);
+        if has_page(opts, m, &page)? {
+            pages.insert(m.name.clone(), page);
+        }
+    }
     let page_of = |name: &str| pages.get(name).cloned();
     let index_rel = write::global_page(opts);
     let mut out: Vec<(String, String)> = Vec::new();
@@ -139,7 +154,9 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
     let mut cites: Vec<(&Cite, String)> = Vec::new();
     for m in &models {
         let st = &next.modules[&m.name];
-        let page = &pages[&m.name];
+        let Some(page) = pages.get(&m.name) else {
+            continue;
+        };
         let body = render::module_page(
             &templates,
             m,
@@ -171,14 +188,10 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
         cites.extend(st.changes.cites().map(|c| (c, m.name.clone())));
         out.push((page.clone(), text));
     }
-    let gst = next
-        .global
-        .as_ref()
-        .map(|g| g.commit.clone())
-        .unwrap_or_default();
+    let gst = next.global.clone().unwrap_or_default();
     out.push((
         index_rel.clone(),
-        render::index_page(&templates, &global, gst.as_deref(), &index_rel, &page_of)?,
+        render::index_page(&templates, &global, &gst, &index_rel, &page_of)?,
     ));
 
     let t_render = t0.elapsed();
@@ -253,13 +266,25 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
 }
 
 /// The snapshot diff from the snapshot of a page's previous map to the current one; `None`
-/// when the index no longer holds that snapshot (or holds another one under its number). Reads
-/// only the files that changed in between (the index knows which).
+/// when the index no longer holds that snapshot (or holds another one under its number: a
+/// fresh index numbers from 1 again). Reads only the files that changed in between (the index
+/// knows which).
 fn diff_since(read: &dyn IndexRead, prev: &PageState) -> Result<Option<SnapshotDiff>, DocgenError> {
     Ok(match read.diff_since(prev.generation)? {
-        Some((old, d)) if old.commit == prev.commit => Some(d),
+        Some((old, d)) if same_snapshot(&old, prev) => Some(d),
         _ => None,
     })
+}
+
+/// Whether `old` is the snapshot a page's previous map was made from. Without the recorded
+/// index time (an older state file) only a clean commit identifies it.
+fn same_snapshot(old: &indexer::model::Snapshot, prev: &PageState) -> bool {
+    old.commit == prev.commit
+        && old.dirty == prev.dirty
+        && match prev.indexed_at {
+            Some(t) => t == old.created_at,
+            None => old.commit.is_some() && !old.dirty,
+        }
 }
 
 /// A module's purpose paragraph: the cached one when its facts are unchanged, else a fresh one.
@@ -277,6 +302,20 @@ fn llm_purpose(l: &Llm, m: &ModuleModel, cached: Option<&LlmPurpose>) -> Option<
             tracing::warn!(module = %m.name, error = %e, "no purpose paragraph: the LLM call failed");
             None
         }
+    }
+}
+
+/// Whether a module gets a page. In README-marker mode a module without code (an aggregator
+/// pom at the root) has nothing to map: its README gets no block, unless it already holds one.
+fn has_page(opts: &Options, m: &ModuleModel, page: &str) -> Result<bool, DocgenError> {
+    if opts.mode == OutputMode::Pages || m.files > 0 {
+        return Ok(true);
+    }
+    let path = opts.repo_root.join(page);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(text.contains(write::BEGIN)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(DocgenError::io(path)(e)),
     }
 }
 

@@ -30,7 +30,7 @@ pub mod steering;
 pub mod write;
 
 pub use error::DocgenError;
-pub use options::{Llm, Options, Outcome, OutputMode};
+pub use options::{Llm, Options, Outcome, OutputMode, out_dir_in};
 
 use indexer::store::IndexRead;
 
@@ -53,7 +53,7 @@ use indexer::store::IndexRead;
 /// - [`Outcome::written`] lists repository-relative paths written or removed (the state file
 ///   included); [`Outcome::changed`] is false exactly when nothing was written (nothing to
 ///   commit).
-/// - Errors: no snapshot, a bad steering file (naming the key), a template error, a malformed
+/// - Errors: an output folder outside the repository, no snapshot, a bad steering file (naming the key), a template error, a malformed
 ///   state file, a failed check, or I/O; the index is never modified.
 pub fn generate(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError> {
     generate::run(read, opts)

@@ -7,6 +7,7 @@
 //! page byte-identical. "Changed since the last map" is kept apart ([`crate::changes`]) for the
 //! same reason.
 
+mod classed;
 mod deps;
 mod entries;
 mod flows;
@@ -195,6 +196,19 @@ pub struct Deps {
     pub runtime: Vec<(String, String)>,
 }
 
+/// Code of a module classed as something other than production code (`example`, `test`,
+/// `generated`, `vendored`), with what it holds that would be an entry point in production code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Classed {
+    pub class: String,
+    pub files: usize,
+    /// The deepest folder holding them all (`""`: the repository root).
+    pub folder: String,
+    /// Routes and schedules (`GET /x → Type.method`) and `main` methods declared in them.
+    pub found: Vec<Item>,
+    pub found_cut: usize,
+}
+
 /// A notable type and its one-liner.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TypeNote {
@@ -220,6 +234,9 @@ pub struct ModuleModel {
     pub entries: Vec<Entry>,
     /// Entries left out by the cap.
     pub entries_cut: usize,
+    /// Without entry points: the module's other code, so the page says what is there.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub classed: Vec<Classed>,
     pub flows: Vec<Flow>,
     pub status_enums: Vec<StatusEnum>,
     /// Status enums left out by the cap.
@@ -241,6 +258,11 @@ impl ModuleModel {
         let mut out: Vec<&Cite> = Vec::new();
         out.extend(self.purpose.iter().filter_map(|p| p.cite.as_ref()));
         out.extend(self.entries.iter().map(|e| &e.handler.cite));
+        out.extend(
+            self.classed
+                .iter()
+                .flat_map(|c| c.found.iter().map(|i| &i.cite)),
+        );
         for f in &self.flows {
             out.extend(f.steps.iter().map(|s| &s.cite));
             out.extend(f.hops.iter().map(|h| &h.site));
@@ -348,6 +370,11 @@ fn build(g: &Graph<'_>, name: &str, root: &str) -> ModuleModel {
     let mut entries = entries::find(g, name);
     let entries_cut = entries.len().saturating_sub(MAX_ENTRIES);
     entries.truncate(MAX_ENTRIES);
+    let classed = if entries.is_empty() {
+        classed::find(g, name)
+    } else {
+        Vec::new()
+    };
     let flows = flows::build(g, name, &entries);
     let (mut status_enums, tables) = (state::status_enums(g, name), state::tables(g, name));
     let status_cut = status_enums.len().saturating_sub(state::MAX_STATUS);
@@ -364,6 +391,7 @@ fn build(g: &Graph<'_>, name: &str, root: &str) -> ModuleModel {
         purpose: purpose::find(g, name),
         entries,
         entries_cut,
+        classed,
         flows,
         status_enums,
         status_cut,

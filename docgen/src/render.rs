@@ -200,10 +200,17 @@ pub fn code(s: &str) -> String {
     }
 }
 
-fn commit_text(commit: Option<&str>) -> String {
-    match commit {
-        Some(c) => format!("commit `{}`", &c[..c.len().min(12)]),
-        None => "an index of a work tree outside git".to_string(),
+/// What a page was generated from: a commit, a commit plus edits not committed (the index was
+/// taken from a dirty work tree, so the page may describe code no commit holds), or a tree
+/// outside git.
+fn commit_text(commit: Option<&str>, dirty: bool) -> String {
+    match (commit, dirty) {
+        (Some(c), false) => format!("commit `{}`", &c[..c.len().min(12)]),
+        (Some(c), true) => format!(
+            "commit `{}` with uncommitted changes",
+            &c[..c.len().min(12)]
+        ),
+        (None, _) => "an index of a work tree outside git".to_string(),
     }
 }
 
@@ -306,7 +313,7 @@ pub fn module_page(
     let view = json!({
         "name": escape(&m.name),
         "root": if m.root.is_empty() { "the repository root".to_string() } else { code(&format!("{}/", m.root)) },
-        "commit": commit_text(commit),
+        "commit": commit_text(commit, st.dirty),
         "index_link": write::relative(page, index_page),
         "files": m.files,
         "source_files": m.source_files,
@@ -327,6 +334,13 @@ pub fn module_page(
             "handler": lk.item(&e.handler),
         })).collect::<Vec<_>>(),
         "entries_cut": m.entries_cut,
+        "classed": m.classed.iter().map(|c| json!({
+            "class": c.class,
+            "files": if c.files == 1 { "1 file".to_string() } else { format!("{} files", c.files) },
+            "folder": if c.folder.is_empty() { "the repository root".to_string() } else { code(&format!("{}/", c.folder)) },
+            "found": c.found.iter().map(|i| lk.item(i)).collect::<Vec<_>>().join(", "),
+            "found_cut": c.found_cut,
+        })).collect::<Vec<_>>(),
         "flows": flows,
         "status_enums": m.status_enums.iter().map(|s| json!({
             "name": code(&s.name),
@@ -361,7 +375,7 @@ pub fn module_page(
         "changes": {
             "first": changes.first,
             "history": changes.history,
-            "since": commit_text(changes.since.as_deref()),
+            "since": commit_text(changes.since.as_deref(), changes.since_dirty),
             "empty": lines.is_empty(),
             "lines": lines,
         },
@@ -374,7 +388,7 @@ pub fn module_page(
 pub fn index_page(
     t: &Templates,
     g: &GlobalModel,
-    commit: Option<&str>,
+    st: &PageState,
     page: &str,
     page_of: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, DocgenError> {
@@ -397,7 +411,7 @@ pub fn index_page(
         .collect();
     let names: Vec<String> = g.modules.iter().map(|m| m.name.clone()).collect();
     let view = json!({
-        "commit": commit_text(commit),
+        "commit": commit_text(st.commit.as_deref(), st.dirty),
         "modules": modules,
         "edges": !g.edges.is_empty() || !g.runtime.is_empty(),
         "mermaid": mermaid::modules(&names, &g.edges, &g.runtime),

@@ -34,8 +34,15 @@ pub struct PageState {
     pub fingerprint: String,
     /// Snapshot commit at which the model last changed.
     pub commit: Option<String>,
+    /// The snapshot was of a work tree with uncommitted changes on top of `commit`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dirty: bool,
     /// Snapshot generation at which the model last changed (the base of the next diff).
     pub generation: u64,
+    /// When that snapshot was indexed (Unix seconds): with the commit, it tells the snapshot
+    /// apart from another index's snapshot under the same number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub indexed_at: Option<i64>,
     /// Entry-point keys and using modules, to tell what appeared next time.
     #[serde(default)]
     pub entries: Vec<String>,

@@ -309,3 +309,45 @@ async fn a_merge_that_changes_no_map_leaves_the_docs_branch_alone() {
     assert_eq!(docs_commits(&remote, "codemap/docs").len(), 1);
     server.stop().await;
 }
+
+/// A docs-branch job never commits maps of a dirty tree: here a clean filter in the bot's clone
+/// makes the fresh checkout differ from its commit. The job fails naming what to do, the docs
+/// branch stays where it was, and the generator is not called.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_checkout_with_uncommitted_changes_is_refused_and_commits_nothing() {
+    let (tmp, remote) = setup();
+    std::fs::write(remote.dev.join(".gitattributes"), "*.java filter=rewrite\n").unwrap();
+    git(&remote.dev, &["add", ".gitattributes"]);
+    git(&remote.dev, &["commit", "-q", "-m", "attributes"]);
+    git(&remote.dev, &["push", "-q", "origin", "main"]);
+    let (generate, calls) = wrapped(|_| Ok(()));
+    let server = github_server(tmp.path(), &remote, SECRET, "", generate).await;
+    let body = github_push(&remote.tip("main").unwrap(), "attributes");
+    server.post("/hooks/shop", &headers(&body), &body).await;
+    assert_eq!(server.wait_jobs(1).await["last"]["outcome"], "committed");
+    let docs1 = remote.tip("codemap/docs").unwrap();
+
+    // What git stores for a .java file is no longer what the checkout holds.
+    let work = tmp.path().join("state/shop/work");
+    git(
+        &work,
+        &["config", "filter.rewrite.clean", "sed s/return/RETURN/"],
+    );
+    git(&work, &["config", "filter.rewrite.smudge", "cat"]);
+    let main1 = remote.push_code_change("giftWrap");
+    let body = github_push(&main1, "add giftWrap");
+    server.post("/hooks/shop", &headers(&body), &body).await;
+    let st = server.wait_jobs(2).await;
+    assert_eq!(st["last"]["outcome"], "failed", "{st}");
+    let err = st["last"]["error"].as_str().unwrap();
+    assert!(
+        err.contains(&format!("checkout of {}", &main1[..12]))
+            && err.contains("uncommitted changes")
+            && err.contains("nothing was committed")
+            && err.contains(".gitattributes"),
+        "{err}"
+    );
+    assert_eq!(remote.tip("codemap/docs").unwrap(), docs1);
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    server.stop().await;
+}

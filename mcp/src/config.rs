@@ -165,6 +165,22 @@ mod tests {
     }
 
     #[test]
+    fn the_deploy_sample_is_valid() {
+        let c = McpConfig::parse(include_str!("../../deploy/mcp.toml")).unwrap();
+        assert_eq!(
+            c.roots(),
+            vec![("shop".to_string(), PathBuf::from("/repo"))]
+        );
+        assert_eq!(c.allowed_hosts, vec!["codemap.internal"]);
+        // SAFETY: the sample's variable is read by no other test.
+        unsafe { std::env::set_var("CODEMAP_MCP_TOKEN", "s3cret") };
+        assert_eq!(
+            c.token_secrets().unwrap(),
+            vec![("s3cret".to_string(), vec!["shop".to_string()])]
+        );
+    }
+
+    #[test]
     fn an_unknown_key_is_refused_with_its_name() {
         let e = McpConfig::parse("[[repo]]\nname = \"a\"\nindex_dir = \"/x\"\nworkerz = 2\n")
             .unwrap_err();

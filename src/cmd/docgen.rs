@@ -3,7 +3,7 @@
 use super::{Outcome, open_reader};
 use crate::cli::{DocgenArgs, DocgenMode, Global};
 use anyhow::{Context, Result};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub fn docgen(g: &Global, a: &DocgenArgs) -> Result<Outcome> {
     if let Some(DocgenMode::Serve(s)) = &a.mode {
@@ -15,7 +15,7 @@ pub fn docgen(g: &Global, a: &DocgenArgs) -> Result<Outcome> {
         .with_context(|| format!("repository root {} not found", root.display()))?;
     let reader = open_reader(g)?;
     let mut opts = docgen::Options::new(&root);
-    opts.out_dir = a.generate.out.clone();
+    opts.out_dir = resolved(&a.generate.out);
     if a.generate.readme_markers {
         opts.mode = docgen::OutputMode::ReadmeMarkers;
     }
@@ -45,4 +45,22 @@ pub fn docgen(g: &Global, a: &DocgenArgs) -> Result<Outcome> {
     } else {
         Outcome::NothingFound
     })
+}
+
+/// An absolute `--out` with its existing part's symlinks resolved, so it compares with the
+/// canonical repository root (a relative one is taken under the root as it is).
+fn resolved(out: &Path) -> PathBuf {
+    if out.is_relative() {
+        return out.to_path_buf();
+    }
+    let mut existing = out;
+    let mut rest = Vec::new();
+    while let Some(parent) = existing.parent() {
+        if let Ok(real) = existing.canonicalize() {
+            return rest.iter().rev().fold(real, |p, c| p.join(c));
+        }
+        rest.push(existing.file_name().unwrap_or(std::ffi::OsStr::new("..")));
+        existing = parent;
+    }
+    out.to_path_buf()
 }

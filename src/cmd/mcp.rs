@@ -51,18 +51,23 @@ pub fn mcp(g: &Global, a: &McpArgs) -> Result<Outcome> {
     Ok(Outcome::Done)
 }
 
-/// The one repository the global flags point at, named like the folder that holds it.
+/// The one repository the global flags point at: `--repo` when given (the index may live
+/// anywhere), else the folder holding the index; named like that folder.
 fn single_repo(g: &Global) -> Result<McpConfig> {
     if g.backend == Backend::Meilisearch {
         bail!("codemap mcp serves embedded indexes; use --repo-config for several repositories");
     }
     let dir = read_target(g)?;
-    let root = dir
-        .root()
-        .parent()
-        .map(|p| p.to_path_buf())
-        .or_else(|| g.repo.clone())
-        .context("the index folder has no parent folder")?;
+    let root = match &g.repo {
+        Some(r) => r
+            .canonicalize()
+            .with_context(|| format!("repository {} not found", r.display()))?,
+        None => dir
+            .root()
+            .parent()
+            .map(|p| p.to_path_buf())
+            .context("the index folder has no parent folder; pass --repo")?,
+    };
     let name = g.repo_name.clone().unwrap_or_else(|| repo_name(&root));
     Ok(McpConfig {
         repos: vec![RepoEntry {

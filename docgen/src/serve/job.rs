@@ -94,6 +94,12 @@ pub enum JobError {
         docs_commit: String,
         source: HostError,
     },
+    /// The checkout indexed as something other than the commit: its maps would describe code no
+    /// commit holds, so none is committed.
+    #[error(
+        "the checkout of {commit} in {dir} has uncommitted changes right after `git checkout --force` (`git -C {dir} status` lists them; usually a clean/smudge filter or a line-ending rule in .gitattributes), so its maps would not describe the commit: nothing was committed. Fix the attributes on the tracked branch or the filter in {dir}/.git/config, or delete {dir} so the next job clones afresh"
+    )]
+    DirtyTree { commit: String, dir: String },
     #[error("the job stopped unexpectedly: {0}")]
     Panicked(String),
 }
@@ -270,6 +276,12 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
         generation = summary.snapshot.generation,
         "re-indexed"
     );
+    if summary.snapshot.dirty {
+        return Err(JobError::DirtyTree {
+            commit: policy::short(&commit).to_string(),
+            dir: git.dir().display().to_string(),
+        });
+    }
     // After indexing, so the index holds exactly the tracked commit.
     let carried = match &docs_tip {
         Some(tip) => carry_forward(&git, tip, &commit)?,
