@@ -368,14 +368,15 @@ fn build(g: &Graph<'_>, name: &str, root: &str) -> ModuleModel {
         .filter(|f| f.module == name && f.code && f.provenance == Provenance::Generated)
         .count();
     let mut entries = entries::find(g, name);
+    // Flows are chosen among every entry point, not the first listed.
+    let flows = flows::build(g, name, &entries);
     let entries_cut = entries.len().saturating_sub(MAX_ENTRIES);
-    entries.truncate(MAX_ENTRIES);
+    entries = entries::fair_cut(entries, MAX_ENTRIES);
     let classed = if entries.is_empty() {
         classed::find(g, name)
     } else {
         Vec::new()
     };
-    let flows = flows::build(g, name, &entries);
     let (mut status_enums, tables) = (state::status_enums(g, name), state::tables(g, name));
     let status_cut = status_enums.len().saturating_sub(state::MAX_STATUS);
     status_enums.truncate(state::MAX_STATUS);

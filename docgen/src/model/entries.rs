@@ -21,6 +21,39 @@ const LISTENER_ANNOTATIONS: &[&str] = &[
     "MessageMapping",
 ];
 
+/// Method annotations that handle what the class-level listener annotation receives
+/// (`@RabbitListener` on the class, `@RabbitHandler` on the method).
+const HANDLER_ANNOTATIONS: &[&str] = &["RabbitHandler", "KafkaHandler"];
+
+/// The listener annotation that makes method `s` a listener: its own, or its class's when the
+/// method is the class listener's handler.
+fn listener_annotation<'f>(g: &Graph<'f>, s: &'f crate::facts::Sym) -> Option<&'f str> {
+    let is = |a: &&String, names: &[&str]| names.contains(&annotation_name(a));
+    if let Some(a) = s
+        .symbol
+        .annotations
+        .iter()
+        .find(|a| is(a, LISTENER_ANNOTATIONS))
+    {
+        return Some(a);
+    }
+    if !s
+        .symbol
+        .annotations
+        .iter()
+        .any(|a| is(&a, HANDLER_ANNOTATIONS))
+    {
+        return None;
+    }
+    let class = g.sym(&s.symbol.parent.as_ref()?.0)?;
+    class
+        .symbol
+        .annotations
+        .iter()
+        .find(|a| is(a, LISTENER_ANNOTATIONS))
+        .map(String::as_str)
+}
+
 /// API types listed when no other module uses the module (a library's public surface).
 const MAX_API_TYPES: usize = 12;
 
@@ -52,12 +85,9 @@ pub fn find(g: &Graph<'_>, module: &str) -> Vec<Entry> {
                 }
             }
             if !out.iter().any(|e| e.handler_id == sym.id.0)
-                && let Some(a) = sym
-                    .annotations
-                    .iter()
-                    .find(|a| LISTENER_ANNOTATIONS.contains(&annotation_name(a)))
+                && let Some(a) = listener_annotation(g, s)
             {
-                out.push(entry(EntryKind::Listener, a.clone()));
+                out.push(entry(EntryKind::Listener, a.to_string()));
             }
             if sym.name == "main"
                 && sym.is_static
@@ -118,6 +148,41 @@ pub fn find(g: &Graph<'_>, module: &str) -> Vec<Entry> {
     out
 }
 
+/// At most `max` entries, each kind given its turn (one route, one listener, one schedule, one
+/// `main`, one API type, again) so that a module with many routes still shows its listeners
+/// and `main`; kept in their order.
+pub fn fair_cut(entries: Vec<Entry>, max: usize) -> Vec<Entry> {
+    if entries.len() <= max {
+        return entries;
+    }
+    let mut by_kind: Vec<Vec<usize>> = Vec::new();
+    let mut kinds: Vec<EntryKind> = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        match kinds.iter().position(|k| *k == e.kind) {
+            Some(k) => by_kind[k].push(i),
+            None => {
+                kinds.push(e.kind);
+                by_kind.push(vec![i]);
+            }
+        }
+    }
+    let mut keep: Vec<usize> = Vec::with_capacity(max);
+    let mut turn = 0;
+    while keep.len() < max {
+        for list in &by_kind {
+            if let Some(&i) = list.get(turn)
+                && keep.len() < max
+            {
+                keep.push(i);
+            }
+        }
+        turn += 1;
+    }
+    keep.sort_unstable();
+    let mut entries: Vec<Option<Entry>> = entries.into_iter().map(Some).collect();
+    keep.into_iter().filter_map(|i| entries[i].take()).collect()
+}
+
 /// Longest "what it is for" shown beside an API type.
 const ABOUT_CHARS: usize = 100;
 
@@ -170,6 +235,27 @@ mod tests {
             first_sentence("Wraps java.util.Map for the pool"),
             "Wraps java.util.Map for the pool"
         );
+    }
+
+    #[test]
+    fn a_cut_gives_every_kind_its_turn() {
+        let e = |kind, label: &str| Entry {
+            kind,
+            label: label.into(),
+            about: String::new(),
+            handler: Item {
+                name: label.into(),
+                cite: Cite::at("A.java", 1),
+            },
+            handler_id: label.into(),
+        };
+        let mut all: Vec<Entry> = (0..10)
+            .map(|i| e(EntryKind::Route, &format!("r{i}")))
+            .collect();
+        all.push(e(EntryKind::Listener, "l"));
+        all.push(e(EntryKind::Main, "m"));
+        let kept: Vec<String> = fair_cut(all, 5).into_iter().map(|e| e.label).collect();
+        assert_eq!(kept, ["r0", "r1", "r2", "l", "m"]);
     }
 
     #[test]

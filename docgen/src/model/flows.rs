@@ -17,14 +17,15 @@ const MAX_STEPS: usize = 14;
 /// Flows per page.
 const MAX_FLOWS: usize = 6;
 
-/// Entry points whose flows are built before the largest are kept.
-const MAX_CANDIDATES: usize = 60;
+/// Entry points whose flows are built before the best are kept.
+const MAX_CANDIDATES: usize = 400;
 
-/// Flows from the module's routes, listeners, schedules and `main`s (API types have none): the
-/// [`MAX_FLOWS`] that reach the most code, shown in entry order.
+/// Flows from the module's routes, listeners, schedules and `main`s (API types have none),
+/// chosen for what they do: the best flow of each entry kind first, then the best of the rest
+/// ([`worth`]), shown in entry order.
 pub fn build(g: &Graph<'_>, module: &str, entries: &[Entry]) -> Vec<Flow> {
     let mut seen_handlers: Vec<&str> = Vec::new();
-    let mut flows: Vec<(usize, Flow)> = Vec::new();
+    let mut flows: Vec<(usize, EntryKind, Flow)> = Vec::new();
     for e in entries.iter().filter(|e| e.kind != EntryKind::Api) {
         if seen_handlers.contains(&e.handler_id.as_str()) {
             continue;
@@ -33,23 +34,21 @@ pub fn build(g: &Graph<'_>, module: &str, entries: &[Entry]) -> Vec<Flow> {
         let f = flow(g, module, e);
         // A flow of one step says nothing the entry list does not.
         if f.steps.len() > 1 {
-            flows.push((flows.len(), f));
+            flows.push((flows.len(), e.kind, f));
         }
         if seen_handlers.len() == MAX_CANDIDATES {
             break;
         }
     }
     if flows.is_empty() {
-        flows = library_flows(g, module, entries);
+        flows = library_flows(g, module, entries)
+            .into_iter()
+            .map(|(i, f)| (i, EntryKind::Api, f))
+            .collect();
     }
-    flows.sort_by(|a, b| {
-        (b.1.steps.len() + b.1.cut)
-            .cmp(&(a.1.steps.len() + a.1.cut))
-            .then(a.0.cmp(&b.0))
-    });
-    flows.truncate(MAX_FLOWS);
-    flows.sort_by_key(|f| f.0);
-    let mut out: Vec<Flow> = flows.into_iter().map(|(_, f)| f).collect();
+    let mut out: Vec<(usize, Flow)> = choose(flows);
+    out.sort_by_key(|f| f.0);
+    let mut out: Vec<Flow> = out.into_iter().map(|(_, f)| f).collect();
     // Overloads share a title; headings must not (anchors, MD024).
     let titles: Vec<String> = out.iter().map(|f| f.entry.clone()).collect();
     for (i, f) in out.iter_mut().enumerate() {
@@ -59,6 +58,67 @@ pub fn build(g: &Graph<'_>, module: &str, entries: &[Entry]) -> Vec<Flow> {
         }
     }
     out
+}
+
+/// The [`MAX_FLOWS`] flows to show, picked one at a time: an entry kind not shown yet first
+/// (a listener, a schedule, a `main` beside the routes), and among those the flow that adds
+/// the most [`worth`] the flows already picked do not show (so five routes into the same
+/// cancel path do not crowd out order placement and the payment callback).
+fn choose(flows: Vec<(usize, EntryKind, Flow)>) -> Vec<(usize, Flow)> {
+    let mut left: Vec<Option<(usize, EntryKind, Flow)>> = flows.into_iter().map(Some).collect();
+    let mut shown: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut kinds: Vec<EntryKind> = Vec::new();
+    let mut out = Vec::new();
+    while out.len() < MAX_FLOWS {
+        let new_kind = left.iter().flatten().any(|(_, k, _)| !kinds.contains(k));
+        let best = left
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| f.as_ref().map(|f| (i, f)))
+            .filter(|(_, (_, k, _))| !new_kind || !kinds.contains(k))
+            .map(|(i, (at, _, f))| (worth(f, &shown), std::cmp::Reverse(*at), i))
+            .max();
+        let Some((_, _, i)) = best else { break };
+        let (at, kind, f) = left[i].take().unwrap();
+        shown.extend(f.steps.iter().map(step_key));
+        kinds.push(kind);
+        out.push((at, f));
+    }
+    out
+}
+
+fn step_key(s: &Step) -> String {
+    format!("{}\u{0}{}", s.kind, s.name)
+}
+
+/// What a flow does that the flows in `shown` do not, for choosing among them: what it
+/// changes and sends outside its code (statements that write, tables, messages, remote calls)
+/// weighs most, then how much of the module's own code it reaches.
+pub fn worth(f: &Flow, shown: &std::collections::HashSet<String>) -> usize {
+    let mut w = 0;
+    for s in f.steps.iter().filter(|s| !shown.contains(&step_key(s))) {
+        w += match s.kind.as_str() {
+            "sql" if writes(&s.name) => 6,
+            "sql" | "table" => 3,
+            "remote" => 3,
+            _ => 1,
+        };
+    }
+    let events = f.hops.iter().filter(|h| h.kind == "event");
+    let new_events = events
+        .filter(|h| !shown.contains(&step_key(&f.steps[h.to])))
+        .count();
+    w + 4 * new_events
+}
+
+/// Whether a statement's name says it writes (`SQL updateStatus`, `SQL insertSelective`).
+fn writes(step: &str) -> bool {
+    let name = step.trim_start_matches("SQL ").to_lowercase();
+    [
+        "insert", "update", "delete", "save", "remove", "batch", "set", "replace", "merge",
+    ]
+    .iter()
+    .any(|w| name.starts_with(w))
 }
 
 /// Public methods of API types tried as flow starts in a module nobody enters from outside
@@ -109,66 +169,158 @@ fn library_flows(g: &Graph<'_>, module: &str, entries: &[Entry]) -> Vec<(usize, 
 }
 
 fn flow(g: &Graph<'_>, module: &str, e: &Entry) -> Flow {
-    let mut steps = vec![Step {
-        name: e.handler.name.clone(),
-        kind: "method".into(),
-        cite: e.handler.cite.clone(),
-        module: None,
-    }];
-    let mut index: HashMap<String, usize> = HashMap::new();
-    index.insert(e.handler_id.clone(), 0);
-    let mut hops: Vec<Hop> = Vec::new();
-    let mut cut = 0;
-    let mut frontier: Vec<(String, usize)> = vec![(e.handler_id.clone(), 0)];
-    for depth in 0..MAX_DEPTH {
-        let mut next = Vec::new();
-        for (id, from) in &frontier {
-            for edge in g.edges_from(id) {
-                let Some(t) = target(g, module, edge) else {
-                    continue;
-                };
-                let to = match index.get(&t.0) {
-                    Some(&i) => i,
-                    None if steps.len() >= MAX_STEPS => {
-                        cut += 1;
-                        continue;
-                    }
-                    None => {
-                        let (key, step, follow) = t;
-                        steps.push(step);
-                        index.insert(key.clone(), steps.len() - 1);
-                        if follow && depth + 1 < MAX_DEPTH {
-                            next.push((key, steps.len() - 1));
-                        } else if follow
-                            && g.edges_from(&key).any(|x| target(g, module, x).is_some())
-                        {
-                            cut += 1;
-                        }
-                        steps.len() - 1
-                    }
-                };
-                let hop = Hop {
-                    from: *from,
-                    to,
-                    kind: edge.kind.as_str().to_string(),
-                    site: Cite::at(&edge.caller_file, edge.line),
-                };
-                if to != *from && !hops.iter().any(|h| h.from == hop.from && h.to == hop.to) {
-                    hops.push(hop);
-                }
-            }
-        }
-        frontier = next;
-    }
+    let mut w = Walk {
+        g,
+        module,
+        steps: vec![Step {
+            name: e.handler.name.clone(),
+            kind: "method".into(),
+            cite: e.handler.cite.clone(),
+            module: None,
+        }],
+        index: HashMap::from([(e.handler_id.clone(), 0)]),
+        hops: Vec::new(),
+        cut: 0,
+        known: HashMap::new(),
+    };
+    // The paths that change state first, then the rest while the flowchart has room: a
+    // handler calling twenty readers still shows the call that writes.
+    w.breadth_first(&e.handler_id, true);
+    w.breadth_first(&e.handler_id, false);
     Flow {
         entry: match e.kind {
             EntryKind::Main => format!("main {}", e.handler.name),
             k => format!("{} {}", kind_word(k), e.label),
         },
-        steps,
-        hops,
-        cut,
+        steps: w.steps,
+        hops: w.hops,
+        cut: w.cut,
     }
+}
+
+/// One flow being built: its steps (by key in `index`), hops, and how much was left out.
+struct Walk<'g, 'f> {
+    g: &'g Graph<'f>,
+    module: &'g str,
+    steps: Vec<Step>,
+    index: HashMap<String, usize>,
+    hops: Vec<Hop>,
+    cut: usize,
+    /// Callees already judged by [`changes`].
+    known: HashMap<String, bool>,
+}
+
+impl Walk<'_, '_> {
+    /// Follows calls from `root` breadth first to [`MAX_DEPTH`]; with `changing`, only the
+    /// edges that lead to a change of state (and nothing counts as cut).
+    fn breadth_first(&mut self, root: &str, changing: bool) {
+        let (g, module) = (self.g, self.module);
+        let mut frontier: Vec<(String, usize)> = vec![(root.to_string(), 0)];
+        for depth in 0..MAX_DEPTH {
+            let mut next = Vec::new();
+            for (id, from) in &frontier {
+                for edge in g.edges_from(id) {
+                    if changing && !changes(g, edge, CHANGE_DEPTH, &mut self.known) {
+                        continue;
+                    }
+                    let Some(t) = target(g, module, edge) else {
+                        continue;
+                    };
+                    let Some((to, fresh)) = self.step(t, depth, changing) else {
+                        continue;
+                    };
+                    if let Some(key) = fresh {
+                        next.push((key, to));
+                    }
+                    let hop = Hop {
+                        from: *from,
+                        to,
+                        kind: edge.kind.as_str().to_string(),
+                        site: Cite::at(&edge.caller_file, edge.line),
+                    };
+                    if to != *from
+                        && !self
+                            .hops
+                            .iter()
+                            .any(|h| h.from == hop.from && h.to == hop.to)
+                    {
+                        self.hops.push(hop);
+                    }
+                }
+            }
+            frontier = next;
+        }
+    }
+
+    /// The step a target is, added when new and there is room: its index, and its key when
+    /// the walk goes on from it.
+    fn step(
+        &mut self,
+        t: (String, Step, bool),
+        depth: usize,
+        changing: bool,
+    ) -> Option<(usize, Option<String>)> {
+        let (key, step, follow) = t;
+        if let Some(&i) = self.index.get(&key) {
+            // Seen in the first pass: the second goes on from it too.
+            let again = !changing && follow && depth + 1 < MAX_DEPTH;
+            return Some((i, again.then_some(key)));
+        }
+        if self.steps.len() >= MAX_STEPS {
+            self.cut += usize::from(!changing);
+            return None;
+        }
+        self.steps.push(step);
+        let i = self.steps.len() - 1;
+        self.index.insert(key.clone(), i);
+        if follow && depth + 1 < MAX_DEPTH {
+            return Some((i, Some(key)));
+        }
+        if follow
+            && !changing
+            && self
+                .g
+                .edges_from(&key)
+                .any(|x| target(self.g, self.module, x).is_some())
+        {
+            self.cut += 1;
+        }
+        Some((i, None))
+    }
+}
+
+/// How many calls deep an edge is followed to see whether it changes state.
+const CHANGE_DEPTH: usize = 3;
+
+/// Whether edge `e` leads, within `depth` calls, to a change outside the code: a statement
+/// that writes, a message sent, a remote call. `known` remembers callees already judged.
+fn changes(g: &Graph<'_>, e: &Edge, depth: usize, known: &mut HashMap<String, bool>) -> bool {
+    let Some(callee) = e.callee.as_deref() else {
+        return false;
+    };
+    match e.kind {
+        EdgeKind::Event | EdgeKind::Rpc => return true,
+        EdgeKind::Db => {
+            let name = callee.rsplit(['.', '#']).next().unwrap_or(callee);
+            if callee.starts_with("mybatis:") && writes(name) {
+                return true;
+            }
+        }
+        EdgeKind::Call => {}
+        _ => return false,
+    }
+    if depth == 0 {
+        return false;
+    }
+    if let Some(&k) = known.get(callee) {
+        return k;
+    }
+    known.insert(callee.to_string(), false);
+    let found = g
+        .edges_from(callee)
+        .any(|x| changes(g, x, depth - 1, known));
+    known.insert(callee.to_string(), found);
+    found
 }
 
 /// Lines up to which a method with no calls of its own is a trivial leaf (an accessor, a
@@ -177,28 +329,42 @@ const TRIVIAL_LINES: u32 = 4;
 
 /// Calls a flowchart leaves out: constructors and implicit ones (a call to a type), bodiless
 /// declarations the call dispatches through (the implementation is reached by its own edge),
-/// and short methods that call nothing of the repository's own.
+/// and short methods whose calls reach nothing but such noise (an accessor, a result wrapper
+/// built from accessors, a logging helper): boilerplate collapses out of the flow.
 fn is_noise(g: &Graph<'_>, s: &crate::facts::Sym) -> bool {
+    noise_within(g, s, NOISE_DEPTH)
+}
+
+/// How many calls deep a short method is looked into before its calls count as real.
+const NOISE_DEPTH: usize = 2;
+
+fn noise_within(g: &Graph<'_>, s: &crate::facts::Sym, depth: usize) -> bool {
     let sym = &s.symbol;
     if sym.kind == SymbolKind::Constructor || sym.kind.is_type() {
         return true;
-    }
-    let outgoing = g.edges_from(&sym.id.0).any(|x| {
-        x.kind != EdgeKind::Call
-            || x.callee
-                .as_deref()
-                .and_then(|c| g.sym(c))
-                .is_some_and(|c| c.symbol.kind == SymbolKind::Method && g.is_source_path(&c.path))
-    });
-    if outgoing {
-        return false;
     }
     let in_interface = sym
         .parent
         .as_ref()
         .and_then(|p| g.sym(&p.0))
         .is_some_and(|p| p.symbol.kind == SymbolKind::Interface);
-    in_interface || sym.end_line.saturating_sub(sym.start_line) < TRIVIAL_LINES
+    let short = sym.end_line.saturating_sub(sym.start_line) < TRIVIAL_LINES;
+    if !in_interface && !short {
+        return false;
+    }
+    // The type hierarchy (an override's link to what it implements) is no call.
+    let real = g
+        .edges_from(&sym.id.0)
+        .filter(|x| x.kind.is_flow())
+        .any(|x| {
+            x.kind != EdgeKind::Call
+                || x.callee.as_deref().and_then(|c| g.sym(c)).is_some_and(|c| {
+                    c.symbol.kind == SymbolKind::Method
+                        && g.is_source_path(&c.path)
+                        && (depth == 0 || !noise_within(g, c, depth - 1))
+                })
+        });
+    !real
 }
 
 fn kind_word(k: EntryKind) -> &'static str {
@@ -212,7 +378,7 @@ fn kind_word(k: EntryKind) -> &'static str {
 }
 
 /// Where an edge leads in a flow: (key, step, whether to follow it further). Calls into the
-/// repository's source code are followed; tables, statements and config keys are terminals;
+/// repository's source and generated code are followed; tables, statements and config keys are terminals;
 /// library calls, tests and the type hierarchy are left out.
 fn target(g: &Graph<'_>, module: &str, e: &Edge) -> Option<(String, Step, bool)> {
     if !e.kind.is_flow() || e.kind == EdgeKind::Config || e.kind == EdgeKind::Route {
@@ -248,7 +414,8 @@ fn target(g: &Graph<'_>, module: &str, e: &Edge) -> Option<(String, Step, bool)>
         ));
     }
     let s = g.sym(callee)?;
-    if !g.is_source_path(&s.path) || (e.kind == EdgeKind::Call && is_noise(g, s)) {
+    // Generated mappers are where the rows change: a flow follows into them.
+    if !g.is_code_path(&s.path) || (e.kind == EdgeKind::Call && is_noise(g, s)) {
         return None;
     }
     let m = g.module_of(&s.path)?;
