@@ -101,6 +101,45 @@ fn key_flows_cover_the_write_paths_the_jobs_and_the_listeners() {
         "no flow from the listener OrderCancelListener.{handler}: {order:#?}"
     );
 
+    // Topics and events: the delayed cancel queue with its sender and its listener, and the
+    // payment result topic listened on in another module, named on the sender's page.
+    let page = read("docs/codemap/shop-order.md");
+    let topics = page
+        .split("## Topics and events")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap_or_else(|| panic!("no topics section: {page}"));
+    let sender = read("shop-order/src/main/java/com/shop/order/service/impl/OrderServiceImpl.java");
+    let sends_at = sender
+        .lines()
+        .position(|l| l.contains("rabbitTemplate.convertAndSend"))
+        .unwrap()
+        + 1;
+    let cancel = topics
+        .lines()
+        .find(|l| l.contains("cancel.queue"))
+        .unwrap_or_else(|| panic!("no cancel queue: {topics}"));
+    assert!(
+        cancel.contains(&format!("OrderServiceImpl.java:{sends_at}"))
+            && cancel.contains(&format!("OrderCancelListener.{handler}")),
+        "{cancel}"
+    );
+    let payment = read("docs/codemap/shop-payment.md");
+    // The listener's annotation names the topic by a constant of shop-common.
+    let constants = read("shop-common/src/main/java/com/shop/common/mq/MqConstants.java");
+    let topic = constants
+        .lines()
+        .find(|l| l.contains("TOPIC_PAYMENT_RESULT ="))
+        .and_then(|l| l.split('"').nth(1))
+        .unwrap()
+        .to_string();
+    assert!(
+        payment
+            .lines()
+            .any(|l| l.contains(&topic) && l.contains("(shop-notify)")),
+        "the payment page names the listener in shop-notify of {topic}: {payment}"
+    );
+
     // The payment callback reaches the update of the order row (the generated mapper's).
     let mall = flows(&read("docs/codemap/shop-mall.md"));
     let callback =

@@ -12,6 +12,7 @@ mod deps;
 mod entries;
 mod flows;
 mod graph;
+pub mod messaging;
 mod purpose;
 mod state;
 mod types;
@@ -243,6 +244,9 @@ pub struct ModuleModel {
     pub status_cut: usize,
     pub tables: Vec<TableUse>,
     pub deps: Deps,
+    /// Channels sent to and listened on, with the code on each side.
+    #[serde(default)]
+    pub messaging: Vec<messaging::Channel>,
     pub types: Vec<TypeNote>,
     pub types_cut: usize,
     /// Verbatim human notes from the steering file.
@@ -287,6 +291,9 @@ impl ModuleModel {
                 .chain(&d.config)
                 .map(|i| &i.cite),
         );
+        for c in &self.messaging {
+            out.extend(c.senders.iter().chain(&c.listeners).map(|i| &i.cite));
+        }
         out.extend(self.types.iter().map(|t| &t.cite));
         out
     }
@@ -368,8 +375,9 @@ fn build(g: &Graph<'_>, name: &str, root: &str) -> ModuleModel {
         .filter(|f| f.module == name && f.code && f.provenance == Provenance::Generated)
         .count();
     let mut entries = entries::find(g, name);
-    // Flows are chosen among every entry point, not the first listed.
+    // Flows and channels are found among every entry point, not the first listed.
     let flows = flows::build(g, name, &entries);
+    let all_entries = entries.clone();
     let entries_cut = entries.len().saturating_sub(MAX_ENTRIES);
     entries = entries::fair_cut(entries, MAX_ENTRIES);
     let classed = if entries.is_empty() {
@@ -398,6 +406,7 @@ fn build(g: &Graph<'_>, name: &str, root: &str) -> ModuleModel {
         status_cut,
         tables,
         deps: deps::find(g, name),
+        messaging: messaging::find(g, name, &all_entries),
         types,
         types_cut,
         notes: None,

@@ -365,6 +365,11 @@ pub fn module_page(
             "topics": items(&m.deps.topics),
             "config": items(&m.deps.config),
         },
+        "messaging": m.messaging.iter().map(|c| json!({
+            "channel": code(&c.name),
+            "senders": if c.senders.is_empty() { "no sender in this repository".to_string() } else { items(&c.senders).join(", ") },
+            "listeners": if c.listeners.is_empty() { "no listener in this repository".to_string() } else { items(&c.listeners).join(", ") },
+        })).collect::<Vec<_>>(),
         "types": m.types.iter().map(|t| json!({
             "name": code(&t.name),
             "kind": t.kind,
