@@ -110,6 +110,8 @@ fn the_bot_serves_health_over_a_real_index_and_stops_on_sigterm() {
     assert_eq!(v["repositories"][0]["name"], "shop");
     assert_eq!(v["repositories"][0]["ok"], true);
     assert_eq!(v["repositories"][0]["files"], fixture_files());
+    // No question yet: nothing is held in memory.
+    assert_eq!(v["repositories"][0]["preloaded"], false, "{v}");
 
     #[cfg(unix)]
     {

@@ -93,6 +93,7 @@ fn repositories(c: &Core) -> Vec<serde_json::Value> {
                 "generation": s.freshness.generation,
                 "files": s.files,
                 "graph_built": s.graph_built,
+                "preloaded": s.preloaded,
             }),
             Err(e) => {
                 tracing::warn!(repo = %n, error = %e, "health: repository not readable");
