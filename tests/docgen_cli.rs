@@ -321,15 +321,7 @@ fn an_example_module_says_what_its_code_holds() {
         DEMO_CONTROLLER,
     );
     let idx = tmp.path().join("idx");
-    let o = run(&idx, &["index", root.to_str().unwrap(), "--quiet"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = run(&idx, &["--repo", root.to_str().unwrap(), "docgen"]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    index_and_docgen(&idx, &root);
     let page = std::fs::read_to_string(root.join("docs/codemap/shop-demo.md")).unwrap();
     let entries = &page[page.find("## Entry points").unwrap()..page.find("## Key flows").unwrap()];
     assert!(!entries.contains("public types found"), "{entries}");

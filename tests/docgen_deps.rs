@@ -105,15 +105,7 @@ fn the_module_graph_is_the_import_graph() {
         "package com.shop.coupon.archive;\n\nimport com.shop.mbg.mapper.CouponRecordMapper;\n\npublic class CouponArchive {\n    private final CouponRecordMapper mapper;\n\n    public CouponArchive(CouponRecordMapper mapper) {\n        this.mapper = mapper;\n    }\n\n    public int archive(String code) {\n        return mapper.insert(code);\n    }\n}\n",
     );
     let idx = tmp.path().join("idx");
-    let o = run(&idx, &["index", root.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = run(&idx, &["--repo", root.to_str().unwrap(), "docgen"]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    index_and_docgen(&idx, &root);
 
     let modules: Vec<String> = std::fs::read_dir(&root)
         .unwrap()

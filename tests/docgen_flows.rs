@@ -52,15 +52,7 @@ fn key_flows_cover_the_write_paths_the_jobs_and_the_listeners() {
     let root = tmp.path().join("shop");
     copy_shop(&root);
     let idx = tmp.path().join("idx");
-    let o = run(&idx, &["index", root.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = run(&idx, &["--repo", root.to_str().unwrap(), "docgen"]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    index_and_docgen(&idx, &root);
     let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
 
     let order = flows(&read("docs/codemap/shop-order.md"));

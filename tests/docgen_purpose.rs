@@ -50,15 +50,7 @@ fn each_module_page_states_the_purpose_the_repository_gives_it() {
     std::fs::write(&sender, documented).unwrap();
 
     let idx = tmp.path().join("idx");
-    let o = run(&idx, &["index", root.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = run(&idx, &["--repo", root.to_str().unwrap(), "docgen"]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    index_and_docgen(&idx, &root);
     let page =
         |m: &str| std::fs::read_to_string(root.join(format!("docs/codemap/{m}.md"))).unwrap();
 

@@ -21,6 +21,20 @@ pub fn run(idx: &Path, args: &[&str]) -> Output {
         .expect("codemap runs")
 }
 
+/// `codemap index ROOT` into `idx`, then `codemap --repo ROOT docgen`: both must succeed and
+/// docgen must write (exit 0).
+pub fn index_and_docgen(idx: &Path, root: &Path) {
+    let o = run(idx, &["index", root.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(idx, &["--repo", root.to_str().unwrap(), "docgen"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
