@@ -317,30 +317,6 @@ const ENTRY_DEPTH: usize = 8;
 /// on corpus-1m near 100 ms (500 took up to 590 ms).
 const ENTRY_VISITS: usize = 150;
 
-/// Annotations of methods entered from outside: by a request (Spring, JAX-RS), a message or a
-/// timer.
-pub(crate) const ENTRY_ANNOTATIONS: &[&str] = &[
-    "RequestMapping",
-    "GetMapping",
-    "PostMapping",
-    "PutMapping",
-    "DeleteMapping",
-    "PatchMapping",
-    "Path",
-    "GET",
-    "POST",
-    "PUT",
-    "DELETE",
-    "KafkaListener",
-    "RabbitListener",
-    "JmsListener",
-    "EventListener",
-    "StreamListener",
-    "RocketMQMessageListener",
-    "MessageMapping",
-    "Scheduled",
-];
-
 /// Entry points found, and whether the walk saw every caller it could reach.
 #[derive(Debug, Clone, Default)]
 pub struct Entries {
@@ -434,6 +410,6 @@ fn entry_annotation(v: &SnapshotView<'_>, m: SymIdx) -> Option<String> {
         .symbol
         .annotations
         .iter()
-        .find(|a| ENTRY_ANNOTATIONS.contains(&annotation_name(a)))
+        .find(|a| crate::entry::is_entry(annotation_name(a)))
         .cloned()
 }

@@ -18,6 +18,7 @@ pub mod calls;
 pub mod chain;
 pub mod citation;
 pub mod embed;
+pub mod entry;
 pub mod freshness;
 pub mod fusion;
 pub mod graph;

@@ -77,7 +77,7 @@ impl Default for RecallOptions<'_> {
 pub const SHARED_NAME_OWNERS: usize = 12;
 
 /// Framework annotations that mark structure without being entry points (those are
-/// [`crate::impact::ENTRY_ANNOTATIONS`]): transactions, RPC, mappers, configuration.
+/// [`crate::entry`]): transactions, RPC, mappers, configuration.
 const FRAMEWORK_ANNOTATIONS: &[&str] = &[
     "Transactional",
     "FeignClient",
@@ -99,7 +99,7 @@ const FRAMEWORK_ANNOTATIONS: &[&str] = &[
 /// Whether an annotation (its simple name) marks an entry point, a transaction or framework
 /// structure.
 pub(crate) fn is_entry_annotation(name: &str) -> bool {
-    crate::impact::ENTRY_ANNOTATIONS.contains(&name) || FRAMEWORK_ANNOTATIONS.contains(&name)
+    crate::entry::is_entry(name) || FRAMEWORK_ANNOTATIONS.contains(&name)
 }
 
 pub struct Retriever<'v, 'a> {

@@ -25,10 +25,10 @@ pub fn short_qualified(qname: &str, path: &str) -> String {
 }
 
 /// The simple name of an annotation as written: `@org.x.PostMapping("/a")` → `PostMapping`.
-pub(crate) fn annotation_name(a: &str) -> &str {
+pub fn annotation_name(a: &str) -> &str {
     let name = a.trim_start_matches('@');
     let name = name.split('(').next().unwrap_or(name);
-    name.rsplit('.').next().unwrap_or(name)
+    name.rsplit('.').next().unwrap_or(name).trim()
 }
 
 #[cfg(test)]

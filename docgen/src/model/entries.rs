@@ -9,21 +9,7 @@ use super::{Cite, Entry, EntryKind, Graph, Item};
 use indexer::graph::EdgeKind;
 use std::collections::BTreeMap;
 
-/// Annotations that make a method a message or event listener.
-const LISTENER_ANNOTATIONS: &[&str] = &[
-    "KafkaListener",
-    "RabbitListener",
-    "JmsListener",
-    "EventListener",
-    "TransactionalEventListener",
-    "StreamListener",
-    "RocketMQMessageListener",
-    "MessageMapping",
-];
-
-/// Method annotations that handle what the class-level listener annotation receives
-/// (`@RabbitListener` on the class, `@RabbitHandler` on the method).
-const HANDLER_ANNOTATIONS: &[&str] = &["RabbitHandler", "KafkaHandler"];
+use query::entry::{HANDLER_ANNOTATIONS, LISTENER_ANNOTATIONS, annotation_name};
 
 /// The listener annotation that makes method `s` a listener: its own, or its class's when the
 /// method is the class listener's handler.
@@ -208,14 +194,6 @@ fn topic_of(detail: &str) -> String {
     } else {
         last.to_string()
     }
-}
-
-/// The simple name of an annotation as written: `@org.x.KafkaListener(topics = "a")` →
-/// `KafkaListener`.
-fn annotation_name(a: &str) -> &str {
-    let name = a.trim_start_matches('@');
-    let name = name.split('(').next().unwrap_or(name);
-    name.rsplit('.').next().unwrap_or(name).trim()
 }
 
 #[cfg(test)]
