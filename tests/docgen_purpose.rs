@@ -37,6 +37,11 @@ fn each_module_page_states_the_purpose_the_repository_gives_it() {
         );
         std::fs::write(&path, text).unwrap();
     };
+    write(
+        &root,
+        "doc/modules.md",
+        "# Modules\n\n## 3.1 shop-gateway\n\nSee 4.2.\n\n## 4.2 shop-gateway\n\nRoutes every request to the services behind it.\n",
+    );
     pom("shop-inventory", "Stock levels and deductions");
     pom("shop-notify", "shop-notify project for shop");
     let sender = root.join("shop-notify/src/main/java/com/shop/notify/sender/SmsSender.java");
@@ -85,6 +90,20 @@ fn each_module_page_states_the_purpose_the_repository_gives_it() {
         page("shop-inventory").contains(&format!("{desc} (build file, [pom.xml:{line}]")),
         "{}",
         page("shop-inventory")
+    );
+    // A section of the documentation folder headed by the module's name; a cross-reference
+    // ("See 4.2.") is not a description.
+    let doc = std::fs::read_to_string(root.join("doc/modules.md")).unwrap();
+    let (at, para) = doc
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.starts_with("Routes"))
+        .unwrap();
+    let want = format!("{para} (docs, [modules.md:{}]", at + 1);
+    assert!(
+        page("shop-gateway").contains(&want),
+        "{want:?} not in {}",
+        page("shop-gateway")
     );
     // A description that only repeats the name is passed over for the code's own docs, with
     // the authoring line left out.

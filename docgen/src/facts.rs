@@ -38,6 +38,9 @@ pub struct Facts {
     pub readmes: BTreeMap<String, (String, String)>,
     /// The repository's top-level README, with its path: where modules are often listed.
     pub root_readme: Option<(String, String)>,
+    /// Markdown pages of the repository's documentation folder (`doc/`, `docs/`), by path:
+    /// where a section per module often says what it is.
+    pub doc_pages: BTreeMap<String, String>,
     /// Text of each module's build file (`pom.xml`, `build.gradle(.kts)`, `package.json`,
     /// `pyproject.toml`, `setup.cfg` at its root), by module name, with its path.
     pub build_files: BTreeMap<String, (String, String)>,
@@ -95,6 +98,7 @@ impl Facts {
             edges,
             readmes: BTreeMap::new(),
             root_readme: None,
+            doc_pages: BTreeMap::new(),
             build_files: BTreeMap::new(),
             roots: BTreeMap::new(),
         };
@@ -120,6 +124,17 @@ impl Facts {
         }
         if facts.files.contains_key("README.md") {
             facts.root_readme = Some(("README.md".into(), text_of(r, "README.md")?));
+        }
+        let pages: Vec<String> = facts
+            .files
+            .keys()
+            .filter(|p| is_doc_page(p))
+            .take(MAX_DOC_PAGES)
+            .cloned()
+            .collect();
+        for p in pages {
+            let text = text_of(r, &p)?;
+            facts.doc_pages.insert(p, text);
         }
         Ok(Some(facts))
     }
@@ -149,6 +164,20 @@ impl Facts {
         }
         roots
     }
+}
+
+/// Documentation pages read at most (a docs site can hold thousands).
+const MAX_DOC_PAGES: usize = 50;
+
+/// A Markdown page directly in a top-level documentation folder.
+fn is_doc_page(path: &str) -> bool {
+    let Some((dir, name)) = path.split_once('/') else {
+        return false;
+    };
+    matches!(dir, "doc" | "docs" | "documentation")
+        && !name.contains('/')
+        && name.ends_with(".md")
+        && !name.starts_with("codemap")
 }
 
 /// A file's text from its chunks. Chunks leave out the blank lines between them: lines are

@@ -92,15 +92,15 @@ fn step_key(s: &Step) -> String {
 }
 
 /// What a flow does that the flows in `shown` do not, for choosing among them: what it
-/// changes and sends outside its code (statements that write, tables, messages, remote calls)
-/// weighs most, then how much of the module's own code it reaches.
+/// changes and sends outside its code (statements that write, messages, remote calls) weighs
+/// most, then how much it reaches (methods, reads, tables).
 pub fn worth(f: &Flow, shown: &std::collections::HashSet<String>) -> usize {
     let mut w = 0;
     for s in f.steps.iter().filter(|s| !shown.contains(&step_key(s))) {
         w += match s.kind.as_str() {
             "sql" if writes(&s.name) => 6,
-            "sql" | "table" => 3,
             "remote" => 3,
+            // Reads say less about what a flow does than writes, messages and remote calls.
             _ => 1,
         };
     }
@@ -524,6 +524,7 @@ mod tests {
             ],
             readmes: BTreeMap::new(),
             root_readme: None,
+            doc_pages: BTreeMap::new(),
             build_files: BTreeMap::new(),
             roots: BTreeMap::new(),
         };

@@ -11,7 +11,10 @@ mod boilerplate;
 mod listing;
 
 pub use boilerplate::strip;
-pub use listing::{build_description, module_line};
+pub use listing::{build_description, module_line, section_paragraphs};
+
+/// Letters a documentation section's first paragraph needs to be a description.
+const MIN_SECTION_CHARS: usize = 10;
 
 /// Longest purpose text kept (characters); a README's first paragraph can be an essay.
 const MAX_CHARS: usize = 400;
@@ -19,6 +22,7 @@ const MAX_CHARS: usize = 400;
 pub fn find(g: &Graph<'_>, module: &str) -> Option<Purpose> {
     own_readme(g, module)
         .or_else(|| root_listing(g, module))
+        .or_else(|| doc_section(g, module))
         .or_else(|| build_file(g, module))
         .or_else(|| package_info(g, module))
         .or_else(|| top_type(g, module))
@@ -48,6 +52,22 @@ fn root_listing(g: &Graph<'_>, module: &str) -> Option<Purpose> {
     let names = g.module_names(module);
     let (line, about) = names.iter().find_map(|n| module_line(text, n))?;
     purpose(&about, "root README", Cite::at(path, line))
+}
+
+/// The first paragraph under a heading that names the module in the documentation folder
+/// (`## 2.2 litemall-db` in doc/platform.md).
+fn doc_section(g: &Graph<'_>, module: &str) -> Option<Purpose> {
+    let names = g.module_names(module);
+    g.facts.doc_pages.iter().find_map(|(path, text)| {
+        let (line, para) = names
+            .iter()
+            .flat_map(|n| section_paragraphs(text, n))
+            // "See 3.1" points elsewhere; it does not say what the module is.
+            .find(|(_, p)| {
+                p.chars().filter(|c| c.is_alphanumeric()).count() >= MIN_SECTION_CHARS
+            })?;
+        purpose(&para, "docs", Cite::at(path, line))
+    })
 }
 
 fn build_file(g: &Graph<'_>, module: &str) -> Option<Purpose> {

@@ -17,6 +17,28 @@ pub fn module_line(text: &str, name: &str) -> Option<(u32, String)> {
     })
 }
 
+/// The first prose paragraph under each heading of `text` that names module `name` (as a
+/// whole word: `litemall-db`, not `litemall-db-tools`), with its 1-based line, in page order.
+pub fn section_paragraphs(text: &str, name: &str) -> Vec<(u32, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let names_it = |l: &str| {
+        let t = l.trim_start();
+        t.starts_with('#')
+            && t.split(|c: char| c.is_whitespace() || "`*:：()（）".contains(c))
+                .any(|w| w == name)
+    };
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| names_it(l))
+        .filter_map(|(at, _)| {
+            let rest = lines[at + 1..].join("\n");
+            let (line, para) = super::first_paragraph(&rest)?;
+            Some((line + at as u32 + 1, para))
+        })
+        .collect()
+}
+
 /// `| mall-admin | 后台管理系统接口 |`: the first other cell with words, when one cell is
 /// the name.
 fn table_row(line: &str, name: &str) -> Option<String> {
@@ -195,6 +217,31 @@ mod tests {
             "a bare name line says nothing"
         );
         assert_eq!(module_line(readme, "payments"), None);
+    }
+
+    #[test]
+    fn a_docs_section_headed_by_the_module_describes_it() {
+        let doc = "# Platform\n\n## 2.2 litemall-db\n\nlitemall-db is the data access library.\nIt wraps MyBatis.\n\n## 2.3 litemall-db-tools\n\nTools.\n";
+        assert_eq!(
+            section_paragraphs(doc, "litemall-db"),
+            [(
+                5,
+                "litemall-db is the data access library. It wraps MyBatis.".to_string()
+            )]
+        );
+        assert!(section_paragraphs(doc, "litemall-core").is_empty());
+        assert_eq!(
+            section_paragraphs(doc, "litemall-db-tools"),
+            [(10, "Tools.".to_string())]
+        );
+        let twice = "## 3.1 shop-gateway\n\nSee 4.2.\n\n## 4.2 shop-gateway\n\nRoutes requests.\n";
+        assert_eq!(
+            section_paragraphs(twice, "shop-gateway"),
+            [
+                (3, "See 4.2.".to_string()),
+                (7, "Routes requests.".to_string())
+            ]
+        );
     }
 
     #[test]
