@@ -246,6 +246,15 @@ fn check_reader(r: &dyn IndexRead, expected_gen: u64) {
     assert_eq!(whole.files, files);
     assert_eq!(whole.symbols, r.all_symbols().unwrap());
     assert_eq!(whole.edges, walked);
+    // Keeping some edges (all but the first) holds exactly those, in the same order.
+    let first = walked[0].clone();
+    let rest = move |e: &indexer::graph::Edge| *e != first;
+    let kept = r
+        .whole_snapshot_keeping(&rest)
+        .unwrap()
+        .expect("a snapshot is published");
+    assert_eq!(kept.edges, walked[1..]);
+    assert_eq!(kept.symbols, whole.symbols);
 }
 
 #[test]

@@ -61,7 +61,10 @@ const BUILD_FILES: &[&str] = &[
 impl Facts {
     /// Reads the snapshot. `None` before the first index run.
     pub fn read(r: &dyn IndexRead) -> Result<Option<Facts>, DocgenError> {
-        let Some(whole) = r.whole_snapshot()? else {
+        // Who reads which field is no part of the maps: kept, every constant read would count
+        // as a use and a module dependency; left out as the edges stream in, the most numerous
+        // kind never takes memory.
+        let Some(whole) = r.whole_snapshot_keeping(&|e| e.kind != EdgeKind::Read)? else {
             return Ok(None);
         };
         let files: BTreeMap<String, FileInfo> = whole
@@ -87,10 +90,7 @@ impl Facts {
                 symbol: s.symbol,
             })
             .collect();
-        let (snapshot, mut edges) = (whole.snapshot, whole.edges);
-        // Who reads which field is no part of the maps: kept, every constant read would count
-        // as a use and a module dependency.
-        edges.retain(|e| e.kind != EdgeKind::Read);
+        let (snapshot, edges) = (whole.snapshot, whole.edges);
         let mut facts = Facts {
             snapshot,
             files,

@@ -109,6 +109,14 @@ pub trait IndexRead {
     /// after the other and retries if a run published in between; a backend that can read them
     /// side by side does. `None` before the first run.
     fn whole_snapshot(&self) -> Result<Option<WholeSnapshot>, StoreError> {
+        self.whole_snapshot_keeping(&|_| true)
+    }
+    /// [`IndexRead::whole_snapshot`] with only the edges `keep` accepts held in memory (docgen
+    /// leaves out read edges, the most numerous kind, as they stream in).
+    fn whole_snapshot_keeping(
+        &self,
+        keep: &(dyn Fn(&Edge) -> bool + Sync),
+    ) -> Result<Option<WholeSnapshot>, StoreError> {
         for _ in 0..READ_RETRIES {
             let Some(snapshot) = self.last_snapshot()? else {
                 return Ok(None);
@@ -117,7 +125,9 @@ pub trait IndexRead {
             let symbols = self.all_symbols()?;
             let mut edges = Vec::new();
             self.for_each_edge(&mut |e| {
-                edges.push(e);
+                if keep(&e) {
+                    edges.push(e);
+                }
                 Ok(())
             })?;
             if self.last_snapshot()?.map(|s| s.generation) == Some(snapshot.generation) {
@@ -242,7 +252,10 @@ impl IndexRead for crate::store::EmbeddedIndex {
     ) -> Result<(), StoreError> {
         self.catalog.for_each_edge(f)
     }
-    fn whole_snapshot(&self) -> Result<Option<WholeSnapshot>, StoreError> {
+    fn whole_snapshot_keeping(
+        &self,
+        keep: &(dyn Fn(&Edge) -> bool + Sync),
+    ) -> Result<Option<WholeSnapshot>, StoreError> {
         // Edges on a second connection and thread while this one reads files and symbols: the
         // two halves take about the same time on a large index. Each side reads inside its own
         // transaction; a run publishing in between shows as two generations, and the read
@@ -256,7 +269,9 @@ impl IndexRead for crate::store::EmbeddedIndex {
                         let generation = c.last_snapshot()?.map(|s| s.generation);
                         let mut edges = Vec::new();
                         c.for_each_edge(|e| {
-                            edges.push(e);
+                            if keep(&e) {
+                                edges.push(e);
+                            }
                             Ok(())
                         })?;
                         Ok((generation, edges))
