@@ -235,17 +235,7 @@ fn a_fresh_index_has_nothing_to_compare_the_last_map_with() {
             git(&root, &["add", "."]);
             git(&root, &["commit", "-q", "-m", "base"]);
         }
-        let docgen = |idx: &Path| {
-            let o = run(idx, &["index", root.to_str().unwrap(), "--quiet"]);
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-            let o = run(idx, &["--repo", root.to_str().unwrap(), "docgen"]);
-            assert_eq!(
-                o.status.code(),
-                Some(0),
-                "{}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-        };
+        let docgen = |idx: &Path| index_and_docgen(idx, &root);
         docgen(&tmp.path().join("idx1"));
         // A snapshot is told apart by its commit, or by when it was indexed (in seconds).
         let t = now();
