@@ -39,7 +39,7 @@ pub fn impact(g: &Global, a: &ImpactArgs) -> Result<Outcome> {
     let r = report(&view, graph, &diff, &opts)?;
     let r = match side {
         Side::Old => r,
-        Side::New { deleted } => docgen::serve::review::comment::head_side(r, &deleted),
+        Side::New { deleted } => r.seen_from_head(&deleted),
     };
     let format = if g.json { ImpactFormat::Json } else { a.format };
     match format {

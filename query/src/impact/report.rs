@@ -110,6 +110,30 @@ pub struct ImpactReport {
     pub notes: Vec<String>,
 }
 
+impl ImpactReport {
+    /// The report of a diff read backwards (from an index of its newer end) told the right way
+    /// round: declarations it calls removed are the ones the change adds, and files it calls
+    /// new are the ones the change deletes (`deleted`, which that index cannot cite).
+    pub fn seen_from_head(mut self, deleted: &[String]) -> ImpactReport {
+        for c in &mut self.changes {
+            if c.change == ChangeKind::Removed {
+                c.change = ChangeKind::Added;
+            }
+        }
+        self.notes.retain(|n| {
+            !deleted
+                .iter()
+                .any(|d| n.starts_with(&format!("{d} is a new file")))
+        });
+        self.notes.extend(
+            deleted
+                .iter()
+                .map(|d| format!("`{d}` is deleted by this change")),
+        );
+        self
+    }
+}
+
 /// The impact of a unified diff (`git diff` output, or a pasted one) on the indexed snapshot.
 pub fn report(
     v: &SnapshotView<'_>,
@@ -621,6 +645,40 @@ pub fn modules(r: &ImpactReport) -> Vec<ModuleTouch> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_a_backwards_diff_removes_the_change_adds() {
+        let decl = |change| ChangedDecl {
+            symbol: "OrderService.pay".into(),
+            kind: "method".into(),
+            path: "src/OrderService.java".into(),
+            start_line: 3,
+            end_line: 9,
+            change,
+            signature: "void pay()".into(),
+            module: "order".into(),
+            lines: vec![4],
+            via: None,
+        };
+        let r = ImpactReport {
+            changes: vec![decl(ChangeKind::Removed), decl(ChangeKind::Body)],
+            notes: vec![
+                "src/Gone.java is a new file: nothing in the index depends on it yet".into(),
+                "other note".into(),
+            ],
+            ..Default::default()
+        };
+        let r = r.seen_from_head(&["src/Gone.java".into()]);
+        assert_eq!(r.changes[0].change, ChangeKind::Added);
+        assert_eq!(r.changes[1].change, ChangeKind::Body);
+        assert_eq!(
+            r.notes,
+            vec![
+                "other note".to_string(),
+                "`src/Gone.java` is deleted by this change".to_string()
+            ]
+        );
+    }
 
     const MAPPER: &str = "<?xml version=\"1.0\"?>\n<mapper namespace=\"com.x.OrderMapper\">\n  <select id=\"find\">\n    SELECT * FROM t_order\n  </select>\n  <update id=\"pay\">\n    UPDATE t_order SET status = 1\n  </update>\n</mapper>\n";
 

@@ -3,36 +3,13 @@
 //!
 //! The report is computed over the request's head (so every `path:line` is a line of the commit
 //! the reviewer sees), from the diff taken head → merge base: there, what the request adds reads
-//! as "removed" and a file it deletes as "a new file". [`head_side`] says it as the request does.
+//! as "removed" and a file it deletes as "a new file". [`ImpactReport::seen_from_head`] says it as the request does.
 
-use query::impact::ChangeKind;
 use query::impact::render;
 use query::impact::report::ImpactReport;
 
 /// The hidden line the reviewer's comment starts with.
 pub const MARKER: &str = "<!-- codemap:impact -->";
-
-/// Relabels a report computed from the reversed diff: declarations it calls removed are the
-/// ones the request adds; files it calls new are the ones the request deletes (`deleted`,
-/// which the index of the head cannot cite).
-pub fn head_side(mut r: ImpactReport, deleted: &[String]) -> ImpactReport {
-    for c in &mut r.changes {
-        if c.change == ChangeKind::Removed {
-            c.change = ChangeKind::Added;
-        }
-    }
-    r.notes.retain(|n| {
-        !deleted
-            .iter()
-            .any(|d| n.starts_with(&format!("{d} is a new file")))
-    });
-    r.notes.extend(
-        deleted
-            .iter()
-            .map(|d| format!("`{d}` is deleted by this request")),
-    );
-    r
-}
 
 /// The whole comment: marker, report (cut to fit a comment), and which commits it describes.
 pub fn body(r: &ImpactReport, head: &str, merge_base: &str, fork: bool) -> String {
@@ -59,6 +36,7 @@ fn short(sha: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use query::impact::ChangeKind;
     use query::impact::report::ChangedDecl;
 
     fn decl(change: ChangeKind) -> ChangedDecl {
@@ -74,28 +52,6 @@ mod tests {
             lines: vec![4],
             via: None,
         }
-    }
-
-    #[test]
-    fn what_the_reversed_diff_removes_the_request_adds() {
-        let r = ImpactReport {
-            changes: vec![decl(ChangeKind::Removed), decl(ChangeKind::Body)],
-            notes: vec![
-                "src/Gone.java is a new file: nothing in the index depends on it yet".into(),
-                "other note".into(),
-            ],
-            ..Default::default()
-        };
-        let r = head_side(r, &["src/Gone.java".into()]);
-        assert_eq!(r.changes[0].change, ChangeKind::Added);
-        assert_eq!(r.changes[1].change, ChangeKind::Body);
-        assert_eq!(
-            r.notes,
-            vec![
-                "other note".to_string(),
-                "`src/Gone.java` is deleted by this request".to_string()
-            ]
-        );
     }
 
     #[test]

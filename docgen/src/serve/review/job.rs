@@ -276,7 +276,7 @@ fn prepare(ctx: &ReviewContext, t: &ReviewTrigger) -> Result<Prepared, ReviewErr
 
     let forward = tree.run_raw(diff_args(&[], &merge_base, &head))?;
     // Taken head → merge base, so the diff's old side is the indexed head: every place the
-    // report names is a line of the commit under review. `head_side` turns the labels round.
+    // report names is a line of the commit under review. `ImpactReport::seen_from_head` turns the labels round.
     let reverse = tree.run_raw(diff_args(&[], &head, &merge_base))?;
     let deleted: Vec<String> = tree
         .run(diff_args(
@@ -294,7 +294,7 @@ fn prepare(ctx: &ReviewContext, t: &ReviewTrigger) -> Result<Prepared, ReviewErr
     };
     let base_report = impact_over(&base_index, &forward, &opts, |_, r| Ok(r))?;
     let r = impact_over(&head_index, &reverse, &opts, |v, r| {
-        let mut r = comment::head_side(r, &deleted);
+        let mut r = r.seen_from_head(&deleted);
         let carried = merge::carry_base(&mut r, &base_report, v)?;
         tracing::info!(carried, "callers only the base shows, cited at the head");
         Ok(r)
