@@ -104,6 +104,17 @@ fn the_module_graph_is_the_import_graph() {
         "shop-coupon/src/main/java/com/shop/coupon/archive/CouponArchive.java",
         "package com.shop.coupon.archive;\n\nimport com.shop.mbg.mapper.CouponRecordMapper;\n\npublic class CouponArchive {\n    private final CouponRecordMapper mapper;\n\n    public CouponArchive(CouponRecordMapper mapper) {\n        this.mapper = mapper;\n    }\n\n    public int archive(String code) {\n        return mapper.insert(code);\n    }\n}\n",
     );
+    // An example module (classed so by its `demo` name): its imports are dependencies too.
+    write(
+        &root,
+        "shop-demo/pom.xml",
+        "<project>\n  <modelVersion>4.0.0</modelVersion>\n  <artifactId>shop-demo</artifactId>\n</project>\n",
+    );
+    write(
+        &root,
+        "shop-demo/src/main/java/com/shop/demo/DemoClient.java",
+        "package com.shop.demo;\n\nimport com.shop.common.Result;\n\npublic class DemoClient {\n    public Result<String> hello() {\n        return Result.ok(\"hello\");\n    }\n}\n",
+    );
     let idx = tmp.path().join("idx");
     index_and_docgen(&idx, &root);
 
@@ -121,6 +132,12 @@ fn the_module_graph_is_the_import_graph() {
     );
     let global = std::fs::read_to_string(root.join("docs/codemap/README.md")).unwrap();
     assert_eq!(drawn(&global), want, "{global}");
+    assert!(want.contains(&("shop-demo".into(), "shop-common".into())));
+    let demo = std::fs::read_to_string(root.join("docs/codemap/shop-demo.md")).unwrap();
+    assert!(
+        demo.contains("example code"),
+        "shop-demo is classed as example: {demo}"
+    );
     let mbg = std::fs::read_to_string(root.join("docs/codemap/shop-mbg.md")).unwrap();
     assert!(mbg.contains("[shop-coupon](shop-coupon.md)"), "{mbg}");
     assert!(mbg.contains("1 generated"), "{mbg}");

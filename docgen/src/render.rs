@@ -235,33 +235,7 @@ pub fn module_page(
         Some(p) => format!("[{}]({})", escape(name), write::relative(page, &p)),
         None => code(name),
     };
-    let flows: Vec<Value> = m
-        .flows
-        .iter()
-        .map(|f| {
-            let steps: Vec<Value> = f
-                .steps
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    let via = f.hops.iter().find(|h| h.to == i && h.from != i).map(|h| {
-                        format!("{} at {}", code(&f.steps[h.from].name), lk.link(&h.site))
-                    });
-                    let name = match &s.module {
-                        Some(mo) => format!("{} in {}", code(&s.name), module_ref(mo)),
-                        None => code(&s.name),
-                    };
-                    json!({"n": i + 1, "name": name, "link": lk.link(&s.cite), "via": via})
-                })
-                .collect();
-            json!({
-                "title": escape(&f.entry),
-                "mermaid": mermaid::flow(f),
-                "steps": steps,
-                "cut": f.cut,
-            })
-        })
-        .collect();
+    let flows = flows_json(&lk, &m.flows, &module_ref);
     let items = |v: &[Item]| v.iter().map(|i| lk.item(i)).collect::<Vec<_>>();
     let mod_links = |v: &[crate::model::ModuleLink]| {
         v.iter()
@@ -270,46 +244,7 @@ pub fn module_page(
             })
             .collect::<Vec<_>>()
     };
-    let mut lines: Vec<String> = Vec::new();
-    lines.extend(
-        changes
-            .added
-            .iter()
-            .map(|i| format!("added {}", lk.item(i))),
-    );
-    lines.extend(
-        changes
-            .changed
-            .iter()
-            .map(|i| format!("changed {}", lk.item(i))),
-    );
-    lines.extend(
-        changes
-            .removed
-            .iter()
-            .map(|r| format!("removed {}", escape(r))),
-    );
-    lines.extend(
-        changes
-            .entries_added
-            .iter()
-            .map(|e| format!("new entry point {}", code(e))),
-    );
-    lines.extend(
-        changes
-            .entries_removed
-            .iter()
-            .map(|e| format!("entry point gone: {}", code(e))),
-    );
-    lines.extend(
-        changes
-            .new_users
-            .iter()
-            .map(|u| format!("now used by {}", module_ref(u))),
-    );
-    if changes.cut > 0 {
-        lines.push(format!("and {} more symbols", changes.cut));
-    }
+    let lines = change_lines(&lk, changes, &module_ref);
     let view = json!({
         "name": escape(&m.name),
         "root": if m.root.is_empty() { "the repository root".to_string() } else { code(&format!("{}/", m.root)) },
@@ -365,11 +300,7 @@ pub fn module_page(
             "topics": items(&m.deps.topics),
             "config": items(&m.deps.config),
         },
-        "messaging": m.messaging.iter().map(|c| json!({
-            "channel": code(&c.name),
-            "senders": if c.senders.is_empty() { "no sender in this repository".to_string() } else { items(&c.senders).join(", ") },
-            "listeners": if c.listeners.is_empty() { "no listener in this repository".to_string() } else { items(&c.listeners).join(", ") },
-        })).collect::<Vec<_>>(),
+        "messaging": messaging_json(&lk, &m.messaging),
         "types": m.types.iter().map(|t| json!({
             "name": code(&t.name),
             "kind": t.kind,
@@ -387,6 +318,107 @@ pub fn module_page(
         "notes": m.notes.as_ref().map(|n| n.trim().to_string()),
     });
     t.render("module", &view)
+}
+
+/// The key flows as the template shows them: each step named, linked and reached from.
+fn flows_json(
+    lk: &Linker<'_>,
+    flows: &[crate::model::Flow],
+    module_ref: &dyn Fn(&str) -> String,
+) -> Vec<Value> {
+    flows
+        .iter()
+        .map(|f| {
+            let steps: Vec<Value> = f
+                .steps
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let via = f.hops.iter().find(|h| h.to == i && h.from != i).map(|h| {
+                        format!("{} at {}", code(&f.steps[h.from].name), lk.link(&h.site))
+                    });
+                    let name = match &s.module {
+                        Some(mo) => format!("{} in {}", code(&s.name), module_ref(mo)),
+                        None => code(&s.name),
+                    };
+                    json!({"n": i + 1, "name": name, "link": lk.link(&s.cite), "via": via})
+                })
+                .collect();
+            json!({
+                "title": escape(&f.entry),
+                "mermaid": mermaid::flow(f),
+                "steps": steps,
+                "cut": f.cut,
+            })
+        })
+        .collect()
+}
+
+/// "Changes since the last map", one line each.
+fn change_lines(
+    lk: &Linker<'_>,
+    changes: &crate::changes::Changes,
+    module_ref: &dyn Fn(&str) -> String,
+) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    lines.extend(
+        changes
+            .added
+            .iter()
+            .map(|i| format!("added {}", lk.item(i))),
+    );
+    lines.extend(
+        changes
+            .changed
+            .iter()
+            .map(|i| format!("changed {}", lk.item(i))),
+    );
+    lines.extend(
+        changes
+            .removed
+            .iter()
+            .map(|r| format!("removed {}", escape(r))),
+    );
+    lines.extend(
+        changes
+            .entries_added
+            .iter()
+            .map(|e| format!("new entry point {}", code(e))),
+    );
+    lines.extend(
+        changes
+            .entries_removed
+            .iter()
+            .map(|e| format!("entry point gone: {}", code(e))),
+    );
+    lines.extend(
+        changes
+            .new_users
+            .iter()
+            .map(|u| format!("now used by {}", module_ref(u))),
+    );
+    if changes.cut > 0 {
+        lines.push(format!("and {} more symbols", changes.cut));
+    }
+    lines
+}
+
+/// Each channel with the code on either side (or that there is none in this repository).
+fn messaging_json(lk: &Linker<'_>, channels: &[crate::model::messaging::Channel]) -> Vec<Value> {
+    let side = |v: &[Item], none: &str| match v.is_empty() {
+        true => none.to_string(),
+        false => v.iter().map(|i| lk.item(i)).collect::<Vec<_>>().join(", "),
+    };
+    channels
+        .iter()
+        .map(|c| {
+            json!({
+                "channel": code(&c.name),
+                "senders": side(&c.senders, "no sender in this repository"),
+                "listeners": side(&c.listeners, "no listener in this repository"),
+            })
+        })
+        .collect()
 }
 
 /// Renders the global page.
