@@ -77,7 +77,7 @@ impl Facts {
                         module: f.module,
                         lines: f.lines,
                         provenance: f.provenance,
-                        code: f.language != indexer::model::Language::Text,
+                        code: f.language != indexer::model::Language::TEXT,
                     },
                 )
             })

@@ -12,8 +12,8 @@
 //! reads as `Outer.run`) are left out, as the scorer's oracle leaves them out, unless
 //! `--include-anonymous` is given (then score with `--include-anonymous` too).
 
+use indexer::RepoPath;
 use indexer::lang::{self, ParseLimits};
-use indexer::{Language, RepoPath};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -47,7 +47,7 @@ fn main() -> anyhow::Result<()> {
             continue;
         };
         let src = std::fs::read(file)?;
-        let analysis = lang::analyze(Language::Java, &repo_path, "corpus", &src, &limits);
+        let analysis = lang::analyze(lang::java::LANGUAGE, &repo_path, "corpus", &src, &limits);
         degraded += usize::from(analysis.degraded.is_some());
         for s in &analysis.symbols {
             let anonymous = s

@@ -41,6 +41,9 @@ pub fn enabled() -> bool {
 pub fn build(files: &[(&RepoPath, &FileFacts)]) -> Vec<(String, Vec<Edge>)> {
     let table = types::TypeTable::build(files);
     let (mut per_file, fw) = resolve::resolve_all(&table, files);
+    for (mine, python) in per_file.iter_mut().zip(crate::lang::python::resolve(files)) {
+        mine.extend(python);
+    }
     // Type and framework edges join their use-site file's group.
     let index: std::collections::HashMap<&str, usize> = files
         .iter()

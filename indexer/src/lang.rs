@@ -1,19 +1,53 @@
-//! The language table: which files are parsed structurally, and the one entry point that turns a
-//! file's bytes into symbols and chunks.
+//! The language seam: which files are parsed structurally, and the one entry point that turns a
+//! file's bytes into symbols, chunks and graph facts.
 //!
-//! Adding a language means one module under `lang/` and one arm in [`detect`] and [`analyze`].
-//! Analysis never fails: when structural parsing is abandoned (too deep, too slow, parser error)
-//! the file is chunked as text and [`FileAnalysis::degraded`] says why.
+//! Each structural language lives in one folder under `lang/` and declares a [`Spec`]; adding a
+//! language means that folder and one line in [`REGISTRY`]. Everything above the indexer sees
+//! only the language-neutral [`FileAnalysis`]. Analysis never fails: when structural parsing is
+//! abandoned (too deep, too slow, parser error) the file is chunked as text and
+//! [`FileAnalysis::degraded`] says why.
 
 pub mod config;
 pub mod java;
 pub mod mybatis;
+mod parse;
 mod preorder;
+pub mod python;
+pub mod support;
+
+pub(crate) use parse::parse;
 
 use crate::chunk::{self, ChunkContext};
 use crate::model::{FileAnalysis, Language, RepoPath};
 use std::panic::{self, AssertUnwindSafe};
 use std::time::Duration;
+
+/// One structural language: how its files are recognised and analysed, and what it supports.
+pub struct Spec {
+    pub language: Language,
+    /// File extensions, without the dot, compared case-insensitively.
+    pub extensions: &'static [&'static str],
+    /// Symbols, imports, chunks and graph facts of one file; `Err(reason)` when the file must be
+    /// indexed as text instead.
+    pub analyze: fn(&RepoPath, &str, &[u8], &ParseLimits) -> Result<FileAnalysis, String>,
+    /// What the language has, for the support matrix ([`support`]).
+    pub support: support::Support,
+}
+
+/// Every structural language, one line each.
+pub const REGISTRY: &[&Spec] = &[&java::SPEC, &python::SPEC];
+
+/// The registered language stored under `name`.
+pub fn by_name(name: &str) -> Option<Language> {
+    REGISTRY
+        .iter()
+        .find(|s| s.language.as_str() == name)
+        .map(|s| s.language)
+}
+
+fn spec(language: Language) -> Option<&'static Spec> {
+    REGISTRY.iter().copied().find(|s| s.language == language)
+}
 
 /// Budgets that keep one pathological file from stalling or crashing an index run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,7 +90,6 @@ const TEXT_EXTENSIONS: &[&str] = &[
     "html",
     "js",
     "ts",
-    "py",
     "go",
     "rs",
     "c",
@@ -77,15 +110,18 @@ const TEXT_FILE_NAMES: &[&str] = &["README", "Dockerfile", "Makefile", "Jenkinsf
 pub fn detect(path: &RepoPath) -> Option<Language> {
     let name = path.file_name();
     let Some((stem, ext)) = name.rsplit_once('.') else {
-        return TEXT_FILE_NAMES.contains(&name).then_some(Language::Text);
+        return TEXT_FILE_NAMES.contains(&name).then_some(Language::TEXT);
     };
     if stem.is_empty() {
         return None; // dot files such as `.gitignore`
     }
-    if ext.eq_ignore_ascii_case("java") {
-        Some(Language::Java)
+    let structural = REGISTRY
+        .iter()
+        .find(|s| s.extensions.iter().any(|e| ext.eq_ignore_ascii_case(e)));
+    if let Some(spec) = structural {
+        Some(spec.language)
     } else if TEXT_EXTENSIONS.iter().any(|t| ext.eq_ignore_ascii_case(t)) {
-        Some(Language::Text)
+        Some(Language::TEXT)
     } else {
         None
     }
@@ -104,16 +140,13 @@ pub fn analyze(
     src: &[u8],
     limits: &ParseLimits,
 ) -> FileAnalysis {
-    let structural = match lang {
-        Language::Java => java::analyze,
-        Language::Text => {
-            let mut a = text_analysis(path, module, src, limits, None);
-            a.facts = resource_facts(path, src);
-            if path.file_name().ends_with(".xml") {
-                a.shape = mybatis::generator_shape(src);
-            }
-            return a;
+    let Some(structural) = spec(lang).map(|s| s.analyze) else {
+        let mut a = text_analysis(path, module, src, limits, None);
+        a.facts = resource_facts(path, src);
+        if path.file_name().ends_with(".xml") {
+            a.shape = mybatis::generator_shape(src);
         }
+        return a;
     };
     // A bug in extraction must cost one file, not the run.
     match panic::catch_unwind(AssertUnwindSafe(|| structural(path, module, src, limits))) {
@@ -270,10 +303,10 @@ mod tests {
 
     #[test]
     fn detect_maps_extensions() {
-        assert_eq!(detect(&path("src/A.java")), Some(Language::Java));
-        assert_eq!(detect(&path("pom.xml")), Some(Language::Text));
-        assert_eq!(detect(&path("docs/README.MD")), Some(Language::Text));
-        assert_eq!(detect(&path("README")), Some(Language::Text));
+        assert_eq!(detect(&path("src/A.java")), Some(java::LANGUAGE));
+        assert_eq!(detect(&path("pom.xml")), Some(Language::TEXT));
+        assert_eq!(detect(&path("docs/README.MD")), Some(Language::TEXT));
+        assert_eq!(detect(&path("README")), Some(Language::TEXT));
         assert_eq!(detect(&path("lib/a.jar")), None);
         assert_eq!(detect(&path(".gitignore")), None);
         assert_eq!(detect(&path("LICENSE")), None);
@@ -294,7 +327,7 @@ mod tests {
     #[test]
     fn text_files_are_chunked_without_symbols() {
         let a = analyze(
-            Language::Text,
+            Language::TEXT,
             &path("a.md"),
             "m",
             b"# T\n\nhello\n",

@@ -50,26 +50,46 @@ impl fmt::Display for SymbolId {
     }
 }
 
-/// Languages the indexer understands structurally. Everything else indexed is `Text`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Language {
-    Java,
-    Text,
-}
+/// The language a file is analysed as: [`Language::TEXT`], or one of the structural languages
+/// of the registry in [`crate::lang`], each defined in its own folder there. Stored by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Language(&'static str);
 
 impl Language {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Language::Java => "java",
-            Language::Text => "text",
-        }
+    /// Files indexed as text: chunks, no symbols.
+    pub const TEXT: Language = Language("text");
+
+    /// A language named `name`: only `lang/<name>/` defines one, with the name of its folder.
+    pub const fn named(name: &'static str) -> Language {
+        Language(name)
     }
+    pub fn as_str(self) -> &'static str {
+        self.0
+    }
+    pub fn is_text(self) -> bool {
+        self == Language::TEXT
+    }
+    /// The language stored under `s`; a name no registered language has reads as text.
     pub fn parse(s: &str) -> Language {
-        match s {
-            "java" => Language::Java,
-            _ => Language::Text,
-        }
+        crate::lang::by_name(s).unwrap_or(Language::TEXT)
+    }
+}
+
+impl fmt::Display for Language {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl Serialize for Language {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Language {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Language, D::Error> {
+        Ok(Language::parse(&String::deserialize(d)?))
     }
 }
 
@@ -87,6 +107,10 @@ pub enum SymbolKind {
     Field,
     /// An enum constant (`RED` in `enum Color { RED }`).
     Constant,
+    /// A function outside any type (Python `def` at module level or inside another function).
+    Function,
+    /// A source file as a namespace (a Python module): the file's whole range.
+    Module,
 }
 
 impl SymbolKind {
@@ -102,6 +126,8 @@ impl SymbolKind {
             SymbolKind::Constructor => "constructor",
             SymbolKind::Field => "field",
             SymbolKind::Constant => "constant",
+            SymbolKind::Function => "function",
+            SymbolKind::Module => "module",
         }
     }
     pub fn parse(s: &str) -> Option<SymbolKind> {
@@ -116,6 +142,8 @@ impl SymbolKind {
             "constructor" => SymbolKind::Constructor,
             "field" => SymbolKind::Field,
             "constant" => SymbolKind::Constant,
+            "function" => SymbolKind::Function,
+            "module" => SymbolKind::Module,
             _ => return None,
         })
     }
@@ -131,7 +159,10 @@ impl SymbolKind {
         )
     }
     pub fn is_callable(self) -> bool {
-        matches!(self, SymbolKind::Method | SymbolKind::Constructor)
+        matches!(
+            self,
+            SymbolKind::Method | SymbolKind::Constructor | SymbolKind::Function
+        )
     }
 }
 
@@ -364,6 +395,8 @@ mod tests {
             SymbolKind::Constructor,
             SymbolKind::Field,
             SymbolKind::Constant,
+            SymbolKind::Function,
+            SymbolKind::Module,
         ] {
             assert_eq!(SymbolKind::parse(k.as_str()), Some(k));
         }

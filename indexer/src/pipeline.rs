@@ -165,7 +165,11 @@ pub fn run(
         let module = modules.module_of(&f.path);
         match current.get(&f.path) {
             Some(prev)
-                if prev.mtime_ns == f.mtime_ns && prev.size == f.size && prev.module == module =>
+                if prev.mtime_ns == f.mtime_ns
+                    && prev.size == f.size
+                    && prev.module == module
+                    // A language added since the file was indexed: analysed again.
+                    && prev.language == f.language =>
             {
                 unchanged += 1
             }
@@ -477,6 +481,7 @@ fn analyse_file(
     if let Some(prev) = prev
         && prev.hash == hash
         && prev.module == module
+        && prev.language == w.language
         && (prev.provenance == provenance
             || (provenance == Provenance::Source && prev.gen_reason.is_some()))
     {

@@ -212,7 +212,7 @@ fn analyse_one(abs: &Path, rel: &RepoPath, module: &str, opts: &IndexOptions) ->
         abs: abs.to_path_buf(),
         size: meta.len(),
         mtime_ns: pipeline::mtime_ns(&meta),
-        language: lang::detect(rel).unwrap_or(crate::model::Language::Text),
+        language: lang::detect(rel).unwrap_or(crate::model::Language::TEXT),
     };
     pipeline::analyse_for_overlay(&walked, module, &opts.walk, &opts.limits)
 }

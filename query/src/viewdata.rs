@@ -193,6 +193,8 @@ fn kind_code(k: SymbolKind) -> u8 {
         SymbolKind::Constructor => 7,
         SymbolKind::Field => 8,
         SymbolKind::Constant => 9,
+        SymbolKind::Function => 10,
+        SymbolKind::Module => 11,
     }
 }
 
@@ -207,6 +209,8 @@ fn kind_of(c: u8) -> SymbolKind {
         6 => SymbolKind::Method,
         7 => SymbolKind::Constructor,
         8 => SymbolKind::Field,
+        10 => SymbolKind::Function,
+        11 => SymbolKind::Module,
         _ => SymbolKind::Constant,
     }
 }

@@ -77,7 +77,7 @@ fn render(chunks: &[Chunk]) -> String {
 #[test]
 fn small_file_is_one_chunk() {
     let a = analyze(
-        Language::Java,
+        crate::lang::java::LANGUAGE,
         b"\n\npackage p;\n\nclass A {\n  void f() {}\n}\n\n",
         1500,
     );
@@ -91,7 +91,7 @@ fn small_file_is_one_chunk() {
 
 #[test]
 fn kitchen_chunks_snapshot() {
-    let a = analyze(Language::Java, KITCHEN, 300);
+    let a = analyze(crate::lang::java::LANGUAGE, KITCHEN, 300);
     check_invariants(KITCHEN, &a.chunks, 300).unwrap();
     insta::assert_snapshot!(render(&a.chunks));
 }
@@ -113,7 +113,7 @@ fn javadoc_travels_with_its_method_and_the_header_names_it() {
         src.push_str("        return f;\n    }\n");
     }
     src.push_str("}\n");
-    let a = analyze(Language::Java, src.as_bytes(), 500);
+    let a = analyze(crate::lang::java::LANGUAGE, src.as_bytes(), 500);
     check_invariants(src.as_bytes(), &a.chunks, 500).unwrap();
     let m1 = a
         .chunks
@@ -144,7 +144,7 @@ fn big_method_is_split_between_statements() {
         ));
     }
     src.push_str("  }\n}\n");
-    let a = analyze(Language::Java, src.as_bytes(), 300);
+    let a = analyze(crate::lang::java::LANGUAGE, src.as_bytes(), 300);
     check_invariants(src.as_bytes(), &a.chunks, 300).unwrap();
     assert!(a.chunks.len() > 5);
     for c in &a.chunks[1..a.chunks.len() - 1] {
@@ -164,7 +164,7 @@ fn overlong_line_is_a_chunk_of_its_own() {
         "class A {{\n  int a;\n  String s = \"{}\";\n  int b;\n}}\n",
         "x".repeat(400)
     );
-    let a = analyze(Language::Java, src.as_bytes(), 100);
+    let a = analyze(crate::lang::java::LANGUAGE, src.as_bytes(), 100);
     check_invariants(src.as_bytes(), &a.chunks, 100).unwrap();
     assert!(
         a.chunks
@@ -176,7 +176,7 @@ fn overlong_line_is_a_chunk_of_its_own() {
 #[test]
 fn text_is_chunked_by_paragraphs() {
     let src = b"# Title\n\nFirst paragraph\nstill first.\n\n\nSecond paragraph.\n";
-    let a = analyze(Language::Text, src, 40);
+    let a = analyze(Language::TEXT, src, 40);
     let spans: Vec<_> = a
         .chunks
         .iter()
@@ -254,32 +254,32 @@ proptest! {
 
     #[test]
     fn java_chunks_keep_the_invariants(src in java_source(), max in 20usize..600) {
-        let a = analyze(Language::Java, src.as_bytes(), max);
+        let a = analyze(crate::lang::java::LANGUAGE, src.as_bytes(), max);
         prop_assert_eq!(a.degraded, None);
         check_invariants(src.as_bytes(), &a.chunks, max)?;
     }
 
     #[test]
     fn garbage_through_the_java_path_keeps_the_invariants(src in prop::collection::vec(any::<u8>(), 0..2000), max in 1usize..300) {
-        let a = analyze(Language::Java, &src, max);
+        let a = analyze(crate::lang::java::LANGUAGE, &src, max);
         check_invariants(&src, &a.chunks, max)?;
     }
 
     #[test]
     fn java_like_garbage_keeps_the_invariants(src in "[{}();a-z \n\t/*\"]{0,1500}", max in 1usize..200) {
-        let a = analyze(Language::Java, src.as_bytes(), max);
+        let a = analyze(crate::lang::java::LANGUAGE, src.as_bytes(), max);
         check_invariants(src.as_bytes(), &a.chunks, max)?;
     }
 
     #[test]
     fn text_chunks_keep_the_invariants(src in prop::collection::vec(any::<u8>(), 0..3000), max in 0usize..400) {
-        let a = analyze(Language::Text, &src, max);
+        let a = analyze(Language::TEXT, &src, max);
         check_invariants(&src, &a.chunks, max)?;
     }
 
     #[test]
     fn text_lines_chunks_keep_the_invariants(src in "([a-z ]{0,80}\r?\n){0,80}", max in 0usize..400) {
-        let a = analyze(Language::Text, src.as_bytes(), max);
+        let a = analyze(Language::TEXT, src.as_bytes(), max);
         check_invariants(src.as_bytes(), &a.chunks, max)?;
     }
 }
@@ -292,7 +292,7 @@ fn a_line_no_node_covers_does_not_stretch_a_full_chunk() {
     let long = format!("class A {{ int a = {}; }}", "1 + ".repeat(30));
     let src = format!("\u{b}\n{long}\n");
     let max = 60;
-    let a = analyze(Language::Java, src.as_bytes(), max);
+    let a = analyze(crate::lang::java::LANGUAGE, src.as_bytes(), max);
     let spans: Vec<(u32, u32)> = a
         .chunks
         .iter()

@@ -192,6 +192,9 @@ pub fn callee_name_of(id: &str, kind: EdgeKind) -> String {
 }
 
 fn member_name(id: &str) -> String {
+    if let Some(q) = id.strip_prefix("py:") {
+        return q.split('~').next().unwrap_or(q).to_string();
+    }
     let Some(rest) = id.strip_prefix("java:") else {
         return id.to_string();
     };

@@ -20,11 +20,17 @@ pub struct FileFacts {
     /// Keys defined by a Spring configuration file (`application.yml`, `*.properties`).
     #[serde(default)]
     pub config: Vec<ConfigKey>,
+    /// Python definitions, imports and call sites.
+    #[serde(default)]
+    pub python: Option<crate::lang::python::PyFacts>,
 }
 
 impl FileFacts {
     pub fn is_empty(&self) -> bool {
-        self.java.is_none() && self.mapper.is_none() && self.config.is_empty()
+        self.java.is_none()
+            && self.mapper.is_none()
+            && self.config.is_empty()
+            && self.python.is_none()
     }
 }
 

@@ -12,13 +12,38 @@ mod symbols;
 use symbols::{K, extract, kind};
 
 use crate::chunk::{self, ChunkContext};
+use crate::lang::Spec;
 use crate::lang::preorder::Preorder;
+use crate::lang::support::Support;
 use crate::lang::{ParseLimits, bracket_depth};
+use crate::model::Language;
 use crate::model::{FileAnalysis, RepoPath};
-use std::cell::RefCell;
-use std::ops::ControlFlow;
-use std::time::Instant;
-use tree_sitter::{ParseOptions, ParseState, Parser, Tree};
+use tree_sitter::Tree;
+
+pub const LANGUAGE: Language = Language::named("java");
+
+pub const SPEC: Spec = Spec {
+    language: LANGUAGE,
+    extensions: &["java"],
+    analyze,
+    support: Support {
+        symbols: true,
+        imports: true,
+        calls: true,
+        frameworks: &[
+            "Spring MVC routes",
+            "Spring beans",
+            "Feign",
+            "Dubbo",
+            "RabbitMQ / Kafka / RocketMQ",
+            "Spring events",
+            "MyBatis",
+            "configuration keys",
+            "scheduled jobs",
+        ],
+        traces: "Java stack traces",
+    },
+};
 
 /// The tree-sitter grammar.
 pub fn language() -> tree_sitter::Language {
@@ -72,49 +97,9 @@ pub(crate) fn analyze(
     })
 }
 
-thread_local! {
-    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
-}
-
-/// Parses with this thread's parser, giving up after `limits.timeout`.
+/// Parses with this thread's Java parser, giving up after `limits.timeout`.
 pub(crate) fn parse(src: &[u8], limits: &ParseLimits) -> Result<Tree, String> {
-    PARSER.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        let parser = match &mut *slot {
-            Some(p) => p,
-            empty => {
-                let mut p = Parser::new();
-                p.set_language(&language())
-                    .map_err(|e| format!("tree-sitter-java unusable: {e}"))?;
-                empty.insert(p)
-            }
-        };
-        // No deadline when the timeout does not fit an `Instant`.
-        let deadline = Instant::now().checked_add(limits.timeout);
-        let mut timed_out = false;
-        let mut progress = |_: &ParseState| {
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                timed_out = true;
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        };
-        let mut read = |i: usize, _| src.get(i..).unwrap_or_default();
-        let options = ParseOptions::new().progress_callback(&mut progress);
-        let tree = parser.parse_with_options(&mut read, None, Some(options));
-        match tree {
-            Some(tree) => Ok(tree),
-            None => {
-                parser.reset(); // otherwise the next parse resumes this one
-                Err(if timed_out {
-                    format!("parse timed out after {} ms", limits.timeout.as_millis())
-                } else {
-                    "parser gave up".to_string()
-                })
-            }
-        }
-    })
+    crate::lang::parse("java", language, src, limits)
 }
 
 #[cfg(test)]

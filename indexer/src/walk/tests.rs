@@ -51,7 +51,7 @@ fn lists_supported_files_sorted_with_metadata() {
     assert!(result.skipped.is_empty());
     assert_eq!(result.ignored_count, 0);
     let a = &result.files[1];
-    assert_eq!(a.language, Language::Java);
+    assert_eq!(a.language, crate::lang::java::LANGUAGE);
     assert_eq!(a.size, 10);
     assert!(a.abs.is_absolute() && a.abs.ends_with("b/A.java"));
     assert!(a.mtime_ns > 0);

@@ -1,6 +1,6 @@
 use crate::graph::{self, Edge};
 use crate::lang::{self, ParseLimits};
-use crate::model::{Language, RepoPath};
+use crate::model::RepoPath;
 
 /// The call edges of a few in-memory files: `(caller, callee, line)`, names normalized.
 fn edges(files: &[(&str, &str)]) -> Vec<Edge> {
@@ -14,7 +14,7 @@ pub(super) fn edges_of_kind(files: &[(&str, &str)], kind: graph::EdgeKind) -> Ve
         .map(|(p, src)| {
             let path = RepoPath::new(p).unwrap();
             let a = lang::analyze(
-                Language::Java,
+                crate::lang::java::LANGUAGE,
                 &path,
                 "m",
                 src.as_bytes(),

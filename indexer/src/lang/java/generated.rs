@@ -218,12 +218,12 @@ fn qualify(name: &str, package: Option<&str>, imports: &[String]) -> String {
 mod tests {
     use super::*;
     use crate::lang::{ParseLimits, analyze};
-    use crate::model::{Language, RepoPath};
+    use crate::model::RepoPath;
 
     fn shape_of(path: &str, src: &str) -> Option<Shape> {
         let path = RepoPath::new(path).unwrap();
         let a = analyze(
-            Language::Java,
+            crate::lang::java::LANGUAGE,
             &path,
             "m",
             src.as_bytes(),

@@ -1,6 +1,6 @@
 use super::*;
 use crate::lang::{self, ParseLimits, assert_inline_defs};
-use crate::model::{Language, Symbol};
+use crate::model::Symbol;
 use std::time::Duration;
 
 const KITCHEN: &[u8] = include_bytes!("../../../tests/fixtures/java/Kitchen.java");
@@ -8,7 +8,7 @@ const KITCHEN_PATH: &str = "src/main/java/org/example/kitchen/Kitchen.java";
 
 fn analyze_java(src: &[u8], limits: &ParseLimits) -> FileAnalysis {
     let path = RepoPath::new("src/A.java").unwrap();
-    lang::analyze(Language::Java, &path, "m", src, limits)
+    lang::analyze(crate::lang::java::LANGUAGE, &path, "m", src, limits)
 }
 
 fn symbol<'a>(a: &'a FileAnalysis, id: &str) -> &'a Symbol {
@@ -51,7 +51,7 @@ fn render(symbols: &[Symbol]) -> String {
 
 #[test]
 fn kitchen_fixture_symbols_are_where_its_comments_say() {
-    let a = assert_inline_defs(Language::Java, KITCHEN_PATH, KITCHEN);
+    let a = assert_inline_defs(crate::lang::java::LANGUAGE, KITCHEN_PATH, KITCHEN);
     assert_eq!(a.package.as_deref(), Some("org.example.kitchen"));
     assert_eq!(
         a.imports,
@@ -172,7 +172,7 @@ fn broken_source_still_yields_symbols() {
 #[test]
 fn anonymous_classes_are_numbered_like_javac() {
     let src = include_bytes!("../../../tests/fixtures/java/Anonymous.java");
-    let a = assert_inline_defs(Language::Java, "src/T.java", src);
+    let a = assert_inline_defs(crate::lang::java::LANGUAGE, "src/T.java", src);
     assert_eq!(
         symbol(&a, "java:T.4").parent.as_ref().unwrap().0,
         "java:T#<init>()"

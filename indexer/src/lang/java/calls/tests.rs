@@ -1,11 +1,11 @@
 use crate::graph::facts::{CallKind, Caller, Expr, JavaFacts, LambdaParam};
 use crate::lang::{self, ParseLimits};
-use crate::model::{Language, RepoPath};
+use crate::model::RepoPath;
 
 fn facts(src: &str) -> JavaFacts {
     let path = RepoPath::new("src/p/A.java").unwrap();
     let a = lang::analyze(
-        Language::Java,
+        crate::lang::java::LANGUAGE,
         &path,
         "m",
         src.as_bytes(),

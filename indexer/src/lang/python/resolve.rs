@@ -1,0 +1,751 @@
+//! Python calls resolved across the repository: a name is looked up through the enclosing
+//! functions (class bodies skipped, as Python does), then the module's definitions, imports and
+//! assignments; a dotted chain follows modules (re-exports through `__init__` included),
+//! classes and their bases, instances (`self`, `cls`, annotated parameters, `x = Foo()`,
+//! `self.x = …` in any method, return annotations) and `super()`. Calling a class calls its
+//! `__init__`. What cannot be followed is recorded by name only, below certainty.
+
+use super::facts::{PyAssign, PyCall, PyDef, PyFacts};
+use crate::graph::{CallSite, Edge, EdgeKind, FileFacts};
+use crate::model::{RepoPath, SymbolKind};
+use std::collections::HashMap;
+
+/// How deep a chain of bindings (`a = b`, re-exports, bases) is followed.
+const MAX_DEPTH: u32 = 12;
+
+/// Edges of every Python file, by index into `files`.
+pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
+    let r = Repo::new(files);
+    (0..files.len())
+        .map(|fi| match r.facts(fi) {
+            Some(f) => r.file_edges(fi, f),
+            None => Vec::new(),
+        })
+        .collect()
+}
+
+/// What a name or chain evaluates to.
+#[derive(Debug, Clone, PartialEq)]
+enum V {
+    Module(String),
+    Def(usize, u32),
+    Instance(usize, u32),
+    /// A name outside the repository (`requests.post`).
+    External(String),
+    /// A container of instances of a class (`list[Order]`): iterating it gives one.
+    Many(usize, u32),
+}
+
+struct Repo<'a> {
+    files: &'a [(&'a RepoPath, &'a FileFacts)],
+    modules: HashMap<&'a str, usize>,
+    defs: HashMap<&'a str, (usize, u32)>,
+    /// Per file: (enclosing definition, name) → the definitions binding it (last wins).
+    members: Vec<HashMap<(u32, &'a str), u32>>,
+    /// Each project class's direct subclasses in the project.
+    subs: HashMap<(usize, u32), Vec<(usize, u32)>>,
+    /// pytest fixtures by name: functions decorated `@pytest.fixture` / `@fixture`.
+    fixtures: HashMap<&'a str, Vec<(usize, u32)>>,
+}
+
+impl<'a> Repo<'a> {
+    fn new(files: &'a [(&'a RepoPath, &'a FileFacts)]) -> Repo<'a> {
+        let mut modules = HashMap::new();
+        let mut defs = HashMap::new();
+        let mut members = Vec::with_capacity(files.len());
+        for (fi, (_, ff)) in files.iter().enumerate() {
+            let mut m = HashMap::new();
+            if let Some(py) = &ff.python {
+                modules.entry(py.module.as_str()).or_insert(fi);
+                for (di, d) in py.defs.iter().enumerate() {
+                    // `@overload` stubs only type the definition that follows them.
+                    if d.decorators
+                        .iter()
+                        .any(|x| x == "overload" || x.ends_with(".overload"))
+                    {
+                        continue;
+                    }
+                    let qname = d.id.strip_prefix("py:").unwrap_or(&d.id);
+                    let qname = qname.split('~').next().unwrap_or(qname);
+                    // Modules are found by module name; their symbol is no definition here.
+                    // A name defined twice in a file is its last definition (the one in force).
+                    if d.kind != SymbolKind::Module {
+                        let here = defs.entry(qname).or_insert((fi, di as u32));
+                        if here.0 == fi {
+                            *here = (fi, di as u32);
+                        }
+                    }
+                    if let Some(p) = d.parent {
+                        m.insert((p, d.name.as_str()), di as u32);
+                    }
+                }
+            }
+            members.push(m);
+        }
+        let mut fixtures: HashMap<&str, Vec<(usize, u32)>> = HashMap::new();
+        for (fi, (_, ff)) in files.iter().enumerate() {
+            let Some(py) = &ff.python else { continue };
+            for (di, d) in py.defs.iter().enumerate() {
+                if d.kind == SymbolKind::Function
+                    && d.decorators
+                        .iter()
+                        .any(|x| x == "fixture" || x.ends_with(".fixture"))
+                {
+                    fixtures
+                        .entry(d.name.as_str())
+                        .or_default()
+                        .push((fi, di as u32));
+                }
+            }
+        }
+        let mut repo = Repo {
+            files,
+            modules,
+            defs,
+            members,
+            subs: HashMap::new(),
+            fixtures,
+        };
+        repo.subs = repo.subclass_map();
+        repo
+    }
+
+    fn subclass_map(&self) -> HashMap<(usize, u32), Vec<(usize, u32)>> {
+        let mut subs: HashMap<(usize, u32), Vec<(usize, u32)>> = HashMap::new();
+        for fi in 0..self.files.len() {
+            let Some(f) = self.facts(fi) else { continue };
+            for (di, d) in f.defs.iter().enumerate() {
+                if d.kind == SymbolKind::Class {
+                    for base in self.bases(fi, di as u32, 0) {
+                        subs.entry(base).or_default().push((fi, di as u32));
+                    }
+                }
+            }
+        }
+        subs
+    }
+
+    /// What a call on an instance of `class` named `name` may run: the method found from the
+    /// class, and every override in its subclasses (class hierarchy analysis); a method with no
+    /// code of its own is left out when overrides exist.
+    fn dispatch(&self, class: (usize, u32), name: &str) -> Vec<Target> {
+        let Some(found) = self.member(class.0, class.1, name, 0) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut todo = vec![class];
+        let mut seen = vec![class];
+        while let Some(c) = todo.pop() {
+            for &sub in self.subs.get(&c).map(Vec::as_slice).unwrap_or_default() {
+                if seen.contains(&sub) || seen.len() > 256 {
+                    continue;
+                }
+                seen.push(sub);
+                todo.push(sub);
+                if let Some(&m) = self.members[sub.0].get(&(sub.1, name))
+                    && self.def(sub.0, m).kind == SymbolKind::Method
+                {
+                    out.push(Target::Def(sub.0, m));
+                }
+            }
+        }
+        if out.is_empty() || !self.def(found.0, found.1).abstract_ {
+            out.insert(0, Target::Def(found.0, found.1));
+        }
+        out
+    }
+
+    /// The targets of a call chain: dispatched when its receiver is an instance.
+    fn targets(&self, fi: usize, scope: u32, chain: &[String], at: u32) -> Vec<Target> {
+        if let Some((last, receiver)) = chain.split_last()
+            && !receiver.is_empty()
+            && receiver[0] != "super()"
+            && let Some(V::Instance(cf, cd)) = self.chain_at(fi, scope, receiver, at, 0)
+        {
+            let found = self.member(cf, cd, last, 0);
+            if found.is_some_and(|(mf, md)| self.def(mf, md).kind == SymbolKind::Method) {
+                return self.dispatch((cf, cd), last);
+            }
+        }
+        self.chain_at(fi, scope, chain, at, 0)
+            .and_then(|v| self.called(v))
+            .into_iter()
+            .collect()
+    }
+
+    fn facts(&self, fi: usize) -> Option<&'a PyFacts> {
+        self.files[fi].1.python.as_ref()
+    }
+
+    fn def(&self, fi: usize, di: u32) -> &'a PyDef {
+        &self.facts(fi).expect("python file").defs[di as usize]
+    }
+
+    fn file_edges(&self, fi: usize, f: &PyFacts) -> Vec<Edge> {
+        let mut out = Vec::new();
+        for c in &f.calls {
+            let head = c.chain[0].as_str();
+            let targets = self.targets(fi, c.scope, &c.chain, c.line);
+            if targets.is_empty() {
+                if c.chain.len() == 1 && self.lookup(fi, c.scope, head, 0).is_none() {
+                    continue; // builtins and names bound where this does not look
+                }
+                out.push(self.call_edge(fi, f, c, None));
+            }
+            for t in targets {
+                out.push(self.call_edge(fi, f, c, Some(t)));
+            }
+        }
+        for d in &f.decorations {
+            let call = PyCall {
+                scope: d.scope,
+                chain: d.chain.clone(),
+                line: d.line,
+            };
+            let applied = self.chain(fi, d.scope, &d.chain, 0).and_then(|v| {
+                if d.factory {
+                    self.result(v, 0)
+                } else {
+                    Some(v)
+                }
+            });
+            if let Some(t) = applied.and_then(|v| self.called(v)) {
+                out.push(self.call_edge(fi, f, &call, Some(t)));
+            }
+        }
+        out.extend(self.hierarchy_edges(fi, f));
+        out
+    }
+
+    fn call_edge(&self, fi: usize, f: &PyFacts, c: &PyCall, target: Option<Target>) -> Edge {
+        let (callee, callee_file, callee_line, confidence) = match target {
+            Some(Target::Def(tf, td)) => (
+                Some(self.def(tf, td).id.clone()),
+                Some(self.files[tf].0.to_string()),
+                Some(self.def(tf, td).line),
+                1.0,
+            ),
+            Some(Target::External(x)) => (Some(format!("py:{x}")), None, None, 1.0),
+            None => (None, None, None, 0.3),
+        };
+        Edge {
+            caller_file: self.files[fi].0.to_string(),
+            caller: f.defs[c.scope as usize].id.clone(),
+            caller_name: String::new(),
+            line: c.line,
+            kind: EdgeKind::Call,
+            callee,
+            callee_name: c.chain.last().cloned().unwrap_or_default(),
+            callee_file,
+            callee_line,
+            caller_flags: 0,
+            confidence,
+            detail: String::new(),
+            site: CallSite {
+                receiver: c.chain[..c.chain.len() - 1].to_vec(),
+                flags: 0,
+            },
+        }
+    }
+
+    /// `class A(B)` → inherits B; a method of A redefining one of B's → overrides it.
+    fn hierarchy_edges(&self, fi: usize, f: &PyFacts) -> Vec<Edge> {
+        let mut out = Vec::new();
+        for (di, d) in f.defs.iter().enumerate() {
+            if d.kind != SymbolKind::Class {
+                continue;
+            }
+            for (bf, bd) in self.bases(fi, di as u32, 0) {
+                out.push(self.type_edge(fi, di as u32, bf, bd, EdgeKind::Inherits));
+            }
+        }
+        for (di, d) in f.defs.iter().enumerate() {
+            let Some(p) = d.parent.filter(|_| d.kind == SymbolKind::Method) else {
+                continue;
+            };
+            let overridden = self
+                .bases(fi, p, 0)
+                .into_iter()
+                .find_map(|(bf, bd)| self.member(bf, bd, &d.name, 0));
+            if let Some((of, od)) = overridden {
+                out.push(self.type_edge(fi, di as u32, of, od, EdgeKind::Overrides));
+            }
+        }
+        out
+    }
+
+    fn type_edge(&self, fi: usize, di: u32, tf: usize, td: u32, kind: EdgeKind) -> Edge {
+        let (d, t) = (self.def(fi, di), self.def(tf, td));
+        Edge {
+            caller_file: self.files[fi].0.to_string(),
+            caller: d.id.clone(),
+            caller_name: String::new(),
+            line: d.line,
+            kind,
+            callee: Some(t.id.clone()),
+            callee_name: t.name.clone(),
+            callee_file: Some(self.files[tf].0.to_string()),
+            callee_line: Some(t.line),
+            caller_flags: 0,
+            confidence: 1.0,
+            detail: String::new(),
+            site: CallSite::default(),
+        }
+    }
+
+    /// What calling `v` runs.
+    fn called(&self, v: V) -> Option<Target> {
+        match v {
+            V::Def(f, d) => match self.def(f, d).kind {
+                SymbolKind::Function | SymbolKind::Method => Some(Target::Def(f, d)),
+                SymbolKind::Class => Some(match self.member(f, d, "__init__", 0) {
+                    Some((mf, md)) => Target::Def(mf, md),
+                    None => Target::Def(f, d),
+                }),
+                _ => None,
+            },
+            V::Instance(f, d) => self
+                .member(f, d, "__call__", 0)
+                .map(|(mf, md)| Target::Def(mf, md)),
+            V::External(x) => Some(Target::External(x)),
+            V::Module(_) | V::Many(..) => None,
+        }
+    }
+
+    fn chain(&self, fi: usize, scope: u32, chain: &[String], depth: u32) -> Option<V> {
+        self.chain_at(fi, scope, chain, u32::MAX, depth)
+    }
+
+    /// A chain as seen on line `at` of `scope` (a local takes its last binding before `at`).
+    fn chain_at(&self, fi: usize, scope: u32, chain: &[String], at: u32, depth: u32) -> Option<V> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let (head, rest) = chain.split_first()?;
+        let mut v = if head == "super()" {
+            let (first, rest2) = rest.split_first()?;
+            let class = self.enclosing_class(fi, scope)?;
+            let found = self
+                .bases(fi, class, depth)
+                .into_iter()
+                .find_map(|(bf, bd)| self.member(bf, bd, first, depth))?;
+            let mut v = V::Def(found.0, found.1);
+            for name in rest2 {
+                v = self.attr(v, name, depth)?;
+            }
+            return Some(v);
+        } else {
+            self.lookup_at(fi, scope, head, at, depth)?
+        };
+        for name in rest {
+            v = self.attr(v, name, depth)?;
+        }
+        Some(v)
+    }
+
+    /// A bare name seen from `scope`: its functions outward (class bodies skipped), then the
+    /// module.
+    fn lookup(&self, fi: usize, scope: u32, name: &str, depth: u32) -> Option<V> {
+        self.lookup_at(fi, scope, name, u32::MAX, depth)
+    }
+
+    fn lookup_at(&self, fi: usize, scope: u32, name: &str, at: u32, depth: u32) -> Option<V> {
+        let f = self.facts(fi)?;
+        let mut s = Some(scope);
+        let mut first = true;
+        while let Some(si) = s {
+            let d = &f.defs[si as usize];
+            let skip = !first && d.kind == SymbolKind::Class;
+            // Outer bindings are seen as they are when the inner code runs: their last.
+            let at = if first { at } else { u32::MAX };
+            if !skip && let Some(v) = self.bound_in_at(fi, si, name, at, depth) {
+                return Some(v);
+            }
+            first = false;
+            s = d.parent;
+        }
+        None
+    }
+
+    /// What `name` is bound to directly in definition `si`'s body (or parameters).
+    fn bound_in(&self, fi: usize, si: u32, name: &str, depth: u32) -> Option<V> {
+        self.bound_in_at(fi, si, name, u32::MAX, depth)
+    }
+
+    /// What `name` is bound to in `si` on line `at`: its last assignment before that line (or
+    /// the last of all, for a use a loop reaches again).
+    fn bound_in_at(&self, fi: usize, si: u32, name: &str, at: u32, depth: u32) -> Option<V> {
+        let f = self.facts(fi)?;
+        let d = &f.defs[si as usize];
+        if matches!(d.kind, SymbolKind::Function | SymbolKind::Method)
+            && let Some(v) = self.parameter(fi, si, name, depth)
+        {
+            return Some(v);
+        }
+        if let Some(&m) = self.members[fi].get(&(si, name))
+            && f.defs[m as usize].kind != SymbolKind::Field
+        {
+            return Some(V::Def(fi, m));
+        }
+        if let Some(i) = f
+            .imports
+            .iter()
+            .rev()
+            .find(|i| i.scope == si && i.local == name)
+        {
+            return Some(if i.whole {
+                self.dotted(name, depth + 1)
+            } else {
+                self.dotted(&i.target, depth + 1)
+            });
+        }
+        let mut bindings = f
+            .assigns
+            .iter()
+            .filter(|a| a.scope == si && a.target.len() == 1 && a.target[0] == name);
+        let mut before = None;
+        let mut last = None;
+        for a in bindings.by_ref() {
+            if a.line <= at {
+                before = Some(a);
+            }
+            last = Some(a);
+        }
+        let a = before.or(last)?;
+        let v = self.chain(fi, si, &a.value, depth + 1)?;
+        self.assigned(a, v, depth)
+    }
+
+    /// `self` and `cls` of a method; a parameter annotated with a class is an instance of it.
+    fn parameter(&self, fi: usize, si: u32, name: &str, depth: u32) -> Option<V> {
+        let d = self.def(fi, si);
+        let pos = d.params.iter().position(|p| p.0 == name)?;
+        if pos == 0
+            && d.kind == SymbolKind::Method
+            && !d.decorators.iter().any(|x| x == "staticmethod")
+        {
+            let class = d.parent?;
+            return Some(if d.decorators.iter().any(|x| x == "classmethod") {
+                V::Def(fi, class)
+            } else {
+                V::Instance(fi, class)
+            });
+        }
+        let ann = &d.params[pos].1;
+        if ann.is_empty() {
+            return self.fixture(fi, name, depth);
+        }
+        self.annotated(fi, d.parent.unwrap_or(0), ann, depth)
+    }
+
+    /// An unannotated parameter named like a pytest fixture visible from file `fi` (defined in
+    /// it, or in a `conftest.py` of its folder or a parent): what the fixture returns.
+    fn fixture(&self, fi: usize, name: &str, depth: u32) -> Option<V> {
+        let here = self.files[fi].0.as_str();
+        let (f, d) = self
+            .fixtures
+            .get(name)?
+            .iter()
+            .filter(|(f, _)| {
+                let there = self.files[*f].0.as_str();
+                *f == fi
+                    || there
+                        .strip_suffix("conftest.py")
+                        .is_some_and(|dir| here.starts_with(dir))
+            })
+            .max_by_key(|(f, _)| (*f == fi, self.files[*f].0.as_str().len()))?;
+        self.returned(*f, *d, depth + 1)
+    }
+
+    /// What an assignment gives its target, from the value `v` its right side evaluates to.
+    fn assigned(&self, a: &PyAssign, v: V, depth: u32) -> Option<V> {
+        let v = if a.called { self.result(v, depth)? } else { v };
+        if !a.each {
+            return Some(v);
+        }
+        match v {
+            V::Many(f, d) => Some(V::Instance(f, d)),
+            _ => None,
+        }
+    }
+
+    /// An annotation or return type naming a project class: an instance of it, or a container
+    /// of them (`list[Order]`).
+    fn annotated(&self, fi: usize, scope: u32, written: &str, depth: u32) -> Option<V> {
+        let (name, many) = annotation(written)?;
+        let chain: Vec<String> = name.split('.').map(str::to_string).collect();
+        match self.chain(fi, scope, &chain, depth + 1)? {
+            V::Def(f, d) if self.def(f, d).kind == SymbolKind::Class => Some(if many {
+                V::Many(f, d)
+            } else {
+                V::Instance(f, d)
+            }),
+            _ => None,
+        }
+    }
+
+    /// The value of calling `v`: an instance of a class, or what a function's return annotation
+    /// names.
+    fn result(&self, v: V, depth: u32) -> Option<V> {
+        match v {
+            V::Def(f, d) => {
+                let def = self.def(f, d);
+                match def.kind {
+                    SymbolKind::Class => Some(V::Instance(f, d)),
+                    SymbolKind::Function | SymbolKind::Method => self
+                        .annotated(f, def.parent.unwrap_or(0), &def.returns, depth)
+                        .or_else(|| self.returned(f, d, depth)),
+                    _ => None,
+                }
+            }
+            V::External(x) => Some(V::External(x)),
+            _ => None,
+        }
+    }
+
+    /// What a function without a return annotation returns, from its `return` statements: the
+    /// first that evaluates (a nested function a decorator factory returns, an instance).
+    fn returned(&self, f: usize, d: u32, depth: u32) -> Option<V> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.facts(f)?
+            .returns
+            .iter()
+            .filter(|r| r.scope == d)
+            .find_map(|r| {
+                let v = self.chain(f, d, &r.value, depth + 1)?;
+                self.assigned(r, v, depth + 1)
+            })
+    }
+
+    /// A dotted absolute name: a project definition or module (through re-exports), or outside.
+    fn dotted(&self, name: &str, depth: u32) -> V {
+        if let Some(&(f, d)) = self.defs.get(name) {
+            return V::Def(f, d);
+        }
+        if self.modules.contains_key(name) {
+            return V::Module(name.to_string());
+        }
+        // The longest module prefix, then attributes from there.
+        let parts: Vec<&str> = name.split('.').collect();
+        for cut in (1..parts.len()).rev() {
+            let m = parts[..cut].join(".");
+            if self.modules.contains_key(m.as_str()) {
+                let mut v = Some(V::Module(m));
+                for p in &parts[cut..] {
+                    v = v.and_then(|v| self.attr(v, p, depth + 1));
+                }
+                return v.unwrap_or_else(|| V::External(name.to_string()));
+            }
+        }
+        V::External(name.to_string())
+    }
+
+    fn attr(&self, v: V, name: &str, depth: u32) -> Option<V> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match v {
+            V::Module(m) => {
+                let full = format!("{m}.{name}");
+                if let Some(&(f, d)) = self.defs.get(full.as_str()) {
+                    return Some(V::Def(f, d));
+                }
+                if self.modules.contains_key(full.as_str()) {
+                    return Some(V::Module(full));
+                }
+                let &fi = self.modules.get(m.as_str())?;
+                self.bound_in(fi, 0, name, depth + 1)
+            }
+            V::Def(f, d) => match self.def(f, d).kind {
+                SymbolKind::Class => {
+                    let (mf, md) = self.member(f, d, name, depth)?;
+                    Some(V::Def(mf, md))
+                }
+                _ => None,
+            },
+            V::Instance(f, d) => {
+                if let Some((mf, md)) = self.member(f, d, name, depth) {
+                    return match self.def(mf, md).kind {
+                        SymbolKind::Field => self.field_value(mf, md, depth),
+                        _ => Some(V::Def(mf, md)),
+                    };
+                }
+                self.instance_attribute(f, d, name, depth)
+            }
+            V::External(x) => Some(V::External(format!("{x}.{name}"))),
+            V::Many(..) => None,
+        }
+    }
+
+    /// A class attribute's value when it is assigned a name or a call.
+    fn field_value(&self, f: usize, d: u32, depth: u32) -> Option<V> {
+        let def = self.def(f, d);
+        let facts = self.facts(f)?;
+        let scope = def.parent?;
+        let a = facts
+            .assigns
+            .iter()
+            .find(|a| a.scope == scope && a.target.len() == 1 && a.target[0] == def.name)?;
+        let v = self.chain(f, scope, &a.value, depth + 1)?;
+        self.assigned(a, v, depth + 1)
+    }
+
+    /// `self.name = value` in any method of the class or its bases.
+    fn instance_attribute(&self, f: usize, class: u32, name: &str, depth: u32) -> Option<V> {
+        let mut todo = vec![(f, class)];
+        let mut seen = Vec::new();
+        while let Some((cf, cd)) = todo.pop() {
+            if seen.contains(&(cf, cd)) || seen.len() > 16 {
+                continue;
+            }
+            seen.push((cf, cd));
+            let facts = self.facts(cf)?;
+            let found = facts.assigns.iter().find(|a| {
+                a.target.len() == 2
+                    && a.target[0] == "self"
+                    && a.target[1] == name
+                    && facts.defs[a.scope as usize].parent == Some(cd)
+            });
+            if let Some(a) = found {
+                let v = self.chain(cf, a.scope, &a.value, depth + 1)?;
+                return self.assigned(a, v, depth + 1);
+            }
+            todo.extend(self.bases(cf, cd, depth + 1));
+        }
+        None
+    }
+
+    /// A member of a class or of its bases, in base order (depth first, as simple MROs are).
+    fn member(&self, f: usize, class: u32, name: &str, depth: u32) -> Option<(usize, u32)> {
+        let mut todo = vec![(f, class)];
+        let mut seen = Vec::new();
+        while let Some((cf, cd)) = todo.pop() {
+            if seen.contains(&(cf, cd)) || seen.len() > 32 || depth > MAX_DEPTH {
+                continue;
+            }
+            seen.push((cf, cd));
+            if let Some(&m) = self.members[cf].get(&(cd, name)) {
+                return Some((cf, m));
+            }
+            let mut bases = self.bases(cf, cd, depth + 1);
+            bases.reverse();
+            todo.extend(bases);
+        }
+        None
+    }
+
+    /// A class's bases that are project classes.
+    fn bases(&self, f: usize, class: u32, depth: u32) -> Vec<(usize, u32)> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        let d = self.def(f, class);
+        let scope = d.parent.unwrap_or(0);
+        d.bases
+            .iter()
+            .filter_map(|b| {
+                let chain: Vec<String> = b.split('.').map(str::to_string).collect();
+                match self.chain(f, scope, &chain, depth + 1)? {
+                    V::Def(bf, bd) if self.def(bf, bd).kind == SymbolKind::Class => Some((bf, bd)),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+
+    fn enclosing_class(&self, fi: usize, scope: u32) -> Option<u32> {
+        let mut s = Some(scope);
+        while let Some(si) = s {
+            let d = self.def(fi, si);
+            if let Some(p) = d.parent
+                && self.def(fi, p).kind == SymbolKind::Class
+                && d.kind == SymbolKind::Method
+            {
+                return Some(p);
+            }
+            s = d.parent;
+        }
+        None
+    }
+}
+
+enum Target {
+    Def(usize, u32),
+    External(String),
+}
+
+/// Containers whose single type argument is what iterating them gives.
+const CONTAINERS: &[&str] = &[
+    "list",
+    "List",
+    "Sequence",
+    "MutableSequence",
+    "Iterable",
+    "Iterator",
+    "Collection",
+    "set",
+    "Set",
+    "FrozenSet",
+    "frozenset",
+    "AbstractSet",
+    "tuple",
+    "Tuple",
+    "Generator",
+    "AsyncIterator",
+    "AsyncIterable",
+    "Deque",
+    "deque",
+];
+
+/// The class an annotation names, and whether it is a container of them: `Repo`, `"Repo"`,
+/// `models.Repo`, `Optional[Repo]`, `t.Optional["Repo"]`, `Repo | None` → (`Repo`, false);
+/// `list[Repo]`, `t.Iterator["Repo"]` → (`Repo`, true).
+fn annotation(written: &str) -> Option<(String, bool)> {
+    let t = unquote(written);
+    let t = t.split('|').find(|p| p.trim() != "None")?.trim();
+    if let Some((outer, rest)) = t.split_once('[') {
+        let inner = rest.strip_suffix(']')?;
+        let outer = outer.rsplit('.').next().unwrap_or(outer).trim();
+        let first = inner.split(',').next()?.trim();
+        return match outer {
+            "Optional" => annotation(first),
+            o if CONTAINERS.contains(&o) => {
+                annotation(first).and_then(|(n, many)| (!many).then_some((n, true)))
+            }
+            _ => None,
+        };
+    }
+    let t = unquote(t);
+    (!t.is_empty()
+        && t.chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.'))
+    .then(|| (t.to_string(), false))
+}
+
+fn unquote(s: &str) -> &str {
+    s.trim().trim_matches(|c| c == '"' || c == '\'')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::annotation;
+
+    #[test]
+    fn annotations_name_a_class_or_a_container_of_one() {
+        let a = |s: &str| annotation(s);
+        assert_eq!(a("Repo"), Some(("Repo".into(), false)));
+        assert_eq!(a("\"models.Repo\""), Some(("models.Repo".into(), false)));
+        assert_eq!(
+            a("t.Optional[\"Context\"]"),
+            Some(("Context".into(), false))
+        );
+        assert_eq!(a("Repo | None"), Some(("Repo".into(), false)));
+        assert_eq!(a("t.List[\"Parameter\"]"), Some(("Parameter".into(), true)));
+        assert_eq!(a("list[Order]"), Some(("Order".into(), true)));
+        assert_eq!(a("dict[str, Order]"), None);
+        assert_eq!(a("list[list[Order]]"), None);
+        assert_eq!(a(""), None);
+    }
+}

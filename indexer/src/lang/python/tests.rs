@@ -1,0 +1,255 @@
+use super::*;
+use crate::lang::assert_inline_defs;
+use crate::model::{Symbol, SymbolKind};
+
+const KITCHEN: &[u8] = include_bytes!("../../../../tests/fixtures/python/kitchen.py");
+
+fn symbol<'a>(a: &'a FileAnalysis, id: &str) -> &'a Symbol {
+    a.symbols
+        .iter()
+        .find(|s| s.id.0 == id)
+        .unwrap_or_else(|| panic!("no symbol {id}"))
+}
+
+fn path(p: &str) -> RepoPath {
+    RepoPath::new(p).unwrap()
+}
+
+#[test]
+fn kitchen_fixture_symbols_are_where_its_comments_say() {
+    let a = assert_inline_defs(LANGUAGE, "src/kitchen/shop.py", KITCHEN);
+    assert_eq!(a.package.as_deref(), Some("kitchen.shop"));
+    assert_eq!(
+        a.imports,
+        [
+            "os.path",
+            "typing.Optional",
+            "kitchen.models",
+            "core.db.session",
+            "core.db.Base",
+            "ujson",
+        ]
+    );
+}
+
+#[test]
+fn kinds_ranges_and_heads_follow_the_source() {
+    let a = assert_inline_defs(LANGUAGE, "src/kitchen/shop.py", KITCHEN);
+    let module = &a.symbols[0];
+    assert_eq!(module.kind, SymbolKind::Module);
+    assert_eq!(module.doc.as_deref(), Some("Orders and their states."));
+    let order = symbol(&a, "py:kitchen.shop.Order");
+    assert_eq!(order.kind, SymbolKind::Class);
+    assert_eq!(order.start_line, 25, "decorators belong to the definition");
+    assert_eq!(order.end_line, 55);
+    assert_eq!(order.annotations, ["@dataclass(frozen=True)"]);
+    assert_eq!(order.supertypes, ["B"]);
+    let parse = symbol(&a, "py:kitchen.shop.Order.parse");
+    assert_eq!(parse.kind, SymbolKind::Method);
+    assert!(parse.is_static && parse.has_body);
+    assert_eq!(parse.signature, "def parse(text: str = \"\") -> \"Order\"");
+    assert_eq!(parse.value_type, "\"Order\"");
+    assert_eq!(parse.thrown, ["OrderError"]);
+    let texts: Vec<(u32, &str)> = parse
+        .literals
+        .iter()
+        .map(|l| (l.line, l.text.as_str()))
+        .collect();
+    assert_eq!(texts, [(39, ""), (39, "Order"), (41, "empty order")]);
+    let init = symbol(&a, "py:kitchen.shop.Order.__init__");
+    let names: Vec<&str> = init.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["self", "oid", "*items", "**extra"]);
+    assert_eq!(init.params[1].ty, "int");
+    assert_eq!(init.visibility, "public");
+    assert_eq!(
+        symbol(&a, "py:kitchen.shop.Order._lock").visibility,
+        "private"
+    );
+    let audit = symbol(&a, "py:kitchen.shop.Order.pay.audit");
+    assert_eq!(audit.kind, SymbolKind::Function);
+    assert_eq!(
+        audit.parent.as_ref().unwrap().0,
+        "py:kitchen.shop.Order.pay"
+    );
+    let place = symbol(&a, "py:kitchen.shop.place");
+    assert_eq!(place.doc.as_deref(), Some("Places an order."));
+    assert!(place.literals.is_empty(), "a docstring is not a literal");
+    assert!(!symbol(&a, "py:kitchen.shop.helper~2").has_body);
+    assert_eq!(symbol(&a, "py:kitchen.shop.closing").end_line, 77);
+    assert!(!symbol(&a, "py:kitchen.shop.OrderError").has_body);
+}
+
+#[test]
+fn module_names_follow_the_src_layout_and_packages() {
+    assert_eq!(
+        module_name(&path("src/flask/app.py")),
+        ("flask.app".into(), false)
+    );
+    assert_eq!(
+        module_name(&path("flask/__init__.py")),
+        ("flask".into(), true)
+    );
+    assert_eq!(module_name(&path("setup.py")), ("setup".into(), false));
+    assert_eq!(
+        module_name(&path("__init__.py")),
+        ("__init__".into(), false)
+    );
+    assert_eq!(module_name(&path("a/src/b/c.pyi")), ("b.c".into(), false));
+}
+
+#[test]
+fn relative_imports_resolve_against_the_package() {
+    let src = b"from . import a\nfrom .b import c\nfrom ..d import e\n";
+    let init = crate::lang::analyze(
+        LANGUAGE,
+        &path("p/q/__init__.py"),
+        "m",
+        src,
+        &ParseLimits::default(),
+    );
+    assert_eq!(init.imports, ["p.q.a", "p.q.b.c", "p.d.e"]);
+    let module = crate::lang::analyze(
+        LANGUAGE,
+        &path("p/q/r.py"),
+        "m",
+        src,
+        &ParseLimits::default(),
+    );
+    assert_eq!(module.imports, ["p.q.a", "p.q.b.c", "p.d.e"]);
+}
+
+#[test]
+fn broken_source_still_yields_what_parses() {
+    let src = b"def ok():\n    return 1\n\ndef broken(:\n    pass\n";
+    let a = crate::lang::analyze(LANGUAGE, &path("x.py"), "m", src, &ParseLimits::default());
+    assert!(a.degraded.is_none());
+    assert!(a.symbols.iter().any(|s| s.id.0 == "py:x.ok"));
+    assert!(!a.chunks.is_empty());
+}
+
+/// The call edges of a small package, as (caller, callee) ids, resolved ones only.
+fn package_edges(files: &[(&str, &str)]) -> Vec<(String, String, &'static str)> {
+    let analysed: Vec<(RepoPath, FileAnalysis)> = files
+        .iter()
+        .map(|(p, src)| {
+            let p = path(p);
+            let a =
+                crate::lang::analyze(LANGUAGE, &p, "m", src.as_bytes(), &ParseLimits::default());
+            (p, a)
+        })
+        .collect();
+    let facts: Vec<(&RepoPath, &crate::graph::FileFacts)> = analysed
+        .iter()
+        .map(|(p, a)| (p, a.facts.as_deref().expect("facts")))
+        .collect();
+    let mut out = Vec::new();
+    for (_, edges) in crate::graph::build(&facts) {
+        for e in edges {
+            if let Some(c) = e.callee.filter(|_| e.confidence >= 0.5) {
+                out.push((e.caller, c, e.kind.as_str()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn calls_resolve_through_imports_self_bases_and_re_exports() {
+    let edges = package_edges(&[
+        ("pkg/__init__.py", "from .core import Thing as Thing\n"),
+        (
+            "pkg/core.py",
+            "from .repo import Repo\n\
+             \n\
+             def helper():\n    pass\n\
+             \n\
+             class Base:\n\
+             \x20   def __init__(self):\n        self.ready = True\n\
+             \x20   def run(self):\n        self.step()\n\
+             \x20   def step(self):\n        pass\n\
+             \n\
+             class Thing(Base):\n\
+             \x20   def __init__(self, repo: Repo):\n        super().__init__()\n        self.repo = repo\n\
+             \x20   def step(self):\n        self.repo.save()\n        helper()\n\
+             \x20   @classmethod\n    def make(cls):\n        return cls(Repo())\n\
+             class Boom(Exception):\n    def explain(self):\n        return 1\n",
+        ),
+        (
+            "pkg/repo.py",
+            "import typing as t\n\
+             class Repo:\n    def save(self) -> 'Repo':\n        return self\n\
+             \x20   def find(self) -> t.List['Repo']:\n        raise NotImplementedError\n\
+             class SqlRepo(Repo):\n    def find(self):\n        return [self]\n\
+             def reload(repos: t.Optional[Repo]):\n    for r in repos.find():\n        r.save()\n",
+        ),
+        (
+            "tests/conftest.py",
+            "import pytest\nfrom pkg.repo import Repo\n@pytest.fixture\ndef repo():\n    yield Repo()\n",
+        ),
+        (
+            "tests/test_repo.py",
+            "def test_save(repo):\n    repo.save()\n",
+        ),
+        (
+            "app.py",
+            "import pkg\nimport os.path\nfrom pkg import Thing\n\
+             \n\
+             def main():\n    t = pkg.Thing(None)\n    t.run()\n    Thing.make().step()\n    os.path.join('a')\n    t.repo.save().save()\n    unknown.thing()\n\
+             \n\
+             def traced(name):\n    def wrap(fn):\n        return fn\n    return wrap\n\
+             def plain(fn):\n    return fn\n\
+             @traced('x')\n@plain\ndef handler():\n    pass\n\
+             def guarded():\n    with pkg.repo.Repo() as r:\n        r.save()\n    try:\n        pass\n    except pkg.core.Boom as e:\n        e.explain()\n",
+        ),
+    ]);
+    let has = |a: &str, b: &str, k: &str| edges.iter().any(|(x, y, z)| x == a && y == b && *z == k);
+    for (a, b) in [
+        ("py:app.main", "py:pkg.core.Thing.__init__"),
+        ("py:app.main", "py:pkg.core.Base.run"),
+        ("py:app.main", "py:pkg.core.Thing.make"),
+        ("py:app.main", "py:os.path.join"),
+        ("py:app.main", "py:pkg.repo.Repo.save"),
+        // `self.step()` in Base runs the override (Base.step has no code).
+        ("py:pkg.core.Base.run", "py:pkg.core.Thing.step"),
+        ("py:pkg.core.Thing.__init__", "py:pkg.core.Base.__init__"),
+        ("py:pkg.core.Thing.step", "py:pkg.repo.Repo.save"),
+        ("py:pkg.core.Thing.step", "py:pkg.core.helper"),
+        ("py:pkg.core.Thing.make", "py:pkg.core.Thing.__init__"),
+        ("py:pkg.core.Thing.make", "py:pkg.repo.Repo"),
+    ] {
+        assert!(has(a, b, "call"), "no call {a} -> {b}: {edges:#?}");
+    }
+    // A call on an instance reaches the overrides in subclasses; an abstract base is left out.
+    assert!(has(
+        "py:pkg.repo.reload",
+        "py:pkg.repo.SqlRepo.find",
+        "call"
+    ));
+    assert!(!has("py:pkg.repo.reload", "py:pkg.repo.Repo.find", "call"));
+    // `for r in repos.find()` types `r` from the element type of `find`'s annotation.
+    assert!(has("py:pkg.repo.reload", "py:pkg.repo.Repo.save", "call"));
+    // Decorators run where the `def` runs: a factory's returned function, a plain decorator.
+    assert!(has("py:app", "py:app.traced", "call"));
+    assert!(has("py:app", "py:app.traced.wrap", "call"));
+    assert!(has("py:app", "py:app.plain", "call"));
+    // A test's parameter is the fixture of that name in a conftest.py above it.
+    assert!(has(
+        "py:tests.test_repo.test_save",
+        "py:pkg.repo.Repo.save",
+        "call"
+    ));
+    // `with … as r` and `except … as e` bind instances.
+    assert!(has("py:app.guarded", "py:pkg.repo.Repo.save", "call"));
+    assert!(has("py:app.guarded", "py:pkg.core.Boom.explain", "call"));
+    assert!(has("py:pkg.core.Thing", "py:pkg.core.Base", "inherits"));
+    assert!(has(
+        "py:pkg.core.Thing.step",
+        "py:pkg.core.Base.step",
+        "overrides"
+    ));
+    assert!(
+        !edges.iter().any(|(_, b, _)| b.contains("unknown")),
+        "an unbound name is not resolved: {edges:#?}"
+    );
+}
