@@ -30,8 +30,31 @@ pub struct Spec {
     /// Symbols, imports, chunks and graph facts of one file; `Err(reason)` when the file must be
     /// indexed as text instead.
     pub analyze: fn(&RepoPath, &str, &[u8], &ParseLimits) -> Result<FileAnalysis, String>,
+    /// The frames of pasted failure output in this language's format (stack trace, traceback).
+    pub trace: fn(&str) -> Vec<TraceFrame>,
     /// What the language has, for the support matrix ([`support`]).
     pub support: support::Support,
+}
+
+/// A frame of pasted failure output, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceFrame {
+    /// The enclosing type as the trace names it (`org.x.Foo`, inner classes dotted); empty when
+    /// the format names the file instead (Python).
+    pub owner: String,
+    /// The function as the source names it (`<init>` for a Java constructor, `<clinit>` for a
+    /// static initializer, `<module>` for Python module code); empty when not given.
+    pub function: String,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    /// Which exception it belongs to: 0 for the one raised last, higher for its causes; the
+    /// highest is where the failure started.
+    pub cause: u16,
+}
+
+/// The frames of every format found in `text`, in the order each language's parser gives them.
+pub fn trace_frames(text: &str) -> Vec<TraceFrame> {
+    REGISTRY.iter().flat_map(|s| (s.trace)(text)).collect()
 }
 
 /// Every structural language, one line each.

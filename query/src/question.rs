@@ -126,10 +126,11 @@ pub struct Term {
 /// A frame of a pasted stack trace: `at org.x.Foo.bar(Foo.java:42)`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Frame {
-    /// `org.x.Foo` (inner classes dotted).
+    /// `org.x.Foo` (inner classes dotted); empty for formats that name the file (Python).
     pub class: String,
-    /// The method as the source names it: a lambda's enclosing method (`lambda$run$0` → `run`),
-    /// `<init>` for a constructor, `<clinit>` for a static initializer.
+    /// The function as the source names it: a lambda's enclosing method (`lambda$run$0` → `run`),
+    /// `<init>` for a constructor, `<clinit>` for a static initializer, `<module>` for Python
+    /// module code; empty when the format does not say.
     pub method: String,
     pub file: Option<String>,
     pub line: Option<u32>,
@@ -720,57 +721,18 @@ fn find_literals(text: &str) -> Vec<String> {
     out
 }
 
-/// Frames of a pasted Java stack trace.
+/// Frames of pasted failure output, in any registered language's format.
 pub fn parse_frames(text: &str) -> Vec<Frame> {
-    let mut out = Vec::new();
-    let mut cause = 0u16;
-    for line in text.lines() {
-        let l = line.trim();
-        if l.starts_with("Caused by:") {
-            cause = cause.saturating_add(1);
-            continue;
-        }
-        let Some(rest) = l.strip_prefix("at ") else {
-            continue;
-        };
-        let Some(open) = rest.find('(') else { continue };
-        let (qual, loc) = (&rest[..open], &rest[open + 1..]);
-        // A module or class loader prefix: `java.base/java.lang.Thread.run`, `app//org.x.Foo.bar`.
-        let qual = qual.rsplit('/').next().unwrap_or(qual);
-        let loc = loc.trim_end_matches(')');
-        let Some(dot) = qual.rfind('.') else { continue };
-        let class = qual[..dot]
-            .trim_start_matches(|c: char| !c.is_alphanumeric())
-            .replace('$', ".");
-        let raw = &qual[dot + 1..];
-        // `lambda$process$0` runs inside `process`.
-        let method = match raw.strip_prefix("lambda$") {
-            Some(l) => l.split('$').next().unwrap_or(l).to_string(),
-            None => raw.to_string(),
-        };
-        let (file, line_no) = match loc.split_once(':') {
-            Some((f, n)) => (Some(f.to_string()), n.parse().ok()),
-            None => (
-                if loc.ends_with(".java") {
-                    Some(loc.to_string())
-                } else {
-                    None
-                },
-                None,
-            ),
-        };
-        if class.is_empty() || method.is_empty() {
-            continue;
-        }
-        out.push(Frame {
-            class,
-            method,
-            file,
-            line: line_no,
-            cause,
-        });
-    }
-    out
+    indexer::lang::trace_frames(text)
+        .into_iter()
+        .map(|f| Frame {
+            class: f.owner,
+            method: f.function,
+            file: f.file,
+            line: f.line,
+            cause: f.cause,
+        })
+        .collect()
 }
 
 #[cfg(test)]

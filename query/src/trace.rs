@@ -49,6 +49,20 @@ pub struct FrameHit {
 pub fn frames(v: &SnapshotView<'_>, frames: &[Frame]) -> Vec<FrameHit> {
     let mut out: Vec<FrameHit> = Vec::new();
     for (order, f) in frames.iter().enumerate() {
+        if f.class.is_empty() {
+            for (sym, inside) in file_frame(v, f) {
+                if !out.iter().any(|h| h.sym == sym && h.line == f.line) {
+                    out.push(FrameHit {
+                        sym,
+                        line: f.line,
+                        inside,
+                        cause: f.cause,
+                        order,
+                    });
+                }
+            }
+            continue;
+        }
         let simple = f.class.rsplit('.').next().unwrap_or(&f.class);
         // Ids are `java:org.x.Foo#bar(int)` for members, `java:org.x.Foo` for types.
         let owner_of = |i: SymIdx| {
@@ -103,6 +117,53 @@ pub fn frames(v: &SnapshotView<'_>, frames: &[Frame]) -> Vec<FrameHit> {
                     order,
                 });
             }
+        }
+    }
+    out
+}
+
+/// A frame that names its file (Python): the indexed files whose path ends the same way (most
+/// trailing components in common, the file name at least), then in them the function the frame
+/// names that holds its line, else the innermost declaration holding the line.
+fn file_frame(v: &SnapshotView<'_>, f: &Frame) -> Vec<(SymIdx, bool)> {
+    let (Some(file), Some(line)) = (&f.file, f.line) else {
+        return Vec::new();
+    };
+    let want: Vec<&str> = file.rsplit('/').collect();
+    let common = |p: &str| {
+        p.rsplit('/')
+            .zip(&want)
+            .take_while(|(a, b)| a == *b)
+            .count()
+    };
+    let best = v.paths().map(common).max().unwrap_or(0);
+    if best == 0 {
+        return Vec::new();
+    }
+    let paths: Vec<&str> = v.paths().filter(|p| common(p) == best).collect();
+    let mut out = Vec::new();
+    for path in paths {
+        let named: Vec<SymIdx> = if f.method.is_empty() || f.method == "<module>" {
+            Vec::new()
+        } else {
+            v.in_file(path)
+                .filter(|&i| v.kind(i).is_callable() && v.name(i) == f.method)
+                .collect()
+        };
+        let holding: Vec<SymIdx> = named
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let (s, e) = v.span(i);
+                s <= line && line <= e
+            })
+            .collect();
+        if let Some(&i) = holding.last() {
+            out.push((i, true));
+        } else if let Some(i) = v.enclosing(path, line, |_| true) {
+            out.push((i, true));
+        } else {
+            out.extend(named.into_iter().map(|i| (i, false)));
         }
     }
     out

@@ -8,6 +8,7 @@ pub(crate) mod generated;
 mod javadoc;
 mod signature;
 mod symbols;
+mod trace;
 
 use symbols::{K, extract, kind};
 
@@ -26,6 +27,7 @@ pub const SPEC: Spec = Spec {
     language: LANGUAGE,
     extensions: &["java"],
     analyze,
+    trace: trace::frames,
     support: Support {
         symbols: true,
         imports: true,

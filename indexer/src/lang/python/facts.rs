@@ -25,6 +25,31 @@ pub struct PyFacts {
     /// `@f(…)` calls what `f(…)` returns (the call of `f` itself is in [`PyFacts::calls`]).
     #[serde(default)]
     pub decorations: Vec<PyDecoration>,
+    /// HTTP routes declared by decorators (Flask, FastAPI and their kin).
+    #[serde(default)]
+    pub routes: Vec<PyRoute>,
+    /// Module-level route groups with a path prefix: `bp = Blueprint(…, url_prefix="/api")`,
+    /// `router = APIRouter(prefix="/items")`.
+    #[serde(default)]
+    pub prefixes: Vec<(String, String)>,
+    /// Groups mounted under a prefix: `app.register_blueprint(bp, url_prefix="/v1")`,
+    /// `app.include_router(router, prefix="/v1")`: (scope, the group's chain, prefix).
+    #[serde(default)]
+    pub mounts: Vec<(u32, Vec<String>, String)>,
+}
+
+/// `@app.route("/orders/<int:oid>", methods=["POST"])` on a function.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PyRoute {
+    /// The handler (index into `defs`).
+    pub handler: u32,
+    /// The object the decorator is called on (`app`, `bp`, `router`).
+    pub group: Vec<String>,
+    /// `GET`, `POST`…; `ANY` when the decorator does not say.
+    pub verbs: Vec<String>,
+    /// The path as written, variables as `{name}` (`<int:oid>` becomes `{oid}`).
+    pub path: String,
+    pub line: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -290,6 +315,13 @@ impl Walker<'_> {
     }
 
     fn call(&mut self, node: Node<'_>) {
+        let bound = node
+            .parent()
+            .filter(|p| p.kind() == "assignment")
+            .and_then(|p| p.child_by_field_name("left"))
+            .filter(|l| l.kind() == "identifier")
+            .map(|l| self.text(l));
+        self.prefix_of_call(bound.as_deref(), node);
         let Some(f) = node.child_by_field_name("function") else {
             return;
         };
@@ -345,21 +377,9 @@ impl Walker<'_> {
     }
 
     fn return_value(&mut self, node: Node<'_>) {
-        let Some(value) = named(node).next() else {
+        let Some((chain, called)) = named(node).next().and_then(|v| value_chain(v, self.src))
+        else {
             return;
-        };
-        let (chain, called) = match value.kind() {
-            "call" => match value
-                .child_by_field_name("function")
-                .and_then(|f| chain(f, self.src))
-            {
-                Some(c) => (c, true),
-                None => return,
-            },
-            _ => match chain(value, self.src) {
-                Some(c) => (c, false),
-                None => return,
-            },
         };
         self.facts.returns.push(PyAssign {
             scope: self.scope(),
@@ -375,6 +395,9 @@ impl Walker<'_> {
         let Some(e) = named(node).next() else {
             return;
         };
+        if e.kind() == "call" {
+            self.route(node, e);
+        }
         let (target, factory) = match e.kind() {
             "call" => (e.child_by_field_name("function"), true),
             _ => (Some(e), false),
@@ -386,6 +409,96 @@ impl Walker<'_> {
                 factory,
                 line: node.start_position().row as u32 + 1,
             });
+        }
+    }
+
+    /// A decorator call that declares an HTTP route on its function.
+    fn route(&mut self, decorator: Node<'_>, call: Node<'_>) {
+        let Some(chain) = call
+            .child_by_field_name("function")
+            .and_then(|f| chain(f, self.src))
+        else {
+            return;
+        };
+        let (Some((method, group)), Some(args)) =
+            (chain.split_last(), call.child_by_field_name("arguments"))
+        else {
+            return;
+        };
+        let verb = match method.as_str() {
+            "route" | "api_route" => None,
+            "get" | "post" | "put" | "delete" | "patch" | "head" | "options" => {
+                Some(method.to_uppercase())
+            }
+            _ => return,
+        };
+        let Some(path) = named(args)
+            .next()
+            .filter(|a| a.kind() == "string")
+            .map(|a| string_value(a, self.src))
+            .filter(|p| p.is_empty() || p.starts_with('/'))
+        else {
+            return;
+        };
+        let verbs = match verb {
+            Some(v) => vec![v],
+            None => {
+                let listed: Vec<String> = keyword(args, "methods", self.src)
+                    .map(|l| {
+                        named(l)
+                            .filter(|x| x.kind() == "string")
+                            .map(|x| string_value(x, self.src).to_uppercase())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if listed.is_empty() { vec!["GET".to_string()] } else { listed }
+            }
+        };
+        let Some(handler) = decorator
+            .parent()
+            .and_then(|d| d.child_by_field_name("definition"))
+            .and_then(|d| d.child_by_field_name("name"))
+            .and_then(|n| {
+                let line = n.start_position().row as u32 + 1;
+                let name = self.text(n);
+                self.symbols
+                    .iter()
+                    .position(|s| s.name_line == line && s.name == name)
+            })
+        else {
+            return;
+        };
+        self.facts.routes.push(PyRoute {
+            handler: handler as u32,
+            group: group.to_vec(),
+            verbs,
+            path: template(&path),
+            line: decorator.start_position().row as u32 + 1,
+        });
+    }
+
+    /// `x = Blueprint(…, url_prefix="/api")` / `APIRouter(prefix=…)` at module level, and
+    /// `app.register_blueprint(bp, url_prefix=…)` / `app.include_router(router, prefix=…)`.
+    fn prefix_of_call(&mut self, target: Option<&str>, call: Node<'_>) {
+        let Some(args) = call.child_by_field_name("arguments") else {
+            return;
+        };
+        let prefix = keyword(args, "url_prefix", self.src)
+            .or_else(|| keyword(args, "prefix", self.src))
+            .filter(|v| v.kind() == "string")
+            .map(|v| string_value(v, self.src));
+        let Some(prefix) = prefix else { return };
+        let callee = call
+            .child_by_field_name("function")
+            .and_then(|f| chain(f, self.src))
+            .unwrap_or_default();
+        let last = callee.last().map(String::as_str).unwrap_or("");
+        if matches!(last, "register_blueprint" | "include_router") {
+            if let Some(group) = named(args).next().and_then(|g| chain(g, self.src)) {
+                self.facts.mounts.push((self.scope(), group, prefix));
+            }
+        } else if let Some(t) = target.filter(|_| self.scope() == 0) {
+            self.facts.prefixes.push((t.to_string(), prefix));
         }
     }
 
@@ -413,18 +526,8 @@ impl Walker<'_> {
         let Some(target) = chain(left, self.src) else {
             return;
         };
-        let (value, called) = match right.kind() {
-            "call" => match right
-                .child_by_field_name("function")
-                .and_then(|f| chain(f, self.src))
-            {
-                Some(c) => (c, true),
-                None => return,
-            },
-            _ => match chain(right, self.src) {
-                Some(c) => (c, false),
-                None => return,
-            },
+        let Some((value, called)) = value_chain(right, self.src) else {
+            return;
         };
         self.facts.assigns.push(PyAssign {
             scope: self.scope(),
@@ -434,6 +537,22 @@ impl Walker<'_> {
             each,
             line: left.start_position().row as u32 + 1,
         });
+    }
+}
+
+/// A value as a chain and whether it is called: `f(…)`, `a.b`, and the operand that gives the
+/// value of `x or y`, `x if c else y`, `(x)`, `await x`.
+fn value_chain(n: Node<'_>, src: &[u8]) -> Option<(Vec<String>, bool)> {
+    match n.kind() {
+        "call" => Some((chain(n.child_by_field_name("function")?, src)?, true)),
+        "boolean_operator" => n
+            .child_by_field_name("left")
+            .and_then(|l| value_chain(l, src))
+            .or_else(|| value_chain(n.child_by_field_name("right")?, src)),
+        "conditional_expression" | "parenthesized_expression" | "await" => {
+            named(n).find_map(|c| value_chain(c, src))
+        }
+        _ => Some((chain(n, src)?, false)),
     }
 }
 
@@ -483,6 +602,42 @@ fn absolute(module: &str, is_package: bool, from: &str, name: &str) -> String {
     } else {
         format!("{base}.{name}")
     }
+}
+
+/// A string literal's text (escapes left as written; the parts of a concatenation joined).
+fn string_value(n: Node<'_>, src: &[u8]) -> String {
+    named(n)
+        .filter(|c| c.kind() == "string_content")
+        .map(|c| String::from_utf8_lossy(&src[c.byte_range()]).into_owned())
+        .collect()
+}
+
+/// The value of keyword argument `name` in an argument list.
+fn keyword<'t>(args: Node<'t>, name: &str, src: &[u8]) -> Option<Node<'t>> {
+    named(args)
+        .filter(|a| a.kind() == "keyword_argument")
+        .find(|a| {
+            a.child_by_field_name("name")
+                .is_some_and(|n| &src[n.byte_range()] == name.as_bytes())
+        })
+        .and_then(|a| a.child_by_field_name("value"))
+}
+
+/// A route path with its variables written `{name}`: Flask's `<int:oid>` is `{oid}`.
+fn template(path: &str) -> String {
+    let mut out = String::new();
+    let mut rest = path;
+    while let Some(open) = rest.find('<') {
+        let Some(close) = rest[open..].find('>') else { break };
+        out.push_str(&rest[..open]);
+        let var = &rest[open + 1..open + close];
+        out.push('{');
+        out.push_str(var.rsplit(':').next().unwrap_or(var));
+        out.push('}');
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn named<'t>(n: Node<'t>) -> impl Iterator<Item = Node<'t>> {

@@ -8,6 +8,7 @@
 mod facts;
 mod resolve;
 mod symbols;
+mod trace;
 
 pub use facts::PyFacts;
 pub use resolve::resolve;
@@ -24,12 +25,17 @@ pub const SPEC: Spec = Spec {
     language: LANGUAGE,
     extensions: &["py", "pyi"],
     analyze,
+    trace: trace::frames,
     support: Support {
         symbols: true,
         imports: true,
         calls: true,
-        frameworks: &[],
-        traces: "",
+        frameworks: &[
+            "Flask / FastAPI routes (blueprint and router prefixes)",
+            "pytest fixtures",
+            "decorators",
+        ],
+        traces: "Python tracebacks, pytest reports",
     },
 };
 

@@ -16,9 +16,14 @@ const MAX_DEPTH: u32 = 12;
 /// Edges of every Python file, by index into `files`.
 pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
     let r = Repo::new(files);
+    let mounts = r.mounts();
     (0..files.len())
         .map(|fi| match r.facts(fi) {
-            Some(f) => r.file_edges(fi, f),
+            Some(f) => {
+                let mut edges = r.file_edges(fi, f);
+                edges.extend(r.route_edges(fi, f, &mounts));
+                edges
+            }
             None => Vec::new(),
         })
         .collect()
@@ -246,6 +251,91 @@ impl<'a> Repo<'a> {
                 flags: 0,
             },
         }
+    }
+
+    /// Where each route group is mounted: (file, group name) → the prefixes it is mounted
+    /// under (`app.register_blueprint(bp, url_prefix="/v1")`).
+    fn mounts(&self) -> HashMap<(usize, String), Vec<String>> {
+        let mut out: HashMap<(usize, String), Vec<String>> = HashMap::new();
+        for fi in 0..self.files.len() {
+            let Some(f) = self.facts(fi) else { continue };
+            for (scope, group, prefix) in &f.mounts {
+                if let Some(at) = self.group_binding(fi, *scope, group) {
+                    out.entry(at).or_default().push(prefix.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// The file and module-level name a route group's chain refers to (through imports).
+    fn group_binding(&self, fi: usize, scope: u32, chain: &[String]) -> Option<(usize, String)> {
+        let f = self.facts(fi)?;
+        match chain {
+            [name] => {
+                let import = f.imports.iter().rev().find(|i| {
+                    !i.whole && i.local == *name && (i.scope == scope || i.scope == 0)
+                });
+                match import {
+                    Some(i) => {
+                        let (module, var) = i.target.rsplit_once('.')?;
+                        Some((*self.modules.get(module)?, var.to_string()))
+                    }
+                    None => Some((fi, name.clone())),
+                }
+            }
+            [head, name] => match self.lookup(fi, scope, head, 0)? {
+                V::Module(m) => Some((*self.modules.get(m.as_str())?, name.clone())),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `route:VERB /path` → handler, the path under its group's prefix and mounts.
+    fn route_edges(
+        &self,
+        fi: usize,
+        f: &PyFacts,
+        mounts: &HashMap<(usize, String), Vec<String>>,
+    ) -> Vec<Edge> {
+        let mut out = Vec::new();
+        for r in &f.routes {
+            let group = r.group.first().cloned().unwrap_or_default();
+            let own = f
+                .prefixes
+                .iter()
+                .rev()
+                .find(|(n, _)| r.group.len() == 1 && *n == group)
+                .map(|(_, p)| p.as_str())
+                .unwrap_or("");
+            let mounted = mounts
+                .get(&(fi, group.clone()))
+                .cloned()
+                .unwrap_or_else(|| vec![String::new()]);
+            let h = &f.defs[r.handler as usize];
+            for m in &mounted {
+                let path = join_path(&[m, own, &r.path]);
+                for verb in &r.verbs {
+                    out.push(Edge {
+                        caller_file: self.files[fi].0.to_string(),
+                        caller: format!("route:{verb} {path}"),
+                        caller_name: String::new(),
+                        line: r.line,
+                        kind: EdgeKind::Route,
+                        callee: Some(h.id.clone()),
+                        callee_name: h.name.clone(),
+                        callee_file: Some(self.files[fi].0.to_string()),
+                        callee_line: Some(h.line),
+                        caller_flags: 0,
+                        confidence: 1.0,
+                        detail: String::new(),
+                        site: CallSite::default(),
+                    });
+                }
+            }
+        }
+        out
     }
 
     /// `class A(B)` → inherits B; a method of A redefining one of B's → overrides it.
@@ -674,6 +764,16 @@ impl<'a> Repo<'a> {
 enum Target {
     Def(usize, u32),
     External(String),
+}
+
+/// Path parts joined with one `/` between them, starting with `/`.
+fn join_path(parts: &[&str]) -> String {
+    let mut s = String::new();
+    for part in parts.iter().flat_map(|p| p.split('/')).filter(|p| !p.is_empty()) {
+        s.push('/');
+        s.push_str(part);
+    }
+    if s.is_empty() { "/".to_string() } else { s }
 }
 
 /// Containers whose single type argument is what iterating them gives.
