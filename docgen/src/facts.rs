@@ -2,9 +2,10 @@
 //! [`IndexRead`] (either backend) into plain data, so that everything after it is pure.
 
 use crate::DocgenError;
-use indexer::graph::{Edge, EdgeKind};
-use indexer::model::{Provenance, Snapshot, Symbol};
-use indexer::store::IndexRead;
+use query::model::{Edge, EdgeKind};
+use query::model::{Provenance, Snapshot, Symbol};
+use query::model::IndexRead;
+use query::snapshot::file_text;
 use std::collections::BTreeMap;
 
 /// A file of the snapshot as the maps need it.
@@ -77,7 +78,7 @@ impl Facts {
                         module: f.module,
                         lines: f.lines,
                         provenance: f.provenance,
-                        code: f.language != indexer::model::Language::Text,
+                        code: f.language != query::model::Language::Text,
                     },
                 )
             })
@@ -110,7 +111,7 @@ impl Facts {
             };
             let path = at("README.md");
             if facts.files.get(&path).is_some_and(|f| f.module == module) {
-                let text = text_of(r, &path)?;
+                let text = file_text(r, &path)?;
                 facts.readmes.insert(module.clone(), (path, text));
             }
             if let Some(path) = BUILD_FILES
@@ -118,12 +119,12 @@ impl Facts {
                 .map(|b| at(b))
                 .find(|p| facts.files.contains_key(p))
             {
-                let text = text_of(r, &path)?;
+                let text = file_text(r, &path)?;
                 facts.build_files.insert(module, (path, text));
             }
         }
         if facts.files.contains_key("README.md") {
-            facts.root_readme = Some(("README.md".into(), text_of(r, "README.md")?));
+            facts.root_readme = Some(("README.md".into(), file_text(r, "README.md")?));
         }
         let pages: Vec<String> = facts
             .files
@@ -133,7 +134,7 @@ impl Facts {
             .cloned()
             .collect();
         for p in pages {
-            let text = text_of(r, &p)?;
+            let text = file_text(r, &p)?;
             facts.doc_pages.insert(p, text);
         }
         Ok(Some(facts))
@@ -178,23 +179,6 @@ fn is_doc_page(path: &str) -> bool {
         && !name.contains('/')
         && name.ends_with(".md")
         && !name.starts_with("codemap")
-}
-
-/// A file's text from its chunks. Chunks leave out the blank lines between them: lines are
-/// put back at their numbers, so the text's line numbers are the file's.
-fn text_of(r: &dyn IndexRead, path: &str) -> Result<String, DocgenError> {
-    let mut lines: Vec<String> = Vec::new();
-    for c in r.chunks_of(path)? {
-        let start = c.chunk.start_line.max(1) as usize;
-        for (k, l) in c.chunk.text.lines().enumerate() {
-            let at = start - 1 + k;
-            if lines.len() <= at {
-                lines.resize(at + 1, String::new());
-            }
-            lines[at] = l.to_string();
-        }
-    }
-    Ok(lines.join("\n"))
 }
 
 /// The longest common folder prefix of two folders.

@@ -11,8 +11,8 @@ use crate::render::{self, Templates};
 use crate::state::{PageState, State, VERSION};
 use crate::steering::Steering;
 use crate::{DocgenError, markdown, write};
-use indexer::diff::SnapshotDiff;
-use indexer::store::IndexRead;
+use query::model::SnapshotDiff;
+use query::model::IndexRead;
 use std::collections::{BTreeMap, HashMap};
 
 pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError> {
@@ -278,7 +278,7 @@ fn diff_since(read: &dyn IndexRead, prev: &PageState) -> Result<Option<SnapshotD
 
 /// Whether `old` is the snapshot a page's previous map was made from. Without the recorded
 /// index time (an older state file) only a clean commit identifies it.
-fn same_snapshot(old: &indexer::model::Snapshot, prev: &PageState) -> bool {
+fn same_snapshot(old: &query::model::Snapshot, prev: &PageState) -> bool {
     old.commit == prev.commit
         && old.dirty == prev.dirty
         && match prev.indexed_at {

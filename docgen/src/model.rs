@@ -21,7 +21,7 @@ pub use graph::Graph;
 pub(crate) use purpose::clip;
 
 use crate::facts::Facts;
-use indexer::model::Provenance;
+use query::model::Provenance;
 use serde::{Deserialize, Serialize};
 
 /// A place in the snapshot: `path:line`, or `path:line-end` for a range.

@@ -3,7 +3,7 @@
 //! (a `*-demo` module) would read as having none. This says what that code holds instead.
 
 use super::{Cite, Classed, Graph, Item};
-use indexer::model::{Provenance, SymbolKind};
+use query::model::{Provenance, SymbolKind};
 use std::collections::BTreeMap;
 
 /// Routes, schedules and `main` methods listed per class of code.

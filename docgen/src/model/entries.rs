@@ -6,7 +6,7 @@
 //! `main(String[])`; API types are the public types other modules use.
 
 use super::{Cite, Entry, EntryKind, Graph, Item};
-use indexer::graph::EdgeKind;
+use query::model::EdgeKind;
 use std::collections::BTreeMap;
 
 use query::entry::{HANDLER_ANNOTATIONS, LISTENER_ANNOTATIONS, annotation_name};

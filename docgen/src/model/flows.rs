@@ -6,8 +6,8 @@
 //! remote services reached), nearest first, and cuts by depth and size.
 
 use super::{Cite, Entry, EntryKind, Flow, Graph, Hop, Step};
-use indexer::graph::{Edge, EdgeKind};
-use indexer::model::SymbolKind;
+use query::model::{Edge, EdgeKind};
+use query::model::SymbolKind;
 use std::collections::HashMap;
 
 /// Calls followed below the entry.
@@ -439,7 +439,7 @@ fn target(g: &Graph<'_>, module: &str, e: &Edge) -> Option<(String, Step, bool)>
 mod tests {
     use super::*;
     use crate::facts::{Facts, FileInfo, Sym};
-    use indexer::model::{Provenance, Snapshot, Symbol, SymbolId};
+    use query::model::{Provenance, Snapshot, Symbol, SymbolId};
     use std::collections::BTreeMap;
 
     fn method(path: &str, owner: &str, name: &str, start: u32, end: u32) -> Sym {

@@ -2,8 +2,8 @@
 //! a symbol. Built once per run; every section of the model reads through it.
 
 use crate::facts::{Facts, FileInfo, Sym};
-use indexer::graph::{Edge, EdgeKind};
-use indexer::model::Provenance;
+use query::model::{Edge, EdgeKind};
+use query::model::Provenance;
 // Every lookup here is keyed by a path or an id; a whole-repository page build does millions.
 use rustc_hash::FxHashMap as HashMap;
 
@@ -224,7 +224,7 @@ impl<'f> Graph<'f> {
         match self.sym(id) {
             Some(s) => self.short_name(s),
             None => {
-                let n = indexer::graph::edge::callee_name_of(id, EdgeKind::Inherits);
+                let n = query::model::callee_name_of(id, EdgeKind::Inherits);
                 let mut parts = n.rsplit('.');
                 match (parts.next(), parts.next()) {
                     (Some(m), Some(o)) if id.starts_with("java:") => format!("{o}.{m}"),
@@ -245,7 +245,7 @@ impl<'f> Graph<'f> {
             None => true,
             Some(p) => self
                 .sym(&p.0)
-                .is_none_or(|p| p.symbol.kind == indexer::model::SymbolKind::Package),
+                .is_none_or(|p| p.symbol.kind == query::model::SymbolKind::Package),
         }
     }
 
