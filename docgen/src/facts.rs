@@ -2,9 +2,7 @@
 //! [`IndexRead`] (either backend) into plain data, so that everything after it is pure.
 
 use crate::DocgenError;
-use query::model::{Edge, EdgeKind};
-use query::model::{Provenance, Snapshot, Symbol};
-use query::model::IndexRead;
+use query::model::{Edge, EdgeKind, IndexRead, Provenance, Snapshot, Symbol};
 use query::snapshot::file_text;
 use std::collections::BTreeMap;
 

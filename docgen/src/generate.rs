@@ -11,8 +11,7 @@ use crate::render::{self, Templates};
 use crate::state::{PageState, State, VERSION};
 use crate::steering::Steering;
 use crate::{DocgenError, markdown, write};
-use query::model::SnapshotDiff;
-use query::model::IndexRead;
+use query::model::{IndexRead, SnapshotDiff};
 use std::collections::{BTreeMap, HashMap};
 
 pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError> {

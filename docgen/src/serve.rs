@@ -10,6 +10,7 @@ mod http;
 pub mod job;
 pub mod policy;
 pub mod queue;
+pub mod reindex;
 pub mod review;
 mod schedule;
 pub mod state;
@@ -17,6 +18,7 @@ pub mod webhook;
 
 pub use config::{Config, ConfigError, Resolved};
 pub use job::{GenOutcome, Generate, Outcome, Trigger};
+pub use reindex::{Indexed, Reindex, Reindexer};
 
 use crate::host::Host;
 use http::{AppState, Hook};
@@ -59,13 +61,17 @@ pub fn code_maps() -> Generate {
 
 /// Runs the server until SIGINT or SIGTERM, on a runtime of its own (for the binary, which has
 /// none). Running jobs finish before it returns.
-pub fn serve_blocking(resolved: Resolved, generate: Generate) -> Result<(), ServeError> {
+pub fn serve_blocking(
+    resolved: Resolved,
+    generate: Generate,
+    reindex: Reindexer,
+) -> Result<(), ServeError> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
     rt.block_on(async move {
-        let server = Server::bind(resolved, generate).await?;
+        let server = Server::bind(resolved, generate, reindex).await?;
         server.run(shutdown_signal()).await
     })
 }
@@ -107,8 +113,13 @@ pub struct Server {
 }
 
 impl Server {
-    /// Binds the listen address and prepares one worker per repository.
-    pub async fn bind(resolved: Resolved, generate: Generate) -> Result<Server, ServeError> {
+    /// Binds the listen address and prepares one worker per repository. `reindex` is the
+    /// indexing step every job runs before it reads an index.
+    pub async fn bind(
+        resolved: Resolved,
+        generate: Generate,
+        reindex: Reindexer,
+    ) -> Result<Server, ServeError> {
         let Resolved {
             config,
             listen,
@@ -133,6 +144,7 @@ impl Server {
                 paths: state::RepoPaths::new(&config.server.state_dir, &repo.name),
                 host,
                 generate: generate.clone(),
+                reindex: reindex.clone(),
             });
             if let Some(s) = r.schedule {
                 schedules.push((worker.clone(), s));
@@ -144,6 +156,7 @@ impl Server {
                     paths: state::RepoPaths::new(&config.server.state_dir, &repo.name),
                     host: Host::new(repo.host, &settings.api, &settings.project, &settings.token),
                     settings,
+                    reindex: reindex.clone(),
                     git_lock: std::sync::Mutex::new(()),
                 })
             });

@@ -14,11 +14,10 @@ use indexer::store::{EmbeddedIndex, IndexDir};
 pub fn open(loc: &IndexLocation) -> Result<Box<dyn IndexRead>, StoreError> {
     match loc {
         IndexLocation::Embedded { index_dir, .. } => {
-            let dir = IndexDir::new(index_dir);
-            if !dir.exists() {
+            if !embedded_exists(index_dir) {
                 return Err(StoreError::NoIndex(index_dir.clone()));
             }
-            Ok(Box::new(EmbeddedIndex::open(&dir)?))
+            Ok(Box::new(EmbeddedIndex::open(&IndexDir::new(index_dir))?))
         }
         IndexLocation::Meilisearch { config, .. } => {
             Ok(Box::new(MeiliStore::connect(config.clone())?))
@@ -32,6 +31,11 @@ pub fn open_embedded(index_dir: &std::path::Path) -> Result<Box<dyn IndexRead>, 
         index_dir: index_dir.to_path_buf(),
         repo_root: None,
     })
+}
+
+/// Whether folder `index_dir` holds an embedded index (a run has published into it).
+pub fn embedded_exists(index_dir: &std::path::Path) -> bool {
+    IndexDir::new(index_dir).exists()
 }
 
 /// A file's text from its chunks. Chunks leave out the blank lines between them: lines are put

@@ -6,8 +6,7 @@
 //! remote services reached), nearest first, and cuts by depth and size.
 
 use super::{Cite, Entry, EntryKind, Flow, Graph, Hop, Step};
-use query::model::{Edge, EdgeKind};
-use query::model::SymbolKind;
+use query::model::{Edge, EdgeKind, SymbolKind};
 use std::collections::HashMap;
 
 /// Calls followed below the entry.

@@ -2,8 +2,7 @@
 //! a symbol. Built once per run; every section of the model reads through it.
 
 use crate::facts::{Facts, FileInfo, Sym};
-use query::model::{Edge, EdgeKind};
-use query::model::Provenance;
+use query::model::{Edge, EdgeKind, Provenance};
 // Every lookup here is keyed by a path or an id; a whole-repository page build does millions.
 use rustc_hash::FxHashMap as HashMap;
 
