@@ -42,9 +42,12 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
     // New templates: every page re-renders, but models (and so commits, change lists) stand.
     let models = model::build_all(&facts, &steering.skip, &steering.notes);
     let t_models = t0.elapsed();
-    let commit = facts.snapshot.commit.clone();
-    let generation = facts.snapshot.generation;
-    let (dirty, indexed_at) = (facts.snapshot.dirty, Some(facts.snapshot.created_at));
+    let commit = facts.whole.snapshot.commit.clone();
+    let generation = facts.whole.snapshot.generation;
+    let (dirty, indexed_at) = (
+        facts.whole.snapshot.dirty,
+        Some(facts.whole.snapshot.created_at),
+    );
 
     let mut diffs: HashMap<u64, Option<SnapshotDiff>> = HashMap::new();
     let mut t_diff = std::time::Duration::ZERO;
@@ -72,6 +75,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
                         });
                         let in_module = |path: &str| {
                             facts
+                                .whole
                                 .files
                                 .get(path)
                                 .map(|f| f.module == m.name)
@@ -206,7 +210,9 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
     let produced: Vec<&str> = out.iter().map(|(p, _)| p.as_str()).collect();
     for (page, text) in &generated {
         let problems = markdown::check(page, text, |p| {
-            facts.files.contains_key(p) || produced.contains(&p) || opts.repo_root.join(p).is_file()
+            facts.whole.files.contains_key(p)
+                || produced.contains(&p)
+                || opts.repo_root.join(p).is_file()
         });
         if !problems.is_empty() {
             return Err(DocgenError::Markdown {
@@ -321,6 +327,7 @@ fn has_page(opts: &Options, m: &ModuleModel, page: &str) -> Result<bool, DocgenE
 /// Whether a citation names a file of the snapshot and lines within it.
 fn resolves(facts: &Facts, c: &Cite) -> bool {
     facts
+        .whole
         .files
         .get(&c.path)
         .is_some_and(|f| c.line >= 1 && c.line <= c.end && c.end <= f.lines.max(1))

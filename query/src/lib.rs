@@ -19,6 +19,7 @@ pub mod chain;
 pub mod citation;
 pub mod embed;
 pub mod entry;
+pub mod flows;
 pub mod freshness;
 pub mod fusion;
 pub mod graph;

@@ -1,8 +1,14 @@
 //! Whole-snapshot reads, for the fronts that render a repository rather than answer one
-//! question (docgen's code maps, its reviewer): open an index where it lies, read a file's text
-//! back from its chunks. Reading the whole snapshot (`IndexRead::whole_snapshot_keeping`) and
-//! the diff since an earlier one (`IndexRead::diff_since`) are methods of the reader,
-//! [`crate::model::IndexRead`].
+//! question (docgen's code maps, its reviewer): open an index where it lies, read the last
+//! snapshot whole into plain data ([`Whole`]) and look it up ([`Graph`]), read a file's text back
+//! from its chunks. The diff since an earlier snapshot is a method of the reader
+//! (`IndexRead::diff_since`, [`crate::model::IndexRead`]).
+
+mod graph;
+mod whole;
+
+pub use graph::Graph;
+pub use whole::{FileInfo, Sym, Whole};
 
 use crate::model::{IndexRead, StoreError};
 use crate::service::IndexLocation;
