@@ -25,6 +25,7 @@ pub mod mermaid;
 pub mod model;
 mod options;
 pub mod render;
+pub mod review;
 pub mod serve;
 pub mod state;
 pub mod steering;
