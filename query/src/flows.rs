@@ -14,8 +14,8 @@ mod walk;
 
 pub use entries::entry_points;
 
-use crate::model::{EdgeKind, SymbolKind};
-use crate::snapshot::Graph;
+use crate::model::{EdgeKind, IndexRead, StoreError, SymbolKind};
+use crate::snapshot::{Graph, Whole};
 use serde::Serialize;
 use walk::{Walk, is_noise};
 
@@ -154,9 +154,34 @@ const MAX_FLOWS: usize = 6;
 /// Entry points whose flows are built before the best are kept.
 const MAX_CANDIDATES: usize = 400;
 
-/// The key flows of `module`: from its routes, listeners, schedules and `main`s (API types have none),
-/// chosen for what they do: the best flow of each entry kind first, then the best of the rest
-/// ([`worth`]), shown in entry order.
+/// A module's entry points and the key flows from them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleFlows {
+    pub entries: Vec<EntryPoint>,
+    pub flows: Vec<Flow>,
+}
+
+/// The entry points and key flows of `module`, read from the last published snapshot (whole:
+/// for a front asking about one module now and then; docgen reads the snapshot once and calls
+/// [`entry_points`] and [`build`] per module). `None` when the snapshot has no such module,
+/// or no snapshot yet.
+pub fn of_module(r: &dyn IndexRead, module: &str) -> Result<Option<ModuleFlows>, StoreError> {
+    // Who reads which field is no flow: read edges, the most numerous kind, are left out.
+    let Some(whole) = Whole::read(r, &|e| e.kind != EdgeKind::Read)? else {
+        return Ok(None);
+    };
+    if !whole.files.values().any(|f| f.module == module) {
+        return Ok(None);
+    }
+    let g = Graph::new(&whole);
+    let entries = entry_points(&g, module);
+    let flows = build(&g, module, &entries);
+    Ok(Some(ModuleFlows { entries, flows }))
+}
+
+/// The key flows of `module`: from its routes, listeners, schedules and `main`s (API types have
+/// none), chosen for what they do: the best flow of each entry kind first, then the best of the
+/// rest ([`worth`]), shown in entry order.
 pub fn build(g: &Graph<'_>, module: &str, entries: &[EntryPoint]) -> Vec<Flow> {
     let mut seen_handlers: Vec<&str> = Vec::new();
     let mut flows: Vec<(usize, EntryKind, Flow)> = Vec::new();
