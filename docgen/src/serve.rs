@@ -134,7 +134,7 @@ impl Server {
             }
         })?;
         let (mut hooks, mut schedules) = (BTreeMap::new(), Vec::new());
-        let (mut docs, mut reviews) = (BTreeMap::new(), BTreeMap::new());
+        let mut jobs = Jobs::default();
         for (repo, r) in config.repos.iter().zip(repos) {
             let paths = || state::RepoPaths::new(&config.server.state_dir, &repo.name);
             let host = match (&repo.pull_request, &r.api_token) {
@@ -149,7 +149,7 @@ impl Server {
                 generate: generate.clone(),
                 reindex: reindex.clone(),
             };
-            docs.insert(repo.name.clone(), Arc::new(ctx));
+            jobs.docs.insert(repo.name.clone(), Arc::new(ctx));
             if let Some(s) = r.schedule {
                 schedules.push((repo.name.clone(), s));
             }
@@ -164,7 +164,7 @@ impl Server {
                     reindex: reindex.clone(),
                     git_lock: std::sync::Mutex::new(()),
                 };
-                reviews.insert(repo.name.clone(), Arc::new(ctx));
+                jobs.reviews.insert(repo.name.clone(), Arc::new(ctx));
             }
             let hook = Hook {
                 repo: repo.clone(),
@@ -180,14 +180,16 @@ impl Server {
                 addr: listen,
                 source,
             })?;
+        let jobs = Arc::new(jobs);
+        let queue = Queue::new(Arc::new(move |key, task| {
+            Box::pin(jobs.clone().run(key, task))
+        }));
         Ok(Server {
             listener,
             state: Arc::new(AppState {
                 hooks,
                 bot: config.bot.clone(),
-                queue: Queue::new(Arc::new(move |key, task| {
-                    Box::pin(run(docs.clone(), reviews.clone(), key, task))
-                })),
+                queue,
             }),
             schedules,
             max_body: config.server.max_body_bytes,
@@ -234,47 +236,51 @@ impl Server {
     }
 }
 
-/// Runs one job with its repository's context: the host's dispatch over the job kinds. A
-/// failure is logged and recorded; what a failed job leaves behind is its kind's to say.
-async fn run(
+/// Every repository's job contexts, by repository name: what the queue runs jobs with.
+#[derive(Default)]
+struct Jobs {
     docs: BTreeMap<String, Arc<JobContext>>,
     reviews: BTreeMap<String, Arc<ReviewContext>>,
-    key: Key,
-    task: Task,
-) -> Finished {
-    let repo = &key.repo;
-    let failed = |error: String| Finished::Failed {
-        outcome: "failed",
-        error,
-    };
-    match task {
-        Task::Docs(t) => {
-            let Some(ctx) = docs.get(repo) else {
-                return failed(format!("no repository {repo}"));
-            };
-            match job::run(ctx.clone(), t.clone()).await {
-                Ok(o) => {
-                    tracing::info!(%repo, trigger = %t, outcome = ?o, "job finished");
-                    Finished::Docs(o)
-                }
-                Err(e) => {
-                    tracing::error!(%repo, trigger = %t, error = %e, "job failed; the docs branch was left as it was");
-                    failed(e.to_string())
+}
+
+impl Jobs {
+    /// Runs one job with its repository's context: the host's dispatch over the job kinds. A
+    /// failure is logged and recorded; what a failed job leaves behind is its kind's to say.
+    async fn run(self: Arc<Self>, key: Key, task: Task) -> Finished {
+        let repo = &key.repo;
+        let failed = |error: String| Finished::Failed {
+            outcome: "failed",
+            error,
+        };
+        match task {
+            Task::Docs(t) => {
+                let Some(ctx) = self.docs.get(repo) else {
+                    return failed(format!("no repository {repo}"));
+                };
+                match job::run(ctx.clone(), t.clone()).await {
+                    Ok(o) => {
+                        tracing::info!(%repo, trigger = %t, outcome = ?o, "job finished");
+                        Finished::Docs(o)
+                    }
+                    Err(e) => {
+                        tracing::error!(%repo, trigger = %t, error = %e, "job failed; the docs branch was left as it was");
+                        failed(e.to_string())
+                    }
                 }
             }
-        }
-        Task::Review(t) => {
-            let Some(ctx) = reviews.get(repo) else {
-                return failed(format!("reviews are off for {repo}"));
-            };
-            match review::job::run(ctx.clone(), t.clone()).await {
-                Ok(o) => {
-                    tracing::info!(%repo, trigger = %t, outcome = ?o, "review finished");
-                    Finished::Review(o)
-                }
-                Err(e) => {
-                    tracing::error!(%repo, trigger = %t, error = %e, "review failed");
-                    failed(e.to_string())
+            Task::Review(t) => {
+                let Some(ctx) = self.reviews.get(repo) else {
+                    return failed(format!("reviews are off for {repo}"));
+                };
+                match review::job::run(ctx.clone(), t.clone()).await {
+                    Ok(o) => {
+                        tracing::info!(%repo, trigger = %t, outcome = ?o, "review finished");
+                        Finished::Review(o)
+                    }
+                    Err(e) => {
+                        tracing::error!(%repo, trigger = %t, error = %e, "review failed");
+                        failed(e.to_string())
+                    }
                 }
             }
         }
