@@ -143,6 +143,7 @@ fn check_session(root: &Path, out: &Value) {
         "impact",
         "trace",
         "repo_map",
+        "flows",
         "read",
     ] {
         assert!(tools.contains(&t), "{t} missing from {tools:?}");
@@ -219,6 +220,21 @@ fn check_session(root: &Path, out: &Value) {
     }
     let map = ok_text(out, "repo_map");
     assert!(map.contains("- shop-order: "), "{map}");
+    // A module's entry points and key flows, as docgen's map of it draws them.
+    let flows = ok_text(out, "flows");
+    assert!(
+        flows.contains("- route POST /api/orders/{orderId}/cancel → OrderController.cancel"),
+        "{flows}"
+    );
+    assert!(
+        flows.contains("flow: route POST /api/orders/{orderId}/cancel"),
+        "{flows}"
+    );
+    assert!(
+        flows.contains("OrderServiceImpl.cancelOrder (method)"),
+        "{flows}"
+    );
+    assert!(assert_citations_resolve(root, flows) > 0);
     let callees = ok_text(out, "callees");
     assert!(
         callees.contains("→ com.shop.order.mapper.OrderMapper.updateStatus"),
@@ -248,6 +264,7 @@ fn check_session(root: &Path, out: &Value) {
         ("unknown_field", "unknown field `limt`"),
         ("not_a_diff", "not a unified diff"),
         ("other_repo", "no repository named \"secret\""),
+        ("flows_unknown_module", "no module named \"shop-nowhere\""),
     ] {
         let c = call(out, key);
         assert_eq!(c["is_error"], true, "{key}: {c}");

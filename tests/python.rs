@@ -54,7 +54,10 @@ fn python_symbols_are_indexed_with_their_ranges() {
     };
     let pay = find("pyshop.orders.OrderService.pay");
     assert_eq!(pay["file"], "src/pyshop/orders.py");
-    assert_eq!((pay["line"].as_u64(), pay["end_line"].as_u64()), (Some(26), Some(29)));
+    assert_eq!(
+        (pay["line"].as_u64(), pay["end_line"].as_u64()),
+        (Some(26), Some(29))
+    );
     assert_eq!(find("pyshop.api.handle_pay")["kind"], "function");
     assert_eq!(find("pyshop.api.service")["kind"], "field");
     assert_eq!(find("pyshop.orders")["kind"], "module");
@@ -79,7 +82,10 @@ fn callers_cross_files_through_imports_attributes_and_super() {
     assert!(pay.contains("pyshop.api.handle_pay"), "{pay}");
     // The test reaches OrderService through the package's re-export.
     let place = callers("pyshop.orders.OrderService.place");
-    assert!(place.contains("tests.test_orders.test_pay_twice_fails"), "{place}");
+    assert!(
+        place.contains("tests.test_orders.test_pay_twice_fails"),
+        "{place}"
+    );
 }
 
 #[test]
@@ -88,11 +94,24 @@ fn flask_routes_reach_their_handlers_under_blueprint_prefixes() {
     let (repo, idx) = indexed(tmp.path());
     let edges = lines(&run(
         &idx,
-        &["--repo", repo.to_str().unwrap(), "export", "edges", "--kind", "route"],
+        &[
+            "--repo",
+            repo.to_str().unwrap(),
+            "export",
+            "edges",
+            "--kind",
+            "route",
+        ],
     ));
     let routes: Vec<String> = edges
         .iter()
-        .map(|e| format!("{} -> {}", e["caller_symbol"].as_str().unwrap(), e["callee_symbol"].as_str().unwrap()))
+        .map(|e| {
+            format!(
+                "{} -> {}",
+                e["caller_symbol"].as_str().unwrap(),
+                e["callee_symbol"].as_str().unwrap()
+            )
+        })
         .collect();
     for want in [
         "route:POST /api/orders/{oid}/pay -> pyshop.api.pay_view",
@@ -103,7 +122,14 @@ fn flask_routes_reach_their_handlers_under_blueprint_prefixes() {
     // The route's handler flows into the service: callees follow it.
     let o = run(
         &idx,
-        &["--repo", repo.to_str().unwrap(), "callees", "pyshop.api.pay_view", "--depth", "3"],
+        &[
+            "--repo",
+            repo.to_str().unwrap(),
+            "callees",
+            "pyshop.api.pay_view",
+            "--depth",
+            "3",
+        ],
     );
     let out = stdout(&o);
     assert!(out.contains("pyshop.orders.Order.mark_paid"), "{out}");

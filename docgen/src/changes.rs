@@ -5,7 +5,7 @@
 //! fingerprint: an unchanged module re-renders its page from the stored list, byte for byte.
 
 use crate::model::{Cite, Item, ModuleModel};
-use indexer::diff::{SnapshotDiff, SymbolVersion};
+use query::model::{SnapshotDiff, SymbolVersion};
 use serde::{Deserialize, Serialize};
 
 /// Symbols listed per kind of change.

@@ -1,6 +1,6 @@
 //! docgen's errors.
 
-use indexer::store::StoreError;
+use query::model::StoreError;
 use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]

@@ -2,38 +2,17 @@
 //! [`IndexRead`] (either backend) into plain data, so that everything after it is pure.
 
 use crate::DocgenError;
-use indexer::graph::{Edge, EdgeKind};
-use indexer::model::{Provenance, Snapshot, Symbol};
-use indexer::store::IndexRead;
+use query::model::{EdgeKind, IndexRead};
+use query::snapshot::{Whole, file_text};
 use std::collections::BTreeMap;
 
-/// A file of the snapshot as the maps need it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileInfo {
-    pub module: String,
-    pub lines: u32,
-    pub provenance: Provenance,
-    /// Parsed as code (not indexed as plain text).
-    pub code: bool,
-}
+pub use query::snapshot::{FileInfo, Sym};
 
-/// A symbol and the file it is declared in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sym {
-    pub path: String,
-    pub symbol: Symbol,
-}
-
-/// One snapshot, read once.
+/// One snapshot, read once, with the pages and build files the maps quote.
 #[derive(Debug, Clone)]
 pub struct Facts {
-    pub snapshot: Snapshot,
-    /// By repository path.
-    pub files: BTreeMap<String, FileInfo>,
-    /// Every symbol, ordered by path then line.
-    pub symbols: Vec<Sym>,
-    /// Every edge, ordered by use-site file then source order.
-    pub edges: Vec<Edge>,
+    /// Files, symbols and edges (read edges left out).
+    pub whole: Whole,
     /// Text of each module's README (`<root>/README.md`), by module name, with its path.
     pub readmes: BTreeMap<String, (String, String)>,
     /// The repository's top-level README, with its path: where modules are often listed.
@@ -64,38 +43,11 @@ impl Facts {
         // Who reads which field is no part of the maps: kept, every constant read would count
         // as a use and a module dependency; left out as the edges stream in, the most numerous
         // kind never takes memory.
-        let Some(whole) = r.whole_snapshot_keeping(&|e| e.kind != EdgeKind::Read)? else {
+        let Some(whole) = Whole::read(r, &|e| e.kind != EdgeKind::Read)? else {
             return Ok(None);
         };
-        let files: BTreeMap<String, FileInfo> = whole
-            .files
-            .into_values()
-            .map(|f| {
-                (
-                    f.path.as_str().to_string(),
-                    FileInfo {
-                        module: f.module,
-                        lines: f.lines,
-                        provenance: f.provenance,
-                        code: f.language != indexer::model::Language::TEXT,
-                    },
-                )
-            })
-            .collect();
-        let symbols = whole
-            .symbols
-            .into_iter()
-            .map(|s| Sym {
-                path: s.path.as_str().to_string(),
-                symbol: s.symbol,
-            })
-            .collect();
-        let (snapshot, edges) = (whole.snapshot, whole.edges);
         let mut facts = Facts {
-            snapshot,
-            files,
-            symbols,
-            edges,
+            whole,
             readmes: BTreeMap::new(),
             root_readme: None,
             doc_pages: BTreeMap::new(),
@@ -109,23 +61,29 @@ impl Facts {
                 false => format!("{root}/{name}"),
             };
             let path = at("README.md");
-            if facts.files.get(&path).is_some_and(|f| f.module == module) {
-                let text = text_of(r, &path)?;
+            if facts
+                .whole
+                .files
+                .get(&path)
+                .is_some_and(|f| f.module == module)
+            {
+                let text = file_text(r, &path)?;
                 facts.readmes.insert(module.clone(), (path, text));
             }
             if let Some(path) = BUILD_FILES
                 .iter()
                 .map(|b| at(b))
-                .find(|p| facts.files.contains_key(p))
+                .find(|p| facts.whole.files.contains_key(p))
             {
-                let text = text_of(r, &path)?;
+                let text = file_text(r, &path)?;
                 facts.build_files.insert(module, (path, text));
             }
         }
-        if facts.files.contains_key("README.md") {
-            facts.root_readme = Some(("README.md".into(), text_of(r, "README.md")?));
+        if facts.whole.files.contains_key("README.md") {
+            facts.root_readme = Some(("README.md".into(), file_text(r, "README.md")?));
         }
         let pages: Vec<String> = facts
+            .whole
             .files
             .keys()
             .filter(|p| is_doc_page(p))
@@ -133,7 +91,7 @@ impl Facts {
             .cloned()
             .collect();
         for p in pages {
-            let text = text_of(r, &p)?;
+            let text = file_text(r, &p)?;
             facts.doc_pages.insert(p, text);
         }
         Ok(Some(facts))
@@ -141,28 +99,13 @@ impl Facts {
 
     /// Drops the files under folder `prefix` (`docs/codemap/`) and everything declared in them.
     pub fn exclude_under(&mut self, prefix: &str) {
-        self.files.retain(|p, _| !p.starts_with(prefix));
-        self.symbols.retain(|s| !s.path.starts_with(prefix));
-        self.edges.retain(|e| !e.caller_file.starts_with(prefix));
+        self.whole.exclude_under(prefix);
     }
 
     /// Each module's root folder: the deepest folder holding all its files (`""` for the
     /// repository root), by module name.
     pub fn module_roots(&self) -> BTreeMap<String, String> {
-        let mut roots: BTreeMap<String, String> = BTreeMap::new();
-        for (path, f) in &self.files {
-            let dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
-            match roots.get_mut(&f.module) {
-                None => {
-                    roots.insert(f.module.clone(), dir.to_string());
-                }
-                Some(r) => {
-                    let common = common_dir(r, dir);
-                    *r = common;
-                }
-            }
-        }
-        roots
+        self.whole.module_roots()
     }
 }
 
@@ -178,46 +121,4 @@ fn is_doc_page(path: &str) -> bool {
         && !name.contains('/')
         && name.ends_with(".md")
         && !name.starts_with("codemap")
-}
-
-/// A file's text from its chunks. Chunks leave out the blank lines between them: lines are
-/// put back at their numbers, so the text's line numbers are the file's.
-fn text_of(r: &dyn IndexRead, path: &str) -> Result<String, DocgenError> {
-    let mut lines: Vec<String> = Vec::new();
-    for c in r.chunks_of(path)? {
-        let start = c.chunk.start_line.max(1) as usize;
-        for (k, l) in c.chunk.text.lines().enumerate() {
-            let at = start - 1 + k;
-            if lines.len() <= at {
-                lines.resize(at + 1, String::new());
-            }
-            lines[at] = l.to_string();
-        }
-    }
-    Ok(lines.join("\n"))
-}
-
-/// The longest common folder prefix of two folders.
-fn common_dir(a: &str, b: &str) -> String {
-    let mut out: Vec<&str> = Vec::new();
-    for (x, y) in a.split('/').zip(b.split('/')) {
-        if x != y {
-            break;
-        }
-        out.push(x);
-    }
-    out.join("/")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn common_dir_stops_at_the_first_difference() {
-        assert_eq!(common_dir("a/b/c", "a/b/d"), "a/b");
-        assert_eq!(common_dir("a/b", "a/b"), "a/b");
-        assert_eq!(common_dir("a", "b"), "");
-        assert_eq!(common_dir("", "a/b"), "");
-    }
 }

@@ -11,8 +11,7 @@ use crate::render::{self, Templates};
 use crate::state::{PageState, State, VERSION};
 use crate::steering::Steering;
 use crate::{DocgenError, markdown, write};
-use indexer::diff::SnapshotDiff;
-use indexer::store::IndexRead;
+use query::model::{IndexRead, SnapshotDiff};
 use std::collections::{BTreeMap, HashMap};
 
 pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError> {
@@ -43,9 +42,12 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
     // New templates: every page re-renders, but models (and so commits, change lists) stand.
     let models = model::build_all(&facts, &steering.skip, &steering.notes);
     let t_models = t0.elapsed();
-    let commit = facts.snapshot.commit.clone();
-    let generation = facts.snapshot.generation;
-    let (dirty, indexed_at) = (facts.snapshot.dirty, Some(facts.snapshot.created_at));
+    let commit = facts.whole.snapshot.commit.clone();
+    let generation = facts.whole.snapshot.generation;
+    let (dirty, indexed_at) = (
+        facts.whole.snapshot.dirty,
+        Some(facts.whole.snapshot.created_at),
+    );
 
     let mut diffs: HashMap<u64, Option<SnapshotDiff>> = HashMap::new();
     let mut t_diff = std::time::Duration::ZERO;
@@ -73,6 +75,7 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
                         });
                         let in_module = |path: &str| {
                             facts
+                                .whole
                                 .files
                                 .get(path)
                                 .map(|f| f.module == m.name)
@@ -207,7 +210,9 @@ pub fn run(read: &dyn IndexRead, opts: &Options) -> Result<Outcome, DocgenError>
     let produced: Vec<&str> = out.iter().map(|(p, _)| p.as_str()).collect();
     for (page, text) in &generated {
         let problems = markdown::check(page, text, |p| {
-            facts.files.contains_key(p) || produced.contains(&p) || opts.repo_root.join(p).is_file()
+            facts.whole.files.contains_key(p)
+                || produced.contains(&p)
+                || opts.repo_root.join(p).is_file()
         });
         if !problems.is_empty() {
             return Err(DocgenError::Markdown {
@@ -278,7 +283,7 @@ fn diff_since(read: &dyn IndexRead, prev: &PageState) -> Result<Option<SnapshotD
 
 /// Whether `old` is the snapshot a page's previous map was made from. Without the recorded
 /// index time (an older state file) only a clean commit identifies it.
-fn same_snapshot(old: &indexer::model::Snapshot, prev: &PageState) -> bool {
+fn same_snapshot(old: &query::model::Snapshot, prev: &PageState) -> bool {
     old.commit == prev.commit
         && old.dirty == prev.dirty
         && match prev.indexed_at {
@@ -322,6 +327,7 @@ fn has_page(opts: &Options, m: &ModuleModel, page: &str) -> Result<bool, DocgenE
 /// Whether a citation names a file of the snapshot and lines within it.
 fn resolves(facts: &Facts, c: &Cite) -> bool {
     facts
+        .whole
         .files
         .get(&c.path)
         .is_some_and(|f| c.line >= 1 && c.line <= c.end && c.end <= f.lines.max(1))

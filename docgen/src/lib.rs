@@ -1,7 +1,8 @@
 //! codemap's living code maps: one page per module, built from the index, regenerated only
 //! where the model changed, every `path:line` checked against the snapshot before anything is
-//! written. Reads the index only through [`indexer::store::IndexRead`] (either backend); knows
-//! nothing about chat. The after-merge side (webhook, cron, git, pull requests) builds on
+//! written. Reaches the index only through `query`'s public API ([`query::model`],
+//! [`query::snapshot`], [`query::flows`]; either backend) and never depends on the indexer;
+//! knows nothing about chat. The after-merge side (webhook, cron, git, pull requests) builds on
 //! [`generate`].
 //!
 //! Pipeline: [`facts`] (one read of the snapshot) → [`model`] (pure: purpose, entry points,
@@ -24,6 +25,7 @@ pub mod mermaid;
 pub mod model;
 mod options;
 pub mod render;
+pub mod review;
 pub mod serve;
 pub mod state;
 pub mod steering;
@@ -32,7 +34,7 @@ pub mod write;
 pub use error::DocgenError;
 pub use options::{Llm, Options, Outcome, OutputMode, out_dir_in};
 
-use indexer::store::IndexRead;
+use query::model::IndexRead;
 
 /// Regenerates the code maps of the repository at `opts.repo_root` from the index `read` holds.
 ///

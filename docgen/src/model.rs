@@ -21,7 +21,7 @@ pub use graph::Graph;
 pub(crate) use purpose::clip;
 
 use crate::facts::Facts;
-use indexer::model::Provenance;
+use query::model::Provenance;
 use serde::{Deserialize, Serialize};
 
 /// A place in the snapshot: `path:line`, or `path:line-end` for a range.
@@ -42,6 +42,16 @@ impl Cite {
     }
     pub fn at(path: &str, line: u32) -> Cite {
         Cite::new(path, line, line)
+    }
+}
+
+impl From<query::flows::Place> for Cite {
+    fn from(p: query::flows::Place) -> Cite {
+        Cite {
+            path: p.path,
+            line: p.line,
+            end: p.end,
+        }
     }
 }
 
@@ -71,17 +81,8 @@ pub struct Purpose {
     pub cite: Option<Cite>,
 }
 
-/// How calls from outside come in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EntryKind {
-    Route,
-    Listener,
-    Schedule,
-    Main,
-    /// A public type other modules use (or, for a module nobody uses, its public types).
-    Api,
-}
+/// How calls from outside come in (query's kinds: the one list for every front).
+pub use query::flows::EntryKind;
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Entry {
@@ -360,23 +361,27 @@ fn build(g: &Graph<'_>, name: &str, root: &str) -> ModuleModel {
     let facts = g.facts;
     // Code files only: a README or a generated page appearing must not change the model.
     let files = facts
+        .whole
         .files
         .values()
         .filter(|f| f.module == name && f.code)
         .count();
     let source_files = facts
+        .whole
         .files
         .values()
         .filter(|f| f.module == name && f.code && g.is_source(f))
         .count();
     let generated_files = facts
+        .whole
         .files
         .values()
         .filter(|f| f.module == name && f.code && f.provenance == Provenance::Generated)
         .count();
-    let mut entries = entries::find(g, name);
+    let points = query::flows::entry_points(g, name);
     // Flows and channels are found among every entry point, not the first listed.
-    let flows = flows::build(g, name, &entries);
+    let flows = flows::build(g, name, &points);
+    let mut entries: Vec<Entry> = points.into_iter().map(entries::page_entry).collect();
     let all_entries = entries.clone();
     let entries_cut = entries.len().saturating_sub(MAX_ENTRIES);
     entries = entries::fair_cut(entries, MAX_ENTRIES);

@@ -1,26 +1,30 @@
-//! `codemap docgen serve`: keeps code maps current after merges. Push webhooks (GitHub HMAC,
-//! GitLab token) and/or a cron poll start jobs — one per repository at a time, later ones
-//! coalesced — that re-index, regenerate and commit the maps on a docs branch, and keep one pull
-//! request open. It never moves a docs branch a human pushed to, and never regenerates from its
-//! own commits. With `[repo.review]`, pull / merge request webhooks start [`review`]s that keep
-//! one impact comment on each request.
+//! `codemap docgen serve`: the host of two kinds of job, run from one [`queue`] (one job per
+//! key at a time, later ones coalesced). Push webhooks (GitHub HMAC, GitLab token) and/or a cron
+//! poll start code-map jobs ([`job`], one per repository) that re-index, regenerate and commit
+//! the maps on a docs branch, and keep one pull request open; it never moves a docs branch a
+//! human pushed to, and never regenerates from its own commits. With `[repo.review]`, pull /
+//! merge request webhooks start reviews ([`crate::review`], one per request) that keep one
+//! impact comment on each request. Re-indexing is injected ([`Reindex`]).
 
 pub mod config;
 mod http;
 pub mod job;
 pub mod policy;
 pub mod queue;
-pub mod review;
+pub mod reindex;
 mod schedule;
 pub mod state;
 pub mod webhook;
 
 pub use config::{Config, ConfigError, Resolved};
 pub use job::{GenOutcome, Generate, Outcome, Trigger};
+pub use reindex::{Indexed, Reindex, Reindexer};
 
 use crate::host::Host;
+use crate::review::{self, ReviewContext};
 use http::{AppState, Hook};
-use queue::Worker;
+use job::JobContext;
+use queue::{Finished, Key, Queue, Task};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -59,13 +63,17 @@ pub fn code_maps() -> Generate {
 
 /// Runs the server until SIGINT or SIGTERM, on a runtime of its own (for the binary, which has
 /// none). Running jobs finish before it returns.
-pub fn serve_blocking(resolved: Resolved, generate: Generate) -> Result<(), ServeError> {
+pub fn serve_blocking(
+    resolved: Resolved,
+    generate: Generate,
+    reindex: Reindexer,
+) -> Result<(), ServeError> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
     rt.block_on(async move {
-        let server = Server::bind(resolved, generate).await?;
+        let server = Server::bind(resolved, generate, reindex).await?;
         server.run(shutdown_signal()).await
     })
 }
@@ -102,13 +110,18 @@ pub async fn shutdown_signal() {
 pub struct Server {
     listener: tokio::net::TcpListener,
     state: Arc<AppState>,
-    schedules: Vec<(Worker, cron::Schedule)>,
+    schedules: Vec<(String, cron::Schedule)>,
     max_body: usize,
 }
 
 impl Server {
-    /// Binds the listen address and prepares one worker per repository.
-    pub async fn bind(resolved: Resolved, generate: Generate) -> Result<Server, ServeError> {
+    /// Binds the listen address and prepares the jobs of every repository. `reindex` is the
+    /// indexing step every job runs before it reads an index.
+    pub async fn bind(
+        resolved: Resolved,
+        generate: Generate,
+        reindex: Reindexer,
+    ) -> Result<Server, ServeError> {
         let Resolved {
             config,
             listen,
@@ -120,43 +133,46 @@ impl Server {
                 source,
             }
         })?;
-        let mut hooks = BTreeMap::new();
-        let mut schedules = Vec::new();
+        let (mut hooks, mut schedules) = (BTreeMap::new(), Vec::new());
+        let mut jobs = Jobs::default();
         for (repo, r) in config.repos.iter().zip(repos) {
+            let paths = || state::RepoPaths::new(&config.server.state_dir, &repo.name);
             let host = match (&repo.pull_request, &r.api_token) {
                 (Some(pr), Some(token)) => Some(Host::new(repo.host, &pr.api, &pr.project, token)),
                 _ => None,
             };
-            let worker = Worker::new(job::JobContext {
+            let ctx = JobContext {
                 repo: repo.clone(),
                 bot: config.bot.clone(),
-                paths: state::RepoPaths::new(&config.server.state_dir, &repo.name),
+                paths: paths(),
                 host,
                 generate: generate.clone(),
-            });
+                reindex: reindex.clone(),
+            };
+            jobs.docs.insert(repo.name.clone(), Arc::new(ctx));
             if let Some(s) = r.schedule {
-                schedules.push((worker.clone(), s));
+                schedules.push((repo.name.clone(), s));
             }
-            let reviewer = r.review.map(|settings| {
-                review::Reviewer::new(review::ReviewContext {
+            let review_project = r.review.as_ref().map(|s| s.project.clone());
+            if let Some(settings) = r.review {
+                let ctx = ReviewContext {
                     repo: repo.clone(),
                     bot: config.bot.clone(),
-                    paths: state::RepoPaths::new(&config.server.state_dir, &repo.name),
+                    paths: paths(),
                     host: Host::new(repo.host, &settings.api, &settings.project, &settings.token),
                     settings,
+                    reindex: reindex.clone(),
                     git_lock: std::sync::Mutex::new(()),
-                })
-            });
-            hooks.insert(
-                repo.name.clone(),
-                Hook {
-                    repo: repo.clone(),
-                    kind: repo.host,
-                    secret: r.webhook_secret,
-                    worker,
-                    reviewer,
-                },
-            );
+                };
+                jobs.reviews.insert(repo.name.clone(), Arc::new(ctx));
+            }
+            let hook = Hook {
+                repo: repo.clone(),
+                kind: repo.host,
+                secret: r.webhook_secret,
+                review_project,
+            };
+            hooks.insert(repo.name.clone(), hook);
         }
         let listener = tokio::net::TcpListener::bind(listen)
             .await
@@ -164,11 +180,16 @@ impl Server {
                 addr: listen,
                 source,
             })?;
+        let jobs = Arc::new(jobs);
+        let queue = Queue::new(Arc::new(move |key, task| {
+            Box::pin(jobs.clone().run(key, task))
+        }));
         Ok(Server {
             listener,
             state: Arc::new(AppState {
                 hooks,
                 bot: config.bot.clone(),
+                queue,
             }),
             schedules,
             max_body: config.server.max_body_bytes,
@@ -189,8 +210,14 @@ impl Server {
     ) -> Result<(), ServeError> {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let mut polls = Vec::new();
-        for (worker, s) in self.schedules {
-            polls.push(tokio::spawn(schedule::poll(worker, s, stop_rx.clone())));
+        for (repo, s) in self.schedules {
+            let queue = self.state.queue.clone();
+            polls.push(tokio::spawn(schedule::poll(
+                queue,
+                repo,
+                s,
+                stop_rx.clone(),
+            )));
         }
         let app = http::router(self.state.clone(), self.max_body);
         tracing::info!(addr = %self.listener.local_addr().map_err(ServeError::Serve)?, repos = self.state.hooks.len(), "docgen serve listening");
@@ -203,13 +230,59 @@ impl Server {
         for p in polls {
             let _ = p.await;
         }
-        for h in self.state.hooks.values() {
-            h.worker.close().await;
-            if let Some(r) = &h.reviewer {
-                r.close().await;
-            }
-        }
+        self.state.queue.close().await;
         tracing::info!("stopped");
         served
+    }
+}
+
+/// Every repository's job contexts, by repository name: what the queue runs jobs with.
+#[derive(Default)]
+struct Jobs {
+    docs: BTreeMap<String, Arc<JobContext>>,
+    reviews: BTreeMap<String, Arc<ReviewContext>>,
+}
+
+impl Jobs {
+    /// Runs one job with its repository's context: the host's dispatch over the job kinds. A
+    /// failure is logged and recorded; what a failed job leaves behind is its kind's to say.
+    async fn run(self: Arc<Self>, key: Key, task: Task) -> Finished {
+        let repo = &key.repo;
+        let failed = |error: String| Finished::Failed {
+            outcome: "failed",
+            error,
+        };
+        match task {
+            Task::Docs(t) => {
+                let Some(ctx) = self.docs.get(repo) else {
+                    return failed(format!("no repository {repo}"));
+                };
+                match job::run(ctx.clone(), t.clone()).await {
+                    Ok(o) => {
+                        tracing::info!(%repo, trigger = %t, outcome = ?o, "job finished");
+                        Finished::Docs(o)
+                    }
+                    Err(e) => {
+                        tracing::error!(%repo, trigger = %t, error = %e, "job failed; the docs branch was left as it was");
+                        failed(e.to_string())
+                    }
+                }
+            }
+            Task::Review(t) => {
+                let Some(ctx) = self.reviews.get(repo) else {
+                    return failed(format!("reviews are off for {repo}"));
+                };
+                match review::job::run(ctx.clone(), t.clone()).await {
+                    Ok(o) => {
+                        tracing::info!(%repo, trigger = %t, outcome = ?o, "review finished");
+                        Finished::Review(o)
+                    }
+                    Err(e) => {
+                        tracing::error!(%repo, trigger = %t, error = %e, "review failed");
+                        failed(e.to_string())
+                    }
+                }
+            }
+        }
     }
 }

@@ -113,6 +113,14 @@ pub struct RepoMapArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct FlowsArgs {
+    /// The module (as `repo_map` names it: `shop-order`).
+    pub module: String,
+    pub repo: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ReadArgs {
     /// A file path from the repository root, or a symbol name (`OrderServiceImpl.cancelOrder`).
     pub target: String,

@@ -143,3 +143,109 @@ pub fn definitions(r: &dyn IndexRead, name: &str) -> Result<(String, usize), Que
     }
     Ok((out, rows.len()))
 }
+
+/// A module's entry points, then each key flow: its steps numbered, each after the first with
+/// the hops into it (`← 1 call at path:line`), and what the caps left out.
+pub fn flows(module: &str, m: &query::flows::ModuleFlows) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "entry points of {module} ({}):", m.entries.len());
+    for e in &m.entries {
+        let _ = writeln!(
+            out,
+            "- {} {} → {}  {}",
+            e.kind.word(),
+            e.label,
+            e.name,
+            e.place
+        );
+    }
+    if m.flows.is_empty() {
+        out.push_str("\nno flows: no entry point reaches other code\n");
+    }
+    for f in &m.flows {
+        let _ = writeln!(out, "\nflow: {}", f.entry);
+        for (i, step) in f.steps.iter().enumerate() {
+            let outside = step
+                .module
+                .as_deref()
+                .map(|m| format!(" [{m}]"))
+                .unwrap_or_default();
+            let _ = write!(
+                out,
+                "  {}. {} ({}){outside}  {}",
+                i + 1,
+                step.name,
+                step.kind.as_str(),
+                step.place
+            );
+            let into: Vec<String> = f
+                .hops
+                .iter()
+                .filter(|h| h.to == i && h.from != i)
+                .map(|h| format!("{} {} at {}", h.from + 1, h.kind.as_str(), h.site))
+                .collect();
+            if !into.is_empty() {
+                let _ = write!(out, "  ← {}", into.join("; "));
+            }
+            out.push('\n');
+        }
+        if f.cut > 0 {
+            let _ = writeln!(
+                out,
+                "  ({} calls left out by the depth and size caps)",
+                f.cut
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use query::flows::{EntryKind, EntryPoint, Flow, Hop, ModuleFlows, Place, Step, StepKind};
+    use query::model::EdgeKind;
+
+    #[test]
+    fn a_flow_lists_its_steps_with_the_calls_into_them() {
+        let step = |name: &str, kind, place| Step {
+            name: name.into(),
+            kind,
+            place,
+            module: None,
+        };
+        let m = ModuleFlows {
+            entries: vec![EntryPoint {
+                kind: EntryKind::Route,
+                label: "GET /x".into(),
+                name: "C.get".into(),
+                place: Place::new("a/C.java", 10, 20),
+                id: "java:a.C#get()".into(),
+                doc: None,
+            }],
+            flows: vec![Flow {
+                entry: "route GET /x".into(),
+                steps: vec![
+                    step("C.get", StepKind::Method, Place::new("a/C.java", 10, 20)),
+                    step("t_x", StepKind::Table, Place::at("a/C.java", 12)),
+                ],
+                hops: vec![Hop {
+                    from: 0,
+                    to: 1,
+                    kind: EdgeKind::Db,
+                    site: Place::at("a/C.java", 12),
+                }],
+                cut: 2,
+            }],
+        };
+        assert_eq!(
+            flows("a", &m),
+            "entry points of a (1):\n\
+             - route GET /x → C.get  a/C.java:10-20\n\
+             \nflow: route GET /x\n\
+             \x20 1. C.get (method)  a/C.java:10-20\n\
+             \x20 2. t_x (table)  a/C.java:12  ← 1 db at a/C.java:12\n\
+             \x20 (2 calls left out by the depth and size caps)\n"
+        );
+    }
+}

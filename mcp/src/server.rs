@@ -3,8 +3,8 @@
 //! text whose places are `path:start-end`. Any failure is a tool error the agent can read.
 
 use crate::params::{
-    AskArgs, DefinitionArgs, GraphArgs, ImpactArgs, ImpactFormat, Level, PathArgs, ReadArgs,
-    RepoMapArgs, SearchArgs, TraceArgs,
+    AskArgs, DefinitionArgs, FlowsArgs, GraphArgs, ImpactArgs, ImpactFormat, Level, PathArgs,
+    ReadArgs, RepoMapArgs, SearchArgs, TraceArgs,
 };
 use crate::{ServeError, disclose, render};
 use query::impact::render as impact_render;
@@ -321,6 +321,25 @@ impl CodemapMcp {
     }
 
     #[tool(
+        description = "A module's entry points (routes, listeners, schedules, mains, API types) and its key flows: from each entry, the calls it makes breadth first (state-changing paths first), with the tables, SQL statements and remote services reached; every step and call site cited. The flows docgen's code maps draw."
+    )]
+    async fn flows(&self, Parameters(a): Parameters<FlowsArgs>) -> ToolResult {
+        let module = a.module;
+        self.on_repo(a.repo, move |s, scope, repo| {
+            s.read(scope, repo, move |r| {
+                match query::flows::of_module(r, &module) {
+                    Ok(Some(m)) => Ok(render::flows(&module, &m)),
+                    Ok(None) => Err(format!(
+                        "no module named {module:?} in the index; repo_map lists the modules"
+                    )),
+                    Err(e) => Err(e.to_string()),
+                }
+            })
+        })
+        .await
+    }
+
+    #[tool(
         description = "Read a file or symbol at a level of detail: surface (names and one-liners), structured (signatures, callers, callees), full (code with line numbers, under a token budget)."
     )]
     async fn read(&self, Parameters(a): Parameters<ReadArgs>) -> ToolResult {
@@ -370,7 +389,8 @@ impl ServerHandler for CodemapMcp {
         .with_instructions(
             "codemap answers questions about an indexed code repository with cited `path:start-end` places. \
              Start with repo_map or search, then read (surface → structured → full), callers/callees/path \
-             for the call graph, impact for a diff, trace for a stack trace.",
+             for the call graph, flows for a module's entry points and what they do, impact for a \
+             diff, trace for a stack trace.",
         )
     }
 

@@ -20,8 +20,7 @@ use crate::llm::{ChatModel, LlmConfig, OpenAiChat};
 use crate::view::{SharedViews, SnapshotView};
 use crate::{QueryError, freshness};
 pub use indexer::store::meilisearch::MeiliConfig;
-use indexer::store::meilisearch::MeiliStore;
-use indexer::store::{EmbeddedIndex, IndexDir, IndexRead};
+use indexer::store::{IndexDir, IndexRead};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -609,20 +608,7 @@ impl<'r> Warm<'r> {
 }
 
 fn open_reader(loc: &IndexLocation) -> Result<Box<dyn IndexRead>, String> {
-    match loc {
-        IndexLocation::Embedded { index_dir, .. } => {
-            let dir = IndexDir::new(index_dir);
-            if !dir.exists() {
-                return Err(format!("no index in {}", index_dir.display()));
-            }
-            EmbeddedIndex::open(&dir)
-                .map(|i| Box::new(i) as Box<dyn IndexRead>)
-                .map_err(|e| e.to_string())
-        }
-        IndexLocation::Meilisearch { config, .. } => MeiliStore::connect(config.clone())
-            .map(|s| Box::new(s) as Box<dyn IndexRead>)
-            .map_err(|e| e.to_string()),
-    }
+    crate::snapshot::open(loc).map_err(|e| e.to_string())
 }
 
 fn repo_root(loc: &IndexLocation) -> Option<PathBuf> {

@@ -52,6 +52,8 @@ async def exercise(session, diff):
             {"target": "shop-order/src/main/java/com/shop/order/service/impl/OrderServiceImpl.java", "level": "full", "budget": 100},
         ),
         "repo_map": ("repo_map", {}),
+        "flows": ("flows", {"module": "shop-order"}),
+        "flows_unknown_module": ("flows", {"module": "shop-nowhere"}),
         "definition": ("definition", {"name": "OrderController.cancel"}),
         "callees": ("callees", {"symbol": "OrderServiceImpl.cancelOrder"}),
         "path": ("path", {"from": "OrderController.cancel", "to": "table:t_order"}),

@@ -3,7 +3,7 @@
 //! (a `*-demo` module) would read as having none. This says what that code holds instead.
 
 use super::{Cite, Classed, Graph, Item};
-use indexer::model::{Provenance, SymbolKind};
+use query::model::{Provenance, SymbolKind};
 use std::collections::BTreeMap;
 
 /// Routes, schedules and `main` methods listed per class of code.
@@ -13,7 +13,7 @@ const MAX_FOUND: usize = 8;
 /// holds them and the routes, schedules and `main` methods declared in them.
 pub fn find(g: &Graph<'_>, module: &str) -> Vec<Classed> {
     let mut by_class: BTreeMap<u8, (Provenance, Vec<&str>)> = BTreeMap::new();
-    for (path, f) in &g.facts.files {
+    for (path, f) in &g.facts.whole.files {
         if f.module == module && f.code && !g.is_source(f) {
             by_class
                 .entry(rank(f.provenance))
@@ -53,7 +53,7 @@ fn rank(p: Provenance) -> u8 {
 /// `main` methods, in path and line order.
 fn found_in(g: &Graph<'_>, paths: &[&str]) -> Vec<Item> {
     let mut out = Vec::new();
-    for s in &g.facts.symbols {
+    for s in &g.facts.whole.symbols {
         if !s.symbol.kind.is_callable() || paths.binary_search(&s.path.as_str()).is_err() {
             continue;
         }

@@ -1,7 +1,7 @@
 //! Dependencies: modules used and using, remote services, topics and configuration keys.
 
 use super::{Cite, Deps, Graph, Item, ModuleLink};
-use indexer::graph::EdgeKind;
+use query::model::EdgeKind;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Items listed per dependency kind.

@@ -4,7 +4,7 @@
 //! the channel in the edge's detail), and from listener annotations nobody is seen sending to.
 
 use super::{Cite, Entry, EntryKind, Graph, Item};
-use indexer::graph::EdgeKind;
+use query::model::EdgeKind;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

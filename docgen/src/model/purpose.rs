@@ -5,7 +5,7 @@
 //! Authoring boilerplate ("Created by … on 2018/8/27", `@author`) is stripped everywhere.
 
 use super::{Cite, Graph, Purpose};
-use indexer::model::SymbolKind;
+use query::model::SymbolKind;
 
 mod boilerplate;
 mod listing;

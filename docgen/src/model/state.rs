@@ -1,8 +1,7 @@
 //! State: status enums and where their values are used; tables and the statements touching them.
 
 use super::{Cite, Graph, Item, Setter, StatusConstant, StatusEnum, TableUse};
-use indexer::graph::{Edge, EdgeKind};
-use indexer::model::SymbolKind;
+use query::model::{Edge, EdgeKind, SymbolKind};
 use std::collections::BTreeMap;
 
 /// Name endings of enums that hold a lifecycle or status.

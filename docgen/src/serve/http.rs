@@ -3,13 +3,12 @@
 //! request is only queued, so the answer goes back at once and the job runs in the background.
 
 use super::config::Repo;
+use super::job::Trigger;
 use super::policy::{self, PushDecision, RequestDecision};
-use super::queue::{Offer, Worker};
-use super::review::ReviewTrigger;
-use super::review::Reviewer;
-use super::review::queue::ReviewOffer;
+use super::queue::{Offer, Queue, Task};
 use super::webhook::{self, Event};
 use crate::host::HostKind;
+use crate::review::ReviewTrigger;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, State};
@@ -24,14 +23,15 @@ pub struct Hook {
     pub repo: Repo,
     pub kind: HostKind,
     pub secret: Option<String>,
-    pub worker: Worker,
-    /// Reviews of this repository's requests, when `[repo.review]` is set.
-    pub reviewer: Option<Reviewer>,
+    /// The project review comments go to (what a request hook's base repository must be),
+    /// when `[repo.review]` is set.
+    pub review_project: Option<String>,
 }
 
 pub struct AppState {
     pub hooks: BTreeMap<String, Hook>,
     pub bot: super::config::Bot,
+    pub queue: Queue,
 }
 
 pub fn router(state: Arc<AppState>, max_body: usize) -> Router {
@@ -44,11 +44,12 @@ pub fn router(state: Arc<AppState>, max_body: usize) -> Router {
 }
 
 async fn status(State(app): State<Arc<AppState>>) -> Json<serde_json::Value> {
-    let repos: Vec<_> = app.hooks.values().map(|h| h.worker.status()).collect();
+    let repos: Vec<_> = app.hooks.keys().map(|n| app.queue.docs_status(n)).collect();
     let reviews: Vec<_> = app
         .hooks
-        .values()
-        .filter_map(|h| h.reviewer.as_ref().map(Reviewer::status))
+        .iter()
+        .filter(|(_, h)| h.review_project.is_some())
+        .map(|(n, _)| app.queue.review_status(n))
         .collect();
     Json(serde_json::json!({ "repos": repos, "reviews": reviews }))
 }
@@ -96,7 +97,7 @@ async fn hook(
             return text(StatusCode::OK, format!("ignored: {kind} event"));
         }
         Event::Push(p) => p,
-        Event::Request(r) => return request(&name, h, &r),
+        Event::Request(r) => return request(&app.queue, &name, h, &r),
     };
     match policy::on_push(&push, &h.repo.branch, &h.repo.docs_branch, &app.bot) {
         PushDecision::Ignore(why) => {
@@ -104,12 +105,15 @@ async fn hook(
             text(StatusCode::OK, format!("ignored: {why}"))
         }
         PushDecision::Run { after } => {
-            let offer = h.worker.request(super::job::Trigger::Push {
-                after: after.clone(),
-            });
+            let offer = app.queue.request(
+                &name,
+                Task::Docs(Trigger::Push {
+                    after: after.clone(),
+                }),
+            );
             tracing::info!(repo = %name, %after, offer = ?offer, "push accepted");
             match offer {
-                Offer::Start(_) => text(StatusCode::ACCEPTED, "job started"),
+                Offer::Start => text(StatusCode::ACCEPTED, "job started"),
                 Offer::Queued { .. } => text(StatusCode::ACCEPTED, "queued behind the running job"),
                 Offer::Closed => text(StatusCode::SERVICE_UNAVAILABLE, "shutting down"),
             }
@@ -118,24 +122,24 @@ async fn hook(
 }
 
 /// A verified pull / merge request webhook: queue a review, or say why not.
-fn request(name: &str, h: &Hook, r: &webhook::RequestHook) -> Response {
-    let Some(reviewer) = &h.reviewer else {
+fn request(queue: &Queue, name: &str, h: &Hook, r: &webhook::RequestHook) -> Response {
+    let Some(project) = &h.review_project else {
         tracing::info!(repo = %name, request = r.number, "request event ignored: reviews are off");
         return text(
             StatusCode::OK,
             "ignored: reviews are off for this repository",
         );
     };
-    match policy::on_request(r, h.kind, reviewer.project()) {
+    match policy::on_request(r, h.kind, project) {
         RequestDecision::Ignore(why) => {
             tracing::info!(repo = %name, request = r.number, action = %r.action, "request ignored: {why}");
             text(StatusCode::OK, format!("ignored: {why}"))
         }
         RequestDecision::Close { number } => {
-            let offer = reviewer.request(ReviewTrigger::close(number));
+            let offer = queue.request(name, Task::Review(ReviewTrigger::close(number)));
             tracing::info!(repo = %name, request = number, offer = ?offer, "request closed");
             match offer {
-                ReviewOffer::Closed => text(StatusCode::SERVICE_UNAVAILABLE, "shutting down"),
+                Offer::Closed => text(StatusCode::SERVICE_UNAVAILABLE, "shutting down"),
                 _ => text(
                     StatusCode::ACCEPTED,
                     "clean-up of the request's review queued",
@@ -148,21 +152,22 @@ fn request(name: &str, h: &Hook, r: &webhook::RequestHook) -> Response {
             base_branch,
             fork,
         } => {
-            let offer = reviewer.request(ReviewTrigger {
+            let trigger = ReviewTrigger {
                 number,
                 head_sha: head_sha.clone(),
                 base_branch,
                 fork,
                 closed: false,
-            });
+            };
+            let offer = queue.request(name, Task::Review(trigger));
             tracing::info!(repo = %name, request = number, head = %head_sha, fork, offer = ?offer, "request accepted");
             match offer {
-                ReviewOffer::Start => text(StatusCode::ACCEPTED, "review started"),
-                ReviewOffer::Queued { .. } => text(
+                Offer::Start => text(StatusCode::ACCEPTED, "review started"),
+                Offer::Queued { .. } => text(
                     StatusCode::ACCEPTED,
                     "queued behind the request's running review",
                 ),
-                ReviewOffer::Closed => text(StatusCode::SERVICE_UNAVAILABLE, "shutting down"),
+                Offer::Closed => text(StatusCode::SERVICE_UNAVAILABLE, "shutting down"),
             }
         }
     }

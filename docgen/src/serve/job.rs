@@ -8,10 +8,11 @@
 
 use super::config::{Bot, Repo};
 use super::policy;
+use super::reindex::Reindexer;
 use super::state::{RepoPaths, RepoState};
 use crate::git::{Git, GitError, Identity};
 use crate::host::{Host, HostError, PullRef, PullRequest};
-use indexer::store::{EmbeddedIndex, IndexDir, IndexRead};
+use query::model::{IndexRead, StoreError};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -78,9 +79,9 @@ pub enum JobError {
     #[error(transparent)]
     Git(#[from] GitError),
     #[error("indexing failed: {0}")]
-    Index(#[from] indexer::pipeline::IndexError),
+    Index(String),
     #[error("opening the index failed: {0}")]
-    Store(#[from] indexer::store::StoreError),
+    Store(#[from] StoreError),
     #[error("generating the maps failed: {0}")]
     Generate(String),
     #[error("bot state: {0}")]
@@ -111,6 +112,7 @@ pub struct JobContext {
     pub paths: RepoPaths,
     pub host: Option<Host>,
     pub generate: Generate,
+    pub reindex: Reindexer,
 }
 
 /// Runs one job. Blocking work goes to the blocking pool; only the pull request call is async.
@@ -263,20 +265,18 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
         commit.as_str(),
     ])?;
     git.run(["clean", "-ffdxq"])?;
-    let dir = IndexDir::new(ctx.paths.index());
-    let summary = indexer::pipeline::run(
-        git.dir(),
-        &dir,
-        &indexer::pipeline::IndexOptions::default(),
-        &|_| {},
-    )?;
+    let dir = ctx.paths.index();
+    let indexed = ctx
+        .reindex
+        .index(git.dir(), &dir)
+        .map_err(JobError::Index)?;
     tracing::info!(
-        files = summary.snapshot.files,
-        changed = summary.added + summary.changed + summary.removed,
-        generation = summary.snapshot.generation,
+        files = indexed.files,
+        changed = indexed.changed,
+        generation = indexed.generation,
         "re-indexed"
     );
-    if summary.snapshot.dirty {
+    if indexed.dirty {
         return Err(JobError::DirtyTree {
             commit: policy::short(&commit).to_string(),
             dir: git.dir().display().to_string(),
@@ -287,8 +287,8 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
         Some(tip) => carry_forward(&git, tip, &commit)?,
         None => 0,
     };
-    let index = EmbeddedIndex::open(&dir)?;
-    let generated = (ctx.generate)(git.dir(), &index).map_err(JobError::Generate)?;
+    let index = query::snapshot::open_embedded(&dir)?;
+    let generated = (ctx.generate)(git.dir(), index.as_ref()).map_err(JobError::Generate)?;
     drop(index);
     tracing::info!(
         files = generated.files.len(),

@@ -6,8 +6,8 @@
 mod host;
 pub use host::{Call, FakeHost};
 
-use docgen::serve::{Config, GenOutcome, Generate, Server};
-use indexer::store::IndexRead;
+use docgen::serve::{Config, GenOutcome, Generate, Indexed, Reindex, Server};
+use indexer::store::{IndexDir, IndexRead, WriteLock};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -170,6 +170,32 @@ pub fn stand_in_generator() -> Generate {
     })
 }
 
+/// The re-index step the binary injects (src/cmd/docgen_serve.rs), over the same pipeline.
+pub struct Pipeline;
+
+impl Reindex for Pipeline {
+    fn index(&self, tree: &Path, index: &Path) -> Result<Indexed, String> {
+        let opts = indexer::pipeline::IndexOptions::default();
+        let s = indexer::pipeline::run(tree, &IndexDir::new(index), &opts, &|_| {})
+            .map_err(|e| e.to_string())?;
+        Ok(Indexed {
+            files: s.snapshot.files,
+            changed: (s.added + s.changed + s.removed) as u64,
+            generation: s.snapshot.generation,
+            dirty: s.snapshot.dirty,
+        })
+    }
+
+    fn locked(
+        &self,
+        index: &Path,
+        f: &mut dyn FnMut() -> std::io::Result<()>,
+    ) -> Result<(), String> {
+        let _lock = WriteLock::acquire(&IndexDir::new(index)).map_err(|e| e.to_string())?;
+        f().map_err(|e| e.to_string())
+    }
+}
+
 /// A running `docgen serve`.
 pub struct Running {
     pub base: String,
@@ -184,7 +210,9 @@ impl Running {
             .unwrap()
             .resolve(&|k| env.get(k).cloned())
             .unwrap();
-        let server = Server::bind(resolved, generate).await.unwrap();
+        let server = Server::bind(resolved, generate, Arc::new(Pipeline))
+            .await
+            .unwrap();
         let base = format!("http://{}", server.local_addr());
         let (tx, rx) = tokio::sync::oneshot::channel();
         let task = tokio::spawn(async move {

@@ -451,7 +451,11 @@ impl Walker<'_> {
                             .collect()
                     })
                     .unwrap_or_default();
-                if listed.is_empty() { vec!["GET".to_string()] } else { listed }
+                if listed.is_empty() {
+                    vec!["GET".to_string()]
+                } else {
+                    listed
+                }
             }
         };
         let Some(handler) = decorator
@@ -628,7 +632,9 @@ fn template(path: &str) -> String {
     let mut out = String::new();
     let mut rest = path;
     while let Some(open) = rest.find('<') {
-        let Some(close) = rest[open..].find('>') else { break };
+        let Some(close) = rest[open..].find('>') else {
+            break;
+        };
         out.push_str(&rest[..open]);
         let var = &rest[open + 1..open + close];
         out.push('{');

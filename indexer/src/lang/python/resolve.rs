@@ -273,9 +273,10 @@ impl<'a> Repo<'a> {
         let f = self.facts(fi)?;
         match chain {
             [name] => {
-                let import = f.imports.iter().rev().find(|i| {
-                    !i.whole && i.local == *name && (i.scope == scope || i.scope == 0)
-                });
+                let import =
+                    f.imports.iter().rev().find(|i| {
+                        !i.whole && i.local == *name && (i.scope == scope || i.scope == 0)
+                    });
                 match import {
                     Some(i) => {
                         let (module, var) = i.target.rsplit_once('.')?;
@@ -769,7 +770,11 @@ enum Target {
 /// Path parts joined with one `/` between them, starting with `/`.
 fn join_path(parts: &[&str]) -> String {
     let mut s = String::new();
-    for part in parts.iter().flat_map(|p| p.split('/')).filter(|p| !p.is_empty()) {
+    for part in parts
+        .iter()
+        .flat_map(|p| p.split('/'))
+        .filter(|p| !p.is_empty())
+    {
         s.push('/');
         s.push_str(part);
     }

@@ -75,13 +75,19 @@ mod tests {
         let f = frames(text);
         assert_eq!(f.len(), 2);
         assert_eq!(f[0].file.as_deref(), Some("/srv/app/src/shop/orders.py"));
-        assert_eq!((f[0].line, f[0].function.as_str(), f[0].cause), (Some(40), "place", 1));
+        assert_eq!(
+            (f[0].line, f[0].function.as_str(), f[0].cause),
+            (Some(40), "place", 1)
+        );
         assert_eq!(f[1].file.as_deref(), Some("C://app//views.py"));
         assert_eq!(f[1].cause, 0, "the last block is the exception raised last");
         let pytest = "tests/test_orders.py:17: in test_place\n    place(o)\nsrc/shop/orders.py:41: KeyError\n";
         let f = frames(pytest);
         assert_eq!(f.len(), 2);
-        assert_eq!((f[0].function.as_str(), f[0].line), ("test_place", Some(17)));
+        assert_eq!(
+            (f[0].function.as_str(), f[0].line),
+            ("test_place", Some(17))
+        );
         assert_eq!((f[1].function.as_str(), f[1].line), ("", Some(41)));
         assert!(frames("see docs.py: notes").is_empty());
     }

@@ -10,8 +10,8 @@ use super::{comment, merge};
 use crate::git::{Git, GitError, Identity};
 use crate::host::{CommentRef, Host, HostError, HostKind};
 use crate::serve::config::{Bot, Repo, ResolvedReview};
+use crate::serve::reindex::Reindex;
 use crate::serve::state::RepoPaths;
-use indexer::store::{EmbeddedIndex, IndexDir, WriteLock};
 use query::graph::{CallGraph, NoGraph, StoredGraph};
 use query::impact::report::{ImpactReport, ReportOptions, report};
 use query::view::SnapshotView;
@@ -81,9 +81,9 @@ pub enum ReviewError {
     #[error(transparent)]
     Git(#[from] GitError),
     #[error("indexing the head failed: {0}")]
-    Index(#[from] indexer::pipeline::IndexError),
+    Index(String),
     #[error("opening the index failed: {0}")]
-    Store(#[from] indexer::store::StoreError),
+    Store(#[from] query::model::StoreError),
     #[error("computing the impact failed: {0}")]
     Query(#[from] query::QueryError),
     #[error("the remote has no {0}")]
@@ -103,6 +103,7 @@ pub struct ReviewContext {
     pub paths: RepoPaths,
     pub host: Host,
     pub settings: ResolvedReview,
+    pub reindex: crate::serve::reindex::Reindexer,
     /// Fetches and work-tree changes in the shared bare repository, one at a time.
     pub git_lock: Mutex<()>,
 }
@@ -263,16 +264,17 @@ fn prepare(ctx: &ReviewContext, t: &ReviewTrigger) -> Result<Prepared, ReviewErr
     let tree = Git::new(&work, identity);
     // The merge base first, then the head, each into its own index: the head's report cites
     // the commit under review; the base's finds the callers the request breaks.
-    let base_index = IndexDir::new(dir.join("base-index"));
-    let head_index = IndexDir::new(dir.join("index"));
-    if !base_index.exists() {
-        seed_index(&IndexDir::new(ctx.paths.index()), &base_index);
+    let base_index = dir.join("base-index");
+    let head_index = dir.join("index");
+    let reindex = ctx.reindex.as_ref();
+    if !query::snapshot::embedded_exists(&base_index) {
+        seed_index(reindex, &ctx.paths.index(), &base_index);
     }
-    index_at(&tree, &merge_base, &base_index)?;
-    if !head_index.exists() {
-        seed_index(&base_index, &head_index);
+    index_at(reindex, &tree, &merge_base, &base_index)?;
+    if !query::snapshot::embedded_exists(&head_index) {
+        seed_index(reindex, &base_index, &head_index);
     }
-    index_at(&tree, &head, &head_index)?;
+    index_at(reindex, &tree, &head, &head_index)?;
 
     let forward = tree.run_raw(diff_args(&[], &merge_base, &head))?;
     // Taken head → merge base, so the diff's old side is the indexed head: every place the
@@ -364,20 +366,20 @@ fn diff_args(extra: &[&str], from: &str, to: &str) -> Vec<String> {
 }
 
 /// Checks `commit` out (detached, cleaned) in the request's work tree and indexes it into `dir`.
-fn index_at(tree: &Git, commit: &str, dir: &IndexDir) -> Result<(), ReviewError> {
+fn index_at(
+    reindex: &dyn Reindex,
+    tree: &Git,
+    commit: &str,
+    dir: &Path,
+) -> Result<(), ReviewError> {
     tree.run(["checkout", "--quiet", "--force", "--detach", commit])?;
     tree.run(["clean", "-ffdxq"])?;
-    let summary = indexer::pipeline::run(
-        tree.dir(),
-        dir,
-        &indexer::pipeline::IndexOptions::default(),
-        &|_| {},
-    )?;
+    let indexed = reindex.index(tree.dir(), dir).map_err(ReviewError::Index)?;
     tracing::info!(
         commit = %crate::serve::policy::short(commit),
-        index = %dir.root().display(),
-        files = summary.snapshot.files,
-        changed = summary.added + summary.changed + summary.removed,
+        index = %dir.display(),
+        files = indexed.files,
+        changed = indexed.changed,
         "indexed"
     );
     Ok(())
@@ -385,14 +387,15 @@ fn index_at(tree: &Git, commit: &str, dir: &IndexDir) -> Result<(), ReviewError>
 
 /// The impact of `diff` over the index in `dir`, finished by `then` while the view is open.
 fn impact_over(
-    dir: &IndexDir,
+    dir: &Path,
     diff: &str,
     opts: &ReportOptions,
     then: impl FnOnce(&SnapshotView<'_>, ImpactReport) -> Result<ImpactReport, query::QueryError>,
 ) -> Result<ImpactReport, ReviewError> {
-    let index = EmbeddedIndex::open(dir)?;
-    let view = SnapshotView::open(&index, Some(dir.root()))?;
-    let stored = StoredGraph::available(&index).then(|| StoredGraph::new(&index));
+    let index = query::snapshot::open_embedded(dir)?;
+    let index = index.as_ref();
+    let view = SnapshotView::open(index, Some(dir))?;
+    let stored = StoredGraph::available(index).then(|| StoredGraph::new(index));
     let graph: &dyn CallGraph = match &stored {
         Some(s) => s,
         None => &NoGraph,
@@ -422,18 +425,15 @@ fn open_review_git(ctx: &ReviewContext, identity: Identity) -> Result<Git, Revie
 /// Starts a request's index as a copy of the docs job's (same layout, same files mostly), so
 /// indexing the head re-reads only what differs. Copied under the docs index's write lock, so
 /// never half-written; any failure just means indexing from scratch.
-fn seed_index(from: &IndexDir, to: &IndexDir) {
-    if !from.exists() {
+fn seed_index(reindex: &dyn Reindex, from: &Path, to: &Path) {
+    if !query::snapshot::embedded_exists(from) {
         return;
     }
-    let copied = WriteLock::acquire(from)
-        .map_err(|e| e.to_string())
-        .and_then(|_lock| copy_dir(from.root(), to.root()).map_err(|e| e.to_string()));
-    match copied {
-        Ok(()) => tracing::info!(from = %from.root().display(), "seeded the request's index"),
+    match reindex.locked(from, &mut || copy_dir(from, to)) {
+        Ok(()) => tracing::info!(from = %from.display(), "seeded the request's index"),
         Err(e) => {
             tracing::info!(error = %e, "not seeded; indexing the head from scratch");
-            let _ = std::fs::remove_dir_all(to.root());
+            let _ = std::fs::remove_dir_all(to);
         }
     }
 }

@@ -1,0 +1,452 @@
+//! Key flows of a module: from each entry point ([`entry_points`]: routes, listeners,
+//! schedules, `main`s, API types), the calls it makes, breadth first to a depth, as a small
+//! graph a flowchart can show. One operation for every front over a whole snapshot
+//! ([`crate::snapshot::Graph`]): docgen turns the flows into its pages, MCP's `flows` tool lists
+//! them.
+//!
+//! Not `ask`'s chain builder: that one ranks callees by their relevance to a question. A map has
+//! no question, so it keeps every call into the repository's own code (and the tables, topics and
+//! remote services reached), nearest first, and cuts by depth and size: the state-changing paths
+//! first, generated mappers followed, accessors and result wrappers left out ([`walk`]).
+
+mod entries;
+mod walk;
+
+pub use entries::entry_points;
+
+use crate::model::{EdgeKind, IndexRead, StoreError, SymbolKind};
+use crate::snapshot::{Graph, Whole};
+use serde::Serialize;
+use walk::{Walk, is_noise};
+
+/// A place in the snapshot: `path:line`, or `path:line-end` for a range.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Place {
+    pub path: String,
+    pub line: u32,
+    pub end: u32,
+}
+
+impl Place {
+    pub fn new(path: &str, line: u32, end: u32) -> Place {
+        Place {
+            path: path.to_string(),
+            line,
+            end: end.max(line),
+        }
+    }
+    pub fn at(path: &str, line: u32) -> Place {
+        Place::new(path, line, line)
+    }
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.end > self.line {
+            write!(f, "{}:{}-{}", self.path, self.line, self.end)
+        } else {
+            write!(f, "{}:{}", self.path, self.line)
+        }
+    }
+}
+
+/// How calls from outside come in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    Route,
+    Listener,
+    Schedule,
+    Main,
+    /// A public type other modules use (or, for a module nobody uses, its public types).
+    Api,
+}
+
+impl EntryKind {
+    /// The word a flow's title starts with.
+    pub fn word(self) -> &'static str {
+        match self {
+            EntryKind::Route => "route",
+            EntryKind::Listener => "listener",
+            EntryKind::Schedule => "schedule",
+            EntryKind::Main => "main",
+            EntryKind::Api => "API",
+        }
+    }
+}
+
+/// Where calls from outside a module come in. Ordered by kind, then label, then handler.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct EntryPoint {
+    pub kind: EntryKind,
+    /// `POST /api/orders`, `cron=0 */5 * * * ?`, `queue order.cancel`, `main`, a type's kind.
+    pub label: String,
+    /// The method or type it enters: display name (`Type.method`, an API type's qualified name).
+    pub name: String,
+    /// Its declaration.
+    pub place: Place,
+    /// Its symbol id (flows start from it).
+    pub id: String,
+    /// An API type's doc comment, as written (`None` for the other kinds).
+    pub doc: Option<String>,
+}
+
+/// What a step of a flow is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StepKind {
+    Method,
+    /// A MyBatis statement.
+    Sql,
+    Table,
+    /// A method reached by a remote call (Feign, Dubbo).
+    Remote,
+}
+
+impl StepKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepKind::Method => "method",
+            StepKind::Sql => "sql",
+            StepKind::Table => "table",
+            StepKind::Remote => "remote",
+        }
+    }
+}
+
+/// A step of a flow: a method, or a terminal such as a table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    pub name: String,
+    pub kind: StepKind,
+    /// Declaration of a method or statement; the use site for a table.
+    pub place: Place,
+    /// Module of a method outside the flow's own (`None` inside it, and for terminals).
+    pub module: Option<String>,
+}
+
+/// `from` → `to` in a flow, by index into [`Flow::steps`], with the edge kind and its use site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hop {
+    pub from: usize,
+    pub to: usize,
+    pub kind: EdgeKind,
+    pub site: Place,
+}
+
+/// A depth-limited call graph from one entry point.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Flow {
+    /// Its title: the entry's kind and label (`route GET /x`), overloads numbered.
+    pub entry: String,
+    pub steps: Vec<Step>,
+    pub hops: Vec<Hop>,
+    /// Calls left out by the depth or size caps.
+    pub cut: usize,
+}
+
+/// Calls followed below the entry.
+const MAX_DEPTH: usize = 4;
+/// Steps per flow: a flowchart larger than this stops being read.
+const MAX_STEPS: usize = 14;
+/// Flows per page.
+const MAX_FLOWS: usize = 6;
+
+/// Entry points whose flows are built before the best are kept.
+const MAX_CANDIDATES: usize = 400;
+
+/// A module's entry points and the key flows from them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleFlows {
+    pub entries: Vec<EntryPoint>,
+    pub flows: Vec<Flow>,
+}
+
+/// The entry points and key flows of `module`, read from the last published snapshot (whole:
+/// for a front asking about one module now and then; docgen reads the snapshot once and calls
+/// [`entry_points`] and [`build`] per module). `None` when the snapshot has no such module,
+/// or no snapshot yet.
+pub fn of_module(r: &dyn IndexRead, module: &str) -> Result<Option<ModuleFlows>, StoreError> {
+    // Who reads which field is no flow: read edges, the most numerous kind, are left out.
+    let Some(whole) = Whole::read(r, &|e| e.kind != EdgeKind::Read)? else {
+        return Ok(None);
+    };
+    if !whole.files.values().any(|f| f.module == module) {
+        return Ok(None);
+    }
+    let g = Graph::new(&whole);
+    let entries = entry_points(&g, module);
+    let flows = build(&g, module, &entries);
+    Ok(Some(ModuleFlows { entries, flows }))
+}
+
+/// The key flows of `module`: from its routes, listeners, schedules and `main`s (API types have
+/// none), chosen for what they do: the best flow of each entry kind first, then the best of the
+/// rest ([`worth`]), shown in entry order.
+pub fn build(g: &Graph<'_>, module: &str, entries: &[EntryPoint]) -> Vec<Flow> {
+    let mut seen_handlers: Vec<&str> = Vec::new();
+    let mut flows: Vec<(usize, EntryKind, Flow)> = Vec::new();
+    for e in entries.iter().filter(|e| e.kind != EntryKind::Api) {
+        if seen_handlers.contains(&e.id.as_str()) {
+            continue;
+        }
+        seen_handlers.push(&e.id);
+        let f = flow(g, module, e);
+        // A flow of one step says nothing the entry list does not.
+        if f.steps.len() > 1 {
+            flows.push((flows.len(), e.kind, f));
+        }
+        if seen_handlers.len() == MAX_CANDIDATES {
+            break;
+        }
+    }
+    if flows.is_empty() {
+        flows = library_flows(g, module, entries)
+            .into_iter()
+            .map(|(i, f)| (i, EntryKind::Api, f))
+            .collect();
+    }
+    let mut out: Vec<(usize, Flow)> = choose(flows);
+    out.sort_by_key(|f| f.0);
+    let mut out: Vec<Flow> = out.into_iter().map(|(_, f)| f).collect();
+    // Overloads share a title; headings must not (anchors, MD024).
+    let titles: Vec<String> = out.iter().map(|f| f.entry.clone()).collect();
+    for (i, f) in out.iter_mut().enumerate() {
+        let same = titles[..i].iter().filter(|t| **t == titles[i]).count();
+        if same > 0 {
+            f.entry = format!("{} ({})", titles[i], same + 1);
+        }
+    }
+    out
+}
+
+/// The [`MAX_FLOWS`] flows to show, picked one at a time: an entry kind not shown yet first
+/// (a listener, a schedule, a `main` beside the routes), and among those the flow that adds
+/// the most [`worth`] the flows already picked do not show (so five routes into the same
+/// cancel path do not crowd out order placement and the payment callback).
+fn choose(flows: Vec<(usize, EntryKind, Flow)>) -> Vec<(usize, Flow)> {
+    let mut left: Vec<Option<(usize, EntryKind, Flow)>> = flows.into_iter().map(Some).collect();
+    let mut shown: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut kinds: Vec<EntryKind> = Vec::new();
+    let mut out = Vec::new();
+    while out.len() < MAX_FLOWS {
+        let new_kind = left.iter().flatten().any(|(_, k, _)| !kinds.contains(k));
+        let best = left
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| f.as_ref().map(|f| (i, f)))
+            .filter(|(_, (_, k, _))| !new_kind || !kinds.contains(k))
+            .map(|(i, (at, _, f))| (worth(f, &shown), std::cmp::Reverse(*at), i))
+            .max();
+        let Some((_, _, i)) = best else { break };
+        let (at, kind, f) = left[i].take().unwrap();
+        shown.extend(f.steps.iter().map(step_key));
+        kinds.push(kind);
+        out.push((at, f));
+    }
+    out
+}
+
+fn step_key(s: &Step) -> String {
+    format!("{}\u{0}{}", s.kind.as_str(), s.name)
+}
+
+/// What a flow does that the flows in `shown` do not, for choosing among them: what it
+/// changes and sends outside its code (statements that write, messages, remote calls) weighs
+/// most, then how much it reaches (methods, reads, tables).
+pub fn worth(f: &Flow, shown: &std::collections::HashSet<String>) -> usize {
+    let mut w = 0;
+    for s in f.steps.iter().filter(|s| !shown.contains(&step_key(s))) {
+        w += match s.kind {
+            StepKind::Sql if writes(&s.name) => 6,
+            StepKind::Remote => 3,
+            // Reads say less about what a flow does than writes, messages and remote calls.
+            _ => 1,
+        };
+    }
+    let events = f.hops.iter().filter(|h| h.kind == EdgeKind::Event);
+    let new_events = events
+        .filter(|h| !shown.contains(&step_key(&f.steps[h.to])))
+        .count();
+    w + 4 * new_events
+}
+
+/// Whether a statement's name says it writes (`SQL updateStatus`, `SQL insertSelective`).
+fn writes(step: &str) -> bool {
+    let name = step.trim_start_matches("SQL ").to_lowercase();
+    [
+        "insert", "update", "delete", "save", "remove", "batch", "set", "replace", "merge",
+    ]
+    .iter()
+    .any(|w| name.starts_with(w))
+}
+
+/// Public methods of API types tried as flow starts in a module nobody enters from outside
+/// (a library): the most called ones.
+const LIBRARY_CANDIDATES: usize = 20;
+
+/// Flows of a library: from the most called public methods of its API types.
+fn library_flows(g: &Graph<'_>, module: &str, entries: &[EntryPoint]) -> Vec<(usize, Flow)> {
+    let api: Vec<&str> = entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::Api)
+        .map(|e| e.id.as_str())
+        .collect();
+    let mut methods: Vec<(usize, &crate::snapshot::Sym)> = g
+        .symbols_of(module)
+        .filter(|s| {
+            s.symbol.kind == SymbolKind::Method
+                && s.symbol.visibility == "public"
+                && s.symbol
+                    .parent
+                    .as_ref()
+                    .is_some_and(|p| api.contains(&p.0.as_str()))
+                && !is_noise(g, s)
+        })
+        .map(|s| (g.edges_to(&s.symbol.id.0).count(), s))
+        .collect();
+    methods.sort_by_key(|m| std::cmp::Reverse(m.0));
+    methods
+        .into_iter()
+        .take(LIBRARY_CANDIDATES)
+        .map(|(_, s)| {
+            let e = EntryPoint {
+                kind: EntryKind::Api,
+                label: g.short_name(s),
+                name: g.short_name(s),
+                place: Place::new(&s.path, s.symbol.start_line, s.symbol.end_line),
+                id: s.symbol.id.0.clone(),
+                doc: None,
+            };
+            flow(g, module, &e)
+        })
+        // An overload handing off to another says little: a library flow shows some depth.
+        .filter(|f| f.steps.len() > 2)
+        .enumerate()
+        .collect()
+}
+
+fn flow(g: &Graph<'_>, module: &str, e: &EntryPoint) -> Flow {
+    let first = Step {
+        name: e.name.clone(),
+        kind: StepKind::Method,
+        place: e.place.clone(),
+        module: None,
+    };
+    let mut w = Walk::new(g, module, &e.id, first);
+    // The paths that change state first, then the rest while the flowchart has room: a
+    // handler calling twenty readers still shows the call that writes.
+    w.breadth_first(&e.id, true);
+    w.breadth_first(&e.id, false);
+    Flow {
+        entry: match e.kind {
+            EntryKind::Main => format!("main {}", e.name),
+            k => format!("{} {}", k.word(), e.label),
+        },
+        steps: w.steps,
+        hops: w.hops,
+        cut: w.cut,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Edge, Provenance, Snapshot, Symbol, SymbolId};
+    use crate::snapshot::{FileInfo, Sym, Whole};
+    use std::collections::BTreeMap;
+
+    fn method(path: &str, owner: &str, name: &str, start: u32, end: u32) -> Sym {
+        Sym {
+            path: path.into(),
+            symbol: Symbol {
+                id: SymbolId(format!("java:{owner}#{name}()")),
+                kind: SymbolKind::Method,
+                name: name.into(),
+                qualified_name: format!("{owner}.{name}"),
+                signature: format!("void {name}()"),
+                doc: None,
+                parent: Some(SymbolId(format!("java:{owner}"))),
+                start_line: start,
+                end_line: end,
+                name_line: start,
+                annotations: vec![],
+                visibility: "public".into(),
+                is_static: false,
+                body_hash: String::new(),
+                params: vec![],
+                value_type: "void".into(),
+                has_body: true,
+                body_line: start,
+                supertypes: vec![],
+                literals: vec![],
+                throws: vec![],
+                thrown: vec![],
+            },
+        }
+    }
+
+    fn edge(file: &str, caller: &str, line: u32, kind: EdgeKind, callee: &str) -> Edge {
+        Edge {
+            caller_file: file.into(),
+            caller: caller.into(),
+            caller_name: String::new(),
+            line,
+            kind,
+            callee: Some(callee.into()),
+            callee_name: String::new(),
+            callee_file: None,
+            callee_line: None,
+            caller_flags: 0,
+            confidence: 1.0,
+            detail: String::new(),
+            site: Default::default(),
+        }
+    }
+
+    /// A route → controller → service → table, with an accessor call that the chart drops.
+    #[test]
+    fn a_flow_follows_calls_to_tables_and_drops_accessors() {
+        let (c, s) = ("a/C.java", "a/S.java");
+        let file = |lines| FileInfo {
+            module: "a".into(),
+            lines,
+            provenance: Provenance::Source,
+            code: true,
+        };
+        let whole = Whole {
+            snapshot: Snapshot {
+                generation: 1,
+                commit: None,
+                dirty: false,
+                created_at: 0,
+                files: 2,
+                symbols: 3,
+                chunks: 0,
+            },
+            files: BTreeMap::from([(c.to_string(), file(40)), (s.to_string(), file(40))]),
+            symbols: vec![
+                method(c, "a.C", "get", 10, 20),
+                method(s, "a.S", "load", 5, 15),
+                method(s, "a.S", "getId", 20, 22),
+            ],
+            edges: vec![
+                edge(c, "route:GET /x", 10, EdgeKind::Route, "java:a.C#get()"),
+                edge(c, "java:a.C#get()", 12, EdgeKind::Call, "java:a.S#load()"),
+                edge(c, "java:a.C#get()", 13, EdgeKind::Call, "java:a.S#getId()"),
+                edge(s, "java:a.S#load()", 7, EdgeKind::Db, "table:t_x"),
+            ],
+        };
+        let g = Graph::new(&whole);
+        let entries = entry_points(&g, "a");
+        assert_eq!(entries[0].label, "GET /x");
+        let flows = build(&g, "a", &entries);
+        assert_eq!(flows.len(), 1);
+        let f = &flows[0];
+        let names: Vec<&str> = f.steps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, vec!["C.get", "S.load", "t_x"]);
+        assert_eq!(f.steps[2].kind, StepKind::Table);
+        assert_eq!(f.hops[1].kind, EdgeKind::Db);
+        assert_eq!(f.hops[1].site, Place::at(s, 7));
+        assert_eq!(f.entry, "route GET /x");
+    }
+}
