@@ -14,6 +14,8 @@
 # Frozen (bench/eval/frozen/: never tuned on, SHA-256 in bench/eval/frozen/manifest.tsv):
 #   bench/eval/frozen/qa-jetty9.jsonl    on $JETTY9 (default /work/corpora/frozen/jetty9-9.4.57)
 #   bench/eval/frozen/qa-netty.jsonl     on $NETTY  (default /work/corpora/frozen/netty-4.1.48)
+#   bench/eval/frozen/qa-flask.jsonl     on $FLASK  (default /work/corpora/py/flask-3.0.3; Python,
+#                                        issue 39: `pip download --no-binary :all: --no-deps flask==3.0.3`)
 # First the frozen files are checked against their manifest (a mismatch stops the run). For each set:
 # `codemap index CORPUS --index-dir WORK/<name>/idx --quiet` (an existing index is reused as is unless
 # REINDEX=1), `codemap ask --batch CASES --index-dir IDX > WORK/<name>/results.jsonl` (index-only
@@ -65,7 +67,8 @@ ABLATE=0
                        "$HERE/eval/qa-commons-compress.jsonl" "${COMPRESS:-/work/corpora/libcommons-compress-java-1.22}" \
                        "$HERE/eval/qa-logback.jsonl" "${LOGBACK:-/work/corpora/logback-1.2.11}" \
                        "$HERE/eval/frozen/qa-jetty9.jsonl" "${JETTY9:-/work/corpora/frozen/jetty9-9.4.57}" \
-                       "$HERE/eval/frozen/qa-netty.jsonl" "${NETTY:-/work/corpora/frozen/netty-4.1.48}"
+                       "$HERE/eval/frozen/qa-netty.jsonl" "${NETTY:-/work/corpora/frozen/netty-4.1.48}" \
+                       "$HERE/eval/frozen/qa-flask.jsonl" "${FLASK:-/work/corpora/py/flask-3.0.3}"
 [ -f "$SCORER" ] || die "no scorer $SCORER (set EVAL_DIR or SCORER)"
 [ -x "$CODEMAP" ] || die "no codemap binary at $CODEMAP (cargo build --release, or set CODEMAP_BIN)"
 

@@ -18,7 +18,7 @@ pub mod resolve;
 pub mod types;
 
 pub use edge::{CallSite, Edge, EdgeKind, SITE_ARGUMENT, SITE_LOCAL, SITE_PARAM, SITE_RETURNED};
-pub use facts::FileFacts;
+pub use facts::{FileFacts, LangFacts};
 
 use crate::model::RepoPath;
 use rayon::prelude::*;
@@ -41,8 +41,11 @@ pub fn enabled() -> bool {
 pub fn build(files: &[(&RepoPath, &FileFacts)]) -> Vec<(String, Vec<Edge>)> {
     let table = types::TypeTable::build(files);
     let (mut per_file, fw) = resolve::resolve_all(&table, files);
-    for (mine, python) in per_file.iter_mut().zip(crate::lang::python::resolve(files)) {
-        mine.extend(python);
+    // Every other language resolves its own files' facts.
+    for resolve in crate::lang::REGISTRY.iter().filter_map(|s| s.resolve) {
+        for (mine, theirs) in per_file.iter_mut().zip(resolve(files)) {
+            mine.extend(theirs);
+        }
     }
     // Type and framework edges join their use-site file's group.
     let index: std::collections::HashMap<&str, usize> = files

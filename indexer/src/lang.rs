@@ -32,6 +32,11 @@ pub struct Spec {
     pub analyze: fn(&RepoPath, &str, &[u8], &ParseLimits) -> Result<FileAnalysis, String>,
     /// The frames of pasted failure output in this language's format (stack trace, traceback).
     pub trace: fn(&str) -> Vec<TraceFrame>,
+    /// The edges of this language's files, by index into the repository's files, from the
+    /// [`crate::graph::LangFacts`] its `analyze` stored (`None`: the graph resolves it itself,
+    /// as it does Java).
+    pub resolve:
+        Option<fn(&[(&RepoPath, &crate::graph::FileFacts)]) -> Vec<Vec<crate::graph::Edge>>>,
     /// What the language has, for the support matrix ([`support`]).
     pub support: support::Support,
 }

@@ -20,9 +20,18 @@ pub struct FileFacts {
     /// Keys defined by a Spring configuration file (`application.yml`, `*.properties`).
     #[serde(default)]
     pub config: Vec<ConfigKey>,
-    /// Python definitions, imports and call sites.
+    /// The facts of a language of the registry other than Java, in that language's own
+    /// encoding: only its folder under `lang/` reads them ([`crate::lang::Spec::resolve`]).
     #[serde(default)]
-    pub python: Option<crate::lang::python::PyFacts>,
+    pub lang: Option<LangFacts>,
+}
+
+/// One language's facts about a file, opaque to everything but that language.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LangFacts {
+    /// The language's name ([`crate::model::Language::as_str`]).
+    pub language: String,
+    pub bytes: Vec<u8>,
 }
 
 impl FileFacts {
@@ -30,7 +39,7 @@ impl FileFacts {
         self.java.is_none()
             && self.mapper.is_none()
             && self.config.is_empty()
-            && self.python.is_none()
+            && self.lang.is_none()
     }
 }
 

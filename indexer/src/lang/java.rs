@@ -28,6 +28,7 @@ pub const SPEC: Spec = Spec {
     extensions: &["java"],
     analyze,
     trace: trace::frames,
+    resolve: None,
     support: Support {
         symbols: true,
         imports: true,

@@ -38,6 +38,24 @@ pub struct PyFacts {
     pub mounts: Vec<(u32, Vec<String>, String)>,
 }
 
+impl PyFacts {
+    /// The stored form ([`crate::graph::LangFacts`]): bincode.
+    pub fn encode(&self) -> crate::graph::LangFacts {
+        crate::graph::LangFacts {
+            language: super::LANGUAGE.as_str().to_string(),
+            bytes: bincode::serialize(self).unwrap_or_default(),
+        }
+    }
+
+    /// Python facts of a file, if it has any (a file of another language has none).
+    pub fn decode(facts: &crate::graph::FileFacts) -> Option<PyFacts> {
+        let l = facts.lang.as_ref()?;
+        (l.language == super::LANGUAGE.as_str())
+            .then(|| bincode::deserialize(&l.bytes).ok())
+            .flatten()
+    }
+}
+
 /// `@app.route("/orders/<int:oid>", methods=["POST"])` on a function.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PyRoute {

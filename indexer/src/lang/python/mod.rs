@@ -26,6 +26,7 @@ pub const SPEC: Spec = Spec {
     extensions: &["py", "pyi"],
     analyze,
     trace: trace::frames,
+    resolve: Some(resolve),
     support: Support {
         symbols: true,
         imports: true,
@@ -89,7 +90,7 @@ fn analyze(
     let chunks = chunk::chunk_tree(root, src, &ctx, limits.max_chunk_chars);
     let facts = crate::graph::enabled().then(|| {
         Box::new(crate::graph::FileFacts {
-            python: Some(facts::extract(root, src, &name, is_package, &x.symbols)),
+            lang: Some(facts::extract(root, src, &name, is_package, &x.symbols).encode()),
             ..Default::default()
         })
     });

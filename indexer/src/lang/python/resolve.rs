@@ -15,7 +15,11 @@ const MAX_DEPTH: u32 = 12;
 
 /// Edges of every Python file, by index into `files`.
 pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
-    let r = Repo::new(files);
+    let py: Vec<Option<PyFacts>> = files.iter().map(|(_, f)| PyFacts::decode(f)).collect();
+    if py.iter().all(Option::is_none) {
+        return vec![Vec::new(); files.len()];
+    }
+    let r = Repo::new(files, &py);
     let mounts = r.mounts();
     (0..files.len())
         .map(|fi| match r.facts(fi) {
@@ -43,6 +47,7 @@ enum V {
 
 struct Repo<'a> {
     files: &'a [(&'a RepoPath, &'a FileFacts)],
+    py: &'a [Option<PyFacts>],
     modules: HashMap<&'a str, usize>,
     defs: HashMap<&'a str, (usize, u32)>,
     /// Per file: (enclosing definition, name) → the definitions binding it (last wins).
@@ -54,13 +59,13 @@ struct Repo<'a> {
 }
 
 impl<'a> Repo<'a> {
-    fn new(files: &'a [(&'a RepoPath, &'a FileFacts)]) -> Repo<'a> {
+    fn new(files: &'a [(&'a RepoPath, &'a FileFacts)], py: &'a [Option<PyFacts>]) -> Repo<'a> {
         let mut modules = HashMap::new();
         let mut defs = HashMap::new();
         let mut members = Vec::with_capacity(files.len());
-        for (fi, (_, ff)) in files.iter().enumerate() {
+        for (fi, facts) in py.iter().enumerate() {
             let mut m = HashMap::new();
-            if let Some(py) = &ff.python {
+            if let Some(py) = facts {
                 modules.entry(py.module.as_str()).or_insert(fi);
                 for (di, d) in py.defs.iter().enumerate() {
                     // `@overload` stubs only type the definition that follows them.
@@ -88,8 +93,8 @@ impl<'a> Repo<'a> {
             members.push(m);
         }
         let mut fixtures: HashMap<&str, Vec<(usize, u32)>> = HashMap::new();
-        for (fi, (_, ff)) in files.iter().enumerate() {
-            let Some(py) = &ff.python else { continue };
+        for (fi, facts) in py.iter().enumerate() {
+            let Some(py) = facts else { continue };
             for (di, d) in py.defs.iter().enumerate() {
                 if d.kind == SymbolKind::Function
                     && d.decorators
@@ -105,6 +110,7 @@ impl<'a> Repo<'a> {
         }
         let mut repo = Repo {
             files,
+            py,
             modules,
             defs,
             members,
@@ -179,7 +185,7 @@ impl<'a> Repo<'a> {
     }
 
     fn facts(&self, fi: usize) -> Option<&'a PyFacts> {
-        self.files[fi].1.python.as_ref()
+        self.py[fi].as_ref()
     }
 
     fn def(&self, fi: usize, di: u32) -> &'a PyDef {
