@@ -22,6 +22,9 @@ use crate::model::{FileAnalysis, Language, RepoPath};
 use std::panic::{self, AssertUnwindSafe};
 use std::time::Duration;
 
+/// A language's resolver: the repository's files and their facts in, each file's edges out.
+pub type Resolver = fn(&[(&RepoPath, &crate::graph::FileFacts)]) -> Vec<Vec<crate::graph::Edge>>;
+
 /// One structural language: how its files are recognised and analysed, and what it supports.
 pub struct Spec {
     pub language: Language,
