@@ -38,8 +38,7 @@ pub struct Spec {
     /// The edges of this language's files, by index into the repository's files, from the
     /// [`crate::graph::LangFacts`] its `analyze` stored (`None`: the graph resolves it itself,
     /// as it does Java).
-    pub resolve:
-        Option<fn(&[(&RepoPath, &crate::graph::FileFacts)]) -> Vec<Vec<crate::graph::Edge>>>,
+    pub resolve: Option<Resolver>,
     /// What the language has, for the support matrix ([`support`]).
     pub support: support::Support,
 }
