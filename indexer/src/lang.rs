@@ -39,8 +39,24 @@ pub struct Spec {
     /// [`crate::graph::LangFacts`] its `analyze` stored (`None`: the graph resolves it itself,
     /// as it does Java).
     pub resolve: Option<Resolver>,
+    /// The package manifests that make a directory a module ([`crate::module`]).
+    pub build_files: &'static [BuildFile],
     /// What the language has, for the support matrix ([`support`]).
     pub support: support::Support,
+}
+
+/// A package manifest: its file name, and the package name it declares.
+pub struct BuildFile {
+    pub name: &'static str,
+    pub module_name: fn(&str) -> Option<String>,
+}
+
+/// The build file of a registered language named `file_name`.
+pub fn build_file(file_name: &str) -> Option<&'static BuildFile> {
+    REGISTRY
+        .iter()
+        .flat_map(|s| s.build_files)
+        .find(|b| b.name == file_name)
 }
 
 /// A frame of pasted failure output, as written.

@@ -7,6 +7,9 @@
 //!   `include`d by the root settings file whose directory holds files. Named by the directory
 //!   name; the root by `rootProject.name` from the settings file.
 //!   A directory with both a pom and a Gradle build is a Maven module.
+//! - A language's package manifest (the `build_files` of its [`crate::lang::Spec`]: Python's
+//!   `pyproject.toml`, `setup.cfg`, `setup.py`), named by the name it declares, else by the
+//!   directory name; Maven and Gradle win in the same directory.
 //! - Without any build file: one module per top-level folder.
 //!
 //! Files outside every module belong to a root folder module named after the repository
@@ -23,6 +26,9 @@ use std::path::Path;
 pub enum ModuleKind {
     Maven,
     Gradle,
+    /// A language's own package manifest (`pyproject.toml`, `setup.cfg`, `setup.py`, …: the
+    /// `build_files` of the language registry).
+    Package,
     /// A top-level folder (or the repository root) of a repository without build files.
     Folder,
 }
@@ -32,6 +38,7 @@ impl ModuleKind {
         match self {
             ModuleKind::Maven => "maven",
             ModuleKind::Gradle => "gradle",
+            ModuleKind::Package => "package",
             ModuleKind::Folder => "folder",
         }
     }
@@ -95,7 +102,25 @@ impl ModuleMap {
                     let name = dir_name(dir, repo_name).to_string();
                     found.insert(dir, module(name, dir, ModuleKind::Gradle));
                 }
-                _ => {}
+                _ => {
+                    let Some(build) = crate::lang::build_file(name) else {
+                        continue;
+                    };
+                    let taken = found.get(dir).map(|m| m.kind);
+                    if matches!(taken, Some(ModuleKind::Maven | ModuleKind::Gradle)) {
+                        continue;
+                    }
+                    let declared = read_text(path).and_then(|t| (build.module_name)(&t));
+                    match (taken, declared) {
+                        // A manifest that names the package wins over one that does not.
+                        (Some(_), None) => {}
+                        (_, declared) => {
+                            let name =
+                                declared.unwrap_or_else(|| dir_name(dir, repo_name).to_string());
+                            found.insert(dir, module(name, dir, ModuleKind::Package));
+                        }
+                    }
+                }
             }
         }
         let mut included: Vec<String> = Vec::new();
@@ -504,6 +529,30 @@ mod tests {
         let settings = "rootProject.name = 'x'\ninclude 'a', ':b:c',\n  'd'\nincludeBuild 'e'\n// include is for\ninclude ':f'";
         assert_eq!(gradle_includes(settings), ["a", "b/c", "d", "f"]);
         assert_eq!(gradle_root_project_name(settings).as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn python_packages_are_modules_named_by_their_manifests() {
+        let m = map(&[
+            (
+                "svc/pyproject.toml",
+                "[project]\nname = \"order-service\"\n",
+            ),
+            ("svc/src/orders/app.py", ""),
+            ("lib/setup.py", "setup(name='shoplib')"),
+            ("lib/setup.cfg", "[metadata]\nversion = 1\n"),
+            ("lib/shoplib/core.py", ""),
+            ("tools/setup.cfg", "[metadata]\n"),
+            ("tools/run.py", ""),
+        ]);
+        assert_eq!(of(&m, "svc/src/orders/app.py"), "order-service");
+        assert_eq!(of(&m, "lib/shoplib/core.py"), "shoplib");
+        assert_eq!(of(&m, "tools/run.py"), "tools");
+        assert!(
+            m.modules()
+                .iter()
+                .all(|x| x.kind == ModuleKind::Package || x.root.is_empty())
+        );
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub const SPEC: Spec = Spec {
     analyze,
     trace: trace::frames,
     resolve: None,
+    // Maven and Gradle modules are the module map's own.
+    build_files: &[],
     support: Support {
         symbols: true,
         imports: true,

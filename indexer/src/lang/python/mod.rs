@@ -6,6 +6,7 @@
 //! `flask.app`. Symbol ids are `py:` and the qualified name (`py:flask.app.Flask.run`).
 
 mod facts;
+mod manifest;
 mod resolve;
 mod symbols;
 mod trace;
@@ -27,6 +28,7 @@ pub const SPEC: Spec = Spec {
     analyze,
     trace: trace::frames,
     resolve: Some(resolve),
+    build_files: manifest::BUILD_FILES,
     support: Support {
         symbols: true,
         imports: true,
