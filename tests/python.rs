@@ -6,7 +6,7 @@ mod support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use support::{run, stdout, write};
+use support::{git, run, stdout, write};
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pyshop")
@@ -164,4 +164,28 @@ fn a_pasted_traceback_points_at_the_raising_function() {
         cites.iter().any(|c| c == "src/pyshop/orders.py:12"),
         "mark_paid (lines 12-15) is cited: {cites:?}"
     );
+}
+
+#[test]
+fn code_maps_of_a_python_package_name_its_routes_types_and_purpose() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, idx) = indexed(tmp.path());
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "pyshop"]);
+    support::index_and_docgen(&idx, &repo);
+    // One module: the package pyproject.toml declares, named by it.
+    let page = std::fs::read_to_string(repo.join("docs/codemap/pyshop.md")).unwrap();
+    assert!(
+        page.contains("A small order service"),
+        "purpose from pyproject.toml: {page}"
+    );
+    for want in [
+        "`POST /api/orders/{oid}/pay`",
+        "`GET /api/orders/{oid}`",
+        "`pyshop.repo.Repo` (class",
+        "Keeps orders by id.",
+    ] {
+        assert!(page.contains(want), "{want} on the page: {page}");
+    }
 }

@@ -28,6 +28,8 @@ pub type Resolver = fn(&[(&RepoPath, &crate::graph::FileFacts)]) -> Vec<Vec<crat
 /// One structural language: how its files are recognised and analysed, and what it supports.
 pub struct Spec {
     pub language: Language,
+    /// What its symbol ids start with, before the colon (`java`, `py`): [`crate::node::NodeId`].
+    pub id_prefix: &'static str,
     /// File extensions, without the dot, compared case-insensitively.
     pub extensions: &'static [&'static str],
     /// Symbols, imports, chunks and graph facts of one file; `Err(reason)` when the file must be

@@ -15,6 +15,7 @@ pub mod graph;
 pub mod lang;
 pub mod model;
 pub mod module;
+pub mod node;
 pub mod overlay;
 pub mod pipeline;
 pub mod secrets;

@@ -9,21 +9,11 @@
 use crate::QueryError;
 use indexer::Symbol;
 use indexer::graph::{Edge, EdgeKind};
+use indexer::node::{NodeId, NodeKind};
 use indexer::store::IndexRead;
 use indexer::store::catalog::SymbolRow;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
-
-/// Prefixes of pseudo ids (endpoints that are not Java declarations).
-pub const PSEUDO_PREFIXES: &[&str] = &[
-    "route:",
-    "mybatis:",
-    "table:",
-    "config:",
-    "mq:",
-    "schedule:",
-    "event:",
-];
 
 /// A graph node: a symbol (or pseudo id) with where it is declared, when known.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -58,7 +48,7 @@ pub struct Hop {
 /// configuration key or table name is tried as a pseudo id too.
 pub fn find_nodes(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, QueryError> {
     let name = name.trim();
-    if PSEUDO_PREFIXES.iter().any(|p| name.starts_with(p)) || name.starts_with("java:") {
+    if NodeId::parse(name).kind != NodeKind::Other {
         return Ok(vec![node_of(catalog, name, name)?]);
     }
     let mut out = Vec::new();
@@ -73,8 +63,14 @@ pub fn find_nodes(catalog: &dyn IndexRead, name: &str) -> Result<Vec<Node>, Quer
         out = declared_elsewhere(catalog, name)?;
     }
     if out.is_empty() {
-        for prefix in ["config:", "table:", "mq:", "route:"] {
-            let id = format!("{prefix}{name}");
+        let kinds = [
+            NodeKind::Config,
+            NodeKind::Table,
+            NodeKind::Topic,
+            NodeKind::Route,
+        ];
+        for prefix in kinds.into_iter().filter_map(NodeId::prefix_of) {
+            let id = format!("{prefix}:{name}");
             if !catalog.edges_to(&id)?.is_empty() || !catalog.edges_from(&id)?.is_empty() {
                 out.push(node_of(catalog, &id, &id)?);
             }
@@ -514,7 +510,7 @@ pub fn callees(
 }
 
 fn is_pseudo(id: &str) -> bool {
-    PSEUDO_PREFIXES.iter().any(|p| id.starts_with(p))
+    NodeId::parse(id).is_pseudo()
 }
 
 fn sort_level(level: &mut [Hop]) {

@@ -294,13 +294,14 @@ fn library_flows(g: &Graph<'_>, module: &str, entries: &[EntryPoint]) -> Vec<(us
     let mut methods: Vec<(usize, &crate::snapshot::Sym)> = g
         .symbols_of(module)
         .filter(|s| {
-            s.symbol.kind == SymbolKind::Method
-                && s.symbol.visibility == "public"
+            let in_api = s.symbol.kind == SymbolKind::Method
                 && s.symbol
                     .parent
                     .as_ref()
-                    .is_some_and(|p| api.contains(&p.0.as_str()))
-                && !is_noise(g, s)
+                    .is_some_and(|p| api.contains(&p.0.as_str()));
+            // A module's own functions are its API too (Python).
+            let module_function = s.symbol.kind == SymbolKind::Function && g.is_top_level(s);
+            (in_api || module_function) && s.symbol.visibility == "public" && !is_noise(g, s)
         })
         .map(|s| (g.edges_to(&s.symbol.id.0).count(), s))
         .collect();

@@ -9,4 +9,5 @@ pub use indexer::diff::{SnapshotDiff, SymbolVersion};
 pub use indexer::graph::edge::callee_name_of;
 pub use indexer::graph::{Edge, EdgeKind};
 pub use indexer::model::{Language, Provenance, RepoPath, Snapshot, Symbol, SymbolId, SymbolKind};
+pub use indexer::node::{NodeId, NodeKind};
 pub use indexer::store::{IndexRead, StoreError, WholeSnapshot};

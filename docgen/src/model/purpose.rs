@@ -6,6 +6,7 @@
 
 use super::{Cite, Graph, Purpose};
 use query::model::SymbolKind;
+use query::snapshot::Sym;
 
 mod boilerplate;
 mod listing;
@@ -77,18 +78,40 @@ fn build_file(g: &Graph<'_>, module: &str) -> Option<Purpose> {
     purpose(&about, "build file", Cite::at(path, line))
 }
 
+/// The package's own documentation: Java's `package-info.java`, else the docstring of the
+/// module's top module symbol (a Python package's `__init__`: the shallowest, shortest-named).
 fn package_info(g: &Graph<'_>, module: &str) -> Option<Purpose> {
-    let s = g.symbols_of(module).find(|s| {
+    let documented = |s: &&Sym| {
+        s.symbol
+            .doc
+            .as_deref()
+            .is_some_and(|d| !strip(d).is_empty())
+    };
+    let info = g.symbols_of(module).find(|s| {
         s.symbol.kind == SymbolKind::Package
             && s.path.ends_with("package-info.java")
-            && s.symbol
-                .doc
-                .as_deref()
-                .is_some_and(|d| !strip(d).is_empty())
-    })?;
+            && documented(s)
+    });
+    let (s, label) = match info {
+        Some(s) => (s, "package-info"),
+        None => {
+            let s = g
+                .symbols_of(module)
+                .filter(|s| s.symbol.kind == SymbolKind::Module && g.is_source_path(&s.path))
+                .filter(documented)
+                .min_by_key(|s| {
+                    (
+                        s.path.matches('/').count(),
+                        s.symbol.qualified_name.len(),
+                        s.path.clone(),
+                    )
+                })?;
+            (s, "module docstring")
+        }
+    };
     purpose(
         s.symbol.doc.as_deref().unwrap_or_default(),
-        "package-info",
+        label,
         Cite::new(&s.path, s.symbol.start_line, s.symbol.end_line),
     )
 }

@@ -1,7 +1,7 @@
 //! State: status enums and where their values are used; tables and the statements touching them.
 
 use super::{Cite, Graph, Item, Setter, StatusConstant, StatusEnum, TableUse};
-use query::model::{Edge, EdgeKind, SymbolKind};
+use query::model::{Edge, EdgeKind, NodeId, SymbolKind};
 use std::collections::BTreeMap;
 
 /// Name endings of enums that hold a lifecycle or status.
@@ -89,7 +89,7 @@ pub fn status_enums(g: &Graph<'_>, module: &str) -> Vec<StatusEnum> {
 fn outside(g: &Graph<'_>, e: &Edge, owner: &str, members: &[&str]) -> bool {
     e.caller != owner
         && !members.contains(&e.caller.as_str())
-        && e.caller.starts_with("java:")
+        && NodeId::parse(&e.caller).is_symbol()
         && g.is_source_path(&e.caller_file)
 }
 

@@ -25,6 +25,7 @@ pub const LANGUAGE: Language = Language::named("java");
 
 pub const SPEC: Spec = Spec {
     language: LANGUAGE,
+    id_prefix: "java",
     extensions: &["java"],
     analyze,
     trace: trace::frames,

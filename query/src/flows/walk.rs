@@ -180,7 +180,7 @@ fn noise_within(g: &Graph<'_>, s: &Sym, depth: usize) -> bool {
         .any(|x| {
             x.kind != EdgeKind::Call
                 || x.callee.as_deref().and_then(|c| g.sym(c)).is_some_and(|c| {
-                    c.symbol.kind == SymbolKind::Method
+                    matches!(c.symbol.kind, SymbolKind::Method | SymbolKind::Function)
                         && g.is_source_path(&c.path)
                         && (depth == 0 || !noise_within(g, c, depth - 1))
                 })

@@ -155,7 +155,7 @@ fn between_symbols(e: &Stored) -> bool {
     e.kind.is_flow()
         && e.callee.is_some()
         && e.callee_file.is_some()
-        && e.caller.starts_with("java:")
+        && indexer::node::NodeId::parse(&e.caller).is_symbol()
 }
 
 impl CallGraph for StoredGraph<'_> {

@@ -3,7 +3,7 @@
 //! ([`crate::flows`], docgen's sections) reads through it.
 
 use super::whole::{FileInfo, Sym, Whole};
-use crate::model::{Edge, EdgeKind, Provenance, SymbolKind, callee_name_of};
+use crate::model::{Edge, EdgeKind, NodeId, Provenance, SymbolKind, callee_name_of};
 // Every lookup here is keyed by a path or an id; a whole-repository page build does millions.
 use rustc_hash::FxHashMap as HashMap;
 
@@ -216,7 +216,7 @@ impl<'f> Graph<'f> {
                 let n = callee_name_of(id, EdgeKind::Inherits);
                 let mut parts = n.rsplit('.');
                 match (parts.next(), parts.next()) {
-                    (Some(m), Some(o)) if id.starts_with("java:") => format!("{o}.{m}"),
+                    (Some(m), Some(o)) if NodeId::parse(id).is_symbol() => format!("{o}.{m}"),
                     _ => n,
                 }
             }
@@ -234,7 +234,7 @@ impl<'f> Graph<'f> {
             None => true,
             Some(p) => self
                 .sym(&p.0)
-                .is_none_or(|p| p.symbol.kind == SymbolKind::Package),
+                .is_none_or(|p| matches!(p.symbol.kind, SymbolKind::Package | SymbolKind::Module)),
         }
     }
 }

@@ -24,6 +24,7 @@ pub const LANGUAGE: Language = Language::named("python");
 
 pub const SPEC: Spec = Spec {
     language: LANGUAGE,
+    id_prefix: "py",
     extensions: &["py", "pyi"],
     analyze,
     trace: trace::frames,
