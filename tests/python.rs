@@ -119,6 +119,25 @@ fn flask_routes_reach_their_handlers_under_blueprint_prefixes() {
     ] {
         assert!(routes.iter().any(|r| r == want), "{want} in {routes:?}");
     }
+    // A client call with a literal URL meets the route that serves it.
+    let rpc = lines(&run(
+        &idx,
+        &[
+            "--repo",
+            repo.to_str().unwrap(),
+            "export",
+            "edges",
+            "--kind",
+            "rpc",
+        ],
+    ));
+    assert!(
+        rpc.iter()
+            .any(|e| e["caller_symbol"] == "pyshop.api.pay_remotely"
+                && e["callee_symbol"] == "pyshop.api.pay_view"
+                && e["detail"] == "http POST /api/orders/{}/pay"),
+        "{rpc:?}"
+    );
     // The route's handler flows into the service: callees follow it.
     let o = run(
         &idx,
@@ -188,4 +207,65 @@ fn code_maps_of_a_python_package_name_its_routes_types_and_purpose() {
     ] {
         assert!(page.contains(want), "{want} on the page: {page}");
     }
+}
+
+#[test]
+fn a_python_client_meets_the_java_controller_it_calls() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("shop");
+    support::copy_shop(&repo);
+    write(
+        &repo,
+        "tools/orders_report.py",
+        "import requests\n\
+         \n\
+         BASE = \"http://order-service:8080\"\n\
+         \n\
+         def fetch(order_id):\n    return requests.get(f\"{BASE}/api/orders/{order_id}\").json()\n\
+         \n\
+         def cancel(order_id):\n    return requests.post(BASE + \"/api/orders/\" + str(order_id) + \"/cancel\")\n",
+    );
+    let idx = tmp.path().join("idx");
+    let o = run(&idx, &["index", repo.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rpc = lines(&run(
+        &idx,
+        &[
+            "--repo",
+            repo.to_str().unwrap(),
+            "export",
+            "edges",
+            "--kind",
+            "rpc",
+        ],
+    ));
+    let linked = |caller: &str, callee: &str| {
+        rpc.iter()
+            .any(|e| e["caller_symbol"] == caller && e["callee_symbol"] == callee)
+    };
+    assert!(
+        linked(
+            "tools.orders_report.fetch",
+            "com.shop.order.controller.OrderController.get"
+        ),
+        "{rpc:?}"
+    );
+    assert!(
+        linked(
+            "tools.orders_report.cancel",
+            "com.shop.order.controller.OrderController.cancel"
+        ),
+        "{rpc:?}"
+    );
+    // And the Java side sees its Python caller.
+    let callers = stdout(&run(
+        &idx,
+        &[
+            "--repo",
+            repo.to_str().unwrap(),
+            "callers",
+            "OrderController.get",
+        ],
+    ));
+    assert!(callers.contains("tools.orders_report.fetch"), "{callers}");
 }

@@ -13,6 +13,7 @@
 pub mod edge;
 pub mod facts;
 pub mod frameworks;
+pub mod http;
 pub mod jdk;
 pub mod resolve;
 pub mod types;
@@ -78,6 +79,8 @@ pub fn build(files: &[(&RepoPath, &FileFacts)]) -> Vec<(String, Vec<Edge>)> {
         }
     }
     groups.sort_by(|a, b| a.0.cmp(&b.0));
+    // Requests meet routes across languages once every language's edges are in.
+    http::link(&mut groups);
     groups.par_iter_mut().for_each(|(_, g)| {
         for e in g.iter_mut() {
             e.caller_name.clear();

@@ -121,6 +121,10 @@ pub struct PyCall {
     pub scope: u32,
     pub chain: Vec<String>,
     pub line: u32,
+    /// The first argument when it is a URL path or URL written as a literal (an f-string's
+    /// fields and a concatenated name written `{}`): what an HTTP client call asks for.
+    #[serde(default)]
+    pub url: Option<String>,
 }
 
 /// `target = value` where the value is a name chain or a call of one: `x = Foo(…)`,
@@ -353,10 +357,15 @@ impl Walker<'_> {
         .start_position()
         .row as u32
             + 1;
+        let url = node
+            .child_by_field_name("arguments")
+            .and_then(|a| named(a).next())
+            .and_then(|a| url_template(a, self.src));
         self.facts.calls.push(PyCall {
             scope: self.scope(),
             chain,
             line,
+            url,
         });
     }
 
@@ -632,6 +641,40 @@ fn string_value(n: Node<'_>, src: &[u8]) -> String {
         .filter(|c| c.kind() == "string_content")
         .map(|c| String::from_utf8_lossy(&src[c.byte_range()]).into_owned())
         .collect()
+}
+
+/// A literal URL or path: `"/api/x"`, `f"{BASE}/orders/{oid}"`, `BASE + "/orders/" + oid`
+/// (fields and names become `{}`), when it holds a `/`.
+fn url_template(n: Node<'_>, src: &[u8]) -> Option<String> {
+    let mut out = String::new();
+    let mut parts = vec![n];
+    while let Some(p) = parts.pop() {
+        match p.kind() {
+            "string" => {
+                for c in named(p) {
+                    match c.kind() {
+                        "string_content" => {
+                            out.push_str(&String::from_utf8_lossy(&src[c.byte_range()]))
+                        }
+                        "interpolation" => out.push_str("{}"),
+                        _ => {}
+                    }
+                }
+            }
+            "binary_operator" => {
+                // `a + b`: right pushed first so `a` is taken first.
+                let (l, r) = (
+                    p.child_by_field_name("left")?,
+                    p.child_by_field_name("right")?,
+                );
+                parts.push(r);
+                parts.push(l);
+            }
+            "identifier" | "attribute" | "call" | "subscript" => out.push_str("{}"),
+            _ => return None,
+        }
+    }
+    out.contains('/').then_some(out)
 }
 
 /// The value of keyword argument `name` in an argument list.

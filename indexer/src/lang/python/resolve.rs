@@ -204,6 +204,11 @@ impl<'a> Repo<'a> {
                 out.push(self.call_edge(fi, f, c, None));
             }
             for t in targets {
+                if let Target::External(x) = &t
+                    && let Some(e) = self.http_edge(fi, f, c, x)
+                {
+                    out.push(e);
+                }
                 out.push(self.call_edge(fi, f, c, Some(t)));
             }
         }
@@ -212,6 +217,7 @@ impl<'a> Repo<'a> {
                 scope: d.scope,
                 chain: d.chain.clone(),
                 line: d.line,
+                url: None,
             };
             let applied = self.chain(fi, d.scope, &d.chain, 0).and_then(|v| {
                 if d.factory {
@@ -226,6 +232,27 @@ impl<'a> Repo<'a> {
         }
         out.extend(self.hierarchy_edges(fi, f));
         out
+    }
+
+    /// A call of an HTTP client library (`requests.get(url)`, `httpx.post(f"{base}/x")`, a
+    /// session's `.get`) with a literal URL: an [`crate::graph::http`] request for the linker
+    /// to meet with the route that serves it.
+    fn http_edge(&self, fi: usize, f: &PyFacts, c: &PyCall, external: &str) -> Option<Edge> {
+        let url = c.url.as_deref()?;
+        let (client, method) = external.rsplit_once('.')?;
+        let library = client.split('.').next().unwrap_or(client);
+        if !HTTP_CLIENTS.contains(&library) {
+            return None;
+        }
+        let verb = match method {
+            "get" | "post" | "put" | "delete" | "patch" | "head" | "options" => {
+                method.to_uppercase()
+            }
+            _ => return None,
+        };
+        let mut e = self.call_edge(fi, f, c, None);
+        crate::graph::http::make_request(&mut e, &verb, url);
+        Some(e)
     }
 
     fn call_edge(&self, fi: usize, f: &PyFacts, c: &PyCall, target: Option<Target>) -> Edge {
@@ -772,6 +799,9 @@ enum Target {
     Def(usize, u32),
     External(String),
 }
+
+/// Python HTTP client libraries whose `get`/`post`/… calls are requests.
+const HTTP_CLIENTS: &[&str] = &["requests", "httpx", "aiohttp", "urllib3"];
 
 /// Path parts joined with one `/` between them, starting with `/`.
 fn join_path(parts: &[&str]) -> String {

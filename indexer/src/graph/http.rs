@@ -1,0 +1,180 @@
+//! HTTP requests met with the routes that serve them, whatever the languages on either side: a
+//! language's resolver records a client call with a literal URL as a request ([`make_request`]);
+//! [`link`] gives each request the handler of the route whose method and path template match
+//! (`route:GET /api/users/{id}` for `GET /api/users/{}`), or leaves it without a callee.
+
+use super::{Edge, EdgeKind};
+use std::collections::HashMap;
+
+/// What the `detail` of a request edge starts with: `http GET /api/users/{}`.
+pub const REQUEST: &str = "http ";
+
+/// Turns `e` (a call edge without a callee) into a request for `verb url`.
+pub fn make_request(e: &mut Edge, verb: &str, url: &str) {
+    e.kind = EdgeKind::Rpc;
+    e.callee = None;
+    e.callee_file = None;
+    e.callee_line = None;
+    e.callee_name = format!("{verb} {}", path_of(url));
+    // The request stays in the detail once the callee names the handler.
+    e.detail = format!("{REQUEST}{}", e.callee_name);
+    e.confidence = 0.3;
+}
+
+/// The path of a URL as a template: scheme, host and query dropped, a leading base-URL field
+/// dropped, every variable `{}`: `{BASE}/api/users/{id}?x=1` → `/api/users/{}`.
+pub fn path_of(url: &str) -> String {
+    let url = url.split(['?', '#']).next().unwrap_or(url);
+    let url = match url.find("://") {
+        Some(i) => url[i + 3..].find('/').map_or("", |j| &url[i + 3 + j..]),
+        None => url,
+    };
+    let mut segments: Vec<String> = url
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            if s.starts_with('{') || s.starts_with(':') || s.starts_with('<') {
+                "{}".to_string()
+            } else {
+                s.to_string()
+            }
+        })
+        .collect();
+    // `{BASE}/x` or `{}` standing for a host: not part of the route's path.
+    if !url.starts_with('/') && segments.first().is_some_and(|s| s == "{}") {
+        segments.remove(0);
+    }
+    format!("/{}", segments.join("/"))
+}
+
+/// Gives every request in `groups` the handler(s) of the best matching route, at confidence
+/// 0.9 (0.8 when several handlers match equally well).
+pub fn link(groups: &mut [(String, Vec<Edge>)]) {
+    // (verb, segments) → handlers.
+    let mut routes: HashMap<String, Vec<(Vec<String>, String, Option<String>, Option<u32>)>> =
+        HashMap::new();
+    for e in groups.iter().flat_map(|(_, es)| es) {
+        let (Some(route), Some(handler)) = (e.caller.strip_prefix("route:"), &e.callee) else {
+            continue;
+        };
+        if e.kind != EdgeKind::Route {
+            continue;
+        }
+        let Some((verb, path)) = route.split_once(' ') else {
+            continue;
+        };
+        routes.entry(verb.to_string()).or_default().push((
+            segments(&path_of(path)),
+            handler.clone(),
+            e.callee_file.clone(),
+            e.callee_line,
+        ));
+    }
+    if routes.is_empty() {
+        return;
+    }
+    for e in groups.iter_mut().flat_map(|(_, es)| es.iter_mut()) {
+        if e.kind != EdgeKind::Rpc || e.callee.is_some() {
+            continue;
+        }
+        let Some((verb, path)) = e
+            .detail
+            .strip_prefix(REQUEST)
+            .and_then(|r| r.split_once(' '))
+        else {
+            continue;
+        };
+        let want = segments(path);
+        let mut best: Vec<&(Vec<String>, String, Option<String>, Option<u32>)> = Vec::new();
+        let mut best_score = 0;
+        for r in [verb, "ANY"]
+            .iter()
+            .filter_map(|v| routes.get(*v))
+            .flatten()
+        {
+            let score = overlap(&want, &r.0);
+            if score > best_score {
+                best = vec![r];
+                best_score = score;
+            } else if score == best_score && score > 0 {
+                best.push(r);
+            }
+        }
+        if let Some(r) = best.first() {
+            e.callee = Some(r.1.clone());
+            e.callee_file = r.2.clone();
+            e.callee_line = r.3;
+            e.confidence = if best.len() == 1 { 0.9 } else { 0.8 };
+        }
+    }
+}
+
+fn segments(path: &str) -> Vec<String> {
+    path.split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            if s.starts_with('{') {
+                "{}".into()
+            } else {
+                s.to_string()
+            }
+        })
+        .collect()
+}
+
+/// How well a request's path meets a route's: 0 when they do not; else the number of
+/// segments they share, when one is the other or ends with it (a base path one side adds),
+/// exact matches first. A variable matches any one segment; at least one literal segment must
+/// agree.
+fn overlap(want: &[String], route: &[String]) -> usize {
+    let same = |a: &[String], b: &[String]| {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| x == y || x == "{}" || y == "{}")
+            && a.iter().zip(b).any(|(x, y)| x == y && x != "{}")
+    };
+    if same(want, route) {
+        return 1000 + want.len();
+    }
+    let (short, long) = if want.len() < route.len() {
+        (want, route)
+    } else {
+        (route, want)
+    };
+    if !short.is_empty() && same(short, &long[long.len() - short.len()..]) {
+        short.len()
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_become_path_templates() {
+        assert_eq!(path_of("{}/api/users/{}?x=1"), "/api/users/{}");
+        assert_eq!(
+            path_of("http://orders:8080/api/orders/{}/pay"),
+            "/api/orders/{}/pay"
+        );
+        assert_eq!(path_of("/api/users/:id"), "/api/users/{}");
+        assert_eq!(path_of("/x/<int:oid>"), "/x/{}");
+    }
+
+    #[test]
+    fn paths_meet_exactly_or_under_a_base_path() {
+        let s = |p: &str| segments(p);
+        assert!(overlap(&s("/api/users/{}"), &s("/api/users/{id}")) > 1000);
+        assert_eq!(overlap(&s("/users/{}"), &s("/api/users/{id}")), 2);
+        assert_eq!(overlap(&s("/gw/api/users/{}"), &s("/api/users/{id}")), 3);
+        assert_eq!(overlap(&s("/api/orders/{}"), &s("/api/users/{id}")), 0);
+        assert_eq!(
+            overlap(&s("/{}"), &s("/{id}")),
+            0,
+            "no literal segment agrees"
+        );
+    }
+}
