@@ -50,9 +50,8 @@ pub fn path_of(url: &str) -> String {
 /// Gives every request in `groups` the handler(s) of the best matching route, at confidence
 /// 0.9 (0.8 when several handlers match equally well).
 pub fn link(groups: &mut [(String, Vec<Edge>)]) {
-    // (verb, segments) → handlers.
-    let mut routes: HashMap<String, Vec<(Vec<String>, String, Option<String>, Option<u32>)>> =
-        HashMap::new();
+    // verb → the routes of that verb.
+    let mut routes: HashMap<String, Vec<Served>> = HashMap::new();
     for e in groups.iter().flat_map(|(_, es)| es) {
         let (Some(route), Some(handler)) = (e.caller.strip_prefix("route:"), &e.callee) else {
             continue;
@@ -63,12 +62,12 @@ pub fn link(groups: &mut [(String, Vec<Edge>)]) {
         let Some((verb, path)) = route.split_once(' ') else {
             continue;
         };
-        routes.entry(verb.to_string()).or_default().push((
-            segments(&path_of(path)),
-            handler.clone(),
-            e.callee_file.clone(),
-            e.callee_line,
-        ));
+        routes.entry(verb.to_string()).or_default().push(Served {
+            segments: segments(&path_of(path)),
+            handler: handler.clone(),
+            file: e.callee_file.clone(),
+            line: e.callee_line,
+        });
     }
     if routes.is_empty() {
         return;
@@ -85,14 +84,14 @@ pub fn link(groups: &mut [(String, Vec<Edge>)]) {
             continue;
         };
         let want = segments(path);
-        let mut best: Vec<&(Vec<String>, String, Option<String>, Option<u32>)> = Vec::new();
+        let mut best: Vec<&Served> = Vec::new();
         let mut best_score = 0;
         for r in [verb, "ANY"]
             .iter()
             .filter_map(|v| routes.get(*v))
             .flatten()
         {
-            let score = overlap(&want, &r.0);
+            let score = overlap(&want, &r.segments);
             if score > best_score {
                 best = vec![r];
                 best_score = score;
@@ -101,12 +100,20 @@ pub fn link(groups: &mut [(String, Vec<Edge>)]) {
             }
         }
         if let Some(r) = best.first() {
-            e.callee = Some(r.1.clone());
-            e.callee_file = r.2.clone();
-            e.callee_line = r.3;
+            e.callee = Some(r.handler.clone());
+            e.callee_file = r.file.clone();
+            e.callee_line = r.line;
             e.confidence = if best.len() == 1 { 0.9 } else { 0.8 };
         }
     }
+}
+
+/// A route as requests meet it: its path's segments and its handler.
+struct Served {
+    segments: Vec<String>,
+    handler: String,
+    file: Option<String>,
+    line: Option<u32>,
 }
 
 fn segments(path: &str) -> Vec<String> {
