@@ -119,7 +119,8 @@ impl Default for ParseLimits {
     }
 }
 
-/// Extensions indexed as plain text (compared case-insensitively).
+/// Extensions indexed as plain text (compared case-insensitively) when no registered language
+/// claims them: a language added to the registry takes its extensions from this list.
 const TEXT_EXTENSIONS: &[&str] = &[
     "md",
     "markdown",
