@@ -8,6 +8,7 @@
 //! [`FileAnalysis::degraded`] says why.
 
 pub mod config;
+pub mod go;
 pub mod java;
 pub mod mybatis;
 mod parse;
@@ -83,7 +84,7 @@ pub fn trace_frames(text: &str) -> Vec<TraceFrame> {
 }
 
 /// Every structural language, one line each.
-pub const REGISTRY: &[&Spec] = &[&java::SPEC, &python::SPEC];
+pub const REGISTRY: &[&Spec] = &[&java::SPEC, &python::SPEC, &go::SPEC];
 
 /// The registered language stored under `name`.
 pub fn by_name(name: &str) -> Option<Language> {

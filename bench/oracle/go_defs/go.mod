@@ -1,0 +1,3 @@
+module codemap/bench/oracle/go_defs
+
+go 1.19
