@@ -10,6 +10,7 @@
 pub mod config;
 pub mod go;
 pub mod java;
+pub mod kotlin;
 pub mod mybatis;
 mod parse;
 mod preorder;
@@ -84,7 +85,7 @@ pub fn trace_frames(text: &str) -> Vec<TraceFrame> {
 }
 
 /// Every structural language, one line each.
-pub const REGISTRY: &[&Spec] = &[&java::SPEC, &python::SPEC, &go::SPEC];
+pub const REGISTRY: &[&Spec] = &[&java::SPEC, &python::SPEC, &go::SPEC, &kotlin::SPEC];
 
 /// The registered language stored under `name`.
 pub fn by_name(name: &str) -> Option<Language> {

@@ -1,0 +1,77 @@
+//! Kotlin: symbols, imports and chunks from a tree-sitter-kotlin parse.
+//!
+//! Names follow the `package` header and the declaration chain (`com.shop.OrderService.pay`);
+//! ids are `kt:` and that. Annotations are kept as written, so the Spring annotations the Java
+//! side knows are on the symbols.
+
+mod symbols;
+
+use crate::chunk::{self, ChunkContext};
+use crate::lang::support::Support;
+use crate::lang::{ParseLimits, Spec, TraceFrame, bracket_depth};
+use crate::model::{FileAnalysis, Language, RepoPath};
+
+pub const LANGUAGE: Language = Language::named("kotlin");
+
+pub const SPEC: Spec = Spec {
+    language: LANGUAGE,
+    id_prefix: "kt",
+    extensions: &["kt", "kts"],
+    analyze,
+    trace: no_frames,
+    resolve: None,
+    build_files: &[],
+    support: Support {
+        symbols: true,
+        imports: false,
+        calls: false,
+        frameworks: &[],
+        traces: "",
+    },
+};
+
+fn grammar() -> tree_sitter::Language {
+    tree_sitter_kotlin_ng::LANGUAGE.into()
+}
+
+fn no_frames(_: &str) -> Vec<TraceFrame> {
+    Vec::new()
+}
+
+fn analyze(
+    path: &RepoPath,
+    module: &str,
+    src: &[u8],
+    limits: &ParseLimits,
+) -> Result<FileAnalysis, String> {
+    let depth = bracket_depth(src);
+    if depth > limits.max_depth {
+        return Err(format!(
+            "nesting depth {depth} exceeds the limit of {}",
+            limits.max_depth
+        ));
+    }
+    let tree = crate::lang::parse("kotlin", grammar, src, limits)?;
+    let root = tree.root_node();
+    let x = symbols::extract(root, src);
+    let ctx = ChunkContext {
+        path,
+        module,
+        package: x.package.as_deref(),
+        imports: &x.imports,
+        symbols: &x.symbols,
+    };
+    let chunks = chunk::chunk_tree(root, src, &ctx, limits.max_chunk_chars);
+    Ok(FileAnalysis {
+        package: x.package,
+        imports: x.imports,
+        symbols: x.symbols,
+        chunks,
+        degraded: None,
+        facts: None,
+        shape: None,
+    })
+}
+
+#[cfg(test)]
+mod tests;
