@@ -16,7 +16,8 @@ pub const LANGUAGE: Language = Language::named("kotlin");
 pub const SPEC: Spec = Spec {
     language: LANGUAGE,
     id_prefix: "kt",
-    extensions: &["kt", "kts"],
+    // `.kts` stays text: build scripts (`build.gradle.kts`) are configuration, not code.
+    extensions: &["kt"],
     analyze,
     trace: no_frames,
     resolve: None,
