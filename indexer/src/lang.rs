@@ -14,6 +14,7 @@ mod parse;
 mod preorder;
 pub mod python;
 pub mod support;
+pub mod typescript;
 
 pub(crate) use parse::parse;
 
@@ -65,7 +66,12 @@ pub fn trace_frames(text: &str) -> Vec<TraceFrame> {
 }
 
 /// Every structural language, one line each.
-pub const REGISTRY: &[&Spec] = &[&java::SPEC, &python::SPEC];
+pub const REGISTRY: &[&Spec] = &[
+    &java::SPEC,
+    &python::SPEC,
+    &typescript::SPEC,
+    &typescript::JS_SPEC,
+];
 
 /// The registered language stored under `name`.
 pub fn by_name(name: &str) -> Option<Language> {
