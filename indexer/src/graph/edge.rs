@@ -191,8 +191,14 @@ pub fn callee_name_of(id: &str, kind: EdgeKind) -> String {
     base
 }
 
+/// Languages whose ids are `<prefix>:<qualified name>[~n]` (Python, TypeScript, JavaScript).
+const QUALIFIED_ID_PREFIXES: &[&str] = &["py:", "ts:", "js:"];
+
 fn member_name(id: &str) -> String {
-    if let Some(q) = id.strip_prefix("py:") {
+    if let Some(q) = QUALIFIED_ID_PREFIXES
+        .iter()
+        .find_map(|p| id.strip_prefix(p))
+    {
         return q.split('~').next().unwrap_or(q).to_string();
     }
     let Some(rest) = id.strip_prefix("java:") else {
@@ -222,6 +228,8 @@ mod tests {
         assert_eq!(caller_name_of("java:a.B#<init>(int)", 0), "a.B.B");
         assert_eq!(caller_name_of("java:a.B", STATIC_INIT), "a.B.<clinit>");
         assert_eq!(caller_name_of("route:GET /x", 0), "route:GET /x");
+        assert_eq!(caller_name_of("ts:a.b.C.m~2", 0), "a.b.C.m");
+        assert_eq!(callee_name_of("js:lib.x.f", EdgeKind::Call), "lib.x.f");
         assert_eq!(callee_name_of("java:a.B", EdgeKind::Call), "a.B.B");
         assert_eq!(callee_name_of("java:a.B", EdgeKind::Inherits), "a.B");
         assert_eq!(
