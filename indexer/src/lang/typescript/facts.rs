@@ -4,7 +4,7 @@
 //! sites as chains, the assignments that give a name a value, and its routes and HTTP requests.
 //! Resolution is [`super::resolve`]'s, over every file of the repository.
 
-use super::http::{self, TsRequest, TsRoute};
+use super::http::{self, TsMount, TsRequest, TsRoute};
 use super::symbols::{named, string_text};
 use crate::lang::preorder::Preorder;
 use crate::model::{Language, Symbol, SymbolKind};
@@ -24,6 +24,8 @@ pub struct TsFacts {
     pub assigns: Vec<TsAssign>,
     /// HTTP routes the file declares (Express, NestJS).
     pub routes: Vec<TsRoute>,
+    /// Express routers mounted under a path prefix.
+    pub mounts: Vec<TsMount>,
     /// HTTP requests the file makes (axios, fetch), with their URL templates.
     pub requests: Vec<TsRequest>,
 }
@@ -371,6 +373,8 @@ impl Walker<'_> {
         let scope = self.scope();
         if let Some(r) = http::route(&callee, args, self.src, scope) {
             self.facts.routes.push(r);
+        } else if let Some(m) = http::mount(&callee, args, self.src, scope) {
+            self.facts.mounts.push(m);
         } else if let Some(r) = http::request(&callee, args, self.src, scope, call) {
             self.facts.requests.push(r);
         }
@@ -569,7 +573,7 @@ impl Walker<'_> {
 }
 
 /// `require('./x')` (also under `await import('./x')`): its specifier.
-fn required(v: Node<'_>, src: &[u8]) -> Option<String> {
+pub(super) fn required(v: Node<'_>, src: &[u8]) -> Option<String> {
     let v = unwrap(v);
     if v.kind() != "call_expression" {
         return None;

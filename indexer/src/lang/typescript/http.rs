@@ -15,6 +15,8 @@ const VERBS: &[&str] = &["get", "post", "put", "delete", "patch", "head", "optio
 /// A route and what handles it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TsRoute {
+    /// The object the route is declared on (`router`), for its mounts; empty for Nest.
+    pub group: Vec<String>,
     /// `GET`, `POST`…; `ANY` for Express's `all`.
     pub verb: String,
     /// The path template, prefix included when the file says it (a Nest controller's).
@@ -31,6 +33,24 @@ pub enum Handler {
     Chain { scope: u32, chain: Vec<String> },
     /// An inline function: the definition that registers it runs it.
     Inline(u32),
+}
+
+/// `app.use('/api', router)`: the routes of `router` (or of the module required) are under
+/// `/api`, and under wherever `app` is itself mounted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TsMount {
+    pub scope: u32,
+    /// The object mounted on (`app`).
+    pub receiver: Vec<String>,
+    pub prefix: String,
+    /// The router mounted: a name, or the specifier of `require('./routes')`.
+    pub router: Mounted,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Mounted {
+    Name(String),
+    Module(String),
 }
 
 /// A request the file makes: `client` is the callee as written (`axios.get`, `fetch`).
@@ -69,10 +89,39 @@ pub(super) fn route(callee: &[String], args: Node<'_>, src: &[u8], scope: u32) -
         },
     };
     Some(TsRoute {
+        group: receiver.to_vec(),
         verb: verb(method),
         path: express_template(&path),
         handler,
         line: args.start_position().row as u32 + 1,
+    })
+}
+
+/// An Express mount, when `callee(args)` is one.
+pub(super) fn mount(callee: &[String], args: Node<'_>, src: &[u8], scope: u32) -> Option<TsMount> {
+    let (method, receiver) = callee.split_last()?;
+    if method != "use" || receiver.is_empty() {
+        return None;
+    }
+    let mut list = named(args).filter(|a| a.kind() != "comment");
+    let first = list.next()?;
+    let prefix = (first.kind() == "string").then(|| string_text(first, src))?;
+    if !prefix.starts_with('/') {
+        return None;
+    }
+    let router = list.last()?;
+    let router = match super::facts::required(router, src) {
+        Some(spec) => Mounted::Module(spec),
+        None => match chain(router, src)?.as_slice() {
+            [name] => Mounted::Name(name.clone()),
+            _ => return None,
+        },
+    };
+    Some(TsMount {
+        scope,
+        receiver: receiver.to_vec(),
+        prefix: express_template(&prefix),
+        router,
     })
 }
 
@@ -141,6 +190,7 @@ pub(super) fn nest_routes(symbols: &[Symbol]) -> Vec<TsRoute> {
                 let name = format!("{}{}", v[..1].to_uppercase(), &v[1..]);
                 if let Some(path) = decorator_arg(a, &name) {
                     out.push(TsRoute {
+                        group: Vec::new(),
                         verb: verb(v),
                         path: join_path(&prefix, &express_template(&path)),
                         handler: Handler::Def(i as u32),

@@ -9,7 +9,7 @@
 //! name only, below certainty.
 
 use super::facts::{How, TsAssign, TsCall, TsDef, TsFacts, type_name};
-use super::http::Handler;
+use super::http::{Handler, Mounted, join_path};
 use crate::graph::{CallSite, Edge, EdgeKind, FileFacts};
 use crate::model::{RepoPath, SymbolKind};
 use std::collections::HashMap;
@@ -24,12 +24,13 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
         return vec![Vec::new(); files.len()];
     }
     let r = Repo::new(files, &ts);
+    let mounts = r.mounts();
     (0..files.len())
         .map(|fi| match r.facts(fi) {
             Some(f) => {
                 let mut edges = r.call_edges(fi, f);
                 edges.extend(r.hierarchy_edges(fi, f));
-                edges.extend(r.route_edges(fi, f));
+                edges.extend(r.route_edges(fi, f, &mounts));
                 edges
             }
             None => Vec::new(),
@@ -46,6 +47,10 @@ enum V {
     /// A name outside the repository (`axios.get`).
     External(String),
 }
+
+/// A router's definition → where it is mounted: (the definition of the object it is mounted on,
+/// the prefix).
+type Mounts = HashMap<(usize, u32), Vec<(Option<(usize, u32)>, String)>>;
 
 enum Target {
     Def(usize, u32),
@@ -656,8 +661,8 @@ impl<'a> Repo<'a> {
         out
     }
 
-    /// `route:VERB /path` → its handler.
-    fn route_edges(&self, fi: usize, f: &TsFacts) -> Vec<Edge> {
+    /// `route:VERB /path` → its handler, once per prefix its router is mounted under.
+    fn route_edges(&self, fi: usize, f: &TsFacts, mounts: &Mounts) -> Vec<Edge> {
         let mut out = Vec::new();
         for r in &f.routes {
             let handler = match &r.handler {
@@ -667,12 +672,84 @@ impl<'a> Repo<'a> {
                     _ => None,
                 },
             };
-            if let Some(h) = handler {
-                let caller = format!("route:{} {}", r.verb, r.path);
+            let Some(h) = handler else { continue };
+            let site = match r.group.as_slice() {
+                [name] => self.site(fi, name, 0),
+                _ => None,
+            };
+            for prefix in self.prefixes(site, mounts, 0) {
+                let caller = format!("route:{} {}", r.verb, join_path(&prefix, &r.path));
                 out.push(self.edge(fi, r.line, &caller, h, EdgeKind::Route));
             }
         }
         out
+    }
+
+    /// Each router's mounts: the router's definition → (the definition of the object it is
+    /// mounted on, if known; the prefix).
+    fn mounts(&self) -> Mounts {
+        let mut out: Mounts = HashMap::new();
+        for fi in 0..self.files.len() {
+            let Some(f) = self.facts(fi) else { continue };
+            for m in &f.mounts {
+                let router = match &m.router {
+                    Mounted::Name(n) => self.site(fi, n, 0),
+                    Mounted::Module(spec) => self
+                        .module_file(fi, spec)
+                        .and_then(|t| self.exported_site(t, "*", 0)),
+                };
+                let on = match m.receiver.as_slice() {
+                    [name] => self.site(fi, name, 0),
+                    _ => None,
+                };
+                if let Some(router) = router {
+                    out.entry(router).or_default().push((on, m.prefix.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    /// The full prefixes a router's routes are under (`[""]` when it is not mounted).
+    fn prefixes(&self, site: Option<(usize, u32)>, mounts: &Mounts, depth: u32) -> Vec<String> {
+        let found = site.and_then(|s| mounts.get(&s)).filter(|_| depth < 8);
+        let Some(list) = found else {
+            return vec![String::new()];
+        };
+        list.iter()
+            .flat_map(|(on, prefix)| {
+                self.prefixes(*on, mounts, depth + 1)
+                    .into_iter()
+                    .map(move |outer| join_path(&outer, prefix))
+            })
+            .collect()
+    }
+
+    /// The module-level definition a name of file `fi` stands for, through imports and
+    /// exports (`router` in `module.exports = router`, imported elsewhere as `routes`).
+    fn site(&self, fi: usize, name: &str, depth: u32) -> Option<(usize, u32)> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        if let Some(&d) = self.members[fi].get(&(0, name)) {
+            return Some((fi, d));
+        }
+        let i = self.facts(fi)?.imports.iter().rev().find(|i| i.local == name)?;
+        let t = self.module_file(fi, &i.source)?;
+        self.exported_site(t, &i.name, depth + 1)
+    }
+
+    /// The definition behind export `name` of file `t` (`*`: the module's `module.exports`).
+    fn exported_site(&self, t: usize, name: &str, depth: u32) -> Option<(usize, u32)> {
+        let f = self.facts(t)?;
+        let whole = matches!(name, "*" | "default");
+        let e = f.exports.iter().find(|e| {
+            e.source.is_none() && (e.name == name || (whole && matches!(e.name.as_str(), "=" | "default")))
+        });
+        match e {
+            Some(e) => self.site(t, &e.local, depth + 1),
+            None => self.members[t].get(&(0, name)).map(|&d| (t, d)),
+        }
     }
 
     fn edge(&self, fi: usize, line: u32, caller: &str, (tf, td): (usize, u32), kind: EdgeKind) -> Edge {

@@ -230,6 +230,11 @@ fn express_and_nest_routes_reach_their_handlers_and_requests_are_recorded() {
         ),
         ("src/orders.js", "function show(req, res) {}\nexports.show = show;\n"),
         (
+            "src/app.js",
+            "const express = require('express');\nconst app = express();\nconst api = express.Router();\n\
+             api.use('/v1', require('./routes'));\napp.use('/api', api);\n",
+        ),
+        (
             "src/orders.controller.ts",
             "@Controller('api/orders')\nexport class OrdersController {\n  @Get(':id')\n  find(@Param('id') id: string) {}\n  @Post()\n  create() {}\n}\n",
         ),
@@ -240,8 +245,9 @@ fn express_and_nest_routes_reach_their_handlers_and_requests_are_recorded() {
         .map(|(a, b, _)| format!("{a} -> {b}"))
         .collect();
     for want in [
-        "route:GET /orders/{id} -> js:orders.show",
-        "route:POST /orders -> js:routes",
+        // `router` is mounted under `/v1` on `api`, itself under `/api` on `app`.
+        "route:GET /api/v1/orders/{id} -> js:orders.show",
+        "route:POST /api/v1/orders -> js:routes",
         "route:GET /api/orders/{id} -> ts:orders.controller.OrdersController.find",
         "route:POST /api/orders -> ts:orders.controller.OrdersController.create",
     ] {
