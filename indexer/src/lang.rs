@@ -31,6 +31,9 @@ pub struct Spec {
     pub language: Language,
     /// File extensions, without the dot, compared case-insensitively.
     pub extensions: &'static [&'static str],
+    /// Files of another type the language also reads, by exact name (a project file such as
+    /// `tsconfig.json`, whose settings its resolver needs).
+    pub file_names: &'static [&'static str],
     /// Symbols, imports, chunks and graph facts of one file; `Err(reason)` when the file must be
     /// indexed as text instead.
     pub analyze: fn(&RepoPath, &str, &[u8], &ParseLimits) -> Result<FileAnalysis, String>,
@@ -145,6 +148,9 @@ const TEXT_FILE_NAMES: &[&str] = &["README", "Dockerfile", "Makefile", "Jenkinsf
 /// The language a file is analysed as, from its name; `None` for files codemap does not index.
 pub fn detect(path: &RepoPath) -> Option<Language> {
     let name = path.file_name();
+    if let Some(spec) = REGISTRY.iter().find(|s| s.file_names.contains(&name)) {
+        return Some(spec.language);
+    }
     let Some((stem, ext)) = name.rsplit_once('.') else {
         return TEXT_FILE_NAMES.contains(&name).then_some(Language::TEXT);
     };
@@ -346,6 +352,11 @@ mod tests {
         assert_eq!(detect(&path("lib/a.jar")), None);
         assert_eq!(detect(&path(".gitignore")), None);
         assert_eq!(detect(&path("LICENSE")), None);
+        assert_eq!(
+            detect(&path("web/tsconfig.json")),
+            Some(typescript::LANGUAGE)
+        );
+        assert_eq!(detect(&path("web/package.json")), Some(Language::TEXT));
     }
 
     #[test]

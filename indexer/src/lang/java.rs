@@ -26,6 +26,7 @@ pub const LANGUAGE: Language = Language::named("java");
 pub const SPEC: Spec = Spec {
     language: LANGUAGE,
     extensions: &["java"],
+    file_names: &[],
     analyze,
     trace: trace::frames,
     resolve: None,

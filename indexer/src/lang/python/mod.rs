@@ -24,6 +24,7 @@ pub const LANGUAGE: Language = Language::named("python");
 pub const SPEC: Spec = Spec {
     language: LANGUAGE,
     extensions: &["py", "pyi"],
+    file_names: &[],
     analyze,
     trace: trace::frames,
     resolve: Some(resolve),

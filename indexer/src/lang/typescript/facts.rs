@@ -28,6 +28,8 @@ pub struct TsFacts {
     pub mounts: Vec<TsMount>,
     /// HTTP requests the file makes (axios, fetch), with their URL templates.
     pub requests: Vec<TsRequest>,
+    /// A `tsconfig.json`'s aliases (the file has nothing else).
+    pub config: Option<super::tsconfig::TsConfig>,
 }
 
 impl TsFacts {
@@ -42,7 +44,8 @@ impl TsFacts {
     /// The facts of a TypeScript or JavaScript file (a file of another language has none).
     pub fn decode(facts: &crate::graph::FileFacts) -> Option<TsFacts> {
         let l = facts.lang.as_ref()?;
-        let ours = l.language == super::LANGUAGE.as_str() || l.language == super::JAVASCRIPT.as_str();
+        let ours =
+            l.language == super::LANGUAGE.as_str() || l.language == super::JAVASCRIPT.as_str();
         ours.then(|| bincode::deserialize(&l.bytes).ok()).flatten()
     }
 }
@@ -148,7 +151,11 @@ pub(super) fn extract(
                 .map(|i| i as u32),
             line: s.name_line,
             bases: Vec::new(),
-            params: s.params.iter().map(|p| (p.name.clone(), p.ty.clone())).collect(),
+            params: s
+                .params
+                .iter()
+                .map(|p| (p.name.clone(), p.ty.clone()))
+                .collect(),
             returns: s.value_type.clone(),
             abstract_: s.kind.is_callable() && !s.has_body,
         })
@@ -241,7 +248,9 @@ impl Walker<'_> {
             });
         };
         if let Some(req) = named(node).find(|c| c.kind() == "import_require_clause") {
-            if let (Some(local), Some(source)) = (named(req).next(), req.child_by_field_name("source")) {
+            if let (Some(local), Some(source)) =
+                (named(req).next(), req.child_by_field_name("source"))
+            {
                 let (l, s) = (self.text(local), string_text(source, self.src));
                 bind(self, l, &s, "*");
             }
@@ -326,7 +335,9 @@ impl Walker<'_> {
                 _ => {}
             }
         }
-        if source.is_some() && !named(node).any(|c| matches!(c.kind(), "export_clause" | "namespace_export")) {
+        if source.is_some()
+            && !named(node).any(|c| matches!(c.kind(), "export_clause" | "namespace_export"))
+        {
             self.export_name("*", "*", source);
         }
     }
@@ -624,9 +635,9 @@ fn unwrap(mut n: Node<'_>) -> Node<'_> {
 pub(super) fn chain(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
     let n = unwrap(n);
     match n.kind() {
-        "identifier" | "this" | "super" | "property_identifier" => {
-            Some(vec![String::from_utf8_lossy(&src[n.byte_range()]).into_owned()])
-        }
+        "identifier" | "this" | "super" | "property_identifier" => Some(vec![
+            String::from_utf8_lossy(&src[n.byte_range()]).into_owned(),
+        ]),
         "member_expression" => {
             let mut c = chain(n.child_by_field_name("object")?, src)?;
             let p = n.child_by_field_name("property")?;

@@ -10,7 +10,9 @@ use crate::model::{Symbol, SymbolKind};
 use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
-const VERBS: &[&str] = &["get", "post", "put", "delete", "patch", "head", "options", "all"];
+const VERBS: &[&str] = &[
+    "get", "post", "put", "delete", "patch", "head", "options", "all",
+];
 
 /// A route and what handles it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -135,7 +137,9 @@ pub(super) fn request(
 ) -> Option<TsRequest> {
     let (method, receiver) = callee.split_last()?;
     let first = named(args).find(|a| a.kind() != "comment")?;
-    let (verb, url) = if method == "fetch" && receiver.iter().all(|r| r == "window" || r == "globalThis") {
+    let (verb, url) = if method == "fetch"
+        && receiver.iter().all(|r| r == "window" || r == "globalThis")
+    {
         let options = named(args).nth(1);
         let verb = options
             .and_then(|o| property(o, "method", src))
@@ -144,7 +148,9 @@ pub(super) fn request(
         (verb, url_template(first, src)?)
     } else if VERBS.contains(&method.as_str()) && !receiver.is_empty() && client_like(receiver) {
         (verb(method), url_template(first, src)?)
-    } else if first.kind() == "object" && (method == "request" || method == "axios" || client_like(callee)) {
+    } else if first.kind() == "object"
+        && (method == "request" || method == "axios" || client_like(callee))
+    {
         // `request({ url, method })`, `axios({ … })`: a wrapper taking a config object.
         let url = url_template(property(first, "url", src)?, src)?;
         let verb = property(first, "method", src)
@@ -227,9 +233,19 @@ fn decorator_arg(written: &str, name: &str) -> Option<String> {
 fn client_like(receiver: &[String]) -> bool {
     receiver.iter().any(|r| {
         let r = r.to_ascii_lowercase();
-        ["axios", "http", "client", "api", "request", "fetch", "ky", "superagent", "instance"]
-            .iter()
-            .any(|c| r.contains(c))
+        [
+            "axios",
+            "http",
+            "client",
+            "api",
+            "request",
+            "fetch",
+            "ky",
+            "superagent",
+            "instance",
+        ]
+        .iter()
+        .any(|c| r.contains(c))
     })
 }
 
@@ -280,7 +296,9 @@ fn url_template(n: Node<'_>, src: &[u8]) -> Option<String> {
             let mut out = String::new();
             for c in named(n) {
                 match c.kind() {
-                    "string_fragment" => out.push_str(&String::from_utf8_lossy(&src[c.byte_range()])),
+                    "string_fragment" => {
+                        out.push_str(&String::from_utf8_lossy(&src[c.byte_range()]))
+                    }
                     "template_substitution" => out.push_str(&variable(named(c).next(), src)),
                     _ => {}
                 }

@@ -15,6 +15,7 @@ mod http;
 mod resolve;
 mod symbols;
 mod trace;
+mod tsconfig;
 mod vue;
 
 pub use facts::TsFacts;
@@ -37,6 +38,8 @@ const FRAMEWORKS: &[&str] = &[
 pub const SPEC: Spec = Spec {
     language: LANGUAGE,
     extensions: &["ts", "tsx", "mts", "cts", "vue"],
+    // Their `paths` and `baseUrl` aliases are how imports name files.
+    file_names: PROJECT_FILES,
     analyze,
     trace: trace::frames,
     // One resolver for both languages: a TypeScript file imports JavaScript and back.
@@ -53,6 +56,8 @@ pub const SPEC: Spec = Spec {
 pub const JS_SPEC: Spec = Spec {
     language: JAVASCRIPT,
     extensions: &["js", "jsx", "mjs", "cjs"],
+    // `jsconfig.json` is read with `tsconfig.json`, by the TypeScript entry.
+    file_names: &[],
     analyze,
     // Node's stack traces are read once, by the TypeScript entry.
     trace: no_frames,
@@ -66,6 +71,8 @@ pub const JS_SPEC: Spec = Spec {
         traces: "Node.js stack traces",
     },
 };
+
+const PROJECT_FILES: &[&str] = &["tsconfig.json", "jsconfig.json"];
 
 fn no_frames(_: &str) -> Vec<crate::lang::TraceFrame> {
     Vec::new()
@@ -154,6 +161,9 @@ fn analyze(
     src: &[u8],
     limits: &ParseLimits,
 ) -> Result<FileAnalysis, String> {
+    if PROJECT_FILES.contains(&path.file_name()) {
+        return Ok(project_file(path, module, src, limits));
+    }
     let is_vue = path.file_name().to_ascii_lowercase().ends_with(".vue");
     let (code, dialect) = if is_vue {
         let script = vue::script(src);
@@ -214,6 +224,33 @@ fn analyze(
         facts,
         shape: None,
     })
+}
+
+/// A `tsconfig.json`: text chunks, and its aliases as facts.
+fn project_file(path: &RepoPath, module: &str, src: &[u8], limits: &ParseLimits) -> FileAnalysis {
+    let ctx = ChunkContext {
+        path,
+        module,
+        package: None,
+        imports: &[],
+        symbols: &[],
+    };
+    let config = tsconfig::parse(path.as_str(), src);
+    let facts = config.filter(|_| crate::graph::enabled()).map(|c| {
+        let facts = TsFacts {
+            config: Some(c),
+            ..TsFacts::default()
+        };
+        Box::new(crate::graph::FileFacts {
+            lang: Some(facts.encode(LANGUAGE)),
+            ..Default::default()
+        })
+    });
+    FileAnalysis {
+        chunks: chunk::chunk_text(src, &ctx, limits.max_chunk_chars),
+        facts,
+        ..FileAnalysis::default()
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! TypeScript and JavaScript calls resolved across the repository. Module specifiers resolve
 //! to files as Node and bundlers do (relative paths with or without extension, `index` files,
-//! `./x.js` naming `x.ts`) plus the common aliases (`@/x`, `~/x` under `src/`, and a path
-//! suffix for other non-relative specifiers with a `/`). A name is looked up through the
+//! `./x.js` naming `x.ts`), through the `paths` and `baseUrl` of the nearest `tsconfig.json`
+//! above the importing file, then the common aliases (`@/x`, `~/x` under `src/`, a workspace's
+//! `packages/<name>/src`, and a path suffix for other non-relative specifiers with a `/`). A name is looked up through the
 //! enclosing functions, then the module's definitions, imports and assignments; a chain follows
 //! exports (re-exports and `module.exports` included), namespaces, classes and their bases, and
 //! instances (`this`, `new Foo()`, annotated parameters, properties and variables, return types).
@@ -10,6 +11,7 @@
 
 use super::facts::{How, TsAssign, TsCall, TsDef, TsFacts, type_name};
 use super::http::{Handler, Mounted, join_path};
+use super::tsconfig::TsConfig;
 use crate::graph::{CallSite, Edge, EdgeKind, FileFacts};
 use crate::model::{RepoPath, SymbolKind};
 use std::collections::HashMap;
@@ -68,6 +70,8 @@ struct Repo<'a> {
     members: Vec<HashMap<(u32, &'a str), u32>>,
     /// Each project class or interface's direct subtypes in the project.
     subs: HashMap<(usize, u32), Vec<(usize, u32)>>,
+    /// The `tsconfig.json` files' aliases, deepest folder first.
+    configs: Vec<&'a TsConfig>,
 }
 
 impl<'a> Repo<'a> {
@@ -75,11 +79,20 @@ impl<'a> Repo<'a> {
         let mut stems = HashMap::new();
         let mut suffixes: HashMap<&str, Vec<usize>> = HashMap::new();
         let mut members = Vec::with_capacity(files.len());
+        let mut configs: Vec<&TsConfig> = ts
+            .iter()
+            .flatten()
+            .filter_map(|f| f.config.as_ref())
+            .collect();
+        configs.sort_by_key(|c| std::cmp::Reverse(c.dir.len()));
         for (fi, facts) in ts.iter().enumerate() {
             let mut m = HashMap::new();
-            if let Some(f) = facts {
+            if let Some(f) = facts.as_ref().filter(|f| f.config.is_none()) {
                 let stem = super::strip_extension(files[fi].0.as_str());
-                for s in [Some(stem), stem.strip_suffix("/index")].into_iter().flatten() {
+                for s in [Some(stem), stem.strip_suffix("/index")]
+                    .into_iter()
+                    .flatten()
+                {
                     stems.entry(s).or_insert(fi);
                     for (i, _) in s.match_indices('/') {
                         suffixes.entry(&s[i + 1..]).or_default().push(fi);
@@ -102,6 +115,7 @@ impl<'a> Repo<'a> {
             suffixes,
             members,
             subs: HashMap::new(),
+            configs,
         };
         repo.subs = repo.subtype_map();
         repo
@@ -139,6 +153,18 @@ impl<'a> Repo<'a> {
             let dir = here.rsplit_once('/').map_or("", |(d, _)| d);
             return self.probe(&normalize(dir, spec));
         }
+        let here = self.files[fi].0.as_str();
+        let config = self
+            .configs
+            .iter()
+            .find(|c| c.dir.is_empty() || here.starts_with(&format!("{}/", c.dir)));
+        if let Some(f) = config
+            .into_iter()
+            .flat_map(|c| c.candidates(spec))
+            .find_map(|c| self.probe(&c))
+        {
+            return Some(f);
+        }
         let aliased = ["@/", "~/", "#/", "~"]
             .iter()
             .find_map(|a| spec.strip_prefix(a));
@@ -162,7 +188,9 @@ impl<'a> Repo<'a> {
         }
         // `./x.js` in TypeScript names `x.ts`; a written extension is otherwise the file's.
         let stem = super::strip_extension(base);
-        (stem != base).then(|| self.stems.get(stem).copied()).flatten()
+        (stem != base)
+            .then(|| self.stems.get(stem).copied())
+            .flatten()
     }
 
     /// The shortest file whose path ends with `spec`.
@@ -223,13 +251,10 @@ impl<'a> Repo<'a> {
             let whole = self.lookup(t, 0, &e.local, depth + 1)?;
             return self.attr(whole, name, depth + 1);
         }
-        f.exports
-            .iter()
-            .filter(|e| e.name == "*")
-            .find_map(|e| {
-                let s = e.source.as_deref()?;
-                self.export_of(self.module_file(t, s)?, name, depth + 1)
-            })
+        f.exports.iter().filter(|e| e.name == "*").find_map(|e| {
+            let s = e.source.as_deref()?;
+            self.export_of(self.module_file(t, s)?, name, depth + 1)
+        })
     }
 
     // ---- names ----
@@ -351,7 +376,9 @@ impl<'a> Repo<'a> {
                 let def = self.def(f, d);
                 match def.kind {
                     SymbolKind::Class => Some(V::Instance(f, d)),
-                    k if k.is_callable() => self.typed(f, def.parent.unwrap_or(0), &def.returns, depth),
+                    k if k.is_callable() => {
+                        self.typed(f, def.parent.unwrap_or(0), &def.returns, depth)
+                    }
                     _ => None,
                 }
             }
@@ -414,12 +441,12 @@ impl<'a> Repo<'a> {
                 _ => None,
             },
             V::Instance(f, d) => match self.member(f, d, name, depth) {
-                Some((mf, md)) if self.def(mf, md).kind == SymbolKind::Field => self
-                    .instance_attribute(f, d, name, depth)
-                    .or_else(|| {
+                Some((mf, md)) if self.def(mf, md).kind == SymbolKind::Field => {
+                    self.instance_attribute(f, d, name, depth).or_else(|| {
                         let def = self.def(mf, md);
                         self.typed(mf, def.parent.unwrap_or(0), &def.returns, depth)
-                    }),
+                    })
+                }
                 Some((mf, md)) => Some(V::Def(mf, md)),
                 None => self.instance_attribute(f, d, name, depth),
             },
@@ -734,7 +761,12 @@ impl<'a> Repo<'a> {
         if let Some(&d) = self.members[fi].get(&(0, name)) {
             return Some((fi, d));
         }
-        let i = self.facts(fi)?.imports.iter().rev().find(|i| i.local == name)?;
+        let i = self
+            .facts(fi)?
+            .imports
+            .iter()
+            .rev()
+            .find(|i| i.local == name)?;
         let t = self.module_file(fi, &i.source)?;
         self.exported_site(t, &i.name, depth + 1)
     }
@@ -744,7 +776,8 @@ impl<'a> Repo<'a> {
         let f = self.facts(t)?;
         let whole = matches!(name, "*" | "default");
         let e = f.exports.iter().find(|e| {
-            e.source.is_none() && (e.name == name || (whole && matches!(e.name.as_str(), "=" | "default")))
+            e.source.is_none()
+                && (e.name == name || (whole && matches!(e.name.as_str(), "=" | "default")))
         });
         match e {
             Some(e) => self.site(t, &e.local, depth + 1),
@@ -752,7 +785,14 @@ impl<'a> Repo<'a> {
         }
     }
 
-    fn edge(&self, fi: usize, line: u32, caller: &str, (tf, td): (usize, u32), kind: EdgeKind) -> Edge {
+    fn edge(
+        &self,
+        fi: usize,
+        line: u32,
+        caller: &str,
+        (tf, td): (usize, u32),
+        kind: EdgeKind,
+    ) -> Edge {
         let t = self.def(tf, td);
         Edge {
             caller_file: self.files[fi].0.to_string(),

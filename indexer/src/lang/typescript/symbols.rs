@@ -106,8 +106,7 @@ impl<'s> Extractor<'s> {
     }
 
     fn in_function(&self) -> bool {
-        self.scope()
-            .is_some_and(|s| s.kind.is_callable())
+        self.scope().is_some_and(|s| s.kind.is_callable())
     }
 
     fn visit(&mut self, node: Node<'_>, depth: usize) -> bool {
@@ -196,7 +195,9 @@ impl<'s> Extractor<'s> {
             return false;
         }
         let mut p = node.parent();
-        while let Some(n) = p.filter(|n| matches!(n.kind(), "export_statement" | "ambient_declaration")) {
+        while let Some(n) =
+            p.filter(|n| matches!(n.kind(), "export_statement" | "ambient_declaration"))
+        {
             p = n.parent();
         }
         match p {
@@ -251,14 +252,18 @@ impl<'s> Extractor<'s> {
         let value = unwrap_value(value);
         let (kind, owner) = match value.kind() {
             "identifier" | "member_expression" => return,
-            "arrow_function" | "function_expression" | "function" | "generator_function"
-            | "function_declaration" | "generator_function_declaration" => {
-                (SymbolKind::Function, Some(value))
-            }
+            "arrow_function"
+            | "function_expression"
+            | "function"
+            | "generator_function"
+            | "function_declaration"
+            | "generator_function_declaration" => (SymbolKind::Function, Some(value)),
             "class" | "class_declaration" => (SymbolKind::Class, Some(value)),
             _ => (SymbolKind::Field, None),
         };
-        let keyword = children(node).find(|c| c.kind() == "default").unwrap_or(node);
+        let keyword = children(node)
+            .find(|c| c.kind() == "default")
+            .unwrap_or(node);
         let decl = Decl {
             node: value,
             outer: node,
@@ -313,12 +318,13 @@ impl<'s> Extractor<'s> {
         let body = function
             .or(d.owner)
             .and_then(|f| f.child_by_field_name("body"));
-        let in_type = self.scope().is_some_and(|s| {
-            matches!(s.kind, SymbolKind::Class | SymbolKind::Interface)
-        }) && matches!(
-            d.kind,
-            SymbolKind::Method | SymbolKind::Constructor | SymbolKind::Field
-        );
+        let in_type = self
+            .scope()
+            .is_some_and(|s| matches!(s.kind, SymbolKind::Class | SymbolKind::Interface))
+            && matches!(
+                d.kind,
+                SymbolKind::Method | SymbolKind::Constructor | SymbolKind::Field
+            );
         let decorators: Vec<String> = decorators(node, d.outer)
             .map(|n| collapse(&self.text(n)))
             .collect();
@@ -391,7 +397,8 @@ impl<'s> Extractor<'s> {
     fn name_text(&self, n: Node<'_>) -> String {
         let t = self.text(n);
         if n.kind() == "string" {
-            t.trim_matches(|c| c == '"' || c == '\'' || c == '`').to_string()
+            t.trim_matches(|c| c == '"' || c == '\'' || c == '`')
+                .to_string()
         } else {
             t
         }
@@ -409,7 +416,10 @@ impl<'s> Extractor<'s> {
             .min(end);
         let mut s = collapse(&String::from_utf8_lossy(&self.src[start..end]));
         if s.len() > MAX_SIGNATURE {
-            let cut = (0..=MAX_SIGNATURE).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0);
+            let cut = (0..=MAX_SIGNATURE)
+                .rev()
+                .find(|&i| s.is_char_boundary(i))
+                .unwrap_or(0);
             s.truncate(cut);
             s.push('…');
         }
@@ -435,7 +445,9 @@ impl<'s> Extractor<'s> {
                         .or_else(|| p.child_by_field_name("name")),
                     p.child_by_field_name("type"),
                 ),
-                "identifier" | "rest_pattern" | "object_pattern" | "array_pattern" => (Some(p), None),
+                "identifier" | "rest_pattern" | "object_pattern" | "array_pattern" => {
+                    (Some(p), None)
+                }
                 "assignment_pattern" => (p.child_by_field_name("left"), None),
                 _ => (None, None),
             };
@@ -458,9 +470,9 @@ impl<'s> Extractor<'s> {
             let types: Vec<Node<'_>> = match c.kind() {
                 "class_heritage" => named(c)
                     .flat_map(|h| match h.kind() {
-                        "extends_clause" | "implements_clause" => named(h)
-                            .filter(|t| t.kind() != "type_arguments")
-                            .collect(),
+                        "extends_clause" | "implements_clause" => {
+                            named(h).filter(|t| t.kind() != "type_arguments").collect()
+                        }
                         _ => vec![h],
                     })
                     .collect(),
@@ -523,7 +535,11 @@ impl<'s> Extractor<'s> {
             .filter(|c| c.kind() == "string_fragment")
             .map(|c| self.text(c))
             .collect();
-        if text.is_empty() || node.parent().is_some_and(|p| p.kind() == "import_statement") {
+        if text.is_empty()
+            || node
+                .parent()
+                .is_some_and(|p| p.kind() == "import_statement")
+        {
             return;
         }
         let owner = self.owner();
@@ -609,7 +625,11 @@ fn decorators<'t>(node: Node<'t>, outer: Node<'t>) -> impl Iterator<Item = Node<
         v
     };
     let inside: Vec<Node<'t>> = named(outer)
-        .chain(if node == outer { None } else { Some(node) }.into_iter().flat_map(named))
+        .chain(
+            if node == outer { None } else { Some(node) }
+                .into_iter()
+                .flat_map(named),
+        )
         .filter(|c| c.kind() == "decorator")
         .collect();
     before.into_iter().chain(inside)

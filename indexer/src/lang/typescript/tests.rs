@@ -5,10 +5,12 @@ use crate::model::{Symbol, SymbolKind};
 const KITCHEN: &[u8] = include_bytes!("../../../../tests/fixtures/typescript/kitchen.ts");
 
 fn symbol<'a>(a: &'a FileAnalysis, id: &str) -> &'a Symbol {
-    a.symbols
-        .iter()
-        .find(|s| s.id.0 == id)
-        .unwrap_or_else(|| panic!("no symbol {id}: {:#?}", a.symbols.iter().map(|s| &s.id.0).collect::<Vec<_>>()))
+    a.symbols.iter().find(|s| s.id.0 == id).unwrap_or_else(|| {
+        panic!(
+            "no symbol {id}: {:#?}",
+            a.symbols.iter().map(|s| &s.id.0).collect::<Vec<_>>()
+        )
+    })
 }
 
 fn path(p: &str) -> RepoPath {
@@ -21,7 +23,13 @@ fn kitchen_fixture_symbols_are_where_its_comments_say() {
     assert_eq!(a.package.as_deref(), Some("kitchen.shop"));
     assert_eq!(
         a.imports,
-        ["@nestjs/common.Injectable", "@nestjs/common.Get", "fs.fs", "./repo.Repo", "./repo.Row"]
+        [
+            "@nestjs/common.Injectable",
+            "@nestjs/common.Get",
+            "fs.fs",
+            "./repo.Repo",
+            "./repo.Row"
+        ]
     );
 }
 
@@ -38,7 +46,10 @@ fn javascript_fixture_symbols_are_where_its_comments_say() {
     assert_eq!(symbol(&a, "js:lib.kitchen.cook").kind, SymbolKind::Function);
     assert_eq!(symbol(&a, "js:lib.kitchen.Kitchen").supertypes, ["Base"]);
     assert_eq!(
-        (symbol(&a, "js:lib.kitchen.cook").start_line, symbol(&a, "js:lib.kitchen.cook").end_line),
+        (
+            symbol(&a, "js:lib.kitchen.cook").start_line,
+            symbol(&a, "js:lib.kitchen.cook").end_line
+        ),
         (27, 30)
     );
 }
@@ -59,7 +70,11 @@ fn kinds_ranges_and_heads_follow_the_source() {
     assert_eq!(order.visibility, "public");
     let pay = symbol(&a, "ts:kitchen.shop.Order.pay");
     assert_eq!(pay.kind, SymbolKind::Method);
-    assert_eq!((pay.start_line, pay.end_line), (44, 50), "a member's decorators are its own");
+    assert_eq!(
+        (pay.start_line, pay.end_line),
+        (44, 50),
+        "a member's decorators are its own"
+    );
     assert_eq!(pay.annotations, ["@Get(\":id\")"]);
     assert_eq!(pay.signature, "async pay(amount: number): Promise<Order>");
     assert_eq!(pay.value_type, "Promise<Order>");
@@ -72,7 +87,10 @@ fn kinds_ranges_and_heads_follow_the_source() {
     assert_eq!(ctor.params[0].name, "repo");
     assert_eq!(ctor.params[0].ty, "Repo");
     assert!(symbol(&a, "ts:kitchen.shop.Order.count").is_static);
-    assert_eq!(symbol(&a, "ts:kitchen.shop.Order.#secret").visibility, "private");
+    assert_eq!(
+        symbol(&a, "ts:kitchen.shop.Order.#secret").visibility,
+        "private"
+    );
     let place = symbol(&a, "ts:kitchen.shop.place");
     assert_eq!(place.doc.as_deref(), Some("Places an order."));
     assert_eq!((place.start_line, place.end_line), (11, 15));
@@ -81,11 +99,20 @@ fn kinds_ranges_and_heads_follow_the_source() {
     assert_eq!((total.start_line, total.end_line), (17, 18));
     assert_eq!(total.params[0].ty, "number[]");
     let counter = symbol(&a, "ts:kitchen.shop.counter");
-    assert_eq!((counter.kind, counter.start_line, counter.end_line), (SymbolKind::Field, 7, 8));
+    assert_eq!(
+        (counter.kind, counter.start_line, counter.end_line),
+        (SymbolKind::Field, 7, 8)
+    );
     assert_eq!(counter.visibility, "private", "not exported");
     assert_eq!(symbol(&a, "ts:kitchen.shop.Id").kind, SymbolKind::Interface);
-    assert_eq!(symbol(&a, "ts:kitchen.shop.Status.Paid").kind, SymbolKind::Constant);
-    assert_eq!(symbol(&a, "ts:kitchen.shop.Shop.Inner").kind, SymbolKind::Module);
+    assert_eq!(
+        symbol(&a, "ts:kitchen.shop.Status.Paid").kind,
+        SymbolKind::Constant
+    );
+    assert_eq!(
+        symbol(&a, "ts:kitchen.shop.Shop.Inner").kind,
+        SymbolKind::Module
+    );
     assert_eq!(symbol(&a, "ts:kitchen.shop.Widget").kind, SymbolKind::Class);
     assert!(!symbol(&a, "ts:kitchen.shop.Base.run").has_body);
     let default = symbol(&a, "ts:kitchen.shop.default");
@@ -100,12 +127,18 @@ fn kinds_ranges_and_heads_follow_the_source() {
 
 #[test]
 fn module_names_follow_the_path() {
-    assert_eq!(module_name(&path("src/services/orders.ts")), "services.orders");
+    assert_eq!(
+        module_name(&path("src/services/orders.ts")),
+        "services.orders"
+    );
     assert_eq!(module_name(&path("src/api/index.ts")), "api");
     assert_eq!(module_name(&path("types/global.d.ts")), "types.global");
     assert_eq!(module_name(&path("lib/core/Axios.js")), "lib.core.Axios");
     assert_eq!(module_name(&path("index.js")), "index");
-    assert_eq!(module_name(&path("packages/a/src/order.service.ts")), "order.service");
+    assert_eq!(
+        module_name(&path("packages/a/src/order.service.ts")),
+        "order.service"
+    );
 }
 
 #[test]
@@ -120,13 +153,29 @@ fn broken_source_still_yields_what_parses() {
 #[test]
 fn a_vue_component_is_its_script_with_lines_kept() {
     let src = b"<template>\n  <button @click=\"save\">Save</button>\n</template>\n\n<script setup lang=\"ts\">\nimport { save } from './api'\nconst count = 1\nfunction bump() {}\n</script>\n";
-    let a = crate::lang::analyze(LANGUAGE, &path("src/components/Saver.vue"), "m", src, &ParseLimits::default());
+    let a = crate::lang::analyze(
+        LANGUAGE,
+        &path("src/components/Saver.vue"),
+        "m",
+        src,
+        &ParseLimits::default(),
+    );
     assert!(a.degraded.is_none());
     let bump = a.symbols.iter().find(|s| s.name == "bump").expect("bump");
-    assert_eq!((bump.id.0.as_str(), bump.start_line), ("ts:components.Saver.bump", 8));
+    assert_eq!(
+        (bump.id.0.as_str(), bump.start_line),
+        ("ts:components.Saver.bump", 8)
+    );
     assert_eq!(a.imports, ["./api.save"]);
-    let covered = |l: u32| a.chunks.iter().any(|c| c.start_line <= l && l <= c.end_line);
-    assert!(covered(2) && covered(7), "template and script lines are both chunked");
+    let covered = |l: u32| {
+        a.chunks
+            .iter()
+            .any(|c| c.start_line <= l && l <= c.end_line)
+    };
+    assert!(
+        covered(2) && covered(7),
+        "template and script lines are both chunked"
+    );
 }
 
 /// The edges of a small package, as (caller, callee, kind), resolved ones only.
@@ -160,7 +209,10 @@ fn package_edges(files: &[(&str, &str)]) -> Vec<(String, String, &'static str)> 
 #[test]
 fn calls_resolve_through_imports_this_bases_and_re_exports() {
     let edges = package_edges(&[
-        ("src/index.ts", "export { OrderService as Orders } from './orders';\nexport * from './repo';\n"),
+        (
+            "src/index.ts",
+            "export { OrderService as Orders } from './orders';\nexport * from './repo';\n",
+        ),
         (
             "src/repo.ts",
             "export interface Store {\n  save(o: Order): void;\n}\n\
@@ -174,13 +226,25 @@ fn calls_resolve_through_imports_this_bases_and_re_exports() {
             "import connect, { Repo, Order, type Store } from './repo';\n\
              import * as util from './util/index.js';\n\
              import axios from 'axios';\n\
+             import { upper } from '@lib/strings';\n\
              export class Base {\n  constructor() {}\n  audit(): void {}\n}\n\
              export class OrderService extends Base {\n  private cache = new Repo();\n\
              \x20 constructor(private readonly repo: Repo, private store: Store) {\n    super();\n  }\n\
-             \x20 place(order: Order): void {\n    this.repo.save(order);\n    order.markPaid();\n    this.audit();\n    util.log('placed');\n    axios.post('/api/orders');\n    this.cache.find();\n    this.store.save(order);\n  }\n\
+             \x20 place(order: Order): void {\n    this.repo.save(order);\n    order.markPaid();\n    this.audit();\n    util.log('placed');\n    axios.post('/api/orders');\n    this.cache.find();\n    this.store.save(order);\n    upper('x');\n  }\n\
              \x20 reload(): void {\n    const r = connect();\n    r.find();\n    const s = new OrderService(r, r);\n    s.place(new Order());\n  }\n}\n",
         ),
-        ("src/util/index.js", "function log(m) {}\nmodule.exports = { log };\n"),
+        (
+            "src/util/index.js",
+            "function log(m) {}\nmodule.exports = { log };\n",
+        ),
+        (
+            "src/util/strings.ts",
+            "export function upper(s: string) { return s; }\n",
+        ),
+        (
+            "tsconfig.json",
+            "{\n  // aliases\n  \"compilerOptions\": { \"baseUrl\": \".\", \"paths\": { \"@lib/*\": [\"src/util/*\"] } },\n}\n",
+        ),
         (
             "src/app.js",
             "const { Orders } = require('./index');\nconst helpers = require('./util');\n\
@@ -196,11 +260,22 @@ fn calls_resolve_through_imports_this_bases_and_re_exports() {
         ("ts:orders.OrderService.place", "js:util.log"),
         ("ts:orders.OrderService.place", "ts:axios.post"),
         ("ts:orders.OrderService.place", "ts:repo.Repo.find"),
-        ("ts:orders.OrderService.constructor", "ts:orders.Base.constructor"),
+        // `@lib/*` is a `paths` alias of tsconfig.json.
+        ("ts:orders.OrderService.place", "ts:util.strings.upper"),
+        (
+            "ts:orders.OrderService.constructor",
+            "ts:orders.Base.constructor",
+        ),
         ("ts:orders.OrderService.reload", "ts:repo.connect"),
         ("ts:orders.OrderService.reload", "ts:repo.Repo.find"),
-        ("ts:orders.OrderService.reload", "ts:orders.OrderService.constructor"),
-        ("ts:orders.OrderService.reload", "ts:orders.OrderService.place"),
+        (
+            "ts:orders.OrderService.reload",
+            "ts:orders.OrderService.constructor",
+        ),
+        (
+            "ts:orders.OrderService.reload",
+            "ts:orders.OrderService.place",
+        ),
         ("ts:orders.OrderService.reload", "ts:repo.Order"),
         ("ts:repo.SqlRepo.save", "ts:repo.Repo.save"),
         ("ts:repo.connect", "ts:repo.Repo"),
@@ -211,10 +286,18 @@ fn calls_resolve_through_imports_this_bases_and_re_exports() {
         assert!(has(a, b, "call"), "no call {a} -> {b}: {edges:#?}");
     }
     // A call through an interface runs its implementations, not the signature.
-    assert!(!has("ts:orders.OrderService.place", "ts:repo.Store.save", "call"));
+    assert!(!has(
+        "ts:orders.OrderService.place",
+        "ts:repo.Store.save",
+        "call"
+    ));
     assert!(has("ts:repo.Repo", "ts:repo.Store", "implements"));
     assert!(has("ts:repo.SqlRepo", "ts:repo.Repo", "inherits"));
-    assert!(has("ts:repo.SqlRepo.save", "ts:repo.Repo.save", "overrides"));
+    assert!(has(
+        "ts:repo.SqlRepo.save",
+        "ts:repo.Repo.save",
+        "overrides"
+    ));
 }
 
 #[test]
@@ -228,7 +311,10 @@ fn express_and_nest_routes_reach_their_handlers_and_requests_are_recorded() {
              router.post('/orders', (req, res) => res.send('ok'));\n\
              module.exports = router;\n",
         ),
-        ("src/orders.js", "function show(req, res) {}\nexports.show = show;\n"),
+        (
+            "src/orders.js",
+            "function show(req, res) {}\nexports.show = show;\n",
+        ),
         (
             "src/app.js",
             "const express = require('express');\nconst app = express();\nconst api = express.Router();\n\
@@ -254,7 +340,13 @@ fn express_and_nest_routes_reach_their_handlers_and_requests_are_recorded() {
         assert!(routes.iter().any(|r| r == want), "{want} in {routes:#?}");
     }
     let src = b"const BASE = '/api';\nexport async function load(id: string) {\n  await axios.get('/api/users/' + id);\n  await fetch(`${BASE}/orders/${id}`, { method: 'DELETE' });\n  return request({ url: '/api/items', method: 'post' });\n}\n";
-    let a = crate::lang::analyze(LANGUAGE, &path("src/api.ts"), "m", src, &ParseLimits::default());
+    let a = crate::lang::analyze(
+        LANGUAGE,
+        &path("src/api.ts"),
+        "m",
+        src,
+        &ParseLimits::default(),
+    );
     let facts = TsFacts::decode(a.facts.as_deref().unwrap()).unwrap();
     let got: Vec<(&str, &str, &str)> = facts
         .requests

@@ -31,7 +31,10 @@ fn frame(l: &str, cause: u16) -> Option<TraceFrame> {
     // `path:line:column`; the path may hold colons (`C:\…`, `file:///…`).
     let (loc, _column) = location.rsplit_once(':')?;
     let (file, line) = loc.rsplit_once(':')?;
-    let file = file.strip_prefix("file://").unwrap_or(file).replace('\\', "/");
+    let file = file
+        .strip_prefix("file://")
+        .unwrap_or(file)
+        .replace('\\', "/");
     let file = file.split(['?', '#']).next().unwrap_or(&file).to_string();
     let known = super::EXTENSIONS.iter().any(|e| file.ends_with(e));
     if !known || file.starts_with("node:") || file.contains("/node_modules/") {
@@ -41,7 +44,11 @@ fn frame(l: &str, cause: u16) -> Option<TraceFrame> {
     let function = function.strip_prefix("new ").unwrap_or(function);
     let function = function.split(" [as ").next().unwrap_or(function);
     let function = function.rsplit('.').next().unwrap_or(function);
-    let function = if function.starts_with('<') { "" } else { function };
+    let function = if function.starts_with('<') {
+        ""
+    } else {
+        function
+    };
     Some(TraceFrame {
         owner: String::new(),
         function: function.to_string(),
