@@ -329,7 +329,7 @@ impl<'a> Repo<'a> {
         let f = self.facts(fi)?;
         let mine = |a: &&TsAssign| a.scope == si && a.target.len() == 1 && a.target[0] == name;
         let before = f.assigns.iter().filter(mine).rfind(|a| a.line <= at);
-        let a = before.or_else(|| f.assigns.iter().filter(mine).next_back())?;
+        let a = before.or_else(|| f.assigns.iter().rfind(mine))?;
         self.assigned(fi, a, depth + 1)
     }
 

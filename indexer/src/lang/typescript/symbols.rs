@@ -759,7 +759,7 @@ fn line(n: Node<'_>) -> u32 {
 }
 
 pub(super) fn children<'t>(n: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    (0..n.child_count() as u32).filter_map(move |i| n.child(i))
+    (0..n.child_count()).filter_map(move |i| n.child(i))
 }
 
 pub(super) fn named<'t>(n: Node<'t>) -> impl Iterator<Item = Node<'t>> {
