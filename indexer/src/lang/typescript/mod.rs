@@ -164,30 +164,28 @@ fn analyze(
     if PROJECT_FILES.contains(&path.file_name()) {
         return Ok(project_file(path, module, src, limits));
     }
-    let is_vue = path.file_name().to_ascii_lowercase().ends_with(".vue");
-    let (code, dialect) = if is_vue {
-        let script = vue::script(src);
-        let d = if script.typescript {
-            Dialect::Ts
-        } else {
-            Dialect::Js
-        };
-        (std::borrow::Cow::Owned(script.masked), d)
-    } else {
-        (std::borrow::Cow::Borrowed(src), Dialect::of(path))
+    let script = path
+        .file_name()
+        .to_ascii_lowercase()
+        .ends_with(".vue")
+        .then(|| vue::script(src));
+    let (code, dialect) = match &script {
+        Some(s) if s.typescript => (&s.masked[..], Dialect::Ts),
+        Some(s) => (&s.masked[..], Dialect::Js),
+        None => (src, Dialect::of(path)),
     };
-    let depth = bracket_depth(&code);
+    let depth = bracket_depth(code);
     if depth > limits.max_depth {
         return Err(format!(
             "nesting depth {depth} exceeds the limit of {}",
             limits.max_depth
         ));
     }
-    let tree = dialect.parse(&code, limits)?;
+    let tree = dialect.parse(code, limits)?;
     let root = tree.root_node();
     let preorder = Preorder::new(root, |_| false);
     let name = module_name(path);
-    let x = symbols::extract(&preorder, root, &code, &name, dialect.prefix());
+    let x = symbols::extract(&preorder, root, code, &name, dialect.prefix());
     let ctx = ChunkContext {
         path,
         module,
@@ -195,11 +193,10 @@ fn analyze(
         imports: &x.imports,
         symbols: &x.symbols,
     };
-    let chunks = if is_vue {
+    let chunks = match &script {
         // The template and styles are text; the script's lines keep their numbers.
-        vue::chunks(root, src, &code, &ctx, limits.max_chunk_chars)
-    } else {
-        chunk::chunk_tree(root, src, &ctx, limits.max_chunk_chars)
+        Some(s) => vue::chunks(root, src, s, &ctx, limits.max_chunk_chars),
+        None => chunk::chunk_tree(root, src, &ctx, limits.max_chunk_chars),
     };
     let facts = crate::graph::enabled().then(|| {
         let language = if dialect == Dialect::Js {
@@ -209,7 +206,7 @@ fn analyze(
         };
         Box::new(crate::graph::FileFacts {
             lang: Some(
-                facts::extract(&preorder, &code, dialect.prefix(), &x.symbols, &x.scopes)
+                facts::extract(&preorder, code, dialect.prefix(), &x.symbols, &x.scopes)
                     .encode(language),
             ),
             ..Default::default()

@@ -310,7 +310,10 @@ impl<'s> Extractor<'s> {
     fn declare(&mut self, d: Decl<'_>, depth: usize) -> usize {
         let owner = self.owner();
         let node = d.node;
-        let start = first_decorator(d.outer).unwrap_or(d.outer);
+        let start = decorators_before(d.outer)
+            .first()
+            .copied()
+            .unwrap_or(d.outer);
         let (start_line, _) = chunk::node_lines(start);
         let (_, end_line) = chunk::node_lines(d.outer);
         // A callable's owner is the node with its parameters and body.
@@ -600,39 +603,25 @@ fn outer(node: Node<'_>) -> Node<'_> {
     n
 }
 
-/// Decorators written before a class member are its siblings in TypeScript's tree: the first
-/// of the run just before it.
-fn first_decorator(outer: Node<'_>) -> Option<Node<'_>> {
-    let mut first = None;
+/// Decorators written before a class member are its siblings in TypeScript's tree: the run
+/// just before it, in source order.
+fn decorators_before(outer: Node<'_>) -> Vec<Node<'_>> {
+    let mut v = Vec::new();
     let mut p = outer.prev_named_sibling();
     while let Some(d) = p.filter(|d| d.kind() == "decorator") {
-        first = Some(d);
+        v.push(d);
         p = d.prev_named_sibling();
     }
-    first
+    v.reverse();
+    v
 }
 
-/// A declaration's decorators: inside it, inside its `export`, or just before it.
+/// A declaration's decorators: just before it, inside its `export`, or inside it.
 fn decorators<'t>(node: Node<'t>, outer: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    let before: Vec<Node<'t>> = {
-        let mut v = Vec::new();
-        let mut p = outer.prev_named_sibling();
-        while let Some(d) = p.filter(|d| d.kind() == "decorator") {
-            v.push(d);
-            p = d.prev_named_sibling();
-        }
-        v.reverse();
-        v
-    };
-    let inside: Vec<Node<'t>> = named(outer)
-        .chain(
-            if node == outer { None } else { Some(node) }
-                .into_iter()
-                .flat_map(named),
-        )
-        .filter(|c| c.kind() == "decorator")
-        .collect();
-    before.into_iter().chain(inside)
+    let inside = named(outer)
+        .chain((node != outer).then_some(node).into_iter().flat_map(named))
+        .filter(|c| c.kind() == "decorator");
+    decorators_before(outer).into_iter().chain(inside)
 }
 
 /// `x = (async () => …)`, `x = <T>(…)`, `x = fn as T`: the value under parentheses and casts.

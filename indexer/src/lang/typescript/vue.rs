@@ -49,13 +49,12 @@ pub(super) fn script(src: &[u8]) -> Script {
 pub(super) fn chunks(
     root: Node<'_>,
     src: &[u8],
-    masked: &[u8],
+    script: &Script,
     ctx: &ChunkContext<'_>,
     max: usize,
 ) -> Vec<Chunk> {
-    let code = chunk::chunk_tree(root, masked, ctx, max);
-    // The component with the script's lines blanked: what is left is chunked as text.
-    let script = script(src);
+    let code = chunk::chunk_tree(root, &script.masked, ctx, max);
+    // The component with the script blanked: what is left is chunked as text.
     let mut rest = src.to_vec();
     for &(from, to) in &script.ranges {
         for b in &mut rest[from..to] {
