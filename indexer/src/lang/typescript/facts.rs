@@ -310,6 +310,9 @@ impl Walker<'_> {
                 let local = self.text(n);
                 self.export_name("default", &local, None);
             }
+            if let Some(object) = node.child_by_field_name("value") {
+                self.object_members("default", object);
+            }
             return;
         }
         for c in named(node) {
@@ -410,7 +413,40 @@ impl Walker<'_> {
             self.assign_type(vec![name.clone()], t, target);
         }
         if let Some(v) = value {
+            self.object_members(&name, v);
             self.bind(vec![name], v, target);
+        }
+    }
+
+    /// `const api = { load, save: store.save }` (and `export default { … }`): each member is a
+    /// binding `api.load`, `api.save`.
+    fn object_members(&mut self, name: &str, object: Node<'_>) {
+        if object.kind() != "object" {
+            return;
+        }
+        for p in named(object) {
+            let (key, value) = match p.kind() {
+                "shorthand_property_identifier" => (p, p),
+                "pair" => match (p.child_by_field_name("key"), p.child_by_field_name("value")) {
+                    (Some(k), Some(v)) => (k, v),
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let target = vec![name.to_string(), self.name(key)];
+            match value.kind() {
+                "shorthand_property_identifier" => {
+                    let v = vec![self.text(value)];
+                    self.facts.assigns.push(TsAssign {
+                        scope: self.scope(),
+                        target,
+                        value: v,
+                        how: How::Value,
+                        line: p.start_position().row as u32 + 1,
+                    });
+                }
+                _ => self.bind(target, value, key),
+            }
         }
     }
 

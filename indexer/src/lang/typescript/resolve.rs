@@ -432,12 +432,12 @@ impl<'a> Repo<'a> {
                     let (mf, md) = self.member(f, d, name, depth)?;
                     Some(V::Def(mf, md))
                 }
-                SymbolKind::Field => {
+                SymbolKind::Field => self.object_member(f, d, name, depth).or_else(|| {
                     let value = self.binding(f, d, depth + 1)?;
                     (value != V::Def(f, d))
                         .then(|| self.attr(value, name, depth + 1))
                         .flatten()
-                }
+                }),
                 _ => None,
             },
             V::Instance(f, d) => match self.member(f, d, name, depth) {
@@ -452,6 +452,19 @@ impl<'a> Repo<'a> {
             },
             V::External(x) => Some(V::External(format!("{x}.{name}"))),
         }
+    }
+
+    /// Member `name` of an object literal a variable (or `export default`) is bound to.
+    fn object_member(&self, f: usize, d: u32, name: &str, depth: u32) -> Option<V> {
+        let def = self.def(f, d);
+        let scope = def.parent.unwrap_or(0);
+        let a = self.facts(f)?.assigns.iter().rev().find(|a| {
+            a.scope == scope
+                && a.target.len() == 2
+                && a.target[0] == def.name
+                && a.target[1] == name
+        })?;
+        self.assigned(f, a, depth + 1)
     }
 
     /// `this.name = …` (a property's initializer or type, a parameter property, an assignment

@@ -238,6 +238,10 @@ fn calls_resolve_through_imports_this_bases_and_re_exports() {
             "function log(m) {}\nmodule.exports = { log };\n",
         ),
         (
+            "src/util/validator.js",
+            "function assertOptions(o) {}\nconst rules = { strict: assertOptions };\nexport default { assertOptions, rules };\n",
+        ),
+        (
             "src/util/strings.ts",
             "export function upper(s: string) { return s; }\n",
         ),
@@ -248,7 +252,8 @@ fn calls_resolve_through_imports_this_bases_and_re_exports() {
         (
             "src/app.js",
             "const { Orders } = require('./index');\nconst helpers = require('./util');\n\
-             function main() {\n  const o = new Orders();\n  o.place();\n  helpers.log('x');\n}\n",
+             import validator from './util/validator';\n\
+             function main() {\n  const o = new Orders();\n  o.place();\n  helpers.log('x');\n  validator.assertOptions({});\n  validator.rules.strict();\n}\n",
         ),
     ]);
     let has = |a: &str, b: &str, k: &str| edges.iter().any(|(x, y, z)| x == a && y == b && *z == k);
@@ -282,6 +287,8 @@ fn calls_resolve_through_imports_this_bases_and_re_exports() {
         ("js:app.main", "ts:orders.OrderService.constructor"),
         ("js:app.main", "ts:orders.OrderService.place"),
         ("js:app.main", "js:util.log"),
+        // Members of an object literal exported by default, and of a variable's.
+        ("js:app.main", "js:util.validator.assertOptions"),
     ] {
         assert!(has(a, b, "call"), "no call {a} -> {b}: {edges:#?}");
     }
