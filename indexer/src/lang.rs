@@ -16,6 +16,7 @@ mod parse;
 mod preorder;
 pub mod python;
 pub mod support;
+pub mod typescript;
 
 pub(crate) use parse::parse;
 
@@ -34,6 +35,9 @@ pub struct Spec {
     pub id_prefix: &'static str,
     /// File extensions, without the dot, compared case-insensitively.
     pub extensions: &'static [&'static str],
+    /// Files of another type the language also reads, by exact name (a project file such as
+    /// `tsconfig.json`, whose settings its resolver needs).
+    pub file_names: &'static [&'static str],
     /// Symbols, imports, chunks and graph facts of one file; `Err(reason)` when the file must be
     /// indexed as text instead.
     pub analyze: fn(&RepoPath, &str, &[u8], &ParseLimits) -> Result<FileAnalysis, String>,
@@ -85,7 +89,14 @@ pub fn trace_frames(text: &str) -> Vec<TraceFrame> {
 }
 
 /// Every structural language, one line each.
-pub const REGISTRY: &[&Spec] = &[&java::SPEC, &python::SPEC, &go::SPEC, &kotlin::SPEC];
+pub const REGISTRY: &[&Spec] = &[
+    &java::SPEC,
+    &python::SPEC,
+    &typescript::SPEC,
+    &typescript::JS_SPEC,
+    &go::SPEC,
+    &kotlin::SPEC,
+];
 
 /// The registered language stored under `name`.
 pub fn by_name(name: &str) -> Option<Language> {
@@ -160,6 +171,9 @@ const TEXT_FILE_NAMES: &[&str] = &["README", "Dockerfile", "Makefile", "Jenkinsf
 /// The language a file is analysed as, from its name; `None` for files codemap does not index.
 pub fn detect(path: &RepoPath) -> Option<Language> {
     let name = path.file_name();
+    if let Some(spec) = REGISTRY.iter().find(|s| s.file_names.contains(&name)) {
+        return Some(spec.language);
+    }
     let Some((stem, ext)) = name.rsplit_once('.') else {
         return TEXT_FILE_NAMES.contains(&name).then_some(Language::TEXT);
     };
@@ -361,6 +375,11 @@ mod tests {
         assert_eq!(detect(&path("lib/a.jar")), None);
         assert_eq!(detect(&path(".gitignore")), None);
         assert_eq!(detect(&path("LICENSE")), None);
+        assert_eq!(
+            detect(&path("web/tsconfig.json")),
+            Some(typescript::LANGUAGE)
+        );
+        assert_eq!(detect(&path("web/package.json")), Some(Language::TEXT));
     }
 
     #[test]

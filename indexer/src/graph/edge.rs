@@ -192,8 +192,10 @@ pub fn callee_name_of(id: &str, kind: EdgeKind) -> String {
 }
 
 fn member_name(id: &str) -> String {
-    if let Some(q) = id.strip_prefix("py:") {
-        return q.split('~').next().unwrap_or(q).to_string();
+    // Every language but Java writes `<prefix>:<qualified name>[~n]`.
+    let node = crate::node::NodeId::parse(id);
+    if node.is_symbol() && node.prefix != "java" {
+        return node.rest.split('~').next().unwrap_or(node.rest).to_string();
     }
     let Some(rest) = id.strip_prefix("java:") else {
         return id.to_string();
@@ -222,6 +224,8 @@ mod tests {
         assert_eq!(caller_name_of("java:a.B#<init>(int)", 0), "a.B.B");
         assert_eq!(caller_name_of("java:a.B", STATIC_INIT), "a.B.<clinit>");
         assert_eq!(caller_name_of("route:GET /x", 0), "route:GET /x");
+        assert_eq!(caller_name_of("ts:a.b.C.m~2", 0), "a.b.C.m");
+        assert_eq!(callee_name_of("js:lib.x.f", EdgeKind::Call), "lib.x.f");
         assert_eq!(callee_name_of("java:a.B", EdgeKind::Call), "a.B.B");
         assert_eq!(callee_name_of("java:a.B", EdgeKind::Inherits), "a.B");
         assert_eq!(

@@ -27,6 +27,7 @@ pub const SPEC: Spec = Spec {
     language: LANGUAGE,
     id_prefix: "java",
     extensions: &["java"],
+    file_names: &[],
     analyze,
     trace: trace::frames,
     resolve: None,

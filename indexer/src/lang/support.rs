@@ -25,7 +25,12 @@ pub fn matrix() -> String {
     let yes = |b: bool| if b { "yes" } else { "no" };
     for spec in super::REGISTRY {
         let s = &spec.support;
-        let exts: Vec<String> = spec.extensions.iter().map(|e| format!("`.{e}`")).collect();
+        let exts: Vec<String> = spec
+            .extensions
+            .iter()
+            .map(|e| format!("`.{e}`"))
+            .chain(spec.file_names.iter().map(|n| format!("`{n}`")))
+            .collect();
         let frameworks = if s.frameworks.is_empty() {
             "—".to_string()
         } else {

@@ -17,6 +17,7 @@ pub const SPEC: Spec = Spec {
     language: LANGUAGE,
     id_prefix: "go",
     extensions: &["go"],
+    file_names: &[],
     analyze,
     trace: no_frames,
     resolve: None,

@@ -18,6 +18,7 @@ pub const SPEC: Spec = Spec {
     id_prefix: "kt",
     // `.kts` stays text: build scripts (`build.gradle.kts`) are configuration, not code.
     extensions: &["kt"],
+    file_names: &[],
     analyze,
     trace: no_frames,
     resolve: None,

@@ -26,6 +26,7 @@ pub const SPEC: Spec = Spec {
     language: LANGUAGE,
     id_prefix: "py",
     extensions: &["py", "pyi"],
+    file_names: &[],
     analyze,
     trace: trace::frames,
     resolve: Some(resolve),
@@ -36,6 +37,7 @@ pub const SPEC: Spec = Spec {
         calls: true,
         frameworks: &[
             "Flask / FastAPI routes (blueprint and router prefixes)",
+            "requests / httpx calls met with the routes they reach, any language",
             "pytest fixtures",
             "decorators",
         ],

@@ -1,0 +1,371 @@
+use super::*;
+use crate::lang::assert_inline_defs;
+use crate::model::{Symbol, SymbolKind};
+
+const KITCHEN: &[u8] = include_bytes!("../../../../tests/fixtures/typescript/kitchen.ts");
+
+fn symbol<'a>(a: &'a FileAnalysis, id: &str) -> &'a Symbol {
+    a.symbols.iter().find(|s| s.id.0 == id).unwrap_or_else(|| {
+        panic!(
+            "no symbol {id}: {:#?}",
+            a.symbols.iter().map(|s| &s.id.0).collect::<Vec<_>>()
+        )
+    })
+}
+
+fn path(p: &str) -> RepoPath {
+    RepoPath::new(p).unwrap()
+}
+
+#[test]
+fn kitchen_fixture_symbols_are_where_its_comments_say() {
+    let a = assert_inline_defs(LANGUAGE, "src/kitchen/shop.ts", KITCHEN);
+    assert_eq!(a.package.as_deref(), Some("kitchen.shop"));
+    assert_eq!(
+        a.imports,
+        [
+            "@nestjs/common.Injectable",
+            "@nestjs/common.Get",
+            "fs.fs",
+            "./repo.Repo",
+            "./repo.Row"
+        ]
+    );
+}
+
+const KITCHEN_JS: &[u8] = include_bytes!("../../../../tests/fixtures/typescript/kitchen.js");
+
+#[test]
+fn javascript_fixture_symbols_are_where_its_comments_say() {
+    let a = assert_inline_defs(JAVASCRIPT, "lib/kitchen.js", KITCHEN_JS);
+    assert_eq!(symbol(&a, "js:lib.kitchen.ids").kind, SymbolKind::Function);
+    assert_eq!(
+        symbol(&a, "js:lib.kitchen.Kitchen.constructor").kind,
+        SymbolKind::Constructor
+    );
+    assert_eq!(symbol(&a, "js:lib.kitchen.cook").kind, SymbolKind::Function);
+    assert_eq!(symbol(&a, "js:lib.kitchen.Kitchen").supertypes, ["Base"]);
+    assert_eq!(
+        (
+            symbol(&a, "js:lib.kitchen.cook").start_line,
+            symbol(&a, "js:lib.kitchen.cook").end_line
+        ),
+        (27, 30)
+    );
+}
+
+#[test]
+fn kinds_ranges_and_heads_follow_the_source() {
+    let a = assert_inline_defs(LANGUAGE, "src/kitchen/shop.ts", KITCHEN);
+    assert_eq!(a.symbols[0].kind, SymbolKind::Module);
+    let order = symbol(&a, "ts:kitchen.shop.Order");
+    assert_eq!(order.kind, SymbolKind::Class);
+    assert_eq!(
+        (order.start_line, order.name_line, order.end_line),
+        (34, 35, 61),
+        "decorators and `export` belong to the declaration"
+    );
+    assert_eq!(order.annotations, ["@Injectable()"]);
+    assert_eq!(order.supertypes, ["Base", "Priced"]);
+    assert_eq!(order.visibility, "public");
+    let pay = symbol(&a, "ts:kitchen.shop.Order.pay");
+    assert_eq!(pay.kind, SymbolKind::Method);
+    assert_eq!(
+        (pay.start_line, pay.end_line),
+        (44, 50),
+        "a member's decorators are its own"
+    );
+    assert_eq!(pay.annotations, ["@Get(\":id\")"]);
+    assert_eq!(pay.signature, "async pay(amount: number): Promise<Order>");
+    assert_eq!(pay.value_type, "Promise<Order>");
+    assert_eq!(pay.thrown, ["OrderError"]);
+    assert_eq!(pay.params[0].name, "amount");
+    assert_eq!(pay.params[0].ty, "number");
+    assert!(!pay.is_static && pay.has_body);
+    let ctor = symbol(&a, "ts:kitchen.shop.Order.constructor");
+    assert_eq!(ctor.kind, SymbolKind::Constructor);
+    assert_eq!(ctor.params[0].name, "repo");
+    assert_eq!(ctor.params[0].ty, "Repo");
+    assert!(symbol(&a, "ts:kitchen.shop.Order.count").is_static);
+    assert_eq!(
+        symbol(&a, "ts:kitchen.shop.Order.#secret").visibility,
+        "private"
+    );
+    let place = symbol(&a, "ts:kitchen.shop.place");
+    assert_eq!(place.doc.as_deref(), Some("Places an order."));
+    assert_eq!((place.start_line, place.end_line), (11, 15));
+    let total = symbol(&a, "ts:kitchen.shop.total");
+    assert_eq!(total.kind, SymbolKind::Function);
+    assert_eq!((total.start_line, total.end_line), (17, 18));
+    assert_eq!(total.params[0].ty, "number[]");
+    let counter = symbol(&a, "ts:kitchen.shop.counter");
+    assert_eq!(
+        (counter.kind, counter.start_line, counter.end_line),
+        (SymbolKind::Field, 7, 8)
+    );
+    assert_eq!(counter.visibility, "private", "not exported");
+    assert_eq!(symbol(&a, "ts:kitchen.shop.Id").kind, SymbolKind::Interface);
+    assert_eq!(
+        symbol(&a, "ts:kitchen.shop.Status.Paid").kind,
+        SymbolKind::Constant
+    );
+    assert_eq!(
+        symbol(&a, "ts:kitchen.shop.Shop.Inner").kind,
+        SymbolKind::Module
+    );
+    assert_eq!(symbol(&a, "ts:kitchen.shop.Widget").kind, SymbolKind::Class);
+    assert!(!symbol(&a, "ts:kitchen.shop.Base.run").has_body);
+    let default = symbol(&a, "ts:kitchen.shop.default");
+    assert_eq!((default.start_line, default.end_line), (87, 92));
+    let literals: Vec<&str> = symbol(&a, "ts:kitchen.shop.Order.pay")
+        .literals
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect();
+    assert_eq!(literals, ["negative"]);
+}
+
+#[test]
+fn module_names_follow_the_path() {
+    assert_eq!(
+        module_name(&path("src/services/orders.ts")),
+        "services.orders"
+    );
+    assert_eq!(module_name(&path("src/api/index.ts")), "api");
+    assert_eq!(module_name(&path("types/global.d.ts")), "types.global");
+    assert_eq!(module_name(&path("lib/core/Axios.js")), "lib.core.Axios");
+    assert_eq!(module_name(&path("index.js")), "index");
+    assert_eq!(
+        module_name(&path("packages/a/src/order.service.ts")),
+        "order.service"
+    );
+}
+
+#[test]
+fn broken_source_still_yields_what_parses() {
+    let src = b"export function ok() { return 1 }\n\nexport function broken( {\n";
+    let a = crate::lang::analyze(LANGUAGE, &path("x.ts"), "m", src, &ParseLimits::default());
+    assert!(a.degraded.is_none());
+    assert!(a.symbols.iter().any(|s| s.id.0 == "ts:x.ok"));
+    assert!(!a.chunks.is_empty());
+}
+
+#[test]
+fn a_vue_component_is_its_script_with_lines_kept() {
+    let src = b"<template>\n  <button @click=\"save\">Save</button>\n</template>\n\n<script setup lang=\"ts\">\nimport { save } from './api'\nconst count = 1\nfunction bump() {}\n</script>\n";
+    let a = crate::lang::analyze(
+        LANGUAGE,
+        &path("src/components/Saver.vue"),
+        "m",
+        src,
+        &ParseLimits::default(),
+    );
+    assert!(a.degraded.is_none());
+    let bump = a.symbols.iter().find(|s| s.name == "bump").expect("bump");
+    assert_eq!(
+        (bump.id.0.as_str(), bump.start_line),
+        ("ts:components.Saver.bump", 8)
+    );
+    assert_eq!(a.imports, ["./api.save"]);
+    let covered = |l: u32| {
+        a.chunks
+            .iter()
+            .any(|c| c.start_line <= l && l <= c.end_line)
+    };
+    assert!(
+        covered(2) && covered(7),
+        "template and script lines are both chunked"
+    );
+}
+
+/// The edges of a small package, as (caller, callee, kind), resolved ones only.
+fn package_edges(files: &[(&str, &str)]) -> Vec<(String, String, &'static str)> {
+    let analysed: Vec<(RepoPath, FileAnalysis)> = files
+        .iter()
+        .map(|(p, src)| {
+            let p = path(p);
+            let lang = crate::lang::detect(&p).expect("a TypeScript or JavaScript file");
+            let a = crate::lang::analyze(lang, &p, "m", src.as_bytes(), &ParseLimits::default());
+            assert_eq!(a.degraded, None, "{p}");
+            (p, a)
+        })
+        .collect();
+    let facts: Vec<(&RepoPath, &crate::graph::FileFacts)> = analysed
+        .iter()
+        .map(|(p, a)| (p, a.facts.as_deref().expect("facts")))
+        .collect();
+    let mut out = Vec::new();
+    for (_, edges) in crate::graph::build(&facts) {
+        for e in edges {
+            if let Some(c) = e.callee.filter(|_| e.confidence >= 0.5) {
+                out.push((e.caller, c, e.kind.as_str()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn calls_resolve_through_imports_this_bases_and_re_exports() {
+    let edges = package_edges(&[
+        (
+            "src/index.ts",
+            "export { OrderService as Orders } from './orders';\nexport * from './repo';\n",
+        ),
+        (
+            "src/repo.ts",
+            "export interface Store {\n  save(o: Order): void;\n}\n\
+             export class Repo implements Store {\n  save(o: Order): void {}\n  find(): Order[] { return []; }\n}\n\
+             export class SqlRepo extends Repo {\n  save(o: Order): void { super.save(o); }\n}\n\
+             export class Order {\n  markPaid(): void {}\n}\n\
+             export default function connect(): Repo { return new Repo(); }\n",
+        ),
+        (
+            "src/orders.ts",
+            "import connect, { Repo, Order, type Store } from './repo';\n\
+             import * as util from './util/index.js';\n\
+             import axios from 'axios';\n\
+             import { upper } from '@lib/strings';\n\
+             export class Base {\n  constructor() {}\n  audit(): void {}\n}\n\
+             export class OrderService extends Base {\n  private cache = new Repo();\n\
+             \x20 constructor(private readonly repo: Repo, private store: Store) {\n    super();\n  }\n\
+             \x20 place(order: Order): void {\n    this.repo.save(order);\n    order.markPaid();\n    this.audit();\n    util.log('placed');\n    axios.post('/api/orders');\n    this.cache.find();\n    this.store.save(order);\n    upper('x');\n  }\n\
+             \x20 reload(): void {\n    const r = connect();\n    r.find();\n    const s = new OrderService(r, r);\n    s.place(new Order());\n  }\n}\n",
+        ),
+        (
+            "src/util/index.js",
+            "function log(m) {}\nmodule.exports = { log };\n",
+        ),
+        (
+            "src/util/validator.js",
+            "function assertOptions(o) {}\nconst rules = { strict: assertOptions };\nexport default { assertOptions, rules };\n",
+        ),
+        (
+            "src/util/strings.ts",
+            "export function upper(s: string) { return s; }\n",
+        ),
+        (
+            "tsconfig.json",
+            "{\n  // aliases\n  \"compilerOptions\": { \"baseUrl\": \".\", \"paths\": { \"@lib/*\": [\"src/util/*\"] } },\n}\n",
+        ),
+        (
+            "src/app.js",
+            "const { Orders } = require('./index');\nconst helpers = require('./util');\n\
+             import validator from './util/validator';\n\
+             function main() {\n  const o = new Orders();\n  o.place();\n  helpers.log('x');\n  validator.assertOptions({});\n  validator.rules.strict();\n}\n",
+        ),
+    ]);
+    let has = |a: &str, b: &str, k: &str| edges.iter().any(|(x, y, z)| x == a && y == b && *z == k);
+    for (a, b) in [
+        ("ts:orders.OrderService.place", "ts:repo.Repo.save"),
+        ("ts:orders.OrderService.place", "ts:repo.SqlRepo.save"),
+        ("ts:orders.OrderService.place", "ts:repo.Order.markPaid"),
+        ("ts:orders.OrderService.place", "ts:orders.Base.audit"),
+        ("ts:orders.OrderService.place", "js:util.log"),
+        ("ts:orders.OrderService.place", "ts:axios.post"),
+        ("ts:orders.OrderService.place", "ts:repo.Repo.find"),
+        // `@lib/*` is a `paths` alias of tsconfig.json.
+        ("ts:orders.OrderService.place", "ts:util.strings.upper"),
+        (
+            "ts:orders.OrderService.constructor",
+            "ts:orders.Base.constructor",
+        ),
+        ("ts:orders.OrderService.reload", "ts:repo.connect"),
+        ("ts:orders.OrderService.reload", "ts:repo.Repo.find"),
+        (
+            "ts:orders.OrderService.reload",
+            "ts:orders.OrderService.constructor",
+        ),
+        (
+            "ts:orders.OrderService.reload",
+            "ts:orders.OrderService.place",
+        ),
+        ("ts:orders.OrderService.reload", "ts:repo.Order"),
+        ("ts:repo.SqlRepo.save", "ts:repo.Repo.save"),
+        ("ts:repo.connect", "ts:repo.Repo"),
+        ("js:app.main", "ts:orders.OrderService.constructor"),
+        ("js:app.main", "ts:orders.OrderService.place"),
+        ("js:app.main", "js:util.log"),
+        // Members of an object literal exported by default, and of a variable's.
+        ("js:app.main", "js:util.validator.assertOptions"),
+    ] {
+        assert!(has(a, b, "call"), "no call {a} -> {b}: {edges:#?}");
+    }
+    // A call through an interface runs its implementations, not the signature.
+    assert!(!has(
+        "ts:orders.OrderService.place",
+        "ts:repo.Store.save",
+        "call"
+    ));
+    assert!(has("ts:repo.Repo", "ts:repo.Store", "implements"));
+    assert!(has("ts:repo.SqlRepo", "ts:repo.Repo", "inherits"));
+    assert!(has(
+        "ts:repo.SqlRepo.save",
+        "ts:repo.Repo.save",
+        "overrides"
+    ));
+}
+
+#[test]
+fn express_and_nest_routes_reach_their_handlers_and_requests_are_recorded() {
+    let edges = package_edges(&[
+        (
+            "src/routes.js",
+            "const express = require('express');\nconst orders = require('./orders');\n\
+             const router = express.Router();\n\
+             router.get('/orders/:id', orders.show);\n\
+             router.post('/orders', (req, res) => res.send('ok'));\n\
+             module.exports = router;\n",
+        ),
+        (
+            "src/orders.js",
+            "function show(req, res) {}\nexports.show = show;\n",
+        ),
+        (
+            "src/app.js",
+            "const express = require('express');\nconst app = express();\nconst api = express.Router();\n\
+             api.use('/v1', require('./routes'));\napp.use('/api', api);\n",
+        ),
+        (
+            "src/orders.controller.ts",
+            "@Controller('api/orders')\nexport class OrdersController {\n  @Get(':id')\n  find(@Param('id') id: string) {}\n  @Post()\n  create() {}\n}\n",
+        ),
+    ]);
+    let routes: Vec<String> = edges
+        .iter()
+        .filter(|e| e.2 == "route")
+        .map(|(a, b, _)| format!("{a} -> {b}"))
+        .collect();
+    for want in [
+        // `router` is mounted under `/v1` on `api`, itself under `/api` on `app`.
+        "route:GET /api/v1/orders/{id} -> js:orders.show",
+        "route:POST /api/v1/orders -> js:routes",
+        "route:GET /api/orders/{id} -> ts:orders.controller.OrdersController.find",
+        "route:POST /api/orders -> ts:orders.controller.OrdersController.create",
+    ] {
+        assert!(routes.iter().any(|r| r == want), "{want} in {routes:#?}");
+    }
+    let src = b"const BASE = '/api';\nexport async function load(id: string) {\n  await axios.get('/api/users/' + id);\n  await fetch(`${BASE}/orders/${id}`, { method: 'DELETE' });\n  return request({ url: '/api/items', method: 'post' });\n}\n";
+    let a = crate::lang::analyze(
+        LANGUAGE,
+        &path("src/api.ts"),
+        "m",
+        src,
+        &ParseLimits::default(),
+    );
+    let facts = TsFacts::decode(a.facts.as_deref().unwrap()).unwrap();
+    let got: Vec<(&str, &str, &str)> = facts
+        .requests
+        .iter()
+        .map(|r| (r.client.as_str(), r.verb.as_str(), r.url.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("axios.get", "GET", "/api/users/{id}"),
+            ("fetch", "DELETE", "{BASE}/orders/{id}"),
+            ("request", "POST", "/api/items"),
+        ]
+    );
+}
