@@ -13,10 +13,10 @@ mod trace;
 use symbols::{K, extract, kind};
 
 use crate::chunk::{self, ChunkContext};
+use crate::lang::ParseLimits;
 use crate::lang::Spec;
 use crate::lang::preorder::Preorder;
 use crate::lang::support::Support;
-use crate::lang::{ParseLimits, bracket_depth};
 use crate::model::Language;
 use crate::model::{FileAnalysis, RepoPath};
 use tree_sitter::Tree;
@@ -64,13 +64,6 @@ pub(crate) fn analyze(
     src: &[u8],
     limits: &ParseLimits,
 ) -> Result<FileAnalysis, String> {
-    let depth = bracket_depth(src);
-    if depth > limits.max_depth {
-        return Err(format!(
-            "nesting depth {depth} exceeds the limit of {}",
-            limits.max_depth
-        ));
-    }
     let tree = parse(src, limits)?;
     let root = tree.root_node();
     // One flattening for both whole-tree walks; neither goes into these nodes' children.

@@ -11,13 +11,22 @@ thread_local! {
     static PARSERS: RefCell<HashMap<&'static str, Parser>> = RefCell::new(HashMap::new());
 }
 
-/// Parses `src` with `grammar` (named `name`), giving up after `limits.timeout`.
+/// Parses `src` with `grammar` (named `name`), giving up after `limits.timeout`; refuses a
+/// source nested deeper than `limits.max_depth` before parsing (tree-sitter recurses per
+/// nesting level in places).
 pub(crate) fn parse(
     name: &'static str,
     grammar: fn() -> tree_sitter::Language,
     src: &[u8],
     limits: &ParseLimits,
 ) -> Result<Tree, String> {
+    let depth = super::bracket_depth(src);
+    if depth > limits.max_depth {
+        return Err(format!(
+            "nesting depth {depth} exceeds the limit of {}",
+            limits.max_depth
+        ));
+    }
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let parser = match parsers.entry(name) {

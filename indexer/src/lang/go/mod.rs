@@ -8,7 +8,7 @@ mod symbols;
 
 use crate::chunk::{self, ChunkContext};
 use crate::lang::support::Support;
-use crate::lang::{ParseLimits, Spec, TraceFrame, bracket_depth};
+use crate::lang::{ParseLimits, Spec, no_frames};
 use crate::model::{FileAnalysis, Language, RepoPath};
 
 pub const LANGUAGE: Language = Language::named("go");
@@ -35,10 +35,6 @@ fn grammar() -> tree_sitter::Language {
     tree_sitter_go::LANGUAGE.into()
 }
 
-fn no_frames(_: &str) -> Vec<TraceFrame> {
-    Vec::new()
-}
-
 /// The package a file belongs to: its directory (`.` at the repository root).
 pub fn package_of(path: &RepoPath) -> String {
     match path.as_str().rsplit_once('/') {
@@ -53,13 +49,6 @@ fn analyze(
     src: &[u8],
     limits: &ParseLimits,
 ) -> Result<FileAnalysis, String> {
-    let depth = bracket_depth(src);
-    if depth > limits.max_depth {
-        return Err(format!(
-            "nesting depth {depth} exceeds the limit of {}",
-            limits.max_depth
-        ));
-    }
     let tree = crate::lang::parse("go", grammar, src, limits)?;
     let root = tree.root_node();
     let package = package_of(path);

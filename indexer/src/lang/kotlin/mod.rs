@@ -8,7 +8,7 @@ mod symbols;
 
 use crate::chunk::{self, ChunkContext};
 use crate::lang::support::Support;
-use crate::lang::{ParseLimits, Spec, TraceFrame, bracket_depth};
+use crate::lang::{ParseLimits, Spec, no_frames};
 use crate::model::{FileAnalysis, Language, RepoPath};
 
 pub const LANGUAGE: Language = Language::named("kotlin");
@@ -36,23 +36,12 @@ fn grammar() -> tree_sitter::Language {
     tree_sitter_kotlin_ng::LANGUAGE.into()
 }
 
-fn no_frames(_: &str) -> Vec<TraceFrame> {
-    Vec::new()
-}
-
 fn analyze(
     path: &RepoPath,
     module: &str,
     src: &[u8],
     limits: &ParseLimits,
 ) -> Result<FileAnalysis, String> {
-    let depth = bracket_depth(src);
-    if depth > limits.max_depth {
-        return Err(format!(
-            "nesting depth {depth} exceeds the limit of {}",
-            limits.max_depth
-        ));
-    }
     let tree = crate::lang::parse("kotlin", grammar, src, limits)?;
     let root = tree.root_node();
     let x = symbols::extract(root, src);

@@ -17,7 +17,7 @@ pub use resolve::resolve;
 use crate::chunk::{self, ChunkContext};
 use crate::lang::preorder::Preorder;
 use crate::lang::support::Support;
-use crate::lang::{ParseLimits, Spec, bracket_depth};
+use crate::lang::{ParseLimits, Spec};
 use crate::model::{FileAnalysis, Language, RepoPath};
 
 pub const LANGUAGE: Language = Language::named("python");
@@ -73,13 +73,6 @@ fn analyze(
     src: &[u8],
     limits: &ParseLimits,
 ) -> Result<FileAnalysis, String> {
-    let depth = bracket_depth(src);
-    if depth > limits.max_depth {
-        return Err(format!(
-            "nesting depth {depth} exceeds the limit of {}",
-            limits.max_depth
-        ));
-    }
     let tree = crate::lang::parse("python", grammar, src, limits)?;
     let root = tree.root_node();
     let preorder = Preorder::new(root, |_| false);

@@ -68,6 +68,41 @@ pub struct TsRequest {
     pub line: u32,
 }
 
+/// A request whose URL names a module-level string constant (`url: GoodsList` with
+/// `const GoodsList = '/goods/list'`) takes the constant's value.
+pub(super) fn inline_constants(requests: &mut [TsRequest], symbols: &[Symbol]) {
+    for r in requests.iter_mut() {
+        let mut url = r.url.clone();
+        for s in symbols.iter().filter(|s| s.kind == SymbolKind::Field) {
+            let field = format!("{{{}}}", s.name);
+            if !url.contains(&field) {
+                continue;
+            }
+            let Some(value) = string_value_of(&s.signature) else {
+                continue;
+            };
+            url = url.replace(&field, &value);
+        }
+        r.url = url;
+    }
+}
+
+/// `const X = '/a/b'` (any quote) → `/a/b`.
+fn string_value_of(signature: &str) -> Option<String> {
+    let rhs = signature
+        .split_once('=')?
+        .1
+        .trim()
+        .trim_end_matches(';')
+        .trim();
+    let quote = rhs
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '\'' | '"' | '`'))?;
+    let inner = rhs.strip_prefix(quote)?.strip_suffix(quote)?;
+    (!inner.contains(quote) && !inner.contains("${")).then(|| inner.to_string())
+}
+
 /// An Express route registration, when `callee(args)` is one.
 pub(super) fn route(callee: &[String], args: Node<'_>, src: &[u8], scope: u32) -> Option<TsRoute> {
     let (method, receiver) = callee.split_last()?;

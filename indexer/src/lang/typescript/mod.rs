@@ -24,7 +24,7 @@ pub use resolve::resolve;
 use crate::chunk::{self, ChunkContext};
 use crate::lang::preorder::Preorder;
 use crate::lang::support::Support;
-use crate::lang::{BuildFile, ParseLimits, Spec, bracket_depth};
+use crate::lang::{BuildFile, ParseLimits, Spec, no_frames};
 use crate::model::{FileAnalysis, Language, RepoPath};
 
 pub const LANGUAGE: Language = Language::named("typescript");
@@ -90,10 +90,6 @@ pub const JS_SPEC: Spec = Spec {
 };
 
 const PROJECT_FILES: &[&str] = &["tsconfig.json", "jsconfig.json"];
-
-fn no_frames(_: &str) -> Vec<crate::lang::TraceFrame> {
-    Vec::new()
-}
 
 /// Which grammar a file is parsed with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,13 +187,6 @@ fn analyze(
         Some(s) => (&s.masked[..], Dialect::Js),
         None => (src, Dialect::of(path)),
     };
-    let depth = bracket_depth(code);
-    if depth > limits.max_depth {
-        return Err(format!(
-            "nesting depth {depth} exceeds the limit of {}",
-            limits.max_depth
-        ));
-    }
     let tree = dialect.parse(code, limits)?;
     let root = tree.root_node();
     let preorder = Preorder::new(root, |_| false);
@@ -222,10 +211,12 @@ fn analyze(
             LANGUAGE
         };
         Box::new(crate::graph::FileFacts {
-            lang: Some(
-                facts::extract(&preorder, code, dialect.prefix(), &x.symbols, &x.scopes)
-                    .encode(language),
-            ),
+            lang: Some({
+                let mut f =
+                    facts::extract(&preorder, code, dialect.prefix(), &x.symbols, &x.scopes);
+                http::inline_constants(&mut f.requests, &x.symbols);
+                f.encode(language)
+            }),
             ..Default::default()
         })
     });

@@ -364,7 +364,7 @@ fn express_and_nest_routes_reach_their_handlers_and_requests_are_recorded() {
         got,
         [
             ("axios.get", "GET", "/api/users/{id}"),
-            ("fetch", "DELETE", "{BASE}/orders/{id}"),
+            ("fetch", "DELETE", "/api/orders/{id}"),
             ("request", "POST", "/api/items"),
         ]
     );
