@@ -38,6 +38,7 @@ pub const SPEC: Spec = Spec {
         frameworks: &[
             "Flask / FastAPI routes (blueprint and router prefixes)",
             "requests / httpx calls met with the routes they reach, any language",
+            "Celery tasks reached from .delay / .apply_async",
             "pytest fixtures",
             "decorators",
         ],

@@ -196,6 +196,10 @@ impl<'a> Repo<'a> {
         let mut out = Vec::new();
         for c in &f.calls {
             let head = c.chain[0].as_str();
+            if let Some(e) = self.task_edge(fi, f, c) {
+                out.push(e);
+                continue;
+            }
             let targets = self.targets(fi, c.scope, &c.chain, c.line);
             if targets.is_empty() {
                 if c.chain.len() == 1 && self.lookup(fi, c.scope, head, 0).is_none() {
@@ -252,6 +256,32 @@ impl<'a> Repo<'a> {
         };
         let mut e = self.call_edge(fi, f, c, None);
         crate::graph::http::make_request(&mut e, &verb, url);
+        Some(e)
+    }
+
+    /// `send_mail.delay(…)` / `.apply_async(…)` of a Celery task (a function decorated
+    /// `@app.task`, `@shared_task`, `@celery.task`): an event edge to the task, which a worker
+    /// runs later.
+    fn task_edge(&self, fi: usize, f: &PyFacts, c: &PyCall) -> Option<Edge> {
+        let (last, task) = c.chain.split_last()?;
+        if task.is_empty() || !matches!(last.as_str(), "delay" | "apply_async") {
+            return None;
+        }
+        let V::Def(tf, td) = self.chain_at(fi, c.scope, task, c.line, 0)? else {
+            return None;
+        };
+        let def = self.def(tf, td);
+        let is_task = def.kind == SymbolKind::Function
+            && def
+                .decorators
+                .iter()
+                .any(|d| d == "shared_task" || d.ends_with(".task") || d == "task");
+        if !is_task {
+            return None;
+        }
+        let mut e = self.call_edge(fi, f, c, Some(Target::Def(tf, td)));
+        e.kind = EdgeKind::Event;
+        e.detail = format!("celery {last}");
         Some(e)
     }
 

@@ -253,3 +253,42 @@ fn calls_resolve_through_imports_self_bases_and_re_exports() {
         "an unbound name is not resolved: {edges:#?}"
     );
 }
+
+#[test]
+fn celery_tasks_are_reached_from_their_senders_as_events() {
+    let edges = package_edges(&[
+        (
+            "shop/tasks.py",
+            "from celery import shared_task\n\
+             from .app import celery\n\
+             @shared_task\ndef send_receipt(oid):\n    pass\n\
+             @celery.task(bind=True)\ndef reindex(self):\n    pass\n\
+             def plain():\n    pass\n",
+        ),
+        (
+            "shop/app.py",
+            "from celery import Celery\ncelery = Celery('shop')\n",
+        ),
+        (
+            "shop/views.py",
+            "from . import tasks\n\
+             from .tasks import send_receipt, plain\n\
+             def pay(oid):\n    send_receipt.delay(oid)\n    tasks.reindex.apply_async()\n    plain()\n",
+        ),
+    ]);
+    let has = |a: &str, b: &str, k: &str| edges.iter().any(|(x, y, z)| x == a && y == b && *z == k);
+    assert!(
+        has("py:shop.views.pay", "py:shop.tasks.send_receipt", "event"),
+        "{edges:#?}"
+    );
+    assert!(
+        has("py:shop.views.pay", "py:shop.tasks.reindex", "event"),
+        "{edges:#?}"
+    );
+    assert!(has("py:shop.views.pay", "py:shop.tasks.plain", "call"));
+    assert!(!has(
+        "py:shop.views.pay",
+        "py:shop.tasks.send_receipt",
+        "call"
+    ));
+}
