@@ -31,19 +31,11 @@ fn indexed(tmp: &Path) -> (PathBuf, PathBuf) {
     (repo, idx)
 }
 
-fn lines(o: &std::process::Output) -> Vec<Value> {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    stdout(o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 #[test]
 fn python_symbols_are_indexed_with_their_ranges() {
     let tmp = tempfile::tempdir().unwrap();
     let (repo, idx) = indexed(tmp.path());
-    let syms = lines(&run(
+    let syms = support::jsonl(&run(
         &idx,
         &["--repo", repo.to_str().unwrap(), "export", "symbols"],
     ));
@@ -92,7 +84,7 @@ fn callers_cross_files_through_imports_attributes_and_super() {
 fn flask_routes_reach_their_handlers_under_blueprint_prefixes() {
     let tmp = tempfile::tempdir().unwrap();
     let (repo, idx) = indexed(tmp.path());
-    let edges = lines(&run(
+    let edges = support::jsonl(&run(
         &idx,
         &[
             "--repo",
@@ -120,7 +112,7 @@ fn flask_routes_reach_their_handlers_under_blueprint_prefixes() {
         assert!(routes.iter().any(|r| r == want), "{want} in {routes:?}");
     }
     // A client call with a literal URL meets the route that serves it.
-    let rpc = lines(&run(
+    let rpc = support::jsonl(&run(
         &idx,
         &[
             "--repo",
@@ -212,10 +204,8 @@ fn code_maps_of_a_python_package_name_its_routes_types_and_purpose() {
 #[test]
 fn a_python_client_meets_the_java_controller_it_calls() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("shop");
-    support::copy_shop(&repo);
-    write(
-        &repo,
+    let (repo, idx) = support::shop_with(
+        tmp.path(),
         "tools/orders_report.py",
         "import requests\n\
          \n\
@@ -225,24 +215,8 @@ fn a_python_client_meets_the_java_controller_it_calls() {
          \n\
          def cancel(order_id):\n    return requests.post(BASE + \"/api/orders/\" + str(order_id) + \"/cancel\")\n",
     );
-    let idx = tmp.path().join("idx");
-    let o = run(&idx, &["index", repo.to_str().unwrap(), "--quiet"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let rpc = lines(&run(
-        &idx,
-        &[
-            "--repo",
-            repo.to_str().unwrap(),
-            "export",
-            "edges",
-            "--kind",
-            "rpc",
-        ],
-    ));
-    let linked = |caller: &str, callee: &str| {
-        rpc.iter()
-            .any(|e| e["caller_symbol"] == caller && e["callee_symbol"] == callee)
-    };
+    let rpc = support::exported_edges(&idx, &repo, "rpc");
+    let linked = |caller: &str, callee: &str| support::has_edge(&rpc, caller, callee);
     assert!(
         linked(
             "tools.orders_report.fetch",

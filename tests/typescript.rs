@@ -38,19 +38,11 @@ fn indexed(tmp: &Path) -> (PathBuf, PathBuf) {
     (repo, idx)
 }
 
-fn lines(o: &std::process::Output) -> Vec<Value> {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    stdout(o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 #[test]
 fn typescript_javascript_and_vue_symbols_are_indexed_with_their_ranges() {
     let tmp = tempfile::tempdir().unwrap();
     let (repo, idx) = indexed(tmp.path());
-    let syms = lines(&run(
+    let syms = support::jsonl(&run(
         &idx,
         &["--repo", repo.to_str().unwrap(), "export", "symbols"],
     ));
@@ -106,7 +98,7 @@ fn callers_cross_files_through_imports_aliases_and_interfaces() {
 fn express_routes_reach_their_handlers() {
     let tmp = tempfile::tempdir().unwrap();
     let (repo, idx) = indexed(tmp.path());
-    let edges = lines(&run(
+    let edges = support::jsonl(&run(
         &idx,
         &[
             "--repo",
@@ -166,7 +158,7 @@ fn a_pasted_node_stack_trace_points_at_the_throwing_method() {
 fn front_end_requests_meet_the_routes_that_serve_them() {
     let tmp = tempfile::tempdir().unwrap();
     let (repo, idx) = indexed(tmp.path());
-    let rpc = lines(&run(
+    let rpc = support::jsonl(&run(
         &idx,
         &[
             "--repo",
@@ -191,10 +183,8 @@ fn front_end_requests_meet_the_routes_that_serve_them() {
 #[test]
 fn a_typescript_client_meets_the_java_controller_it_calls() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("shop");
-    support::copy_shop(&repo);
-    write(
-        &repo,
+    let (repo, idx) = support::shop_with(
+        tmp.path(),
         "web/src/api/orders.ts",
         "import axios from \"axios\";\n\
          \n\
@@ -202,24 +192,8 @@ fn a_typescript_client_meets_the_java_controller_it_calls() {
          \n\
          export const payOrder = (orderId: number) =>\n  axios.post(\"/api/orders/\" + orderId + \"/pay\");\n",
     );
-    let idx = tmp.path().join("idx");
-    let o = run(&idx, &["index", repo.to_str().unwrap(), "--quiet"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let rpc = lines(&run(
-        &idx,
-        &[
-            "--repo",
-            repo.to_str().unwrap(),
-            "export",
-            "edges",
-            "--kind",
-            "rpc",
-        ],
-    ));
-    let linked = |caller: &str, callee: &str| {
-        rpc.iter()
-            .any(|e| e["caller_symbol"] == caller && e["callee_symbol"] == callee)
-    };
+    let rpc = support::exported_edges(&idx, &repo, "rpc");
+    let linked = |caller: &str, callee: &str| support::has_edge(&rpc, caller, callee);
     assert!(
         linked(
             "api.orders.getOrder",

@@ -16,6 +16,7 @@ mod parse;
 mod preorder;
 pub mod python;
 pub mod support;
+pub(crate) mod text;
 pub mod typescript;
 
 pub(crate) use parse::parse;

@@ -191,3 +191,45 @@ pub fn indexed_shop(tmp: &Path) -> (PathBuf, PathBuf) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     (repo, idx)
 }
+
+/// A command's stdout read as JSON lines; panics with its stderr when it failed.
+pub fn jsonl(o: &Output) -> Vec<serde_json::Value> {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    stdout(o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `codemap export edges --kind KIND` of the repository indexed in `idx`.
+pub fn exported_edges(idx: &Path, repo: &Path, kind: &str) -> Vec<serde_json::Value> {
+    jsonl(&run(
+        idx,
+        &[
+            "--repo",
+            repo.to_str().unwrap(),
+            "export",
+            "edges",
+            "--kind",
+            kind,
+        ],
+    ))
+}
+
+/// Whether `edges` hold one from `caller` to `callee` (display names).
+pub fn has_edge(edges: &[serde_json::Value], caller: &str, callee: &str) -> bool {
+    edges
+        .iter()
+        .any(|e| e["caller_symbol"] == caller && e["callee_symbol"] == callee)
+}
+
+/// The shop fixture with one more file, `rel`, indexed: (repository, index folder).
+pub fn shop_with(tmp: &Path, rel: &str, content: &str) -> (PathBuf, PathBuf) {
+    let repo = tmp.join("shop");
+    copy_shop(&repo);
+    write(&repo, rel, content);
+    let idx = tmp.join("idx");
+    let o = run(&idx, &["index", repo.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (repo, idx)
+}

@@ -3,6 +3,7 @@
 //! and package-level constants and variables. Doc comments are the `//` lines just above.
 
 use crate::chunk;
+use crate::lang::text::{body_hash, collapse};
 use crate::model::{Param, Symbol, SymbolId, SymbolKind};
 use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
@@ -304,7 +305,7 @@ impl Extractor<'_> {
             annotations: Vec::new(),
             visibility: if exported { "public" } else { "" }.to_string(),
             is_static: d.kind != SymbolKind::Method,
-            body_hash: blake3::hash(&self.src[d.node.byte_range()]).to_hex()[..16].to_string(),
+            body_hash: body_hash(&self.src[d.node.byte_range()]),
             params: Vec::new(),
             value_type: String::new(),
             has_body: false,
@@ -361,21 +362,12 @@ fn doc_comment(n: Node<'_>, src: &[u8]) -> Option<String> {
     }
     lines.reverse();
     let plain = lines.join(" ");
-    let sentence = match plain.find(". ") {
-        Some(i) => &plain[..=i],
-        None => &plain,
-    };
-    let sentence = sentence.trim();
-    (!sentence.is_empty()).then(|| sentence.to_string())
+    crate::lang::text::first_sentence(&plain)
 }
 
 fn head(s: &str) -> String {
     let h = collapse(s.lines().next().unwrap_or(s));
     h.chars().take(120).collect()
-}
-
-fn collapse(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn named<'t>(n: Node<'t>) -> impl Iterator<Item = Node<'t>> {

@@ -3,6 +3,7 @@
 //! (`val`/`var`, constructor properties too), secondary constructors and type aliases.
 
 use crate::chunk;
+use crate::lang::text::{body_hash, collapse};
 use crate::model::{Symbol, SymbolId, SymbolKind};
 use std::collections::HashSet;
 use tree_sitter::Node;
@@ -246,7 +247,7 @@ impl Extractor<'_> {
             annotations: self.annotations(n),
             visibility: visibility.to_string(),
             is_static: parent.is_none_or(|p| self.symbols[p].kind == SymbolKind::Package),
-            body_hash: blake3::hash(&self.src[n.byte_range()]).to_hex()[..16].to_string(),
+            body_hash: body_hash(&self.src[n.byte_range()]),
             params: Vec::new(),
             value_type: String::new(),
             has_body: body.is_some(),
@@ -284,16 +285,7 @@ fn kdoc(n: Node<'_>, src: &[u8]) -> Option<String> {
         .take_while(|l| !l.starts_with('@'))
         .collect();
     let plain = collapse(&plain.join(" "));
-    let sentence = match plain.find(". ") {
-        Some(i) => &plain[..=i],
-        None => &plain,
-    };
-    let sentence = sentence.trim();
-    (!sentence.is_empty()).then(|| sentence.to_string())
-}
-
-fn collapse(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    crate::lang::text::first_sentence(&plain)
 }
 
 fn named<'t>(n: Node<'t>) -> impl Iterator<Item = Node<'t>> {

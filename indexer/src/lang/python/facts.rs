@@ -5,6 +5,7 @@
 
 use crate::model::{Symbol, SymbolKind};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use tree_sitter::Node;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -179,9 +180,15 @@ pub(super) fn extract(
                 .collect(),
         })
         .collect();
+    let by_name = symbols
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.kind != SymbolKind::Field)
+        .map(|(i, s)| ((s.name_line, s.name.as_str()), i))
+        .collect();
     let mut w = Walker {
         src,
-        symbols,
+        by_name,
         facts: PyFacts {
             module: module.to_string(),
             is_package,
@@ -196,7 +203,8 @@ pub(super) fn extract(
 
 struct Walker<'a> {
     src: &'a [u8],
-    symbols: &'a [Symbol],
+    /// Definitions (not fields) by (name line, name): how a `def`/`class` node finds its symbol.
+    by_name: HashMap<(u32, &'a str), usize>,
     facts: PyFacts,
     /// (depth, definition index) of the enclosing definitions.
     scopes: Vec<(usize, u32)>,
@@ -258,11 +266,7 @@ impl Walker<'_> {
         };
         let line = name.start_position().row as u32 + 1;
         let text = self.text(name);
-        let Some(i) = self
-            .symbols
-            .iter()
-            .position(|s| s.name_line == line && s.name == text && s.kind != SymbolKind::Field)
-        else {
+        let Some(&i) = self.by_name.get(&(line, text.as_str())) else {
             return;
         };
         let def = &mut self.facts.defs[i];
@@ -492,9 +496,7 @@ impl Walker<'_> {
             .and_then(|n| {
                 let line = n.start_position().row as u32 + 1;
                 let name = self.text(n);
-                self.symbols
-                    .iter()
-                    .position(|s| s.name_line == line && s.name == name)
+                self.by_name.get(&(line, name.as_str())).copied()
             })
         else {
             return;

@@ -5,6 +5,7 @@
 
 use crate::chunk;
 use crate::lang::preorder::Preorder;
+use crate::lang::text::{body_hash, collapse, join};
 use crate::model::{Literal, Param, Symbol, SymbolId, SymbolKind};
 use std::collections::HashSet;
 use tree_sitter::Node;
@@ -117,7 +118,7 @@ impl<'s> Extractor<'s> {
             name_line: 1,
             visibility: visibility(name),
             is_static: true,
-            body_hash: hash(&self.src[root.byte_range()]),
+            body_hash: body_hash(&self.src[root.byte_range()]),
             ..blank()
         });
     }
@@ -165,7 +166,7 @@ impl<'s> Extractor<'s> {
             annotations: decorators,
             visibility: visibility(&name),
             is_static,
-            body_hash: hash(&self.src[outer.byte_range()]),
+            body_hash: body_hash(&self.src[outer.byte_range()]),
             params: node
                 .child_by_field_name("parameters")
                 .map(|p| self.params(p))
@@ -291,7 +292,7 @@ impl<'s> Extractor<'s> {
                 visibility: visibility(&name),
                 // Module constants and class attributes both belong to their namespace.
                 is_static: true,
-                body_hash: hash(&self.src[node.byte_range()]),
+                body_hash: body_hash(&self.src[node.byte_range()]),
                 value_type: ty.clone(),
                 name,
                 ..blank()
@@ -527,12 +528,7 @@ fn docstring(body: Node<'_>, src: &[u8]) -> Option<String> {
         .map(|c| String::from_utf8_lossy(&src[c.byte_range()]).into_owned())
         .collect();
     let plain = collapse(&text);
-    let sentence = match plain.find(". ") {
-        Some(i) => &plain[..=i],
-        None => &plain,
-    };
-    let sentence = sentence.trim();
-    (!sentence.is_empty()).then(|| sentence.to_string())
+    crate::lang::text::first_sentence(&plain)
 }
 
 fn visibility(name: &str) -> String {
@@ -542,20 +538,4 @@ fn visibility(name: &str) -> String {
     } else {
         "public".into()
     }
-}
-
-fn collapse(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn join(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() {
-        name.to_string()
-    } else {
-        format!("{prefix}.{name}")
-    }
-}
-
-fn hash(bytes: &[u8]) -> String {
-    blake3::hash(bytes).to_hex()[..16].to_string()
 }

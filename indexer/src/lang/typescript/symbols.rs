@@ -10,6 +10,7 @@
 
 use crate::chunk;
 use crate::lang::preorder::Preorder;
+use crate::lang::text::{body_hash, collapse, join};
 use crate::model::{Literal, Param, Symbol, SymbolId, SymbolKind};
 use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
@@ -299,7 +300,7 @@ impl<'s> Extractor<'s> {
                 name_line: line(name),
                 visibility: "public".into(),
                 is_static: true,
-                body_hash: hash(&self.src[m.byte_range()]),
+                body_hash: body_hash(&self.src[m.byte_range()]),
                 ..blank()
             };
             self.push(symbol);
@@ -353,7 +354,7 @@ impl<'s> Extractor<'s> {
                 "private".into()
             },
             is_static: !in_type || children(node).any(|c| c.kind() == "static"),
-            body_hash: hash(&self.src[start.start_byte()..d.outer.end_byte()]),
+            body_hash: body_hash(&self.src[start.start_byte()..d.outer.end_byte()]),
             params: self.params(function.unwrap_or(node)),
             value_type: typed
                 .map(|t| collapse(self.text(t).trim_start_matches(':')))
@@ -391,7 +392,7 @@ impl<'s> Extractor<'s> {
             name_line: 1,
             visibility: "public".into(),
             is_static: true,
-            body_hash: hash(&self.src[root.byte_range()]),
+            body_hash: body_hash(&self.src[root.byte_range()]),
             ..blank()
         });
     }
@@ -701,12 +702,7 @@ fn jsdoc(node: Node<'_>, src: &[u8]) -> Option<String> {
             .collect::<Vec<_>>()
             .join(" "),
     );
-    let sentence = match plain.find(". ") {
-        Some(i) => &plain[..=i],
-        None => &plain,
-    };
-    let sentence = sentence.trim();
-    (!sentence.is_empty()).then(|| sentence.to_string())
+    crate::lang::text::first_sentence(&plain)
 }
 
 pub(super) fn string_text(n: Node<'_>, src: &[u8]) -> String {
@@ -753,20 +749,4 @@ pub(super) fn children<'t>(n: Node<'t>) -> impl Iterator<Item = Node<'t>> {
 
 pub(super) fn named<'t>(n: Node<'t>) -> impl Iterator<Item = Node<'t>> {
     (0..n.named_child_count() as u32).filter_map(move |i| n.named_child(i))
-}
-
-fn collapse(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn join(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() {
-        name.to_string()
-    } else {
-        format!("{prefix}.{name}")
-    }
-}
-
-fn hash(bytes: &[u8]) -> String {
-    blake3::hash(bytes).to_hex()[..16].to_string()
 }
