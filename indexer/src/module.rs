@@ -556,6 +556,30 @@ mod tests {
     }
 
     #[test]
+    fn npm_packages_are_modules_named_by_package_json() {
+        let m = map(&[
+            (
+                "pom.xml",
+                "<project><artifactId>shop</artifactId></project>",
+            ),
+            (
+                "web/package.json",
+                "{\"name\": \"@shop/web\", \"private\": true}",
+            ),
+            ("web/src/api/orders.ts", ""),
+            ("admin/package.json", "not json"),
+            ("admin/src/main.js", ""),
+        ]);
+        assert_eq!(of(&m, "web/src/api/orders.ts"), "@shop/web");
+        assert_eq!(
+            of(&m, "admin/src/main.js"),
+            "admin",
+            "an unreadable manifest: the folder"
+        );
+        assert_eq!(of(&m, "pom.xml"), "shop");
+    }
+
+    #[test]
     fn maven_wins_over_gradle_in_one_directory() {
         let m = map(&[
             ("build.gradle", ""),
