@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/qa.sh [--ablate] [CASES.jsonl CORPUS_ROOT]...  -- code-QA hit@k / MRR of `codemap ask` (shared/eval/README.md)
 #
-# Each pair is a case file and the folder its gold paths are relative to. Without arguments, ten sets.
+# Each pair is a case file and the folder its gold paths are relative to. Without arguments, twelve sets.
 # Tuned (the ranking was developed looking at them):
 #   shared/eval/qa-public.jsonl          on $CIO    (default /work/corpora/commons-io-2.11.0)
 #   bench/eval/qa-tomcat10.jsonl         on $TOMCAT (default /work/corpora/bench/corpus-1m/tomcat10)
@@ -16,12 +16,15 @@
 #   bench/eval/frozen/qa-netty.jsonl     on $NETTY  (default /work/corpora/frozen/netty-4.1.48)
 #   bench/eval/frozen/qa-flask.jsonl     on $FLASK  (default /work/corpora/py/flask-3.0.3; Python,
 #                                        issue 39: `pip download --no-binary :all: --no-deps flask==3.0.3`)
+#   bench/eval/frozen/qa-litemall.jsonl  on $LITEMALL (default /work/corpora/fb/litemall; Vue front ends and
+#                                        Java back ends, issue 39: linlinjava/litemall at a1ef964a, see
+#                                        bench/eval/frozen/README.md)
 # First the frozen files are checked against their manifest (a mismatch stops the run). For each set:
 # `codemap index CORPUS --index-dir WORK/<name>/idx --quiet` (an existing index is reused as is unless
 # REINDEX=1), `codemap ask --batch CASES --index-dir IDX > WORK/<name>/results.jsonl` (index-only
 # unless QA_LLM_URL, default --limit), then `score.py CASES results.jsonl` prints its table. At the end `qa_summary.py`
-# prints tuned and frozen sets apart (hit@1, hit@5, file hit@5; frozen English and Chinese apart;
-# the mean of each group) and the issue-23 targets. A set whose corpus folder is absent is skipped.
+# prints tuned and frozen sets apart (hit@1, hit@5, file hit@5; frozen English and Chinese apart, and
+# a set's [cross-boundary] questions apart from the rest; the mean of each group) and the issue-23 targets. A set whose corpus folder is absent is skipped.
 #
 # Prints figures, is not a test. Knobs (environment): EVAL_DIR (<repo>/../shared/eval; from a git
 # worktree, the main checkout's), SCORER
@@ -54,7 +57,7 @@ fi
 
 say() { printf '== %s\n' "$*"; }
 die() { printf 'qa.sh: %s\n' "$*" >&2; exit 1; }
-case "${1:-}" in -h|--help) sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
 ABLATE=0
 [ "${1:-}" = --ablate ] && { ABLATE=1; shift; }
 [ $(($# % 2)) = 0 ] || die "arguments come in pairs: CASES.jsonl CORPUS_ROOT"
@@ -68,7 +71,8 @@ ABLATE=0
                        "$HERE/eval/qa-logback.jsonl" "${LOGBACK:-/work/corpora/logback-1.2.11}" \
                        "$HERE/eval/frozen/qa-jetty9.jsonl" "${JETTY9:-/work/corpora/frozen/jetty9-9.4.57}" \
                        "$HERE/eval/frozen/qa-netty.jsonl" "${NETTY:-/work/corpora/frozen/netty-4.1.48}" \
-                       "$HERE/eval/frozen/qa-flask.jsonl" "${FLASK:-/work/corpora/py/flask-3.0.3}"
+                       "$HERE/eval/frozen/qa-flask.jsonl" "${FLASK:-/work/corpora/py/flask-3.0.3}" \
+                       "$HERE/eval/frozen/qa-litemall.jsonl" "${LITEMALL:-/work/corpora/fb/litemall}"
 [ -f "$SCORER" ] || die "no scorer $SCORER (set EVAL_DIR or SCORER)"
 [ -x "$CODEMAP" ] || die "no codemap binary at $CODEMAP (cargo build --release, or set CODEMAP_BIN)"
 

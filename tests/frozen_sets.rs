@@ -1,7 +1,9 @@
 //! The frozen QA sets (bench/eval/frozen/, issue 23) are committed with their SHA-256 in
 //! `manifest.tsv` before their first run and never edited: this test fails when a set differs from
 //! its recorded digest, when a set in the folder is not in the manifest, or when a set no longer
-//! has the shape the issue asks for (25+ questions, every kind, Chinese and English).
+//! has the shape the issue asks for (25+ questions, every kind, Chinese and English). Issue 39's set
+//! on front ends and their back end (`qa-litemall.jsonl`) must also cross the HTTP boundary: 12 or
+//! more questions marked `[cross-boundary]`, gold in Java, JavaScript and Vue files.
 
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
@@ -17,7 +19,8 @@ const KINDS: [&str; 7] = [
     "impact",
 ];
 
-/// One manifest line: file name, SHA-256 (hex), Debian source package, exact version.
+/// One manifest line: file name, SHA-256 (hex), source (a Debian source package, `pypi:NAME` or
+/// `github:OWNER/NAME`), exact version (or commit).
 struct Entry {
     file: String,
     sha256: String,
@@ -91,7 +94,7 @@ fn frozen_sets_match_their_manifest() {
     for e in &entries {
         assert!(
             !e.package.is_empty() && e.version.chars().any(|c| c.is_ascii_digit()),
-            "{}: the manifest names the Debian source package and its exact version",
+            "{}: the manifest names the source and its exact version or commit",
             e.file
         );
     }
@@ -164,5 +167,33 @@ fn frozen_sets_have_every_kind_in_english_and_chinese() {
             let gold = q["gold"].as_array().expect("gold is a list");
             assert!(!gold.is_empty(), "{}: {} has no gold", e.file, q["id"]);
         }
+    }
+}
+
+#[test]
+fn the_front_and_back_end_set_crosses_the_boundary() {
+    let text = std::fs::read_to_string(frozen_dir().join("qa-litemall.jsonl")).unwrap();
+    let qs: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect();
+    let cross = qs
+        .iter()
+        .filter(|q| q["notes"].as_str().unwrap().starts_with("[cross-boundary]"))
+        .count();
+    assert!(
+        cross >= 12,
+        "qa-litemall.jsonl: {cross} cross-boundary questions"
+    );
+    let paths: Vec<&str> = qs
+        .iter()
+        .flat_map(|q| q["gold"].as_array().unwrap())
+        .map(|g| g["path"].as_str().unwrap())
+        .collect();
+    for ext in [".java", ".js", ".vue"] {
+        assert!(
+            paths.iter().any(|p| p.ends_with(ext)),
+            "qa-litemall.jsonl: no gold in a {ext} file"
+        );
     }
 }
