@@ -187,8 +187,38 @@ fn mall_maps_match_its_readme_and_its_imports() {
         pay_flow.contains(mapper_call),
         "the paySuccess flow reaches orderMapper.{mapper_call}"
     );
+    // The cancel queue on both sides: the class that sends through the enum-held exchange (to
+    // the TTL queue that dead-letters into it) and the class listening on it.
+    let sender = class_with(&repo.join("mall-portal"), "convertAndSend(QueueEnum.");
+    let receiver = class_with(
+        &repo.join("mall-portal"),
+        "@RabbitListener(queues = \"mall.order.cancel\")",
+    );
+    let topics = &portal[portal.find("## Topics and events").unwrap()..];
+    let cancel = topics
+        .lines()
+        .find(|l| l.contains("→ queue mall.order.cancel`"))
+        .expect("the cancel queue is listed");
+    assert!(
+        cancel.contains(&format!("sent by `{sender}.")),
+        "sent by {sender}: {cancel}"
+    );
+    assert!(
+        cancel.contains(&format!("listened by `{receiver}.")),
+        "listened by {receiver}: {cancel}"
+    );
     // A first run says it has nothing to compare with.
     assert!(portal.contains("First map of this module"));
+}
+
+/// The simple name of the one Java class under `dir` whose source contains `text`.
+fn class_with(dir: &Path, text: &str) -> String {
+    let hits: Vec<PathBuf> = java_files(dir)
+        .into_iter()
+        .filter(|f| std::fs::read_to_string(f).is_ok_and(|s| s.contains(text)))
+        .collect();
+    assert_eq!(hits.len(), 1, "one class contains {text}: {hits:?}");
+    hits[0].file_stem().unwrap().to_string_lossy().into_owned()
 }
 
 #[test]

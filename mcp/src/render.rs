@@ -213,6 +213,7 @@ mod tests {
             kind,
             place,
             module: None,
+            writes: false,
         };
         let m = ModuleFlows {
             entries: vec![EntryPoint {

@@ -14,7 +14,7 @@ mod walk;
 
 pub use entries::entry_points;
 
-use crate::model::{EdgeKind, IndexRead, StoreError, SymbolKind};
+use crate::model::{Edge, EdgeKind, IndexRead, StoreError, SymbolKind};
 use crate::snapshot::{Graph, Whole};
 use serde::Serialize;
 use walk::{Walk, is_noise};
@@ -122,6 +122,8 @@ pub struct Step {
     pub place: Place,
     /// Module of a method outside the flow's own (`None` inside it, and for terminals).
     pub module: Option<String>,
+    /// A statement that changes rows (`<insert>`, `<update>`, `<delete>`).
+    pub writes: bool,
 }
 
 /// `from` → `to` in a flow, by index into [`Flow::steps`], with the edge kind and its use site.
@@ -150,6 +152,10 @@ const MAX_DEPTH: usize = 4;
 const MAX_STEPS: usize = 14;
 /// Flows per page.
 const MAX_FLOWS: usize = 6;
+/// Steps of the walk that measures what an entry reaches, to choose flows by: past the
+/// flowchart's cap, so a handler whose writes sit below its first fourteen calls still counts
+/// them.
+const REACH_STEPS: usize = 96;
 
 /// Entry points whose flows are built before the best are kept.
 const MAX_CANDIDATES: usize = 400;
@@ -184,16 +190,17 @@ pub fn of_module(r: &dyn IndexRead, module: &str) -> Result<Option<ModuleFlows>,
 /// rest ([`worth`]), shown in entry order.
 pub fn build(g: &Graph<'_>, module: &str, entries: &[EntryPoint]) -> Vec<Flow> {
     let mut seen_handlers: Vec<&str> = Vec::new();
-    let mut flows: Vec<(usize, EntryKind, Flow)> = Vec::new();
+    let mut flows: Vec<Candidate> = Vec::new();
     for e in entries.iter().filter(|e| e.kind != EntryKind::Api) {
         if seen_handlers.contains(&e.id.as_str()) {
             continue;
         }
         seen_handlers.push(&e.id);
-        let f = flow(g, module, e);
+        let f = flow(g, module, e, MAX_STEPS);
         // A flow of one step says nothing the entry list does not.
         if f.steps.len() > 1 {
-            flows.push((flows.len(), e.kind, f));
+            let reach = flow(g, module, e, REACH_STEPS);
+            flows.push((flows.len(), e.kind, f, reach));
         }
         if seen_handlers.len() == MAX_CANDIDATES {
             break;
@@ -202,7 +209,7 @@ pub fn build(g: &Graph<'_>, module: &str, entries: &[EntryPoint]) -> Vec<Flow> {
     if flows.is_empty() {
         flows = library_flows(g, module, entries)
             .into_iter()
-            .map(|(i, f)| (i, EntryKind::Api, f))
+            .map(|(i, f, reach)| (i, EntryKind::Api, f, reach))
             .collect();
     }
     let mut out: Vec<(usize, Flow)> = choose(flows);
@@ -219,26 +226,30 @@ pub fn build(g: &Graph<'_>, module: &str, entries: &[EntryPoint]) -> Vec<Flow> {
     out
 }
 
+/// A flow to choose from: its entry's position, its kind, the flowchart and what the entry
+/// reaches (the same walk past the flowchart's size cap).
+type Candidate = (usize, EntryKind, Flow, Flow);
+
 /// The [`MAX_FLOWS`] flows to show, picked one at a time: an entry kind not shown yet first
-/// (a listener, a schedule, a `main` beside the routes), and among those the flow that adds
-/// the most [`worth`] the flows already picked do not show (so five routes into the same
+/// (a listener, a schedule, a `main` beside the routes), and among those the entry whose reach
+/// adds the most [`worth`] the flows already picked do not show (so five routes into the same
 /// cancel path do not crowd out order placement and the payment callback).
-fn choose(flows: Vec<(usize, EntryKind, Flow)>) -> Vec<(usize, Flow)> {
-    let mut left: Vec<Option<(usize, EntryKind, Flow)>> = flows.into_iter().map(Some).collect();
+fn choose(flows: Vec<Candidate>) -> Vec<(usize, Flow)> {
+    let mut left: Vec<Option<Candidate>> = flows.into_iter().map(Some).collect();
     let mut shown: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut kinds: Vec<EntryKind> = Vec::new();
     let mut out = Vec::new();
     while out.len() < MAX_FLOWS {
-        let new_kind = left.iter().flatten().any(|(_, k, _)| !kinds.contains(k));
+        let new_kind = left.iter().flatten().any(|(_, k, ..)| !kinds.contains(k));
         let best = left
             .iter()
             .enumerate()
             .filter_map(|(i, f)| f.as_ref().map(|f| (i, f)))
-            .filter(|(_, (_, k, _))| !new_kind || !kinds.contains(k))
-            .map(|(i, (at, _, f))| (worth(f, &shown), std::cmp::Reverse(*at), i))
+            .filter(|(_, (_, k, ..))| !new_kind || !kinds.contains(k))
+            .map(|(i, (at, _, _, reach))| (worth(reach, &shown), std::cmp::Reverse(*at), i))
             .max();
         let Some((_, _, i)) = best else { break };
-        let (at, kind, f) = left[i].take().unwrap();
+        let (at, kind, f, _) = left[i].take().unwrap();
         shown.extend(f.steps.iter().map(step_key));
         kinds.push(kind);
         out.push((at, f));
@@ -246,38 +257,63 @@ fn choose(flows: Vec<(usize, EntryKind, Flow)>) -> Vec<(usize, Flow)> {
     out
 }
 
+/// A step's identity across flows: its kind and name, and for a declaration its place too
+/// (statements of different mappers share names such as `SQL insert`); a table is its name
+/// wherever it is used.
 fn step_key(s: &Step) -> String {
-    format!("{}\u{0}{}", s.kind.as_str(), s.name)
+    match s.kind {
+        StepKind::Table => format!("table\u{0}{}", s.name),
+        k => format!(
+            "{}\u{0}{}\u{0}{}:{}",
+            k.as_str(),
+            s.name,
+            s.place.path,
+            s.place.line
+        ),
+    }
 }
 
-/// What a flow does that the flows in `shown` do not, for choosing among them: what it
-/// changes and sends outside its code (statements that write, messages, remote calls) weighs
-/// most, then how much it reaches (methods, reads, tables).
-pub fn worth(f: &Flow, shown: &std::collections::HashSet<String>) -> usize {
-    let mut w = 0;
+/// What a flow does that the flows in `shown` do not, for choosing among them: first what it
+/// changes and sends outside its code (statements that write, messages, remote calls), then how
+/// much else it reaches (methods, reads, tables) to break ties. A chain of fifty reads says less
+/// about what a module does than one write, so reads never outweigh a change.
+pub fn worth(f: &Flow, shown: &std::collections::HashSet<String>) -> (usize, usize) {
+    let (mut changes, mut reach) = (0, 0);
     for s in f.steps.iter().filter(|s| !shown.contains(&step_key(s))) {
-        w += match s.kind {
-            StepKind::Sql if writes(&s.name) => 6,
-            StepKind::Remote => 3,
-            // Reads say less about what a flow does than writes, messages and remote calls.
-            _ => 1,
-        };
+        match s.kind {
+            StepKind::Sql if s.writes => changes += 3,
+            StepKind::Remote => changes += 2,
+            _ => reach += 1,
+        }
     }
     let events = f.hops.iter().filter(|h| h.kind == EdgeKind::Event);
     let new_events = events
         .filter(|h| !shown.contains(&step_key(&f.steps[h.to])))
         .count();
-    w + 4 * new_events
+    (changes + 2 * new_events, reach)
 }
 
-/// Whether a statement's name says it writes (`SQL updateStatus`, `SQL insertSelective`).
-fn writes(step: &str) -> bool {
-    let name = step.trim_start_matches("SQL ").to_lowercase();
-    [
-        "insert", "update", "delete", "save", "remove", "batch", "set", "replace", "merge",
-    ]
-    .iter()
-    .any(|w| name.starts_with(w))
+/// Whether the statement a [`EdgeKind::Db`] edge reaches changes rows: its XML element
+/// (the edge's detail), else its name (`updateStatus`, `insertSelective`) for statements whose
+/// element is unknown.
+fn writes(e: &Edge) -> bool {
+    match e.detail.as_str() {
+        "insert" | "update" | "delete" => true,
+        "select" => false,
+        _ => {
+            let name = e.callee.as_deref().unwrap_or_default();
+            let name = name
+                .rsplit(['.', '#'])
+                .next()
+                .unwrap_or(name)
+                .to_lowercase();
+            [
+                "insert", "update", "delete", "save", "remove", "batch", "set", "replace", "merge",
+            ]
+            .iter()
+            .any(|w| name.starts_with(w))
+        }
+    }
 }
 
 /// Public methods of API types tried as flow starts in a module nobody enters from outside
@@ -285,7 +321,7 @@ fn writes(step: &str) -> bool {
 const LIBRARY_CANDIDATES: usize = 20;
 
 /// Flows of a library: from the most called public methods of its API types.
-fn library_flows(g: &Graph<'_>, module: &str, entries: &[EntryPoint]) -> Vec<(usize, Flow)> {
+fn library_flows(g: &Graph<'_>, module: &str, entries: &[EntryPoint]) -> Vec<(usize, Flow, Flow)> {
     let api: Vec<&str> = entries
         .iter()
         .filter(|e| e.kind == EntryKind::Api)
@@ -318,22 +354,25 @@ fn library_flows(g: &Graph<'_>, module: &str, entries: &[EntryPoint]) -> Vec<(us
                 id: s.symbol.id.0.clone(),
                 doc: None,
             };
-            flow(g, module, &e)
+            (flow(g, module, &e, MAX_STEPS), e)
         })
         // An overload handing off to another says little: a library flow shows some depth.
-        .filter(|f| f.steps.len() > 2)
+        .filter(|(f, _)| f.steps.len() > 2)
         .enumerate()
+        .map(|(i, (f, e))| (i, f, flow(g, module, &e, REACH_STEPS)))
         .collect()
 }
 
-fn flow(g: &Graph<'_>, module: &str, e: &EntryPoint) -> Flow {
+/// The flow from entry `e`, of at most `max_steps` steps.
+fn flow(g: &Graph<'_>, module: &str, e: &EntryPoint, max_steps: usize) -> Flow {
     let first = Step {
         name: e.name.clone(),
         kind: StepKind::Method,
         place: e.place.clone(),
         module: None,
+        writes: false,
     };
-    let mut w = Walk::new(g, module, &e.id, first);
+    let mut w = Walk::new(g, module, &e.id, first, max_steps);
     // The paths that change state first, then the rest while the flowchart has room: a
     // handler calling twenty readers still shows the call that writes.
     w.breadth_first(&e.id, true);

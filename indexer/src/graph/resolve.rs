@@ -769,4 +769,4 @@ enum Lookup {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

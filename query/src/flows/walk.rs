@@ -1,7 +1,7 @@
 //! One flow's walk: breadth first from the entry's handler over the call graph, what a step
 //! is ([`target`]), what changes state ([`changes`]) and what is noise ([`is_noise`]).
 
-use super::{Hop, MAX_DEPTH, MAX_STEPS, Place, Step, StepKind, writes};
+use super::{Hop, MAX_DEPTH, Place, Step, StepKind, writes};
 use crate::model::{Edge, EdgeKind, SymbolKind};
 use crate::snapshot::{Graph, Sym};
 use std::collections::HashMap;
@@ -14,13 +14,21 @@ pub(super) struct Walk<'g, 'f> {
     index: HashMap<String, usize>,
     pub(super) hops: Vec<Hop>,
     pub(super) cut: usize,
+    /// Steps at most (the flowchart's size, or a larger bound when measuring what it reaches).
+    max_steps: usize,
     /// Callees already judged by [`changes`].
     known: HashMap<String, bool>,
 }
 
 impl<'g, 'f> Walk<'g, 'f> {
-    /// A walk whose first step is `first`, the symbol `id`.
-    pub(super) fn new(g: &'g Graph<'f>, module: &'g str, id: &str, first: Step) -> Self {
+    /// A walk of at most `max_steps` steps whose first step is `first`, the symbol `id`.
+    pub(super) fn new(
+        g: &'g Graph<'f>,
+        module: &'g str,
+        id: &str,
+        first: Step,
+        max_steps: usize,
+    ) -> Self {
         Walk {
             g,
             module,
@@ -28,6 +36,7 @@ impl<'g, 'f> Walk<'g, 'f> {
             index: HashMap::from([(id.to_string(), 0)]),
             hops: Vec::new(),
             cut: 0,
+            max_steps,
             known: HashMap::new(),
         }
     }
@@ -87,7 +96,7 @@ impl<'g, 'f> Walk<'g, 'f> {
             let again = !changing && follow && depth + 1 < MAX_DEPTH;
             return Some((i, again.then_some(key)));
         }
-        if self.steps.len() >= MAX_STEPS {
+        if self.steps.len() >= self.max_steps {
             self.cut += usize::from(!changing);
             return None;
         }
@@ -122,8 +131,7 @@ fn changes(g: &Graph<'_>, e: &Edge, depth: usize, known: &mut HashMap<String, bo
     match e.kind {
         EdgeKind::Event | EdgeKind::Rpc => return true,
         EdgeKind::Db => {
-            let name = callee.rsplit(['.', '#']).next().unwrap_or(callee);
-            if callee.starts_with("mybatis:") && writes(name) {
+            if callee.starts_with("mybatis:") && writes(e) {
                 return true;
             }
         }
@@ -204,6 +212,7 @@ fn target(g: &Graph<'_>, module: &str, e: &Edge) -> Option<(String, Step, bool)>
                 kind: StepKind::Table,
                 place: Place::at(&e.caller_file, e.line),
                 module: None,
+                writes: false,
             },
             false,
         ));
@@ -220,6 +229,7 @@ fn target(g: &Graph<'_>, module: &str, e: &Edge) -> Option<(String, Step, bool)>
                 kind: StepKind::Sql,
                 place: Place::at(file, line),
                 module: None,
+                writes: writes(e),
             },
             true,
         ));
@@ -241,6 +251,7 @@ fn target(g: &Graph<'_>, module: &str, e: &Edge) -> Option<(String, Step, bool)>
             },
             place: Place::new(&s.path, s.symbol.start_line, s.symbol.end_line),
             module: (m != module).then(|| m.to_string()),
+            writes: false,
         },
         true,
     ))

@@ -1,8 +1,9 @@
 //! Constant strings and annotation values: `MqConstants.ORDER_CANCEL_QUEUE`, `PREFIX + "x"`,
 //! string arrays, enum constants (`RequestMethod.POST`), class literals and `${key:default}`
-//! placeholders, resolved across files through the type table.
+//! placeholders, and the values enum constants carry (`Queue.ORDER.getExchange()`), resolved
+//! across files through the type table.
 
-use crate::graph::facts::{AnnValue, Annotation, Expr, FileFacts, TypeRef};
+use crate::graph::facts::{AnnValue, Annotation, CallKind, Expr, FileFacts, TypeKind, TypeRef};
 use crate::graph::types::{Origin, Scope, Ty, TypeId, TypeTable};
 use crate::model::RepoPath;
 
@@ -57,8 +58,86 @@ pub fn const_str(
             };
             field_const(t, files, ty, n, depth)
         }
+        Expr::Call(n) => enum_getter(t, files, sc, *n, depth),
         _ => None,
     }
+}
+
+/// `QueueEnum.ORDER.getExchange()` (or `.exchange()`): the argument the constant `ORDER(..)`
+/// passes for the field the getter reads (Lombok `@Getter`, hand-written getters, accessors named
+/// like the field), found as the constructor parameter of the field's name
+/// (`this.exchange = exchange`). Enums that hold their queue and topic names are common in
+/// messaging code, where the name is all the graph needs.
+fn enum_getter(
+    t: &TypeTable,
+    files: &[(&RepoPath, &FileFacts)],
+    sc: &Scope<'_>,
+    call: u32,
+    depth: u8,
+) -> Option<String> {
+    let call = files
+        .get(sc.file as usize)?
+        .1
+        .java
+        .as_ref()?
+        .calls
+        .get(call as usize)?;
+    if call.kind != CallKind::Method || !call.args.is_empty() {
+        return None;
+    }
+    let Some(Expr::Field(q, constant)) = call.recv.as_ref() else {
+        return None;
+    };
+    let Some(Ty::Class(ty, _)) = t.resolve_name(&expr_path(q)?, sc) else {
+        return None;
+    };
+    let Origin::Project { file, decl } = t.types[ty as usize].origin else {
+        return None;
+    };
+    let j = files[file as usize].1.java.as_ref()?;
+    let d = j.types.get(decl as usize)?;
+    let c = d
+        .fields
+        .iter()
+        .find(|f| f.constant && f.name == *constant)?;
+    if d.kind != TypeKind::Enum {
+        return None;
+    }
+    // The constant's construction: the `new` call its declaration records at its line.
+    let args = &j
+        .calls
+        .iter()
+        .find(|k| k.kind == CallKind::New && k.ctx == decl && k.line == c.line)?
+        .args;
+    let field = getter_field(&call.name);
+    let arg = d
+        .methods
+        .iter()
+        .filter(|m| m.is_ctor && m.params.len() == args.len())
+        .find_map(|m| {
+            m.params
+                .iter()
+                .position(|&p| j.locals.get(p as usize).is_some_and(|l| l.name == field))
+        })?;
+    let sc = Scope {
+        file,
+        lex: Some(ty),
+        method_tparams: &[],
+    };
+    const_str(t, files, &args[arg], &sc, depth + 1)
+}
+
+/// The field a getter reads: `getExchange` → `exchange`, `isDurable` → `durable`, else the name.
+fn getter_field(name: &str) -> String {
+    for prefix in ["get", "is"] {
+        if let Some(rest) = name.strip_prefix(prefix)
+            && let Some(first) = rest.chars().next()
+            && first.is_uppercase()
+        {
+            return first.to_lowercase().chain(rest.chars().skip(1)).collect();
+        }
+    }
+    name.to_string()
 }
 
 /// The constant value of field `name` of `ty` (declared or inherited, interfaces included).
@@ -197,4 +276,18 @@ pub(super) fn placeholders(values: &[String]) -> Vec<(String, Option<String>)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn getters_name_their_fields() {
+        assert_eq!(getter_field("getRouteKey"), "routeKey");
+        assert_eq!(getter_field("isDurable"), "durable");
+        assert_eq!(getter_field("exchange"), "exchange");
+        assert_eq!(getter_field("get"), "get");
+        assert_eq!(getter_field("issue"), "issue");
+    }
 }

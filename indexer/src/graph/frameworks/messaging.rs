@@ -562,4 +562,88 @@ mod tests {
         assert!(topic_match("order.#", "order.created.v2"));
         assert!(topic_match("#", "x"));
     }
+
+    /// An enum holding exchange, queue and routing key, a sender to a TTL queue that dead-letters
+    /// into the queue a class-level listener consumes (the shape of a delayed order cancel).
+    const QUEUES: &str = r#"package m;
+public enum Queues {
+    CANCEL("order.direct", "order.cancel", "order.cancel"),
+    CANCEL_TTL("order.direct.ttl", "order.cancel.ttl", "order.cancel.ttl");
+    private final String exchange;
+    private final String name;
+    private final String routeKey;
+    Queues(String exchange, String name, String routeKey) {
+        this.exchange = exchange;
+        this.name = name;
+        this.routeKey = routeKey;
+    }
+    public String getExchange() { return exchange; }
+    public String getName() { return name; }
+    public String getRouteKey() { return routeKey; }
+}
+"#;
+    const CONFIG: &str = r#"package m;
+import org.springframework.amqp.core.*;
+@Configuration
+public class MqConfig {
+    @Bean DirectExchange cancelDirect() {
+        return ExchangeBuilder.directExchange(Queues.CANCEL.getExchange()).durable(true).build();
+    }
+    @Bean DirectExchange ttlDirect() {
+        return ExchangeBuilder.directExchange(Queues.CANCEL_TTL.getExchange()).durable(true).build();
+    }
+    @Bean public Queue cancelQueue() { return new Queue(Queues.CANCEL.getName()); }
+    @Bean public Queue ttlQueue() {
+        return QueueBuilder.durable(Queues.CANCEL_TTL.getName())
+            .withArgument("x-dead-letter-exchange", Queues.CANCEL.getExchange())
+            .withArgument("x-dead-letter-routing-key", Queues.CANCEL.getRouteKey())
+            .build();
+    }
+    @Bean Binding cancelBinding(DirectExchange cancelDirect, Queue cancelQueue) {
+        return BindingBuilder.bind(cancelQueue).to(cancelDirect).with(Queues.CANCEL.getRouteKey());
+    }
+    @Bean Binding ttlBinding(DirectExchange ttlDirect, Queue ttlQueue) {
+        return BindingBuilder.bind(ttlQueue).to(ttlDirect).with(Queues.CANCEL_TTL.getRouteKey());
+    }
+}
+"#;
+    const SENDER: &str = r#"package m;
+import org.springframework.amqp.core.AmqpTemplate;
+@Component
+public class CancelSender {
+    @Autowired private AmqpTemplate amqpTemplate;
+    public void send(Long id) {
+        amqpTemplate.convertAndSend(Queues.CANCEL_TTL.getExchange(), Queues.CANCEL_TTL.getRouteKey(), id);
+    }
+}
+"#;
+    const RECEIVER: &str = r#"package m;
+@Component
+@RabbitListener(queues = "order.cancel")
+public class CancelReceiver {
+    @RabbitHandler
+    public void handle(Long id) { }
+}
+"#;
+
+    #[test]
+    fn enum_held_names_reach_the_dead_letter_queue_listener() {
+        let es = crate::graph::resolve::tests::edges_of_kind(
+            &[
+                ("src/m/Queues.java", QUEUES),
+                ("src/m/MqConfig.java", CONFIG),
+                ("src/m/CancelSender.java", SENDER),
+                ("src/m/CancelReceiver.java", RECEIVER),
+            ],
+            crate::graph::EdgeKind::Event,
+        );
+        let found: Vec<_> = es
+            .iter()
+            .map(|e| (e.caller_name.as_str(), e.callee_name.as_str(), e.line))
+            .collect();
+        assert!(
+            found.contains(&("m.CancelSender.send", "m.CancelReceiver.handle", 7)),
+            "{found:?}"
+        );
+    }
 }

@@ -8,7 +8,7 @@ fn edges(files: &[(&str, &str)]) -> Vec<Edge> {
 }
 
 /// The edges of one kind of a few in-memory files, names normalized.
-pub(super) fn edges_of_kind(files: &[(&str, &str)], kind: graph::EdgeKind) -> Vec<Edge> {
+pub(crate) fn edges_of_kind(files: &[(&str, &str)], kind: graph::EdgeKind) -> Vec<Edge> {
     let analysed: Vec<(RepoPath, Box<graph::FileFacts>)> = files
         .iter()
         .map(|(p, src)| {
