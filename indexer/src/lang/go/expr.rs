@@ -17,6 +17,9 @@ pub enum TExpr {
     Chan(Box<TExpr>),
     /// A function type and its results.
     Func(Vec<TExpr>),
+    /// An anonymous struct (`[]struct{ name string; act action }` of table tests): its named
+    /// fields.
+    Struct(Vec<(String, TExpr)>),
     Other,
 }
 
@@ -85,9 +88,13 @@ fn expr_at(n: Node<'_>, src: &[u8], d: u32) -> Expr {
                 .map(|a| named(a).map(|x| expr(x, src)).collect())
                 .unwrap_or_default(),
         ),
-        "composite_literal" => Expr::Composite(field("type").map_or(TExpr::Other, |t| texpr(t, src))),
+        "composite_literal" => {
+            Expr::Composite(field("type").map_or(TExpr::Other, |t| texpr(t, src)))
+        }
         "unary_expression" => {
-            let op = n.child_by_field_name("operator").map(|o| &src[o.byte_range()]);
+            let op = n
+                .child_by_field_name("operator")
+                .map(|o| &src[o.byte_range()]);
             match op {
                 Some(b"<-") => Expr::Index(boxed(field("operand"))),
                 Some(b"&" | b"*") => field("operand").map_or(Expr::Other, |c| expr(c, src)),
@@ -109,8 +116,7 @@ fn expr_at(n: Node<'_>, src: &[u8], d: u32) -> Expr {
                 + &raw_body(n, src),
         ),
         "binary_expression"
-            if n
-                .child_by_field_name("operator")
+            if n.child_by_field_name("operator")
                 .is_some_and(|o| &src[o.byte_range()] == b"+") =>
         {
             Expr::Add(boxed(field("left")), boxed(field("right")))
@@ -152,9 +158,7 @@ fn texpr_at(n: Node<'_>, src: &[u8], d: u32) -> TExpr {
         },
         // A qualified type in expression position (`pkg.T{}`, `x.(pkg.T)`).
         "selector_expression" => match (field("operand"), field("field")) {
-            (Some(p), Some(t)) if p.kind() == "identifier" => {
-                TExpr::Named(Some(text(p)), text(t))
-            }
+            (Some(p), Some(t)) if p.kind() == "identifier" => TExpr::Named(Some(text(p)), text(t)),
             _ => TExpr::Other,
         },
         "pointer_type" | "parenthesized_type" => {
@@ -167,6 +171,22 @@ fn texpr_at(n: Node<'_>, src: &[u8], d: u32) -> TExpr {
         "map_type" => TExpr::Map(inner("key"), inner("value")),
         "channel_type" => TExpr::Chan(inner("value")),
         "function_type" => TExpr::Func(super::facts::results(n, src)),
+        "struct_type" => {
+            let mut fields = Vec::new();
+            let decls = named(n)
+                .filter(|c| c.kind() == "field_declaration_list")
+                .flat_map(|l| named(l).collect::<Vec<_>>());
+            for f in decls.filter(|f| f.kind() == "field_declaration") {
+                let Some(t) = f.child_by_field_name("type") else {
+                    continue;
+                };
+                let ty = texpr(t, src);
+                for name in named(f).filter(|c| c.kind() == "field_identifier") {
+                    fields.push((text(name), ty.clone()));
+                }
+            }
+            TExpr::Struct(fields)
+        }
         _ => TExpr::Other,
     }
 }

@@ -424,7 +424,9 @@ impl Walker<'_> {
         let is_methods = sel
             .child_by_field_name("field")
             .is_some_and(|f| &self.src[f.byte_range()] == b"Methods");
-        let Some(outer) = sel.parent().filter(|p| is_methods && p.kind() == "call_expression")
+        let Some(outer) = sel
+            .parent()
+            .filter(|p| is_methods && p.kind() == "call_expression")
         else {
             return Vec::new();
         };

@@ -30,7 +30,10 @@ mod tests {
             module_name("// x\nmodule github.com/gorilla/mux // the router\n\ngo 1.12\n"),
             Some("github.com/gorilla/mux".into())
         );
-        assert_eq!(module_name("module \"example.com/a\"\n"), Some("example.com/a".into()));
+        assert_eq!(
+            module_name("module \"example.com/a\"\n"),
+            Some("example.com/a".into())
+        );
         assert_eq!(module_name("modules x\ngo 1.19\n"), None);
     }
 }

@@ -48,6 +48,8 @@ pub(super) enum Ty {
     Chan(Box<Ty>),
     Func(Vec<Ty>),
     Tuple(Vec<Ty>),
+    /// An anonymous struct's fields, written in a file.
+    Struct(usize, Vec<(String, TExpr)>),
     Unknown,
 }
 
@@ -234,7 +236,8 @@ impl<'a> Repo<'a> {
                 if self.local(at, n).is_some() {
                     return Callee::Skip;
                 }
-                self.package_func(at.fi, n).map_or(Callee::Skip, |(f, d)| Callee::Def(f, d))
+                self.package_func(at.fi, n)
+                    .map_or(Callee::Skip, |(f, d)| Callee::Def(f, d))
             }
             Expr::Sel(x, m) => self.selected(at, x, m, depth),
             Expr::Index(x) => self.callee(at, x, depth + 1),
@@ -369,12 +372,13 @@ impl<'a> Repo<'a> {
         let t = match &l.src {
             LocalSrc::Typed(t) => self.conv(fi, t, depth),
             LocalSrc::Value(e, k) => nth(self.type_of(at, e, depth + 1), *k),
-            LocalSrc::Range(e, k) => match (self.underlying(self.type_of(at, e, depth + 1), depth), k)
-            {
-                (Ty::Slice(e), 1) | (Ty::Map(_, e), 1) | (Ty::Chan(e), 0) => *e,
-                (Ty::Map(k, _), 0) => *k,
-                _ => Ty::Unknown,
-            },
+            LocalSrc::Range(e, k) => {
+                match (self.underlying(self.type_of(at, e, depth + 1), depth), k) {
+                    (Ty::Slice(e), 1) | (Ty::Map(_, e), 1) | (Ty::Chan(e), 0) => *e,
+                    (Ty::Map(k, _), 0) => *k,
+                    _ => Ty::Unknown,
+                }
+            }
         };
         self.memo.borrow_mut().insert((fi, i), t.clone());
         t
@@ -417,7 +421,10 @@ impl<'a> Repo<'a> {
     }
 
     fn call_type(&self, at: At, f: &Expr, args: &[Expr], depth: u32) -> Ty {
-        let arg = |i: usize| args.get(i).map_or(Ty::Unknown, |a| self.type_of(at, a, depth + 1));
+        let arg = |i: usize| {
+            args.get(i)
+                .map_or(Ty::Unknown, |a| self.type_of(at, a, depth + 1))
+        };
         if let Expr::Name(b) = f
             && self.local(at, b).is_none()
             && !self.in_package(at.fi, b)
@@ -425,7 +432,9 @@ impl<'a> Repo<'a> {
             match b.as_str() {
                 "new" | "make" => {
                     return match args.first() {
-                        Some(Expr::Name(t)) => self.conv(at.fi, &TExpr::Named(None, t.clone()), depth),
+                        Some(Expr::Name(t)) => {
+                            self.conv(at.fi, &TExpr::Named(None, t.clone()), depth)
+                        }
                         _ => arg(0),
                     };
                 }
@@ -453,7 +462,7 @@ impl<'a> Repo<'a> {
         if let Some(t) = conversion {
             return self.conv(at.fi, &t, depth);
         }
-        match self.type_of(at, f, depth + 1) {
+        match self.underlying(self.type_of(at, f, depth + 1), depth) {
             Ty::Func(mut rs) if rs.len() == 1 => rs.remove(0),
             Ty::Func(rs) => Ty::Tuple(rs),
             _ => Ty::Unknown,
@@ -476,7 +485,9 @@ impl<'a> Repo<'a> {
                 }
             }
             TExpr::Named(Some(q), n) => match self.imports[fi].get(q) {
-                Some(Imp::Repo(p)) if self.pkgs[*p].types.contains_key(n) => Ty::Named(*p, n.clone()),
+                Some(Imp::Repo(p)) if self.pkgs[*p].types.contains_key(n) => {
+                    Ty::Named(*p, n.clone())
+                }
                 Some(Imp::Ext(path)) => Ty::Ext(format!("{path}.{n}")),
                 _ => Ty::Unknown,
             },
@@ -484,6 +495,7 @@ impl<'a> Repo<'a> {
             TExpr::Map(k, v) => Ty::Map(c(k), c(v)),
             TExpr::Chan(e) => Ty::Chan(c(e)),
             TExpr::Func(rs) => Ty::Func(rs.iter().map(|r| self.conv(fi, r, depth + 1)).collect()),
+            TExpr::Struct(fields) => Ty::Struct(fi, fields.clone()),
             TExpr::Other => Ty::Unknown,
         }
     }
@@ -498,7 +510,9 @@ impl<'a> Repo<'a> {
         let mut t = t;
         for _ in 0..8 {
             let Ty::Named(p, n) = &t else { return t };
-            let Some((f, i)) = self.decl(*p, n) else { return t };
+            let Some((f, i)) = self.decl(*p, n) else {
+                return t;
+            };
             match &self.facts(f).types[i as usize].kind {
                 TypeKind::Alias(a) => t = self.conv(f, a, depth + 1),
                 _ => return t,
@@ -510,18 +524,15 @@ impl<'a> Repo<'a> {
     /// Field or method `name` of a type: its own, else promoted from the shallowest embedded
     /// type that has it.
     fn member(&self, t: &Ty, name: &str, depth: u32) -> Option<Member> {
-        let Ty::Named(..) = self.underlying(t.clone(), depth) else {
-            return None;
-        };
+        if let Ty::Struct(f, fields) = t {
+            let (_, t) = fields.iter().find(|x| x.0 == name)?;
+            return Some(Member::Field(*f, t.clone()));
+        }
         let mut level = vec![t.clone()];
         let mut seen: HashSet<(usize, String)> = HashSet::new();
         for _ in 0..8 {
             let mut next = Vec::new();
             for t in level {
-                let t = match self.underlying(t.clone(), depth) {
-                    u @ Ty::Named(..) => u,
-                    _ => t,
-                };
                 let Ty::Named(p, n) = t else { continue };
                 if !seen.insert((p, n.clone())) {
                     continue;
@@ -568,7 +579,8 @@ impl<'a> Repo<'a> {
                 }
                 embedded.extend(embeds.iter().map(|t| self.conv(f, t, depth + 1)));
             }
-            TypeKind::Alias(_) => {}
+            // `type A = B` has B's members; `type A B` B's fields (close enough for calls).
+            TypeKind::Alias(a) => embedded.push(self.conv(f, a, depth + 1)),
         }
         None
     }
@@ -614,7 +626,10 @@ impl<'a> Repo<'a> {
                 }
                 let cdef = self.facts(*cfile).types[*ci as usize].def;
                 let idef = self.facts(*ifile).types[*ii as usize].def;
-                out.push((*cfile, self.type_edge(*cfile, cdef, *ifile, idef, EdgeKind::Implements)));
+                out.push((
+                    *cfile,
+                    self.type_edge(*cfile, cdef, *ifile, idef, EdgeKind::Implements),
+                ));
                 for ((f, d), (_, mf, md)) in found.iter().zip(&methods) {
                     if (f, d) == (mf, md) {
                         continue; // an embedded interface's own method
@@ -636,7 +651,9 @@ impl<'a> Repo<'a> {
             if !seen.insert((p, n.clone())) || seen.len() > 32 {
                 continue;
             }
-            let Some((f, i)) = self.decl(p, &n) else { continue };
+            let Some((f, i)) = self.decl(p, &n) else {
+                continue;
+            };
             let TypeKind::Interface(ms, embeds) = &self.facts(f).types[i as usize].kind else {
                 continue;
             };
@@ -705,7 +722,9 @@ fn index_file(pkg: &mut Pkg, fi: usize, f: &GoFacts) {
         let v = (fi, i as u32);
         match &func.receiver {
             Some(r) => {
-                pkg.methods.entry((r.clone(), func.name.clone())).or_insert(v);
+                pkg.methods
+                    .entry((r.clone(), func.name.clone()))
+                    .or_insert(v);
             }
             // `init` is never called by name.
             None if func.name != "init" => {
@@ -751,12 +770,18 @@ fn import_paths(pkgs: &[Pkg], go: &[Option<GoFacts>]) -> HashMap<String, usize> 
                 r => format!("{m}/{r}"),
             });
         }
-        if let Some(i) = pkg.dir.rfind("vendor/").filter(|i| *i == 0 || pkg.dir[..*i].ends_with('/')) {
+        if let Some(i) = pkg
+            .dir
+            .rfind("vendor/")
+            .filter(|i| *i == 0 || pkg.dir[..*i].ends_with('/'))
+        {
             paths.push(pkg.dir[i + 7..].to_string());
         }
         for path in paths {
             // Two clauses in one folder (a build-ignored `main`): the one with more files.
-            let keep = out.get(&path).is_some_and(|&q| pkgs[q].files.len() >= pkg.files.len());
+            let keep = out
+                .get(&path)
+                .is_some_and(|&q| pkgs[q].files.len() >= pkg.files.len());
             if !keep {
                 out.insert(path, p);
             }

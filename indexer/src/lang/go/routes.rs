@@ -27,7 +27,14 @@ pub(super) fn edge(r: &Repo<'_>, at: At, c: &GoCall, callee: &Callee) -> Option<
     }?;
     let path = template(&format!("{}{}", prefix(r, at, recv, 0), path));
     let (id, line) = &r.facts(target.0).defs[target.1 as usize];
-    let mut e = r.edge(at.fi, c.caller, c.line, EdgeKind::Route, Some(id.clone()), String::new());
+    let mut e = r.edge(
+        at.fi,
+        c.caller,
+        c.line,
+        EdgeKind::Route,
+        Some(id.clone()),
+        String::new(),
+    );
     e.caller = format!("route:{verb} {path}");
     e.callee_file = Some(r.files[target.0].0.to_string());
     e.callee_line = Some(*line);
@@ -59,7 +66,8 @@ fn registration<'c>(
         // gin's `Handle("GET", "/p", h)`.
         "Handle" if args.len() >= 3 => {
             let (verb, path) = (first(0)?, first(1)?);
-            path.starts_with('/').then_some((verb.to_uppercase(), path, handler))
+            path.starts_with('/')
+                .then_some((verb.to_uppercase(), path, handler))
         }
         _ => {
             let verb = match m {
@@ -130,7 +138,15 @@ fn prefix(r: &Repo<'_>, at: At, e: &Expr, depth: u32) -> String {
             };
             let l = &r.facts(at.fi).locals[i as usize];
             match &l.src {
-                LocalSrc::Value(v, 0) => prefix(r, At { fi: at.fi, at: l.decl }, v, depth + 1),
+                LocalSrc::Value(v, 0) => prefix(
+                    r,
+                    At {
+                        fi: at.fi,
+                        at: l.decl,
+                    },
+                    v,
+                    depth + 1,
+                ),
                 _ => String::new(),
             }
         }
@@ -174,7 +190,14 @@ fn request(r: &Repo<'_>, at: At, c: &GoCall, callee: &str) -> Option<Edge> {
         _ => return None,
     };
     let url = url_template(url, 0).filter(|u| u.contains('/'))?;
-    let mut e = r.edge(at.fi, c.caller, c.line, EdgeKind::Call, None, name.to_string());
+    let mut e = r.edge(
+        at.fi,
+        c.caller,
+        c.line,
+        EdgeKind::Call,
+        None,
+        name.to_string(),
+    );
     crate::graph::http::make_request(&mut e, &verb, &url);
     Some(e)
 }

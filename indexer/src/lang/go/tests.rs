@@ -31,7 +31,6 @@ fn orders_fixture_symbols_are_where_its_comments_say() {
     assert!(!a.chunks.is_empty());
 }
 
-
 /// The goshop fixture: every file analysed, then resolved together.
 fn goshop() -> Vec<(RepoPath, crate::graph::FileFacts, String)> {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/goshop");
@@ -102,7 +101,14 @@ fn implementing_types_are_found_by_their_method_names() {
         .into_iter()
         .flatten()
         .filter(|e| matches!(e.kind, EdgeKind::Implements | EdgeKind::Overrides))
-        .map(|e| format!("{} {} {}", e.caller, e.kind.as_str(), e.callee.unwrap_or_default()))
+        .map(|e| {
+            format!(
+                "{} {} {}",
+                e.caller,
+                e.kind.as_str(),
+                e.callee.unwrap_or_default()
+            )
+        })
         .collect();
     let mut edges = edges;
     edges.sort();

@@ -310,7 +310,9 @@ impl Walker<'_> {
             .nth(1)
             .map(|e| expr(e, self.src, 0));
         let name = self.text(name);
-        self.facts.classes[ci as usize].props.push((name, ty, value));
+        self.facts.classes[ci as usize]
+            .props
+            .push((name, ty, value));
     }
 
     fn function(&mut self, n: Node<'_>, owner: Option<u32>) {
@@ -468,9 +470,7 @@ impl Walker<'_> {
             .skip_while(|c| *c != v)
             .nth(1)
             .map(|e| expr(e, self.src, 0));
-        let end = n
-            .parent()
-            .map_or(n.end_byte(), |p| p.end_byte()) as u32;
+        let end = n.parent().map_or(n.end_byte(), |p| p.end_byte()) as u32;
         self.facts.locals.push(KtLocal {
             name: self.text(name),
             decl: n.end_byte() as u32,

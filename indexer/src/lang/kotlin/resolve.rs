@@ -100,7 +100,9 @@ impl<'a> Repo<'a> {
         for (fi, (_, facts)) in files.iter().enumerate() {
             for (ti, t) in facts.java.iter().flat_map(|j| j.types.iter().enumerate()) {
                 if !t.local && !t.anonymous {
-                    classes.entry(t.qname.clone()).or_insert(Cls::Java(fi, ti as u32));
+                    classes
+                        .entry(t.qname.clone())
+                        .or_insert(Cls::Java(fi, ti as u32));
                 }
             }
             let mut l: HashMap<&str, Vec<u32>> = HashMap::new();
@@ -202,7 +204,14 @@ impl<'a> Repo<'a> {
     }
 
     /// An edge from definition `caller` of file `fi` to a target (none when unresolved).
-    pub(super) fn edge(&self, fi: usize, caller: u32, line: u32, kind: EdgeKind, t: &Target) -> Edge {
+    pub(super) fn edge(
+        &self,
+        fi: usize,
+        caller: u32,
+        line: u32,
+        kind: EdgeKind,
+        t: &Target,
+    ) -> Edge {
         let (callee, file, cline, confidence) = match self.endpoint(t) {
             Some((id, f, l)) => (Some(id), Some(self.files[f].0.to_string()), Some(l), 1.0),
             None => (None, None, None, 0.3),
@@ -259,7 +268,10 @@ impl<'a> Repo<'a> {
             Expr::Name(n) => self.called_name(at, n, depth),
             Expr::Nav(x, n) => {
                 let t = match x.as_ref() {
-                    Expr::Super => self.supers_of(at).first().map_or(Ty::Unknown, |c| Ty::Inst(*c)),
+                    Expr::Super => self
+                        .supers_of(at)
+                        .first()
+                        .map_or(Ty::Unknown, |c| Ty::Inst(*c)),
                     _ => self.type_of(at, x, depth + 1),
                 };
                 self.method_on(&t, n, depth)
@@ -301,7 +313,9 @@ impl<'a> Repo<'a> {
         let f = self.facts(fi);
         let mut out = Vec::new();
         for (q, alias, star) in &f.imports {
-            let local = alias.as_deref().unwrap_or_else(|| q.rsplit('.').next().unwrap_or(q));
+            let local = alias
+                .as_deref()
+                .unwrap_or_else(|| q.rsplit('.').next().unwrap_or(q));
             if !star && local == n {
                 out.push(q.clone());
             }
@@ -407,7 +421,10 @@ impl<'a> Repo<'a> {
                     class: self.facts(fi).classes[ci as usize].outer,
                 };
                 let supers = &self.facts(fi).classes[ci as usize].supers;
-                supers.iter().filter_map(|s| self.class_named(at, s)).collect()
+                supers
+                    .iter()
+                    .filter_map(|s| self.class_named(at, s))
+                    .collect()
             }
             Cls::Java(fi, ti) => {
                 let t = &self.java(fi).types[ti as usize];
@@ -446,7 +463,9 @@ impl<'a> Repo<'a> {
                 let companion = self.classes.get(&format!("{}.Companion", self.qname(*c)));
                 match (self.method(*c, n, depth), companion) {
                     (Some(t), _) => return t,
-                    (None, Some(&comp)) => return self.method(comp, n, depth).unwrap_or(Target::Unknown),
+                    (None, Some(&comp)) => {
+                        return self.method(comp, n, depth).unwrap_or(Target::Unknown);
+                    }
                     (None, None) => return Target::Unknown,
                 }
             }
@@ -462,7 +481,9 @@ impl<'a> Repo<'a> {
         self.extension(
             |r| {
                 let r = type_name(r);
-                names.iter().any(|q| *q == r || q.rsplit('.').next() == Some(&r))
+                names
+                    .iter()
+                    .any(|q| *q == r || q.rsplit('.').next() == Some(&r))
             },
             n,
         )
@@ -504,7 +525,11 @@ impl<'a> Repo<'a> {
     fn own_method(&self, c: Cls, n: &str) -> Option<Target> {
         match c {
             Cls::Kt(f, ci) => {
-                let k = self.facts(f).funs.iter().position(|x| x.owner == Some(ci) && x.name == n && x.receiver.is_none())?;
+                let k = self
+                    .facts(f)
+                    .funs
+                    .iter()
+                    .position(|x| x.owner == Some(ci) && x.name == n && x.receiver.is_none())?;
                 Some(Target::Fun(f, k as u32))
             }
             Cls::Java(f, ti) => {
@@ -581,8 +606,13 @@ impl<'a> Repo<'a> {
                 }
                 _ => Ty::Unknown,
             },
-            Expr::This => at.class.map_or(Ty::Unknown, |ci| Ty::Inst(Cls::Kt(at.fi, ci))),
-            Expr::Super => self.supers_of(at).first().map_or(Ty::Unknown, |c| Ty::Inst(*c)),
+            Expr::This => at
+                .class
+                .map_or(Ty::Unknown, |ci| Ty::Inst(Cls::Kt(at.fi, ci))),
+            Expr::Super => self
+                .supers_of(at)
+                .first()
+                .map_or(Ty::Unknown, |c| Ty::Inst(*c)),
             Expr::Str(_) => Ty::Ext("String".to_string()),
             Expr::Other => Ty::Unknown,
         }
@@ -614,7 +644,10 @@ impl<'a> Repo<'a> {
                     None => Ty::Ext(type_name(t)),
                 };
             }
-            let decl = At { at: l.decl.saturating_sub(1), ..at };
+            let decl = At {
+                at: l.decl.saturating_sub(1),
+                ..at
+            };
             return l
                 .value
                 .as_ref()

@@ -211,7 +211,13 @@ pub(super) fn message_edges(r: &Repo<'_>) -> Vec<(usize, Edge)> {
                 continue;
             }
             for (_, _, lf, lk) in listeners.iter().filter(|l| l.0 == system && l.1 == *key) {
-                let mut e = r.edge(fi, c.caller, c.line, EdgeKind::Event, &Target::Fun(*lf, *lk));
+                let mut e = r.edge(
+                    fi,
+                    c.caller,
+                    c.line,
+                    EdgeKind::Event,
+                    &Target::Fun(*lf, *lk),
+                );
                 e.detail = match system {
                     "kafka" => format!("kafka topic={key}"),
                     _ => format!("rabbitmq queue={key}"),

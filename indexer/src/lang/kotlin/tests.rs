@@ -95,7 +95,11 @@ fn ktshop_edges_are_the_ones_its_comments_name() {
                 .filter(|e| e.callee_file.is_some())
                 .filter_map(|e| e.callee.clone())
                 .collect();
-            assert_eq!(sorted(calls), sorted(listed("calls:")), "{path}:{n}: {line}");
+            assert_eq!(
+                sorted(calls),
+                sorted(listed("calls:")),
+                "{path}:{n}: {line}"
+            );
             let events = at(EdgeKind::Event)
                 .filter(|e| !e.caller.starts_with("schedule:"))
                 .filter_map(|e| e.callee.clone())
@@ -123,7 +127,14 @@ fn kotlin_types_implement_and_override_their_supertypes() {
         .into_iter()
         .flatten()
         .filter(|e| matches!(e.kind, EdgeKind::Implements | EdgeKind::Overrides))
-        .map(|e| format!("{} {} {}", e.caller, e.kind.as_str(), e.callee.unwrap_or_default()))
+        .map(|e| {
+            format!(
+                "{} {} {}",
+                e.caller,
+                e.kind.as_str(),
+                e.callee.unwrap_or_default()
+            )
+        })
         .collect();
     edges.sort();
     assert_eq!(
