@@ -300,10 +300,10 @@ impl Walker<'_> {
                 .filter(|c| c.kind() == "field_identifier")
                 .map(|c| self.text(c))
                 .collect();
-            if names.is_empty() {
-                if let Some(n) = ty.name() {
-                    out.push((n.to_string(), ty.clone(), true));
-                }
+            if names.is_empty()
+                && let Some(n) = ty.name()
+            {
+                out.push((n.to_string(), ty.clone(), true));
             }
             for n in names {
                 out.push((n, ty.clone(), false));

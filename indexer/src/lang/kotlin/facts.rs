@@ -157,6 +157,7 @@ pub(super) fn extract(root: Node<'_>, src: &[u8], symbols: &[Symbol]) -> KtFacts
             "import" => w.import(n),
             // `@A("x")` on its own line before a class parses as an annotated expression.
             "annotated_expression" => pending.extend(w.loose_annotations(n)),
+            "annotation" => pending.extend(w.annotation(n)),
             _ => {
                 w.declaration(n, None, file_def, std::mem::take(&mut pending));
             }
@@ -198,10 +199,24 @@ impl Walker<'_> {
         let mut out = Vec::new();
         let mut stack = vec![n];
         while let Some(c) = stack.pop() {
-            match c.kind() {
-                "annotation" => out.extend(self.annotation(c)),
-                "annotated_expression" => stack.extend(named(c)),
-                _ => {}
+            let kids: Vec<Node<'_>> = named(c).collect();
+            for (i, k) in kids.iter().enumerate() {
+                match k.kind() {
+                    // `@A("x")` parsed as `@A` then `("x")`: the parentheses are its arguments.
+                    "annotation" => out.extend(self.annotation(*k).map(|mut a| {
+                        let args = kids
+                            .get(i + 1)
+                            .filter(|p| p.kind() == "parenthesized_expression");
+                        if let (true, Some(v)) =
+                            (a.args.is_empty(), args.and_then(|p| named(*p).next()))
+                        {
+                            a.args.push(("value".to_string(), self.values(v)));
+                        }
+                        a
+                    })),
+                    "annotated_expression" => stack.push(*k),
+                    _ => {}
+                }
             }
         }
         out.sort_by_key(|a| a.line);

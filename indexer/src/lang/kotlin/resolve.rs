@@ -294,17 +294,13 @@ impl<'a> Repo<'a> {
             }
             c = self.facts(at.fi).classes[ci as usize].outer;
         }
-        let f = self.facts(at.fi);
         for q in self.candidates(at.fi, n) {
             if let Some(&(tf, k)) = self.tops.get(&q).and_then(|v| v.first()) {
                 return Target::Fun(tf, k);
             }
         }
-        match self.class_named(at, n) {
-            Some(c) => Target::Ctor(c),
-            None if f.package.is_empty() => Target::Skip,
-            None => Target::Skip,
-        }
+        // A constructor, or a function of the standard library (`listOf`, `println`).
+        self.class_named(at, n).map_or(Target::Skip, Target::Ctor)
     }
 
     /// Qualified names a simple name may stand for in file `fi`: imported (by name or alias),

@@ -31,7 +31,7 @@ fn find<'a>(anns: &'a [Ann], name: &str) -> Option<&'a Ann> {
 /// Routes and schedules declared in a file.
 pub(super) fn entry_edges(r: &Repo<'_>, fi: usize, f: &KtFacts) -> Vec<Edge> {
     let mut out = Vec::new();
-    for fun in &f.funs {
+    for (k, fun) in f.funs.iter().enumerate() {
         let Some(ci) = fun.owner else { continue };
         let class = &f.classes[ci as usize];
         let prefixes = match find(&class.annotations, "RequestMapping") {
@@ -43,7 +43,7 @@ pub(super) fn entry_edges(r: &Repo<'_>, fi: usize, f: &KtFacts) -> Vec<Edge> {
         } else {
             prefixes
         };
-        let target = Target::Fun(fi, f.funs.iter().position(|x| x == fun).unwrap_or(0) as u32);
+        let target = Target::Fun(fi, k as u32);
         for a in &fun.annotations {
             let Some((verbs, paths)) = mapping(a) else {
                 continue;

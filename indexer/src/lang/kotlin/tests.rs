@@ -148,3 +148,23 @@ fn kotlin_types_implement_and_override_their_supertypes() {
         ]
     );
 }
+
+#[test]
+fn class_annotations_parsed_as_a_loose_expression_still_give_the_route_prefix() {
+    // In this file tree-sitter-kotlin reads the class's annotations as an annotated expression
+    // before the class, `("/api/x")` as a parenthesized expression.
+    let src = b"package a\n\nimport b.*\n\n@RestController\n@RequestMapping(\"/api/x\")\n\
+        class C(private val repo: Repo) {\n    @Autowired lateinit var other: Other\n    \
+        @GetMapping(\"/y\")\n    fun f() {}\n    companion object { fun create() = C() }\n}\n\
+        fun String.shout(): String = uppercase()\n";
+    let path = RepoPath::new("src/main/kotlin/a/C.kt").unwrap();
+    let a = crate::lang::analyze(LANGUAGE, &path, "m", src, &ParseLimits::default());
+    let f = *a.facts.expect("facts");
+    let routes: Vec<String> = resolve(&[(&path, &f)])
+        .into_iter()
+        .flatten()
+        .filter(|e| e.kind == EdgeKind::Route)
+        .map(|e| format!("{} {}", e.caller, e.callee.unwrap_or_default()))
+        .collect();
+    assert_eq!(routes, ["route:GET /api/x/y kt:a.C.f"]);
+}
