@@ -1,14 +1,26 @@
-//! Go: symbols, imports and chunks from a tree-sitter-go parse.
+//! Go: symbols, imports and chunks from a tree-sitter-go parse, graph facts from the same
+//! tree ([`facts`]) and calls, routes and requests resolved across the repository
+//! ([`resolve`], [`routes`]).
 //!
 //! Names: a package is its directory (`internal/orders`), so a declaration's qualified name is
 //! the directory, a dot and the declaration chain (`internal/orders.Service.Pay`); ids are `go:`
-//! and that. A method belongs to its receiver's type.
+//! and that. A method belongs to its receiver's type. `go.mod` is read too: its module path
+//! maps import paths to directories.
 
+mod expr;
+mod facts;
+mod manifest;
+mod resolve;
+mod routes;
 mod symbols;
+mod trace;
+
+pub use facts::GoFacts;
+pub use resolve::resolve;
 
 use crate::chunk::{self, ChunkContext};
 use crate::lang::support::Support;
-use crate::lang::{ParseLimits, Spec, no_frames};
+use crate::lang::{ParseLimits, Spec};
 use crate::model::{FileAnalysis, Language, RepoPath};
 
 pub const LANGUAGE: Language = Language::named("go");
@@ -17,17 +29,21 @@ pub const SPEC: Spec = Spec {
     language: LANGUAGE,
     id_prefix: "go",
     extensions: &["go"],
-    file_names: &[],
+    file_names: &["go.mod"],
     analyze,
-    trace: no_frames,
-    resolve: None,
-    build_files: &[],
+    trace: trace::frames,
+    resolve: Some(resolve),
+    build_files: manifest::BUILD_FILES,
     support: Support {
         symbols: true,
-        imports: false,
-        calls: false,
-        frameworks: &[],
-        traces: "",
+        imports: true,
+        calls: true,
+        frameworks: &[
+            "net/http, gorilla/mux, gin, echo and chi routes (group prefixes)",
+            "net/http client calls met with the routes they reach, any language",
+            "interface calls dispatched to the types with all their methods",
+        ],
+        traces: "Go panics and goroutine dumps",
     },
 };
 
@@ -49,6 +65,13 @@ fn analyze(
     src: &[u8],
     limits: &ParseLimits,
 ) -> Result<FileAnalysis, String> {
+    if path.file_name() == "go.mod" {
+        return Ok(go_mod(path, module, src, limits));
+    }
+    let depth = crate::lang::bracket_depth(src);
+    if depth > limits.max_depth {
+        return Err(format!("nesting depth {depth} over {}", limits.max_depth));
+    }
     let tree = crate::lang::parse("go", grammar, src, limits)?;
     let root = tree.root_node();
     let package = package_of(path);
@@ -61,15 +84,49 @@ fn analyze(
         symbols: &x.symbols,
     };
     let chunks = chunk::chunk_tree(root, src, &ctx, limits.max_chunk_chars);
+    let facts = crate::graph::enabled().then(|| {
+        Box::new(crate::graph::FileFacts {
+            lang: Some(facts::extract(root, src, &package, &x.symbols).encode()),
+            ..Default::default()
+        })
+    });
     Ok(FileAnalysis {
         package: Some(package),
         imports: x.imports,
         symbols: x.symbols,
         chunks,
         degraded: None,
-        facts: None,
+        facts,
         shape: None,
     })
+}
+
+/// `go.mod`: text chunks, and its module path as facts.
+fn go_mod(path: &RepoPath, module: &str, src: &[u8], limits: &ParseLimits) -> FileAnalysis {
+    let ctx = ChunkContext {
+        path,
+        module,
+        package: None,
+        imports: &[],
+        symbols: &[],
+    };
+    let declared = manifest::module_name(&String::from_utf8_lossy(src));
+    let facts = declared.filter(|_| crate::graph::enabled()).map(|m| {
+        let facts = GoFacts {
+            dir: package_of(path),
+            module: Some(m),
+            ..GoFacts::default()
+        };
+        Box::new(crate::graph::FileFacts {
+            lang: Some(facts.encode()),
+            ..Default::default()
+        })
+    });
+    FileAnalysis {
+        chunks: chunk::chunk_text(src, &ctx, limits.max_chunk_chars),
+        facts,
+        ..FileAnalysis::default()
+    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
 use super::*;
+use crate::graph::EdgeKind;
 use crate::lang::assert_inline_defs;
 use crate::model::SymbolKind;
 
@@ -28,4 +29,104 @@ fn orders_fixture_symbols_are_where_its_comments_say() {
     assert_eq!(names, ["r", "id"]);
     assert_eq!(find("go:internal/orders.helper").visibility, "");
     assert!(!a.chunks.is_empty());
+}
+
+/// The goshop fixture: every file analysed, then resolved together.
+fn goshop() -> Vec<(RepoPath, crate::graph::FileFacts, String)> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/goshop");
+    let files = [
+        "go.mod",
+        "internal/store/store.go",
+        "internal/orders/orders.go",
+        "internal/memory/memory.go",
+        "cmd/server/main.go",
+        "cmd/client/client.go",
+    ];
+    files
+        .iter()
+        .map(|rel| {
+            let src = std::fs::read(format!("{root}/{rel}")).expect("fixture file");
+            let path = RepoPath::new(rel).expect("fixture path");
+            let lang = crate::lang::detect(&path).expect("a go file");
+            let a = crate::lang::analyze(lang, &path, "goshop", &src, &ParseLimits::default());
+            assert_eq!(a.degraded, None, "{rel}");
+            let facts = *a.facts.expect("facts");
+            (path, facts, String::from_utf8_lossy(&src).into_owned())
+        })
+        .collect()
+}
+
+/// What a fixture line's comment says after `marker` (`calls:`, `route:`, `request:`).
+fn marked<'s>(line: &'s str, marker: &str) -> Option<&'s str> {
+    let (_, comment) = line.split_once("//")?;
+    Some(comment.split_once(marker)?.1.trim())
+}
+
+#[test]
+fn goshop_calls_are_the_ones_its_comments_name() {
+    let files = goshop();
+    let refs: Vec<(&RepoPath, &crate::graph::FileFacts)> =
+        files.iter().map(|(p, f, _)| (p, f)).collect();
+    let edges = resolve(&refs);
+    for ((path, _, src), edges) in files.iter().zip(&edges) {
+        for (i, line) in src.lines().enumerate() {
+            let n = i as u32 + 1;
+            let at = |kind: EdgeKind| edges.iter().filter(move |e| e.line == n && e.kind == kind);
+            let mut want: Vec<&str> = marked(line, "calls:")
+                .map(|c| c.split_whitespace().collect())
+                .unwrap_or_default();
+            let mut got: Vec<&str> = at(EdgeKind::Call)
+                .filter(|e| e.callee_file.is_some())
+                .filter_map(|e| e.callee.as_deref())
+                .collect();
+            want.sort();
+            got.sort();
+            assert_eq!(got, want, "{path}:{n}: {line}");
+            let routes: Vec<String> = at(EdgeKind::Route).map(|e| e.caller.clone()).collect();
+            let want = marked(line, "route:").map(|r| format!("route:{r}"));
+            assert_eq!(routes, want.into_iter().collect::<Vec<_>>(), "{path}:{n}");
+            let requests: Vec<&str> = at(EdgeKind::Rpc).map(|e| e.detail.as_str()).collect();
+            let want = marked(line, "request:").map(|r| format!("http {r}"));
+            assert_eq!(requests, want.into_iter().collect::<Vec<_>>(), "{path}:{n}");
+        }
+    }
+}
+
+#[test]
+fn implementing_types_are_found_by_their_method_names() {
+    let files = goshop();
+    let refs: Vec<(&RepoPath, &crate::graph::FileFacts)> =
+        files.iter().map(|(p, f, _)| (p, f)).collect();
+    let edges: Vec<String> = resolve(&refs)
+        .into_iter()
+        .flatten()
+        .filter(|e| matches!(e.kind, EdgeKind::Implements | EdgeKind::Overrides))
+        .map(|e| {
+            format!(
+                "{} {} {}",
+                e.caller,
+                e.kind.as_str(),
+                e.callee.unwrap_or_default()
+            )
+        })
+        .collect();
+    let mut edges = edges;
+    edges.sort();
+    assert_eq!(
+        edges,
+        [
+            "go:internal/memory.Repo implements go:internal/orders.Repo",
+            "go:internal/memory.Repo.Find overrides go:internal/orders.Repo.Find",
+            "go:internal/memory.Repo.Save overrides go:internal/orders.Repo.Save",
+        ]
+    );
+}
+
+#[test]
+fn a_broken_file_still_yields_facts_for_what_parses() {
+    let src = b"package x\n\nfunc (s *S) M() { s.N( \n\nfunc F() { G() }\n";
+    let path = RepoPath::new("x/x.go").unwrap();
+    let a = crate::lang::analyze(LANGUAGE, &path, "m", src, &ParseLimits::default());
+    let f = *a.facts.expect("facts");
+    assert!(resolve(&[(&path, &f)]).len() == 1);
 }

@@ -1,10 +1,18 @@
-//! Kotlin: symbols, imports and chunks from a tree-sitter-kotlin parse.
+//! Kotlin: symbols, imports and chunks from a tree-sitter-kotlin parse, graph facts from the
+//! same tree ([`facts`]), calls resolved across the repository and into its Java classes
+//! ([`resolve`]), and the Spring annotations the Java side knows ([`spring`]).
 //!
 //! Names follow the `package` header and the declaration chain (`com.shop.OrderService.pay`);
 //! ids are `kt:` and that. Annotations are kept as written, so the Spring annotations the Java
 //! side knows are on the symbols.
 
+mod facts;
+mod resolve;
+mod spring;
 mod symbols;
+
+pub use facts::KtFacts;
+pub use resolve::resolve;
 
 use crate::chunk::{self, ChunkContext};
 use crate::lang::support::Support;
@@ -21,13 +29,19 @@ pub const SPEC: Spec = Spec {
     file_names: &[],
     analyze,
     trace: no_frames,
-    resolve: None,
+    resolve: Some(resolve),
     build_files: &[],
     support: Support {
         symbols: true,
-        imports: false,
-        calls: false,
-        frameworks: &[],
+        imports: true,
+        calls: true,
+        frameworks: &[
+            "Spring MVC routes (class and function mappings)",
+            "calls through injected beans to their one implementation",
+            "@KafkaListener / @RabbitListener met by KafkaTemplate / RabbitTemplate sends",
+            "@Scheduled",
+            "calls into the repository's Java classes",
+        ],
         traces: "",
     },
 };
@@ -42,6 +56,10 @@ fn analyze(
     src: &[u8],
     limits: &ParseLimits,
 ) -> Result<FileAnalysis, String> {
+    let depth = crate::lang::bracket_depth(src);
+    if depth > limits.max_depth {
+        return Err(format!("nesting depth {depth} over {}", limits.max_depth));
+    }
     let tree = crate::lang::parse("kotlin", grammar, src, limits)?;
     let root = tree.root_node();
     let x = symbols::extract(root, src);
@@ -53,13 +71,19 @@ fn analyze(
         symbols: &x.symbols,
     };
     let chunks = chunk::chunk_tree(root, src, &ctx, limits.max_chunk_chars);
+    let facts = crate::graph::enabled().then(|| {
+        Box::new(crate::graph::FileFacts {
+            lang: Some(facts::extract(root, src, &x.symbols).encode()),
+            ..Default::default()
+        })
+    });
     Ok(FileAnalysis {
         package: x.package,
         imports: x.imports,
         symbols: x.symbols,
         chunks,
         degraded: None,
-        facts: None,
+        facts,
         shape: None,
     })
 }

@@ -1,0 +1,3 @@
+module codemap/bench/oracle/go_calls
+
+go 1.19
