@@ -22,7 +22,8 @@ pub use run::{RunEnd, RunTx};
 /// 2: call graph (facts, edges, edge_files). 4: example provenance. 5: secrets masked in all
 /// stored text (an older index may hold them, so it is rebuilt). 6: files' generator shape and
 /// reason. 7: Java facts hold assignments; `constant` edges (enum constants set as values).
-pub const SCHEMA_VERSION: i64 = 10;
+/// 11: Go and Kotlin files carry facts (imports, calls), so older indexes of them are rebuilt.
+pub const SCHEMA_VERSION: i64 = 11;
 
 /// How much of the catalog file a reader maps (address space, not memory: pages are the
 /// kernel's page cache, shared by every reader).
