@@ -21,7 +21,7 @@ use crate::store::read::IndexRead;
 use meilisearch_sdk::client::Client;
 use meilisearch_sdk::documents::DocumentsQuery;
 use meilisearch_sdk::indexes::Index;
-use meilisearch_sdk::settings::{PrefixSearchSettings, Settings, TypoToleranceSettings};
+use meilisearch_sdk::settings::PrefixSearchSettings;
 use meilisearch_sdk::task_info::TaskInfo;
 use meilisearch_sdk::tasks::Task;
 use serde::Serialize;
@@ -33,11 +33,13 @@ mod docs;
 mod edges;
 mod read;
 mod rerank;
+mod settings;
 mod vectors;
 mod warm;
 
 use docs::SnapshotDoc;
 pub use docs::identifier_terms;
+use settings::index_specs;
 pub use vectors::{EMBEDDER, VectorSync};
 
 /// Every index of a store, under its prefix.
@@ -88,14 +90,6 @@ impl MeiliConfig {
         }
     }
 }
-
-/// An index's name and its searchable, filterable and sortable attributes.
-type IndexSpec = (
-    &'static str,
-    Vec<&'static str>,
-    Vec<&'static str>,
-    Vec<&'static str>,
-);
 
 /// What one publish did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -189,84 +183,48 @@ impl MeiliStore {
     }
 
     /// Creates the indexes and sets searchable, filterable and sortable attributes and ranking
-    /// rules explicitly. Idempotent.
+    /// rules explicitly; an index whose settings already match is left alone (a settings task
+    /// makes the server re-index the whole index even when nothing differs: 24 s of a publish
+    /// with nothing changed on a 1M-line repository). Idempotent.
     pub fn ensure_settings(&self) -> Result<(), StoreError> {
-        let rules = [
-            "words",
-            "typo",
-            "proximity",
-            "attribute",
-            "sort",
-            "exactness",
-        ]
-        .map(String::from);
-        let specs: [IndexSpec; 6] = [
-            ("files", vec!["path"], vec!["repo", "path"], vec!["path"]),
-            (
-                "symbols",
-                vec!["name", "qname", "signature", "doc"],
-                vec!["repo", "path", "name_lc", "kind", "sym_id"],
-                vec!["path", "start_line"],
-            ),
-            (
-                "chunks",
-                vec!["symbols", "terms", "header", "text"],
-                vec!["repo", "path", "chunk_id", "vector_model"],
-                vec!["path", "ord"],
-            ),
-            (
-                "edges",
-                vec!["callee_name"],
-                vec!["repo", "caller", "callee", "caller_file"],
-                vec!["caller_file", "ord"],
-            ),
-            (
-                "edge_files",
-                vec!["file"],
-                vec!["repo", "file"],
-                vec!["file"],
-            ),
-            (
-                "snapshots",
-                vec!["repo"],
-                vec!["repo", "generation"],
-                vec!["generation"],
-            ),
-        ];
-        for (name, searchable, filterable, sortable) in specs {
-            let uid = format!("{}{}", self.cfg.prefix, name);
-            let task = self
-                .rt
-                .block_on(self.client.create_index(&uid, Some("id")))
-                .map_err(meili_err)?;
-            // "index already exists" is fine; anything else surfaces on the settings task.
-            let _ = self.wait(task);
-            let mut settings = Settings::new()
-                .with_searchable_attributes(searchable)
-                .with_filterable_attributes(filterable)
-                .with_sortable_attributes(sortable)
-                .with_ranking_rules(rules.clone());
-            if name == "chunks" {
-                // Chunks are scored by BM25 over the code analyzer's tokens (`rerank`), as the
-                // embedded index ranks them, without typos or prefixes: Meilisearch's typo and
-                // prefix matches fill the keyword pool with chunks BM25 ranks low, and cost the
-                // server most of a search (bench/RESULTS.md, "Team mode parity").
-                settings = settings.with_typo_tolerance(TypoToleranceSettings {
-                    enabled: Some(false),
-                    ..Default::default()
-                });
-                let task = self
-                    .rt
-                    .block_on(
-                        self.index(name)
-                            .set_prefix_search(PrefixSearchSettings::Disabled),
-                    )
-                    .map_err(meili_err)?;
-                self.wait(task)?;
+        for spec in index_specs() {
+            let name = spec.name;
+            let current = match self.rt.block_on(self.index(name).get_settings()) {
+                Ok(s) => Some(s),
+                Err(meilisearch_sdk::errors::Error::Meilisearch(e))
+                    if e.error_code == meilisearch_sdk::errors::ErrorCode::IndexNotFound =>
+                {
+                    let uid = format!("{}{}", self.cfg.prefix, name);
+                    let task = self
+                        .rt
+                        .block_on(self.client.create_index(&uid, Some("id")))
+                        .map_err(meili_err)?;
+                    // Created meanwhile by another publisher is fine; the settings task below
+                    // surfaces anything else.
+                    let _ = self.wait(task);
+                    None
+                }
+                Err(e) => return Err(meili_err(e)),
+            };
+            if spec.exact_words {
+                let prefix = self.rt.block_on(self.index(name).get_prefix_search()).ok();
+                if prefix != Some(PrefixSearchSettings::Disabled) {
+                    let task = self
+                        .rt
+                        .block_on(
+                            self.index(name)
+                                .set_prefix_search(PrefixSearchSettings::Disabled),
+                        )
+                        .map_err(meili_err)?;
+                    self.wait(task)?;
+                }
+            }
+            if current.as_ref().is_some_and(|c| spec.matches(c)) {
+                continue;
             }
             let task = self
                 .rt
-                .block_on(self.index(name).set_settings(&settings))
+                .block_on(self.index(name).set_settings(&spec.settings()))
                 .map_err(meili_err)?;
             self.wait(task)?;
         }
@@ -386,9 +344,19 @@ impl MeiliStore {
         name: &str,
         docs: &[T],
     ) -> Result<Vec<TaskInfo>, StoreError> {
+        self.add_sized(name, docs, BATCH_DOCS)
+    }
+
+    /// Enqueues `docs` in requests of `per_request` documents; the tasks are not awaited.
+    fn add_sized<T: Serialize + Send + Sync>(
+        &self,
+        name: &str,
+        docs: &[T],
+        per_request: usize,
+    ) -> Result<Vec<TaskInfo>, StoreError> {
         let idx = self.index(name);
         let mut out = Vec::new();
-        for batch in docs.chunks(BATCH_DOCS) {
+        for batch in docs.chunks(per_request) {
             out.push(
                 self.rt
                     .block_on(idx.add_or_replace(batch, Some("id")))
