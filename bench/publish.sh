@@ -19,6 +19,13 @@ WORK=${WORK:-/tmp/codemap-publish}
 rm -rf "$WORK" && mkdir -p "$WORK"
 
 now() { date +%s.%N; }
+# Waits until the server has no task enqueued or running (another run's clean-up would otherwise
+# be timed as part of this one's publish).
+idle() {
+  while curl -s "$MEILI_URL/tasks?statuses=enqueued,processing&limit=1" \
+      -H "Authorization: Bearer $MEILI_MASTER_KEY" | grep -q '"uid"'; do sleep 1; done
+}
+idle
 secs() { python3 -c "print(f'{$2 - $1:.1f}')"; }
 
 t0=$(now)
@@ -60,4 +67,5 @@ if [ "${KEEP:-0}" != 1 ]; then
       -H "Authorization: Bearer $MEILI_MASTER_KEY" -H 'Content-Type: application/json' \
       --data "{\"filter\": \"repo = \\\"$NAME\\\"\"}" >/dev/null
   done
+  idle
 fi
