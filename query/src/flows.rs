@@ -443,6 +443,59 @@ mod tests {
         }
     }
 
+    fn step(name: &str, kind: StepKind, line: u32, writes: bool) -> Step {
+        Step {
+            name: name.into(),
+            kind,
+            place: Place::at("m/Order.xml", line),
+            module: None,
+            writes,
+        }
+    }
+
+    fn flow_of(steps: Vec<Step>) -> Flow {
+        Flow {
+            entry: "route GET /x".into(),
+            steps,
+            hops: vec![],
+            cut: 0,
+        }
+    }
+
+    /// One write outweighs any number of reads; a write already shown counts no more, and a
+    /// statement of another mapper with the same name is not the one shown.
+    #[test]
+    fn a_flow_is_worth_what_it_changes_before_what_it_reads() {
+        let reads = flow_of(
+            (0..40)
+                .map(|i| step(&format!("M.read{i}"), StepKind::Method, i, false))
+                .collect(),
+        );
+        let write = flow_of(vec![
+            step("M.pay", StepKind::Method, 1, false),
+            step("SQL insert", StepKind::Sql, 5, true),
+        ]);
+        let none = std::collections::HashSet::new();
+        assert!(worth(&write, &none) > worth(&reads, &none));
+        let shown: std::collections::HashSet<String> = write.steps.iter().map(step_key).collect();
+        assert_eq!(worth(&write, &shown), (0, 0));
+        let other_mapper = flow_of(vec![step("SQL insert", StepKind::Sql, 9, true)]);
+        assert_eq!(worth(&other_mapper, &shown), (3, 0));
+    }
+
+    /// A statement writes by its XML element; its name decides only when the element is unknown.
+    #[test]
+    fn a_statement_writes_by_its_element() {
+        let db = |callee: &str, detail: &str| Edge {
+            detail: detail.into(),
+            ..edge("m/M.java", "java:M#m()", 1, EdgeKind::Db, callee)
+        };
+        assert!(writes(&db("mybatis:m.StockMapper.deduct", "update")));
+        assert!(!writes(&db("mybatis:m.StockMapper.updatedSince", "select")));
+        assert!(writes(&db("mybatis:m.StockMapper.insertAll", "")));
+        assert!(!writes(&db("mybatis:m.StockMapper.findAll", "")));
+    }
+
     /// A route → controller → service → table, with an accessor call that the chart drops.
     #[test]
     fn a_flow_follows_calls_to_tables_and_drops_accessors() {
