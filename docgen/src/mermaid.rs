@@ -12,8 +12,8 @@ pub fn label(s: &str) -> String {
 }
 
 /// A flow as a top-down flowchart: methods as boxes, tables as cylinders, SQL statements as
-/// subroutine boxes, remote calls as rounded boxes; edges labelled with their kind unless a
-/// plain call.
+/// subroutine boxes, remote calls as rounded boxes, calls out of the repository as flags;
+/// edges labelled with their kind unless a plain call.
 pub fn flow(f: &Flow) -> String {
     let mut out = String::from("flowchart TD\n");
     for (i, s) in f.steps.iter().enumerate() {
@@ -26,6 +26,7 @@ pub fn flow(f: &Flow) -> String {
             "table" => format!("s{i}[(\"{l}\")]"),
             "sql" => format!("s{i}[[\"{l}\"]]"),
             "remote" => format!("s{i}(\"{l}\")"),
+            "external" => format!("s{i}>\"{l}\"]"),
             _ => format!("s{i}[\"{l}\"]"),
         };
         out.push_str(&format!("    {node}\n"));
@@ -75,18 +76,31 @@ mod tests {
         };
         let f = Flow {
             entry: "route GET /x".into(),
-            steps: vec![step("A.run", "method"), step("t_\"x\"", "table")],
-            hops: vec![Hop {
-                from: 0,
-                to: 1,
-                kind: "db".into(),
-                site: Cite::at("A.java", 2),
-            }],
+            steps: vec![
+                step("A.run", "method"),
+                step("t_\"x\"", "table"),
+                step("Mail.send", "external"),
+            ],
+            hops: vec![
+                Hop {
+                    from: 0,
+                    to: 1,
+                    kind: "db".into(),
+                    site: Cite::at("A.java", 2),
+                },
+                Hop {
+                    from: 0,
+                    to: 2,
+                    kind: "call".into(),
+                    site: Cite::at("A.java", 3),
+                },
+            ],
             cut: 0,
         };
         assert_eq!(
             flow(&f),
-            "flowchart TD\n    s0[\"A.run\"]\n    s1[(\"t_#quot;x#quot;\")]\n    s0 -->|db| s1\n"
+            "flowchart TD\n    s0[\"A.run\"]\n    s1[(\"t_#quot;x#quot;\")]\n    s2>\"Mail.send\"]\n    \
+             s0 -->|db| s1\n    s0 --> s2\n"
         );
     }
 }

@@ -339,6 +339,9 @@ fn flows_json(
                     });
                     let name = match &s.module {
                         Some(mo) => format!("{} in {}", code(&s.name), module_ref(mo)),
+                        None if s.kind == "external" => {
+                            format!("{} (outside the repository)", code(&s.name))
+                        }
                         None => code(&s.name),
                     };
                     json!({"n": i + 1, "name": name, "link": lk.link(&s.cite), "via": via})

@@ -50,6 +50,10 @@ pub struct Spec {
     pub resolve: Option<Resolver>,
     /// The package manifests that make a directory a module ([`crate::module`]).
     pub build_files: &'static [BuildFile],
+    /// Namespaces of the runtime's own values (collections, strings, time), as the start of a
+    /// library id after its prefix: a call into them stays in the process
+    /// ([`stays_in_process`]).
+    pub runtime: &'static [&'static str],
     /// What the language has, for the support matrix ([`support`]).
     pub support: support::Support,
 }
@@ -103,6 +107,17 @@ pub const REGISTRY: &[&Spec] = &[
     &go::SPEC,
     &kotlin::SPEC,
 ];
+
+/// Whether `id` is a member of a registered language's runtime values ([`Spec::runtime`]): a
+/// call to it does not leave the process (`java:java.util.List#add`).
+pub fn stays_in_process(id: &str) -> bool {
+    let n = crate::node::NodeId::parse(id);
+    n.is_symbol()
+        && REGISTRY
+            .iter()
+            .filter(|s| s.id_prefix == n.prefix)
+            .any(|s| s.runtime.iter().any(|r| n.rest.starts_with(r)))
+}
 
 /// The registered language stored under `name`.
 pub fn by_name(name: &str) -> Option<Language> {
@@ -370,6 +385,18 @@ mod tests {
 
     fn path(s: &str) -> RepoPath {
         RepoPath::new(s).unwrap()
+    }
+
+    /// The runtime's values stay in the process; a library client and a pseudo id do not.
+    #[test]
+    fn runtime_values_stay_in_process() {
+        assert!(stays_in_process("java:java.util.List#add(Object)"));
+        assert!(stays_in_process("kt:kotlin.collections.List.add"));
+        assert!(!stays_in_process(
+            "java:org.springframework.mail.MailSender#send"
+        ));
+        assert!(!stays_in_process("java:javax.mail.Transport#send"));
+        assert!(!stays_in_process("table:java.util"));
     }
 
     #[test]

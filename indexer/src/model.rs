@@ -202,6 +202,8 @@ pub struct Symbol {
     #[serde(default)]
     pub value_type: String,
     /// Callables: the body holds at least one statement (not abstract or native, not `{}`).
+    /// Fields: the declaration gives an initial value (`= LogFactory.getLog(..)`): the class
+    /// makes it itself, where a field without one is handed in (injected, set by a setter).
     #[serde(default)]
     pub has_body: bool,
     /// Line of the `{` that opens the body of a type or callable; 0 when it has none.

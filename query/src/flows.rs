@@ -100,6 +100,9 @@ pub enum StepKind {
     Table,
     /// A method reached by a remote call (Feign, Dubbo).
     Remote,
+    /// A call out of the repository through a client the class is handed (a payment SDK, a
+    /// mail sender, an HTTP client): cited at the call site.
+    External,
 }
 
 impl StepKind {
@@ -109,6 +112,7 @@ impl StepKind {
             StepKind::Sql => "sql",
             StepKind::Table => "table",
             StepKind::Remote => "remote",
+            StepKind::External => "external",
         }
     }
 }
@@ -118,7 +122,7 @@ impl StepKind {
 pub struct Step {
     pub name: String,
     pub kind: StepKind,
-    /// Declaration of a method or statement; the use site for a table.
+    /// Declaration of a method or statement; the use site for a table or an external call.
     pub place: Place,
     /// Module of a method outside the flow's own (`None` inside it, and for terminals).
     pub module: Option<String>,
@@ -258,11 +262,11 @@ fn choose(flows: Vec<Candidate>) -> Vec<(usize, Flow)> {
 }
 
 /// A step's identity across flows: its kind and name, and for a declaration its place too
-/// (statements of different mappers share names such as `SQL insert`); a table is its name
-/// wherever it is used.
+/// (statements of different mappers share names such as `SQL insert`); a table or an external
+/// call is its name wherever it is used.
 fn step_key(s: &Step) -> String {
     match s.kind {
-        StepKind::Table => format!("table\u{0}{}", s.name),
+        StepKind::Table | StepKind::External => format!("{}\u{0}{}", s.kind.as_str(), s.name),
         k => format!(
             "{}\u{0}{}\u{0}{}:{}",
             k.as_str(),
@@ -274,15 +278,16 @@ fn step_key(s: &Step) -> String {
 }
 
 /// What a flow does that the flows in `shown` do not, for choosing among them: first what it
-/// changes and sends outside its code (statements that write, messages, remote calls), then how
-/// much else it reaches (methods, reads, tables) to break ties. A chain of fifty reads says less
-/// about what a module does than one write, so reads never outweigh a change.
+/// changes and sends outside its code (statements that write, messages, remote and external
+/// calls), then how much else it reaches (methods, reads, tables) to break ties. A chain of
+/// fifty reads says less about what a module does than one write, so reads never outweigh a
+/// change.
 pub fn worth(f: &Flow, shown: &std::collections::HashSet<String>) -> (usize, usize) {
     let (mut changes, mut reach) = (0, 0);
     for s in f.steps.iter().filter(|s| !shown.contains(&step_key(s))) {
         match s.kind {
             StepKind::Sql if s.writes => changes += 3,
-            StepKind::Remote => changes += 2,
+            StepKind::Remote | StepKind::External => changes += 2,
             _ => reach += 1,
         }
     }
@@ -494,6 +499,87 @@ mod tests {
         assert!(!writes(&db("mybatis:m.StockMapper.updatedSince", "select")));
         assert!(writes(&db("mybatis:m.StockMapper.insertAll", "")));
         assert!(!writes(&db("mybatis:m.StockMapper.findAll", "")));
+    }
+
+    /// A library call on a field the class is handed (no initializer, not static) leaves the
+    /// repository: a step of its own, cited at the call site, and a change that ranks the flow.
+    /// A call on a field the class makes itself (a logger), on a static one, into the
+    /// runtime's values (a list) or one a framework edge already says (a key read) is not.
+    #[test]
+    fn a_call_on_a_handed_in_client_leaves_the_repository() {
+        let c = "a/Pay.java";
+        let field = |name: &str, initialized: bool, is_static: bool| {
+            let mut f = method(c, "a.Pay", name, 3, 3);
+            f.symbol.id = SymbolId(format!("java:a.Pay#{name}"));
+            f.symbol.kind = SymbolKind::Field;
+            f.symbol.has_body = initialized;
+            f.symbol.is_static = is_static;
+            f
+        };
+        let on = |receiver: &str, line: u32, callee: &str| {
+            let mut e = edge(c, "java:a.Pay#notify()", line, EdgeKind::Call, callee);
+            e.site.receiver = vec![receiver.to_string()];
+            e
+        };
+        let whole = Whole {
+            snapshot: Snapshot {
+                generation: 1,
+                commit: None,
+                dirty: false,
+                created_at: 0,
+                files: 1,
+                symbols: 5,
+                chunks: 0,
+            },
+            files: BTreeMap::from([(
+                c.to_string(),
+                FileInfo {
+                    module: "a".into(),
+                    lines: 40,
+                    provenance: Provenance::Source,
+                    code: true,
+                },
+            )]),
+            symbols: vec![
+                method(c, "a.Pay", "notify", 10, 30),
+                field("client", false, false),
+                field("log", true, false),
+                field("FORMAT", false, true),
+                field("items", false, false),
+                field("env", false, false),
+            ],
+            edges: vec![
+                edge(
+                    c,
+                    "route:POST /pay",
+                    10,
+                    EdgeKind::Route,
+                    "java:a.Pay#notify()",
+                ),
+                on("log", 11, "java:org.log.Log#info"),
+                on("FORMAT", 12, "java:org.fmt.Fmt#format"),
+                on("client", 13, "java:com.pay.PayClient#parse"),
+                on("items", 14, "java:java.util.List#add(Object)"),
+                on("env", 15, "java:org.env.Env#getProperty"),
+                edge(
+                    c,
+                    "java:a.Pay#notify()",
+                    15,
+                    EdgeKind::Config,
+                    "config:pay.key",
+                ),
+            ],
+        };
+        let g = Graph::new(&whole);
+        let entries = entry_points(&g, "a");
+        let flows = build(&g, "a", &entries);
+        let f = &flows[0];
+        let names: Vec<&str> = f.steps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, vec!["Pay.notify", "PayClient.parse"]);
+        assert_eq!(f.steps[1].kind, StepKind::External);
+        assert_eq!(f.steps[1].place, Place::at(c, 13));
+        let none = std::collections::HashSet::new();
+        assert_eq!(worth(f, &none), (2, 1));
     }
 
     /// A route → controller → service → table, with an accessor call that the chart drops.

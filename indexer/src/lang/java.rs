@@ -33,6 +33,13 @@ pub const SPEC: Spec = Spec {
     resolve: None,
     // Maven and Gradle modules are the module map's own.
     build_files: &[],
+    runtime: &[
+        "java.lang.",
+        "java.util.",
+        "java.time.",
+        "java.math.",
+        "java.text.",
+    ],
     support: Support {
         symbols: true,
         imports: true,

@@ -1,5 +1,6 @@
 //! One flow's walk: breadth first from the entry's handler over the call graph, what a step
-//! is ([`target`]), what changes state ([`changes`]) and what is noise ([`is_noise`]).
+//! is ([`target`]), what changes state ([`changes`]), what leaves the repository
+//! ([`calls_out`]) and what is noise ([`is_noise`]).
 
 use super::{Hop, MAX_DEPTH, Place, Step, StepKind, writes};
 use crate::model::{Edge, EdgeKind, SymbolKind};
@@ -123,11 +124,15 @@ impl<'g, 'f> Walk<'g, 'f> {
 const CHANGE_DEPTH: usize = 3;
 
 /// Whether edge `e` leads, within `depth` calls, to a change outside the code: a statement
-/// that writes, a message sent, a remote call. `known` remembers callees already judged.
+/// that writes, a message sent, a remote or external call. `known` remembers callees already
+/// judged.
 fn changes(g: &Graph<'_>, e: &Edge, depth: usize, known: &mut HashMap<String, bool>) -> bool {
     let Some(callee) = e.callee.as_deref() else {
         return false;
     };
+    if calls_out(g, e) {
+        return true;
+    }
     match e.kind {
         EdgeKind::Event | EdgeKind::Rpc => return true,
         EdgeKind::Db => {
@@ -164,6 +169,34 @@ pub(super) fn is_noise(g: &Graph<'_>, s: &Sym) -> bool {
     noise_within(g, s, NOISE_DEPTH)
 }
 
+/// Whether a call leaves the repository through a client its class is handed: a library
+/// method called on a field of the caller's type that is not static and not initialized where
+/// declared (injected, or set by a setter or constructor: a payment service, a mail sender, an
+/// HTTP client). A logger or a formatter the class makes itself does not count, nor a static
+/// utility, nor the runtime's own values (a list the constructor fills), nor a call the
+/// framework edges already say (a message sent, a configuration key read at the same site).
+pub(super) fn calls_out(g: &Graph<'_>, e: &Edge) -> bool {
+    let [receiver] = e.site.receiver.as_slice() else {
+        return false;
+    };
+    let external = e.kind == EdgeKind::Call
+        && e.callee_file.is_none()
+        && e.callee
+            .as_deref()
+            .is_some_and(|c| g.sym(c).is_none() && !indexer::lang::stays_in_process(c));
+    let framework = || {
+        g.edges_from(&e.caller).any(|x| {
+            x.line == e.line && matches!(x.kind, EdgeKind::Event | EdgeKind::Rpc | EdgeKind::Config)
+        })
+    };
+    external
+        && !framework()
+        && g.sym(&e.caller)
+            .and_then(|m| m.symbol.parent.as_ref())
+            .and_then(|owner| g.field(&owner.0, receiver))
+            .is_some_and(|f| !f.symbol.is_static && !f.symbol.has_body)
+}
+
 /// How many calls deep a short method is looked into before its calls count as real.
 const NOISE_DEPTH: usize = 2;
 
@@ -197,13 +230,27 @@ fn noise_within(g: &Graph<'_>, s: &Sym, depth: usize) -> bool {
 }
 
 /// Where an edge leads in a flow: (key, step, whether to follow it further). Calls into the
-/// repository's source and generated code are followed; tables, statements and config keys are terminals;
-/// library calls, tests and the type hierarchy are left out.
+/// repository's source and generated code are followed; tables, statements, config keys and
+/// calls out through a held client ([`calls_out`]) are terminals; other library calls, tests
+/// and the type hierarchy are left out.
 fn target(g: &Graph<'_>, module: &str, e: &Edge) -> Option<(String, Step, bool)> {
     if !e.kind.is_flow() || e.kind == EdgeKind::Config || e.kind == EdgeKind::Route {
         return None;
     }
     let callee = e.callee.as_deref()?;
+    if calls_out(g, e) {
+        return Some((
+            callee.to_string(),
+            Step {
+                name: g.short_id(callee),
+                kind: StepKind::External,
+                place: Place::at(&e.caller_file, e.line),
+                module: None,
+                writes: false,
+            },
+            false,
+        ));
+    }
     if let Some(t) = callee.strip_prefix("table:") {
         return Some((
             callee.to_string(),

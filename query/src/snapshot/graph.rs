@@ -12,6 +12,8 @@ pub struct Graph<'f> {
     /// `facts.files` by path, hashed (the ordered map is for iteration).
     files: HashMap<&'f str, &'f FileInfo>,
     by_id: HashMap<&'f str, usize>,
+    /// Fields by their type's id and their name.
+    fields: HashMap<(&'f str, &'f str), usize>,
     from: HashMap<&'f str, Vec<usize>>,
     to: HashMap<&'f str, Vec<usize>>,
     /// Source symbols by module, in path and line order.
@@ -32,6 +34,14 @@ impl<'f> Graph<'f> {
         for (i, s) in whole.symbols.iter().enumerate() {
             // The first declaration of an id wins (ids repeat only for duplicate declarations).
             by_id.entry(s.symbol.id.0.as_str()).or_insert(i);
+        }
+        let mut fields = HashMap::default();
+        for (i, s) in whole.symbols.iter().enumerate() {
+            if let (SymbolKind::Field, Some(p)) = (s.symbol.kind, &s.symbol.parent) {
+                fields
+                    .entry((p.0.as_str(), s.symbol.name.as_str()))
+                    .or_insert(i);
+            }
         }
         let mut from: HashMap<&str, Vec<usize>> = HashMap::default();
         let mut to: HashMap<&str, Vec<usize>> = HashMap::default();
@@ -94,6 +104,7 @@ impl<'f> Graph<'f> {
             whole,
             files,
             by_id,
+            fields,
             from,
             to,
             module_syms,
@@ -110,6 +121,13 @@ impl<'f> Graph<'f> {
 
     pub fn sym(&self, id: &str) -> Option<&'f Sym> {
         self.by_id.get(id).map(|&i| &self.whole.symbols[i])
+    }
+
+    /// The field `name` of the type `owner` (an id).
+    pub fn field(&self, owner: &str, name: &str) -> Option<&'f Sym> {
+        self.fields
+            .get(&(owner, name))
+            .map(|&i| &self.whole.symbols[i])
     }
 
     pub fn file(&self, path: &str) -> Option<&'f FileInfo> {

@@ -34,6 +34,7 @@ pub const SPEC: Spec = Spec {
     trace: trace::frames,
     resolve: Some(resolve),
     build_files: manifest::BUILD_FILES,
+    runtime: &[],
     support: Support {
         symbols: true,
         imports: true,

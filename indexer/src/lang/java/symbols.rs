@@ -485,6 +485,7 @@ impl<'s> Extractor<'s> {
                 parent,
                 shape: Shape {
                     value_type: self.type_of(node),
+                    has_body: value.is_some(),
                     ..Shape::default()
                 },
             });

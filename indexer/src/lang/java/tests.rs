@@ -289,6 +289,9 @@ final class Plain {}
     assert!(supers("java:p.Plain").is_empty());
     assert_eq!(symbol(&a, "java:p.Box#items").value_type, "List");
     assert_eq!(symbol(&a, "java:p.Box#task").value_type, "Runnable");
+    // A field initialized where declared has a body; one handed in later has none.
+    assert!(symbol(&a, "java:p.Box#items").has_body);
+    assert!(!symbol(&a, "java:p.Box#task").has_body);
 }
 
 #[test]

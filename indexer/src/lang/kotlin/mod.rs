@@ -31,6 +31,14 @@ pub const SPEC: Spec = Spec {
     trace: no_frames,
     resolve: Some(resolve),
     build_files: &[],
+    runtime: &[
+        "kotlin.",
+        "java.lang.",
+        "java.util.",
+        "java.time.",
+        "java.math.",
+        "java.text.",
+    ],
     support: Support {
         symbols: true,
         imports: true,

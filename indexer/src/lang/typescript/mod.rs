@@ -58,6 +58,7 @@ pub const SPEC: Spec = Spec {
         name: "package.json",
         module_name: package_name,
     }],
+    runtime: &[],
     support: Support {
         symbols: true,
         imports: true,
@@ -80,6 +81,7 @@ pub const JS_SPEC: Spec = Spec {
     resolve: None,
     // package.json is the TypeScript entry's.
     build_files: &[],
+    runtime: &[],
     support: Support {
         symbols: true,
         imports: true,
