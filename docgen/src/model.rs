@@ -102,7 +102,7 @@ pub struct Entry {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Step {
     pub name: String,
-    /// `method`, `table`, `topic`, `remote` (shapes the Mermaid node).
+    /// `method`, `sql`, `table`, `remote`, `external` (shapes the Mermaid node).
     pub kind: String,
     /// Declaration of a method; the use site for a terminal.
     pub cite: Cite,

@@ -62,6 +62,8 @@ fn every_mermaid_block_parses_with_mermaid() {
         }
     }
     assert!(blocks.len() >= 10, "{}", blocks.len());
+    // Every step shape, whether or not the shop's flows have one of each kind.
+    blocks.push(("every step kind".into(), every_kind_flow()));
     let srcs: Vec<&str> = blocks.iter().map(|b| b.1.as_str()).collect();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/mermaid-parse.mjs");
     let mut child = Command::new("node")
@@ -106,6 +108,35 @@ fn every_mermaid_block_parses_with_mermaid() {
         .unwrap();
     let bad = child.wait_with_output().unwrap();
     assert!(String::from_utf8_lossy(&bad.stdout).starts_with("ERR"));
+}
+
+/// A flow with a step of each kind a page can draw, through docgen's own renderer.
+fn every_kind_flow() -> String {
+    use docgen::model::{Cite, Flow, Hop, Step};
+    let kinds = ["method", "sql", "table", "remote", "external"];
+    let steps = kinds
+        .iter()
+        .map(|k| Step {
+            name: format!("Shop.{k} \"<x>\""),
+            kind: k.to_string(),
+            cite: Cite::at("A.java", 1),
+            module: (*k == "method").then(|| "shop-order".to_string()),
+        })
+        .collect();
+    let hops = (1..kinds.len())
+        .map(|i| Hop {
+            from: 0,
+            to: i,
+            kind: if i == 1 { "db" } else { "call" }.into(),
+            site: Cite::at("A.java", 2),
+        })
+        .collect();
+    docgen::mermaid::flow(&Flow {
+        entry: "route GET /x".into(),
+        steps,
+        hops,
+        cut: 0,
+    })
 }
 
 #[test]
