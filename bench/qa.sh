@@ -31,6 +31,11 @@
 # (EVAL_DIR/score.py), WORK (${TMPDIR:-/tmp}/codemap-qa), REINDEX, CODEMAP_BIN
 # (<repo>/target/release/codemap, not built here), the corpus folders above, QA_LLM_URL and
 # QA_LLM_MODEL (answer through that model: rewrite, rerank, answer; key in CODEMAP_LLM_KEY).
+# QA_BACKEND=meilisearch (team mode; MEILI_URL and MEILI_MASTER_KEY set): every set is published
+# to the server as repository `qa-<set>` (`index --backend meilisearch`, each run: the server's
+# copy is not checked for staleness) and asked with `--server-search`, the server searching for
+# every question; QA_WARM=1 asks through the in-memory copy instead (what `ask --batch` does by
+# default).
 # `--ablate` first: after the summary, bench/ablate.py asks every set again once per ranking rule
 # with that rule off and prints what each rule is worth per set and per group (tuned, frozen).
 set -euo pipefail
@@ -47,6 +52,8 @@ SCORER=${SCORER:-$EVAL_DIR/score.py}
 CODEMAP=${CODEMAP_BIN:-$ROOT/target/release/codemap}
 WORK=${WORK:-${TMPDIR:-/tmp}/codemap-qa}
 REINDEX=${REINDEX:-0}
+QA_BACKEND=${QA_BACKEND:-embedded}
+case $QA_BACKEND in embedded|meilisearch) ;; *) echo "qa.sh: QA_BACKEND is embedded or meilisearch" >&2; exit 2 ;; esac
 # Index-only unless QA_LLM_URL names a model endpoint: a CODEMAP_LLM_URL left in the shell must
 # not turn the figures into a model's without saying so.
 unset CODEMAP_LLM_URL
@@ -124,10 +131,18 @@ while [ $# -gt 0 ]; do
     echo "$CORPUS" >"$W/corpus"
     tail -1 "$W/index.log" | sed 's/^/   /'
   fi
+  team=()
+  if [ "$QA_BACKEND" = meilisearch ]; then
+    team=(--backend meilisearch --repo-name "qa-$NAME")
+    say "$NAME: publishing to $MEILI_URL as qa-$NAME"
+    "$CODEMAP" "${team[@]}" index "$CORPUS" --index-dir "$IDX" --quiet >"$W/publish.log" 2>&1 \
+      || { tail -5 "$W/publish.log" >&2; die "publish of $CORPUS failed"; }
+    [ "${QA_WARM:-0}" = 1 ] || team+=(--server-search)
+  fi
   N=$(grep -c . "$CASES")
-  say "$NAME: codemap ask --batch ($N questions)"
+  say "$NAME: codemap ask --batch ($N questions${team:+, ${team[*]}})"
   T0=$(date +%s%N)
-  "$CODEMAP" ask --batch "$CASES" --index-dir "$IDX" >"$W/results.jsonl" 2>"$W/ask.log" \
+  "$CODEMAP" ask --batch "$CASES" --index-dir "$IDX" "${team[@]}" >"$W/results.jsonl" 2>"$W/ask.log" \
     || { tail -5 "$W/ask.log" >&2; die "ask --batch failed on $CASES"; }
   MS=$(( ($(date +%s%N) - T0) / 1000000 ))
   echo "   $(tail -1 "$W/ask.log"), $MS ms"

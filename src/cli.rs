@@ -291,6 +291,10 @@ pub struct AskArgs {
     /// `{"id","answer","citations"}` line per question to stdout.
     #[arg(long, conflicts_with = "question")]
     pub batch: Option<std::path::PathBuf>,
+    /// Team mode, with `--batch`: search in Meilisearch for every question, as a one-shot
+    /// question does, instead of first reading the snapshot's chunks into a search in memory.
+    #[arg(long, requires = "batch")]
+    pub server_search: bool,
     /// Disclosure level: surface, structured or full.
     #[arg(long, default_value = "structured")]
     pub level: String,

@@ -156,3 +156,70 @@ fn same_ranking(a: Vec<(String, String, f32)>, b: Vec<(String, String, f32)>, q:
     let firsts = |h: &[(String, String, f32)]| h.first().map(|x| x.0.clone());
     assert_eq!(firsts(&a), firsts(&b), "{q}");
 }
+
+/// `ask --batch` in team mode reads the snapshot's chunks into memory before its first
+/// question; with `--server-search` it asks the server for every question instead, as a
+/// one-shot `ask` does: no copy is made, and each answer cites what the one-shot question cites.
+#[test]
+#[ignore = "needs a Meilisearch server: MEILI_URL=… [MEILI_MASTER_KEY=…] cargo test -- --include-ignored"]
+fn ask_batch_searches_on_the_server_when_told() {
+    let Some(server) = Server::from_env("ask_batch_searches_on_the_server") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("shop");
+    copy_shop(&repo);
+    let idx = tmp.path().join("idx");
+    let team = |args: &[&str]| {
+        codemap()
+            .arg("--index-dir")
+            .arg(&idx)
+            .args([
+                "--backend",
+                "meilisearch",
+                "--meili-prefix",
+                server.prefix(),
+            ])
+            .args(["--repo-name", "shop"])
+            .args(args)
+            .env("CODEMAP_LOG", "indexer=debug")
+            .output()
+            .unwrap()
+    };
+    let o = team(&["index", repo.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let questions = [
+        "who calls deductStock?",
+        "where does the order status change?",
+        "库存在哪里扣减?",
+    ];
+    let batch = tmp.path().join("q.jsonl");
+    let lines: Vec<String> = questions
+        .iter()
+        .enumerate()
+        .map(|(i, q)| serde_json::json!({"id": i, "question": q}).to_string())
+        .collect();
+    std::fs::write(&batch, lines.join("\n")).unwrap();
+    let batch = batch.to_str().unwrap();
+    let warm = team(&["ask", "--batch", batch]);
+    let server_side = team(&["ask", "--batch", batch, "--server-search"]);
+    for o in [&warm, &server_side] {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let made_a_copy = |o: &std::process::Output| {
+        String::from_utf8_lossy(&o.stderr).contains("keyword search warm")
+    };
+    assert!(made_a_copy(&warm));
+    assert!(!made_a_copy(&server_side));
+    let answers: Vec<serde_json::Value> = stdout(&server_side)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), questions.len());
+    for (q, a) in questions.iter().zip(&answers) {
+        let one_shot = team(&["--json", "ask", q]);
+        let one_shot: serde_json::Value = serde_json::from_slice(&one_shot.stdout).unwrap();
+        assert!(!a["citations"].as_array().unwrap().is_empty(), "{q}");
+        assert_eq!(a["citations"], one_shot["citations"], "{q}");
+    }
+}

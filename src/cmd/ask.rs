@@ -56,10 +56,13 @@ pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
     if let Some(path) = &a.batch {
         let input =
             std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
-        // Many questions: a team index's chunks are read once and searched in memory.
-        reader
-            .warm_search()
-            .context("reading the snapshot's chunks for keyword search")?;
+        // Many questions: a team index's chunks are read once and searched in memory, unless
+        // the server is asked to search (what a one-shot question does).
+        if !a.server_search {
+            reader
+                .warm_search()
+                .context("reading the snapshot's chunks for keyword search")?;
+        }
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::new(stdout.lock());
         let report = query::run_batch(&asker, BufReader::new(input), &mut out, &opts)?;

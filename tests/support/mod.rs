@@ -149,6 +149,10 @@ impl Server {
             prefix,
         })
     }
+    /// The index-name prefix of this test's indexes (`--meili-prefix`).
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
     pub fn store(&self, repo: &str) -> indexer::store::meilisearch::MeiliStore {
         indexer::store::meilisearch::MeiliStore::connect(
             indexer::store::meilisearch::MeiliConfig::new(
