@@ -369,3 +369,55 @@ fn express_and_nest_routes_reach_their_handlers_and_requests_are_recorded() {
         ]
     );
 }
+
+#[test]
+fn calls_follow_call_results_function_properties_and_variables_holding_functions() {
+    let edges = package_edges(&[
+        (
+            "src/schema.ts",
+            "export class Num {\n  static create = (n: number): Num => new Num();\n  min(x: number): Num { return this; }\n}\n\
+             export interface Ctor {\n  init(x: number): void;\n}\n\
+             export function Ctor(name: string): Ctor { return null as any; }\n\
+             export const Str: Ctor = Ctor('s');\n\
+             export const isString = typeOf('string');\n\
+             function typeOf(t: string) { return (x: unknown) => typeof x === t; }\n\
+             export class Builder {\n  build(): Num { return new Num(); }\n}\n",
+        ),
+        (
+            "src/use.ts",
+            "import { Num, Str, isString, Builder } from './schema';\n\
+             export function run() {\n  Num.create(1).min(2);\n  new Builder().build().min(3);\n  Str.init(1);\n  isString('x');\n}\n",
+        ),
+        (
+            "lib/util.js",
+            "const { isArray } = Array;\nconst resolve = require('path').resolve;\n\
+             function each(xs) { if (isArray(xs)) resolve('x'); }\nmodule.exports = { each };\n",
+        ),
+    ]);
+    let has = |a: &str, b: &str| {
+        edges
+            .iter()
+            .any(|(x, y, z)| x == a && y == b && *z == "call")
+    };
+    for (a, b) in [
+        // A class property holding an arrow function is called, and returns what it says.
+        ("ts:use.run", "ts:schema.Num.create"),
+        ("ts:use.run", "ts:schema.Num.min"),
+        // A method called on what `new` and a call give.
+        ("ts:use.run", "ts:schema.Builder.build"),
+        // `Ctor` is a type and a function: the variable's declared type is the interface.
+        ("ts:use.run", "ts:schema.Ctor.init"),
+        // A variable whose function is made at run time is what is called.
+        ("ts:use.run", "ts:schema.isString"),
+        ("js:lib.util.each", "js:lib.util.isArray"),
+        // `require('path').resolve` is a named import from outside.
+        ("js:lib.util.each", "js:path.resolve"),
+    ] {
+        assert!(has(a, b), "no call {a} -> {b}: {edges:#?}");
+    }
+    let min_calls = edges
+        .iter()
+        .filter(|(x, y, _)| x == "ts:use.run" && y == "ts:schema.Num.min")
+        .count();
+    assert_eq!(min_calls, 2, "both chains reach Num.min: {edges:#?}");
+}
