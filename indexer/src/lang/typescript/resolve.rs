@@ -289,15 +289,41 @@ impl<'a> Repo<'a> {
 
     // ---- names ----
 
-    /// What definition `d` of file `f` is as a value: a variable is what it was assigned.
+    /// What definition `d` of file `f` names: a variable that is a plain alias (`const f = g`)
+    /// is what it aliases; any other variable stays itself, so that calling it names it (its
+    /// value is read by [`Repo::field_value`] when a member of it is wanted).
     fn binding(&self, f: usize, d: u32, depth: u32) -> Option<V> {
         let def = self.def(f, d);
         if def.kind != SymbolKind::Field {
             return Some(V::Def(f, d));
         }
         let scope = def.parent.unwrap_or(0);
-        self.assigned_in(f, scope, &def.name, u32::MAX, depth)
-            .or(Some(V::Def(f, d)))
+        let last = self
+            .facts(f)?
+            .assigns
+            .iter()
+            .rfind(|a| a.scope == scope && a.target.len() == 1 && a.target[0] == def.name);
+        match last {
+            Some(a) if a.how == How::Value => self.assigned(f, a, depth + 1).or(Some(V::Def(f, d))),
+            _ => Some(V::Def(f, d)),
+        }
+    }
+
+    /// The value variable `d` holds: an instance of its declared type, else what it was last
+    /// assigned (`const s = new Store()`, `const z = make()`).
+    fn field_value(&self, f: usize, d: u32, depth: u32) -> Option<V> {
+        let def = self.def(f, d);
+        let scope = def.parent.unwrap_or(0);
+        self.typed(f, scope, &def.returns, depth + 1)
+            .or_else(|| self.assigned_in(f, scope, &def.name, u32::MAX, depth))
+    }
+
+    /// A value as a receiver: a variable is the value it holds.
+    fn evaluated(&self, v: V) -> Option<V> {
+        match v {
+            V::Def(f, d) if self.def(f, d).kind == SymbolKind::Field => self.field_value(f, d, 0),
+            v => Some(v),
+        }
     }
 
     fn lookup(&self, fi: usize, scope: u32, name: &str, depth: u32) -> Option<V> {
@@ -316,6 +342,12 @@ impl<'a> Repo<'a> {
         while let Some(si) = s {
             let d = &f.defs[si as usize];
             let at = if first { at } else { u32::MAX };
+            // A parameter hides the names outside, typed or not.
+            if d.kind.is_callable()
+                && let Some((_, ty)) = d.params.iter().find(|p| p.0 == name)
+            {
+                return self.typed(fi, d.parent.unwrap_or(0), ty, depth);
+            }
             if !matches!(d.kind, SymbolKind::Class | SymbolKind::Interface)
                 && let Some(v) = self.bound_in(fi, si, name, at, depth)
             {
@@ -331,12 +363,6 @@ impl<'a> Repo<'a> {
     /// imports, assignments).
     fn bound_in(&self, fi: usize, si: u32, name: &str, at: u32, depth: u32) -> Option<V> {
         let f = self.facts(fi)?;
-        let d = &f.defs[si as usize];
-        if d.kind.is_callable()
-            && let Some((_, ty)) = d.params.iter().find(|p| p.0 == name)
-        {
-            return self.typed(fi, d.parent.unwrap_or(0), ty, depth);
-        }
         if let Some(&m) = self.members[fi].get(&(si, name))
             && f.defs[m as usize].kind != SymbolKind::Field
         {
@@ -350,8 +376,10 @@ impl<'a> Repo<'a> {
         {
             return self.imported(fi, &i.source, &i.name, depth + 1);
         }
+        if let Some(&m) = self.members[fi].get(&(si, name)) {
+            return self.binding(fi, m, depth + 1);
+        }
         self.assigned_in(fi, si, name, at, depth)
-            .or_else(|| self.members[fi].get(&(si, name)).map(|&m| V::Def(fi, m)))
     }
 
     /// `name`'s last assignment in `si` before line `at` (or its last, for a loop).
@@ -523,7 +551,7 @@ impl<'a> Repo<'a> {
                     {
                         return Some(v);
                     }
-                    let value = self.binding(f, d, depth + 1)?;
+                    let value = self.field_value(f, d, depth + 1)?;
                     (value != V::Def(f, d))
                         .then(|| self.attr(value, name, depth + 1))
                         .flatten()
@@ -713,7 +741,9 @@ impl<'a> Repo<'a> {
         if let Some((last, receiver)) = c.chain.split_last()
             && !receiver.is_empty()
             && receiver[0] != "super"
-            && let Some(V::Instance(cf, cd)) = self.chain_at(fi, c.scope, receiver, c.line, 0)
+            && let Some(V::Instance(cf, cd)) = self
+                .chain_at(fi, c.scope, receiver, c.line, 0)
+                .and_then(|v| self.evaluated(v))
         {
             match self.member(cf, cd, last, 0) {
                 Some((mf, md)) if self.def(mf, md).kind.is_callable() => {

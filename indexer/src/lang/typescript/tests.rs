@@ -421,3 +421,45 @@ fn calls_follow_call_results_function_properties_and_variables_holding_functions
         .count();
     assert_eq!(min_calls, 2, "both chains reach Num.min: {edges:#?}");
 }
+
+#[test]
+fn a_callbacks_untyped_parameters_take_the_callees_parameter_types() {
+    let edges = package_edges(&[
+        (
+            "src/lift.ts",
+            "export class Subscriber {\n  next(v: number): void {}\n}\n\
+             export function operate(init: (source: number, subscriber: Subscriber) => void): void {}\n\
+             export class Observable {\n  constructor(subscribe?: (this: Observable, subscriber: Subscriber) => void) {}\n}\n",
+        ),
+        (
+            "src/op.ts",
+            "import { operate, Observable } from './lift';\n\
+             export function map() {\n  operate((source, subscriber) => {\n    subscriber.next(1);\n  });\n}\n\
+             export function of() {\n  return new Observable((subscriber) => subscriber.next(2));\n}\n",
+        ),
+    ]);
+    for caller in ["ts:op.map", "ts:op.of"] {
+        assert!(
+            edges
+                .iter()
+                .any(|(a, b, k)| a == caller && b == "ts:lift.Subscriber.next" && *k == "call"),
+            "no call {caller} -> Subscriber.next: {edges:#?}"
+        );
+    }
+}
+
+#[test]
+fn an_untyped_parameter_hides_a_module_function_of_its_name() {
+    let edges = package_edges(&[(
+        "lib/router.js",
+        "function next() {}\nfunction send(res, next) {\n  next();\n}\nfunction go() {\n  next();\n}\n",
+    )]);
+    let calls = |caller: &str| {
+        edges
+            .iter()
+            .filter(|(a, b, k)| a == caller && b == "js:lib.router.next" && *k == "call")
+            .count()
+    };
+    assert_eq!(calls("js:lib.router.send"), 0, "{edges:#?}");
+    assert_eq!(calls("js:lib.router.go"), 1, "{edges:#?}");
+}
