@@ -432,7 +432,16 @@ impl Walker<'_> {
             return;
         };
         let list = named(args).filter(|a| a.kind() != "comment");
-        for (i, a) in list.enumerate().take(u8::MAX as usize) {
+        // `cond ? (a) => … : (b) => …` passes either function.
+        let passed = list.enumerate().flat_map(|(i, a)| match a.kind() {
+            "ternary_expression" => ["consequence", "alternative"]
+                .iter()
+                .filter_map(|f| a.child_by_field_name(f))
+                .map(|b| (i, unwrap(b)))
+                .collect(),
+            _ => vec![(i, a)],
+        });
+        for (i, a) in passed.take(u8::MAX as usize) {
             if !matches!(
                 a.kind(),
                 "arrow_function" | "function_expression" | "function"
@@ -690,6 +699,20 @@ impl Walker<'_> {
         };
         if is_property && name.kind() == "identifier" {
             let target = vec!["this".to_string(), self.text(name)];
+            self.assign_type(target, t, name);
+        }
+        // `(subscriber: Subscriber<T>) => …` that is no definition: its parameters are names
+        // of the definition around it.
+        let function = node.parent().and_then(|p| p.parent());
+        if name.kind() == "identifier"
+            && function.is_some_and(|f| {
+                matches!(
+                    f.kind(),
+                    "arrow_function" | "function_expression" | "function"
+                ) && !self.scopes_by_node.contains_key(&f.id())
+            })
+        {
+            let target = vec![self.text(name)];
             self.assign_type(target, t, name);
         }
     }

@@ -437,8 +437,15 @@ fn a_callbacks_untyped_parameters_take_the_callees_parameter_types() {
              export function map() {\n  operate((source, subscriber) => {\n    subscriber.next(1);\n  });\n}\n\
              export function of() {\n  return new Observable((subscriber) => subscriber.next(2));\n}\n",
         ),
+        (
+            "src/range.ts",
+            "import { Observable, Subscriber } from './lift';\n\
+             export function range(s: boolean) {\n  return new Observable(s ? (a) => { a.next(1); } : (b) => { b.next(2); });\n}\n\
+             export function from() {\n  return new Observable((subscriber: Subscriber) => { subscriber.next(3); });\n}\n",
+        ),
     ]);
-    for caller in ["ts:op.map", "ts:op.of"] {
+    // Either function of a conditional, and a function whose parameter is typed as written.
+    for caller in ["ts:op.map", "ts:op.of", "ts:range.range", "ts:range.from"] {
         assert!(
             edges
                 .iter()
@@ -446,6 +453,11 @@ fn a_callbacks_untyped_parameters_take_the_callees_parameter_types() {
             "no call {caller} -> Subscriber.next: {edges:#?}"
         );
     }
+    let both = edges
+        .iter()
+        .filter(|(a, b, _)| a == "ts:range.range" && b == "ts:lift.Subscriber.next")
+        .count();
+    assert_eq!(both, 2, "both branches: {edges:#?}");
 }
 
 #[test]
