@@ -215,6 +215,7 @@ impl Walker<'_> {
             "assignment_expression" => self.assignment(node),
             "public_field_definition" | "field_definition" => self.field(node),
             "required_parameter" | "optional_parameter" => self.parameter_property(node),
+            "return_statement" => self.returned(node),
             _ => {}
         }
     }
@@ -238,6 +239,52 @@ impl Walker<'_> {
         }
         self.facts.defs[d as usize].bases = bases;
         self.function_property(node, d);
+    }
+
+    /// `return new Foo(…)` or `return this` in a function without a written return type: what
+    /// calling it gives (the first such return, in the function's own body).
+    fn returned(&mut self, node: Node<'_>) {
+        let d = self.scope();
+        let def = &self.facts.defs[d as usize];
+        if d == 0 || !def.kind.is_callable() || !def.returns.is_empty() {
+            return;
+        }
+        let own = std::iter::successors(node.parent(), |n| n.parent())
+            .find(|n| {
+                matches!(
+                    n.kind(),
+                    "function_declaration"
+                        | "generator_function_declaration"
+                        | "method_definition"
+                        | "arrow_function"
+                        | "function_expression"
+                        | "function"
+                        | "generator_function"
+                )
+            })
+            .is_some_and(|f| self.scopes_by_node.get(&f.id()) == Some(&d));
+        let Some(value) = named(node).next().map(unwrap).filter(|_| own) else {
+            return;
+        };
+        let candidates = match value.kind() {
+            "ternary_expression" => ["consequence", "alternative"]
+                .iter()
+                .filter_map(|f| value.child_by_field_name(f))
+                .map(unwrap)
+                .collect(),
+            _ => vec![value],
+        };
+        let ty = candidates.into_iter().find_map(|v| match v.kind() {
+            "this" => Some("this".to_string()),
+            "new_expression" => v
+                .child_by_field_name("constructor")
+                .and_then(|c| chain(c, self.src))
+                .map(|c| c.join(".")),
+            _ => None,
+        });
+        if let Some(ty) = ty {
+            self.facts.defs[d as usize].returns = ty;
+        }
     }
 
     /// `create = (params): Foo => …` in a class body: a method to the resolver, returning what

@@ -451,6 +451,8 @@ impl<'a> Repo<'a> {
     fn instance(&self, v: V) -> Option<V> {
         match v {
             V::Def(f, d) if is_type(self.def(f, d).kind) => Some(V::Instance(f, d)),
+            // The type `this`.
+            V::Instance(f, d) => Some(V::Instance(f, d)),
             V::External(x) => Some(V::External(x)),
             _ => None,
         }

@@ -475,3 +475,29 @@ fn an_untyped_parameter_hides_a_module_function_of_its_name() {
     assert_eq!(calls("js:lib.router.send"), 0, "{edges:#?}");
     assert_eq!(calls("js:lib.router.go"), 1, "{edges:#?}");
 }
+
+#[test]
+fn a_function_without_a_return_type_returns_what_its_own_return_constructs() {
+    let edges = package_edges(&[
+        (
+            "lib/headers.js",
+            "class Headers {\n  normalize() { return this; }\n  set(k) {}\n\
+             static from(thing) {\n    [1].map(() => { return new Other(); });\n    return thing instanceof this ? thing : new this(thing);\n  }\n}\n\
+             class Other {\n  set(k) {}\n}\nexport default Headers;\n",
+        ),
+        (
+            "lib/use.js",
+            "import Headers from './headers.js';\n\
+             export function run(c) {\n  const headers = Headers.from(c).normalize();\n  headers.set('x');\n}\n",
+        ),
+    ]);
+    let has = |b: &str| {
+        edges
+            .iter()
+            .any(|(a, x, k)| a == "js:lib.use.run" && x == b && *k == "call")
+    };
+    assert!(has("js:lib.headers.Headers.normalize"), "{edges:#?}");
+    assert!(has("js:lib.headers.Headers.set"), "{edges:#?}");
+    // A return in a callback inside the method is the callback's.
+    assert!(!has("js:lib.headers.Other.set"), "{edges:#?}");
+}
