@@ -3,12 +3,13 @@
 // scored against codemap's call edges.
 //
 // Usage: NODE_PATH=/tmp/ts-oracle/node_modules node ts_calls.mjs ROOT SYMBOLS.jsonl EDGES.jsonl
-//        [--dir SUB]... [--condition NAME]... [--misses N] [--oracle-out FILE]
+//        [--dir SUB]... [--exclude PART]... [--condition NAME]... [--misses N] [--oracle-out FILE]
 //
 // ROOT: a source tree; SYMBOLS.jsonl and EDGES.jsonl: `codemap export symbols` and `codemap
 // export edges` of an index of ROOT. --dir (repeatable): the folders of ROOT whose files are
 // the program and whose calls are compared (default: all of ROOT), e.g. `src` of a package that
-// also ships compiled copies. --condition (repeatable): a package.json `exports` condition the
+// also ships compiled copies; --exclude (repeatable): leave out the files whose path holds PART
+// (`/tests/`). --condition (repeatable): a package.json `exports` condition the
 // resolution honours besides `import`/`types` (zod's `@zod/source` names its `src` files, which
 // its tests import by the package's own name). Needs the npm `typescript` package (NODE_PATH), nothing else.
 //
@@ -89,13 +90,15 @@ function main() {
   };
   const dirs = [];
   for (let d; (d = opt('--dir', null)) !== null;) dirs.push(d.replace(/\/+$/, ''));
+  const excluded = [];
+  for (let x; (x = opt('--exclude', null)) !== null;) excluded.push(x);
   const conditions = [];
   for (let c; (c = opt('--condition', null)) !== null;) conditions.push(c);
   const misses = Number(opt('--misses', 0));
   const oracleOut = opt('--oracle-out', null);
   const [rootArg, symbolsPath, edgesPath] = args;
   if (!edgesPath) {
-    console.error('usage: ts_calls.mjs ROOT SYMBOLS.jsonl EDGES.jsonl [--dir SUB]... [--condition NAME]... [--misses N] [--oracle-out FILE]');
+    console.error('usage: ts_calls.mjs ROOT SYMBOLS.jsonl EDGES.jsonl [--dir SUB]... [--exclude PART]... [--condition NAME]... [--misses N] [--oracle-out FILE]');
     process.exit(2);
   }
   const root = path.resolve(rootArg);
@@ -106,7 +109,7 @@ function main() {
   const all = [];
   walk(root, '', all);
   const inDirs = (rel) => !dirs.length || dirs.some((d) => rel === d || rel.startsWith(d + '/'));
-  const compared = all.filter((r) => indexed.has(r) && inDirs(r));
+  const compared = all.filter((r) => indexed.has(r) && inDirs(r) && !excluded.some((x) => r.includes(x)));
   const program = ts.createProgram(compared.map((r) => path.join(root, r)), {
     allowJs: true, checkJs: false, noEmit: true, skipLibCheck: true, types: [],
     target: ts.ScriptTarget.ESNext, module: ts.ModuleKind.ESNext,
