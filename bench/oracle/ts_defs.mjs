@@ -32,13 +32,14 @@
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const ts = require('typescript');
 
-const EXTS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
+export const EXTS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 
-function moduleName(rel) {
+export function moduleName(rel) {
   let p = rel.endsWith('.d.ts') ? rel.slice(0, -5) : rel.replace(/\.[^./]+$/, '');
   let parts = p.split('/');
   const head = parts.slice(0, -1);
@@ -48,14 +49,17 @@ function moduleName(rel) {
   return parts.join('.');
 }
 
-function scriptKind(rel) {
+export function scriptKind(rel) {
   if (rel.endsWith('.tsx')) return ts.ScriptKind.TSX;
   if (rel.endsWith('.jsx')) return ts.ScriptKind.JSX;
   if (/\.(js|mjs|cjs)$/.test(rel)) return ts.ScriptKind.JS;
   return ts.ScriptKind.TS;
 }
 
-function defsOf(sf, module) {
+// `on` (optional, for bench/oracle/ts_calls.mjs): `on.def(node, q)` for each declaration node
+// (the compiler's, as a symbol's declarations name it) and `on.scope(node, q)` for each node whose
+// descendants' calls are made by definition q.
+export function defsOf(sf, module, on = { def() {}, scope() {} }) {
   const out = [];
   const line = (pos) => sf.getLineAndCharacterOfPosition(pos).line + 1;
   const record = (q, nameNode, node) => {
@@ -81,11 +85,15 @@ function defsOf(sf, module) {
         if (!m.name) continue;
         const mq = q + '.' + nameText(m.name);
         record(mq, m.name, m);
+        on.def(m, mq);
+        on.scope(m, mq);
         visitChildren(m, mq);
       } else if (ts.isConstructorDeclaration(m)) {
         const k = m.getChildren(sf).find((c) => c.kind === ts.SyntaxKind.ConstructorKeyword);
         const mq = q + '.constructor';
         record(mq, k ?? m, m);
+        on.def(m, mq);
+        on.scope(m, mq);
         visitChildren(m, mq);
       } else {
         visitChildren(m, q);
@@ -99,11 +107,16 @@ function defsOf(sf, module) {
         for (const d of s.declarationList.declarations) {
           const names = [];
           bindingNames(d.name, names);
-          for (const n of names) record(prefix + '.' + n.text, n, s);
+          for (const n of names) {
+            record(prefix + '.' + n.text, n, s);
+            on.def(n === d.name ? d : n.parent, prefix + '.' + n.text);
+          }
           const init = unwrap(d.initializer);
           if (ts.isIdentifier(d.name) && init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) {
+            on.scope(init, prefix + '.' + d.name.text);
             visitChildren(init, prefix + '.' + d.name.text);
           } else if (ts.isIdentifier(d.name) && init && ts.isClassExpression(init)) {
+            on.scope(init, prefix + '.' + d.name.text);
             classMembers(init, prefix + '.' + d.name.text);
           } else if (d.initializer) {
             visit(d.initializer, prefix);
@@ -125,6 +138,8 @@ function defsOf(sf, module) {
       if (!nameNode) return visitChildren(node, prefix);
       const q = prefix + '.' + (node.name ? node.name.text : 'default');
       record(q, nameNode, node);
+      on.def(node, q);
+      on.scope(node, q);
       return classMembers(node, q);
     }
     if (ts.isFunctionDeclaration(node)) {
@@ -132,25 +147,34 @@ function defsOf(sf, module) {
       if (!nameNode) return visitChildren(node, prefix);
       const q = prefix + '.' + (node.name ? node.name.text : 'default');
       record(q, nameNode, node);
+      on.def(node, q);
+      on.scope(node, q);
       return visitChildren(node, q);
     }
     if (ts.isInterfaceDeclaration(node)) {
       const q = prefix + '.' + node.name.text;
       record(q, node.name, node);
+      on.def(node, q);
       for (const m of node.members) {
         if ((ts.isPropertySignature(m) || ts.isMethodSignature(m)) && m.name) {
           record(q + '.' + nameText(m.name), m.name, m);
+          on.def(m, q + '.' + nameText(m.name));
         }
       }
       return;
     }
     if (ts.isTypeAliasDeclaration(node)) {
+      on.def(node, prefix + '.' + node.name.text);
       return record(prefix + '.' + node.name.text, node.name, node);
     }
     if (ts.isEnumDeclaration(node)) {
       const q = prefix + '.' + node.name.text;
       record(q, node.name, node);
-      for (const m of node.members) record(q + '.' + nameText(m.name), m.name, m);
+      on.def(node, q);
+      for (const m of node.members) {
+        record(q + '.' + nameText(m.name), m.name, m);
+        on.def(m, q + '.' + nameText(m.name));
+      }
       return;
     }
     if (ts.isModuleDeclaration(node)) {
@@ -160,13 +184,17 @@ function defsOf(sf, module) {
       }
       // `namespace A.B.C {}` is nested declarations in the compiler's tree: one name here.
       let names = [nameText(node.name)];
+      const nested = [node];
       let body = node.body;
       while (body && ts.isModuleDeclaration(body)) {
         names.push(nameText(body.name));
+        nested.push(body);
         body = body.body;
       }
       const q = prefix + '.' + names.join('.');
       record(q, node.name, node);
+      for (const n of nested) on.def(n, q);
+      on.scope(node, q);
       if (body && ts.isModuleBlock(body)) statements(body.statements, q);
       return;
     }
@@ -176,8 +204,15 @@ function defsOf(sf, module) {
       const k = node.getChildren(sf).find((c) => c.kind === ts.SyntaxKind.DefaultKeyword);
       const q = prefix + '.default';
       record(q, k ?? node, node);
-      if (ts.isClassExpression(e)) return classMembers(e, q);
-      if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) return visitChildren(e, q);
+      on.def(node, q);
+      if (ts.isClassExpression(e)) {
+        on.scope(e, q);
+        return classMembers(e, q);
+      }
+      if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) {
+        on.scope(e, q);
+        return visitChildren(e, q);
+      }
       return visitChildren(node, prefix);
     }
     visitChildren(node, prefix);
@@ -187,7 +222,7 @@ function defsOf(sf, module) {
   return out;
 }
 
-function walk(root, rel, out) {
+export function walk(root, rel, out) {
   for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true }).sort((a, b) => a.name < b.name ? -1 : 1)) {
     if (e.name.startsWith('.') || e.name === 'node_modules') continue;
     const r = rel ? rel + '/' + e.name : e.name;
@@ -270,4 +305,4 @@ function main() {
   for (const m of bad.slice(0, misses)) console.log('  lines ', ...m);
 }
 
-main();
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) main();

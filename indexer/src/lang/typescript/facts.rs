@@ -115,6 +115,9 @@ pub enum How {
     New,
     /// `x: Foo`: an instance of the type named.
     Type,
+    /// `f((a, b) => …)`: parameter `param` of the function passed as argument `arg` of the
+    /// call of the value (a callback's parameters are typed by the callee's parameter type).
+    Arg { arg: u8, param: u8 },
 }
 
 /// `target = value`: `const x = new Foo()`, `this.repo = repo`, `x: Foo`.
@@ -212,6 +215,7 @@ impl Walker<'_> {
             "assignment_expression" => self.assignment(node),
             "public_field_definition" | "field_definition" => self.field(node),
             "required_parameter" | "optional_parameter" => self.parameter_property(node),
+            "return_statement" => self.returned(node),
             _ => {}
         }
     }
@@ -234,6 +238,92 @@ impl Walker<'_> {
             bases.extend(named(c).map(|t| type_name(&self.text(t))));
         }
         self.facts.defs[d as usize].bases = bases;
+        self.function_property(node, d);
+    }
+
+    /// `return new Foo(…)` or `return this` in a function without a written return type: what
+    /// calling it gives (the first such return, in the function's own body).
+    fn returned(&mut self, node: Node<'_>) {
+        let d = self.scope();
+        let def = &self.facts.defs[d as usize];
+        if d == 0 || !def.kind.is_callable() || !def.returns.is_empty() {
+            return;
+        }
+        let own = std::iter::successors(node.parent(), |n| n.parent())
+            .find(|n| {
+                matches!(
+                    n.kind(),
+                    "function_declaration"
+                        | "generator_function_declaration"
+                        | "method_definition"
+                        | "arrow_function"
+                        | "function_expression"
+                        | "function"
+                        | "generator_function"
+                )
+            })
+            .is_some_and(|f| self.scopes_by_node.get(&f.id()) == Some(&d));
+        let Some(value) = named(node).next().map(unwrap).filter(|_| own) else {
+            return;
+        };
+        let candidates = match value.kind() {
+            "ternary_expression" => ["consequence", "alternative"]
+                .iter()
+                .filter_map(|f| value.child_by_field_name(f))
+                .map(unwrap)
+                .collect(),
+            _ => vec![value],
+        };
+        let ty = candidates.into_iter().find_map(|v| match v.kind() {
+            "this" => Some("this".to_string()),
+            "new_expression" => v
+                .child_by_field_name("constructor")
+                .and_then(|c| chain(c, self.src))
+                .map(|c| c.join(".")),
+            _ => None,
+        });
+        if let Some(ty) = ty {
+            self.facts.defs[d as usize].returns = ty;
+        }
+    }
+
+    /// `create = (params): Foo => …` in a class body: a method to the resolver, returning what
+    /// the function is written to return.
+    fn function_property(&mut self, node: Node<'_>, d: u32) {
+        if !matches!(node.kind(), "public_field_definition" | "field_definition")
+            || node.child_by_field_name("type").is_some()
+        {
+            return;
+        }
+        let Some(f) = node.child_by_field_name("value").map(unwrap) else {
+            return;
+        };
+        if !matches!(
+            f.kind(),
+            "arrow_function" | "function_expression" | "function"
+        ) {
+            return;
+        }
+        let returns = f
+            .child_by_field_name("return_type")
+            .map(|t| self.text(t).trim_start_matches(':').trim().to_string())
+            .unwrap_or_default();
+        let mut params = Vec::new();
+        if let Some(ps) = f.child_by_field_name("parameters") {
+            for p in named(ps) {
+                let name = p.child_by_field_name("pattern").unwrap_or(p);
+                let ty = p.child_by_field_name("type").map_or(String::new(), |t| {
+                    self.text(t).trim_start_matches(':').trim().to_string()
+                });
+                params.push((self.text(name), ty));
+            }
+        } else if let Some(p) = f.child_by_field_name("parameter") {
+            params.push((self.text(p), String::new()));
+        }
+        let def = &mut self.facts.defs[d as usize];
+        def.kind = SymbolKind::Method;
+        def.returns = returns;
+        def.params = params;
     }
 
     /// `import a, { b as c }, * as d from './x'`; `import e = require('./y')`.
@@ -360,12 +450,14 @@ impl Walker<'_> {
         };
         if let Some(args) = node.child_by_field_name("arguments") {
             self.http(f, args, node);
+            self.callbacks(f, args);
         }
         // `require('./x')` is an import, not a call worth an edge.
         if !new && f.kind() == "identifier" && &self.src[f.byte_range()] == b"require" {
             return;
         }
-        let Some(chain) = chain(f, self.src) else {
+        // `f()()` calls what `f` returns: nothing to name.
+        let Some(chain) = call_chain(f, self.src).filter(|c| !is_step(c.last())) else {
             return;
         };
         let at = match f.kind() {
@@ -378,6 +470,63 @@ impl Walker<'_> {
             line: at.start_position().row as u32 + 1,
             new,
         });
+    }
+
+    /// The untyped parameters of functions passed as arguments: typed by the callee's
+    /// parameter, when it is a function type (`operate((source, subscriber) => …)`).
+    fn callbacks(&mut self, f: Node<'_>, args: Node<'_>) {
+        let Some(callee) = call_chain(f, self.src) else {
+            return;
+        };
+        let list = named(args).filter(|a| a.kind() != "comment");
+        // `cond ? (a) => … : (b) => …` passes either function.
+        let passed = list.enumerate().flat_map(|(i, a)| match a.kind() {
+            "ternary_expression" => ["consequence", "alternative"]
+                .iter()
+                .filter_map(|f| a.child_by_field_name(f))
+                .map(|b| (i, unwrap(b)))
+                .collect(),
+            _ => vec![(i, a)],
+        });
+        for (i, a) in passed.take(u8::MAX as usize) {
+            if !matches!(
+                a.kind(),
+                "arrow_function" | "function_expression" | "function"
+            ) {
+                continue;
+            }
+            let params: Vec<Node<'_>> = match a.child_by_field_name("parameter") {
+                Some(p) => vec![p],
+                None => a
+                    .child_by_field_name("parameters")
+                    .map(|ps| named(ps).collect())
+                    .unwrap_or_default(),
+            };
+            for (j, p) in params.into_iter().enumerate().take(u8::MAX as usize) {
+                let name = match p.kind() {
+                    "identifier" => p,
+                    "required_parameter" | "optional_parameter"
+                        if p.child_by_field_name("type").is_none() =>
+                    {
+                        match p.child_by_field_name("pattern") {
+                            Some(n) if n.kind() == "identifier" => n,
+                            _ => continue,
+                        }
+                    }
+                    _ => continue,
+                };
+                self.facts.assigns.push(TsAssign {
+                    scope: self.scope(),
+                    target: vec![self.text(name)],
+                    value: callee.clone(),
+                    how: How::Arg {
+                        arg: i as u8,
+                        param: j as u8,
+                    },
+                    line: name.start_position().row as u32 + 1,
+                });
+            }
+        }
     }
 
     fn http(&mut self, f: Node<'_>, args: Node<'_>, call: Node<'_>) {
@@ -403,6 +552,25 @@ impl Walker<'_> {
         let value = node.child_by_field_name("value");
         if let Some(source) = value.and_then(|v| required(v, self.src)) {
             self.require(target, &source);
+            return;
+        }
+        // `const resolve = require('path').resolve`: a named import.
+        if let Some(v) = value
+            .map(unwrap)
+            .filter(|v| v.kind() == "member_expression")
+            && target.kind() == "identifier"
+            && let (Some(object), Some(property)) = (
+                v.child_by_field_name("object"),
+                v.child_by_field_name("property"),
+            )
+            && let Some(source) = required(object, self.src)
+        {
+            self.facts.imports.push(TsImport {
+                scope: self.scope(),
+                local: self.text(target),
+                source,
+                name: self.text(property),
+            });
             return;
         }
         if target.kind() != "identifier" {
@@ -580,6 +748,20 @@ impl Walker<'_> {
             let target = vec!["this".to_string(), self.text(name)];
             self.assign_type(target, t, name);
         }
+        // `(subscriber: Subscriber<T>) => …` that is no definition: its parameters are names
+        // of the definition around it.
+        let function = node.parent().and_then(|p| p.parent());
+        if name.kind() == "identifier"
+            && function.is_some_and(|f| {
+                matches!(
+                    f.kind(),
+                    "arrow_function" | "function_expression" | "function"
+                ) && !self.scopes_by_node.contains_key(&f.id())
+            })
+        {
+            let target = vec![self.text(name)];
+            self.assign_type(target, t, name);
+        }
     }
 
     fn assign_type(&mut self, target: Vec<String>, annotation: Node<'_>, at: Node<'_>) {
@@ -638,14 +820,64 @@ pub(super) fn required(v: Node<'_>, src: &[u8]) -> Option<String> {
 fn value_chain(n: Node<'_>, src: &[u8]) -> Option<(Vec<String>, How)> {
     let n = unwrap(n);
     match n.kind() {
-        "call_expression" => Some((chain(n.child_by_field_name("function")?, src)?, How::Call)),
-        "new_expression" => Some((chain(n.child_by_field_name("constructor")?, src)?, How::New)),
+        "call_expression" => Some((
+            call_chain(n.child_by_field_name("function")?, src)?,
+            How::Call,
+        )),
+        "new_expression" => Some((
+            call_chain(n.child_by_field_name("constructor")?, src)?,
+            How::New,
+        )),
         "binary_expression" => {
             // `a ?? b`, `a || b`: the left operand's value.
             value_chain(n.child_by_field_name("left")?, src)
         }
-        _ => Some((chain(n, src)?, How::Value)),
+        _ => Some((call_chain(n, src)?, How::Value)),
     }
+}
+
+/// A step of a [`call_chain`] that is not a name: what the value so far returns when called.
+pub(super) const CALLED: &str = "()";
+/// A step of a [`call_chain`]: an instance of the value so far (`new X()`).
+pub(super) const CONSTRUCTED: &str = "new()";
+
+/// Whether a chain element is a [`CALLED`] or [`CONSTRUCTED`] step.
+pub(super) fn is_step(e: Option<&String>) -> bool {
+    e.is_some_and(|e| e == CALLED || e == CONSTRUCTED)
+}
+
+/// [`chain`] through calls, `new` and string subscripts: `z.string().min(1)` calls `min` on
+/// `["z", "string", "()"]`, `new Foo().bar` is `["Foo", "new()", "bar"]`, `a['b']` is
+/// `["a", "b"]`.
+pub(super) fn call_chain(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
+    let n = unwrap(n);
+    let (inner, step) = match n.kind() {
+        "call_expression" => (n.child_by_field_name("function")?, CALLED),
+        "new_expression" => (n.child_by_field_name("constructor")?, CONSTRUCTED),
+        "member_expression" => {
+            let mut c = call_chain(n.child_by_field_name("object")?, src)?;
+            let p = n.child_by_field_name("property")?;
+            c.push(String::from_utf8_lossy(&src[p.byte_range()]).into_owned());
+            return Some(c);
+        }
+        "subscript_expression" => {
+            let index = n.child_by_field_name("index")?;
+            if index.kind() != "string" {
+                return None;
+            }
+            let mut c = call_chain(n.child_by_field_name("object")?, src)?;
+            c.push(string_text(index, src));
+            return Some(c);
+        }
+        _ => return chain(n, src),
+    };
+    // `import('./x')` and `require('./x')` are modules, not calls to follow.
+    if matches!(&src[inner.byte_range()], b"require" | b"import") {
+        return None;
+    }
+    let mut c = call_chain(inner, src)?;
+    c.push(step.to_string());
+    Some(c)
 }
 
 fn unwrap(mut n: Node<'_>) -> Node<'_> {

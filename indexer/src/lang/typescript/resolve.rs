@@ -9,7 +9,9 @@
 //! `new X()` and calling a class run its constructor. What cannot be followed is recorded by
 //! name only, below certainty.
 
-use super::facts::{How, TsAssign, TsCall, TsDef, TsFacts, type_name};
+use super::facts::{
+    CALLED, CONSTRUCTED, How, TsAssign, TsCall, TsDef, TsFacts, is_step, type_name,
+};
 use super::http::{Handler, Mounted, join_path};
 use super::tsconfig::TsConfig;
 use crate::graph::{CallSite, Edge, EdgeKind, FileFacts};
@@ -287,15 +289,41 @@ impl<'a> Repo<'a> {
 
     // ---- names ----
 
-    /// What definition `d` of file `f` is as a value: a variable is what it was assigned.
+    /// What definition `d` of file `f` names: a variable that is a plain alias (`const f = g`)
+    /// is what it aliases; any other variable stays itself, so that calling it names it (its
+    /// value is read by [`Repo::field_value`] when a member of it is wanted).
     fn binding(&self, f: usize, d: u32, depth: u32) -> Option<V> {
         let def = self.def(f, d);
         if def.kind != SymbolKind::Field {
             return Some(V::Def(f, d));
         }
         let scope = def.parent.unwrap_or(0);
-        self.assigned_in(f, scope, &def.name, u32::MAX, depth)
-            .or(Some(V::Def(f, d)))
+        let last = self
+            .facts(f)?
+            .assigns
+            .iter()
+            .rfind(|a| a.scope == scope && a.target.len() == 1 && a.target[0] == def.name);
+        match last {
+            Some(a) if a.how == How::Value => self.assigned(f, a, depth + 1).or(Some(V::Def(f, d))),
+            _ => Some(V::Def(f, d)),
+        }
+    }
+
+    /// The value variable `d` holds: an instance of its declared type, else what it was last
+    /// assigned (`const s = new Store()`, `const z = make()`).
+    fn field_value(&self, f: usize, d: u32, depth: u32) -> Option<V> {
+        let def = self.def(f, d);
+        let scope = def.parent.unwrap_or(0);
+        self.typed(f, scope, &def.returns, depth + 1)
+            .or_else(|| self.assigned_in(f, scope, &def.name, u32::MAX, depth))
+    }
+
+    /// A value as a receiver: a variable is the value it holds.
+    fn evaluated(&self, v: V) -> Option<V> {
+        match v {
+            V::Def(f, d) if self.def(f, d).kind == SymbolKind::Field => self.field_value(f, d, 0),
+            v => Some(v),
+        }
     }
 
     fn lookup(&self, fi: usize, scope: u32, name: &str, depth: u32) -> Option<V> {
@@ -314,6 +342,12 @@ impl<'a> Repo<'a> {
         while let Some(si) = s {
             let d = &f.defs[si as usize];
             let at = if first { at } else { u32::MAX };
+            // A parameter hides the names outside, typed or not.
+            if d.kind.is_callable()
+                && let Some((_, ty)) = d.params.iter().find(|p| p.0 == name)
+            {
+                return self.typed(fi, d.parent.unwrap_or(0), ty, depth);
+            }
             if !matches!(d.kind, SymbolKind::Class | SymbolKind::Interface)
                 && let Some(v) = self.bound_in(fi, si, name, at, depth)
             {
@@ -329,12 +363,6 @@ impl<'a> Repo<'a> {
     /// imports, assignments).
     fn bound_in(&self, fi: usize, si: u32, name: &str, at: u32, depth: u32) -> Option<V> {
         let f = self.facts(fi)?;
-        let d = &f.defs[si as usize];
-        if d.kind.is_callable()
-            && let Some((_, ty)) = d.params.iter().find(|p| p.0 == name)
-        {
-            return self.typed(fi, d.parent.unwrap_or(0), ty, depth);
-        }
         if let Some(&m) = self.members[fi].get(&(si, name))
             && f.defs[m as usize].kind != SymbolKind::Field
         {
@@ -348,8 +376,10 @@ impl<'a> Repo<'a> {
         {
             return self.imported(fi, &i.source, &i.name, depth + 1);
         }
+        if let Some(&m) = self.members[fi].get(&(si, name)) {
+            return self.binding(fi, m, depth + 1);
+        }
         self.assigned_in(fi, si, name, at, depth)
-            .or_else(|| self.members[fi].get(&(si, name)).map(|&m| V::Def(fi, m)))
     }
 
     /// `name`'s last assignment in `si` before line `at` (or its last, for a loop).
@@ -367,11 +397,20 @@ impl<'a> Repo<'a> {
         }
         match a.how {
             How::Type => self.typed(fi, a.scope, &a.value.join("."), depth),
+            How::Arg { arg, param } => {
+                let v = self.chain(fi, a.scope, &a.value, depth + 1)?;
+                let Target::Def(cf, cd) = self.called(v, depth + 1)? else {
+                    return None;
+                };
+                let callee = self.def(cf, cd);
+                let ty = function_type_param(&callee.params.get(arg as usize)?.1, param as usize)?;
+                self.typed(cf, callee.parent.unwrap_or(0), ty, depth)
+            }
             how => {
                 let v = self.chain(fi, a.scope, &a.value, depth + 1)?;
                 match how {
                     How::Value => Some(v),
-                    How::Call => self.result(v, depth),
+                    How::Call => self.result(self.callable(v, depth)?, depth),
                     _ => self.instance(v),
                 }
             }
@@ -385,13 +424,35 @@ impl<'a> Repo<'a> {
             return None;
         }
         let chain: Vec<String> = t.split('.').map(str::to_string).collect();
-        self.instance(self.chain(fi, scope, &chain, depth + 1)?)
+        let v = self.chain(fi, scope, &chain, depth + 1)?;
+        self.instance(self.as_type(v))
+    }
+
+    /// A name in a type position: TypeScript keeps types and values apart, so `interface X`
+    /// and `const X = …` (or `function X`) declared side by side are the interface here.
+    fn as_type(&self, v: V) -> V {
+        if let V::Def(f, d) = v
+            && !is_type(self.def(f, d).kind)
+            && let Some(facts) = self.facts(f)
+        {
+            let def = self.def(f, d);
+            let twin = facts
+                .defs
+                .iter()
+                .position(|x| x.parent == def.parent && x.name == def.name && is_type(x.kind));
+            if let Some(t) = twin {
+                return V::Def(f, t as u32);
+            }
+        }
+        v
     }
 
     /// `new` of a value: an instance of a class (or interface), or an outside name.
     fn instance(&self, v: V) -> Option<V> {
         match v {
             V::Def(f, d) if is_type(self.def(f, d).kind) => Some(V::Instance(f, d)),
+            // The type `this`.
+            V::Instance(f, d) => Some(V::Instance(f, d)),
             V::External(x) => Some(V::External(x)),
             _ => None,
         }
@@ -435,7 +496,7 @@ impl<'a> Repo<'a> {
                         let (mf, md) = self.member(bf, bd, m, depth)?;
                         let mut v = V::Def(mf, md);
                         for name in more {
-                            v = self.attr(v, name, depth)?;
+                            v = self.step(v, name, depth)?;
                         }
                         return Some(v);
                     }
@@ -444,9 +505,33 @@ impl<'a> Repo<'a> {
             _ => self.lookup_at(fi, scope, head, at, depth)?,
         };
         for name in rest {
-            v = self.attr(v, name, depth + 1)?;
+            v = self.step(v, name, depth + 1)?;
         }
         Some(v)
+    }
+
+    /// One step of a chain: a member, or what calling or constructing the value gives.
+    fn step(&self, v: V, name: &str, depth: u32) -> Option<V> {
+        match name {
+            CALLED => self.result(self.callable(v, depth)?, depth),
+            CONSTRUCTED => self.instance(v),
+            _ => self.attr(v, name, depth),
+        }
+    }
+
+    /// A value as something called: a variable or property is the value it holds.
+    fn callable(&self, v: V, depth: u32) -> Option<V> {
+        match v {
+            V::Def(f, d) if self.def(f, d).kind == SymbolKind::Field && depth < MAX_DEPTH => {
+                let value = self.binding(f, d, depth + 1)?;
+                if value == V::Def(f, d) {
+                    Some(value)
+                } else {
+                    self.callable(value, depth + 1)
+                }
+            }
+            v => Some(v),
+        }
     }
 
     fn attr(&self, v: V, name: &str, depth: u32) -> Option<V> {
@@ -461,7 +546,14 @@ impl<'a> Repo<'a> {
                     Some(V::Def(mf, md))
                 }
                 SymbolKind::Field => self.object_member(f, d, name, depth).or_else(|| {
-                    let value = self.binding(f, d, depth + 1)?;
+                    // A declared type says what the value is (`const api: Api = make()`).
+                    let def = self.def(f, d);
+                    if let Some(t) = self.typed(f, def.parent.unwrap_or(0), &def.returns, depth + 1)
+                        && let Some(v) = self.attr(t, name, depth + 1)
+                    {
+                        return Some(v);
+                    }
+                    let value = self.field_value(f, d, depth + 1)?;
                     (value != V::Def(f, d))
                         .then(|| self.attr(value, name, depth + 1))
                         .flatten()
@@ -584,17 +676,37 @@ impl<'a> Repo<'a> {
                     Some((mf, md)) => Target::Def(mf, md),
                     None => Target::Def(f, d),
                 }),
-                SymbolKind::Field if depth < 3 => {
-                    let value = self.binding(f, d, depth + 1)?;
-                    (value != V::Def(f, d))
-                        .then(|| self.called(value, depth + 1))
-                        .flatten()
-                }
+                SymbolKind::Field if depth < 3 => Some(self.called_field(f, d, depth)),
                 _ => None,
             },
             V::External(x) => Some(Target::External(x)),
             V::Module(_) | V::Instance(..) => None,
         }
+    }
+
+    /// What calling variable or property `d` runs: what a plain alias names (`const f = g`,
+    /// `{ g }`, `exports.f = g`), else the variable itself — what the type checker names when
+    /// the value is made at run time (`const f = make()`, `const { f } = obj`, a property).
+    fn called_field(&self, f: usize, d: u32, depth: u32) -> Target {
+        let def = self.def(f, d);
+        let scope = def.parent.unwrap_or(0);
+        let aliased = self.facts(f).and_then(|facts| {
+            if is_type(self.def(f, scope).kind) {
+                return None;
+            }
+            let a = facts
+                .assigns
+                .iter()
+                .rfind(|a| a.scope == scope && a.target.len() == 1 && a.target[0] == def.name)?;
+            if a.how != How::Value {
+                return None;
+            }
+            let v = self.chain(f, a.scope, &a.value, depth + 1)?;
+            (v != V::Def(f, d))
+                .then(|| self.called(v, depth + 1))
+                .flatten()
+        });
+        aliased.unwrap_or(Target::Def(f, d))
     }
 
     /// What a call on an instance of `class` named `name` may run: the member found from the
@@ -631,11 +743,19 @@ impl<'a> Repo<'a> {
         if let Some((last, receiver)) = c.chain.split_last()
             && !receiver.is_empty()
             && receiver[0] != "super"
-            && let Some(V::Instance(cf, cd)) = self.chain_at(fi, c.scope, receiver, c.line, 0)
+            && let Some(V::Instance(cf, cd)) = self
+                .chain_at(fi, c.scope, receiver, c.line, 0)
+                .and_then(|v| self.evaluated(v))
         {
-            let found = self.member(cf, cd, last, 0);
-            if found.is_some_and(|(mf, md)| self.def(mf, md).kind.is_callable()) {
-                return self.dispatch((cf, cd), last);
+            match self.member(cf, cd, last, 0) {
+                Some((mf, md)) if self.def(mf, md).kind.is_callable() => {
+                    return self.dispatch((cf, cd), last);
+                }
+                // A property holding a function: the property is what is called.
+                Some((mf, md)) if self.def(mf, md).kind == SymbolKind::Field => {
+                    return vec![Target::Def(mf, md)];
+                }
+                _ => {}
             }
         }
         self.chain_at(fi, c.scope, &c.chain, c.line, 0)
@@ -652,6 +772,9 @@ impl<'a> Repo<'a> {
                 let head = c.chain[0].as_str();
                 if c.chain.len() == 1 && self.lookup(fi, c.scope, head, 0).is_none() {
                     continue; // globals and names bound where this does not look
+                }
+                if c.chain.iter().any(|e| is_step(Some(e))) {
+                    continue; // a member of a value not followed: nothing to say by name
                 }
                 out.push(self.call_edge(fi, f, c, None));
             }
@@ -857,6 +980,67 @@ fn is_type(k: SymbolKind) -> bool {
     matches!(k, SymbolKind::Class | SymbolKind::Interface)
 }
 
+/// The type of parameter `n` of a written function type (`(a: A, b: B) => R`, under a union
+/// with `undefined` or parentheses; a `this` parameter is not counted).
+fn function_type_param(written: &str, n: usize) -> Option<&str> {
+    let mut t = written.trim();
+    if let Some(rest) = t.strip_prefix('<') {
+        t = rest[close(rest, '<', '>')? + 1..].trim_start();
+    }
+    let inner = t.strip_prefix('(')?;
+    let end = close(inner, '(', ')')?;
+    let after = inner[end + 1..].trim_start();
+    if !after.starts_with("=>") {
+        // `((a: A) => R) | undefined`: the parenthesized type.
+        return function_type_param(&inner[..end], n);
+    }
+    split_top(&inner[..end], ',')
+        .into_iter()
+        .map(str::trim)
+        .filter(|p| !p.is_empty() && !p.starts_with("this:") && !p.starts_with("this :"))
+        .nth(n)
+        .and_then(|p| split_top(p, ':').get(1).map(|t| t.trim()))
+}
+
+/// The index of the bracket closing the one just before `s` (nesting counted).
+fn close(s: &str, open: char, shut: char) -> Option<usize> {
+    let mut depth = 0;
+    for (i, c) in s.char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == shut {
+            if depth == 0 {
+                return Some(i);
+            }
+            depth -= 1;
+        }
+    }
+    None
+}
+
+/// `s` split at `sep` outside brackets; for `:`, only at the first.
+fn split_top(s: &str, sep: char) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '<' | '{' | '[' => depth += 1,
+            ')' | '}' | ']' => depth -= 1,
+            '>' if !s[..i].ends_with('=') => depth -= 1,
+            c if c == sep && depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + c.len_utf8();
+                if sep == ':' {
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
 /// `dir` joined with a relative specifier, `.` and `..` resolved.
 fn normalize(dir: &str, spec: &str) -> String {
     let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
@@ -874,7 +1058,24 @@ fn normalize(dir: &str, spec: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::normalize;
+    use super::{function_type_param, normalize};
+
+    #[test]
+    fn a_callback_parameter_takes_the_written_function_type() {
+        let init =
+            "(liftedSource: Observable<T>, subscriber: Subscriber<R>) => (() => void) | void";
+        assert_eq!(function_type_param(init, 0), Some("Observable<T>"));
+        assert_eq!(function_type_param(init, 1), Some("Subscriber<R>"));
+        assert_eq!(function_type_param(init, 2), None);
+        let ctor =
+            "((this: Observable<T>, subscriber: Subscriber<T>) => TeardownLogic) | undefined";
+        assert_eq!(function_type_param(ctor, 0), Some("Subscriber<T>"));
+        assert_eq!(
+            function_type_param("<K>(m: Map<K, (x: K) => void>, ...rest: K[]) => void", 1),
+            Some("K[]")
+        );
+        assert_eq!(function_type_param("Handler", 0), None);
+    }
 
     #[test]
     fn relative_specifiers_resolve_against_the_directory() {

@@ -369,3 +369,135 @@ fn express_and_nest_routes_reach_their_handlers_and_requests_are_recorded() {
         ]
     );
 }
+
+#[test]
+fn calls_follow_call_results_function_properties_and_variables_holding_functions() {
+    let edges = package_edges(&[
+        (
+            "src/schema.ts",
+            "export class Num {\n  static create = (n: number): Num => new Num();\n  min(x: number): Num { return this; }\n}\n\
+             export interface Ctor {\n  init(x: number): void;\n}\n\
+             export function Ctor(name: string): Ctor { return null as any; }\n\
+             export const Str: Ctor = Ctor('s');\n\
+             export const isString = typeOf('string');\n\
+             function typeOf(t: string) { return (x: unknown) => typeof x === t; }\n\
+             export class Builder {\n  build(): Num { return new Num(); }\n}\n",
+        ),
+        (
+            "src/use.ts",
+            "import { Num, Str, isString, Builder } from './schema';\n\
+             export function run() {\n  Num.create(1).min(2);\n  new Builder().build().min(3);\n  Str.init(1);\n  isString('x');\n}\n",
+        ),
+        (
+            "lib/util.js",
+            "const { isArray } = Array;\nconst resolve = require('path').resolve;\n\
+             function each(xs) { if (isArray(xs)) resolve('x'); }\nmodule.exports = { each };\n",
+        ),
+    ]);
+    let has = |a: &str, b: &str| {
+        edges
+            .iter()
+            .any(|(x, y, z)| x == a && y == b && *z == "call")
+    };
+    for (a, b) in [
+        // A class property holding an arrow function is called, and returns what it says.
+        ("ts:use.run", "ts:schema.Num.create"),
+        ("ts:use.run", "ts:schema.Num.min"),
+        // A method called on what `new` and a call give.
+        ("ts:use.run", "ts:schema.Builder.build"),
+        // `Ctor` is a type and a function: the variable's declared type is the interface.
+        ("ts:use.run", "ts:schema.Ctor.init"),
+        // A variable whose function is made at run time is what is called.
+        ("ts:use.run", "ts:schema.isString"),
+        ("js:lib.util.each", "js:lib.util.isArray"),
+        // `require('path').resolve` is a named import from outside.
+        ("js:lib.util.each", "js:path.resolve"),
+    ] {
+        assert!(has(a, b), "no call {a} -> {b}: {edges:#?}");
+    }
+    let min_calls = edges
+        .iter()
+        .filter(|(x, y, _)| x == "ts:use.run" && y == "ts:schema.Num.min")
+        .count();
+    assert_eq!(min_calls, 2, "both chains reach Num.min: {edges:#?}");
+}
+
+#[test]
+fn a_callbacks_untyped_parameters_take_the_callees_parameter_types() {
+    let edges = package_edges(&[
+        (
+            "src/lift.ts",
+            "export class Subscriber {\n  next(v: number): void {}\n}\n\
+             export function operate(init: (source: number, subscriber: Subscriber) => void): void {}\n\
+             export class Observable {\n  constructor(subscribe?: (this: Observable, subscriber: Subscriber) => void) {}\n}\n",
+        ),
+        (
+            "src/op.ts",
+            "import { operate, Observable } from './lift';\n\
+             export function map() {\n  operate((source, subscriber) => {\n    subscriber.next(1);\n  });\n}\n\
+             export function of() {\n  return new Observable((subscriber) => subscriber.next(2));\n}\n",
+        ),
+        (
+            "src/range.ts",
+            "import { Observable, Subscriber } from './lift';\n\
+             export function range(s: boolean) {\n  return new Observable(s ? (a) => { a.next(1); } : (b) => { b.next(2); });\n}\n\
+             export function from() {\n  return new Observable((subscriber: Subscriber) => { subscriber.next(3); });\n}\n",
+        ),
+    ]);
+    // Either function of a conditional, and a function whose parameter is typed as written.
+    for caller in ["ts:op.map", "ts:op.of", "ts:range.range", "ts:range.from"] {
+        assert!(
+            edges
+                .iter()
+                .any(|(a, b, k)| a == caller && b == "ts:lift.Subscriber.next" && *k == "call"),
+            "no call {caller} -> Subscriber.next: {edges:#?}"
+        );
+    }
+    let both = edges
+        .iter()
+        .filter(|(a, b, _)| a == "ts:range.range" && b == "ts:lift.Subscriber.next")
+        .count();
+    assert_eq!(both, 2, "both branches: {edges:#?}");
+}
+
+#[test]
+fn an_untyped_parameter_hides_a_module_function_of_its_name() {
+    let edges = package_edges(&[(
+        "lib/router.js",
+        "function next() {}\nfunction send(res, next) {\n  next();\n}\nfunction go() {\n  next();\n}\n",
+    )]);
+    let calls = |caller: &str| {
+        edges
+            .iter()
+            .filter(|(a, b, k)| a == caller && b == "js:lib.router.next" && *k == "call")
+            .count()
+    };
+    assert_eq!(calls("js:lib.router.send"), 0, "{edges:#?}");
+    assert_eq!(calls("js:lib.router.go"), 1, "{edges:#?}");
+}
+
+#[test]
+fn a_function_without_a_return_type_returns_what_its_own_return_constructs() {
+    let edges = package_edges(&[
+        (
+            "lib/headers.js",
+            "class Headers {\n  normalize() { return this; }\n  set(k) {}\n\
+             static from(thing) {\n    [1].map(() => { return new Other(); });\n    return thing instanceof this ? thing : new this(thing);\n  }\n}\n\
+             class Other {\n  set(k) {}\n}\nexport default Headers;\n",
+        ),
+        (
+            "lib/use.js",
+            "import Headers from './headers.js';\n\
+             export function run(c) {\n  const headers = Headers.from(c).normalize();\n  headers.set('x');\n}\n",
+        ),
+    ]);
+    let has = |b: &str| {
+        edges
+            .iter()
+            .any(|(a, x, k)| a == "js:lib.use.run" && x == b && *k == "call")
+    };
+    assert!(has("js:lib.headers.Headers.normalize"), "{edges:#?}");
+    assert!(has("js:lib.headers.Headers.set"), "{edges:#?}");
+    // A return in a callback inside the method is the callback's.
+    assert!(!has("js:lib.headers.Other.set"), "{edges:#?}");
+}
