@@ -32,7 +32,7 @@
 # (<repo>/target/release/codemap, not built here), the corpus folders above, QA_LLM_URL and
 # QA_LLM_MODEL (answer through that model: rewrite, rerank, answer; key in CODEMAP_LLM_KEY).
 # QA_BACKEND=meilisearch (team mode; MEILI_URL and MEILI_MASTER_KEY set): every set is published
-# to the server as repository `qa-<set>` (`index --backend meilisearch`, each run: the server's
+# to the server as repository `<set>` (`qa-jsoup`) (`index --backend meilisearch`, each run: the server's
 # copy is not checked for staleness) and asked with `--server-search`, the server searching for
 # every question; QA_WARM=1 asks through the in-memory copy instead (what `ask --batch` does by
 # default).
@@ -133,8 +133,8 @@ while [ $# -gt 0 ]; do
   fi
   team=()
   if [ "$QA_BACKEND" = meilisearch ]; then
-    team=(--backend meilisearch --repo-name "qa-$NAME")
-    say "$NAME: publishing to $MEILI_URL as qa-$NAME"
+    team=(--backend meilisearch --repo-name "$NAME")
+    say "$NAME: publishing to $MEILI_URL as $NAME"
     "$CODEMAP" "${team[@]}" index "$CORPUS" --index-dir "$IDX" --quiet >"$W/publish.log" 2>&1 \
       || { tail -5 "$W/publish.log" >&2; die "publish of $CORPUS failed"; }
     [ "${QA_WARM:-0}" = 1 ] || team+=(--server-search)
