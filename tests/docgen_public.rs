@@ -244,4 +244,27 @@ fn litemall_maps_match_its_imports_and_write_paths() {
             "litemall-wx-api's flows include {want}"
         );
     }
+    // An uncommitted edit: the maps say so, and compare with the committed tree's.
+    let head = git(&repo, &["rev-parse", "--short=12", "HEAD"])
+        .trim()
+        .to_string();
+    let mut files = java_files(&repo.join("litemall-db/src/main"));
+    files.sort();
+    let file = files
+        .into_iter()
+        .find(|f| std::fs::read_to_string(f).is_ok_and(|s| s.contains("public class ")))
+        .expect("a production class in litemall-db");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let at = text.rfind('}').unwrap();
+    let edited = format!(
+        "{}\n    public int auditCount() {{\n        return 1;\n    }}\n}}\n",
+        &text[..at]
+    );
+    std::fs::write(&file, edited).unwrap();
+    support::index_and_docgen(&tmp.path().join("idx"), &repo);
+    let db = page(&repo, "litemall-db");
+    let dirty = format!("commit `{head}` with uncommitted changes");
+    assert!(db.contains(&dirty), "the dirty tree is stated");
+    assert!(db.contains("auditCount"), "the edit is among the changes");
+    assert!(!db.contains("First map of this module"));
 }
