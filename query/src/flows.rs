@@ -398,7 +398,6 @@ mod tests {
     use super::*;
     use crate::model::{Edge, Provenance, Snapshot, Symbol, SymbolId};
     use crate::snapshot::{FileInfo, Sym, Whole};
-    use std::collections::BTreeMap;
 
     fn method(path: &str, owner: &str, name: &str, start: u32, end: u32) -> Sym {
         Sym {
@@ -445,6 +444,33 @@ mod tests {
             confidence: 1.0,
             detail: String::new(),
             site: Default::default(),
+        }
+    }
+
+    /// A snapshot of files of 40 lines in module `a`, with these symbols and edges.
+    fn whole_of(paths: &[&str], symbols: Vec<Sym>, edges: Vec<Edge>) -> Whole {
+        let file = FileInfo {
+            module: "a".into(),
+            lines: 40,
+            provenance: Provenance::Source,
+            code: true,
+        };
+        Whole {
+            snapshot: Snapshot {
+                generation: 1,
+                commit: None,
+                dirty: false,
+                created_at: 0,
+                files: paths.len() as u64,
+                symbols: symbols.len() as u64,
+                chunks: 0,
+            },
+            files: paths
+                .iter()
+                .map(|p| (p.to_string(), file.clone()))
+                .collect(),
+            symbols,
+            edges,
         }
     }
 
@@ -521,26 +547,9 @@ mod tests {
             e.site.receiver = vec![receiver.to_string()];
             e
         };
-        let whole = Whole {
-            snapshot: Snapshot {
-                generation: 1,
-                commit: None,
-                dirty: false,
-                created_at: 0,
-                files: 1,
-                symbols: 5,
-                chunks: 0,
-            },
-            files: BTreeMap::from([(
-                c.to_string(),
-                FileInfo {
-                    module: "a".into(),
-                    lines: 40,
-                    provenance: Provenance::Source,
-                    code: true,
-                },
-            )]),
-            symbols: vec![
+        let whole = whole_of(
+            &[c],
+            vec![
                 method(c, "a.Pay", "notify", 10, 30),
                 field("client", false, false),
                 field("log", true, false),
@@ -548,7 +557,7 @@ mod tests {
                 field("items", false, false),
                 field("env", false, false),
             ],
-            edges: vec![
+            vec![
                 edge(
                     c,
                     "route:POST /pay",
@@ -569,7 +578,7 @@ mod tests {
                     "config:pay.key",
                 ),
             ],
-        };
+        );
         let g = Graph::new(&whole);
         let entries = entry_points(&g, "a");
         let flows = build(&g, "a", &entries);
@@ -586,35 +595,20 @@ mod tests {
     #[test]
     fn a_flow_follows_calls_to_tables_and_drops_accessors() {
         let (c, s) = ("a/C.java", "a/S.java");
-        let file = |lines| FileInfo {
-            module: "a".into(),
-            lines,
-            provenance: Provenance::Source,
-            code: true,
-        };
-        let whole = Whole {
-            snapshot: Snapshot {
-                generation: 1,
-                commit: None,
-                dirty: false,
-                created_at: 0,
-                files: 2,
-                symbols: 3,
-                chunks: 0,
-            },
-            files: BTreeMap::from([(c.to_string(), file(40)), (s.to_string(), file(40))]),
-            symbols: vec![
+        let whole = whole_of(
+            &[c, s],
+            vec![
                 method(c, "a.C", "get", 10, 20),
                 method(s, "a.S", "load", 5, 15),
                 method(s, "a.S", "getId", 20, 22),
             ],
-            edges: vec![
+            vec![
                 edge(c, "route:GET /x", 10, EdgeKind::Route, "java:a.C#get()"),
                 edge(c, "java:a.C#get()", 12, EdgeKind::Call, "java:a.S#load()"),
                 edge(c, "java:a.C#get()", 13, EdgeKind::Call, "java:a.S#getId()"),
                 edge(s, "java:a.S#load()", 7, EdgeKind::Db, "table:t_x"),
             ],
-        };
+        );
         let g = Graph::new(&whole);
         let entries = entry_points(&g, "a");
         assert_eq!(entries[0].label, "GET /x");
