@@ -1035,13 +1035,24 @@ impl<'a> Repo<'a> {
         if let Some(v) = self.annotated(f, def.parent.unwrap_or(0), &def.returns, depth) {
             return vec![v];
         }
-        let mut out = Vec::new();
-        for r in self
+        let returns: Vec<&PyAssign> = self
             .facts(f)
             .map(|x| x.returns.as_slice())
             .unwrap_or_default()
-        {
-            if r.scope != d || r.each {
+            .iter()
+            .filter(|r| r.scope == d && !r.each)
+            .collect();
+        // A function returned as it is (`return wrap`) is what a factory gives; what a
+        // returned call gives is followed only when there is none (`return wrap(cls)` is
+        // the same factory handed its argument at once).
+        let direct = returns.iter().any(|r| {
+            !r.called
+                && matches!(self.chain(f, d, &r.value, depth + 1),
+                    Some(V::Def(rf, rd)) if self.def(rf, rd).kind.is_callable())
+        });
+        let mut out = Vec::new();
+        for r in returns {
+            if direct && r.called {
                 continue;
             }
             let Some(v) = self.chain(f, d, &r.value, depth + 1) else {

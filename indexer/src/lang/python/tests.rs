@@ -333,7 +333,10 @@ fn calls_follow_functions_passed_as_values_closures_and_decorator_wrappers() {
              def command(f):\n    return Command(f)\n\
              def pass_ctx(f):\n    def new_func(*args):\n        return f(None, *args)\n    return new_func\n\
              @command\n@pass_ctx\ndef cli(ctx):\n    pass\n\
-             def test_cli():\n    cli.main()\n",
+             def test_cli():\n    cli.main()\n\
+             def inner(maybe=None):\n    def wrap2(c):\n        return c\n    if maybe is None:\n        return wrap2\n    return wrap2(maybe)\n\
+             def outer(maybe=None):\n    def wrap(c):\n        return inner(maybe=c)\n    if maybe is None:\n        return wrap\n    return wrap(maybe)\n\
+             @outer()\nclass Model:\n    pass\n",
         ),
     ]);
     let has = |a: &str, b: &str| {
@@ -364,6 +367,8 @@ fn calls_follow_functions_passed_as_values_closures_and_decorator_wrappers() {
         // Through stacked decorators, each is handed what the one below gave.
         ("py:app.cli.Command.main", "py:app.cli.pass_ctx.new_func"),
         ("py:app.cli.pass_ctx.new_func", "py:app.cli.cli"),
+        // A factory that returns its decorator, or applies it when handed the class at once.
+        ("py:app.cli", "py:app.cli.outer.wrap"),
     ] {
         assert!(has(a, b), "no call {a} -> {b}: {edges:#?}");
     }
@@ -377,6 +382,8 @@ fn calls_follow_functions_passed_as_values_closures_and_decorator_wrappers() {
             "py:app.cli.Command.__call__",
         ),
         ("py:app.cli.test_cli", "py:app.cli.cli"),
+        // What the factory's other branch calls is not what the decoration applies.
+        ("py:app.cli", "py:app.cli.inner.wrap2"),
     ] {
         assert!(!has(a, b), "a wrong call {a} -> {b}: {edges:#?}");
     }
