@@ -407,10 +407,17 @@ impl Walker<'_> {
     }
 
     fn assignment(&mut self, node: Node<'_>) {
-        if let (Some(left), Some(right)) = (
+        if let (Some(left), Some(mut right)) = (
             node.child_by_field_name("left"),
             node.child_by_field_name("right"),
         ) {
+            // `a = b = value`: every target takes the last value (the inner assignment is
+            // visited on its own).
+            while right.kind() == "assignment"
+                && let Some(r) = right.child_by_field_name("right")
+            {
+                right = r;
+            }
             self.bind(left, right, false);
         }
     }

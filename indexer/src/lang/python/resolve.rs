@@ -1094,7 +1094,7 @@ impl<'a> Repo<'a> {
     /// A dotted absolute name: a project definition or module (through re-exports), or outside.
     fn dotted(&self, name: &str, depth: u32) -> V {
         if let Some(&(f, d)) = self.defs.get(name) {
-            return V::Def(f, d);
+            return self.defined(f, d, depth).unwrap_or(V::Def(f, d));
         }
         if self.modules.contains_key(name) {
             return V::Module(name.to_string());
@@ -1122,7 +1122,7 @@ impl<'a> Repo<'a> {
             V::Module(m) => {
                 let full = format!("{m}.{name}");
                 if let Some(&(f, d)) = self.defs.get(full.as_str()) {
-                    return Some(V::Def(f, d));
+                    return self.defined(f, d, depth);
                 }
                 if self.modules.contains_key(full.as_str()) {
                     return Some(V::Module(full));
@@ -1167,6 +1167,15 @@ impl<'a> Repo<'a> {
                 found
             }
         }
+    }
+
+    /// A definition found by its qualified name: a module-level name assigned a value
+    /// (`ib = attr = attrib`, `handler = views.index`) is that value.
+    fn defined(&self, f: usize, d: u32, depth: u32) -> Option<V> {
+        if self.def(f, d).kind == SymbolKind::Field {
+            return self.field_value(f, d, depth + 1);
+        }
+        Some(V::Def(f, d))
     }
 
     /// A class attribute's value when it is assigned a name or a call.

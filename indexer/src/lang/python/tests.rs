@@ -336,7 +336,13 @@ fn calls_follow_functions_passed_as_values_closures_and_decorator_wrappers() {
              def test_cli():\n    cli.main()\n\
              def inner(maybe=None):\n    def wrap2(c):\n        return c\n    if maybe is None:\n        return wrap2\n    return wrap2(maybe)\n\
              def outer(maybe=None):\n    def wrap(c):\n        return inner(maybe=c)\n    if maybe is None:\n        return wrap\n    return wrap(maybe)\n\
-             @outer()\nclass Model:\n    pass\n",
+             @outer()\nclass Model:\n    pass\n\
+             run = go = test_cli\n\
+             def main():\n    run()\n",
+        ),
+        (
+            "app/use.py",
+            "from app import cli\ndef again():\n    cli.go()\n",
         ),
     ]);
     let has = |a: &str, b: &str| {
@@ -369,6 +375,10 @@ fn calls_follow_functions_passed_as_values_closures_and_decorator_wrappers() {
         ("py:app.cli.pass_ctx.new_func", "py:app.cli.cli"),
         // A factory that returns its decorator, or applies it when handed the class at once.
         ("py:app.cli", "py:app.cli.outer.wrap"),
+        // `a = b = f`: both names are `f`.
+        ("py:app.cli.main", "py:app.cli.test_cli"),
+        // A module-level alias is its value when reached through the module.
+        ("py:app.use.again", "py:app.cli.test_cli"),
     ] {
         assert!(has(a, b), "no call {a} -> {b}: {edges:#?}");
     }
