@@ -71,6 +71,9 @@ enum Site<'a> {
     },
 }
 
+/// Values worked out once by key; `None` while one is under way.
+type Memo<K, T> = RefCell<HashMap<K, Option<T>>>;
+
 /// How many values a parameter is followed to, and how many call sites are read for them.
 const MAX_VALUES: usize = 24;
 const MAX_SITES: usize = 64;
@@ -92,8 +95,8 @@ struct Repo<'a> {
     sites: HashMap<(usize, u32), Vec<Site<'a>>>,
     /// [`Repo::decorated`] and [`Repo::param_values`] once worked out (`None`: under way, a
     /// cycle), so that following values costs each definition and parameter once.
-    decorated_memo: RefCell<HashMap<(usize, u32, usize), Option<V>>>,
-    param_memo: RefCell<HashMap<(usize, u32, u32), Option<Vec<V>>>>,
+    decorated_memo: Memo<(usize, u32, usize), V>,
+    param_memo: Memo<(usize, u32, u32), Vec<V>>,
 }
 
 impl<'a> Repo<'a> {
