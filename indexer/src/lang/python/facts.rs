@@ -75,6 +75,9 @@ pub struct PyRoute {
 pub struct PyDecoration {
     /// The definition's enclosing scope (where the decorator runs).
     pub scope: u32,
+    /// The decorated definition (index into `defs`); its decorations are listed top first, the
+    /// last one applied first.
+    pub def: u32,
     pub chain: Vec<String>,
     /// `@f(…)`: the result of calling `f` is applied.
     pub factory: bool,
@@ -91,7 +94,8 @@ pub struct PyDef {
     pub line: u32,
     /// Classes: base classes as written (`models.Model`).
     pub bases: Vec<String>,
-    /// Functions: parameter names and their annotations as written ("" when none).
+    /// Functions: parameter names and their annotations as written ("" when none); `*args` and
+    /// `**kwargs` keep their stars, a bare `*` separator is `*`.
     pub params: Vec<(String, String)>,
     /// Functions: the return annotation as written.
     pub returns: String,
@@ -126,6 +130,18 @@ pub struct PyCall {
     /// fields and a concatenated name written `{}`): what an HTTP client call asks for.
     #[serde(default)]
     pub url: Option<String>,
+    /// The arguments, in order.
+    #[serde(default)]
+    pub args: Vec<PyArg>,
+}
+
+/// An argument of a call: `x`, `key=x`, `*xs`, `**kw`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PyArg {
+    /// `None` for a positional argument; the keyword, or `*` / `**` for an unpacked one.
+    pub keyword: Option<String>,
+    /// The value when it is a name chain (`handler`, `self.on_close`); `None` otherwise.
+    pub value: Option<Vec<String>>,
 }
 
 /// `target = value` where the value is a name chain or a call of one: `x = Foo(…)`,
@@ -280,13 +296,24 @@ impl Walker<'_> {
             let mut out = Vec::new();
             for p in named(params) {
                 let (n, t) = match p.kind() {
-                    "identifier" => (Some(p), None),
+                    "identifier" | "list_splat_pattern" | "dictionary_splat_pattern" => {
+                        (Some(p), None)
+                    }
                     "typed_parameter" => (
-                        named(p).find(|c| c.kind() == "identifier"),
+                        named(p).find(|c| {
+                            matches!(
+                                c.kind(),
+                                "identifier" | "list_splat_pattern" | "dictionary_splat_pattern"
+                            )
+                        }),
                         p.child_by_field_name("type"),
                     ),
                     "default_parameter" | "typed_default_parameter" => {
                         (p.child_by_field_name("name"), p.child_by_field_name("type"))
+                    }
+                    "keyword_separator" => {
+                        out.push(("*".to_string(), String::new()));
+                        (None, None)
                     }
                     _ => (None, None),
                 };
@@ -365,19 +392,32 @@ impl Walker<'_> {
             .child_by_field_name("arguments")
             .and_then(|a| named(a).next())
             .and_then(|a| url_template(a, self.src));
+        let args = node
+            .child_by_field_name("arguments")
+            .filter(|a| a.kind() == "argument_list")
+            .map(|a| named(a).filter_map(|x| argument(x, self.src)).collect())
+            .unwrap_or_default();
         self.facts.calls.push(PyCall {
             scope: self.scope(),
             chain,
             line,
             url,
+            args,
         });
     }
 
     fn assignment(&mut self, node: Node<'_>) {
-        if let (Some(left), Some(right)) = (
+        if let (Some(left), Some(mut right)) = (
             node.child_by_field_name("left"),
             node.child_by_field_name("right"),
         ) {
+            // `a = b = value`: every target takes the last value (the inner assignment is
+            // visited on its own).
+            while right.kind() == "assignment"
+                && let Some(r) = right.child_by_field_name("right")
+            {
+                right = r;
+            }
             self.bind(left, right, false);
         }
     }
@@ -433,9 +473,18 @@ impl Walker<'_> {
             "call" => (e.child_by_field_name("function"), true),
             _ => (Some(e), false),
         };
-        if let Some(chain) = target.and_then(|t| chain(t, self.src)) {
+        let def = node
+            .parent()
+            .and_then(|d| d.child_by_field_name("definition"))
+            .and_then(|d| d.child_by_field_name("name"))
+            .and_then(|n| {
+                let line = n.start_position().row as u32 + 1;
+                self.by_name.get(&(line, self.text(n).as_str())).copied()
+            });
+        if let (Some(chain), Some(def)) = (target.and_then(|t| chain(t, self.src)), def) {
             self.facts.decorations.push(PyDecoration {
                 scope: self.scope(),
+                def: def as u32,
                 chain,
                 factory,
                 line: node.start_position().row as u32 + 1,
@@ -577,7 +626,17 @@ impl Walker<'_> {
 /// value of `x or y`, `x if c else y`, `(x)`, `await x`.
 fn value_chain(n: Node<'_>, src: &[u8]) -> Option<(Vec<String>, bool)> {
     match n.kind() {
-        "call" => Some((chain(n.child_by_field_name("function")?, src)?, true)),
+        "call" => {
+            let f = chain(n.child_by_field_name("function")?, src)?;
+            match passed_through(&f) {
+                Some(i) => value_chain(
+                    n.child_by_field_name("arguments")
+                        .and_then(|a| named(a).nth(i))?,
+                    src,
+                ),
+                None => Some((f, true)),
+            }
+        }
         "boolean_operator" => n
             .child_by_field_name("left")
             .and_then(|l| value_chain(l, src))
@@ -586,6 +645,40 @@ fn value_chain(n: Node<'_>, src: &[u8]) -> Option<(Vec<String>, bool)> {
             named(n).find_map(|c| value_chain(c, src))
         }
         _ => Some((chain(n, src)?, false)),
+    }
+}
+
+/// Calls that give back one of their arguments as it is (for the call graph): `cast(T, v)` is
+/// `v`, `update_wrapper(wrapper, wrapped)` is `wrapper`. The argument's position.
+fn passed_through(function: &[String]) -> Option<usize> {
+    match function.last().map(String::as_str) {
+        Some("cast") => Some(1),
+        Some("update_wrapper") => Some(0),
+        _ => None,
+    }
+}
+
+/// An argument node of a call as a [`PyArg`] (comments and generator arguments give none).
+fn argument(n: Node<'_>, src: &[u8]) -> Option<PyArg> {
+    let text = |n: Node<'_>| String::from_utf8_lossy(&src[n.byte_range()]).into_owned();
+    match n.kind() {
+        "comment" => None,
+        "keyword_argument" => Some(PyArg {
+            keyword: Some(text(n.child_by_field_name("name")?)),
+            value: n.child_by_field_name("value").and_then(|v| chain(v, src)),
+        }),
+        "list_splat" => Some(PyArg {
+            keyword: Some("*".to_string()),
+            value: None,
+        }),
+        "dictionary_splat" => Some(PyArg {
+            keyword: Some("**".to_string()),
+            value: None,
+        }),
+        _ => Some(PyArg {
+            keyword: None,
+            value: chain(n, src),
+        }),
     }
 }
 

@@ -5,9 +5,10 @@
 //! `self.x = …` in any method, return annotations) and `super()`. Calling a class calls its
 //! `__init__`. What cannot be followed is recorded by name only, below certainty.
 
-use super::facts::{PyAssign, PyCall, PyDef, PyFacts};
+use super::facts::{PyArg, PyAssign, PyCall, PyDef, PyFacts};
 use crate::graph::{CallSite, Edge, EdgeKind, FileFacts};
 use crate::model::{RepoPath, SymbolKind};
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// How deep a chain of bindings (`a = b`, re-exports, bases) is followed.
@@ -43,7 +44,39 @@ enum V {
     External(String),
     /// A container of instances of a class (`list[Order]`): iterating it gives one.
     Many(usize, u32),
+    /// Parameter `.2` of function `.1`, bound nowhere in its body: what its callers pass.
+    Param(usize, u32, u32),
+    /// A definition as its decorator is handed it: the function before decoration.
+    Raw(usize, u32),
 }
+
+/// Where a function is called, for what its parameters are given.
+#[derive(Debug, Clone, Copy)]
+enum Site<'a> {
+    /// A call in `scope` of file `fi` on `line`; `shift` parameters (`self`) are bound by the
+    /// call itself, before its arguments.
+    Call {
+        fi: usize,
+        scope: u32,
+        line: u32,
+        args: &'a [PyArg],
+        shift: usize,
+    },
+    /// Decoration `k` of definition `def`, applied to what the decorations below it give.
+    Applied {
+        fi: usize,
+        def: u32,
+        k: usize,
+        shift: usize,
+    },
+}
+
+/// Values worked out once by key; `None` while one is under way.
+type Memo<K, T> = RefCell<HashMap<K, Option<T>>>;
+
+/// How many values a parameter is followed to, and how many call sites are read for them.
+const MAX_VALUES: usize = 24;
+const MAX_SITES: usize = 64;
 
 struct Repo<'a> {
     files: &'a [(&'a RepoPath, &'a FileFacts)],
@@ -56,6 +89,14 @@ struct Repo<'a> {
     subs: HashMap<(usize, u32), Vec<(usize, u32)>>,
     /// pytest fixtures by name: functions decorated `@pytest.fixture` / `@fixture`.
     fixtures: HashMap<&'a str, Vec<(usize, u32)>>,
+    /// Per definition, its decorations (indexes into the file's `decorations`, top first).
+    decos: HashMap<(usize, u32), Vec<usize>>,
+    /// Per function, the calls and decorations that give its parameters values.
+    sites: HashMap<(usize, u32), Vec<Site<'a>>>,
+    /// [`Repo::decorated`] and [`Repo::param_values`] once worked out (`None`: under way, a
+    /// cycle), so that following values costs each definition and parameter once.
+    decorated_memo: Memo<(usize, u32, usize), V>,
+    param_memo: Memo<(usize, u32, u32), Vec<V>>,
 }
 
 impl<'a> Repo<'a> {
@@ -108,6 +149,13 @@ impl<'a> Repo<'a> {
                 }
             }
         }
+        let mut decos: HashMap<(usize, u32), Vec<usize>> = HashMap::new();
+        for (fi, facts) in py.iter().enumerate() {
+            let Some(py) = facts else { continue };
+            for (k, d) in py.decorations.iter().enumerate() {
+                decos.entry((fi, d.def)).or_default().push(k);
+            }
+        }
         let mut repo = Repo {
             files,
             py,
@@ -116,9 +164,305 @@ impl<'a> Repo<'a> {
             members,
             subs: HashMap::new(),
             fixtures,
+            decos,
+            sites: HashMap::new(),
+            decorated_memo: RefCell::default(),
+            param_memo: RefCell::default(),
         };
         repo.subs = repo.subclass_map();
+        repo.sites = repo.call_sites();
+        // What was worked out before the call sites were known is worked out again.
+        repo.decorated_memo.borrow_mut().clear();
+        repo.param_memo.borrow_mut().clear();
         repo
+    }
+
+    /// Every call resolved to a project function, and every decoration, by the function they
+    /// give arguments to.
+    fn call_sites(&self) -> HashMap<(usize, u32), Vec<Site<'a>>> {
+        let mut sites: HashMap<(usize, u32), Vec<Site<'a>>> = HashMap::new();
+        for fi in 0..self.files.len() {
+            let Some(f) = self.facts(fi) else { continue };
+            for c in &f.calls {
+                if c.args.is_empty() {
+                    continue;
+                }
+                let value = self.chain_at(fi, c.scope, &c.chain, c.line, 0);
+                for t in self.targets(fi, c.scope, &c.chain, c.line) {
+                    let Target::Def(tf, td) = t else { continue };
+                    let shift = self.shift(fi, c, value.as_ref(), (tf, td));
+                    sites.entry((tf, td)).or_default().push(Site::Call {
+                        fi,
+                        scope: c.scope,
+                        line: c.line,
+                        args: &c.args,
+                        shift,
+                    });
+                }
+            }
+            for (k, d) in f.decorations.iter().enumerate() {
+                let Some(order) = self.decos.get(&(fi, d.def)) else {
+                    continue;
+                };
+                let Some(k) = order.iter().position(|&x| x == k) else {
+                    continue;
+                };
+                for g in self.appliers(fi, d.def, k, 0) {
+                    let (target, shift) = match g {
+                        V::Def(gf, gd) => match self.def(gf, gd).kind {
+                            SymbolKind::Function | SymbolKind::Method => ((gf, gd), 0),
+                            SymbolKind::Class => match self.member(gf, gd, "__init__", 0) {
+                                Some(init) => (init, 1),
+                                None => continue,
+                            },
+                            _ => continue,
+                        },
+                        _ => continue,
+                    };
+                    sites.entry(target).or_default().push(Site::Applied {
+                        fi,
+                        def: d.def,
+                        k,
+                        shift,
+                    });
+                }
+            }
+        }
+        sites
+    }
+
+    /// How many of a method's parameters a call binds before its arguments: `self` of a call
+    /// on an instance, of `super().m(…)`, of a class called (its `__init__`), `cls` of a
+    /// class method; none for a function or a method taken from its class (`Base.m(self, …)`).
+    fn shift(&self, fi: usize, c: &PyCall, value: Option<&V>, target: (usize, u32)) -> usize {
+        let t = self.def(target.0, target.1);
+        if t.kind != SymbolKind::Method || t.decorators.iter().any(|x| x == "staticmethod") {
+            return 0;
+        }
+        if let Some(V::Def(vf, vd)) = value
+            && self.def(*vf, *vd).kind == SymbolKind::Class
+        {
+            return 1;
+        }
+        let Some((_, receiver)) = c.chain.split_last() else {
+            return 0;
+        };
+        if receiver.is_empty() {
+            return 0;
+        }
+        if receiver[0] == "super()" {
+            return 1;
+        }
+        match self.chain_at(fi, c.scope, receiver, c.line, 0) {
+            Some(V::Def(rf, rd)) if self.def(rf, rd).kind == SymbolKind::Class => {
+                usize::from(t.decorators.iter().any(|x| x == "classmethod"))
+            }
+            _ => 1,
+        }
+    }
+
+    /// What decoration `k` of definition `def` calls with the definition below it: the
+    /// decorator itself, or what a decorator factory's call returns (each function it may).
+    fn appliers(&self, fi: usize, def: u32, k: usize, depth: u32) -> Vec<V> {
+        let Some(f) = self.facts(fi) else {
+            return Vec::new();
+        };
+        let Some(&di) = self.decos.get(&(fi, def)).and_then(|o| o.get(k)) else {
+            return Vec::new();
+        };
+        let d = &f.decorations[di];
+        let Some(v) = self.chain(fi, d.scope, &d.chain, depth + 1) else {
+            return Vec::new();
+        };
+        if !d.factory {
+            return vec![v];
+        }
+        let mut given = self.results(v, depth + 1);
+        // A factory that returns its decorator, or applies it at once when handed the
+        // function (`@command` and `@command()` both work): the decorator is what applies.
+        if given.iter().any(|g| matches!(g, V::Def(..))) {
+            given.retain(|g| matches!(g, V::Def(..)));
+        }
+        given
+    }
+
+    /// What a definition's name is bound to once decorations `from..` are applied (bottom one
+    /// first): the definition itself, the wrapper function a decorator returns in its place, or
+    /// an instance (`@click.command()` makes a `Command`). A decorator outside the project, or
+    /// one that returns the function it was given, leaves it as it is.
+    fn decorated(&self, fi: usize, def: u32, from: usize, _depth: u32) -> V {
+        let Some(order) = self.decos.get(&(fi, def)) else {
+            return V::Def(fi, def);
+        };
+        let key = (fi, def, from);
+        if let Some(known) = self.decorated_memo.borrow().get(&key) {
+            return known.clone().unwrap_or(V::Def(fi, def));
+        }
+        self.decorated_memo.borrow_mut().insert(key, None);
+        let v = self.apply_decorations(fi, def, from, order.len(), 0);
+        self.decorated_memo
+            .borrow_mut()
+            .insert(key, Some(v.clone()));
+        v
+    }
+
+    fn apply_decorations(&self, fi: usize, def: u32, from: usize, n: usize, depth: u32) -> V {
+        let mut v = V::Def(fi, def);
+        let order = from..n;
+        for k in order.rev() {
+            for g in self.appliers(fi, def, k, depth + 1) {
+                let given = match g {
+                    V::Def(gf, gd) => match self.def(gf, gd).kind {
+                        SymbolKind::Class => Some(V::Instance(gf, gd)),
+                        SymbolKind::Function | SymbolKind::Method => self
+                            .returned_all(gf, gd, depth + 1)
+                            .into_iter()
+                            .find(|r| match r {
+                                V::Def(rf, rd) => self.def(*rf, *rd).kind.is_callable(),
+                                V::Instance(..) => true,
+                                _ => false,
+                            }),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let Some(given) = given {
+                    v = given;
+                    break;
+                }
+            }
+        }
+        v
+    }
+
+    /// The values a caller may give parameter `pos` of function `d`: the arguments at its call
+    /// sites (by position after the bound ones, or by keyword), and for a decorator the
+    /// definition it decorates.
+    fn param_values(&self, f: usize, d: u32, pos: u32, _depth: u32) -> Vec<V> {
+        let key = (f, d, pos);
+        if let Some(known) = self.param_memo.borrow().get(&key) {
+            return known.clone().unwrap_or_default();
+        }
+        self.param_memo.borrow_mut().insert(key, None);
+        let out = self.given(f, d, pos, 0);
+        self.param_memo.borrow_mut().insert(key, Some(out.clone()));
+        out
+    }
+
+    fn given(&self, f: usize, d: u32, pos: u32, depth: u32) -> Vec<V> {
+        let mut out: Vec<V> = Vec::new();
+        let params = &self.def(f, d).params;
+        let Some((name, _)) = params.get(pos as usize) else {
+            return out;
+        };
+        if name.starts_with('*') {
+            return out;
+        }
+        let keyword_only = params[..pos as usize]
+            .iter()
+            .any(|p| p.0.starts_with('*') && !p.0.starts_with("**"));
+        for site in self
+            .sites
+            .get(&(f, d))
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .take(MAX_SITES)
+        {
+            let v = match *site {
+                Site::Call {
+                    fi,
+                    scope,
+                    line,
+                    args,
+                    shift,
+                } => {
+                    let by_keyword = args
+                        .iter()
+                        .find(|a| a.keyword.as_deref() == Some(name.as_str()));
+                    let positional = (!keyword_only && pos as usize >= shift)
+                        .then(|| {
+                            let i = pos as usize - shift;
+                            let before = args.iter().take_while(|a| a.keyword.is_none()).count();
+                            (i < before).then(|| &args[i])
+                        })
+                        .flatten();
+                    let Some(chain) = by_keyword.or(positional).and_then(|a| a.value.as_ref())
+                    else {
+                        continue;
+                    };
+                    self.chain_at(fi, scope, chain, line, depth + 1)
+                }
+                Site::Applied { fi, def, k, shift } => (pos as usize == shift).then(|| match self
+                    .decorated(fi, def, k + 1, depth + 1)
+                {
+                    V::Def(f, d) if (f, d) == (fi, def) => V::Raw(f, d),
+                    v => v,
+                }),
+            };
+            let vs = match v {
+                Some(V::Param(pf, pd, pp)) => self.param_values(pf, pd, pp, depth + 1),
+                Some(v) => vec![v],
+                None => Vec::new(),
+            };
+            for v in vs {
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+            if out.len() >= MAX_VALUES {
+                break;
+            }
+        }
+        out
+    }
+
+    /// What calling `v` runs, a parameter's every value followed; a decorated definition is
+    /// what its decorators made of it.
+    fn called_all(&self, v: V, depth: u32) -> Vec<Target> {
+        match v {
+            V::Param(f, d, p) => {
+                let mut out = Vec::new();
+                for v in self.param_values(f, d, p, depth + 1) {
+                    for t in self.called_all(v, depth + 1) {
+                        if !out.contains(&t) {
+                            out.push(t);
+                        }
+                    }
+                }
+                out
+            }
+            V::Def(f, d) if self.def(f, d).kind.is_callable() => {
+                match self.decorated(f, d, 0, depth + 1) {
+                    i @ V::Instance(..) => self.called(i).into_iter().collect(),
+                    V::Def(wf, wd) if (wf, wd) != (f, d) => {
+                        vec![Target::Def(wf, wd), Target::Def(f, d)]
+                    }
+                    _ => vec![Target::Def(f, d)],
+                }
+            }
+            V::Raw(f, d) => vec![Target::Def(f, d)],
+            v => self.called(v).into_iter().collect(),
+        }
+    }
+
+    /// The targets with the wrapper functions their decorators put in their place: a call of a
+    /// decorated function runs the wrapper, which runs the function.
+    fn with_wrappers(&self, targets: Vec<Target>) -> Vec<Target> {
+        let mut out = Vec::with_capacity(targets.len());
+        for t in targets {
+            if let Target::Def(f, d) = t
+                && let V::Def(wf, wd) = self.decorated(f, d, 0, 0)
+                && (wf, wd) != (f, d)
+                && !out.contains(&Target::Def(wf, wd))
+            {
+                out.push(Target::Def(wf, wd));
+            }
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        out
     }
 
     fn subclass_map(&self) -> HashMap<(usize, u32), Vec<(usize, u32)>> {
@@ -175,13 +519,12 @@ impl<'a> Repo<'a> {
         {
             let found = self.member(cf, cd, last, 0);
             if found.is_some_and(|(mf, md)| self.def(mf, md).kind == SymbolKind::Method) {
-                return self.dispatch((cf, cd), last);
+                return self.with_wrappers(self.dispatch((cf, cd), last));
             }
         }
         self.chain_at(fi, scope, chain, at, 0)
-            .and_then(|v| self.called(v))
-            .into_iter()
-            .collect()
+            .map(|v| self.called_all(v, 0))
+            .unwrap_or_default()
     }
 
     fn facts(&self, fi: usize) -> Option<&'a PyFacts> {
@@ -216,22 +559,31 @@ impl<'a> Repo<'a> {
                 out.push(self.call_edge(fi, f, c, Some(t)));
             }
         }
-        for d in &f.decorations {
+        for (k, d) in f.decorations.iter().enumerate() {
             let call = PyCall {
                 scope: d.scope,
                 chain: d.chain.clone(),
                 line: d.line,
                 url: None,
+                args: Vec::new(),
             };
-            let applied = self.chain(fi, d.scope, &d.chain, 0).and_then(|v| {
-                if d.factory {
-                    self.result(v, 0)
-                } else {
-                    Some(v)
+            let Some(k) = self
+                .decos
+                .get(&(fi, d.def))
+                .and_then(|o| o.iter().position(|&x| x == k))
+            else {
+                continue;
+            };
+            let mut seen = Vec::new();
+            for t in self
+                .appliers(fi, d.def, k, 0)
+                .into_iter()
+                .filter_map(|v| self.called(v))
+            {
+                if !seen.contains(&t) {
+                    seen.push(t.clone());
+                    out.push(self.call_edge(fi, f, &call, Some(t)));
                 }
-            });
-            if let Some(t) = applied.and_then(|v| self.called(v)) {
-                out.push(self.call_edge(fi, f, &call, Some(t)));
             }
         }
         out.extend(self.hierarchy_edges(fi, f));
@@ -462,7 +814,8 @@ impl<'a> Repo<'a> {
                 .member(f, d, "__call__", 0)
                 .map(|(mf, md)| Target::Def(mf, md)),
             V::External(x) => Some(Target::External(x)),
-            V::Module(_) | V::Many(..) => None,
+            V::Raw(f, d) => Some(Target::Def(f, d)),
+            V::Module(_) | V::Many(..) | V::Param(..) => None,
         }
     }
 
@@ -565,9 +918,16 @@ impl<'a> Repo<'a> {
             }
             last = Some(a);
         }
-        let a = before.or(last)?;
-        let v = self.chain(fi, si, &a.value, depth + 1)?;
-        self.assigned(a, v, depth)
+        if let Some(a) = before.or(last) {
+            let v = self.chain(fi, si, &a.value, depth + 1)?;
+            return self.assigned(a, v, depth);
+        }
+        // A parameter the body never rebinds: what its callers give it.
+        if matches!(d.kind, SymbolKind::Function | SymbolKind::Method) {
+            let pos = d.params.iter().position(|p| p.0 == name)?;
+            return Some(V::Param(fi, si, pos as u32));
+        }
+        None
     }
 
     /// `self` and `cls` of a method; a parameter annotated with a class is an instance of it.
@@ -660,23 +1020,84 @@ impl<'a> Repo<'a> {
     /// What a function without a return annotation returns, from its `return` statements: the
     /// first that evaluates (a nested function a decorator factory returns, an instance).
     fn returned(&self, f: usize, d: u32, depth: u32) -> Option<V> {
-        if depth > MAX_DEPTH {
-            return None;
+        self.returned_all(f, d, depth)
+            .into_iter()
+            .find(|v| !matches!(v, V::Param(pf, pd, _) if (*pf, *pd) == (f, d)))
+    }
+
+    /// Every value calling `v` may give: each `return` of a function (what a returned call
+    /// gives, in turn), or what [`Repo::result`] says.
+    fn results(&self, v: V, depth: u32) -> Vec<V> {
+        let V::Def(f, d) = v else {
+            return self.result(v, depth).into_iter().collect();
+        };
+        let def = self.def(f, d);
+        if !def.kind.is_callable() || depth > MAX_DEPTH {
+            return self.result(v, depth).into_iter().collect();
         }
-        self.facts(f)?
+        if let Some(v) = self.annotated(f, def.parent.unwrap_or(0), &def.returns, depth) {
+            return vec![v];
+        }
+        let returns: Vec<&PyAssign> = self
+            .facts(f)
+            .map(|x| x.returns.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .filter(|r| r.scope == d && !r.each)
+            .collect();
+        // A function returned as it is (`return wrap`) is what a factory gives; what a
+        // returned call gives is followed only when there is none (`return wrap(cls)` is
+        // the same factory handed its argument at once).
+        let direct = returns.iter().any(|r| {
+            !r.called
+                && matches!(self.chain(f, d, &r.value, depth + 1),
+                    Some(V::Def(rf, rd)) if self.def(rf, rd).kind.is_callable())
+        });
+        let mut out = Vec::new();
+        for r in returns {
+            if direct && r.called {
+                continue;
+            }
+            let Some(v) = self.chain(f, d, &r.value, depth + 1) else {
+                continue;
+            };
+            let vs = match v {
+                V::Param(pf, pd, _) if (pf, pd) == (f, d) => Vec::new(),
+                v if r.called => self.results(v, depth + 1),
+                v => vec![v],
+            };
+            for v in vs {
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+        }
+        out
+    }
+
+    /// Every value a function's `return` statements give that evaluates, in order.
+    fn returned_all(&self, f: usize, d: u32, depth: u32) -> Vec<V> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        let Some(facts) = self.facts(f) else {
+            return Vec::new();
+        };
+        facts
             .returns
             .iter()
             .filter(|r| r.scope == d)
-            .find_map(|r| {
+            .filter_map(|r| {
                 let v = self.chain(f, d, &r.value, depth + 1)?;
                 self.assigned(r, v, depth + 1)
             })
+            .collect()
     }
 
     /// A dotted absolute name: a project definition or module (through re-exports), or outside.
     fn dotted(&self, name: &str, depth: u32) -> V {
         if let Some(&(f, d)) = self.defs.get(name) {
-            return V::Def(f, d);
+            return self.defined(f, d, depth).unwrap_or(V::Def(f, d));
         }
         if self.modules.contains_key(name) {
             return V::Module(name.to_string());
@@ -704,7 +1125,7 @@ impl<'a> Repo<'a> {
             V::Module(m) => {
                 let full = format!("{m}.{name}");
                 if let Some(&(f, d)) = self.defs.get(full.as_str()) {
-                    return Some(V::Def(f, d));
+                    return self.defined(f, d, depth);
                 }
                 if self.modules.contains_key(full.as_str()) {
                     return Some(V::Module(full));
@@ -716,6 +1137,12 @@ impl<'a> Repo<'a> {
                 SymbolKind::Class => {
                     let (mf, md) = self.member(f, d, name, depth)?;
                     Some(V::Def(mf, md))
+                }
+                SymbolKind::Function | SymbolKind::Method => {
+                    match self.decorated(f, d, 0, depth + 1) {
+                        i @ V::Instance(..) => self.attr(i, name, depth + 1),
+                        _ => None,
+                    }
                 }
                 _ => None,
             },
@@ -729,8 +1156,29 @@ impl<'a> Repo<'a> {
                 self.instance_attribute(f, d, name, depth)
             }
             V::External(x) => Some(V::External(format!("{x}.{name}"))),
-            V::Many(..) => None,
+            V::Many(..) | V::Raw(..) => None,
+            // What every value a caller gives has, when they agree.
+            V::Param(f, d, p) => {
+                let mut found = None;
+                for v in self.param_values(f, d, p, depth + 1) {
+                    let a = self.attr(v, name, depth + 1)?;
+                    if found.as_ref().is_some_and(|x| *x != a) {
+                        return None;
+                    }
+                    found = Some(a);
+                }
+                found
+            }
         }
+    }
+
+    /// A definition found by its qualified name: a module-level name assigned a value
+    /// (`ib = attr = attrib`, `handler = views.index`) is that value.
+    fn defined(&self, f: usize, d: u32, depth: u32) -> Option<V> {
+        if self.def(f, d).kind == SymbolKind::Field {
+            return self.field_value(f, d, depth + 1);
+        }
+        Some(V::Def(f, d))
     }
 
     /// A class attribute's value when it is assigned a name or a call.
@@ -825,6 +1273,7 @@ impl<'a> Repo<'a> {
     }
 }
 
+#[derive(Debug, Clone, PartialEq)]
 enum Target {
     Def(usize, u32),
     External(String),

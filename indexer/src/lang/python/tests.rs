@@ -292,3 +292,109 @@ fn celery_tasks_are_reached_from_their_senders_as_events() {
         "call"
     ));
 }
+
+#[test]
+fn calls_follow_functions_passed_as_values_closures_and_decorator_wrappers() {
+    let edges = package_edges(&[
+        (
+            "app/hooks.py",
+            "import functools\n\
+             import typing as t\n\
+             \n\
+             def run(cb, *, then=None):\n    cb()\n    then()\n\
+             def handler():\n    pass\n\
+             def after():\n    pass\n\
+             def shadow():\n    pass\n\
+             def unused(shadow):\n    shadow()\n\
+             \n\
+             class Button:\n\
+             \x20   def __init__(self, label, on_click):\n        self.on_click = on_click\n\
+             \x20   def press(self):\n        self.on_click()\n\
+             def save():\n    pass\n\
+             \n\
+             def make(src):\n    def func():\n        return src()\n    return func\n\
+             def read():\n    pass\n\
+             get = make(read)\n\
+             \n\
+             def logged(f):\n    @functools.wraps(f)\n    def wrapper(*a):\n        return f(*a)\n    return wrapper\n\
+             @logged\ndef work():\n    pass\n\
+             \n\
+             def setup(f):\n    def wrapper_func(self, *args):\n        return f(self, *args)\n    return t.cast(t.Any, functools.update_wrapper(wrapper_func, f))\n\
+             class App:\n    @setup\n    def route(self, rule):\n        pass\n\
+             \n\
+             def main(app: App):\n    run(handler, then=after)\n    Button('ok', on_click=save).press()\n    get()\n    work()\n    app.route('/')\n",
+        ),
+        (
+            "app/cli.py",
+            "class Command:\n\
+             \x20   def __init__(self, callback):\n        self.callback = callback\n\
+             \x20   def __call__(self):\n        return self.main()\n\
+             \x20   def main(self):\n        return self.callback()\n\
+             def command(f):\n    return Command(f)\n\
+             def pass_ctx(f):\n    def new_func(*args):\n        return f(None, *args)\n    return new_func\n\
+             @command\n@pass_ctx\ndef cli(ctx):\n    pass\n\
+             def test_cli():\n    cli.main()\n\
+             def inner(maybe=None):\n    def wrap2(c):\n        return c\n    if maybe is None:\n        return wrap2\n    return wrap2(maybe)\n\
+             def outer(maybe=None):\n    def wrap(c):\n        return inner(maybe=c)\n    if maybe is None:\n        return wrap\n    return wrap(maybe)\n\
+             @outer()\nclass Model:\n    pass\n\
+             run = go = test_cli\n\
+             def main():\n    run()\n",
+        ),
+        (
+            "app/use.py",
+            "from app import cli\ndef again():\n    cli.go()\n",
+        ),
+    ]);
+    let has = |a: &str, b: &str| {
+        edges
+            .iter()
+            .any(|(x, y, z)| x == a && y == b && *z == "call")
+    };
+    for (a, b) in [
+        // A function passed as an argument (by position or keyword) is what the callee calls.
+        ("py:app.hooks.run", "py:app.hooks.handler"),
+        ("py:app.hooks.run", "py:app.hooks.after"),
+        // Kept in an attribute by the constructor, called later.
+        ("py:app.hooks.Button.press", "py:app.hooks.save"),
+        // A closure returned and stored: calling it runs the closure, which runs what was passed.
+        ("py:app.hooks", "py:app.hooks.make"),
+        ("py:app.hooks.main", "py:app.hooks.make.func"),
+        ("py:app.hooks.make.func", "py:app.hooks.read"),
+        // A decorated function: its caller reaches the wrapper and the function, the wrapper
+        // the function (`wraps`, and `update_wrapper` under `cast`).
+        ("py:app.hooks.main", "py:app.hooks.logged.wrapper"),
+        ("py:app.hooks.main", "py:app.hooks.work"),
+        ("py:app.hooks.logged.wrapper", "py:app.hooks.work"),
+        ("py:app.hooks.main", "py:app.hooks.setup.wrapper_func"),
+        ("py:app.hooks.main", "py:app.hooks.App.route"),
+        ("py:app.hooks.setup.wrapper_func", "py:app.hooks.App.route"),
+        // A decorator that returns an instance: the name is that instance.
+        ("py:app.cli.test_cli", "py:app.cli.Command.main"),
+        // Through stacked decorators, each is handed what the one below gave.
+        ("py:app.cli.Command.main", "py:app.cli.pass_ctx.new_func"),
+        ("py:app.cli.pass_ctx.new_func", "py:app.cli.cli"),
+        // A factory that returns its decorator, or applies it when handed the class at once.
+        ("py:app.cli", "py:app.cli.outer.wrap"),
+        // `a = b = f`: both names are `f`.
+        ("py:app.cli.main", "py:app.cli.test_cli"),
+        // A module-level alias is its value when reached through the module.
+        ("py:app.use.again", "py:app.cli.test_cli"),
+    ] {
+        assert!(has(a, b), "no call {a} -> {b}: {edges:#?}");
+    }
+    for (a, b) in [
+        // A parameter is not the module's function of the same name.
+        ("py:app.hooks.unused", "py:app.hooks.shadow"),
+        ("py:app.hooks.run", "py:app.hooks.save"),
+        // The function under its decorators is called as it is, not as what they make of it.
+        (
+            "py:app.cli.pass_ctx.new_func",
+            "py:app.cli.Command.__call__",
+        ),
+        ("py:app.cli.test_cli", "py:app.cli.cli"),
+        // What the factory's other branch calls is not what the decoration applies.
+        ("py:app.cli", "py:app.cli.inner.wrap2"),
+    ] {
+        assert!(!has(a, b), "a wrong call {a} -> {b}: {edges:#?}");
+    }
+}
