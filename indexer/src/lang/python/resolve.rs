@@ -107,7 +107,9 @@ impl<'a> Repo<'a> {
         for (fi, facts) in py.iter().enumerate() {
             let mut m = HashMap::new();
             if let Some(py) = facts {
-                modules.entry(py.module.as_str()).or_insert(fi);
+                // Files come in path order, so a module's `.py` owns its name before the `.pyi`
+                // stub beside it: the stub types the names, the module is what runs.
+                let owner = *modules.entry(py.module.as_str()).or_insert(fi) == fi;
                 for (di, d) in py.defs.iter().enumerate() {
                     // `@overload` stubs only type the definition that follows them.
                     if d.decorators
@@ -120,7 +122,7 @@ impl<'a> Repo<'a> {
                     let qname = qname.split('~').next().unwrap_or(qname);
                     // Modules are found by module name; their symbol is no definition here.
                     // A name defined twice in a file is its last definition (the one in force).
-                    if d.kind != SymbolKind::Module {
+                    if d.kind != SymbolKind::Module && owner {
                         let here = defs.entry(qname).or_insert((fi, di as u32));
                         if here.0 == fi {
                             *here = (fi, di as u32);

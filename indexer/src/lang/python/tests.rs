@@ -398,3 +398,41 @@ fn calls_follow_functions_passed_as_values_closures_and_decorator_wrappers() {
         assert!(!has(a, b), "a wrong call {a} -> {b}: {edges:#?}");
     }
 }
+
+/// A package's `.pyi` stub types its names; the `.py` beside it is what runs: a call through the
+/// package reaches the definition its `__init__.py` re-exports, not the stub's declaration.
+#[test]
+fn a_stub_beside_its_module_does_not_take_its_names() {
+    let edges = package_edges(&[
+        ("pkg/__init__.py", "from ._make import attrib\n"),
+        (
+            "pkg/__init__.pyi",
+            "def attrib(default: int = ...) -> int: ...\n",
+        ),
+        (
+            "pkg/_make.py",
+            "def attrib(default=None):\n    return default\n",
+        ),
+        ("app.py", "import pkg\n\ndef main():\n    pkg.attrib(1)\n"),
+        ("stubonly/__init__.pyi", "def run() -> None: ...\n"),
+        (
+            "tool.py",
+            "import stubonly\n\ndef go():\n    stubonly.run()\n",
+        ),
+    ]);
+    let calls: Vec<(&str, &str)> = edges
+        .iter()
+        .filter(|e| e.2 == "call")
+        .map(|e| (e.0.as_str(), e.1.as_str()))
+        .collect();
+    assert!(
+        calls.contains(&("py:app.main", "py:pkg._make.attrib")),
+        "{calls:?}"
+    );
+    assert!(!calls.iter().any(|c| c.1 == "py:pkg.attrib"), "{calls:?}");
+    // A module known only by its stub keeps the stub's names.
+    assert!(
+        calls.contains(&("py:tool.go", "py:stubonly.run")),
+        "{calls:?}"
+    );
+}
