@@ -65,7 +65,7 @@
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
-import { EXTS, defsOf, moduleName, walk } from './ts_defs.mjs';
+import { EXTS, defsOf, moduleName, optionTaker, walk } from './ts_defs.mjs';
 
 const require = createRequire(import.meta.url);
 const ts = require('typescript');
@@ -81,13 +81,7 @@ function unwrap(e) {
 
 function main() {
   const args = process.argv.slice(2);
-  const opt = (name, d) => {
-    const i = args.indexOf(name);
-    if (i < 0) return d;
-    const v = args[i + 1];
-    args.splice(i, 2);
-    return v;
-  };
+  const opt = optionTaker(args);
   const dirs = [];
   for (let d; (d = opt('--dir', null)) !== null;) dirs.push(d.replace(/\/+$/, ''));
   const excluded = [];

@@ -222,6 +222,18 @@ export function defsOf(sf, module, on = { def() {}, scope() {} }) {
   return out;
 }
 
+// `opt(name, default)` over `args`: the value after `name`, taken out of `args` (so what stays
+// is the positional arguments), else `default`.
+export function optionTaker(args) {
+  return (name, d) => {
+    const i = args.indexOf(name);
+    if (i < 0) return d;
+    const v = args[i + 1];
+    args.splice(i, 2);
+    return v;
+  };
+}
+
 export function walk(root, rel, out) {
   for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true }).sort((a, b) => a.name < b.name ? -1 : 1)) {
     if (e.name.startsWith('.') || e.name === 'node_modules') continue;
@@ -233,13 +245,7 @@ export function walk(root, rel, out) {
 
 function main() {
   const args = process.argv.slice(2);
-  const opt = (name, d) => {
-    const i = args.indexOf(name);
-    if (i < 0) return d;
-    const v = args[i + 1];
-    args.splice(i, 2);
-    return v;
-  };
+  const opt = optionTaker(args);
   const misses = Number(opt('--misses', 0));
   const oracleOut = opt('--oracle-out', null);
   const [root, systemPath] = args;

@@ -184,17 +184,19 @@ pub(super) fn calls_out(g: &Graph<'_>, e: &Edge) -> bool {
         && e.callee
             .as_deref()
             .is_some_and(|c| g.sym(c).is_none() && !indexer::lang::stays_in_process(c));
+    let handed_in = || {
+        g.sym(&e.caller)
+            .and_then(|m| m.symbol.parent.as_ref())
+            .and_then(|owner| g.field(&owner.0, receiver))
+            .is_some_and(|f| !f.symbol.is_static && !f.symbol.has_body)
+    };
+    // Last: a scan of the caller's edges, for the few calls that got this far.
     let framework = || {
         g.edges_from(&e.caller).any(|x| {
             x.line == e.line && matches!(x.kind, EdgeKind::Event | EdgeKind::Rpc | EdgeKind::Config)
         })
     };
-    external
-        && !framework()
-        && g.sym(&e.caller)
-            .and_then(|m| m.symbol.parent.as_ref())
-            .and_then(|owner| g.field(&owner.0, receiver))
-            .is_some_and(|f| !f.symbol.is_static && !f.symbol.has_body)
+    external && handed_in() && !framework()
 }
 
 /// How many calls deep a short method is looked into before its calls count as real.
