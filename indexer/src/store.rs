@@ -87,7 +87,7 @@ pub struct WriteLock {
 }
 
 impl WriteLock {
-    /// Takes the lock or fails at once naming the holder.
+    /// Takes the lock or fails within ~100 ms naming the holder.
     pub fn acquire(dir: &IndexDir) -> Result<WriteLock, StoreError> {
         std::fs::create_dir_all(dir.root())?;
         let mut file = std::fs::OpenOptions::new()
@@ -96,7 +96,7 @@ impl WriteLock {
             .create(true)
             .truncate(false)
             .open(dir.lock())?;
-        match file.try_lock() {
+        match try_lock_briefly(&file) {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
                 let mut holder = String::new();
@@ -119,6 +119,21 @@ impl WriteLock {
         file.flush()?;
         Ok(WriteLock { _file: file })
     }
+}
+
+/// Tries to take the lock a few times over ~100 ms. A lock just released can still be held for a
+/// moment by a copy of its descriptor in a child process this process forked elsewhere (a `git`
+/// run) before that child execs and drops it: not a writer, so not worth failing over.
+fn try_lock_briefly(file: &File) -> Result<(), std::fs::TryLockError> {
+    for _ in 0..4 {
+        match file.try_lock() {
+            Err(std::fs::TryLockError::WouldBlock) => {
+                std::thread::sleep(std::time::Duration::from_millis(25))
+            }
+            other => return other,
+        }
+    }
+    file.try_lock()
 }
 
 impl EmbeddedIndex {
