@@ -10,16 +10,21 @@
 //!
 //! Pure: no I/O, no store. What an edge means is documented on [`Edge`].
 
+pub mod declarations;
+mod each;
 pub mod edge;
 pub mod facts;
+pub mod files;
 pub mod frameworks;
 pub mod http;
 pub mod jdk;
 pub mod resolve;
 pub mod types;
 
+pub use each::build_each;
 pub use edge::{CallSite, Edge, EdgeKind, SITE_ARGUMENT, SITE_LOCAL, SITE_PARAM, SITE_RETURNED};
 pub use facts::{FileFacts, LangFacts};
+pub use files::Files;
 
 use crate::model::RepoPath;
 use rayon::prelude::*;
@@ -39,12 +44,21 @@ pub fn enabled() -> bool {
 /// file. Deterministic: files in path order, edges in [`Edge::order_in_file`] order. Display
 /// names are left empty (they derive from the ids, [`Edge::normalize_names`]), except the name
 /// of an unresolved callee.
-pub fn build(files: &[(&RepoPath, &FileFacts)]) -> Vec<(String, Vec<Edge>)> {
+pub fn build(all: &[(&RepoPath, &FileFacts)]) -> Vec<(String, Vec<Edge>)> {
+    let files = Files::new(all);
     let table = types::TypeTable::build(files);
+    tracing::debug!(
+        rss_mib = crate::pipeline::mem::resident_mib(),
+        "type table built"
+    );
     let (mut per_file, fw) = resolve::resolve_all(&table, files);
+    tracing::debug!(
+        rss_mib = crate::pipeline::mem::resident_mib(),
+        "calls resolved"
+    );
     // Every other language resolves its own files' facts.
     for resolve in crate::lang::REGISTRY.iter().filter_map(|s| s.resolve) {
-        for (mine, theirs) in per_file.iter_mut().zip(resolve(files)) {
+        for (mine, theirs) in per_file.iter_mut().zip(resolve(all)) {
             mine.extend(theirs);
         }
     }

@@ -25,6 +25,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 mod graph;
+pub mod mem;
 mod stream;
 pub use graph::GraphStats;
 
@@ -274,6 +275,7 @@ pub fn run(
         tracing::info!(
             files = to_read.len(),
             ms = started.elapsed().as_millis() as u64,
+            rss_mib = mem::resident_mib(),
             "walked and analysed"
         );
         progress(Progress::Writing);
@@ -300,7 +302,7 @@ pub fn run(
             let pool = &pool;
             scope.spawn(move || {
                 let replaced: HashSet<&str> = replaced.iter().map(|p| p.as_str()).collect();
-                let stage = || graph::changes(stored, &facts, &replaced);
+                let stage = || graph::changes(stored, facts, &replaced);
                 match pool {
                     Some(pool) => pool.install(stage),
                     None => stage(),

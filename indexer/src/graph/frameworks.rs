@@ -34,11 +34,11 @@ mod spring;
 
 pub use consts::const_str;
 
+use crate::graph::Files;
 use crate::graph::edge::{Edge, EdgeKind};
-use crate::graph::facts::{Annotation, FileFacts, JavaFacts, TypeDecl};
+use crate::graph::facts::{Annotation, JavaFacts, TypeDecl};
 use crate::graph::resolve::{FileResolver, caller_of};
 use crate::graph::types::{Origin, Scope, TypeId, TypeTable};
-use crate::model::RepoPath;
 
 /// A method as an edge endpoint.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,7 +69,7 @@ pub struct FileFw {
 /// One declared type of the file being collected, with what reading its annotations needs.
 struct TypeCx<'a> {
     t: &'a TypeTable,
-    files: &'a [(&'a RepoPath, &'a FileFacts)],
+    files: Files<'a>,
     j: &'a JavaFacts,
     fi: u32,
     d: &'a TypeDecl,
@@ -128,7 +128,7 @@ pub fn collect(r: &mut FileResolver<'_>) -> FileFw {
 }
 
 /// Matches what all files collected into framework edges.
-pub fn link(t: &TypeTable, files: &[(&RepoPath, &FileFacts)], fw: &[FileFw]) -> Vec<Edge> {
+pub fn link(t: &TypeTable, files: Files<'_>, fw: &[FileFw]) -> Vec<Edge> {
     let mut out = Vec::new();
     let cfg = spring::ConfigIndex::new(files);
     spring::link(t, files, fw, &cfg, &mut out);
@@ -169,7 +169,7 @@ fn caller_at(r: &FileResolver<'_>, i: usize) -> Option<At> {
 }
 
 fn edge(
-    files: &[(&RepoPath, &FileFacts)],
+    files: Files<'_>,
     from: &At,
     line: u32,
     kind: EdgeKind,
@@ -178,14 +178,14 @@ fn edge(
     detail: String,
 ) -> Edge {
     Edge {
-        caller_file: files[from.file as usize].0.to_string(),
+        caller_file: files.path(from.file as usize).to_string(),
         caller: from.id.clone(),
         caller_name: from.name.clone(),
         line,
         kind,
         callee: Some(to.id.clone()),
         callee_name: to.name.clone(),
-        callee_file: Some(files[to.file as usize].0.to_string()),
+        callee_file: Some(files.path(to.file as usize).to_string()),
         callee_line: Some(to.line),
         caller_flags: 0,
         confidence: conf,
@@ -216,14 +216,14 @@ fn module_of(path: &str) -> &str {
 /// The declaration of a project type, with its annotations.
 fn decl_of<'f>(
     t: &TypeTable,
-    files: &'f [(&RepoPath, &FileFacts)],
+    files: Files<'f>,
     id: TypeId,
 ) -> Option<&'f crate::graph::facts::TypeDecl> {
     let Origin::Project { file, decl } = t.types[id as usize].origin else {
         return None;
     };
-    files[file as usize]
-        .1
+    files
+        .facts(file as usize)
         .java
         .as_ref()?
         .types

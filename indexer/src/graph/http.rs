@@ -50,45 +50,70 @@ pub fn path_of(url: &str) -> String {
 /// Gives every request in `groups` the handler(s) of the best matching route, at confidence
 /// 0.9 (0.8 when several handlers match equally well).
 pub fn link(groups: &mut [(String, Vec<Edge>)]) {
-    // verb → the routes of that verb.
-    let mut routes: HashMap<String, Vec<Served>> = HashMap::new();
+    let mut routes = Routes::default();
     for e in groups.iter().flat_map(|(_, es)| es) {
+        routes.add(e);
+    }
+    if routes.is_empty() {
+        return;
+    }
+    for (_, es) in groups.iter_mut() {
+        routes.link(es);
+    }
+}
+
+/// The routes of a repository by verb, in the order they were added (the first of equally
+/// good matches wins).
+#[derive(Default)]
+pub struct Routes(HashMap<String, Vec<Served>>);
+
+impl Routes {
+    /// Takes `e` if it is a route edge (`route:VERB /path` → its handler).
+    pub fn add(&mut self, e: &Edge) {
         let (Some(route), Some(handler)) = (e.caller.strip_prefix("route:"), &e.callee) else {
-            continue;
+            return;
         };
         if e.kind != EdgeKind::Route {
-            continue;
+            return;
         }
         let Some((verb, path)) = route.split_once(' ') else {
-            continue;
+            return;
         };
-        routes.entry(verb.to_string()).or_default().push(Served {
+        self.0.entry(verb.to_string()).or_default().push(Served {
             segments: segments(&path_of(path)),
             handler: handler.clone(),
             file: e.callee_file.clone(),
             line: e.callee_line,
         });
     }
-    if routes.is_empty() {
-        return;
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
-    for e in groups.iter_mut().flat_map(|(_, es)| es.iter_mut()) {
-        if e.kind != EdgeKind::Rpc || e.callee.is_some() {
-            continue;
+
+    /// Links the requests among `edges`.
+    pub fn link(&self, edges: &mut [Edge]) {
+        for e in edges.iter_mut() {
+            if is_request(e) {
+                self.link_one(e);
+            }
         }
+    }
+
+    fn link_one(&self, e: &mut Edge) {
         let Some((verb, path)) = e
             .detail
             .strip_prefix(REQUEST)
             .and_then(|r| r.split_once(' '))
         else {
-            continue;
+            return;
         };
         let want = segments(path);
         let mut best: Vec<&Served> = Vec::new();
         let mut best_score = 0;
         for r in [verb, "ANY"]
             .iter()
-            .filter_map(|v| routes.get(*v))
+            .filter_map(|v| self.0.get(*v))
             .flatten()
         {
             let score = overlap(&want, &r.segments);
@@ -108,8 +133,13 @@ pub fn link(groups: &mut [(String, Vec<Edge>)]) {
     }
 }
 
+/// Whether `e` is a request still without a handler ([`make_request`]).
+pub fn is_request(e: &Edge) -> bool {
+    e.kind == EdgeKind::Rpc && e.callee.is_none()
+}
+
 /// A route as requests meet it: its path's segments and its handler.
-struct Served {
+pub struct Served {
     segments: Vec<String>,
     handler: String,
     file: Option<String>,

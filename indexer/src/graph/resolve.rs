@@ -9,11 +9,11 @@
 //! table (a JDK or library member), the edge names the receiver type; when the receiver type is
 //! unknown, the edge keeps the method name alone with a low confidence, never a guess.
 
+use crate::graph::Files;
 use crate::graph::edge::{Edge, EdgeKind, INSTANCE_INIT, STATIC_INIT};
-use crate::graph::facts::{Call, CallKind, Caller, FileFacts, JavaFacts};
+use crate::graph::facts::{Call, CallKind, Caller, JavaFacts};
 use crate::graph::frameworks;
 use crate::graph::types::{MethodInfo, Origin, Scope, Ty, TypeId, TypeTable, subst};
-use crate::model::RepoPath;
 use rayon::prelude::*;
 
 mod constants;
@@ -71,12 +71,12 @@ pub struct Resolved {
 /// `files`); also returns what each file contributes to framework edges.
 pub fn resolve_all(
     table: &TypeTable,
-    files: &[(&RepoPath, &FileFacts)],
+    files: Files<'_>,
 ) -> (Vec<Vec<Edge>>, Vec<frameworks::FileFw>) {
     (0..files.len())
         .into_par_iter()
         .map(|fi| {
-            let Some(j) = &files[fi].1.java else {
+            let Some(j) = &files.facts(fi).java else {
                 return (Vec::new(), frameworks::FileFw::default());
             };
             let mut r = FileResolver::new(table, files, fi as u32, j);
@@ -93,7 +93,7 @@ pub fn resolve_all(
 /// Resolution state for one file: memoized call results and local types.
 pub struct FileResolver<'a> {
     pub table: &'a TypeTable,
-    pub files: &'a [(&'a RepoPath, &'a FileFacts)],
+    pub files: Files<'a>,
     pub fi: u32,
     pub j: &'a JavaFacts,
     calls: Vec<Option<Resolved>>,
@@ -111,7 +111,7 @@ const MAX_DEPTH: u32 = 200;
 impl<'a> FileResolver<'a> {
     pub fn new(
         table: &'a TypeTable,
-        files: &'a [(&'a RepoPath, &'a FileFacts)],
+        files: Files<'a>,
         fi: u32,
         j: &'a JavaFacts,
     ) -> FileResolver<'a> {
@@ -129,7 +129,7 @@ impl<'a> FileResolver<'a> {
     }
 
     pub fn path(&self) -> &'a str {
-        self.files[self.fi as usize].0.as_str()
+        self.files.path(self.fi as usize).as_str()
     }
 
     /// The table id of this file's `types[i]`.
@@ -674,7 +674,7 @@ impl<'a> FileResolver<'a> {
                     match info.file() {
                         Some(f) => (
                             Some(m.id.clone()),
-                            Some(self.files[f as usize].0.to_string()),
+                            Some(self.files.path(f as usize).to_string()),
                             Some(m.line),
                             *conf,
                         ),
@@ -683,7 +683,7 @@ impl<'a> FileResolver<'a> {
                 }
                 Target::ImplicitCtor(ty) => {
                     let info = &self.table.types[*ty as usize];
-                    let file = info.file().map(|f| self.files[f as usize].0.to_string());
+                    let file = info.file().map(|f| self.files.path(f as usize).to_string());
                     let line = file.as_ref().map(|_| info.line);
                     (Some(info.id.clone()), file, line, 1.0)
                 }

@@ -8,9 +8,9 @@ mod edges;
 mod names;
 pub use edges::type_edges;
 
-use crate::graph::facts::{FileFacts, Import, JavaFacts, TypeKind, TypeRef};
+use crate::graph::Files;
+use crate::graph::facts::{Import, JavaFacts, TypeKind, TypeRef};
 use crate::graph::jdk;
-use crate::model::RepoPath;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -220,7 +220,7 @@ pub struct Scope<'a> {
 }
 
 impl TypeTable {
-    pub fn build(files: &[(&RepoPath, &FileFacts)]) -> TypeTable {
+    pub fn build(files: Files<'_>) -> TypeTable {
         let jdk = jdk::table();
         let mut t = TypeTable {
             types: Vec::new(),
@@ -447,10 +447,9 @@ impl TypeTable {
             let Some(j) = &facts.java else { continue };
             t.fill_supertypes(fi as u32, j);
         }
-        let members: Vec<Vec<(TypeId, Members)>> = files
-            .par_iter()
-            .enumerate()
-            .map(|(fi, (_, facts))| match &facts.java {
+        let members: Vec<Vec<(TypeId, Members)>> = (0..files.len())
+            .into_par_iter()
+            .map(|fi| match &files.facts(fi).java {
                 Some(j) => t.file_members(fi as u32, j),
                 None => Vec::new(),
             })

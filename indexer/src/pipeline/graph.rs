@@ -35,11 +35,13 @@ pub(super) fn load(catalog: &Catalog, removed: &[RepoPath]) -> Result<Stored, St
 }
 
 /// Computes the graph changes of a run (call inside the run's thread pool: decoding and
-/// resolution are parallel). `fresh` holds the facts of the files analysed this run; stored
-/// facts of every path in `replaced` (analysed, skipped or removed this run) are left out.
+/// resolution are parallel). `fresh` holds the encoded facts of the files analysed this run;
+/// stored facts of every path in `replaced` (analysed, skipped or removed this run) are left
+/// out. Streams ([`graph::build_each`]): every file's declarations are decoded, its whole facts
+/// only while it is resolved, and each file's edges are hashed and encoded as they come.
 pub(super) fn changes(
     stored: Stored,
-    fresh: &[(RepoPath, Box<FileFacts>)],
+    fresh: Vec<(RepoPath, Vec<u8>)>,
     replaced: &HashSet<&str>,
 ) -> (GraphChanges, GraphStats) {
     let started = std::time::Instant::now();
@@ -47,42 +49,52 @@ pub(super) fn changes(
         facts: stored,
         hashes: old,
     } = stored;
-    let decoded: Vec<(RepoPath, FileFacts)> = stored
-        .par_iter()
+    let mut inputs: Vec<(RepoPath, Vec<u8>)> = stored
+        .into_iter()
         .filter(|(p, _)| !replaced.contains(p.as_str()))
-        .filter_map(|(p, data)| {
-            let path = RepoPath::new(p)?;
-            match FileFacts::decode(data) {
-                Some(f) => Some((path, f)),
-                None => {
-                    tracing::warn!(path = %p, "stored graph facts unreadable; file left out");
-                    None
-                }
+        .filter_map(|(p, data)| Some((RepoPath::new(&p)?, data)))
+        .chain(fresh)
+        .collect();
+    inputs.sort_by(|a, b| a.0.cmp(&b.0));
+    let decoded: Vec<Option<FileFacts>> = inputs
+        .par_iter()
+        .map(|(p, data)| {
+            let f = FileFacts::decode(data).map(FileFacts::declarations);
+            if f.is_none() {
+                tracing::warn!(path = %p, "stored graph facts unreadable; file left out");
             }
+            f
         })
         .collect();
-    let mut inputs: Vec<(&RepoPath, &FileFacts)> = decoded.iter().map(|(p, f)| (p, f)).collect();
-    inputs.extend(fresh.iter().map(|(p, f)| (p, &**f)));
-    inputs.sort_by(|a, b| a.0.cmp(b.0));
+    let (inputs, decls): (Vec<(RepoPath, Vec<u8>)>, Vec<FileFacts>) = inputs
+        .into_iter()
+        .zip(decoded)
+        .filter_map(|(i, d)| Some((i, d?)))
+        .unzip();
+    let refs: Vec<(&RepoPath, &FileFacts)> = inputs.iter().map(|(p, _)| p).zip(&decls).collect();
     let decoded_at = started.elapsed();
-    let groups = graph::build(&inputs);
-    let built_at = started.elapsed();
-    let edge_count: usize = groups.iter().map(|g| g.1.len()).sum();
-    // Hashed, and encoded when changed, on the pool: the catalog transaction only inserts.
-    let hashed: Vec<(String, Option<EdgeFile>)> = groups
-        .into_par_iter()
-        .map(|(f, es)| {
+    tracing::debug!(
+        rss_mib = super::mem::resident_mib(),
+        "graph declarations decoded"
+    );
+    let whole = |i: usize| FileFacts::decode(&inputs[i].1);
+    // Hashed, and encoded when changed, as each file's edges come: the catalog transaction
+    // only inserts.
+    let hashed: Vec<(String, usize, Option<EdgeFile>)> =
+        graph::build_each(&refs, &whole, &|f, es| {
             let h = hash_edges(&es);
+            let n = es.len();
             if old.get(&f) == Some(&h) {
-                (f, None)
+                (f, n, None)
             } else {
-                (f.clone(), Some(EdgeFile::new(f, h, &es)))
+                (f.clone(), n, Some(EdgeFile::new(f, h, &es)))
             }
-        })
-        .collect();
+        });
+    let built_at = started.elapsed();
+    let edge_count: usize = hashed.iter().map(|h| h.1).sum();
     let mut out = GraphChanges::default();
     let mut present: HashSet<String> = HashSet::with_capacity(hashed.len());
-    for (f, changed) in hashed {
+    for (f, _, changed) in hashed {
         present.insert(f);
         out.edges.extend(changed);
     }
@@ -98,7 +110,7 @@ pub(super) fn changes(
         rewritten = out.edges.len(),
         decode_ms = decoded_at.as_millis() as u64,
         build_ms = (built_at - decoded_at).as_millis() as u64,
-        diff_ms = (started.elapsed() - built_at).as_millis() as u64,
+        rss_mib = super::mem::resident_mib(),
         "call graph"
     );
     let stats = GraphStats {

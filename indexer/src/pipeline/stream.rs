@@ -8,7 +8,6 @@
 //! full-text `pending` commit ([`CatalogJob::finish`]).
 
 use super::{Outcome, RACY_WINDOW_NS, analyse_file, symbol_names, unix_now_ns};
-use crate::graph::FileFacts;
 use crate::lang::ParseLimits;
 use crate::model::{RepoPath, SkipReason, Snapshot};
 use crate::module::ModuleMap;
@@ -58,18 +57,20 @@ impl Workers<'_> {
             let outcome =
                 analyse_file(w, module, self.current.get(&w.path), self.walk, self.limits);
             let mut facts = None;
+            let mut outcome = outcome;
             if let Outcome::New {
                 row,
                 analysis,
                 chunk_ids,
                 ..
-            } = &outcome
+            } = &mut outcome
             {
                 if let Err(e) = self.add_text(row, analysis, chunk_ids) {
                     self.fail(e);
                     break;
                 }
-                facts = analysis.facts.as_deref().map(FileFacts::encode);
+                // Only the encoding travels on: the decoded facts are freed here.
+                facts = analysis.facts.take().map(|f| f.encode());
             }
             let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
             if n.is_multiple_of(64) || n == total {
@@ -140,8 +141,9 @@ pub(super) struct Collected {
     pub removed: Vec<RepoPath>,
     /// Paths analysed this run (their stored facts are superseded).
     pub analysed: Vec<RepoPath>,
-    /// Call-graph facts of the analysed files.
-    pub facts: Vec<(RepoPath, Box<FileFacts>)>,
+    /// Call-graph facts of the analysed files, encoded ([`crate::graph::FileFacts::encode`]): a tenth of
+    /// their decoded size, so a large repository's fit in memory until the graph stage.
+    pub facts: Vec<(RepoPath, Vec<u8>)>,
     /// Chunk ids that are gone (delete from the full-text index after the commit).
     pub gone: Vec<String>,
     pub text_changed: bool,
@@ -214,7 +216,7 @@ impl CatalogJob<'_> {
                 }
                 Outcome::New {
                     row,
-                    mut analysis,
+                    analysis,
                     chunk_ids,
                     content,
                 } => {
@@ -233,7 +235,7 @@ impl CatalogJob<'_> {
                         content: &content,
                         facts: a.facts.as_deref(),
                     })?;
-                    if let Some(f) = analysis.facts.take() {
+                    if let Some(f) = a.facts {
                         c.facts.push((row.path.clone(), f));
                     }
                     new_ids.extend(chunk_ids);

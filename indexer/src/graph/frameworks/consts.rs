@@ -3,14 +3,14 @@
 //! placeholders, and the values enum constants carry (`Queue.ORDER.getExchange()`), resolved
 //! across files through the type table.
 
-use crate::graph::facts::{AnnValue, Annotation, CallKind, Expr, FileFacts, TypeKind, TypeRef};
+use crate::graph::Files;
+use crate::graph::facts::{AnnValue, Annotation, CallKind, Expr, TypeKind, TypeRef};
 use crate::graph::types::{Origin, Scope, Ty, TypeId, TypeTable};
-use crate::model::RepoPath;
 
 /// Evaluates a constant string expression where `sc` stands (other files' constants included).
 pub fn const_str(
     t: &TypeTable,
-    files: &[(&RepoPath, &FileFacts)],
+    files: Files<'_>,
     e: &Expr,
     sc: &Scope<'_>,
     depth: u8,
@@ -70,7 +70,7 @@ pub fn const_str(
 /// messaging code, where the name is all the graph needs.
 fn enum_getter(
     t: &TypeTable,
-    files: &[(&RepoPath, &FileFacts)],
+    files: Files<'_>,
     sc: &Scope<'_>,
     call: u32,
     depth: u8,
@@ -94,7 +94,7 @@ fn enum_getter(
     let Origin::Project { file, decl } = t.types[ty as usize].origin else {
         return None;
     };
-    let j = files[file as usize].1.java.as_ref()?;
+    let j = files.facts(file as usize).java.as_ref()?;
     let d = j.types.get(decl as usize)?;
     let c = d
         .fields
@@ -143,7 +143,7 @@ fn getter_field(name: &str) -> String {
 /// The constant value of field `name` of `ty` (declared or inherited, interfaces included).
 pub(super) fn field_const(
     t: &TypeTable,
-    files: &[(&RepoPath, &FileFacts)],
+    files: Files<'_>,
     ty: TypeId,
     name: &str,
     depth: u8,
@@ -155,8 +155,8 @@ pub(super) fn field_const(
         let Origin::Project { file, decl } = info.origin else {
             return None;
         };
-        let fd = files[file as usize]
-            .1
+        let fd = files
+            .facts(file as usize)
             .java
             .as_ref()?
             .types
@@ -186,7 +186,7 @@ pub(super) fn expr_path(e: &Expr) -> Option<String> {
 /// Strings of an annotation value (a string, a constant, an array of them).
 pub(super) fn ann_strings(
     t: &TypeTable,
-    files: &[(&RepoPath, &FileFacts)],
+    files: Files<'_>,
     v: &AnnValue,
     sc: &Scope<'_>,
 ) -> Vec<String> {
@@ -215,7 +215,7 @@ pub(super) fn ann_names(v: &AnnValue) -> Vec<String> {
 /// Strings of the first of `keys` present.
 pub(super) fn ann_attr(
     t: &TypeTable,
-    files: &[(&RepoPath, &FileFacts)],
+    files: Files<'_>,
     a: &Annotation,
     keys: &[&str],
     sc: &Scope<'_>,

@@ -4,11 +4,11 @@
 
 use super::consts::{ann_attr, class_lits, const_str};
 use super::{At, FileFw, TypeCx, ann, caller_at, edge, has_any};
+use crate::graph::Files;
 use crate::graph::edge::{Edge, EdgeKind};
-use crate::graph::facts::{AnnValue, Annotation, CallKind, Caller, Expr, FileFacts, JavaFacts};
+use crate::graph::facts::{AnnValue, Annotation, CallKind, Caller, Expr, JavaFacts};
 use crate::graph::resolve::{FileResolver, Target, Val};
 use crate::graph::types::{Scope, Ty, TypeId, TypeTable};
-use crate::model::RepoPath;
 use std::collections::{BTreeMap, HashSet};
 
 mod rabbit;
@@ -320,7 +320,7 @@ fn string_typed(r: &mut FileResolver<'_>, i: usize, k: usize) -> bool {
 /// Sends matched to listeners (`${..}` placeholders in names expanded from the configuration).
 pub(super) fn link(
     t: &TypeTable,
-    files: &[(&RepoPath, &FileFacts)],
+    files: Files<'_>,
     fw: &[FileFw],
     cfg: &super::spring::ConfigIndex<'_>,
     out: &mut Vec<Edge>,

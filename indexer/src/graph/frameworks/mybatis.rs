@@ -3,10 +3,10 @@
 
 use super::consts::ann_attr;
 use super::{At, FileFw, TypeCx, edge, pseudo};
+use crate::graph::Files;
 use crate::graph::edge::{Edge, EdgeKind};
-use crate::graph::facts::{FileFacts, SqlStatement, TypeKind};
+use crate::graph::facts::{SqlStatement, TypeKind};
 use crate::lang::mybatis;
-use crate::model::RepoPath;
 use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, Clone)]
@@ -41,7 +41,7 @@ pub(super) fn collect_type(cx: &TypeCx<'_>, fw: &mut FileFw) {
 }
 
 /// Mapper methods → statements → tables.
-pub(super) fn link(files: &[(&RepoPath, &FileFacts)], fw: &[FileFw], out: &mut Vec<Edge>) {
+pub(super) fn link(files: Files<'_>, fw: &[FileFw], out: &mut Vec<Edge>) {
     let all = || fw.iter();
     // MyBatis.
     let mut statements: HashMap<(&str, &str), (u32, &SqlStatement)> = HashMap::new();
@@ -69,7 +69,7 @@ pub(super) fn link(files: &[(&RepoPath, &FileFacts)], fw: &[FileFw], out: &mut V
                 1.0,
                 st.op.clone(),
             );
-            e.callee_file = Some(files[*xf as usize].0.to_string());
+            e.callee_file = Some(files.path(*xf as usize).to_string());
             out.push(e);
             if seen_statements.insert(sid.clone()) {
                 for (table, line) in &st.tables {
@@ -91,15 +91,9 @@ pub(super) fn link(files: &[(&RepoPath, &FileFacts)], fw: &[FileFw], out: &mut V
     }
 }
 
-fn table_edge(
-    files: &[(&RepoPath, &FileFacts)],
-    from: &At,
-    line: u32,
-    table: &str,
-    detail: String,
-) -> Edge {
+fn table_edge(files: Files<'_>, from: &At, line: u32, table: &str, detail: String) -> Edge {
     Edge {
-        caller_file: files[from.file as usize].0.to_string(),
+        caller_file: files.path(from.file as usize).to_string(),
         caller: from.id.clone(),
         caller_name: from.name.clone(),
         line,

@@ -8,12 +8,12 @@ use super::consts::{ann_attr, ann_names, ann_strings, placeholders};
 use super::{
     At, FileFw, STEREOTYPES, TypeCx, ann, caller_at, decl_of, edge, has_any, module_of, pseudo,
 };
+use crate::graph::Files;
 use crate::graph::edge::{Edge, EdgeKind};
-use crate::graph::facts::{Annotation, CallKind, Expr, FileFacts};
+use crate::graph::facts::{Annotation, CallKind, Expr};
 use crate::graph::resolve::{FileResolver, Target};
 use crate::graph::types::{Origin, Scope, Ty, TypeId, TypeTable};
 use crate::lang::config;
-use crate::model::RepoPath;
 use std::collections::HashMap;
 
 #[derive(Debug, Clone)]
@@ -68,7 +68,7 @@ const MAPPINGS: &[(&str, &str)] = &[
 /// (verb, path, annotation line) of each mapping a method's annotations declare.
 fn mappings(
     t: &TypeTable,
-    files: &[(&RepoPath, &FileFacts)],
+    files: Files<'_>,
     anns: &[Annotation],
     sc: &Scope<'_>,
 ) -> Vec<(String, String, u32)> {
@@ -380,8 +380,9 @@ fn collect_dispatch(r: &mut FileResolver<'_>, i: usize, fw: &mut FileFw) {
             let Origin::Project { file, decl } = info.origin else {
                 return;
             };
-            let Some(td) = r.files[file as usize]
-                .1
+            let Some(td) = r
+                .files
+                .facts(file as usize)
                 .java
                 .as_ref()
                 .and_then(|j| j.types.get(decl as usize))
@@ -419,7 +420,7 @@ pub(super) struct ConfigIndex<'f> {
 }
 
 impl<'f> ConfigIndex<'f> {
-    pub(super) fn new(files: &'f [(&RepoPath, &FileFacts)]) -> ConfigIndex<'f> {
+    pub(super) fn new(files: Files<'f>) -> ConfigIndex<'f> {
         let mut keys: HashMap<String, Vec<(u32, u32, &str, &str)>> = HashMap::new();
         let mut app_names = HashMap::new();
         for (fi, (p, f)) in files.iter().enumerate() {
@@ -436,24 +437,14 @@ impl<'f> ConfigIndex<'f> {
     }
 
     /// Where `key` is defined, nearest to `from_file` (same module first, then path order).
-    fn find(
-        &self,
-        files: &[(&RepoPath, &FileFacts)],
-        key: &str,
-        from_file: u32,
-    ) -> Option<(u32, u32, &'f str)> {
+    fn find(&self, files: Files<'_>, key: &str, from_file: u32) -> Option<(u32, u32, &'f str)> {
         self.find_def(files, key, from_file)
             .map(|(f, l, k, _)| (f, l, k))
     }
 
     /// `${key:default}` placeholders in `s` replaced by the values defined nearest to
     /// `from_file` (or the defaults); unknown keys stay as written.
-    pub(super) fn expand(
-        &self,
-        files: &[(&RepoPath, &FileFacts)],
-        s: &str,
-        from_file: u32,
-    ) -> String {
+    pub(super) fn expand(&self, files: Files<'_>, s: &str, from_file: u32) -> String {
         if !s.contains("${") {
             return s.to_string();
         }
@@ -483,22 +474,25 @@ impl<'f> ConfigIndex<'f> {
 
     fn find_def(
         &self,
-        files: &[(&RepoPath, &FileFacts)],
+        files: Files<'_>,
         key: &str,
         from_file: u32,
     ) -> Option<(u32, u32, &'f str, &'f str)> {
         let defs = self.keys.get(&config::canonical_key(key))?;
-        let from = files[from_file as usize].0.as_str();
+        let from = files.path(from_file as usize).as_str();
         defs.iter()
             .max_by_key(|(f, l, _, _)| {
-                let p = files[*f as usize].0.as_str();
+                let p = files.path(*f as usize).as_str();
                 let common = p
                     .bytes()
                     .zip(from.bytes())
                     .take_while(|(a, b)| a == b)
                     .count();
                 // Prefer `application.yml` over profiles, then the earliest line.
-                let plain = files[*f as usize].0.file_name().starts_with("application.");
+                let plain = files
+                    .path(*f as usize)
+                    .file_name()
+                    .starts_with("application.");
                 (common, plain, std::cmp::Reverse(*l))
             })
             .copied()
@@ -508,7 +502,7 @@ impl<'f> ConfigIndex<'f> {
 /// Routes, Feign calls, schedules, bean and Dubbo dispatch, configuration keys.
 pub(super) fn link(
     t: &TypeTable,
-    files: &[(&RepoPath, &FileFacts)],
+    files: Files<'_>,
     fw: &[FileFw],
     cfg: &ConfigIndex<'_>,
     out: &mut Vec<Edge>,
@@ -541,7 +535,7 @@ pub(super) fn link(
         let named: Vec<&&Route> = cands
             .iter()
             .filter(|r| {
-                let module = module_of(files[r.handler.file as usize].0.as_str());
+                let module = module_of(files.path(r.handler.file as usize).as_str());
                 cfg.app_names.get(module) == Some(&c.service.as_str())
             })
             .collect();
@@ -621,7 +615,7 @@ pub(super) fn link(
 }
 
 fn config_edge(
-    files: &[(&RepoPath, &FileFacts)],
+    files: Files<'_>,
     from: &At,
     key: &str,
     def: Option<(u32, u32, &str)>,
@@ -629,14 +623,14 @@ fn config_edge(
 ) -> Edge {
     let id = format!("config:{key}");
     Edge {
-        caller_file: files[from.file as usize].0.to_string(),
+        caller_file: files.path(from.file as usize).to_string(),
         caller: from.id.clone(),
         caller_name: from.name.clone(),
         line: from.line,
         kind: EdgeKind::Config,
         callee: Some(id.clone()),
         callee_name: id,
-        callee_file: def.map(|d| files[d.0 as usize].0.to_string()),
+        callee_file: def.map(|d| files.path(d.0 as usize).to_string()),
         callee_line: def.map(|d| d.1),
         caller_flags: 0,
         confidence: 1.0,
@@ -645,7 +639,7 @@ fn config_edge(
     }
 }
 
-fn is_bean_class(t: &TypeTable, files: &[(&RepoPath, &FileFacts)], id: TypeId) -> bool {
+fn is_bean_class(t: &TypeTable, files: Files<'_>, id: TypeId) -> bool {
     let info = &t.types[id as usize];
     if info.is_interface() || info.is_abstract || info.anonymous || info.local {
         return false;
@@ -653,7 +647,7 @@ fn is_bean_class(t: &TypeTable, files: &[(&RepoPath, &FileFacts)], id: TypeId) -
     decl_of(t, files, id).is_some_and(|d| has_any(&d.annotations, STEREOTYPES))
 }
 
-fn is_dubbo_service(t: &TypeTable, files: &[(&RepoPath, &FileFacts)], id: TypeId) -> bool {
+fn is_dubbo_service(t: &TypeTable, files: Files<'_>, id: TypeId) -> bool {
     let info = &t.types[id as usize];
     if info.is_interface() || info.is_abstract {
         return false;
@@ -676,13 +670,7 @@ fn is_dubbo_service(t: &TypeTable, files: &[(&RepoPath, &FileFacts)], id: TypeId
 }
 
 /// The method `name`/`arity` as the class `c` has it (declared or inherited).
-fn method_in(
-    t: &TypeTable,
-    files: &[(&RepoPath, &FileFacts)],
-    c: TypeId,
-    name: &str,
-    arity: usize,
-) -> Option<At> {
+fn method_in(t: &TypeTable, files: Files<'_>, c: TypeId, name: &str, arity: usize) -> Option<At> {
     for a in t.ancestry(&Ty::Class(c, Vec::new())) {
         let Ty::Class(at, _) = a else { continue };
         let info = &t.types[at as usize];

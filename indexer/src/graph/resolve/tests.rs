@@ -25,7 +25,9 @@ pub(crate) fn edges_of_kind(files: &[(&str, &str)], kind: graph::EdgeKind) -> Ve
         .collect();
     let inputs: Vec<(&RepoPath, &graph::FileFacts)> =
         analysed.iter().map(|(p, f)| (p, &**f)).collect();
-    let mut out: Vec<Edge> = graph::build(&inputs)
+    let built = graph::build(&inputs);
+    assert_eq!(built, streamed(&analysed), "the streaming build differs");
+    let mut out: Vec<Edge> = built
         .into_iter()
         .flat_map(|g| g.1)
         .filter(|e| e.kind == kind)
@@ -34,6 +36,20 @@ pub(crate) fn edges_of_kind(files: &[(&str, &str)], kind: graph::EdgeKind) -> Ve
         e.normalize_names();
     }
     out
+}
+
+/// The same files' edges by [`graph::build_each`], from their declarations and each file's
+/// whole facts on demand: every test of the resolver checks that it builds what
+/// [`graph::build`] does.
+fn streamed(analysed: &[(RepoPath, Box<graph::FileFacts>)]) -> Vec<(String, Vec<Edge>)> {
+    let decls: Vec<graph::FileFacts> = analysed
+        .iter()
+        .map(|(_, f)| (**f).clone().declarations())
+        .collect();
+    let refs: Vec<(&RepoPath, &graph::FileFacts)> =
+        analysed.iter().map(|(p, _)| p).zip(&decls).collect();
+    let whole = |i: usize| Some((*analysed[i].1).clone());
+    graph::build_each(&refs, &whole, &|f, es| (f, es))
 }
 
 fn has(es: &[Edge], caller: &str, callee: &str, line: u32) {

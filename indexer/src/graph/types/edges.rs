@@ -3,14 +3,13 @@
 //! implements, JDK ones included).
 
 use super::{Origin, Ty, TypeId, TypeInfo, TypeTable};
+use crate::graph::Files;
 use crate::graph::edge::{Edge, EdgeKind};
-use crate::graph::facts::FileFacts;
-use crate::model::RepoPath;
 use rayon::prelude::*;
 
 /// Type edges: `inherits` (class → superclass, interface → superinterface), `implements`
 /// (class → interface) and `overrides` (method → the supertype methods it overrides).
-pub fn type_edges(table: &TypeTable, files: &[(&RepoPath, &FileFacts)]) -> Vec<Edge> {
+pub fn type_edges(table: &TypeTable, files: Files<'_>) -> Vec<Edge> {
     table
         .types
         .par_iter()
@@ -20,12 +19,7 @@ pub fn type_edges(table: &TypeTable, files: &[(&RepoPath, &FileFacts)]) -> Vec<E
 }
 
 /// The type edges of one type and its methods.
-fn type_edges_of(
-    table: &TypeTable,
-    files: &[(&RepoPath, &FileFacts)],
-    id: usize,
-    info: &TypeInfo,
-) -> Vec<Edge> {
+fn type_edges_of(table: &TypeTable, files: Files<'_>, id: usize, info: &TypeInfo) -> Vec<Edge> {
     let mut out = Vec::new();
     let Origin::Project { file, .. } = info.origin else {
         return out;
@@ -33,7 +27,7 @@ fn type_edges_of(
     if info.anonymous {
         return out;
     }
-    let path = files[file as usize].0.as_str();
+    let path = files.path(file as usize).as_str();
     let supers = info
         .superclass
         .iter()
@@ -60,7 +54,7 @@ fn type_edges_of(
                 (
                     si.id.clone(),
                     si.fqn.clone(),
-                    si.file().map(|f| files[f as usize].0.to_string()),
+                    si.file().map(|f| files.path(f as usize).to_string()),
                     si.file().map(|_| si.line),
                 )
             }
@@ -128,7 +122,7 @@ fn type_edges_of(
                 kind: EdgeKind::Overrides,
                 callee: Some(am.id.clone()),
                 callee_name: format!("{}.{}", ai.fqn, am.name),
-                callee_file: ai.file().map(|f| files[f as usize].0.to_string()),
+                callee_file: ai.file().map(|f| files.path(f as usize).to_string()),
                 callee_line: ai.file().map(|_| am.line),
                 caller_flags: 0,
                 confidence: if am.params.is_empty() && !m.params.is_empty() {

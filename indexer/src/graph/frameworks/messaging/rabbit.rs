@@ -3,6 +3,7 @@
 //! `BindingBuilder` chains, resolved through bean references.
 
 use super::*;
+use crate::graph::Files;
 
 /// Queue, exchange and binding declarations (`new Queue(..)`, `QueueBuilder`, `BindingBuilder`).
 pub(super) fn declare(
@@ -113,7 +114,7 @@ pub(super) fn declare(
 /// `@RabbitListener` keys: queues, declared queues and bindings.
 pub(super) fn rabbit_keys(
     t: &TypeTable,
-    files: &[(&RepoPath, &FileFacts)],
+    files: Files<'_>,
     a: &Annotation,
     sc: &Scope<'_>,
 ) -> Vec<ListenKey> {
