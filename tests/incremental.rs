@@ -239,3 +239,26 @@ fn snapshot_counts_match_the_catalog_on_first_and_later_builds() {
     let (snapshot, tables) = index_and_count();
     assert_eq!(snapshot, tables, "later build");
 }
+
+/// A run states the memory it used at its peak, in the summary line and in `--json`: the
+/// figure a memory budget is checked against.
+#[test]
+fn a_run_reports_its_peak_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("r");
+    let idx = tmp.path().join("idx");
+    write(&root, "src/A.java", java_class("p", "A", "v1"));
+    let o = run(&idx, &["index", root.to_str().unwrap()]);
+    let line = String::from_utf8_lossy(&o.stdout).to_string();
+    let mib: u64 = line
+        .split("; peak memory ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory in {line:?}"));
+    assert!(mib >= 1, "{line}");
+    write(&root, "src/B.java", java_class("p", "B", "v1"));
+    let o = run(&idx, &["index", root.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["peak_memory_mib"].as_u64().is_some_and(|m| m >= 1), "{v}");
+}

@@ -83,6 +83,11 @@ pub fn index(g: &Global, a: &IndexArgs) -> Result<Outcome> {
     })
 }
 
+/// The process's peak resident memory so far (the run's, for `codemap index`), in MiB.
+fn peak_mib() -> Option<u64> {
+    indexer::pipeline::mem::peak().map(|b| b >> 20)
+}
+
 /// One summary line, plus an explanation when nothing was indexed.
 fn report(g: &Global, s: &RunSummary) -> Result<()> {
     let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
@@ -95,6 +100,7 @@ fn report(g: &Global, s: &RunSummary) -> Result<()> {
             "added": s.added, "changed": s.changed, "removed": s.removed, "unchanged": s.unchanged,
             "skipped": reasons, "degraded": s.degraded.len(), "reconciled": s.reconciled,
             "elapsed_ms": s.elapsed.as_millis() as u64,
+            "peak_memory_mib": peak_mib(),
         }));
     }
     let skipped = if reasons.is_empty() {
@@ -108,8 +114,9 @@ fn report(g: &Global, s: &RunSummary) -> Result<()> {
     } else {
         format!(", {} as text only", s.degraded.len())
     };
+    let peak = peak_mib().map_or(String::new(), |m| format!("; peak memory {m} MiB"));
     println!(
-        "indexed {} files ({} added, {} changed, {} removed, {} unchanged){}{}; {} symbols, {} chunks; snapshot {} in {:.2}s",
+        "indexed {} files ({} added, {} changed, {} removed, {} unchanged){}{}; {} symbols, {} chunks; snapshot {} in {:.2}s{}",
         s.snapshot.files,
         s.added,
         s.changed,
@@ -120,7 +127,8 @@ fn report(g: &Global, s: &RunSummary) -> Result<()> {
         s.snapshot.symbols,
         s.snapshot.chunks,
         s.snapshot.generation,
-        s.elapsed.as_secs_f64()
+        s.elapsed.as_secs_f64(),
+        peak
     );
     if s.reconciled {
         println!("note: the previous run had been interrupted; the index was reconciled");
