@@ -1,12 +1,12 @@
 //! The call graph: per-file facts in, resolved edges out.
 //!
 //! Extraction ([`facts`], filled by `lang/`) sees one file; resolution sees the repository. After
-//! every run that changed a file, [`build`] rebuilds the whole graph in memory from the facts of
-//! all current files — a type table (project types and a small table of common JDK types,
+//! every run that changed a file, [`build_each`] rebuilds the whole graph from the facts of all
+//! current files, holding only their declarations and one file's whole facts per worker — a type table (project types and a small table of common JDK types,
 //! [`jdk`]), receiver typing and overload choice ([`resolve`]), type edges, then framework edges
 //! ([`frameworks`]: Spring routes and beans, Feign, Dubbo, MQ, events, MyBatis, config keys).
 //! The pipeline stores the edges grouped by the file that holds the use site and rewrites only
-//! the files whose edges changed.
+//! the files whose edges changed. [`build`] is the same over facts already in memory.
 //!
 //! Pure: no I/O, no store. What an edge means is documented on [`Edge`].
 
@@ -27,7 +27,6 @@ pub use facts::{FileFacts, LangFacts};
 pub use files::Files;
 
 use crate::model::RepoPath;
-use rayon::prelude::*;
 
 /// Whether the graph is built (`CODEMAP_SKIP_GRAPH=1` turns extraction and resolution off, to
 /// measure what they cost; the index then has no edges).
@@ -43,67 +42,9 @@ pub fn enabled() -> bool {
 /// Builds every edge of the repository from the facts of all its files, grouped by use-site
 /// file. Deterministic: files in path order, edges in [`Edge::order_in_file`] order. Display
 /// names are left empty (they derive from the ids, [`Edge::normalize_names`]), except the name
-/// of an unresolved callee.
+/// of an unresolved callee. (An index run streams the same build over the files'
+/// declarations: [`build_each`].)
 pub fn build(all: &[(&RepoPath, &FileFacts)]) -> Vec<(String, Vec<Edge>)> {
-    let files = Files::new(all);
-    let table = types::TypeTable::build(files);
-    tracing::debug!(
-        rss_mib = crate::pipeline::mem::resident_mib(),
-        "type table built"
-    );
-    let (mut per_file, fw) = resolve::resolve_all(&table, files);
-    tracing::debug!(
-        rss_mib = crate::pipeline::mem::resident_mib(),
-        "calls resolved"
-    );
-    // Every other language resolves its own files' facts.
-    for resolve in crate::lang::REGISTRY.iter().filter_map(|s| s.resolve) {
-        for (mine, theirs) in per_file.iter_mut().zip(resolve(all)) {
-            mine.extend(theirs);
-        }
-    }
-    // Type and framework edges join their use-site file's group.
-    let index: std::collections::HashMap<&str, usize> = files
-        .iter()
-        .enumerate()
-        .map(|(i, (p, _))| (p.as_str(), i))
-        .collect();
-    let mut stray: Vec<Edge> = Vec::new();
-    let extra = types::type_edges(&table, files)
-        .into_iter()
-        .chain(frameworks::link(&table, files, &fw));
-    for e in extra {
-        match index.get(e.caller_file.as_str()) {
-            Some(&i) => per_file[i].push(e),
-            None => stray.push(e),
-        }
-    }
-    // The table is large and only needed until here: freed off the critical path.
-    std::thread::spawn(move || drop(table));
-    let mut groups: Vec<(String, Vec<Edge>)> = files
-        .iter()
-        .zip(per_file)
-        .filter(|(_, es)| !es.is_empty())
-        .map(|((p, _), es)| (p.to_string(), es))
-        .collect();
-    for e in stray {
-        match groups.iter_mut().find(|g| g.0 == e.caller_file) {
-            Some(g) => g.1.push(e),
-            None => groups.push((e.caller_file.clone(), vec![e])),
-        }
-    }
-    groups.sort_by(|a, b| a.0.cmp(&b.0));
-    // Requests meet routes across languages once every language's edges are in.
-    http::link(&mut groups);
-    groups.par_iter_mut().for_each(|(_, g)| {
-        for e in g.iter_mut() {
-            e.caller_name.clear();
-            if e.callee.is_some() {
-                e.callee_name.clear();
-            }
-        }
-        g.sort_by(Edge::order_in_file);
-        g.dedup();
-    });
-    groups
+    let whole = |i: usize| Some(std::borrow::Cow::Borrowed(all[i].1));
+    build_each(all, &whole, &|f, es| (f, es))
 }

@@ -1,5 +1,5 @@
-//! The whole build ([`super::build`]) as a stream, for repositories whose facts do not fit in
-//! memory at once. Besides the type table it holds the declarations of every file
+//! How the call graph is built, as a stream for repositories whose facts do not fit in memory
+//! at once ([`super::build`] is the same over facts already in memory). Besides the type table it holds the declarations of every file
 //! ([`FileFacts::declarations`]), one file's whole facts per worker, and each file's edges
 //! encoded until the framework edges, which need every file's, have joined them:
 //!
@@ -9,13 +9,15 @@
 //! 4. each file's edges decoded, joined by its framework edges, requests linked to routes,
 //!    ordered and handed to `each`.
 //!
-//! The edges are those of [`super::build`]: the same order within a file, so the same hashes.
+//! Within a file the edges are joined in one order (its calls, other languages', type edges,
+//! framework edges) before they are sorted, so that ties sort the same on every run.
 
 use super::http::Routes;
 use super::resolve::FileResolver;
 use super::{Edge, FileFacts, Files, frameworks, types};
 use crate::model::RepoPath;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// One file's edges between the stages.
@@ -26,12 +28,12 @@ struct Resolved {
     routes: Vec<Edge>,
 }
 
-/// Builds every edge of the repository as [`super::build`] does and hands each use-site
-/// file's edges, in path order, to `each`. `decls` are every file's declarations in path order;
-/// `whole(i)` gives file `i`'s whole facts.
-pub fn build_each<T: Send>(
-    decls: &[(&RepoPath, &FileFacts)],
-    whole: &(dyn Fn(usize) -> Option<FileFacts> + Sync),
+/// Builds every edge of the repository ([`super::build`]) and hands each use-site file's
+/// edges, in path order, to `each`. `decls` are every file's declarations in path order
+/// (or whole facts); `whole(i)` gives file `i`'s whole facts.
+pub fn build_each<'a, T: Send>(
+    decls: &[(&RepoPath, &'a FileFacts)],
+    whole: &(dyn Fn(usize) -> Option<Cow<'a, FileFacts>> + Sync),
     each: &(dyn Fn(String, Vec<Edge>) -> T + Sync),
 ) -> Vec<T> {
     let files = Files::new(decls);
@@ -105,10 +107,11 @@ fn resolve_file(
     table: &types::TypeTable,
     files: Files<'_>,
     i: usize,
-    own: Option<FileFacts>,
+    own: Option<Cow<'_, FileFacts>>,
     early: Vec<Edge>,
 ) -> (Resolved, frameworks::FileFw) {
-    let (mut edges, fw) = match own.as_ref().and_then(|f| f.java.as_ref().map(|j| (f, j))) {
+    let own = own.as_deref();
+    let (mut edges, fw) = match own.and_then(|f| f.java.as_ref().map(|j| (f, j))) {
         Some((f, j)) => {
             let mut r = FileResolver::new(table, files.with_own(i, f), i as u32, j);
             r.resolve_calls();

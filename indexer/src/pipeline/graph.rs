@@ -77,7 +77,7 @@ pub(super) fn changes(
         rss_mib = super::mem::resident_mib(),
         "graph declarations decoded"
     );
-    let whole = |i: usize| FileFacts::decode(&inputs[i].1);
+    let whole = |i: usize| FileFacts::decode(&inputs[i].1).map(std::borrow::Cow::Owned);
     // Hashed, and encoded when changed, as each file's edges come: the catalog transaction
     // only inserts.
     let hashed: Vec<(String, usize, Option<EdgeFile>)> =

@@ -38,9 +38,9 @@ pub(crate) fn edges_of_kind(files: &[(&str, &str)], kind: graph::EdgeKind) -> Ve
     out
 }
 
-/// The same files' edges by [`graph::build_each`], from their declarations and each file's
-/// whole facts on demand: every test of the resolver checks that it builds what
-/// [`graph::build`] does.
+/// The same files' edges by [`graph::build_each`] from their declarations and each file's
+/// whole facts on demand, as an index run builds them: every test of the resolver checks
+/// that the declarations keep all that other files' resolution reads.
 fn streamed(analysed: &[(RepoPath, Box<graph::FileFacts>)]) -> Vec<(String, Vec<Edge>)> {
     let decls: Vec<graph::FileFacts> = analysed
         .iter()
@@ -48,7 +48,7 @@ fn streamed(analysed: &[(RepoPath, Box<graph::FileFacts>)]) -> Vec<(String, Vec<
         .collect();
     let refs: Vec<(&RepoPath, &graph::FileFacts)> =
         analysed.iter().map(|(p, _)| p).zip(&decls).collect();
-    let whole = |i: usize| Some((*analysed[i].1).clone());
+    let whole = |i: usize| Some(std::borrow::Cow::Borrowed(&*analysed[i].1));
     graph::build_each(&refs, &whole, &|f, es| (f, es))
 }
 
