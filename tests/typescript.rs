@@ -219,3 +219,55 @@ fn a_typescript_client_meets_the_java_controller_it_calls() {
     ));
     assert!(callers.contains("api.orders.payOrder"), "{callers}");
 }
+
+/// A workspace member imported by its package name, through its package.json `exports` (a
+/// `source` condition before the built files, which are not in the repository), whatever the
+/// member's folder is called: the call reaches the member's source.
+#[test]
+fn a_workspace_package_is_imported_by_its_name_and_exports() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("mono");
+    let files: &[(&str, &str)] = &[
+        (
+            "libs/fmt/package.json",
+            r#"{ "name": "@acme/format", "exports": {
+  ".": { "types": "./dist/index.d.ts", "source": "./src/index.ts", "default": "./dist/index.js" },
+  "./money": { "source": "./src/money.ts", "default": "./dist/money.js" } } }"#,
+        ),
+        (
+            "libs/fmt/src/money.ts",
+            "export function formatPrice(cents: number): string {\n  return (cents / 100).toFixed(2);\n}\n",
+        ),
+        (
+            "libs/fmt/src/index.ts",
+            "export { formatPrice } from \"./money\";\n",
+        ),
+        (
+            "apps/web/package.json",
+            r#"{ "name": "web", "dependencies": { "@acme/format": "workspace:*" } }"#,
+        ),
+        (
+            "apps/web/src/cart.ts",
+            "import { formatPrice } from \"@acme/format/money\";\n\nexport function cartTotal(cents: number) {\n  return formatPrice(cents);\n}\n",
+        ),
+        (
+            "apps/web/src/checkout.ts",
+            "import { formatPrice } from \"@acme/format\";\n\nexport function checkoutLabel(cents: number) {\n  return \"Pay \" + formatPrice(cents);\n}\n",
+        ),
+    ];
+    for (rel, text) in files {
+        write(&repo, rel, text.as_bytes());
+    }
+    let idx = tmp.path().join("idx");
+    let o = run(&idx, &["index", repo.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let callers = stdout(&run(
+        &idx,
+        &["--repo", repo.to_str().unwrap(), "callers", "formatPrice"],
+    ));
+    assert!(callers.contains("cartTotal"), "subpath export: {callers}");
+    assert!(
+        callers.contains("checkoutLabel"),
+        "the package's root: {callers}"
+    );
+}

@@ -412,7 +412,11 @@ mod tests {
             detect(&path("web/tsconfig.json")),
             Some(typescript::LANGUAGE)
         );
-        assert_eq!(detect(&path("web/package.json")), Some(Language::TEXT));
+        // A package's name and `exports` are module aliases, as a tsconfig's `paths` are.
+        assert_eq!(
+            detect(&path("web/package.json")),
+            Some(typescript::LANGUAGE)
+        );
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub const SPEC: Spec = Spec {
     language: LANGUAGE,
     id_prefix: "ts",
     extensions: &["ts", "tsx", "mts", "cts", "vue"],
-    // Their `paths` and `baseUrl` aliases are how imports name files.
+    // Their `paths` and `baseUrl` aliases, and packages' names, are how imports name files.
     file_names: PROJECT_FILES,
     analyze,
     trace: trace::frames,
@@ -91,7 +91,7 @@ pub const JS_SPEC: Spec = Spec {
     },
 };
 
-const PROJECT_FILES: &[&str] = &["tsconfig.json", "jsconfig.json"];
+const PROJECT_FILES: &[&str] = &["tsconfig.json", "jsconfig.json", "package.json"];
 
 /// Which grammar a file is parsed with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,7 +233,7 @@ fn analyze(
     })
 }
 
-/// A `tsconfig.json`: text chunks, and its aliases as facts.
+/// A `tsconfig.json` or `package.json`: text chunks, and its aliases as facts.
 fn project_file(path: &RepoPath, module: &str, src: &[u8], limits: &ParseLimits) -> FileAnalysis {
     let ctx = ChunkContext {
         path,
@@ -242,7 +242,11 @@ fn project_file(path: &RepoPath, module: &str, src: &[u8], limits: &ParseLimits)
         imports: &[],
         symbols: &[],
     };
-    let config = tsconfig::parse(path.as_str(), src);
+    let config = if path.file_name() == "package.json" {
+        tsconfig::parse_package(path.as_str(), src)
+    } else {
+        tsconfig::parse(path.as_str(), src)
+    };
     let facts = config.filter(|_| crate::graph::enabled()).map(|c| {
         let facts = TsFacts {
             config: Some(c),

@@ -102,6 +102,8 @@ struct Repo<'a> {
     subs: HashMap<(usize, u32), Vec<(usize, u32)>>,
     /// The `tsconfig.json` files' aliases, deepest folder first.
     configs: Vec<&'a TsConfig>,
+    /// The packages' names and subpaths (`package.json`), for the whole repository.
+    packages: Vec<&'a TsConfig>,
 }
 
 impl<'a> Repo<'a> {
@@ -115,6 +117,7 @@ impl<'a> Repo<'a> {
             .filter_map(|f| f.config.as_ref())
             .collect();
         configs.sort_by_key(|c| std::cmp::Reverse(c.dir.len()));
+        let (packages, configs) = configs.into_iter().partition(|c| c.package.is_some());
         for (fi, facts) in ts.iter().enumerate() {
             let mut m = HashMap::new();
             if let Some(f) = facts.as_ref().filter(|f| f.config.is_none()) {
@@ -146,6 +149,7 @@ impl<'a> Repo<'a> {
             members,
             subs: HashMap::new(),
             configs,
+            packages,
         };
         repo.subs = repo.subtype_map();
         repo
@@ -191,6 +195,15 @@ impl<'a> Repo<'a> {
         if let Some(f) = config
             .into_iter()
             .flat_map(|c| c.candidates(spec))
+            .find_map(|c| self.probe(&c))
+        {
+            return Some(f);
+        }
+        // A package of the repository by its name (a workspace member, a package's own tests).
+        if let Some(f) = self
+            .packages
+            .iter()
+            .flat_map(|p| p.candidates(spec))
             .find_map(|c| self.probe(&c))
         {
             return Some(f);

@@ -1,6 +1,8 @@
 //! `tsconfig.json` / `jsconfig.json`: the module aliases of `compilerOptions.paths` and
 //! `baseUrl`, made relative to the repository root, for the resolver. The file is JSON with
-//! comments and trailing commas; `extends` is not followed.
+//! comments and trailing commas; `extends` is not followed. A `package.json` is read the same
+//! way: the package's name and subpaths (`exports`, `main`…) are aliases of its files, which is
+//! how a workspace member or a package's own tests import it (`zod/v4` → `src/v4/index.ts`).
 
 use serde::{Deserialize, Serialize};
 
@@ -13,6 +15,8 @@ pub struct TsConfig {
     pub base_url: Option<String>,
     /// `paths`: a pattern (`@app/*`) and its targets from the repository root (`src/app/*`).
     pub paths: Vec<(String, Vec<String>)>,
+    /// The package's name, for a `package.json` (its aliases apply to the whole repository).
+    pub package: Option<String>,
 }
 
 impl TsConfig {
@@ -75,7 +79,88 @@ pub fn parse(path: &str, src: &[u8]) -> Option<TsConfig> {
         dir,
         base_url,
         paths,
+        package: None,
     })
+}
+
+/// The aliases a `package.json` at `path` declares for its package's name: each `exports`
+/// subpath, then the bare name's entry fields and `src/index`, then (without `exports`) any
+/// subpath under the package's folder. `None` without a name or when it is not JSON.
+pub fn parse_package(path: &str, src: &[u8]) -> Option<TsConfig> {
+    let json: serde_json::Value = serde_json::from_slice(src).ok()?;
+    let name = json.get("name")?.as_str().filter(|n| !n.is_empty())?;
+    let dir = path.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+    let mut paths: Vec<(String, Vec<String>)> = Vec::new();
+    let exports = json.get("exports");
+    match exports {
+        Some(serde_json::Value::Object(m)) if m.keys().any(|k| k.starts_with('.')) => {
+            for (sub, v) in m.iter().filter(|(k, _)| k.starts_with('.')) {
+                let pattern = format!("{name}{}", &sub[1..]);
+                paths.push((pattern, export_targets(&dir, v)));
+            }
+        }
+        Some(v) => paths.push((name.to_string(), export_targets(&dir, v))),
+        None => {}
+    }
+    let mut bare: Vec<(u8, String)> = ["source", "module", "main", "types", "typings"]
+        .iter()
+        .filter_map(|k| json.get(*k)?.as_str())
+        .map(|t| (rank(t, false), join(&dir, t)))
+        .collect();
+    bare.extend(["src/index", "index"].map(|t| (2, join(&dir, t))));
+    bare.sort_by_key(|t| t.0);
+    paths.push((name.to_string(), bare.into_iter().map(|t| t.1).collect()));
+    if exports.is_none() {
+        paths.push((
+            format!("{name}/*"),
+            vec![join(&dir, "*"), join(&dir, "src/*")],
+        ));
+    }
+    Some(TsConfig {
+        dir,
+        base_url: None,
+        paths,
+        package: Some(name.to_string()),
+    })
+}
+
+/// The files one `exports` entry may name (conditions nested in any order), the package's
+/// sources first: a `source`-like condition, then TypeScript, then JavaScript, then `.d.ts`.
+fn export_targets(dir: &str, v: &serde_json::Value) -> Vec<String> {
+    fn walk(v: &serde_json::Value, source: bool, out: &mut Vec<(u8, String)>) {
+        match v {
+            serde_json::Value::String(t) => out.push((rank(t, source), t.clone())),
+            serde_json::Value::Array(vs) => vs.iter().for_each(|v| walk(v, source, out)),
+            serde_json::Value::Object(m) => {
+                for (cond, v) in m {
+                    walk(v, source || cond.contains("source"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    walk(v, false, &mut found);
+    found.sort_by_key(|t| t.0);
+    found.into_iter().map(|(_, t)| join(dir, &t)).collect()
+}
+
+/// How much a target looks like the package's own source (lower first).
+fn rank(target: &str, source_condition: bool) -> u8 {
+    let ts = [".ts", ".tsx", ".mts", ".cts"]
+        .iter()
+        .any(|e| target.ends_with(e));
+    match () {
+        _ if source_condition => 0,
+        _ if target.ends_with(".d.ts")
+            || target.ends_with(".d.cts")
+            || target.ends_with(".d.mts") =>
+        {
+            4
+        }
+        _ if ts => 1,
+        _ => 3,
+    }
 }
 
 /// `dir` joined with a relative path, `.` and `..` resolved.
@@ -178,5 +263,51 @@ mod tests {
         .unwrap();
         assert_eq!(no_base.candidates("~/x"), ["src/x"]);
         assert_eq!(parse("tsconfig.json", b"{ not json"), None);
+    }
+
+    #[test]
+    fn a_package_names_its_files_through_exports_sources_first() {
+        let src = br#"{
+  "name": "zod",
+  "main": "./index.cjs",
+  "exports": {
+    ".": { "@zod/source": "./src/index.ts", "types": "./index.d.cts", "import": "./index.js" },
+    "./v4": { "import": { "types": "./v4/index.d.ts", "default": "./v4/index.js" }, "@zod/source": "./src/v4/index.ts" },
+    "./locales/*": "./src/locales/*.ts"
+  }
+}"#;
+        let c = parse_package("packages/zod/package.json", src).expect("parses");
+        assert_eq!(c.package.as_deref(), Some("zod"));
+        assert_eq!(
+            c.candidates("zod/v4"),
+            [
+                "packages/zod/src/v4/index.ts",
+                "packages/zod/v4/index.js",
+                "packages/zod/v4/index.d.ts"
+            ]
+        );
+        assert_eq!(
+            c.candidates("zod/locales/en"),
+            ["packages/zod/src/locales/en.ts"]
+        );
+        assert_eq!(c.candidates("zod")[0], "packages/zod/src/index.ts");
+        assert!(
+            c.candidates("zod/unknown").is_empty(),
+            "exports close the package"
+        );
+        let plain = parse_package(
+            "package.json",
+            br#"{"name":"@acme/ui","main":"dist/index.js"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            plain.candidates("@acme/ui"),
+            ["src/index", "index", "dist/index.js"]
+        );
+        assert_eq!(
+            plain.candidates("@acme/ui/button"),
+            ["button", "src/button"]
+        );
+        assert_eq!(parse_package("package.json", br#"{"private":true}"#), None);
     }
 }
