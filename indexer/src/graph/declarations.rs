@@ -218,3 +218,91 @@ fn placeholder_local() -> Local {
         lambda: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::graph::facts::CallKind;
+    use crate::lang::{self, ParseLimits};
+    use crate::model::RepoPath;
+
+    const QUEUES: &str = r#"package q;
+public enum Queues {
+    ORDER("order.exchange", Names.cancel()),
+    PAY("pay.exchange", "pay");
+    private final String exchange;
+    private final String route;
+    Queues(String exchange, String route) { this.exchange = exchange; this.route = route; }
+    public String getExchange() { return exchange; }
+    void send(Object body) {
+        String key = route + ".send";
+        template.convertAndSend(exchange, key, body);
+        body.toString();
+    }
+}
+"#;
+
+    #[test]
+    fn declarations_keep_what_other_files_read_and_drop_bodies() {
+        let path = RepoPath::new("q/Queues.java").unwrap();
+        let a = lang::analyze(
+            lang::java::LANGUAGE,
+            &path,
+            "m",
+            QUEUES.as_bytes(),
+            &ParseLimits::default(),
+        );
+        let whole = *a.facts.unwrap();
+        let j = whole.java.as_ref().unwrap();
+        let d = whole.clone().declarations();
+        let dj = d.java.as_ref().unwrap();
+        // The types are kept whole but for their parameters' numbers.
+        let renumbered = |ts: &[crate::graph::facts::TypeDecl]| {
+            let mut ts = ts.to_vec();
+            ts.iter_mut()
+                .flat_map(|t| t.methods.iter_mut())
+                .for_each(|m| m.params.clear());
+            ts
+        };
+        assert_eq!(renumbered(&dj.types), renumbered(&j.types));
+        // Each parameter still names its local: same name and type as in the whole facts.
+        for (m, dm) in j.types[0].methods.iter().zip(&dj.types[0].methods) {
+            for (&p, &dp) in m.params.iter().zip(&dm.params) {
+                let (l, dl) = (&j.locals[p as usize], &dj.locals[dp as usize]);
+                assert_eq!((&l.name, &l.ty), (&dl.name, &dl.ty));
+            }
+        }
+        // The constants' constructions and the calls in their arguments are kept at their
+        // indices; the method bodies' calls are not.
+        let kept: Vec<&str> = dj
+            .calls
+            .iter()
+            .filter(|c| !c.name.is_empty() || c.kind == CallKind::New)
+            .filter(|c| c.ctx != u32::MAX)
+            .map(|c| c.name.as_str())
+            .collect();
+        for (k, c) in dj.calls.iter().enumerate() {
+            if c.ctx != u32::MAX {
+                assert_eq!(c, &j.calls[k], "call {k} kept as it was");
+            }
+        }
+        assert!(kept.contains(&"cancel"), "a constant's argument: {kept:?}");
+        assert_eq!(
+            dj.calls
+                .iter()
+                .filter(|c| c.kind == CallKind::New && c.ctx == 0)
+                .count(),
+            2,
+            "both constants' constructions"
+        );
+        assert!(
+            !kept.contains(&"convertAndSend") && !kept.contains(&"toString"),
+            "{kept:?}"
+        );
+        assert!(
+            dj.locals.len() < j.locals.len(),
+            "the body's local `key` is dropped"
+        );
+        assert!(dj.assigns.is_empty() && dj.reads.is_empty());
+        assert!(d.encode().len() < whole.encode().len());
+    }
+}
