@@ -10,6 +10,7 @@ mod manifest;
 mod resolve;
 mod symbols;
 mod trace;
+mod urlconf;
 
 pub use facts::PyFacts;
 pub use resolve::resolve;
@@ -38,6 +39,7 @@ pub const SPEC: Spec = Spec {
         calls: true,
         frameworks: &[
             "Flask / FastAPI routes (blueprint and router prefixes)",
+            "Django URLconfs (include prefixes, class-based views, DRF routers)",
             "requests / httpx calls met with the routes they reach, any language",
             "Celery tasks reached from .delay / .apply_async",
             "pytest fixtures",

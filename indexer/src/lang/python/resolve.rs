@@ -5,6 +5,8 @@
 //! `self.x = …` in any method, return annotations) and `super()`. Calling a class calls its
 //! `__init__`. What cannot be followed is recorded by name only, below certainty.
 
+mod urls;
+
 use super::facts::{PyArg, PyAssign, PyCall, PyDef, PyFacts};
 use crate::graph::{CallSite, Edge, EdgeKind, FileFacts};
 use crate::model::{RepoPath, SymbolKind};
@@ -22,11 +24,13 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
     }
     let r = Repo::new(files, &py);
     let mounts = r.mounts();
+    let mut framework = r.url_routes();
     (0..files.len())
         .map(|fi| match r.facts(fi) {
             Some(f) => {
                 let mut edges = r.file_edges(fi, f);
                 edges.extend(r.route_edges(fi, f, &mounts));
+                edges.extend(framework.remove(&fi).unwrap_or_default());
                 edges
             }
             None => Vec::new(),

@@ -436,3 +436,111 @@ fn a_stub_beside_its_module_does_not_take_its_names() {
         "{calls:?}"
     );
 }
+
+/// Route edges of a small package as (route id, handler id).
+fn package_routes(files: &[(&str, &str)]) -> Vec<(String, String)> {
+    let analysed: Vec<(RepoPath, FileAnalysis)> = files
+        .iter()
+        .map(|(p, src)| {
+            let p = path(p);
+            let a =
+                crate::lang::analyze(LANGUAGE, &p, "m", src.as_bytes(), &ParseLimits::default());
+            (p, a)
+        })
+        .collect();
+    let facts: Vec<(&RepoPath, &crate::graph::FileFacts)> = analysed
+        .iter()
+        .map(|(p, a)| (p, a.facts.as_deref().expect("facts")))
+        .collect();
+    let mut out: Vec<(String, String)> = crate::graph::build(&facts)
+        .into_iter()
+        .flat_map(|(_, es)| es)
+        .filter(|e| e.kind == crate::graph::EdgeKind::Route)
+        .map(|e| (e.caller, e.callee.unwrap_or_default()))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn django_urlconfs_route_under_their_include_prefixes() {
+    let routes = package_routes(&[
+        (
+            "mysite/urls.py",
+            "from django.urls import include, path, re_path\n\
+             from rest_framework import routers\n\
+             from shop import views as shop_views\n\
+             from shop.api import OrderViewSet\n\
+             router = routers.DefaultRouter()\n\
+             router.register(r\"orders\", OrderViewSet)\n\
+             urlpatterns = [\n\
+             \x20   path(\"shop/\", include(\"shop.urls\")),\n\
+             \x20   path(\"api/v1/\", include(router.urls)),\n\
+             \x20   re_path(r\"^legacy/(?P<oid>[0-9]+)/$\", shop_views.detail),\n\
+             ]\n",
+        ),
+        (
+            "shop/urls.py",
+            "from django.urls import include, path\n\
+             from . import views\n\
+             extra = [path(\"receipt/\", views.receipt)]\n\
+             urlpatterns = [\n\
+             \x20   path(\"orders/<int:pk>/\", views.detail, name=\"detail\"),\n\
+             \x20   path(\"orders/<int:pk>/pay/\", views.PayView.as_view()),\n\
+             \x20   path(\"orders/<int:pk>/\", include(extra)),\n\
+             \x20   path(\"list/\", views.OrderList.as_view()),\n\
+             ]\n",
+        ),
+        (
+            "shop/views.py",
+            "from django.views import View\n\
+             from django.views.generic import ListView\n\
+             from django.views.decorators.http import require_POST, require_http_methods\n\
+             @require_http_methods([\"GET\", \"HEAD\"])\n\
+             def detail(request, pk):\n    pass\n\
+             @require_POST\ndef receipt(request, pk):\n    pass\n\
+             class PayView(View):\n    def get(self, request, pk):\n        pass\n    def post(self, request, pk):\n        pass\n\
+             class OrderList(ListView):\n    model = None\n",
+        ),
+        (
+            "shop/api.py",
+            "from rest_framework import viewsets\n\
+             from rest_framework.decorators import action\n\
+             class OrderViewSet(viewsets.ModelViewSet):\n\
+             \x20   def list(self, request):\n        pass\n\
+             \x20   @action(detail=True, methods=[\"post\"], url_path=\"cancel\")\n\
+             \x20   def cancel_order(self, request, pk=None):\n        pass\n",
+        ),
+    ]);
+    let want = [
+        ("route:GET /shop/orders/{pk}", "py:shop.views.detail"),
+        ("route:HEAD /shop/orders/{pk}", "py:shop.views.detail"),
+        (
+            "route:POST /shop/orders/{pk}/receipt",
+            "py:shop.views.receipt",
+        ),
+        (
+            "route:GET /shop/orders/{pk}/pay",
+            "py:shop.views.PayView.get",
+        ),
+        (
+            "route:POST /shop/orders/{pk}/pay",
+            "py:shop.views.PayView.post",
+        ),
+        ("route:ANY /shop/list", "py:shop.views.OrderList"),
+        ("route:GET /legacy/{oid}", "py:shop.views.detail"),
+        ("route:HEAD /legacy/{oid}", "py:shop.views.detail"),
+        ("route:GET /api/v1/orders", "py:shop.api.OrderViewSet.list"),
+        (
+            "route:POST /api/v1/orders/{pk}/cancel",
+            "py:shop.api.OrderViewSet.cancel_order",
+        ),
+    ];
+    for (route, handler) in want {
+        assert!(
+            routes.iter().any(|(r, h)| r == route && h == handler),
+            "{route} -> {handler} in {routes:#?}"
+        );
+    }
+    assert_eq!(routes.len(), want.len(), "{routes:#?}");
+}

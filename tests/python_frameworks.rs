@@ -1,0 +1,70 @@
+//! Python framework edges end to end through the binary, on the pydjango fixture (a small
+//! Django site with a DRF router, Celery tasks, signals, models and settings): routes from
+//! URLconfs met by a front-end call, tasks reached from their senders, signal receivers,
+//! model tables and configuration keys, each with the real path:line of its use.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use support::{run, stdout, write};
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pydjango")
+}
+
+/// Every file of the fixture copied to `tmp/pydjango` and indexed.
+fn indexed(tmp: &Path) -> (PathBuf, PathBuf) {
+    let repo = tmp.join("pydjango");
+    let mut todo = vec![fixture()];
+    while let Some(dir) = todo.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                let rel = p.strip_prefix(fixture()).unwrap().to_str().unwrap();
+                write(&repo, rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let idx = tmp.join("idx");
+    let o = run(&idx, &["index", repo.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (repo, idx)
+}
+
+/// `codemap callers <name>` as text.
+fn callers(idx: &Path, repo: &Path, name: &str) -> String {
+    let o = run(idx, &["--repo", repo.to_str().unwrap(), "callers", name]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    stdout(&o)
+}
+
+#[test]
+fn django_urlconf_routes_reach_views_and_the_front_end_call_meets_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, idx) = indexed(tmp.path());
+    let routes = support::exported_edges(&idx, &repo, "route");
+    for (route, handler) in [
+        ("route:GET /shop/orders/{pk}", "shop.views.order_detail"),
+        (
+            "route:POST /shop/orders/{pk}/pay",
+            "shop.views.PayView.post",
+        ),
+        ("route:GET /api/v1/orders", "shop.api.OrderViewSet.list"),
+    ] {
+        assert!(
+            support::has_edge(&routes, route, handler),
+            "{route}: {routes:?}"
+        );
+    }
+    // The axios call in the front end reaches the class-based view's `post`, cited where it
+    // is made.
+    let out = callers(&idx, &repo, "shop.views.PayView.post");
+    assert!(out.contains("payOrder"), "{out}");
+    assert!(out.contains("web/orders.js:4"), "{out}");
+    assert!(
+        out.contains("mysite/urls.py:10") || out.contains("shop/urls.py:7"),
+        "{out}"
+    );
+}
