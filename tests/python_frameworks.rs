@@ -68,3 +68,17 @@ fn django_urlconf_routes_reach_views_and_the_front_end_call_meets_them() {
         "{out}"
     );
 }
+
+#[test]
+fn celery_tasks_are_reached_from_delay_and_send_task() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, idx) = indexed(tmp.path());
+    let out = callers(&idx, &repo, "shop.tasks.send_receipt");
+    assert!(out.contains("shop.views.PayView.post"), "{out}");
+    assert!(out.contains("shop/views.py:20"), "{out}");
+    // `app.send_task("shop.reindex")`: by the name the decorator gives.
+    let out = callers(&idx, &repo, "shop.tasks.reindex");
+    assert!(out.contains("shop.tasks.nightly"), "{out}");
+    assert!(out.contains("shop/tasks.py:18"), "{out}");
+    assert!(out.contains("celery send_task shop.reindex"), "{out}");
+}

@@ -5,6 +5,7 @@
 //! `self.x = …` in any method, return annotations) and `super()`. Calling a class calls its
 //! `__init__`. What cannot be followed is recorded by name only, below certainty.
 
+mod celery;
 mod urls;
 
 use super::facts::{PyArg, PyAssign, PyCall, PyDef, PyFacts};
@@ -101,6 +102,8 @@ struct Repo<'a> {
     /// cycle), so that following values costs each definition and parameter once.
     decorated_memo: Memo<(usize, u32, usize), V>,
     param_memo: Memo<(usize, u32, u32), Vec<V>>,
+    /// Celery tasks by the name a worker knows them by.
+    tasks: HashMap<String, Vec<(usize, u32)>>,
 }
 
 impl<'a> Repo<'a> {
@@ -174,7 +177,9 @@ impl<'a> Repo<'a> {
             sites: HashMap::new(),
             decorated_memo: RefCell::default(),
             param_memo: RefCell::default(),
+            tasks: HashMap::new(),
         };
+        repo.tasks = repo.task_names();
         repo.subs = repo.subclass_map();
         repo.sites = repo.call_sites();
         // What was worked out before the call sites were known is worked out again.
@@ -614,32 +619,6 @@ impl<'a> Repo<'a> {
         };
         let mut e = self.call_edge(fi, f, c, None);
         crate::graph::http::make_request(&mut e, &verb, url);
-        Some(e)
-    }
-
-    /// `send_mail.delay(…)` / `.apply_async(…)` of a Celery task (a function decorated
-    /// `@app.task`, `@shared_task`, `@celery.task`): an event edge to the task, which a worker
-    /// runs later.
-    fn task_edge(&self, fi: usize, f: &PyFacts, c: &PyCall) -> Option<Edge> {
-        let (last, task) = c.chain.split_last()?;
-        if task.is_empty() || !matches!(last.as_str(), "delay" | "apply_async") {
-            return None;
-        }
-        let V::Def(tf, td) = self.chain_at(fi, c.scope, task, c.line, 0)? else {
-            return None;
-        };
-        let def = self.def(tf, td);
-        let is_task = def.kind == SymbolKind::Function
-            && def
-                .decorators
-                .iter()
-                .any(|d| d == "shared_task" || d.ends_with(".task") || d == "task");
-        if !is_task {
-            return None;
-        }
-        let mut e = self.call_edge(fi, f, c, Some(Target::Def(tf, td)));
-        e.kind = EdgeKind::Event;
-        e.detail = format!("celery {last}");
         Some(e)
     }
 

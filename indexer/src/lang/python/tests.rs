@@ -263,6 +263,7 @@ fn celery_tasks_are_reached_from_their_senders_as_events() {
              from .app import celery\n\
              @shared_task\ndef send_receipt(oid):\n    pass\n\
              @celery.task(bind=True)\ndef reindex(self):\n    pass\n\
+             @celery.task(name=\"shop.purge\")\ndef purge():\n    pass\n\
              def plain():\n    pass\n",
         ),
         (
@@ -273,7 +274,11 @@ fn celery_tasks_are_reached_from_their_senders_as_events() {
             "shop/views.py",
             "from . import tasks\n\
              from .tasks import send_receipt, plain\n\
-             def pay(oid):\n    send_receipt.delay(oid)\n    tasks.reindex.apply_async()\n    plain()\n",
+             from celery import chain\n\
+             from .app import celery\n\
+             def pay(oid):\n    send_receipt.delay(oid)\n    tasks.reindex.apply_async()\n    plain()\n\
+             def nightly():\n    celery.send_task(\"shop.purge\")\n    celery.send_task(\"shop.tasks.plain\")\n\
+             def batch():\n    chain(send_receipt.s(1), tasks.reindex.si())()\n",
         ),
     ]);
     let has = |a: &str, b: &str, k: &str| edges.iter().any(|(x, y, z)| x == a && y == b && *z == k);
@@ -291,6 +296,21 @@ fn celery_tasks_are_reached_from_their_senders_as_events() {
         "py:shop.tasks.send_receipt",
         "call"
     ));
+    // By the name a worker knows: the decorator's `name=`, else the qualified name; a plain
+    // function is no task whatever its name.
+    assert!(has("py:shop.views.nightly", "py:shop.tasks.purge", "event"));
+    assert!(!has(
+        "py:shop.views.nightly",
+        "py:shop.tasks.plain",
+        "event"
+    ));
+    // Signatures queued by a canvas.
+    assert!(has(
+        "py:shop.views.batch",
+        "py:shop.tasks.send_receipt",
+        "event"
+    ));
+    assert!(has("py:shop.views.batch", "py:shop.tasks.reindex", "event"));
 }
 
 #[test]
