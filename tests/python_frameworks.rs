@@ -82,3 +82,18 @@ fn celery_tasks_are_reached_from_delay_and_send_task() {
     assert!(out.contains("shop/tasks.py:18"), "{out}");
     assert!(out.contains("celery send_task shop.reindex"), "{out}");
 }
+
+#[test]
+fn signal_receivers_are_reached_from_the_send_and_from_the_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, idx) = indexed(tmp.path());
+    // `order_paid.send(…)` in Order.pay → the `@receiver(order_paid)` function.
+    let out = callers(&idx, &repo, "shop.receivers.notify_warehouse");
+    assert!(out.contains("shop.models.Order.pay"), "{out}");
+    assert!(out.contains("shop/models.py:12"), "{out}");
+    // `post_save.connect(audit_order, sender=Order)`: the model, where it is connected.
+    let out = callers(&idx, &repo, "shop.receivers.audit_order");
+    assert!(out.contains("shop.models.Order"), "{out}");
+    assert!(out.contains("shop/receivers.py:17"), "{out}");
+    assert!(out.contains("signal post_save"), "{out}");
+}

@@ -6,6 +6,7 @@
 //! `__init__`. What cannot be followed is recorded by name only, below certainty.
 
 mod celery;
+mod signals;
 mod urls;
 
 use super::facts::{PyArg, PyAssign, PyCall, PyDef, PyFacts};
@@ -25,11 +26,18 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
     }
     let r = Repo::new(files, &py);
     let mounts = r.mounts();
+    let receivers = r.receivers();
     let mut framework = r.url_routes();
+    for (fi, es) in r.model_signal_edges(&receivers) {
+        framework.entry(fi).or_default().extend(es);
+    }
     (0..files.len())
         .map(|fi| match r.facts(fi) {
             Some(f) => {
                 let mut edges = r.file_edges(fi, f);
+                for c in &f.calls {
+                    edges.extend(r.signal_edges(fi, f, c, &receivers));
+                }
                 edges.extend(r.route_edges(fi, f, &mounts));
                 edges.extend(framework.remove(&fi).unwrap_or_default());
                 edges

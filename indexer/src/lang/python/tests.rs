@@ -564,3 +564,55 @@ fn django_urlconfs_route_under_their_include_prefixes() {
     }
     assert_eq!(routes.len(), want.len(), "{routes:#?}");
 }
+
+#[test]
+fn signals_reach_their_receivers_from_senders_and_models() {
+    let edges = package_edges(&[
+        (
+            "shop/signals.py",
+            "from django.dispatch import Signal\nfrom blinker import signal\n\
+             order_paid = Signal()\nstock_low = signal(\"stock-low\")\nunused = Signal()\n",
+        ),
+        (
+            "shop/models.py",
+            "from django.db import models\nfrom . import signals\n\
+             class Order(models.Model):\n    def pay(self):\n        signals.order_paid.send(sender=Order, order=self)\n\
+             def check():\n    signals.stock_low.send(\"sku\")\n    signals.unused.send(None)\n",
+        ),
+        (
+            "shop/receivers.py",
+            "from django.db.models.signals import post_save\n\
+             from django.dispatch import receiver\n\
+             from .models import Order\n\
+             from .signals import order_paid, stock_low\n\
+             @receiver(order_paid)\ndef notify(sender, **kw):\n    pass\n\
+             def audit(sender, instance, **kw):\n    pass\n\
+             post_save.connect(audit, sender=Order)\n\
+             @stock_low.connect\ndef reorder(sender):\n    pass\n\
+             def other(sender):\n    pass\n\
+             class Mailer:\n    def send(self):\n        pass\n\
+             def go(m: Mailer):\n    m.send()\n",
+        ),
+    ]);
+    let has = |a: &str, b: &str, k: &str| edges.iter().any(|(x, y, z)| x == a && y == b && *z == k);
+    assert!(
+        has(
+            "py:shop.models.Order.pay",
+            "py:shop.receivers.notify",
+            "event"
+        ),
+        "{edges:#?}"
+    );
+    assert!(has(
+        "py:shop.models.check",
+        "py:shop.receivers.reorder",
+        "event"
+    ));
+    assert!(has(
+        "py:shop.models.Order",
+        "py:shop.receivers.audit",
+        "event"
+    ));
+    let events: Vec<_> = edges.iter().filter(|e| e.2 == "event").collect();
+    assert_eq!(events.len(), 3, "one edge per connection: {events:#?}");
+}
