@@ -97,3 +97,30 @@ fn signal_receivers_are_reached_from_the_send_and_from_the_model() {
     assert!(out.contains("shop/receivers.py:17"), "{out}");
     assert!(out.contains("signal post_save"), "{out}");
 }
+
+#[test]
+fn django_models_name_their_tables_and_the_queries_reach_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, idx) = indexed(tmp.path());
+    // `Meta.db_table`, and `Receipt.objects.create(…)` in the task.
+    let out = callers(&idx, &repo, "table:shop_receipts");
+    assert!(out.contains("shop.models.Receipt"), "{out}");
+    assert!(out.contains("shop.tasks.send_receipt"), "{out}");
+    assert!(out.contains("shop/tasks.py:9"), "{out}");
+    // `<app>_<model>`: read by the views, saved by the model itself.
+    let out = callers(&idx, &repo, "table:shop_order");
+    for want in [
+        "shop.views.order_detail",
+        "shop/views.py:12",
+        "shop.views.PayView.post",
+        "shop.api.OrderViewSet.list",
+        "shop.models.Order.pay",
+        "shop/models.py:11",
+    ] {
+        assert!(out.contains(want), "{want}: {out}");
+    }
+    // The instance a manager gives is typed: the view calls the model's method.
+    let out = callers(&idx, &repo, "shop.models.Order.pay");
+    assert!(out.contains("shop.views.PayView.post"), "{out}");
+    assert!(out.contains("shop/views.py:19"), "{out}");
+}

@@ -6,6 +6,7 @@
 //! `__init__`. What cannot be followed is recorded by name only, below certainty.
 
 mod celery;
+mod models;
 mod signals;
 mod urls;
 
@@ -28,7 +29,12 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
     let mounts = r.mounts();
     let receivers = r.receivers();
     let mut framework = r.url_routes();
-    for (fi, es) in r.model_signal_edges(&receivers) {
+    let tables = r.tables();
+    for (fi, es) in r
+        .model_signal_edges(&receivers)
+        .into_iter()
+        .chain(r.table_edges(&tables))
+    {
         framework.entry(fi).or_default().extend(es);
     }
     (0..files.len())
@@ -37,6 +43,7 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
                 let mut edges = r.file_edges(fi, f);
                 for c in &f.calls {
                     edges.extend(r.signal_edges(fi, f, c, &receivers));
+                    edges.extend(r.query_edge(fi, f, c, &tables));
                 }
                 edges.extend(r.route_edges(fi, f, &mounts));
                 edges.extend(framework.remove(&fi).unwrap_or_default());
@@ -912,6 +919,9 @@ impl<'a> Repo<'a> {
             last = Some(a);
         }
         if let Some(a) = before.or(last) {
+            if let Some(v) = self.manager_result(fi, si, a, depth) {
+                return Some(v);
+            }
             let v = self.chain(fi, si, &a.value, depth + 1)?;
             return self.assigned(a, v, depth);
         }

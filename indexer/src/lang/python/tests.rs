@@ -616,3 +616,79 @@ fn signals_reach_their_receivers_from_senders_and_models() {
     let events: Vec<_> = edges.iter().filter(|e| e.2 == "event").collect();
     assert_eq!(events.len(), 3, "one edge per connection: {events:#?}");
 }
+
+/// The `db` edges of a small package as (caller, table, operation).
+fn package_tables(files: &[(&str, &str)]) -> Vec<(String, String, String)> {
+    let analysed: Vec<(RepoPath, FileAnalysis)> = files
+        .iter()
+        .map(|(p, src)| {
+            let p = path(p);
+            let a =
+                crate::lang::analyze(LANGUAGE, &p, "m", src.as_bytes(), &ParseLimits::default());
+            (p, a)
+        })
+        .collect();
+    let facts: Vec<(&RepoPath, &crate::graph::FileFacts)> = analysed
+        .iter()
+        .map(|(p, a)| (p, a.facts.as_deref().expect("facts")))
+        .collect();
+    let mut out: Vec<(String, String, String)> = crate::graph::build(&facts)
+        .into_iter()
+        .flat_map(|(_, es)| es)
+        .filter(|e| e.kind == crate::graph::EdgeKind::Db)
+        .map(|e| (e.caller, e.callee.unwrap_or_default(), e.detail))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn models_name_their_tables_and_queries_use_them() {
+    let db = package_tables(&[
+        (
+            "shop/models.py",
+            "from django.db import models\n\
+             class Stamped(models.Model):\n    class Meta:\n        abstract = True\n\
+             class Order(Stamped):\n    def pay(self):\n        self.save()\n\
+             class Receipt(models.Model):\n    class Meta:\n        db_table = \"receipts\"\n\
+             class OrderProxy(Order):\n    class Meta:\n        proxy = True\n\
+             class Plain:\n    pass\n",
+        ),
+        (
+            "shop/views.py",
+            "from .models import Order, Receipt, Plain\n\
+             def show(pk):\n    o = Order.objects.get(pk=pk)\n    o.delete()\n    Receipt.objects.create(order=o)\n    Plain.objects.get()\n    {}.get(Order)\n",
+        ),
+        (
+            "inv/tables.py",
+            "from sqlalchemy import Column, Integer, MetaData, Table, select\n\
+             from sqlalchemy.orm import DeclarativeBase, Session\n\
+             metadata = MetaData()\n\
+             stock = Table(\"stock\", metadata, Column(\"id\", Integer))\n\
+             class Base(DeclarativeBase):\n    pass\n\
+             class Item(Base):\n    __tablename__ = \"items\"\n\
+             def find(session: Session):\n    session.query(Item).all()\n    session.execute(select(Item))\n    item = Item()\n    session.add(item)\n",
+        ),
+    ]);
+    let has = |a: &str, t: &str, op: &str| db.iter().any(|(x, y, z)| x == a && y == t && z == op);
+    for (caller, table, op) in [
+        ("py:shop.models.Order", "table:shop_order", "model"),
+        ("py:shop.models.Receipt", "table:receipts", "model"),
+        ("py:shop.models.OrderProxy", "table:shop_order", "model"),
+        ("py:shop.models.Order.pay", "table:shop_order", "save"),
+        ("py:shop.views.show", "table:shop_order", "select"),
+        ("py:shop.views.show", "table:shop_order", "delete"),
+        ("py:shop.views.show", "table:receipts", "insert"),
+        ("py:inv.tables.stock", "table:stock", "model"),
+        ("py:inv.tables.Item", "table:items", "model"),
+        ("py:inv.tables.find", "table:items", "select"),
+        ("py:inv.tables.find", "table:items", "insert"),
+    ] {
+        assert!(has(caller, table, op), "{caller} {op} {table}: {db:#?}");
+    }
+    assert!(
+        !db.iter().any(|e| e.0.contains("Stamped")),
+        "abstract: {db:#?}"
+    );
+    assert_eq!(db.len(), 12, "{db:#?}");
+}
