@@ -124,3 +124,25 @@ fn django_models_name_their_tables_and_the_queries_reach_them() {
     assert!(out.contains("shop.views.PayView.post"), "{out}");
     assert!(out.contains("shop/views.py:19"), "{out}");
 }
+
+#[test]
+fn configuration_keys_reach_their_readers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, idx) = indexed(tmp.path());
+    // A Django setting read in a view, defined in the settings module.
+    let out = callers(&idx, &repo, "config:PAYMENT_TIMEOUT");
+    assert!(out.contains("shop.views.PayView.post"), "{out}");
+    assert!(out.contains("shop/views.py:19"), "{out}");
+    // The environment variable the settings module reads it from, with its default.
+    assert!(out.contains("mysite/settings.py:7"), "{out}");
+    assert!(out.contains("default 30"), "{out}");
+    // A pydantic-settings field under its env_prefix, by its bare name.
+    let out = callers(&idx, &repo, "PAY_API_KEY");
+    assert!(
+        out.contains("mysite.config.PaymentSettings.api_key"),
+        "{out}"
+    );
+    assert!(out.contains("mysite/config.py:8"), "{out}");
+    let out = callers(&idx, &repo, "config:SHOP_SECRET_KEY");
+    assert!(out.contains("mysite/settings.py:8"), "{out}");
+}

@@ -6,6 +6,7 @@
 //! `__init__`. What cannot be followed is recorded by name only, below certainty.
 
 mod celery;
+mod config;
 mod models;
 mod signals;
 mod urls;
@@ -30,6 +31,7 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
     let receivers = r.receivers();
     let mut framework = r.url_routes();
     let tables = r.tables();
+    let settings = r.setting_defs();
     for (fi, es) in r
         .model_signal_edges(&receivers)
         .into_iter()
@@ -41,6 +43,7 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
         .map(|fi| match r.facts(fi) {
             Some(f) => {
                 let mut edges = r.file_edges(fi, f);
+                edges.extend(r.config_edges(fi, f, &settings));
                 for c in &f.calls {
                     edges.extend(r.signal_edges(fi, f, c, &receivers));
                     edges.extend(r.query_edge(fi, f, c, &tables));

@@ -692,3 +692,74 @@ fn models_name_their_tables_and_queries_use_them() {
     );
     assert_eq!(db.len(), 12, "{db:#?}");
 }
+
+#[test]
+fn configuration_readers_reach_their_keys() {
+    let analysed: Vec<(RepoPath, FileAnalysis)> = [
+        (
+            "site/settings.py",
+            "import os\nfrom os import environ\n\
+             DEBUG = os.environ.get(\"APP_DEBUG\") == \"1\"\n\
+             TIMEOUT = int(os.getenv(\"APP_TIMEOUT\", \"30\"))\n\
+             SECRET = environ[\"APP_SECRET\"]\n",
+        ),
+        (
+            "site/conf.py",
+            "from pydantic import Field\n\
+             from pydantic_settings import BaseSettings, SettingsConfigDict\n\
+             class Pay(BaseSettings):\n    model_config = SettingsConfigDict(env_prefix=\"pay_\")\n    api_key: str\n    url: str = Field(\"x\", alias=\"PAYMENT_URL\")\n\
+             class Old(BaseSettings):\n    host: str = \"h\"\n    class Config:\n        env_prefix = \"OLD_\"\n\
+             class NotSettings:\n    port: int = 1\n",
+        ),
+        (
+            "site/views.py",
+            "from django.conf import settings\n\
+             def show():\n    if settings.DEBUG:\n        return getattr(settings, \"TIMEOUT\", 5)\n    return settings.MISSING\n\
+             class Local:\n    DEBUG = 1\n\
+             def other(x: Local):\n    return x.DEBUG\n",
+        ),
+    ]
+    .iter()
+    .map(|(p, src)| {
+        let p = path(p);
+        let a = crate::lang::analyze(LANGUAGE, &p, "m", src.as_bytes(), &ParseLimits::default());
+        (p, a)
+    })
+    .collect();
+    let facts: Vec<(&RepoPath, &crate::graph::FileFacts)> = analysed
+        .iter()
+        .map(|(p, a)| (p, a.facts.as_deref().expect("facts")))
+        .collect();
+    let mut config: Vec<String> = crate::graph::build(&facts)
+        .into_iter()
+        .flat_map(|(_, es)| es)
+        .filter(|e| e.kind == crate::graph::EdgeKind::Config)
+        .map(|e| {
+            let at = e
+                .callee_file
+                .map(|f| format!(" @{f}:{}", e.callee_line.unwrap_or(0)));
+            format!(
+                "{} -> {} [{}]{}",
+                e.caller,
+                e.callee.unwrap_or_default(),
+                e.detail,
+                at.unwrap_or_default()
+            )
+        })
+        .collect();
+    config.sort();
+    assert_eq!(
+        config,
+        [
+            "py:site.conf.Old.host -> config:OLD_HOST [settings field of Old]",
+            "py:site.conf.Pay.api_key -> config:PAY_API_KEY [settings field of Pay]",
+            "py:site.conf.Pay.url -> config:PAYMENT_URL [settings field of Pay]",
+            "py:site.settings -> config:APP_DEBUG [environment]",
+            "py:site.settings -> config:APP_SECRET [environment]",
+            "py:site.settings -> config:APP_TIMEOUT [environment; default 30]",
+            "py:site.views.show -> config:DEBUG [django setting] @site/settings.py:3",
+            "py:site.views.show -> config:MISSING [django setting]",
+            "py:site.views.show -> config:TIMEOUT [django setting] @site/settings.py:4",
+        ]
+    );
+}

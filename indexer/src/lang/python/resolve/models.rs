@@ -125,7 +125,7 @@ impl Repo<'_> {
     }
 
     /// `name = "literal"` in a class body: (value, line).
-    fn class_const(&self, f: usize, class: u32, name: &str) -> Option<(String, u32)> {
+    pub(super) fn class_const(&self, f: usize, class: u32, name: &str) -> Option<(String, u32)> {
         self.facts(f)?
             .consts
             .iter()
@@ -156,6 +156,10 @@ impl Repo<'_> {
                     }
                 }
                 Some(V::Def(bf, bd)) if self.def(bf, bd).kind == SymbolKind::Class => {
+                    // Django's own source: its `Model` is a project class there.
+                    if self.def(bf, bd).id == "py:django.db.models.base.Model" {
+                        return Some(Orm::Django);
+                    }
                     if let Some(o) = self.orm(bf, bd, depth + 1) {
                         return Some(o);
                     }
