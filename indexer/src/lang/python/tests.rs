@@ -701,7 +701,10 @@ fn configuration_readers_reach_their_keys() {
             "import os\nfrom os import environ\n\
              DEBUG = os.environ.get(\"APP_DEBUG\") == \"1\"\n\
              TIMEOUT = int(os.getenv(\"APP_TIMEOUT\", \"30\"))\n\
-             SECRET = environ[\"APP_SECRET\"]\n",
+             SECRET = environ[\"APP_SECRET\"]\n\
+             import environ as django_environ\n\
+             env = django_environ.Env()\n\
+             HOSTS = env.list(\"APP_HOSTS\")\n",
         ),
         (
             "site/conf.py",
@@ -755,6 +758,7 @@ fn configuration_readers_reach_their_keys() {
             "py:site.conf.Pay.api_key -> config:PAY_API_KEY [settings field of Pay]",
             "py:site.conf.Pay.url -> config:PAYMENT_URL [settings field of Pay]",
             "py:site.settings -> config:APP_DEBUG [environment]",
+            "py:site.settings -> config:APP_HOSTS [environment]",
             "py:site.settings -> config:APP_SECRET [environment]",
             "py:site.settings -> config:APP_TIMEOUT [environment; default 30]",
             "py:site.views.show -> config:DEBUG [django setting] @site/settings.py:3",

@@ -2,7 +2,8 @@
 //! the Java side:
 //!
 //! * the environment: `os.environ["K"]`, `os.environ.get("K", d)`, `os.getenv("K", d)`,
-//!   `os.environ.setdefault("K", d)` (the default in the detail);
+//!   `os.environ.setdefault("K", d)` (the default in the detail), django-environ's `env("K")`
+//!   and `env.bool("K")`…;
 //! * pydantic-settings: each field of a `BaseSettings` class is read from the environment
 //!   variable of its name under the class's `env_prefix` (`model_config =
 //!   SettingsConfigDict(env_prefix=…)`, or pydantic 1's `class Config`), or its `Field`'s
@@ -79,7 +80,11 @@ impl Repo<'_> {
                 continue;
             };
             let ext = self.external(fi, c.scope, &c.chain, c.line);
-            if !ext.as_deref().is_some_and(|x| ENV_READERS.contains(&x)) {
+            let env_reader = |x: &str| {
+                // django-environ: `env = environ.Env()`, then `env("K")`, `env.bool("K")`.
+                ENV_READERS.contains(&x) || x == "environ.Env" || x.starts_with("environ.Env.")
+            };
+            if !ext.as_deref().is_some_and(env_reader) {
                 continue;
             }
             let default = c.args.get(1).and_then(|a| a.literals.first());

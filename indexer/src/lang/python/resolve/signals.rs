@@ -101,17 +101,38 @@ impl Repo<'_> {
     fn signal_key(&self, fi: usize, scope: u32, chain: &[String]) -> Option<String> {
         if chain.len() <= 2
             && let Some((file, name)) = self.group_binding(fi, scope, chain)
-            && let Some(f) = self.facts(file)
-            && f.assigns
-                .iter()
-                .any(|a| a.scope == 0 && a.target.len() == 1 && a.target[0] == name && a.called)
+            && let Some((module, name)) = self.assigned_at(file, name)
         {
-            return Some(format!("{}.{name}", f.module));
+            return Some(format!("{module}.{name}"));
         }
         match self.chain_at(fi, scope, chain, u32::MAX, 0)? {
             V::External(x) => Some(x),
             _ => None,
         }
+    }
+
+    /// The module that assigns a module-level name a call's value (`order_paid = Signal()`),
+    /// following re-exports (`from .signals import order_paid` in another module).
+    fn assigned_at(&self, mut file: usize, mut name: String) -> Option<(String, String)> {
+        for _ in 0..8 {
+            let f = self.facts(file)?;
+            let assigned = f
+                .assigns
+                .iter()
+                .any(|a| a.scope == 0 && a.target.len() == 1 && a.target[0] == name && a.called);
+            if assigned {
+                return Some((f.module.clone(), name));
+            }
+            let i = f
+                .imports
+                .iter()
+                .rev()
+                .find(|i| i.scope == 0 && !i.whole && i.local == name)?;
+            let (module, var) = i.target.rsplit_once('.')?;
+            file = *self.modules.get(module)?;
+            name = var.to_string();
+        }
+        None
     }
 
     /// The project class a chain names.
