@@ -589,6 +589,14 @@ fn signals_reach_their_receivers_from_senders_and_models() {
              def audit(sender, instance, **kw):\n    pass\n\
              post_save.connect(audit, sender=Order)\n\
              @stock_low.connect\ndef reorder(sender):\n    pass\n\
+             import shop.signals\n\
+             def again(sender, **kw):\n    pass\n\
+             shop.signals.order_paid.connect(again)\n\
+             class Holder:\n    def __init__(self):\n        self.sig = signals_mod.Signal()\n\
+             \x20   def fire(self):\n        self.sig.send(None)\n\
+             import django.dispatch as signals_mod\n\
+             def stray(sender):\n    pass\n\
+             h = Holder()\nh.sig.connect(stray)\n\
              def other(sender):\n    pass\n\
              class Mailer:\n    def send(self):\n        pass\n\
              def go(m: Mailer):\n    m.send()\n",
@@ -614,7 +622,7 @@ fn signals_reach_their_receivers_from_senders_and_models() {
         "event"
     ));
     let events: Vec<_> = edges.iter().filter(|e| e.2 == "event").collect();
-    assert_eq!(events.len(), 3, "one edge per connection: {events:#?}");
+    assert_eq!(events.len(), 4, "one edge per connection: {events:#?}");
 }
 
 /// The `db` edges of a small package as (caller, table, operation).

@@ -105,8 +105,22 @@ impl Repo<'_> {
         {
             return Some(format!("{module}.{name}"));
         }
+        // `models.signals.m2m_changed`: a module's name, however the module is reached.
+        if let Some((name, module)) = chain.split_last()
+            && !module.is_empty()
+            && let Some(V::Module(m)) = self.chain(fi, scope, module, 0)
+            && let Some((module, name)) =
+                self.assigned_at(*self.modules.get(m.as_str())?, name.clone())
+        {
+            return Some(format!("{module}.{name}"));
+        }
         match self.chain_at(fi, scope, chain, u32::MAX, 0)? {
-            V::External(x) => Some(x),
+            // A value made by calling a signal class (`Signal()` held where this does not
+            // follow) is no one signal.
+            V::External(x) => {
+                let last = x.rsplit('.').next().unwrap_or(&x);
+                (!matches!(last, "Signal" | "signal" | "NamedSignal" | "ModelSignal")).then_some(x)
+            }
             _ => None,
         }
     }
