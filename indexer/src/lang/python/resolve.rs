@@ -4,6 +4,11 @@
 //! classes and their bases, instances (`self`, `cls`, annotated parameters, `x = Foo()`,
 //! `self.x = …` in any method, return annotations) and `super()`. Calling a class calls its
 //! `__init__`. What cannot be followed is recorded by name only, below certainty.
+//!
+//! Framework edges, one child module per family, in the kinds and ids the Java side uses:
+//! [`urls`] (Django URLconfs and DRF routers → `route:`), [`celery`] (senders → tasks),
+//! [`signals`] (senders and models → receivers), [`models`] (models and queries →
+//! `table:`), [`config`] (environment, pydantic-settings, Django settings → `config:`).
 
 mod celery;
 mod config;
