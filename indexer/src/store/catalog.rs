@@ -24,8 +24,10 @@ pub use run::{RunEnd, RunTx};
 /// reason. 7: Java facts hold assignments; `constant` edges (enum constants set as values).
 /// 11: Go and Kotlin files carry facts (imports, calls), so older indexes of them are rebuilt.
 /// 12: a Java field's `has_body` says whether it is initialized where declared. 13: Python facts
-/// hold call arguments and decorator shapes (older ones decode to no Python edges). 15: a
-/// `package.json` is a TypeScript project file whose facts name the package's aliases.
+/// hold call arguments and decorator shapes (older ones decode to no Python edges). 14: Python
+/// facts hold framework shapes (URLconf entries, literals, decorator arguments, environment
+/// and settings reads). 15: a `package.json` is a TypeScript project file whose facts name the
+/// package's aliases.
 pub const SCHEMA_VERSION: i64 = 15;
 
 /// How much of the catalog file a reader maps (address space, not memory: pages are the

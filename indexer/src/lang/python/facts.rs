@@ -37,6 +37,19 @@ pub struct PyFacts {
     /// `app.include_router(router, prefix="/v1")`: (scope, the group's chain, prefix).
     #[serde(default)]
     pub mounts: Vec<(u32, Vec<String>, String)>,
+    /// Names assigned a literal: `__tablename__ = "orders"`, `abstract = True`.
+    #[serde(default)]
+    pub consts: Vec<PyConst>,
+    /// `x["KEY"]` where `x` is a name chain (`os.environ["HOME"]`).
+    #[serde(default)]
+    pub subscripts: Vec<PySubscript>,
+    /// `name.UPPER_NAME` read (not called, not assigned): `settings.DEBUG`. One per scope and
+    /// chain, at its first line.
+    #[serde(default)]
+    pub reads: Vec<PyRead>,
+    /// Django URLconf entries: `path("orders/<int:pk>/", views.detail)`.
+    #[serde(default)]
+    pub urls: Vec<super::urlconf::PyUrl>,
 }
 
 impl PyFacts {
@@ -82,6 +95,9 @@ pub struct PyDecoration {
     /// `@f(…)`: the result of calling `f` is applied.
     pub factory: bool,
     pub line: u32,
+    /// `@f(…)`: the factory's arguments.
+    #[serde(default)]
+    pub args: Vec<PyArg>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -142,6 +158,36 @@ pub struct PyArg {
     pub keyword: Option<String>,
     /// The value when it is a name chain (`handler`, `self.on_close`); `None` otherwise.
     pub value: Option<Vec<String>>,
+    /// The value when it is a literal: a string's text, `True`/`False`, or the strings of a
+    /// list or tuple of string literals (`["GET", "POST"]`).
+    #[serde(default)]
+    pub literals: Vec<String>,
+}
+
+/// `target = literal` (a string without fields, `True`, `False`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PyConst {
+    pub scope: u32,
+    pub target: String,
+    pub value: String,
+    pub line: u32,
+}
+
+/// `chain["key"]` read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PySubscript {
+    pub scope: u32,
+    pub chain: Vec<String>,
+    pub key: String,
+    pub line: u32,
+}
+
+/// `head.NAME` read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PyRead {
+    pub scope: u32,
+    pub chain: Vec<String>,
+    pub line: u32,
 }
 
 /// `target = value` where the value is a name chain or a call of one: `x = Foo(…)`,
@@ -272,6 +318,8 @@ impl Walker<'_> {
             "except_clause" => self.except_binding(node),
             "return_statement" | "yield" => self.return_value(node),
             "decorator" => self.decoration(node),
+            "subscript" => self.subscript(node),
+            "attribute" => self.read(node),
             _ => {}
         }
     }
@@ -381,6 +429,9 @@ impl Walker<'_> {
         let Some(chain) = chain(f, self.src) else {
             return;
         };
+        if let Some(u) = super::urlconf::entry(node, &chain, self.src, self.scope()) {
+            self.facts.urls.push(u);
+        }
         let line = match f.kind() {
             "attribute" => f.child_by_field_name("attribute").unwrap_or(f),
             _ => f,
@@ -418,6 +469,7 @@ impl Walker<'_> {
             {
                 right = r;
             }
+            self.constant(left, right);
             self.bind(left, right, false);
         }
     }
@@ -481,6 +533,14 @@ impl Walker<'_> {
                 let line = n.start_position().row as u32 + 1;
                 self.by_name.get(&(line, self.text(n).as_str())).copied()
             });
+        let args = match e.kind() {
+            "call" => e
+                .child_by_field_name("arguments")
+                .filter(|a| a.kind() == "argument_list")
+                .map(|a| named(a).filter_map(|x| argument(x, self.src)).collect())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
         if let (Some(chain), Some(def)) = (target.and_then(|t| chain(t, self.src)), def) {
             self.facts.decorations.push(PyDecoration {
                 scope: self.scope(),
@@ -488,6 +548,7 @@ impl Walker<'_> {
                 chain,
                 factory,
                 line: node.start_position().row as u32 + 1,
+                args,
             });
         }
     }
@@ -604,6 +665,86 @@ impl Walker<'_> {
         }
     }
 
+    /// `name = "literal"` (and `True`/`False`).
+    fn constant(&mut self, left: Node<'_>, right: Node<'_>) {
+        if left.kind() != "identifier" || matches!(right.kind(), "list" | "tuple") {
+            return;
+        }
+        if let [value] = literals(right, self.src).as_slice() {
+            self.facts.consts.push(PyConst {
+                scope: self.scope(),
+                target: self.text(left),
+                value: value.clone(),
+                line: left.start_position().row as u32 + 1,
+            });
+        }
+    }
+
+    /// `….environ["KEY"]`.
+    fn subscript(&mut self, node: Node<'_>) {
+        let (Some(value), Some(key)) = (
+            node.child_by_field_name("value"),
+            node.child_by_field_name("subscript"),
+        ) else {
+            return;
+        };
+        let Some(chain) =
+            chain(value, self.src).filter(|c| c.last().is_some_and(|l| l == "environ"))
+        else {
+            return;
+        };
+        if let [key] = literals(key, self.src).as_slice() {
+            self.facts.subscripts.push(PySubscript {
+                scope: self.scope(),
+                chain,
+                key: key.clone(),
+                line: node.start_position().row as u32 + 1,
+            });
+        }
+    }
+
+    /// `name.UPPER_NAME` read, neither called nor assigned.
+    fn read(&mut self, node: Node<'_>) {
+        let (Some(object), Some(attr)) = (
+            node.child_by_field_name("object"),
+            node.child_by_field_name("attribute"),
+        ) else {
+            return;
+        };
+        let name = self.text(attr);
+        let upper = name.starts_with(|c: char| c.is_ascii_uppercase())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+        if object.kind() != "identifier" || !upper {
+            return;
+        }
+        let parent = node.parent();
+        let called = parent
+            .is_some_and(|p| p.kind() == "call" && p.child_by_field_name("function") == Some(node));
+        let assigned = parent.is_some_and(|p| {
+            matches!(p.kind(), "assignment" | "augmented_assignment")
+                && p.child_by_field_name("left") == Some(node)
+        });
+        if called || assigned {
+            return;
+        }
+        let chain = vec![self.text(object), name];
+        let scope = self.scope();
+        if !self
+            .facts
+            .reads
+            .iter()
+            .any(|r| r.scope == scope && r.chain == chain)
+        {
+            self.facts.reads.push(PyRead {
+                scope,
+                chain,
+                line: node.start_position().row as u32 + 1,
+            });
+        }
+    }
+
     fn bind(&mut self, left: Node<'_>, right: Node<'_>, each: bool) {
         let Some(target) = chain(left, self.src) else {
             return;
@@ -663,27 +804,54 @@ fn argument(n: Node<'_>, src: &[u8]) -> Option<PyArg> {
     let text = |n: Node<'_>| String::from_utf8_lossy(&src[n.byte_range()]).into_owned();
     match n.kind() {
         "comment" => None,
-        "keyword_argument" => Some(PyArg {
-            keyword: Some(text(n.child_by_field_name("name")?)),
-            value: n.child_by_field_name("value").and_then(|v| chain(v, src)),
-        }),
+        "keyword_argument" => {
+            let v = n.child_by_field_name("value");
+            Some(PyArg {
+                keyword: Some(text(n.child_by_field_name("name")?)),
+                value: v.and_then(|v| chain(v, src)),
+                literals: v.map(|v| literals(v, src)).unwrap_or_default(),
+            })
+        }
         "list_splat" => Some(PyArg {
             keyword: Some("*".to_string()),
             value: None,
+            literals: Vec::new(),
         }),
         "dictionary_splat" => Some(PyArg {
             keyword: Some("**".to_string()),
             value: None,
+            literals: Vec::new(),
         }),
         _ => Some(PyArg {
             keyword: None,
             value: chain(n, src),
+            literals: literals(n, src),
         }),
     }
 }
 
+/// A literal's value as text: a string without fields, `True`/`False`, or the strings of a
+/// list or tuple of string literals; empty for anything else.
+pub(super) fn literals(n: Node<'_>, src: &[u8]) -> Vec<String> {
+    match n.kind() {
+        "string" if !named(n).any(|c| c.kind() == "interpolation") => vec![string_value(n, src)],
+        "concatenated_string" => vec![named(n).map(|c| string_value(c, src)).collect()],
+        "true" => vec!["True".to_string()],
+        "false" => vec!["False".to_string()],
+        "list" | "tuple" => {
+            let items: Vec<Node<'_>> = named(n).filter(|c| c.kind() != "comment").collect();
+            if items.iter().all(|c| c.kind() == "string") {
+                items.iter().flat_map(|c| literals(*c, src)).collect()
+            } else {
+                Vec::new()
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// `a.b.c` → `["a", "b", "c"]`; `super().m` → `["super()", "m"]`; anything else → `None`.
-fn chain(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
+pub(super) fn chain(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
     match n.kind() {
         "identifier" => Some(vec![
             String::from_utf8_lossy(&src[n.byte_range()]).into_owned(),
@@ -731,7 +899,7 @@ fn absolute(module: &str, is_package: bool, from: &str, name: &str) -> String {
 }
 
 /// A string literal's text (escapes left as written; the parts of a concatenation joined).
-fn string_value(n: Node<'_>, src: &[u8]) -> String {
+pub(super) fn string_value(n: Node<'_>, src: &[u8]) -> String {
     named(n)
         .filter(|c| c.kind() == "string_content")
         .map(|c| String::from_utf8_lossy(&src[c.byte_range()]).into_owned())
@@ -773,7 +941,7 @@ fn url_template(n: Node<'_>, src: &[u8]) -> Option<String> {
 }
 
 /// The value of keyword argument `name` in an argument list.
-fn keyword<'t>(args: Node<'t>, name: &str, src: &[u8]) -> Option<Node<'t>> {
+pub(super) fn keyword<'t>(args: Node<'t>, name: &str, src: &[u8]) -> Option<Node<'t>> {
     named(args)
         .filter(|a| a.kind() == "keyword_argument")
         .find(|a| {
@@ -784,7 +952,7 @@ fn keyword<'t>(args: Node<'t>, name: &str, src: &[u8]) -> Option<Node<'t>> {
 }
 
 /// A route path with its variables written `{name}`: Flask's `<int:oid>` is `{oid}`.
-fn template(path: &str) -> String {
+pub(super) fn template(path: &str) -> String {
     let mut out = String::new();
     let mut rest = path;
     while let Some(open) = rest.find('<') {
@@ -802,6 +970,6 @@ fn template(path: &str) -> String {
     out
 }
 
-fn named<'t>(n: Node<'t>) -> impl Iterator<Item = Node<'t>> {
+pub(super) fn named<'t>(n: Node<'t>) -> impl Iterator<Item = Node<'t>> {
     (0..n.named_child_count() as u32).filter_map(move |i| n.named_child(i))
 }

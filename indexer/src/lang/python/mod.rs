@@ -10,6 +10,7 @@ mod manifest;
 mod resolve;
 mod symbols;
 mod trace;
+mod urlconf;
 
 pub use facts::PyFacts;
 pub use resolve::resolve;
@@ -38,8 +39,12 @@ pub const SPEC: Spec = Spec {
         calls: true,
         frameworks: &[
             "Flask / FastAPI routes (blueprint and router prefixes)",
+            "Django URLconfs (include prefixes, class-based views, DRF routers)",
             "requests / httpx calls met with the routes they reach, any language",
-            "Celery tasks reached from .delay / .apply_async",
+            "Celery tasks reached from .delay / .apply_async / send_task / signatures",
+            "Django and blinker signals: senders and model signals → receivers",
+            "Django / SQLAlchemy models → tables, and the queries that use them",
+            "os.environ / getenv, pydantic-settings fields, Django settings → config keys",
             "pytest fixtures",
             "decorators",
         ],

@@ -4,6 +4,17 @@
 //! classes and their bases, instances (`self`, `cls`, annotated parameters, `x = Foo()`,
 //! `self.x = …` in any method, return annotations) and `super()`. Calling a class calls its
 //! `__init__`. What cannot be followed is recorded by name only, below certainty.
+//!
+//! Framework edges, one child module per family, in the kinds and ids the Java side uses:
+//! [`urls`] (Django URLconfs and DRF routers → `route:`), [`celery`] (senders → tasks),
+//! [`signals`] (senders and models → receivers), [`models`] (models and queries →
+//! `table:`), [`config`] (environment, pydantic-settings, Django settings → `config:`).
+
+mod celery;
+mod config;
+mod models;
+mod signals;
+mod urls;
 
 use super::facts::{PyArg, PyAssign, PyCall, PyDef, PyFacts};
 use crate::graph::{CallSite, Edge, EdgeKind, FileFacts};
@@ -22,11 +33,28 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
     }
     let r = Repo::new(files, &py);
     let mounts = r.mounts();
+    let receivers = r.receivers();
+    let mut framework = r.url_routes();
+    let tables = r.tables();
+    let settings = r.setting_defs();
+    for (fi, es) in r
+        .model_signal_edges(&receivers)
+        .into_iter()
+        .chain(r.table_edges(&tables))
+    {
+        framework.entry(fi).or_default().extend(es);
+    }
     (0..files.len())
         .map(|fi| match r.facts(fi) {
             Some(f) => {
                 let mut edges = r.file_edges(fi, f);
+                edges.extend(r.config_edges(fi, f, &settings));
+                for c in &f.calls {
+                    edges.extend(r.signal_edges(fi, f, c, &receivers));
+                    edges.extend(r.query_edge(fi, f, c, &tables));
+                }
                 edges.extend(r.route_edges(fi, f, &mounts));
+                edges.extend(framework.remove(&fi).unwrap_or_default());
                 edges
             }
             None => Vec::new(),
@@ -97,6 +125,8 @@ struct Repo<'a> {
     /// cycle), so that following values costs each definition and parameter once.
     decorated_memo: Memo<(usize, u32, usize), V>,
     param_memo: Memo<(usize, u32, u32), Vec<V>>,
+    /// Celery tasks by the name a worker knows them by.
+    tasks: HashMap<String, Vec<(usize, u32)>>,
 }
 
 impl<'a> Repo<'a> {
@@ -170,7 +200,9 @@ impl<'a> Repo<'a> {
             sites: HashMap::new(),
             decorated_memo: RefCell::default(),
             param_memo: RefCell::default(),
+            tasks: HashMap::new(),
         };
+        repo.tasks = repo.task_names();
         repo.subs = repo.subclass_map();
         repo.sites = repo.call_sites();
         // What was worked out before the call sites were known is worked out again.
@@ -613,32 +645,6 @@ impl<'a> Repo<'a> {
         Some(e)
     }
 
-    /// `send_mail.delay(…)` / `.apply_async(…)` of a Celery task (a function decorated
-    /// `@app.task`, `@shared_task`, `@celery.task`): an event edge to the task, which a worker
-    /// runs later.
-    fn task_edge(&self, fi: usize, f: &PyFacts, c: &PyCall) -> Option<Edge> {
-        let (last, task) = c.chain.split_last()?;
-        if task.is_empty() || !matches!(last.as_str(), "delay" | "apply_async") {
-            return None;
-        }
-        let V::Def(tf, td) = self.chain_at(fi, c.scope, task, c.line, 0)? else {
-            return None;
-        };
-        let def = self.def(tf, td);
-        let is_task = def.kind == SymbolKind::Function
-            && def
-                .decorators
-                .iter()
-                .any(|d| d == "shared_task" || d.ends_with(".task") || d == "task");
-        if !is_task {
-            return None;
-        }
-        let mut e = self.call_edge(fi, f, c, Some(Target::Def(tf, td)));
-        e.kind = EdgeKind::Event;
-        e.detail = format!("celery {last}");
-        Some(e)
-    }
-
     fn call_edge(&self, fi: usize, f: &PyFacts, c: &PyCall, target: Option<Target>) -> Edge {
         let (callee, callee_file, callee_line, confidence) = match target {
             Some(Target::Def(tf, td)) => (
@@ -921,6 +927,9 @@ impl<'a> Repo<'a> {
             last = Some(a);
         }
         if let Some(a) = before.or(last) {
+            if let Some(v) = self.manager_result(fi, si, a, depth) {
+                return Some(v);
+            }
             let v = self.chain(fi, si, &a.value, depth + 1)?;
             return self.assigned(a, v, depth);
         }

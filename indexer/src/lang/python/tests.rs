@@ -263,6 +263,7 @@ fn celery_tasks_are_reached_from_their_senders_as_events() {
              from .app import celery\n\
              @shared_task\ndef send_receipt(oid):\n    pass\n\
              @celery.task(bind=True)\ndef reindex(self):\n    pass\n\
+             @celery.task(name=\"shop.purge\")\ndef purge():\n    pass\n\
              def plain():\n    pass\n",
         ),
         (
@@ -273,7 +274,11 @@ fn celery_tasks_are_reached_from_their_senders_as_events() {
             "shop/views.py",
             "from . import tasks\n\
              from .tasks import send_receipt, plain\n\
-             def pay(oid):\n    send_receipt.delay(oid)\n    tasks.reindex.apply_async()\n    plain()\n",
+             from celery import chain\n\
+             from .app import celery\n\
+             def pay(oid):\n    send_receipt.delay(oid)\n    tasks.reindex.apply_async()\n    plain()\n\
+             def nightly():\n    celery.send_task(\"shop.purge\")\n    celery.send_task(\"shop.tasks.plain\")\n\
+             def batch():\n    chain(send_receipt.s(1), tasks.reindex.si())()\n",
         ),
     ]);
     let has = |a: &str, b: &str, k: &str| edges.iter().any(|(x, y, z)| x == a && y == b && *z == k);
@@ -291,6 +296,21 @@ fn celery_tasks_are_reached_from_their_senders_as_events() {
         "py:shop.tasks.send_receipt",
         "call"
     ));
+    // By the name a worker knows: the decorator's `name=`, else the qualified name; a plain
+    // function is no task whatever its name.
+    assert!(has("py:shop.views.nightly", "py:shop.tasks.purge", "event"));
+    assert!(!has(
+        "py:shop.views.nightly",
+        "py:shop.tasks.plain",
+        "event"
+    ));
+    // Signatures queued by a canvas.
+    assert!(has(
+        "py:shop.views.batch",
+        "py:shop.tasks.send_receipt",
+        "event"
+    ));
+    assert!(has("py:shop.views.batch", "py:shop.tasks.reindex", "event"));
 }
 
 #[test]
@@ -434,5 +454,324 @@ fn a_stub_beside_its_module_does_not_take_its_names() {
     assert!(
         calls.contains(&("py:tool.go", "py:stubonly.run")),
         "{calls:?}"
+    );
+}
+
+/// Route edges of a small package as (route id, handler id).
+fn package_routes(files: &[(&str, &str)]) -> Vec<(String, String)> {
+    let analysed: Vec<(RepoPath, FileAnalysis)> = files
+        .iter()
+        .map(|(p, src)| {
+            let p = path(p);
+            let a =
+                crate::lang::analyze(LANGUAGE, &p, "m", src.as_bytes(), &ParseLimits::default());
+            (p, a)
+        })
+        .collect();
+    let facts: Vec<(&RepoPath, &crate::graph::FileFacts)> = analysed
+        .iter()
+        .map(|(p, a)| (p, a.facts.as_deref().expect("facts")))
+        .collect();
+    let mut out: Vec<(String, String)> = crate::graph::build(&facts)
+        .into_iter()
+        .flat_map(|(_, es)| es)
+        .filter(|e| e.kind == crate::graph::EdgeKind::Route)
+        .map(|e| (e.caller, e.callee.unwrap_or_default()))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn django_urlconfs_route_under_their_include_prefixes() {
+    let routes = package_routes(&[
+        (
+            "mysite/urls.py",
+            "from django.urls import include, path, re_path\n\
+             from rest_framework import routers\n\
+             from shop import views as shop_views\n\
+             from shop.api import OrderViewSet\n\
+             router = routers.DefaultRouter()\n\
+             router.register(r\"orders\", OrderViewSet)\n\
+             urlpatterns = [\n\
+             \x20   path(\"shop/\", include(\"shop.urls\")),\n\
+             \x20   path(\"api/v1/\", include(router.urls)),\n\
+             \x20   re_path(r\"^legacy/(?P<oid>[0-9]+)/$\", shop_views.detail),\n\
+             ]\n",
+        ),
+        (
+            "shop/urls.py",
+            "from django.urls import include, path\n\
+             from . import views\n\
+             extra = [path(\"receipt/\", views.receipt)]\n\
+             urlpatterns = [\n\
+             \x20   path(\"orders/<int:pk>/\", views.detail, name=\"detail\"),\n\
+             \x20   path(\"orders/<int:pk>/pay/\", views.PayView.as_view()),\n\
+             \x20   path(\"orders/<int:pk>/\", include(extra)),\n\
+             \x20   path(\"list/\", views.OrderList.as_view()),\n\
+             ]\n",
+        ),
+        (
+            "shop/views.py",
+            "from django.views import View\n\
+             from django.views.generic import ListView\n\
+             from django.views.decorators.http import require_POST, require_http_methods\n\
+             @require_http_methods([\"GET\", \"HEAD\"])\n\
+             def detail(request, pk):\n    pass\n\
+             @require_POST\ndef receipt(request, pk):\n    pass\n\
+             class PayView(View):\n    def get(self, request, pk):\n        pass\n    def post(self, request, pk):\n        pass\n\
+             class OrderList(ListView):\n    model = None\n",
+        ),
+        (
+            "shop/api.py",
+            "from rest_framework import viewsets\n\
+             from rest_framework.decorators import action\n\
+             class OrderViewSet(viewsets.ModelViewSet):\n\
+             \x20   def list(self, request):\n        pass\n\
+             \x20   @action(detail=True, methods=[\"post\"], url_path=\"cancel\")\n\
+             \x20   def cancel_order(self, request, pk=None):\n        pass\n",
+        ),
+    ]);
+    let want = [
+        ("route:GET /shop/orders/{pk}", "py:shop.views.detail"),
+        ("route:HEAD /shop/orders/{pk}", "py:shop.views.detail"),
+        (
+            "route:POST /shop/orders/{pk}/receipt",
+            "py:shop.views.receipt",
+        ),
+        (
+            "route:GET /shop/orders/{pk}/pay",
+            "py:shop.views.PayView.get",
+        ),
+        (
+            "route:POST /shop/orders/{pk}/pay",
+            "py:shop.views.PayView.post",
+        ),
+        ("route:ANY /shop/list", "py:shop.views.OrderList"),
+        ("route:GET /legacy/{oid}", "py:shop.views.detail"),
+        ("route:HEAD /legacy/{oid}", "py:shop.views.detail"),
+        ("route:GET /api/v1/orders", "py:shop.api.OrderViewSet.list"),
+        (
+            "route:POST /api/v1/orders/{pk}/cancel",
+            "py:shop.api.OrderViewSet.cancel_order",
+        ),
+    ];
+    for (route, handler) in want {
+        assert!(
+            routes.iter().any(|(r, h)| r == route && h == handler),
+            "{route} -> {handler} in {routes:#?}"
+        );
+    }
+    assert_eq!(routes.len(), want.len(), "{routes:#?}");
+}
+
+#[test]
+fn signals_reach_their_receivers_from_senders_and_models() {
+    let edges = package_edges(&[
+        (
+            "shop/signals.py",
+            "from django.dispatch import Signal\nfrom blinker import signal\n\
+             order_paid = Signal()\nstock_low = signal(\"stock-low\")\nunused = Signal()\n",
+        ),
+        (
+            "shop/models.py",
+            "from django.db import models\nfrom . import signals\n\
+             class Order(models.Model):\n    def pay(self):\n        signals.order_paid.send(sender=Order, order=self)\n\
+             def check():\n    signals.stock_low.send(\"sku\")\n    signals.unused.send(None)\n",
+        ),
+        (
+            "shop/receivers.py",
+            "from django.db.models.signals import post_save\n\
+             from django.dispatch import receiver\n\
+             from .models import Order\n\
+             from .signals import order_paid, stock_low\n\
+             @receiver(order_paid)\ndef notify(sender, **kw):\n    pass\n\
+             def audit(sender, instance, **kw):\n    pass\n\
+             post_save.connect(audit, sender=Order)\n\
+             @stock_low.connect\ndef reorder(sender):\n    pass\n\
+             import shop.signals\n\
+             def again(sender, **kw):\n    pass\n\
+             shop.signals.order_paid.connect(again)\n\
+             class Holder:\n    def __init__(self):\n        self.sig = signals_mod.Signal()\n\
+             \x20   def fire(self):\n        self.sig.send(None)\n\
+             import django.dispatch as signals_mod\n\
+             def stray(sender):\n    pass\n\
+             h = Holder()\nh.sig.connect(stray)\n\
+             def other(sender):\n    pass\n\
+             class Mailer:\n    def send(self):\n        pass\n\
+             def go(m: Mailer):\n    m.send()\n",
+        ),
+    ]);
+    let has = |a: &str, b: &str, k: &str| edges.iter().any(|(x, y, z)| x == a && y == b && *z == k);
+    assert!(
+        has(
+            "py:shop.models.Order.pay",
+            "py:shop.receivers.notify",
+            "event"
+        ),
+        "{edges:#?}"
+    );
+    assert!(has(
+        "py:shop.models.check",
+        "py:shop.receivers.reorder",
+        "event"
+    ));
+    assert!(has(
+        "py:shop.models.Order",
+        "py:shop.receivers.audit",
+        "event"
+    ));
+    let events: Vec<_> = edges.iter().filter(|e| e.2 == "event").collect();
+    assert_eq!(events.len(), 4, "one edge per connection: {events:#?}");
+}
+
+/// The `db` edges of a small package as (caller, table, operation).
+fn package_tables(files: &[(&str, &str)]) -> Vec<(String, String, String)> {
+    let analysed: Vec<(RepoPath, FileAnalysis)> = files
+        .iter()
+        .map(|(p, src)| {
+            let p = path(p);
+            let a =
+                crate::lang::analyze(LANGUAGE, &p, "m", src.as_bytes(), &ParseLimits::default());
+            (p, a)
+        })
+        .collect();
+    let facts: Vec<(&RepoPath, &crate::graph::FileFacts)> = analysed
+        .iter()
+        .map(|(p, a)| (p, a.facts.as_deref().expect("facts")))
+        .collect();
+    let mut out: Vec<(String, String, String)> = crate::graph::build(&facts)
+        .into_iter()
+        .flat_map(|(_, es)| es)
+        .filter(|e| e.kind == crate::graph::EdgeKind::Db)
+        .map(|e| (e.caller, e.callee.unwrap_or_default(), e.detail))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn models_name_their_tables_and_queries_use_them() {
+    let db = package_tables(&[
+        (
+            "shop/models.py",
+            "from django.db import models\n\
+             class Stamped(models.Model):\n    class Meta:\n        abstract = True\n\
+             class Order(Stamped):\n    def pay(self):\n        self.save()\n\
+             class Receipt(models.Model):\n    class Meta:\n        db_table = \"receipts\"\n\
+             class OrderProxy(Order):\n    class Meta:\n        proxy = True\n\
+             class Plain:\n    pass\n",
+        ),
+        (
+            "shop/views.py",
+            "from .models import Order, Receipt, Plain\n\
+             def show(pk):\n    o = Order.objects.get(pk=pk)\n    o.delete()\n    Receipt.objects.create(order=o)\n    Plain.objects.get()\n    {}.get(Order)\n",
+        ),
+        (
+            "inv/tables.py",
+            "from sqlalchemy import Column, Integer, MetaData, Table, select\n\
+             from sqlalchemy.orm import DeclarativeBase, Session\n\
+             metadata = MetaData()\n\
+             stock = Table(\"stock\", metadata, Column(\"id\", Integer))\n\
+             class Base(DeclarativeBase):\n    pass\n\
+             class Item(Base):\n    __tablename__ = \"items\"\n\
+             def find(session: Session):\n    session.query(Item).all()\n    session.execute(select(Item))\n    item = Item()\n    session.add(item)\n",
+        ),
+    ]);
+    let has = |a: &str, t: &str, op: &str| db.iter().any(|(x, y, z)| x == a && y == t && z == op);
+    for (caller, table, op) in [
+        ("py:shop.models.Order", "table:shop_order", "model"),
+        ("py:shop.models.Receipt", "table:receipts", "model"),
+        ("py:shop.models.OrderProxy", "table:shop_order", "model"),
+        ("py:shop.models.Order.pay", "table:shop_order", "save"),
+        ("py:shop.views.show", "table:shop_order", "select"),
+        ("py:shop.views.show", "table:shop_order", "delete"),
+        ("py:shop.views.show", "table:receipts", "insert"),
+        ("py:inv.tables.stock", "table:stock", "model"),
+        ("py:inv.tables.Item", "table:items", "model"),
+        ("py:inv.tables.find", "table:items", "select"),
+        ("py:inv.tables.find", "table:items", "insert"),
+    ] {
+        assert!(has(caller, table, op), "{caller} {op} {table}: {db:#?}");
+    }
+    assert!(
+        !db.iter().any(|e| e.0.contains("Stamped")),
+        "abstract: {db:#?}"
+    );
+    assert_eq!(db.len(), 12, "{db:#?}");
+}
+
+#[test]
+fn configuration_readers_reach_their_keys() {
+    let analysed: Vec<(RepoPath, FileAnalysis)> = [
+        (
+            "site/settings.py",
+            "import os\nfrom os import environ\n\
+             DEBUG = os.environ.get(\"APP_DEBUG\") == \"1\"\n\
+             TIMEOUT = int(os.getenv(\"APP_TIMEOUT\", \"30\"))\n\
+             SECRET = environ[\"APP_SECRET\"]\n\
+             import environ as django_environ\n\
+             env = django_environ.Env()\n\
+             HOSTS = env.list(\"APP_HOSTS\")\n",
+        ),
+        (
+            "site/conf.py",
+            "from pydantic import Field\n\
+             from pydantic_settings import BaseSettings, SettingsConfigDict\n\
+             class Pay(BaseSettings):\n    model_config = SettingsConfigDict(env_prefix=\"pay_\")\n    api_key: str\n    url: str = Field(\"x\", alias=\"PAYMENT_URL\")\n\
+             class Old(BaseSettings):\n    host: str = \"h\"\n    class Config:\n        env_prefix = \"OLD_\"\n\
+             class NotSettings:\n    port: int = 1\n",
+        ),
+        (
+            "site/views.py",
+            "from django.conf import settings\n\
+             def show():\n    if settings.DEBUG:\n        return getattr(settings, \"TIMEOUT\", 5)\n    return settings.MISSING\n\
+             class Local:\n    DEBUG = 1\n\
+             def other(x: Local):\n    return x.DEBUG\n",
+        ),
+    ]
+    .iter()
+    .map(|(p, src)| {
+        let p = path(p);
+        let a = crate::lang::analyze(LANGUAGE, &p, "m", src.as_bytes(), &ParseLimits::default());
+        (p, a)
+    })
+    .collect();
+    let facts: Vec<(&RepoPath, &crate::graph::FileFacts)> = analysed
+        .iter()
+        .map(|(p, a)| (p, a.facts.as_deref().expect("facts")))
+        .collect();
+    let mut config: Vec<String> = crate::graph::build(&facts)
+        .into_iter()
+        .flat_map(|(_, es)| es)
+        .filter(|e| e.kind == crate::graph::EdgeKind::Config)
+        .map(|e| {
+            let at = e
+                .callee_file
+                .map(|f| format!(" @{f}:{}", e.callee_line.unwrap_or(0)));
+            format!(
+                "{} -> {} [{}]{}",
+                e.caller,
+                e.callee.unwrap_or_default(),
+                e.detail,
+                at.unwrap_or_default()
+            )
+        })
+        .collect();
+    config.sort();
+    assert_eq!(
+        config,
+        [
+            "py:site.conf.Old.host -> config:OLD_HOST [settings field of Old]",
+            "py:site.conf.Pay.api_key -> config:PAY_API_KEY [settings field of Pay]",
+            "py:site.conf.Pay.url -> config:PAYMENT_URL [settings field of Pay]",
+            "py:site.settings -> config:APP_DEBUG [environment]",
+            "py:site.settings -> config:APP_HOSTS [environment]",
+            "py:site.settings -> config:APP_SECRET [environment]",
+            "py:site.settings -> config:APP_TIMEOUT [environment; default 30]",
+            "py:site.views.show -> config:DEBUG [django setting] @site/settings.py:3",
+            "py:site.views.show -> config:MISSING [django setting]",
+            "py:site.views.show -> config:TIMEOUT [django setting] @site/settings.py:4",
+        ]
     );
 }
