@@ -14,6 +14,7 @@ pub mod answer;
 pub mod ask;
 pub mod assemble;
 pub mod batch;
+pub mod bounded;
 pub mod calls;
 pub mod chain;
 pub mod citation;
