@@ -99,7 +99,9 @@ pub struct MeiliEntry {
     /// Name of the environment variable holding a search key (none for an open server).
     #[serde(default)]
     pub key_env: Option<String>,
-    /// Where the derived view tables are cached.
+    /// Where the derived view tables are cached, so that a restart maps them instead of reading
+    /// every symbol from the server again. Default: `<state_dir>/views/<name>` when `state_dir`
+    /// is set; else none (built in memory at each start).
     #[serde(default)]
     pub cache_dir: Option<PathBuf>,
 }
@@ -466,6 +468,23 @@ impl Config {
             .collect()
     }
 
+    /// `location`, with a team index's view tables kept under `state_dir` unless it names a
+    /// folder of its own ([`MeiliEntry::cache_dir`]).
+    fn with_view_cache(&self, location: query::IndexLocation, name: &str) -> query::IndexLocation {
+        match location {
+            query::IndexLocation::Meilisearch {
+                config,
+                cache_dir: None,
+                repo_root,
+            } => query::IndexLocation::Meilisearch {
+                config,
+                cache_dir: self.state_dir.as_ref().map(|s| s.join("views").join(name)),
+                repo_root,
+            },
+            other => other,
+        }
+    }
+
     pub fn repo(&self, name: &str) -> Option<&RepoEntry> {
         self.repositories.iter().find(|r| r.name == name)
     }
@@ -476,9 +495,11 @@ impl Config {
             .iter()
             .map(|r| query::RepoConfig {
                 name: r.name.clone(),
-                location: r
-                    .location()
-                    .expect("validated: every repository has a location"),
+                location: self.with_view_cache(
+                    r.location()
+                        .expect("validated: every repository has a location"),
+                    &r.name,
+                ),
                 workers: r.workers,
                 preload: r.preload(),
                 preload_limit_mb: r
@@ -706,6 +727,16 @@ citations = 3
         assert_eq!(
             (svc[0].preload_limit_mb, svc[1].preload_limit_mb),
             (None, Some(1024))
+        );
+        let text = format!("state_dir = \"/var/lib/codemap\"\n{GOOD}");
+        let svc = Config::parse(&text, "bot.toml").unwrap().service_repos();
+        assert!(
+            matches!(
+                &svc[1].location,
+                query::IndexLocation::Meilisearch { cache_dir: Some(d), .. }
+                    if d == Path::new("/var/lib/codemap/views/tomcat")
+            ),
+            "a restart maps the view tables kept under the state folder"
         );
         assert!(matches!(
             &svc[1].location,
