@@ -14,7 +14,6 @@ pub mod answer;
 pub mod ask;
 pub mod assemble;
 pub mod batch;
-pub mod bounded;
 pub mod calls;
 pub mod chain;
 pub mod citation;
@@ -60,6 +59,7 @@ pub use service::{
     IndexLocation, MeiliConfig, RepoConfig, RepoStatus, Request, Scope, Service, ServiceError,
 };
 
+pub use indexer::bounded;
 use indexer::store::StoreError;
 
 /// Errors of the query side.

@@ -1,6 +1,6 @@
 //! A map bounded in total weight that lets the least recently used entries go: what a
-//! long-running reader keeps of the index (file text, call-graph neighbourhoods) between
-//! questions without its memory growing with the repository.
+//! long-running reader keeps of the index (file text, call-graph neighbourhoods, a team index's
+//! search lists) between questions without its memory growing with the repository.
 
 use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashMap};
