@@ -391,7 +391,7 @@ impl Shared {
             .map_err(|e| e.to_string())?;
             if let Some(limit) = cfg.preload_limit_mb {
                 let lines = asker.view().map_err(|e| e.to_string())?.total_lines();
-                let need = lines * PRELOAD_BYTES_PER_LINE >> 20;
+                let need = (lines * PRELOAD_BYTES_PER_LINE) >> 20;
                 if need > limit {
                     return Err(format!(
                         "{lines} lines would take about {need} MB, over the preload limit of {limit} MB"
