@@ -19,6 +19,8 @@ pub(super) struct List {
 }
 
 /// (scope, generation, query, limit): the query `""` with limit 0 counts the scope's chunks.
+/// The scope names the repository and the snapshot's publish time as well: a staged rebuild
+/// swapped in starts its generations over.
 type Key = (String, u64, String, usize);
 
 static KEPT: LazyLock<Mutex<Bounded<Key, Arc<List>>>> =

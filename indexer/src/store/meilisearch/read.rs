@@ -385,8 +385,11 @@ impl MeiliStore {
             path: String,
         }
         const ATTRS: [&str; 2] = ["chunk_id", "path"];
-        let generation = self.last_snapshot()?.map(|s| s.generation).unwrap_or(0);
-        let scope = self.warm_key();
+        let snapshot = self.last_snapshot()?;
+        let generation = snapshot.as_ref().map(|s| s.generation).unwrap_or(0);
+        // A rebuilt index starts its generations over: the publish time tells the two apart.
+        let created = snapshot.map(|s| s.created_at).unwrap_or_default();
+        let scope = format!("{}\0{created}", self.warm_key());
         let mut out = lists::get(&scope, generation, searches);
         let missing: Vec<usize> = (0..searches.len()).filter(|&i| out[i].is_none()).collect();
         if !missing.is_empty() {
