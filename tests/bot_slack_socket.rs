@@ -278,9 +278,12 @@ fn a_team_bot_searches_on_the_server_without_a_copy_and_cites_what_a_warm_one_ci
     }
 }
 
+/// A cited place: path, first and last line.
+type Cited = (String, u64, u64);
+
 /// The first five distinct places of a reply's citations, sorted.
-fn first_five(cites: &[(String, u64, u64)]) -> Vec<(String, u64, u64)> {
-    let mut out: Vec<(String, u64, u64)> = Vec::new();
+fn first_five(cites: &[Cited]) -> Vec<Cited> {
+    let mut out: Vec<Cited> = Vec::new();
     for c in cites {
         if out.len() < 5 && !out.contains(c) {
             out.push(c.clone());
@@ -299,7 +302,7 @@ fn ask_team_bot(
     entry: &str,
     questions: &[&str],
     wait_preload: bool,
-) -> (Vec<Vec<(String, u64, u64)>>, String) {
+) -> (Vec<Vec<Cited>>, String) {
     std::fs::create_dir_all(dir).unwrap();
     let standin = SlackStandin::start();
     let port = free_port();
