@@ -33,9 +33,9 @@
 # QA_LLM_MODEL (answer through that model: rewrite, rerank, answer; key in CODEMAP_LLM_KEY).
 # QA_BACKEND=meilisearch (team mode; MEILI_URL and MEILI_MASTER_KEY set): every set is published
 # to the server as repository `<set>` (`qa-jsoup`) (`index --backend meilisearch`, each run: the server's
-# copy is not checked for staleness) and asked with `--server-search`, the server searching for
-# every question; QA_WARM=1 asks through the in-memory copy instead (what `ask --batch` does by
-# default).
+# copy is not checked for staleness) and asked as `ask --batch` does by default, the server
+# searching for every question; QA_WARM=1 asks through an in-memory copy of the chunks instead
+# (`--memory-copy`).
 # `--ablate` first: after the summary, bench/ablate.py asks every set again once per ranking rule
 # with that rule off and prints what each rule is worth per set and per group (tuned, frozen).
 set -euo pipefail
@@ -137,7 +137,7 @@ while [ $# -gt 0 ]; do
     say "$NAME: publishing to $MEILI_URL as $NAME"
     "$CODEMAP" "${team[@]}" index "$CORPUS" --index-dir "$IDX" --quiet >"$W/publish.log" 2>&1 \
       || { tail -5 "$W/publish.log" >&2; die "publish of $CORPUS failed"; }
-    [ "${QA_WARM:-0}" = 1 ] || team+=(--server-search)
+    if [ "${QA_WARM:-0}" = 1 ]; then team+=(--memory-copy); fi
   fi
   N=$(grep -c . "$CASES")
   say "$NAME: codemap ask --batch ($N questions${team:+, ${team[*]}})"

@@ -291,9 +291,14 @@ pub struct AskArgs {
     /// `{"id","answer","citations"}` line per question to stdout.
     #[arg(long, conflicts_with = "question")]
     pub batch: Option<std::path::PathBuf>,
-    /// Team mode, with `--batch`: search in Meilisearch for every question, as a one-shot
-    /// question does, instead of first reading the snapshot's chunks into a search in memory.
+    /// Team mode, with `--batch`: first read the snapshot's chunks into a search in memory
+    /// (about 0.5 GB per million lines) instead of asking Meilisearch for every question, which
+    /// is the default, as for a one-shot question and the bot.
     #[arg(long, requires = "batch")]
+    pub memory_copy: bool,
+    /// Team mode, with `--batch`: search in Meilisearch for every question (the default; kept
+    /// for scripts written when a batch copied the chunks by default).
+    #[arg(long, requires = "batch", conflicts_with = "memory_copy", hide = true)]
     pub server_search: bool,
     /// Disclosure level: surface, structured or full.
     #[arg(long, default_value = "structured")]

@@ -16,15 +16,21 @@ use support::slack_standin::{self as slack, SlackStandin};
 use support::*;
 
 fn config(tmp: &Path, repo: &Path, api: &str) -> std::path::PathBuf {
-    let port = free_port();
+    let entry = format!(
+        "[[repositories]]\nname = \"shop\"\nindex_dir = {:?}\n",
+        repo.join(".codemap").display().to_string()
+    );
+    config_for(tmp, free_port(), &entry, api)
+}
+
+/// A bot on `port` answering channel C1 and DMs from the repository `entry` describes.
+fn config_for(tmp: &Path, port: u16, entry: &str, api: &str) -> std::path::PathBuf {
     let text = format!(
-        "listen = \"127.0.0.1:{port}\"\nstate_dir = {:?}\n\
-         [[repositories]]\nname = \"shop\"\nindex_dir = {:?}\n\
+        "listen = \"127.0.0.1:{port}\"\nstate_dir = {:?}\n{entry}\
          [scopes.slack]\nC1 = [\"shop\"]\ndm = [\"shop\"]\n\
          [platforms.slack]\nconnection = \"websocket\"\napp_token_env = \"CODEMAP_TEST_SLACK_APP\"\n\
          bot_token_env = \"CODEMAP_TEST_SLACK_BOT\"\napi_base = {api:?}\n",
         tmp.join("state").display().to_string(),
-        repo.join(".codemap").display().to_string(),
     );
     let p = tmp.join("bot.toml");
     std::fs::write(&p, text).unwrap();
@@ -32,12 +38,18 @@ fn config(tmp: &Path, repo: &Path, api: &str) -> std::path::PathBuf {
 }
 
 fn start_bot(cfg: &Path, app_token: &str) -> Child {
+    start_bot_logging(cfg, app_token, "info")
+}
+
+/// [`start_bot`] with `CODEMAP_LOG` set to `filter`.
+fn start_bot_logging(cfg: &Path, app_token: &str, filter: &str) -> Child {
     codemap()
         .args(["bot", "--config"])
         .arg(cfg)
         .env("CODEMAP_TEST_SLACK_APP", app_token)
         .env("CODEMAP_TEST_SLACK_BOT", slack::BOT_TOKEN)
         .env("RUST_LOG", "info")
+        .env("CODEMAP_LOG", filter)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap()
@@ -193,4 +205,152 @@ fn a_refused_app_token_stops_the_bot_naming_the_key() {
         "the token is never logged: {log}"
     );
     assert!(standin.opens() >= 1);
+}
+
+/// Team mode: a bot over a repository published to Meilisearch answers by default without
+/// copying the snapshot (the server searches: no chunk copy, no preload), and cites what a bot
+/// that holds the copy (`preload = true`) cites, question by question.
+#[test]
+#[ignore = "needs a Meilisearch server: MEILI_URL=… [MEILI_MASTER_KEY=…] cargo test -- --include-ignored"]
+fn a_team_bot_searches_on_the_server_without_a_copy_and_cites_what_a_warm_one_cites() {
+    // Dropped at the end: removes the indexes under this test's prefix.
+    let Some(server) = Server::from_env("bot_server_search") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, idx) = indexed_shop(tmp.path());
+    let o = codemap()
+        .arg("--index-dir")
+        .arg(&idx)
+        .args([
+            "--backend",
+            "meilisearch",
+            "--meili-prefix",
+            server.prefix(),
+        ])
+        .args(["--repo-name", "shop", "index"])
+        .arg(&repo)
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let url = std::env::var("MEILI_URL").unwrap();
+    let key = if std::env::var("MEILI_MASTER_KEY").is_ok() {
+        ", key_env = \"MEILI_MASTER_KEY\""
+    } else {
+        ""
+    };
+    let entry = |extra: &str| {
+        format!(
+            "[[repositories]]\nname = \"shop\"\nmeilisearch = {{ url = {url:?}, prefix = {:?}{key} }}\n{extra}",
+            server.prefix()
+        )
+    };
+    let questions = [
+        "who calls deductStock?",
+        "where does the order status change?",
+        "库存在哪里扣减?",
+        "how is a payment refunded?",
+    ];
+    let on_server = ask_team_bot(
+        &tmp.path().join("server"),
+        &repo,
+        &entry(""),
+        &questions,
+        false,
+    );
+    let warm = ask_team_bot(
+        &tmp.path().join("warm"),
+        &repo,
+        &entry("preload = true\n"),
+        &questions,
+        true,
+    );
+    let copied = |log: &str| log.contains("keyword search warm");
+    assert!(!copied(&on_server.1), "no copy by default: {}", on_server.1);
+    assert!(!on_server.1.contains("preloaded"), "{}", on_server.1);
+    assert!(copied(&warm.1), "the copy when asked for: {}", warm.1);
+    // The server scores Meilisearch's pool by BM25, the copy the whole snapshot: close
+    // candidates can swap places (bench/RESULTS.md, "Team mode parity"), the first five cited
+    // places are the same.
+    for (q, (a, b)) in questions.iter().zip(on_server.0.iter().zip(&warm.0)) {
+        assert_eq!(first_five(a), first_five(b), "{q}");
+    }
+}
+
+/// A cited place: path, first and last line.
+type Cited = (String, u64, u64);
+
+/// The first five distinct places of a reply's citations, sorted.
+fn first_five(cites: &[Cited]) -> Vec<Cited> {
+    let mut out: Vec<Cited> = Vec::new();
+    for c in cites {
+        if out.len() < 5 && !out.contains(c) {
+            out.push(c.clone());
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Starts a bot over the team index `entry` names, asks `questions` one by one (after a first
+/// question and, when `wait_preload`, the repository's preload), and returns each answer's
+/// citations and the bot's log.
+fn ask_team_bot(
+    dir: &Path,
+    repo: &Path,
+    entry: &str,
+    questions: &[&str],
+    wait_preload: bool,
+) -> (Vec<Vec<Cited>>, String) {
+    std::fs::create_dir_all(dir).unwrap();
+    let standin = SlackStandin::start();
+    let port = free_port();
+    let cfg = config_for(dir, port, entry, &standin.api);
+    let mut bot = start_bot_logging(&cfg, slack::APP_TOKEN, "info,indexer=debug");
+    assert!(
+        standin.wait(Duration::from_secs(30), |s| s.live() >= 1),
+        "the bot never opened Socket Mode"
+    );
+    let ask = |n: usize, q: &str| {
+        let ts = format!("1700000000.{n:06}");
+        let ev = slack::app_mention("C1", &ts, q);
+        assert!(standin.send_event(&format!("env-{n}"), &format!("Ev{n}"), ev));
+        citations(&answered(&standin, repo, &ts))
+    };
+    ask(1, questions[0]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while wait_preload && !preloaded(port) {
+        assert!(Instant::now() < deadline, "not preloaded within 60 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let cites = questions
+        .iter()
+        .enumerate()
+        .map(|(i, q)| ask(i + 2, q))
+        .collect();
+    #[cfg(unix)]
+    // SAFETY: signalling our own child.
+    unsafe {
+        libc::kill(bot.id() as i32, libc::SIGTERM);
+    }
+    #[cfg(not(unix))]
+    bot.kill().unwrap();
+    wait_exit(&mut bot, Duration::from_secs(20));
+    (cites, log(&mut bot))
+}
+
+/// Whether the bot's `/healthz` reports its repository preloaded.
+fn preloaded(port: u16) -> bool {
+    use std::io::Write;
+    let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = write!(s, "GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n");
+    let mut r = String::new();
+    let _ = s.read_to_string(&mut r);
+    r.split("\r\n\r\n")
+        .nth(1)
+        .and_then(|b| serde_json::from_str::<Value>(b).ok())
+        .is_some_and(|v| v["repositories"][0]["preloaded"] == true)
 }

@@ -55,6 +55,7 @@ fn a_rebuilt_index_folder_is_reopened_and_its_graph_used_by_the_same_warm_worker
             },
             workers: 2,
             preload: true,
+            preload_limit_mb: None,
         }],
         None,
     );

@@ -73,7 +73,10 @@ async fn main() {
     let workers = env("BOT_LOAD_WORKERS", 4);
     let concurrency = env("BOT_LOAD_CONCURRENCY", 8);
     let rate = env("BOT_LOAD_RATE", 0);
-    let preload = env("BOT_LOAD_PRELOAD", 1) != 0;
+    // Unset: the bot's default (an embedded index preloaded, a team index searched on the server).
+    let preload_key = std::env::var("BOT_LOAD_PRELOAD")
+        .map(|v| format!("preload = {}\n", v != "0"))
+        .unwrap_or_default();
     // The search server's process, when it runs on this machine: its CPU during the load.
     let server = std::env::var("BOT_LOAD_SERVER_PID").ok();
     let p = std::env::var("BOT_LOAD_QUESTIONS").expect(
@@ -98,13 +101,17 @@ async fn main() {
             let prefix = std::env::var("BOT_LOAD_MEILI_PREFIX")
                 .map(|p| format!(", prefix = {p:?}"))
                 .unwrap_or_default();
-            format!("meilisearch = {{ url = {url:?}, repo = {repo:?}{key}{prefix} }}")
+            // Where the view tables are kept across runs: a second run is a restart.
+            let cache = std::env::var("BOT_LOAD_MEILI_CACHE_DIR")
+                .map(|c| format!(", cache_dir = {c:?}"))
+                .unwrap_or_default();
+            format!("meilisearch = {{ url = {url:?}, repo = {repo:?}{key}{prefix}{cache} }}")
         }
         (_, Ok(idx)) => format!("index_dir = {idx:?}"),
         _ => panic!("set BOT_LOAD_INDEX (an index folder) or BOT_LOAD_MEILI_URL"),
     };
     let mut text = format!(
-        "[[repositories]]\nname = \"bench\"\n{location}\nworkers = {workers}\npreload = {preload}\n[scopes.slack]\n"
+        "[[repositories]]\nname = \"bench\"\n{location}\nworkers = {workers}\n{preload_key}[scopes.slack]\n"
     );
     for c in 0..channels {
         text.push_str(&format!("C{c} = [\"bench\"]\n"));
@@ -114,6 +121,7 @@ async fn main() {
         (n * 2).max(64)
     ));
     let config = Arc::new(Config::parse(&text, "bot_load").unwrap_or_else(|e| panic!("{e}")));
+    let preload = config.service_repos()[0].preload;
     let service = Arc::new(query::Service::start(config.service_repos(), None));
     let core = Arc::new(Core::new(config, service.clone()));
     let sender = Arc::new(RecordingSender::new(Platform::Slack));

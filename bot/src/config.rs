@@ -65,17 +65,24 @@ pub struct RepoEntry {
     pub workers: usize,
     /// Hold the index's call graph and text in memory (read in the background after start and
     /// after each `codemap index`): about 300 MB per million lines, for answers that read only
-    /// the search index. `false` reads them per question.
-    #[serde(default = "yes")]
-    pub preload: bool,
+    /// the search index. `false` reads them per question. Default: on for an embedded index;
+    /// off for Meilisearch, where the server searches and the bot reads only each answer's
+    /// candidates, keeping what it read in caches bounded in size (`true` there copies the
+    /// snapshot's chunks, graph and text into the bot, within `preload_limit_mb`).
+    #[serde(default)]
+    pub preload: Option<bool>,
+    /// The most memory a preload may take, in MB, estimated from the snapshot's lines (about
+    /// 0.9 GB per million lines): a larger snapshot is not copied and answers read what they
+    /// need. Default: none for an embedded index, 1024 for Meilisearch.
+    #[serde(default)]
+    pub preload_limit_mb: Option<usize>,
 }
+
+/// [`RepoEntry::preload_limit_mb`] on Meilisearch when the entry does not say.
+const MEILI_PRELOAD_LIMIT_MB: usize = 1024;
 
 fn default_workers() -> usize {
     2
-}
-
-fn yes() -> bool {
-    true
 }
 
 /// A repository published to Meilisearch.
@@ -92,7 +99,9 @@ pub struct MeiliEntry {
     /// Name of the environment variable holding a search key (none for an open server).
     #[serde(default)]
     pub key_env: Option<String>,
-    /// Where the derived view tables are cached.
+    /// Where the derived view tables are cached, so that a restart maps them instead of reading
+    /// every symbol from the server again. Default: `<state_dir>/views/<name>` when `state_dir`
+    /// is set; else none (built in memory at each start).
     #[serde(default)]
     pub cache_dir: Option<PathBuf>,
 }
@@ -459,6 +468,23 @@ impl Config {
             .collect()
     }
 
+    /// `location`, with a team index's view tables kept under `state_dir` unless it names a
+    /// folder of its own ([`MeiliEntry::cache_dir`]).
+    fn with_view_cache(&self, location: query::IndexLocation, name: &str) -> query::IndexLocation {
+        match location {
+            query::IndexLocation::Meilisearch {
+                config,
+                cache_dir: None,
+                repo_root,
+            } => query::IndexLocation::Meilisearch {
+                config,
+                cache_dir: self.state_dir.as_ref().map(|s| s.join("views").join(name)),
+                repo_root,
+            },
+            other => other,
+        }
+    }
+
     pub fn repo(&self, name: &str) -> Option<&RepoEntry> {
         self.repositories.iter().find(|r| r.name == name)
     }
@@ -469,17 +495,28 @@ impl Config {
             .iter()
             .map(|r| query::RepoConfig {
                 name: r.name.clone(),
-                location: r
-                    .location()
-                    .expect("validated: every repository has a location"),
+                location: self.with_view_cache(
+                    r.location()
+                        .expect("validated: every repository has a location"),
+                    &r.name,
+                ),
                 workers: r.workers,
-                preload: r.preload,
+                preload: r.preload(),
+                preload_limit_mb: r
+                    .preload_limit_mb
+                    .or(r.meilisearch.is_some().then_some(MEILI_PRELOAD_LIMIT_MB)),
             })
             .collect()
     }
 }
 
 impl RepoEntry {
+    /// Whether the repository is preloaded ([`RepoEntry::preload`], by default on an embedded
+    /// index only).
+    pub fn preload(&self) -> bool {
+        self.preload.unwrap_or(self.meilisearch.is_none())
+    }
+
     /// Where the repository's index lives, with the Meilisearch key read from the environment
     /// now; `None` when the entry names neither an index folder nor a server.
     pub fn location(&self) -> Option<query::IndexLocation> {
@@ -638,7 +675,6 @@ link = { kind = "github", base = "https://github.com/acme/shop" }
 name = "tomcat"
 meilisearch = { url = "http://127.0.0.1:7700", key_env = "MEILI_SEARCH_KEY" }
 workers = 3
-preload = false
 
 [scopes.slack]
 C123 = ["shop"]
@@ -686,12 +722,43 @@ citations = 3
         assert_eq!(
             (svc[0].preload, svc[1].preload),
             (true, false),
-            "preload unless turned off"
+            "an embedded index is preloaded, a team index searched on the server"
+        );
+        assert_eq!(
+            (svc[0].preload_limit_mb, svc[1].preload_limit_mb),
+            (None, Some(1024))
+        );
+        let text = format!("state_dir = \"/var/lib/codemap\"\n{GOOD}");
+        let svc = Config::parse(&text, "bot.toml").unwrap().service_repos();
+        assert!(
+            matches!(
+                &svc[1].location,
+                query::IndexLocation::Meilisearch { cache_dir: Some(d), .. }
+                    if d == Path::new("/var/lib/codemap/views/tomcat")
+            ),
+            "a restart maps the view tables kept under the state folder"
         );
         assert!(matches!(
             &svc[1].location,
             query::IndexLocation::Meilisearch { config, .. } if config.repo == "tomcat" && config.prefix == "codemap_"
         ));
+    }
+
+    #[test]
+    fn a_team_index_is_copied_only_when_asked_and_within_its_limit() {
+        let text = GOOD.replace(
+            "workers = 3\n",
+            "workers = 3\npreload = true\npreload_limit_mb = 300\n",
+        );
+        let svc = Config::parse(&text, "bot.toml").unwrap().service_repos();
+        assert!(svc[1].preload);
+        assert_eq!(svc[1].preload_limit_mb, Some(300));
+        let text = GOOD.replace(
+            "index_dir = \"/srv/shop/.codemap\"\n",
+            "index_dir = \"/srv/shop/.codemap\"\npreload = false\n",
+        );
+        let svc = Config::parse(&text, "bot.toml").unwrap().service_repos();
+        assert!(!svc[0].preload, "turned off");
     }
 
     #[test]

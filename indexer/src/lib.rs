@@ -7,6 +7,7 @@
 //! ([`secrets`]). It knows nothing about chat, docs or LLMs.
 
 pub mod analyzer;
+pub mod bounded;
 pub mod chunk;
 pub mod diff;
 pub mod genshape;

@@ -108,6 +108,7 @@ impl McpConfig {
                 },
                 workers: r.workers.max(1),
                 preload: r.preload,
+                preload_limit_mb: None,
             })
             .collect()
     }

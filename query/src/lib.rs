@@ -59,6 +59,7 @@ pub use service::{
     IndexLocation, MeiliConfig, RepoConfig, RepoStatus, Request, Scope, Service, ServiceError,
 };
 
+pub use indexer::bounded;
 use indexer::store::StoreError;
 
 /// Errors of the query side.

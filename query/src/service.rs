@@ -15,7 +15,7 @@
 
 use crate::answer::{Answer, Level};
 use crate::ask::{AskOptions, Asker};
-use crate::graph::{CallGraph, EdgeTable, NoGraph, StoredGraph};
+use crate::graph::{Adjacency, CallGraph, EdgeTable, NoGraph, StoredGraph};
 use crate::llm::{ChatModel, LlmConfig, OpenAiChat};
 use crate::view::{SharedViews, SnapshotView};
 use crate::{QueryError, freshness};
@@ -54,9 +54,30 @@ pub struct RepoConfig {
     pub workers: usize,
     /// Hold each snapshot's call graph, symbol rows and text in memory, read in the background
     /// when the snapshot is first asked about, so that answers read only the search index
-    /// (about 300 MB for a million lines of Java; larger snapshots keep the graph only).
+    /// (about 300 MB for a million lines of Java; larger snapshots keep the graph only). On
+    /// Meilisearch this is also a copy of the snapshot's chunks searched in memory instead of
+    /// on the server. Off, a team index (Meilisearch) is searched on the server, answers read
+    /// only their candidates' rows, and what they read is kept in caches bounded in size
+    /// ([`WORKING_SET_LINES`], [`KEPT_EDGES`]).
     pub preload: bool,
+    /// A limit on the preloaded copy: a snapshot whose copy would take more (estimated at
+    /// [`PRELOAD_BYTES_PER_LINE`] a line) is not copied, and answers read what they need as
+    /// without a preload. `None`: only the view's own limit ([`crate::view::MAX_CACHED_LINES`]).
+    pub preload_limit_mb: Option<usize>,
 }
+
+/// Memory a preloaded snapshot takes per line of code, for [`RepoConfig::preload_limit_mb`]:
+/// about 0.9 GB per million lines on Meilisearch (graph, rows, text and the chunks' search
+/// index; bench/RESULTS.md, "Bot load").
+pub const PRELOAD_BYTES_PER_LINE: usize = 900;
+
+/// Lines of file text a view without a preload keeps across questions on a team index, the
+/// least recently read going first: about 20 MB, several answers' worth of candidate files.
+pub const WORKING_SET_LINES: usize = 250_000;
+
+/// Call-graph edges a service without a preload keeps across questions on a team index, by
+/// symbol, the least recently walked going first ([`Adjacency`]): about 40 MB.
+pub const KEPT_EDGES: usize = 150_000;
 
 /// The repositories a caller may see. Deny by default: an empty scope sees nothing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -223,9 +244,15 @@ impl Pool {
     fn start(cfg: RepoConfig, llm: Option<LlmConfig>) -> Pool {
         let (tx, rx) = mpsc::channel::<Job>();
         let rx = Arc::new(Mutex::new(rx));
+        let bounded = !cfg.preload && matches!(cfg.location, IndexLocation::Meilisearch { .. });
         let shared = Shared {
-            views: Arc::new(SharedViews::new()),
+            views: Arc::new(if bounded {
+                SharedViews::bounded(WORKING_SET_LINES)
+            } else {
+                SharedViews::new()
+            }),
             preload: Arc::new(Mutex::new(Preload::default())),
+            adjacency: bounded.then(|| Arc::new(Adjacency::new(KEPT_EDGES))),
         };
         let handles = (0..cfg.workers.max(1))
             .map(|i| {
@@ -287,11 +314,13 @@ impl Drop for Pool {
 }
 
 /// What the workers of one repository share: the snapshot's view tables and what was read into
-/// them, and the preloaded call graph.
+/// them, and the preloaded call graph, or (a team index without a preload) the neighbourhoods
+/// read so far.
 #[derive(Clone)]
 struct Shared {
     views: Arc<SharedViews>,
     preload: Arc<Mutex<Preload>>,
+    adjacency: Option<Arc<Adjacency>>,
 }
 
 /// The background preload of one repository ([`RepoConfig::preload`]).
@@ -353,6 +382,22 @@ impl Shared {
         let generation = stamp.generation;
         let result = (|| -> Result<(), String> {
             let reader = open_reader(&cfg.location)?;
+            let asker = Asker::sharing(
+                reader.as_ref(),
+                repo_root(&cfg.location),
+                cache_dir(&cfg.location),
+                self.views.clone(),
+            )
+            .map_err(|e| e.to_string())?;
+            if let Some(limit) = cfg.preload_limit_mb {
+                let lines = asker.view().map_err(|e| e.to_string())?.total_lines();
+                let need = (lines * PRELOAD_BYTES_PER_LINE) >> 20;
+                if need > limit {
+                    return Err(format!(
+                        "{lines} lines would take about {need} MB, over the preload limit of {limit} MB"
+                    ));
+                }
+            }
             let table = EdgeTable::read(reader.as_ref()).map_err(|e| e.to_string())?;
             let Some(table) = table.filter(|t| {
                 t.generation() == generation && index_identity(&cfg.location) == stamp.index
@@ -361,13 +406,6 @@ impl Shared {
             };
             let edges = table.len();
             self.preload().table = Some((stamp, Arc::new(table)));
-            let asker = Asker::sharing(
-                reader.as_ref(),
-                repo_root(&cfg.location),
-                cache_dir(&cfg.location),
-                self.views.clone(),
-            )
-            .map_err(|e| e.to_string())?;
             let whole = asker
                 .view()
                 .and_then(|v| v.preload())
@@ -549,9 +587,10 @@ impl<'r> Warm<'r> {
         if !has {
             return None;
         }
-        Some(match table {
-            Some(t) => StoredGraph::with_table(self.reader, t),
-            None => StoredGraph::new(self.reader),
+        Some(match (table, &self.shared.adjacency, generation) {
+            (Some(t), _, _) => StoredGraph::with_table(self.reader, t),
+            (None, Some(kept), Some(g)) => StoredGraph::with_cache(self.reader, kept.clone(), g),
+            _ => StoredGraph::new(self.reader),
         })
     }
 

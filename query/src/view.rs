@@ -7,13 +7,13 @@
 //! A view is reused across questions (batch runs, a bot).
 
 use crate::QueryError;
+use crate::bounded::Bounded;
 use crate::signature::short_qualified;
 use crate::terms;
 use crate::viewdata::{self, ViewData};
 use indexer::model::{Literal, Provenance, Symbol, SymbolId, SymbolKind};
 use indexer::store::IndexRead;
 use indexer::store::catalog::SymbolRow;
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -94,12 +94,21 @@ impl BodyStems {
 impl SharedView {
     /// The tables of the snapshot `index` shows now, from `index_dir`'s cache when given.
     pub fn open(index: &dyn IndexRead, index_dir: Option<&Path>) -> Result<SharedView, QueryError> {
+        SharedView::open_bounded(index, index_dir, MAX_CACHED_LINES)
+    }
+
+    /// [`SharedView::open`] keeping at most `max_lines` lines of file text read back.
+    pub fn open_bounded(
+        index: &dyn IndexRead,
+        index_dir: Option<&Path>,
+        max_lines: usize,
+    ) -> Result<SharedView, QueryError> {
         let data = viewdata::open(index, index_dir)?;
         let syms = (0..data.file_count()).map(|_| OnceLock::new()).collect();
         Ok(SharedView {
             data,
             syms,
-            lines: Mutex::new(LineCache::default()),
+            lines: Mutex::new(LineCache::new(max_lines)),
             stale: AtomicBool::new(false),
             summaries: index_dir
                 .and_then(crate::summarize::SummaryStore::open_read)
@@ -122,14 +131,29 @@ impl SharedView {
 /// One repository's current [`SharedView`], shared by the readers (threads) answering from it:
 /// built by the first reader that needs a snapshot's tables while the others wait for it, swapped
 /// when the index moves on. Readers keep their own connections; only the tables are shared.
-#[derive(Default)]
 pub struct SharedViews {
     current: Mutex<Option<Arc<SharedView>>>,
+    /// Lines of file text each snapshot's view keeps ([`SharedView::open_bounded`]).
+    max_lines: usize,
+}
+
+impl Default for SharedViews {
+    fn default() -> SharedViews {
+        SharedViews::bounded(MAX_CACHED_LINES)
+    }
 }
 
 impl SharedViews {
     pub fn new() -> SharedViews {
         SharedViews::default()
+    }
+
+    /// Views keeping at most `max_lines` lines of file text each.
+    pub fn bounded(max_lines: usize) -> SharedViews {
+        SharedViews {
+            current: Mutex::new(None),
+            max_lines,
+        }
     }
 
     /// The shared tables for snapshot `key` (what [`viewdata::current_key`] says `index` shows),
@@ -151,44 +175,19 @@ impl SharedViews {
         {
             return Ok(v.clone());
         }
-        let fresh = Arc::new(SharedView::open(index, index_dir)?);
+        let fresh = Arc::new(SharedView::open_bounded(index, index_dir, self.max_lines)?);
         *current = Some(fresh.clone());
         Ok(fresh)
     }
 }
 
-/// Lines of text a view keeps at most (about 80 bytes each, held as lines); then it starts over
-/// (a bot answers for days). A snapshot up to this size can be held whole ([`SnapshotView::preload`]).
-const MAX_CACHED_LINES: usize = 4_000_000;
+/// Lines of text a view keeps at most by default (about 80 bytes each, held as lines), the
+/// least recently read files going first (a bot answers for days). A snapshot up to this size can
+/// be held whole ([`SnapshotView::preload`]).
+pub const MAX_CACHED_LINES: usize = 4_000_000;
 
-/// The text of the files read so far, by file, and how many lines that is.
-#[derive(Default)]
-struct LineCache {
-    files: HashMap<usize, Arc<Vec<String>>>,
-    lines: usize,
-}
-
-impl LineCache {
-    fn get(&self, f: &usize) -> Option<&Arc<Vec<String>>> {
-        self.files.get(f)
-    }
-
-    fn contains_key(&self, f: &usize) -> bool {
-        self.files.contains_key(f)
-    }
-
-    /// Keeps `lines` for file `f`, emptying the cache first when it would go over budget.
-    fn insert(&mut self, f: usize, lines: Arc<Vec<String>>) {
-        if self.lines + lines.len() > MAX_CACHED_LINES {
-            self.files.clear();
-            self.lines = 0;
-        }
-        self.lines += lines.len();
-        if let Some(old) = self.files.insert(f, lines) {
-            self.lines -= old.len();
-        }
-    }
-}
+/// The text of the files read so far, by file, weighed in lines.
+type LineCache = Bounded<usize, Arc<Vec<String>>>;
 
 /// Files per batched read while preloading.
 const PRELOAD_BATCH: usize = 256;
@@ -588,15 +587,15 @@ impl<'a> SnapshotView<'a> {
                 0,
             )));
         };
-        if let Some(l) = self.lines().get(&f) {
-            return Ok(l.clone());
+        if let Some(l) = self.lines().get(&f).cloned() {
+            return Ok(l);
         }
         // Read outside the lock: two readers may read the same file once each, none waits.
         let lines = Arc::new(viewdata::lines_from_chunks(
             &self.index.chunks_of(path)?,
             self.shared.data.file_lines(f) as usize,
         ));
-        self.lines().insert(f, lines.clone());
+        self.lines().insert(f, lines.clone(), lines.len());
         Ok(lines)
     }
 
@@ -627,9 +626,18 @@ impl<'a> SnapshotView<'a> {
             let chunks = read.remove(p).unwrap_or_default();
             let lines =
                 viewdata::lines_from_chunks(&chunks, self.shared.data.file_lines(f) as usize);
-            cache.insert(f, Arc::new(lines));
+            let n = lines.len();
+            cache.insert(f, Arc::new(lines), n);
         }
         Ok(())
+    }
+
+    /// Lines of code in the snapshot (every file's).
+    pub fn total_lines(&self) -> usize {
+        let data = &self.shared.data;
+        (0..data.file_count())
+            .map(|f| data.file_lines(f) as usize)
+            .sum()
     }
 
     /// Reads every file's symbol rows and text into the shared view, in batches, so that answers
@@ -637,10 +645,7 @@ impl<'a> SnapshotView<'a> {
     /// the view keeps.
     pub fn preload(&self) -> Result<bool, QueryError> {
         let data = &self.shared.data;
-        let total: usize = (0..data.file_count())
-            .map(|f| data.file_lines(f) as usize)
-            .sum();
-        if total > MAX_CACHED_LINES {
+        if self.total_lines() > self.lines().limit() {
             return Ok(false);
         }
         let paths: Vec<&str> = (0..data.file_count()).map(|f| data.file_path(f)).collect();

@@ -30,6 +30,7 @@ fn repo(name: &str, root: &Path, workers: usize) -> RepoConfig {
         },
         workers,
         preload: true,
+        preload_limit_mb: None,
     }
 }
 

@@ -56,9 +56,9 @@ pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
     if let Some(path) = &a.batch {
         let input =
             std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
-        // Many questions: a team index's chunks are read once and searched in memory, unless
-        // the server is asked to search (what a one-shot question does).
-        if !a.server_search {
+        // A team index is searched on the server, unless asked to copy its chunks into a
+        // search in memory first (read once, for a long batch on a server far away).
+        if a.memory_copy {
             reader
                 .warm_search()
                 .context("reading the snapshot's chunks for keyword search")?;

@@ -31,6 +31,7 @@ use std::time::Duration;
 
 mod docs;
 mod edges;
+mod lists;
 mod read;
 mod rerank;
 mod settings;

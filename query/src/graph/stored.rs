@@ -1,5 +1,6 @@
 //! The stored call graph (the indexer's resolved edges) behind [`CallGraph`].
 
+use super::adjacency::{Adjacency, Neighbourhood};
 use super::table::EdgeTable;
 use super::{CallGraph, Edge, EdgeKind};
 use crate::QueryError;
@@ -8,7 +9,6 @@ use indexer::model::SymbolId;
 use indexer::store::IndexRead;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
 use std::sync::Arc;
 
 /// Callers and callees read from the index's stored edges (either backend). Only edges between symbols of the
@@ -18,12 +18,15 @@ use std::sync::Arc;
 /// One value serves one question: it keeps the edges it read, so a walk that asks the same
 /// node twice (its callers, then its entry points) reads it once, and a walk's level can be
 /// read in one batch ([`CallGraph::prefetch_callers`]). Given the snapshot's [`EdgeTable`], it
-/// reads nothing from the index.
+/// reads nothing from the index; given an [`Adjacency`] cache, it reads only the neighbourhoods
+/// no earlier question kept there, and keeps what it reads.
 pub struct StoredGraph<'c> {
     catalog: &'c dyn IndexRead,
     table: Option<Arc<EdgeTable>>,
-    to: RefCell<HashMap<String, Rc<Vec<Arc<Stored>>>>>,
-    from: RefCell<HashMap<String, Rc<Vec<Arc<Stored>>>>>,
+    /// Neighbourhoods shared across questions, and the snapshot generation this graph reads.
+    kept: Option<(Arc<Adjacency>, u64)>,
+    to: RefCell<HashMap<String, Neighbourhood>>,
+    from: RefCell<HashMap<String, Neighbourhood>>,
 }
 
 impl<'c> StoredGraph<'c> {
@@ -31,6 +34,7 @@ impl<'c> StoredGraph<'c> {
         StoredGraph {
             catalog,
             table: None,
+            kept: None,
             to: RefCell::default(),
             from: RefCell::default(),
         }
@@ -45,18 +49,50 @@ impl<'c> StoredGraph<'c> {
         }
     }
 
-    fn edges_to(&self, id: &str) -> Result<Rc<Vec<Arc<Stored>>>, QueryError> {
+    /// A graph reading the edges of snapshot `generation` (what `catalog` shows) through
+    /// `kept`, shared with other questions and readers.
+    pub fn with_cache(
+        catalog: &'c dyn IndexRead,
+        kept: Arc<Adjacency>,
+        generation: u64,
+    ) -> StoredGraph<'c> {
+        StoredGraph {
+            kept: Some((kept, generation)),
+            ..StoredGraph::new(catalog)
+        }
+    }
+
+    fn edges_to(&self, id: &str) -> Result<Neighbourhood, QueryError> {
         memoized(&self.to, id, || match &self.table {
-            Some(t) => Ok(t.edges_to(id)),
-            None => Ok(shared(self.catalog.edges_to(id)?)),
+            Some(t) => Ok(Arc::new(t.edges_to(id))),
+            None => self.read_kept(id, false, || self.catalog.edges_to(id)),
         })
     }
 
-    fn edges_from(&self, id: &str) -> Result<Rc<Vec<Arc<Stored>>>, QueryError> {
+    fn edges_from(&self, id: &str) -> Result<Neighbourhood, QueryError> {
         memoized(&self.from, id, || match &self.table {
-            Some(t) => Ok(t.edges_from(id)),
-            None => Ok(shared(self.catalog.edges_from(id)?)),
+            Some(t) => Ok(Arc::new(t.edges_from(id))),
+            None => self.read_kept(id, true, || self.catalog.edges_from(id)),
         })
+    }
+
+    /// The neighbourhood of `id` from the shared cache, else read and kept there.
+    fn read_kept(
+        &self,
+        id: &str,
+        outgoing: bool,
+        read: impl FnOnce() -> Result<Vec<Stored>, indexer::store::StoreError>,
+    ) -> Result<Neighbourhood, QueryError> {
+        if let Some((kept, generation)) = &self.kept
+            && let Some(n) = kept.get(*generation, outgoing, id)
+        {
+            return Ok(n);
+        }
+        let n = Arc::new(shared(read()?));
+        if let Some((kept, generation)) = &self.kept {
+            kept.put(*generation, outgoing, id, n.clone());
+        }
+        Ok(n)
     }
 
     /// Reads the edges from (`outgoing`) or to each of `ids` not read yet, in one batch.
@@ -66,12 +102,23 @@ impl<'c> StoredGraph<'c> {
         }
         let memo = if outgoing { &self.from } else { &self.to };
         let missing: Vec<&str> = {
-            let m = memo.borrow();
-            let mut out: Vec<&str> = ids
-                .iter()
-                .copied()
-                .filter(|i| !m.contains_key(*i))
-                .collect();
+            let mut m = memo.borrow_mut();
+            let mut out: Vec<&str> = Vec::new();
+            for &id in ids {
+                if m.contains_key(id) {
+                    continue;
+                }
+                // Kept by an earlier question: this one takes it from the shared cache.
+                match &self.kept {
+                    Some((kept, generation)) => match kept.get(*generation, outgoing, id) {
+                        Some(n) => {
+                            m.insert(id.to_string(), n);
+                        }
+                        None => out.push(id),
+                    },
+                    None => out.push(id),
+                }
+            }
             out.sort_unstable();
             out.dedup();
             out
@@ -86,7 +133,11 @@ impl<'c> StoredGraph<'c> {
         };
         let mut m = memo.borrow_mut();
         for (k, v) in read {
-            m.insert(k, Rc::new(shared(v)));
+            let n = Arc::new(shared(v));
+            if let Some((kept, generation)) = &self.kept {
+                kept.put(*generation, outgoing, &k, n.clone());
+            }
+            m.insert(k, n);
         }
         Ok(())
     }
@@ -99,14 +150,14 @@ impl<'c> StoredGraph<'c> {
 
 /// `memo[id]`, read with `read` the first time.
 fn memoized(
-    memo: &RefCell<HashMap<String, Rc<Vec<Arc<Stored>>>>>,
+    memo: &RefCell<HashMap<String, Neighbourhood>>,
     id: &str,
-    read: impl FnOnce() -> Result<Vec<Arc<Stored>>, indexer::store::StoreError>,
-) -> Result<Rc<Vec<Arc<Stored>>>, QueryError> {
+    read: impl FnOnce() -> Result<Neighbourhood, QueryError>,
+) -> Result<Neighbourhood, QueryError> {
     if let Some(v) = memo.borrow().get(id) {
         return Ok(v.clone());
     }
-    let v = Rc::new(read()?);
+    let v = read()?;
     memo.borrow_mut().insert(id.to_string(), v.clone());
     Ok(v)
 }

@@ -5,7 +5,7 @@ use super::docs::{
     ChunkDoc, FileDoc, SnapshotDoc, SymbolDoc, chunk_row, file_row, identifier_terms, sort_symbols,
     symbol_row,
 };
-use super::{MeiliStore, meili_err, quote, rerank, warm};
+use super::{MeiliStore, lists, meili_err, quote, rerank, warm};
 use crate::graph::Edge;
 use crate::model::{RepoPath, Snapshot};
 use crate::store::StoreError;
@@ -296,19 +296,12 @@ impl MeiliStore {
     /// drops words from the end of the query until something matches, so chunks holding the
     /// question's rarer words can miss the list. One request (multi-search) asks the whole query
     /// and each word alone, for chunk ids only, so the pool covers the question's words the way
-    /// BM25's any-word match does. The pool is then scored by BM25 ([`rerank`]) from each
+    /// BM25's any-word match does; a list an earlier question got on the same snapshot (a word
+    /// asked again) is not asked again ([`lists`]). The pool is then scored by BM25 ([`rerank`]) from each
     /// chunk's token counts, kept in memory by chunk id (read once, and only for chunks not
     /// seen before), each word's idf from its hit count; Meilisearch's orders, fused by
     /// reciprocal rank, break ties.
     fn keyword_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
-        #[derive(Deserialize)]
-        struct Hit {
-            chunk_id: String,
-            path: String,
-        }
-        const ATTRS: [&str; 2] = ["chunk_id", "path"];
-        let idx = self.index("chunks");
-        let filter = self.scope();
         let whole = format!("{query} {}", identifier_terms(query));
         let mut words: Vec<String> = Vec::new();
         for w in query.split_whitespace() {
@@ -317,67 +310,40 @@ impl MeiliStore {
                 words.push(w);
             }
         }
-        let word_queries: Vec<String> = words
-            .iter()
-            .map(|w| format!("{w} {}", identifier_terms(w)))
-            .collect();
         // Half the whole query's list per word: as good on the parity sets as the full list,
         // at half the server's work (bench/RESULTS.md, "Team mode parity").
         let per_word = (limit / 2).max(20);
-        let mut multi = self.client.multi_search();
-        // The first query has no text: its hit count is the number of chunks in scope.
-        let mut all = idx.search();
-        all.with_filter(&filter).with_limit(0);
-        multi.with_search_query(all);
-        let mut q = idx.search();
-        q.with_query(&whole)
-            .with_filter(&filter)
-            .with_limit(limit)
-            .with_attributes_to_retrieve(Selectors::Some(&ATTRS));
-        multi.with_search_query(q);
-        for wq in &word_queries {
-            let mut q = idx.search();
-            q.with_query(wq)
-                .with_filter(&filter)
-                .with_limit(per_word)
-                .with_attributes_to_retrieve(Selectors::Some(&ATTRS));
-            multi.with_search_query(q);
-        }
-        let res = self
-            .rt
-            .block_on(multi.execute::<Hit>())
-            .map_err(meili_err)?;
-        let mut lists = res.results.into_iter();
-        let total = lists
-            .next()
-            .and_then(|r| r.estimated_total_hits.or(r.total_hits))
-            .unwrap_or(0)
-            .max(1) as f32;
+        // The first search has no text: its hit count is the number of chunks in scope.
+        let mut searches: Vec<(String, usize)> = vec![(String::new(), 0), (whole, limit)];
+        searches.extend(
+            words
+                .iter()
+                .map(|w| (format!("{w} {}", identifier_terms(w)), per_word)),
+        );
+        let mut lists = self.search_lists(&searches)?.into_iter();
+        let total = lists.next().map(|l| l.total).unwrap_or(0).max(1) as f32;
         // The pool: every chunk any of the searches found, with Meilisearch's own orders fused
         // by RRF as the tie-break.
         let mut pool: HashMap<String, (f32, String)> = HashMap::new();
-        let mut add = |hits: Vec<meilisearch_sdk::search::SearchResult<Hit>>| {
-            for (rank, h) in hits.into_iter().enumerate() {
-                let e = pool
-                    .entry(h.result.chunk_id)
-                    .or_insert((0.0, h.result.path));
+        let mut add = |hits: &[(String, String)]| {
+            for (rank, (id, path)) in hits.iter().enumerate() {
+                let e = pool.entry(id.clone()).or_insert((0.0, path.clone()));
                 e.0 += 1.0 / (RRF_K + rank as f32 + 1.0);
             }
         };
         if let Some(whole) = lists.next() {
-            add(whole.hits);
+            add(&whole.hits);
         }
         // Each word's weight (its idf from its hit count) goes to the tokens the embedded
         // index makes of it; a token two words share takes the lower weight.
         let mut idf: HashMap<String, f32> = HashMap::new();
         for (w, r) in words.iter().zip(lists) {
-            let n = r.estimated_total_hits.or(r.total_hits).unwrap_or(0);
-            let weight = rerank::idf(n, total);
+            let weight = rerank::idf(r.total, total);
             for t in rerank::tokens(w) {
                 let e = idf.entry(t).or_insert(weight);
                 *e = e.min(weight);
             }
-            add(r.hits);
+            add(&r.hits);
         }
         let pool: Vec<(String, f32, String)> =
             pool.into_iter().map(|(id, (f, p))| (id, f, p)).collect();
@@ -404,6 +370,63 @@ impl MeiliStore {
         });
         out.truncate(limit);
         Ok(out.into_iter().map(|(h, _)| h).collect())
+    }
+
+    /// The hits of each of `searches` (query, limit; the query `""` with limit 0 counts the
+    /// scope's chunks) on the snapshot the server shows now: lists kept from earlier questions
+    /// ([`lists`]), the others asked in one multi-search (none when all are kept) and kept.
+    fn search_lists(
+        &self,
+        searches: &[(String, usize)],
+    ) -> Result<Vec<Arc<lists::List>>, StoreError> {
+        #[derive(Deserialize)]
+        struct Hit {
+            chunk_id: String,
+            path: String,
+        }
+        const ATTRS: [&str; 2] = ["chunk_id", "path"];
+        let snapshot = self.last_snapshot()?;
+        let generation = snapshot.as_ref().map(|s| s.generation).unwrap_or(0);
+        // A rebuilt index starts its generations over: the publish time tells the two apart.
+        let created = snapshot.map(|s| s.created_at).unwrap_or_default();
+        let scope = format!("{}\0{created}", self.warm_key());
+        let mut out = lists::get(&scope, generation, searches);
+        let missing: Vec<usize> = (0..searches.len()).filter(|&i| out[i].is_none()).collect();
+        if !missing.is_empty() {
+            let idx = self.index("chunks");
+            let filter = self.scope();
+            let mut multi = self.client.multi_search();
+            for &i in &missing {
+                let (text, limit) = &searches[i];
+                let mut q = idx.search();
+                q.with_filter(&filter).with_limit(*limit);
+                if !text.is_empty() {
+                    q.with_query(text)
+                        .with_attributes_to_retrieve(Selectors::Some(&ATTRS));
+                }
+                multi.with_search_query(q);
+            }
+            let res = self
+                .rt
+                .block_on(multi.execute::<Hit>())
+                .map_err(meili_err)?;
+            for (&i, r) in missing.iter().zip(res.results) {
+                let list = Arc::new(lists::List {
+                    total: r.estimated_total_hits.or(r.total_hits).unwrap_or(0),
+                    hits: r
+                        .hits
+                        .into_iter()
+                        .map(|h| (h.result.chunk_id, h.result.path))
+                        .collect(),
+                });
+                lists::put(&scope, generation, &searches[i], list.clone());
+                out[i] = Some(list);
+            }
+        }
+        Ok(out
+            .into_iter()
+            .map(|l| l.expect("every list kept or read"))
+            .collect())
     }
 
     /// The token counts of each of `ids` (`None`: no such chunk in scope): remembered ones

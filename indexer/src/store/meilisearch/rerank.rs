@@ -138,10 +138,11 @@ pub(super) fn idf(n: usize, total: f32) -> f32 {
     (1.0 + (total - n + 0.5) / (n + 0.5)).ln()
 }
 
-/// Distinct tokens kept over all remembered chunks, at most (16 bytes each: about 128 MB).
+/// Distinct tokens kept over all remembered chunks, at most (16 bytes each: about 32 MB; a
+/// team bot searching on the server keeps its memory flat, bench/RESULTS.md "Bot load").
 /// Past it the memory starts over: chunks of older snapshots go, the current ones come back
-/// as questions (or the next warm-up) pool them.
-const MAX_KEPT_TOKENS: usize = 8 << 20;
+/// as questions pool them.
+const MAX_KEPT_TOKENS: usize = 2 << 20;
 
 /// Chunk stats by chunk id, for every reader in the process. A chunk id hashes the chunk's
 /// path, lines, header and text, and its symbol names come from those same lines and the
