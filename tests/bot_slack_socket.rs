@@ -255,7 +255,7 @@ fn a_team_bot_searches_on_the_server_without_a_copy_and_cites_what_a_warm_one_ci
     let on_server = ask_team_bot(
         &tmp.path().join("server"),
         &repo,
-        &entry(""),
+        &entry("preload = false\n"),
         &questions,
         false,
     );
@@ -267,7 +267,11 @@ fn a_team_bot_searches_on_the_server_without_a_copy_and_cites_what_a_warm_one_ci
         true,
     );
     let copied = |log: &str| log.contains("keyword search warm");
-    assert!(!copied(&on_server.1), "no copy by default: {}", on_server.1);
+    assert!(
+        !copied(&on_server.1),
+        "no copy with preload = false: {}",
+        on_server.1
+    );
     assert!(!on_server.1.contains("preloaded"), "{}", on_server.1);
     assert!(copied(&warm.1), "the copy when asked for: {}", warm.1);
     // The server scores Meilisearch's pool by BM25, the copy the whole snapshot: close

@@ -65,10 +65,10 @@ pub struct RepoEntry {
     pub workers: usize,
     /// Hold the index's call graph and text in memory (read in the background after start and
     /// after each `codemap index`): about 300 MB per million lines, for answers that read only
-    /// the search index. `false` reads them per question. Default: on for an embedded index;
-    /// off for Meilisearch, where the server searches and the bot reads only each answer's
-    /// candidates, keeping what it read in caches bounded in size (`true` there copies the
-    /// snapshot's chunks, graph and text into the bot, within `preload_limit_mb`).
+    /// the search index. `false` reads them per question: on Meilisearch the server then searches
+    /// and the bot reads only each answer's candidates, keeping what it read in caches bounded in
+    /// size. Default: on, within `preload_limit_mb` (a team index over it is searched on the
+    /// server: the copy answers faster and ranks as the embedded index does, bench/RESULTS.md).
     #[serde(default)]
     pub preload: Option<bool>,
     /// The most memory a preload may take, in MB, estimated from the snapshot's lines (about
@@ -511,10 +511,9 @@ impl Config {
 }
 
 impl RepoEntry {
-    /// Whether the repository is preloaded ([`RepoEntry::preload`], by default on an embedded
-    /// index only).
+    /// Whether the repository is preloaded ([`RepoEntry::preload`], by default within its limit).
     pub fn preload(&self) -> bool {
-        self.preload.unwrap_or(self.meilisearch.is_none())
+        self.preload.unwrap_or(true)
     }
 
     /// Where the repository's index lives, with the Meilisearch key read from the environment
@@ -721,8 +720,8 @@ citations = 3
         let svc = c.service_repos();
         assert_eq!(
             (svc[0].preload, svc[1].preload),
-            (true, false),
-            "an embedded index is preloaded, a team index searched on the server"
+            (true, true),
+            "preloaded unless turned off (a team index within its limit)"
         );
         assert_eq!(
             (svc[0].preload_limit_mb, svc[1].preload_limit_mb),
