@@ -13,7 +13,7 @@
 //! framework edges) before they are sorted, so that ties sort the same on every run.
 
 use super::http::Routes;
-use super::resolve::FileResolver;
+use super::resolve;
 use super::{Edge, FileFacts, Files, frameworks, types};
 use crate::model::RepoPath;
 use rayon::prelude::*;
@@ -112,15 +112,7 @@ fn resolve_file(
 ) -> (Resolved, frameworks::FileFw) {
     let own = own.as_deref();
     let (mut edges, fw) = match own.and_then(|f| f.java.as_ref().map(|j| (f, j))) {
-        Some((f, j)) => {
-            let mut r = FileResolver::new(table, files.with_own(i, f), i as u32, j);
-            r.resolve_calls();
-            let fw = frameworks::collect(&mut r);
-            let mut edges = r.edges();
-            edges.extend(r.constant_edges());
-            edges.extend(r.read_edges());
-            (edges, fw)
-        }
+        Some((f, j)) => resolve::resolve_file(table, files.with_own(i, f), i as u32, j),
         None => (Vec::new(), frameworks::FileFw::default()),
     };
     edges.extend(early);

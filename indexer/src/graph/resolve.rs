@@ -14,7 +14,6 @@ use crate::graph::edge::{Edge, EdgeKind, INSTANCE_INIT, STATIC_INIT};
 use crate::graph::facts::{Call, CallKind, Caller, JavaFacts};
 use crate::graph::frameworks;
 use crate::graph::types::{MethodInfo, Origin, Scope, Ty, TypeId, TypeTable, subst};
-use rayon::prelude::*;
 
 mod constants;
 mod fields;
@@ -67,27 +66,21 @@ pub struct Resolved {
     pub ret: Ty,
 }
 
-/// Resolves the calls of every file (in parallel) into call edges, per file (same order as
-/// `files`); also returns what each file contributes to framework edges.
-pub fn resolve_all(
-    table: &TypeTable,
-    files: Files<'_>,
-) -> (Vec<Vec<Edge>>, Vec<frameworks::FileFw>) {
-    (0..files.len())
-        .into_par_iter()
-        .map(|fi| {
-            let Some(j) = &files.facts(fi).java else {
-                return (Vec::new(), frameworks::FileFw::default());
-            };
-            let mut r = FileResolver::new(table, files, fi as u32, j);
-            r.resolve_calls();
-            let fw = frameworks::collect(&mut r);
-            let mut edges = r.edges();
-            edges.extend(r.constant_edges());
-            edges.extend(r.read_edges());
-            (edges, fw)
-        })
-        .unzip()
+/// Resolves the calls of file `fi` (whose Java facts are `j`) into call, constant and read
+/// edges; also returns what the file contributes to framework edges.
+pub fn resolve_file<'a>(
+    table: &'a TypeTable,
+    files: Files<'a>,
+    fi: u32,
+    j: &'a JavaFacts,
+) -> (Vec<Edge>, frameworks::FileFw) {
+    let mut r = FileResolver::new(table, files, fi, j);
+    r.resolve_calls();
+    let fw = frameworks::collect(&mut r);
+    let mut edges = r.edges();
+    edges.extend(r.constant_edges());
+    edges.extend(r.read_edges());
+    (edges, fw)
 }
 
 /// Resolution state for one file: memoized call results and local types.
