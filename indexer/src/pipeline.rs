@@ -94,46 +94,11 @@ pub fn run(
 ) -> Result<RunSummary, IndexError> {
     let started = Instant::now();
     let _lock = WriteLock::acquire(dir)?;
-    if opts.rebuild {
-        remove_index_files(dir)?;
-    }
-    let existing = if dir.catalog().exists() {
-        match Catalog::open(&dir.catalog()) {
-            Err(StoreError::SchemaMismatch { .. }) => {
-                tracing::warn!("index format changed; rebuilding {}", dir.root().display());
-                remove_index_files(dir)?;
-                None
-            }
-            // An index built with the graph turned off has no facts for its unchanged files.
-            Ok(c)
-                if crate::graph::enabled()
-                    && c.last_snapshot()?.is_some()
-                    && !c.graph_ready()? =>
-            {
-                tracing::warn!(
-                    "index has no call graph; rebuilding {}",
-                    dir.root().display()
-                );
-                drop(c);
-                remove_index_files(dir)?;
-                None
-            }
-            other => Some(other?),
-        }
+    let (catalog, publish_to) = open_catalog(dir, opts.rebuild)?;
+    let threads = if opts.threads == 0 {
+        rayon::current_num_threads()
     } else {
-        None
-    };
-    // A first build writes its catalog aside and publishes it whole (Catalog::publish). Any
-    // full-text documents present are a killed first build's, which no catalog knows.
-    let publish_to = existing.is_none().then(|| dir.catalog());
-    let catalog = match existing {
-        Some(c) => c,
-        None => {
-            if dir.text().exists() {
-                std::fs::remove_dir_all(dir.text()).map_err(StoreError::from)?;
-            }
-            Catalog::create_unpublished(&dir.catalog_build())?
-        }
+        opts.threads
     };
     let text = FullText::open(&dir.text())?;
     let text_gen = catalog.text_generation()?;
@@ -144,11 +109,6 @@ pub fn run(
         None => text_gen == 0 && catalog.last_snapshot()?.is_none(),
     };
     let mut writer: Option<TextWriter> = None;
-    let threads = if opts.threads == 0 {
-        rayon::current_num_threads()
-    } else {
-        opts.threads
-    };
     if !in_sync {
         tracing::info!("full-text index out of step with the catalog (killed run?); reconciling");
         let w = writer.insert(text.writer(threads)?);
@@ -160,33 +120,7 @@ pub fn run(
     let paths: Vec<RepoPath> = walked.files.iter().map(|f| f.path.clone()).collect();
     let modules = ModuleMap::detect(root, &paths);
 
-    let mut to_read = Vec::new();
-    let mut unchanged = 0usize;
-    for f in walked.files {
-        let module = modules.module_of(&f.path);
-        match current.get(&f.path) {
-            Some(prev)
-                if prev.mtime_ns == f.mtime_ns
-                    && prev.size == f.size
-                    && prev.module == module
-                    // A language added since the file was indexed: analysed again.
-                    && prev.language == f.language =>
-            {
-                unchanged += 1
-            }
-            _ => to_read.push(f),
-        }
-    }
-    let seen: HashSet<&RepoPath> = paths.iter().collect();
-    let removed: Vec<RepoPath> = {
-        let mut r: Vec<RepoPath> = current
-            .keys()
-            .filter(|p| !seen.contains(p))
-            .cloned()
-            .collect();
-        r.sort();
-        r
-    };
+    let (to_read, unchanged, removed) = plan(walked.files, &paths, &current, &modules);
     progress(Progress::Planned {
         to_analyse: to_read.len(),
         unchanged,
@@ -570,6 +504,95 @@ pub fn symbol_names<'a>(
         }
     }
     names
+}
+
+/// The catalog a run writes into, and where it goes once committed: the existing one, or (on
+/// `rebuild`, a format change, or an index without its call graph) a fresh one written aside
+/// and published whole by the run ([`Catalog::publish`]).
+fn open_catalog(
+    dir: &IndexDir,
+    rebuild: bool,
+) -> Result<(Catalog, Option<std::path::PathBuf>), IndexError> {
+    if rebuild {
+        remove_index_files(dir)?;
+    }
+    let existing = if dir.catalog().exists() {
+        match Catalog::open(&dir.catalog()) {
+            Err(StoreError::SchemaMismatch { .. }) => {
+                tracing::warn!("index format changed; rebuilding {}", dir.root().display());
+                remove_index_files(dir)?;
+                None
+            }
+            // An index built with the graph turned off has no facts for its unchanged files.
+            Ok(c)
+                if crate::graph::enabled()
+                    && c.last_snapshot()?.is_some()
+                    && !c.graph_ready()? =>
+            {
+                tracing::warn!(
+                    "index has no call graph; rebuilding {}",
+                    dir.root().display()
+                );
+                drop(c);
+                remove_index_files(dir)?;
+                None
+            }
+            other => Some(other?),
+        }
+    } else {
+        None
+    };
+    // A first build writes its catalog aside and publishes it whole (Catalog::publish). Any
+    // full-text documents present are a killed first build's, which no catalog knows.
+    let publish_to = existing.is_none().then(|| dir.catalog());
+    let catalog = match existing {
+        Some(c) => c,
+        None => {
+            if dir.text().exists() {
+                std::fs::remove_dir_all(dir.text()).map_err(StoreError::from)?;
+            }
+            Catalog::create_unpublished(&dir.catalog_build())?
+        }
+    };
+    Ok((catalog, publish_to))
+}
+
+/// What a run reads again (new, changed or moved files, in walk order), how many files are
+/// unchanged, and the current files that are gone (sorted).
+fn plan(
+    files: Vec<WalkedFile>,
+    paths: &[RepoPath],
+    current: &HashMap<RepoPath, FileRow>,
+    modules: &ModuleMap,
+) -> (Vec<WalkedFile>, usize, Vec<RepoPath>) {
+    let mut to_read = Vec::new();
+    let mut unchanged = 0usize;
+    for f in files {
+        let module = modules.module_of(&f.path);
+        match current.get(&f.path) {
+            Some(prev)
+                if prev.mtime_ns == f.mtime_ns
+                    && prev.size == f.size
+                    && prev.module == module
+                    // A language added since the file was indexed: analysed again.
+                    && prev.language == f.language =>
+            {
+                unchanged += 1
+            }
+            _ => to_read.push(f),
+        }
+    }
+    let seen: HashSet<&RepoPath> = paths.iter().collect();
+    let removed: Vec<RepoPath> = {
+        let mut r: Vec<RepoPath> = current
+            .keys()
+            .filter(|p| !seen.contains(p))
+            .cloned()
+            .collect();
+        r.sort();
+        r
+    };
+    (to_read, unchanged, removed)
 }
 
 /// Makes the full-text index hold exactly the catalog's chunks.
