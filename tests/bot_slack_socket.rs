@@ -207,9 +207,9 @@ fn a_refused_app_token_stops_the_bot_naming_the_key() {
     assert!(standin.opens() >= 1);
 }
 
-/// Team mode: a bot over a repository published to Meilisearch answers by default without
-/// copying the snapshot (the server searches: no chunk copy, no preload), and cites what a bot
-/// that holds the copy (`preload = true`) cites, question by question.
+/// Team mode: a bot over a repository published to Meilisearch with `preload = false` answers
+/// without copying the snapshot (the server searches: no chunk copy, no preload), and cites what
+/// a bot with the default (the copy, within `preload_limit_mb`) cites, question by question.
 #[test]
 #[ignore = "needs a Meilisearch server: MEILI_URL=… [MEILI_MASTER_KEY=…] cargo test -- --include-ignored"]
 fn a_team_bot_searches_on_the_server_without_a_copy_and_cites_what_a_warm_one_cites() {
@@ -262,7 +262,8 @@ fn a_team_bot_searches_on_the_server_without_a_copy_and_cites_what_a_warm_one_ci
     let warm = ask_team_bot(
         &tmp.path().join("warm"),
         &repo,
-        &entry("preload = true\n"),
+        // The default: the copy, the snapshot being within `preload_limit_mb`.
+        &entry(""),
         &questions,
         true,
     );
@@ -273,7 +274,7 @@ fn a_team_bot_searches_on_the_server_without_a_copy_and_cites_what_a_warm_one_ci
         on_server.1
     );
     assert!(!on_server.1.contains("preloaded"), "{}", on_server.1);
-    assert!(copied(&warm.1), "the copy when asked for: {}", warm.1);
+    assert!(copied(&warm.1), "the copy by default: {}", warm.1);
     // The server scores Meilisearch's pool by BM25, the copy the whole snapshot: close
     // candidates can swap places (bench/RESULTS.md, "Team mode parity"), the first five cited
     // places are the same.
