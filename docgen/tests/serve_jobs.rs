@@ -312,11 +312,24 @@ async fn a_merge_that_changes_no_map_leaves_the_docs_branch_alone() {
 
 /// A docs-branch job never commits maps of a dirty tree: here a clean filter in the bot's clone
 /// makes the fresh checkout differ from its commit. The job fails naming what to do, the docs
-/// branch stays where it was, and the generator is not called.
+/// branch stays where it was, and the generator is not called. The filtered file is not the one
+/// the merge changes, so the checkout leaves it alone and only a comparison of contents (not of
+/// file times, which depend on how fast the checkout ran) can see it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_checkout_with_uncommitted_changes_is_refused_and_commits_nothing() {
     let (tmp, remote) = setup();
-    std::fs::write(remote.dev.join(".gitattributes"), "*.java filter=rewrite\n").unwrap();
+    let changed = remote.java_file();
+    let untouched = git(&remote.dev, &["ls-files", "*.java"])
+        .lines()
+        .map(|f| remote.dev.join(f))
+        .find(|f| *f != changed && std::fs::read_to_string(f).unwrap().contains("return"))
+        .expect("a second Java file with a return");
+    let pattern = untouched.strip_prefix(&remote.dev).unwrap().display();
+    std::fs::write(
+        remote.dev.join(".gitattributes"),
+        format!("{pattern} filter=rewrite\n"),
+    )
+    .unwrap();
     git(&remote.dev, &["add", ".gitattributes"]);
     git(&remote.dev, &["commit", "-q", "-m", "attributes"]);
     git(&remote.dev, &["push", "-q", "origin", "main"]);
@@ -327,8 +340,11 @@ async fn a_checkout_with_uncommitted_changes_is_refused_and_commits_nothing() {
     assert_eq!(server.wait_jobs(1).await["last"]["outcome"], "committed");
     let docs1 = remote.tip("codemap/docs").unwrap();
 
-    // What git stores for a .java file is no longer what the checkout holds.
+    // What git stores for a .java file is no longer what the checkout holds. The clone's index is
+    // written again a clock tick after its files, so git trusts their times from here on.
     let work = tmp.path().join("state/shop/work");
+    std::thread::sleep(Duration::from_millis(50));
+    git(&work, &["update-index", "--refresh", "--force-write-index"]);
     git(
         &work,
         &["config", "filter.rewrite.clean", "sed s/return/RETURN/"],

@@ -265,6 +265,10 @@ fn local_work(ctx: &JobContext, trigger: &Trigger) -> Result<Local, JobError> {
         commit.as_str(),
     ])?;
     git.run(["clean", "-ffdxq"])?;
+    // The index's stat cache makes `git status` trust a file written in an earlier clock tick than
+    // the index, so a clean filter's change would show only when the checkout happened to be racy.
+    // Reading the tree afresh drops the cache: the status the indexer takes compares contents.
+    git.run(["read-tree", "HEAD"])?;
     let dir = ctx.paths.index();
     let indexed = ctx
         .reindex
