@@ -65,6 +65,22 @@ pub fn service(e: &ServiceError, repo: &str) -> Reply {
     }
 }
 
+/// No repository of a conversation that sees several could be read; why goes to the log only.
+pub fn unavailable_all(failed: &[(String, String)]) -> Reply {
+    for (repo, reason) in failed {
+        tracing::warn!(%repo, %reason, "repository unavailable");
+    }
+    let names: Vec<&str> = failed.iter().map(|(r, _)| r.as_str()).collect();
+    Reply::Error {
+        class: ErrorClass::Unavailable,
+        message: format!(
+            "None of the indexes here ({}) can be read right now; try again in a few minutes.",
+            names.join(", ")
+        ),
+        reference: None,
+    }
+}
+
 /// Logs `detail` once under a new reference id and returns the reply that shows only the id.
 pub fn internal(detail: &str, repo: &str) -> Reply {
     let reference = reference_id();

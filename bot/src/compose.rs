@@ -5,7 +5,8 @@
 use crate::links::LinkTemplate;
 use crate::model::{AnswerReply, ChainLine, CodeLink};
 use crate::neutralise::neutralise;
-use query::{Answer, Citation};
+use query::{Across, Answer, Citation};
+use std::collections::HashMap;
 
 /// The short answer's length at most, in characters (platforms split or trim further).
 pub const SUMMARY_CHARS: usize = 1_500;
@@ -78,6 +79,114 @@ impl Compose<'_> {
             freshness: neutralise(&a.freshness.summary),
         }
     }
+}
+
+/// How the answers of several repositories become one reply: the best answer's summary and
+/// chain, the merged citations each linked with its own repository's template at its own indexed
+/// commit and labelled with the repository's name, and notes on the repositories that matched
+/// nothing or could not be searched.
+pub struct ComposeAcross<'a> {
+    /// Each repository's link template.
+    pub link: &'a dyn Fn(&str) -> LinkTemplate,
+    /// Citations at most.
+    pub citations: usize,
+}
+
+impl ComposeAcross<'_> {
+    /// `None` when no repository answered.
+    pub fn reply(self, x: &Across) -> Option<AnswerReply> {
+        let (best, answer) = x.best()?;
+        let commits: HashMap<&str, Option<&str>> = x
+            .answered
+            .iter()
+            .map(|(r, a)| {
+                let f = &a.freshness;
+                (r.as_str(), f.commit.as_deref().filter(|_| !f.dirty))
+            })
+            .collect();
+        let mut notes = across_notes(x);
+        if x.citations.len() > self.citations {
+            notes.push(format!(
+                "{} more places not shown; ask a narrower question or name a repository (repo:NAME)",
+                x.citations.len() - self.citations
+            ));
+        }
+        // The best answer's own citations are replaced by the merged ones below.
+        let mut reply = Compose {
+            repo: best,
+            link: &(self.link)(best),
+            citations: usize::MAX,
+            notes,
+        }
+        .reply(answer);
+        reply.repo = if x.answered.len() > 1 {
+            format!("{best} (+{} more)", x.answered.len() - 1)
+        } else {
+            best.clone()
+        };
+        if x.none_matched {
+            let names: Vec<&str> = x
+                .answered
+                .iter()
+                .map(|(r, _)| r.as_str())
+                .chain(x.unmatched.iter().map(String::as_str))
+                .collect();
+            let place = format!("any of {}", names.join(", "));
+            reply.summary = reply.summary.replacen(
+                &query::answer::not_found_line(&answer.not_found, best),
+                &neutralise(&query::answer::not_found_line(&answer.not_found, &place)),
+                1,
+            );
+        }
+        reply.citations = x
+            .citations
+            .iter()
+            .take(self.citations)
+            .map(|rc| {
+                let c = &rc.citation;
+                let commit = commits.get(rc.repo.as_str()).copied().flatten();
+                CodeLink {
+                    label: neutralise(&format!(
+                        "{} · {}",
+                        rc.repo,
+                        label(&c.path, c.start_line, c.end_line)
+                    )),
+                    url: commit.and_then(|k| {
+                        (self.link)(&rc.repo).url(k, &c.path, c.start_line, c.end_line)
+                    }),
+                    symbol: c.symbol.as_deref().map(neutralise),
+                }
+            })
+            .collect();
+        Some(reply)
+    }
+}
+
+/// Which repositories gave the citations, which matched nothing, and which could not be read
+/// (the reason goes to the log, not the channel).
+fn across_notes(x: &Across) -> Vec<String> {
+    let mut notes = Vec::new();
+    let asked = x.answered.len() + x.unmatched.len() + x.failed.len();
+    let from: Vec<&str> = x.answered.iter().map(|(r, _)| r.as_str()).collect();
+    notes.push(format!(
+        "asked {asked} repositories; citations from {}",
+        from.join(", ")
+    ));
+    if !x.unmatched.is_empty() && !x.none_matched {
+        notes.push(format!("nothing matched in {}", x.unmatched.join(", ")));
+    }
+    if !x.failed.is_empty() {
+        for (repo, why) in &x.failed {
+            tracing::warn!(%repo, reason = %why, "repository left out of an answer across repositories");
+        }
+        let names: Vec<&str> = x.failed.iter().map(|(r, _)| r.as_str()).collect();
+        notes.push(format!(
+            "partial answer: {} could not be searched right now and {} left out",
+            names.join(", "),
+            if names.len() == 1 { "is" } else { "are" }
+        ));
+    }
+    notes
 }
 
 /// The symbol a follow-up's "that" means: the first cited one.
@@ -161,7 +270,110 @@ mod tests {
             notes: vec![],
             vectors: None,
             not_found: vec![],
+            matched: None,
         }
+    }
+
+    fn across(answers: Vec<(&str, Answer)>, failed: &[&str]) -> Across {
+        let mut results: Vec<(String, Result<Answer, String>)> = answers
+            .into_iter()
+            .map(|(r, a)| (r.to_string(), Ok(a)))
+            .collect();
+        results.extend(
+            failed
+                .iter()
+                .map(|r| (r.to_string(), Err("unreachable".to_string()))),
+        );
+        query::across::merge(results)
+    }
+
+    fn by_repo(repo: &str) -> LinkTemplate {
+        LinkTemplate::Github {
+            base: format!("https://github.com/acme/{repo}"),
+        }
+    }
+
+    #[test]
+    fn answers_across_repositories_name_and_link_each_citation_in_its_own_repository() {
+        const D: &str = "fedcba9876543210fedcba9876543210fedcba98";
+        let mut shop = answer(Some(C), false, 2, "shop's answer");
+        shop.matched = Some(0.8);
+        let mut web = answer(Some(D), false, 1, "web's answer");
+        web.matched = Some(0.5);
+        let x = across(vec![("web", web), ("shop", shop)], &["docs"]);
+        let r = ComposeAcross {
+            link: &by_repo,
+            citations: 2,
+        }
+        .reply(&x)
+        .unwrap();
+        assert_eq!(r.repo, "shop (+1 more)");
+        assert_eq!(r.summary, "shop's answer");
+        let got: Vec<(&str, Option<&str>)> = r
+            .citations
+            .iter()
+            .map(|c| (c.label.as_str(), c.url.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "shop · src/A0.java:10-20",
+                    Some(
+                        format!("https://github.com/acme/shop/blob/{C}/src/A0.java#L10-L20")
+                            .as_str()
+                    )
+                ),
+                (
+                    "web · src/A0.java:10-20",
+                    Some(
+                        format!("https://github.com/acme/web/blob/{D}/src/A0.java#L10-L20")
+                            .as_str()
+                    )
+                ),
+            ]
+        );
+        assert_eq!(
+            r.notes[..3],
+            [
+                "asked 3 repositories; citations from shop, web",
+                "partial answer: docs could not be searched right now and is left out",
+                "1 more places not shown; ask a narrower question or name a repository (repo:NAME)",
+            ]
+        );
+    }
+
+    #[test]
+    fn when_no_repository_matches_the_reply_says_where_it_looked() {
+        let mut a = answer(Some(C), false, 1, "");
+        a.not_found = vec!["jwt".into()];
+        a.answer = format!(
+            "{}\n\nA0.run …",
+            query::answer::not_found_line(&a.not_found, "this repository")
+        );
+        let x = across(vec![("shop", a), ("web", empty())], &[]);
+        let r = ComposeAcross {
+            link: &by_repo,
+            citations: 5,
+        }
+        .reply(&x)
+        .unwrap();
+        assert!(
+            r.summary.starts_with(
+                "Nothing in any of shop, web matches “jwt”; the closest places follow."
+            ),
+            "{}",
+            r.summary
+        );
+        assert_eq!(r.citations[0].label, "shop · src/A0.java:10-20");
+        assert!(
+            ComposeAcross {
+                link: &by_repo,
+                citations: 5
+            }
+            .reply(&across(vec![("web", empty())], &["docs"]))
+            .is_none()
+        );
     }
 
     #[test]

@@ -4,10 +4,11 @@
 //! threads (`spawn_blocking`).
 
 use crate::classify;
-use crate::compose::{Compose, top_symbol};
+use crate::compose::{Compose, ComposeAcross, top_symbol};
 use crate::config::Config;
 use crate::followup::{Remembered, ThreadMemory, resolve};
 use crate::intent::{self, Intent};
+use crate::links::LinkTemplate;
 use crate::model::{HelpReply, Question, Reply};
 use query::{Request, Scope, Service};
 use std::sync::{Arc, Mutex};
@@ -63,6 +64,77 @@ impl Core {
         }
     }
 
+    /// Asks every repository of the scope at once and replies with their merged answer.
+    fn ask_across(&self, q: &Question, scope: &[String], question: String, now: Instant) -> Reply {
+        let conv = &q.conversation;
+        let mut req = Request::new(question);
+        req.limit = req.limit.max(self.config.limits.citations);
+        let started = Instant::now();
+        let x = self
+            .service
+            .ask_across(&Scope::of(scope.iter().cloned()), scope, &req);
+        let ms = started.elapsed().as_millis() as u64;
+        tracing::info!(
+            platform = conv.platform.as_str(),
+            channel = %conv.channel,
+            repos = scope.len(),
+            answered = x.answered.len(),
+            failed = x.failed.len(),
+            citations = x.citations.len(),
+            ms,
+            "answered across repositories"
+        );
+        let link = |repo: &str| self.link(repo);
+        let Some(reply) = (ComposeAcross {
+            link: &link,
+            citations: self.config.limits.citations,
+        })
+        .reply(&x) else {
+            if x.failed.len() == scope.len() {
+                return classify::unavailable_all(&x.failed);
+            }
+            for (repo, reason) in &x.failed {
+                tracing::warn!(%repo, %reason, "repository left out of an answer across repositories");
+            }
+            let failed: Vec<&str> = x.failed.iter().map(|(r, _)| r.as_str()).collect();
+            let searched: Vec<&str> = scope
+                .iter()
+                .map(String::as_str)
+                .filter(|r| !failed.contains(r))
+                .collect();
+            let left_out = if failed.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} could not be searched right now)", failed.join(", "))
+            };
+            return classify::not_found(format!(
+                "Nothing in {} answers that{left_out}. Name a class or method, or say `help`.",
+                searched.join(", ")
+            ));
+        };
+        // A follow-up in the thread talks about the best answer's repository.
+        if let Some((best, answer)) = x.best()
+            && let (Some(symbol), Ok(mut m)) = (top_symbol(answer), self.memory.lock())
+        {
+            m.remember(
+                conv,
+                Remembered {
+                    repo: best.clone(),
+                    symbol,
+                },
+                now,
+            );
+        }
+        Reply::Answer(reply)
+    }
+
+    fn link(&self, repo: &str) -> LinkTemplate {
+        self.config
+            .repo(repo)
+            .map(|r| r.link.clone())
+            .unwrap_or_default()
+    }
+
     fn ask(
         &self,
         q: &Question,
@@ -90,16 +162,9 @@ impl Core {
             (Some(name), _) => name.clone(),
             // A thread keeps talking about the repository it started with.
             (None, Some(r)) if scope.contains(&r.repo) => r.repo.clone(),
-            (None, _) => {
-                if scope.len() > 1 {
-                    notes.push(format!(
-                        "answered from {}, the default here; also available: {} (ask with repo:NAME)",
-                        scope[0],
-                        scope[1..].join(", ")
-                    ));
-                }
-                scope[0].clone()
-            }
+            // A conversation that sees several repositories asks them all.
+            (None, _) if scope.len() > 1 => return self.ask_across(q, scope, question, now),
+            (None, _) => scope[0].clone(),
         };
         let question = match &remembered {
             Some(r) if r.repo == repo => match resolve(&question, &r.symbol) {
@@ -154,11 +219,7 @@ impl Core {
                 now,
             );
         }
-        let link = self
-            .config
-            .repo(&repo)
-            .map(|r| r.link.clone())
-            .unwrap_or_default();
+        let link = self.link(&repo);
         Reply::Answer(
             Compose {
                 repo: &repo,

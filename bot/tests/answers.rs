@@ -232,7 +232,8 @@ async fn scoped_channels_never_cite_each_other(config: bot::Config, shop: &Repo,
     // Both channels did get answers (the test would pass vacuously otherwise).
     assert!(answered[0] >= 3 && answered[1] >= 2, "{answered:?}");
 
-    // A channel with both: the first configured is the default, and the reply says so.
+    // A channel with both asks both: each repository's callers, each named and linked to its own
+    // repository, and the reply says where it looked.
     assert_eq!(
         bot.running.inbox.submit(question(
             "C_BOTH",
@@ -245,10 +246,117 @@ async fn scoped_channels_never_cite_each_other(config: bot::Config, shop: &Repo,
     );
     let got = bot.slack.wait_for(n + 1, WAIT).await;
     let a = answer(&got[n].reply);
-    assert_eq!(a.repo, "shop");
+    assert_eq!(a.repo, "shop (+1 more)");
     assert_eq!(
         a.notes[0],
-        "answered from shop, the default here; also available: billing (ask with repo:NAME)"
+        "asked 2 repositories; citations from shop, billing"
+    );
+    let repos = assert_resolves_across(a, &[("shop", shop), ("billing", billing)]);
+    assert_eq!(repos, ["billing", "shop"], "{:?}", a.citations);
+    assert!(
+        a.citations
+            .iter()
+            .any(|c| c.symbol.as_deref() == Some("InvoiceService.billSale")),
+        "billing's caller: {:?}",
+        a.citations
+    );
+    bot.running.shutdown().await;
+}
+
+/// A question only one repository holds is answered from it first, whatever the scope's order;
+/// the one that holds nothing of it is named, not cited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_channel_over_several_repositories_is_answered_from_the_one_that_holds_the_question() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop(tmp.path());
+    let billing = billing(tmp.path());
+    let bot = start(
+        config(&[("shop", &shop), ("billing", &billing)], SCOPES),
+        memory_dedupe(),
+    );
+    bot.running.inbox.submit(question(
+        "C_BOTH",
+        Some("th1"),
+        "U1",
+        "E1",
+        "where is a sale billed on credit in the ledger?",
+    ));
+    let got = bot.slack.wait_for(1, WAIT).await;
+    let a = answer(&got[0].reply);
+    assert!(a.repo.starts_with("billing"), "{a:?}");
+    assert!(
+        a.citations[0].label.starts_with("billing · "),
+        "{:?}",
+        a.citations
+    );
+    assert_resolves_across(a, &[("shop", &shop), ("billing", &billing)]);
+
+    // The thread's follow-up stays in the repository that answered.
+    bot.running.inbox.submit(question(
+        "C_BOTH",
+        Some("th1"),
+        "U1",
+        "E2",
+        "who calls that?",
+    ));
+    let got = bot.slack.wait_for(2, WAIT).await;
+    assert_eq!(answer(&got[1].reply).repo, "billing");
+    bot.running.shutdown().await;
+}
+
+/// A repository whose index cannot be read leaves a partial answer that says so; when none can
+/// be read, the reply says that, and the bot keeps answering.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repository_that_cannot_be_read_leaves_a_partial_answer_that_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = shop(tmp.path());
+    let gone = Repo {
+        root: tmp.path().join("gone"),
+        index: tmp.path().join("gone/.codemap"),
+        commit: None,
+    };
+    let scopes = "[scopes.slack]\nC_BOTH = [\"shop\", \"gone\"]\nC_GONE = [\"gone\", \"gone2\"]\n";
+    let bot = start(
+        config(
+            &[("shop", &shop), ("gone", &gone), ("gone2", &gone)],
+            scopes,
+        ),
+        memory_dedupe(),
+    );
+    bot.running.inbox.submit(question(
+        "C_BOTH",
+        None,
+        "U1",
+        "E1",
+        "who calls deductStock?",
+    ));
+    bot.running.inbox.submit(question(
+        "C_GONE",
+        None,
+        "U2",
+        "E2",
+        "who calls deductStock?",
+    ));
+    let got = bot.slack.wait_for(2, WAIT).await;
+    let by_event = |e: &str| &got.iter().find(|d| d.question.event_id == e).unwrap().reply;
+    let a = answer(by_event("E1"));
+    assert_eq!(a.repo, "shop");
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n == "partial answer: gone could not be searched right now and is left out"),
+        "{:?}",
+        a.notes
+    );
+    assert_resolves_across(a, &[("shop", &shop)]);
+    let Reply::Error { class, message, .. } = by_event("E2") else {
+        panic!("{:?}", by_event("E2"))
+    };
+    assert_eq!(*class, ErrorClass::Unavailable);
+    assert!(message.contains("gone, gone2"), "{message}");
+    assert!(
+        !message.contains(".codemap"),
+        "no paths in the channel: {message}"
     );
     bot.running.shutdown().await;
 }

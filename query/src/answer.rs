@@ -141,6 +141,37 @@ pub struct Answer {
     /// nothing here matches well, and the citations are only the closest places.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_found: Vec<String>,
+    /// For a question answered by searching: the largest share of its word weight (rarer words
+    /// weigh more) that one of the first places holds, 0 to 1. What answers of several
+    /// repositories are ordered by ([`crate::across`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched: Option<f32>,
+}
+
+/// An answer with nothing in it, for tests to fill.
+#[cfg(test)]
+pub(crate) fn empty_for_tests() -> Answer {
+    Answer {
+        question: String::new(),
+        intent: crate::question::Intent::Locate,
+        level: Level::Structured,
+        mode: AnswerMode::Index,
+        answer: String::new(),
+        citations: vec![],
+        chain: vec![],
+        map: vec![],
+        snippets: vec![],
+        related: vec![],
+        changes: vec![],
+        entry_points: vec![],
+        frames: vec![],
+        message_site: None,
+        freshness: crate::freshness::describe(None, None, 0),
+        notes: vec![],
+        vectors: None,
+        not_found: vec![],
+        matched: None,
+    }
 }
 
 /// "Nothing in shop matches “jwt”, “login”; the closest places follow." The line an answer

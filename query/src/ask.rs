@@ -260,7 +260,9 @@ impl<'a> Asker<'a> {
                 )),
             }
         }
-        let lacks = coverage::judge(v, &q, &ranked).filter(coverage::Coverage::weak);
+        let judged = coverage::judge(v, &q, &ranked);
+        let matched = judged.as_ref().map(|c| c.best_place);
+        let lacks = judged.filter(coverage::Coverage::weak);
         let p = plan(&retriever, &q, &ranked, graph)?;
         notes.extend(p.notes.iter().cloned());
         let assembled = assemble(v, &p, graph, opts.level, opts.token_budget, opts.limit)?;
@@ -326,6 +328,7 @@ impl<'a> Asker<'a> {
             notes,
             vectors: opts.vectors.map(|l| l.describe()),
             not_found: lacks.map(|c| c.missing).unwrap_or_default(),
+            matched,
         };
         if answer.citations.is_empty() {
             answer

@@ -10,6 +10,7 @@
 //! answer or [`llm`] prose with [`citation`] checks and [`sanitize`]d input and output;
 //! [`freshness`] on every answer.
 
+pub mod across;
 pub mod answer;
 pub mod ask;
 pub mod assemble;
@@ -43,6 +44,7 @@ pub mod trace;
 pub mod view;
 pub mod viewdata;
 
+pub use across::{Across, RepoCitation};
 pub use answer::{Answer, AnswerMode, Level};
 pub use ask::{AskOptions, Asker, ask};
 pub use batch::{BatchReport, run_batch};

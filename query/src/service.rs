@@ -13,6 +13,7 @@
 //! Scopes are enforced here, before any index is touched: a repository outside the caller's
 //! [`Scope`] gives exactly the error of a repository that does not exist.
 
+use crate::across::Across;
 use crate::answer::{Answer, Level};
 use crate::ask::{AskOptions, Asker};
 use crate::graph::{Adjacency, CallGraph, EdgeTable, NoGraph, StoredGraph};
@@ -188,6 +189,25 @@ impl Service {
         self.run(scope, repo, move |w| w.ask(&req))?
     }
 
+    /// Answers a question from each of `repos` (all in the scope) at once, and merges the
+    /// answers ([`crate::across`]). A repository that fails is named in the result; the others
+    /// still answer. Blocks the calling thread until every repository has answered.
+    pub fn ask_across(&self, scope: &Scope, repos: &[String], req: &Request) -> Across {
+        // Every repository's question is queued before any is waited for.
+        let pending: Vec<_> = repos
+            .iter()
+            .map(|repo| {
+                let req = req.clone();
+                (repo.clone(), self.submit(scope, repo, move |w| w.ask(&req)))
+            })
+            .collect();
+        let results = pending
+            .into_iter()
+            .map(|(repo, p)| (repo, p.and_then(Pending::wait).and_then(|r| r)))
+            .collect();
+        crate::across::merge(results)
+    }
+
     /// Freshness and size of one repository of the scope.
     pub fn status(&self, scope: &Scope, repo: &str) -> Result<RepoStatus, ServiceError> {
         let name = repo.to_string();
@@ -220,6 +240,14 @@ impl Service {
         R: Send + 'static,
         F: FnOnce(&mut Warm<'_>) -> R + Send + 'static,
     {
+        self.submit(scope, repo, f)?.wait()
+    }
+
+    fn submit<R, F>(&self, scope: &Scope, repo: &str, f: F) -> Result<Pending<R>, ServiceError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut Warm<'_>) -> R + Send + 'static,
+    {
         if !scope.allows(repo) {
             return Err(ServiceError::NotFound(repo.to_string()));
         }
@@ -227,7 +255,24 @@ impl Service {
             .repos
             .get(repo)
             .ok_or_else(|| ServiceError::NotFound(repo.to_string()))?;
-        pool.run(f)
+        pool.submit(f)
+    }
+}
+
+/// A job queued in a repository's pool: its result, once a worker has run it.
+struct Pending<R> {
+    repo: String,
+    rx: mpsc::Receiver<Result<R, ServiceError>>,
+}
+
+impl<R> Pending<R> {
+    fn wait(self) -> Result<R, ServiceError> {
+        self.rx.recv().unwrap_or_else(|_| {
+            Err(ServiceError::Internal(format!(
+                "a worker of {:?} failed while answering",
+                self.repo
+            )))
+        })
     }
 }
 
@@ -273,7 +318,7 @@ impl Pool {
         }
     }
 
-    fn run<R, F>(&self, f: F) -> Result<R, ServiceError>
+    fn submit<R, F>(&self, f: F) -> Result<Pending<R>, ServiceError>
     where
         R: Send + 'static,
         F: FnOnce(&mut Warm<'_>) -> R + Send + 'static,
@@ -292,11 +337,9 @@ impl Pool {
                 self.name
             )));
         }
-        rx.recv().unwrap_or_else(|_| {
-            Err(ServiceError::Internal(format!(
-                "a worker of {:?} failed while answering",
-                self.name
-            )))
+        Ok(Pending {
+            repo: self.name.clone(),
+            rx,
         })
     }
 }

@@ -250,6 +250,45 @@ pub fn symbols(a: &bot::model::AnswerReply) -> Vec<String> {
 
 /// Every citation and chain step names a file of `repo` and lines inside it; every link points
 /// at the repository's host at the indexed commit.
+/// Checks an answer across repositories: every citation is labelled `repo · path:lines`, names a
+/// repository of `repos` and resolves (and links) in it; the chain is the best repository's.
+/// Returns the repositories cited, sorted, each once.
+pub fn assert_resolves_across(a: &bot::model::AnswerReply, repos: &[(&str, &Repo)]) -> Vec<String> {
+    let mut cited = Vec::new();
+    for c in &a.citations {
+        let (name, label) = c.label.split_once(" · ").expect("repo · path:lines");
+        let repo = repos
+            .iter()
+            .find(|(n, _)| *n == name)
+            .unwrap_or_else(|| panic!("{name} is not a repository of the scope"))
+            .1;
+        let one = bot::model::AnswerReply {
+            repo: name.to_string(),
+            summary: String::new(),
+            chain: vec![],
+            citations: vec![bot::model::CodeLink {
+                label: label.to_string(),
+                ..c.clone()
+            }],
+            notes: vec![],
+            freshness: String::new(),
+        };
+        assert_resolves(&one, repo, name);
+        cited.push(name.to_string());
+    }
+    let best = a.repo.split(' ').next().unwrap();
+    if let Some((_, repo)) = repos.iter().find(|(n, _)| *n == best) {
+        let chain = bot::model::AnswerReply {
+            citations: vec![],
+            ..a.clone()
+        };
+        assert_resolves(&chain, repo, best);
+    }
+    cited.sort();
+    cited.dedup();
+    cited
+}
+
 pub fn assert_resolves(a: &bot::model::AnswerReply, repo: &Repo, name: &str) {
     let links = a.citations.iter().chain(a.chain.iter().map(|c| &c.link));
     for c in links {
