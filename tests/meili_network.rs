@@ -1,0 +1,179 @@
+//! Past one machine: two real Meilisearch instances joined by the `network` feature, a
+//! repository published to each by the `codemap` binary, and one federated search through the
+//! first reaching both (indexer's store/meilisearch/network.rs).
+//!
+//! Needs two servers: `MEILI_URL` (instance a, the one asked) and `MEILI_URL_2` (instance b),
+//! with `MEILI_MASTER_KEY` (and `MEILI_MASTER_KEY_2` when b's differs). On loopback both must
+//! be started with `--experimental-allowed-ip-networks 127.0.0.0/8`: by default Meilisearch
+//! refuses to send a remote search to a private or loopback address ("Rejected IP").
+
+mod support;
+use indexer::store::meilisearch::network::{
+    self, ChunkQuery, Endpoint, FederatedHits, NetworkError, Remote, Target,
+};
+use std::collections::BTreeMap;
+use std::path::Path;
+use support::*;
+
+struct Two {
+    a: Endpoint,
+    b: Endpoint,
+    prefix: String,
+}
+
+impl Two {
+    fn from_env(test: &str) -> Option<Two> {
+        let (Ok(a), Ok(b)) = (std::env::var("MEILI_URL"), std::env::var("MEILI_URL_2")) else {
+            indexer::testing::skip(
+                "meilisearch",
+                &format!(
+                    "{test}: MEILI_URL and MEILI_URL_2 are not both set (two servers started with --experimental-allowed-ip-networks 127.0.0.0/8)"
+                ),
+            );
+            return None;
+        };
+        let key = std::env::var("MEILI_MASTER_KEY").ok();
+        let key_b = std::env::var("MEILI_MASTER_KEY_2").ok().or(key.clone());
+        Some(Two {
+            a: Endpoint { url: a, key },
+            b: Endpoint { url: b, key: key_b },
+            prefix: format!("t{}_net_", std::process::id()),
+        })
+    }
+
+    /// Indexes `repo` and publishes it as `name` to the instance `to`, through the binary.
+    fn publish(&self, to: &Endpoint, repo: &Path, name: &str) {
+        let o = codemap()
+            .arg("--index-dir")
+            .arg(repo.join(".codemap"))
+            .args(["--backend", "meilisearch", "--meili-url", &to.url])
+            .args(["--meili-key-env", "CODEMAP_TEST_NET_KEY"])
+            .args(["--meili-prefix", &self.prefix, "--repo-name", name])
+            .args(["index", repo.to_str().unwrap(), "--quiet"])
+            .env("CODEMAP_TEST_NET_KEY", to.key.clone().unwrap_or_default())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+
+    /// The network {a, b} with b at `b_url`, set on a (and on b, which must allow remote
+    /// searches too).
+    fn join(&self, b_url: &str) {
+        let remote = |e: &Endpoint, url: &str| Remote {
+            url: url.to_string(),
+            search_key: e.key.clone().unwrap_or_default(),
+        };
+        let remotes: BTreeMap<String, Remote> = [
+            ("a".to_string(), remote(&self.a, &self.a.url)),
+            ("b".to_string(), remote(&self.b, b_url)),
+        ]
+        .into();
+        let names = network::configure(&self.a, "a", &remotes).expect("a joins");
+        assert_eq!(names, ["a", "b"]);
+        network::configure(&self.b, "b", &remotes).expect("b joins");
+    }
+
+    fn chunks(&self, target: Target, repo: &str, text: &str, wanted: usize) -> ChunkQuery {
+        ChunkQuery::repository(target, &self.prefix, repo, text, wanted)
+    }
+}
+
+impl Drop for Two {
+    fn drop(&mut self) {
+        for (e, repo) in [(&self.a, "shop"), (&self.b, "pyshop")] {
+            let cfg = indexer::store::meilisearch::MeiliConfig::new(
+                &e.url,
+                e.key.clone(),
+                &self.prefix,
+                repo,
+            );
+            if let Ok(s) = indexer::store::meilisearch::MeiliStore::connect(cfg) {
+                let _ = s.drop_indexes();
+            }
+        }
+    }
+}
+
+/// Every hit of `list` names a file of `repo` with the extension `ext`.
+fn all_in(list: &[network::ChunkHit], repo: &Path, ext: &str) {
+    for h in list {
+        assert!(h.path.ends_with(ext), "{} is not a {ext} file", h.path);
+        assert!(repo.join(&h.path).is_file(), "{} is not in {}", h.path, repo.display());
+    }
+}
+
+fn paths(h: &FederatedHits, i: usize) -> Vec<&str> {
+    h.per_query[i].iter().map(|h| h.path.as_str()).collect()
+}
+
+#[test]
+#[ignore = "needs two Meilisearch servers: MEILI_URL=… MEILI_URL_2=… [MEILI_MASTER_KEY=…] cargo test --test meili_network -- --include-ignored"]
+fn one_federated_search_through_a_reaches_both_instances_and_names_a_stopped_one() {
+    let Some(two) = Two::from_env("one_federated_search_through_a_reaches_both_instances") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = tmp.path().join("shop");
+    copy_shop(&shop);
+    let pyshop = tmp.path().join("pyshop");
+    copy_fixture("pyshop", &pyshop);
+    two.publish(&two.a, &shop, "shop");
+    two.publish(&two.b, &pyshop, "pyshop");
+    two.join(&two.b.url);
+
+    // One request through a: shop's chunks on a, pyshop's on b.
+    let queries = [
+        two.chunks(Target::Local, "shop", "order", 5),
+        two.chunks(Target::Remote("b".into()), "pyshop", "order", 5),
+    ];
+    let got = network::federated_chunks(&two.a, &queries).unwrap();
+    assert!(got.failed.is_empty(), "{:?}", got.failed);
+    assert!(!got.per_query[0].is_empty() && !got.per_query[1].is_empty());
+    assert!(got.per_query.iter().all(|l| l.len() <= 5));
+    all_in(&got.per_query[0], &shop, ".java");
+    all_in(&got.per_query[1], &pyshop, ".py");
+
+    // One limit for the whole request: shop matches every word of its query, pyshop one word of
+    // two (Meilisearch drops the last word), so shop's hits outrank pyshop's and
+    // fill it; pyshop's list is asked again and comes back as it is asked alone.
+    let crowded = [
+        two.chunks(Target::Local, "shop", "order", 3),
+        two.chunks(Target::Remote("b".into()), "pyshop", "order qqzzx", 3),
+    ];
+    let got = network::federated_chunks(&two.a, &crowded).unwrap();
+    let alone = network::federated_chunks(&two.a, &crowded[1..]).unwrap();
+    assert_eq!(got.requests, 2, "the first list was full and cut pyshop's");
+    assert_eq!(got.per_query[0].len(), 3);
+    assert_eq!(paths(&got, 1), paths(&alone, 0));
+    assert_eq!(got.per_query[1].len(), 3);
+
+    // A remote name a does not know fails the request, naming it.
+    let unknown = [two.chunks(Target::Remote("zz".into()), "pyshop", "order", 3)];
+    match network::federated_chunks(&two.a, &unknown) {
+        Err(NetworkError::Refused { code, message, .. }) => {
+            assert_eq!(code, "invalid_multi_search_remote");
+            assert!(message.contains("`zz`"), "{message}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+
+    // b stopped (a now reaches nothing at b's address): a's hits, and b named as failed.
+    two.join(&format!("http://127.0.0.1:{}", free_port()));
+    let got = network::federated_chunks(&two.a, &queries).unwrap();
+    assert!(!got.per_query[0].is_empty());
+    all_in(&got.per_query[0], &shop, ".java");
+    assert!(got.per_query[1].is_empty());
+    let b = got.failed.get("b").expect("b is named as failed");
+    assert_eq!(b.code, "remote_could_not_send_request", "{b:?}");
+    assert!(got.query_failed(&queries, 1) && !got.query_failed(&queries, 0));
+    assert_eq!(got.requests, 1, "a failed remote is not asked again");
+
+    // The instance asked being down is an error naming it, never a panic.
+    let dead = Endpoint {
+        url: format!("http://127.0.0.1:{}", free_port()),
+        key: None,
+    };
+    let e = network::federated_chunks(&dead, &queries).unwrap_err();
+    assert!(e.to_string().contains(&dead.url), "{e}");
+    two.join(&two.b.url);
+}
