@@ -60,6 +60,8 @@ pub use service::{
 };
 
 pub use indexer::bounded;
+/// Several Meilisearch instances searched in one federated request (issue 40, "past one machine").
+pub use indexer::store::meilisearch::network as meili_network;
 use indexer::store::StoreError;
 
 /// Errors of the query side.
