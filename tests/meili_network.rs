@@ -15,6 +15,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use support::*;
 
+/// The tests change the instances' network: one at a time.
+static NETWORK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 struct Two {
     a: Endpoint,
     b: Endpoint,
@@ -112,6 +115,7 @@ fn one_federated_search_through_a_reaches_both_instances_and_names_a_stopped_one
     let Some(two) = Two::from_env("one_federated_search_through_a_reaches_both_instances") else {
         return;
     };
+    let _one = NETWORK.lock().unwrap_or_else(|e| e.into_inner());
     let tmp = tempfile::tempdir().unwrap();
     let shop = tmp.path().join("shop");
     copy_shop(&shop);
@@ -175,5 +179,77 @@ fn one_federated_search_through_a_reaches_both_instances_and_names_a_stopped_one
     };
     let e = network::federated_chunks(&dead, &queries).unwrap_err();
     assert!(e.to_string().contains(&dead.url), "{e}");
+    two.join(&two.b.url);
+}
+
+/// The bot configuration of the two instances: shop on a, pyshop on b, asked through a.
+fn bot_config(two: &Two) -> String {
+    format!(
+        r#"
+[[repositories]]
+name = "shop"
+meilisearch = {{ url = "{a}", prefix = "{p}", key_env = "NET_A_KEY", remote = "a" }}
+
+[[repositories]]
+name = "pyshop"
+meilisearch = {{ url = "{b}", prefix = "{p}", key_env = "NET_B_KEY", remote = "b" }}
+
+[meilisearch_network]
+via = "a"
+remotes.a = {{ url = "{a}", search_key_env = "NET_A_KEY", admin_key_env = "NET_A_KEY" }}
+remotes.b = {{ url = "{b}", search_key_env = "NET_B_KEY", admin_key_env = "NET_B_KEY" }}
+"#,
+        a = two.a.url,
+        b = two.b.url,
+        p = two.prefix
+    )
+}
+
+#[test]
+#[ignore = "needs two Meilisearch servers: MEILI_URL=… MEILI_URL_2=… [MEILI_MASTER_KEY=…] cargo test --test meili_network -- --include-ignored"]
+fn the_bot_joins_the_network_and_its_check_names_a_stopped_instance() {
+    let Some(two) = Two::from_env("the_bot_joins_the_network") else {
+        return;
+    };
+    let _one = NETWORK.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = tmp.path().join("shop");
+    copy_shop(&shop);
+    let pyshop = tmp.path().join("pyshop");
+    copy_fixture("pyshop", &pyshop);
+    two.publish(&two.a, &shop, "shop");
+    two.publish(&two.b, &pyshop, "pyshop");
+    let config = tmp.path().join("bot.toml");
+    std::fs::write(&config, bot_config(&two)).unwrap();
+    let bot = |flag: &str| {
+        codemap()
+            .args(["bot", "--config", config.to_str().unwrap(), flag])
+            .env("NET_A_KEY", two.a.key.clone().unwrap_or_default())
+            .env("NET_B_KEY", two.b.key.clone().unwrap_or_default())
+            .output()
+            .unwrap()
+    };
+    let o = bot("--join-network");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = stdout(&o);
+    assert!(out.contains("instance a (") && out.contains("instance b ("), "{out}");
+    let o = bot("--check");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        stdout(&o).contains("one federated search through a reached a, b (shop, pyshop)"),
+        "{}",
+        stdout(&o)
+    );
+
+    // b stopped, as a sees it: the start is refused, naming b.
+    two.join(&format!("http://127.0.0.1:{}", free_port()));
+    let o = bot("--check");
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("meilisearch_network.remotes.b: searched through a: error sending request (remote_could_not_send_request)"),
+        "{err}"
+    );
+    assert!(!err.contains(two.a.key.as_deref().unwrap_or("\u{0}")), "no key in errors");
     two.join(&two.b.url);
 }
