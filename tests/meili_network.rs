@@ -101,7 +101,12 @@ impl Drop for Two {
 fn all_in(list: &[network::ChunkHit], repo: &Path, ext: &str) {
     for h in list {
         assert!(h.path.ends_with(ext), "{} is not a {ext} file", h.path);
-        assert!(repo.join(&h.path).is_file(), "{} is not in {}", h.path, repo.display());
+        assert!(
+            repo.join(&h.path).is_file(),
+            "{} is not in {}",
+            h.path,
+            repo.display()
+        );
     }
 }
 
@@ -232,7 +237,10 @@ fn the_bot_joins_the_network_and_its_check_names_a_stopped_instance() {
     let o = bot("--join-network");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = stdout(&o);
-    assert!(out.contains("instance a (") && out.contains("instance b ("), "{out}");
+    assert!(
+        out.contains("instance a (") && out.contains("instance b ("),
+        "{out}"
+    );
     let o = bot("--check");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(
@@ -250,6 +258,9 @@ fn the_bot_joins_the_network_and_its_check_names_a_stopped_instance() {
         err.contains("meilisearch_network.remotes.b: searched through a: error sending request (remote_could_not_send_request)"),
         "{err}"
     );
-    assert!(!err.contains(two.a.key.as_deref().unwrap_or("\u{0}")), "no key in errors");
+    assert!(
+        !err.contains(two.a.key.as_deref().unwrap_or("\u{0}")),
+        "no key in errors"
+    );
     two.join(&two.b.url);
 }

@@ -344,7 +344,9 @@ remotes.a = { url = "http://127.0.0.1:7701", search_key_env = "CODEMAP_TEST_UNSE
         let lines: Vec<String> = secrets(&c).iter().map(|e| e.to_string()).collect();
         assert_eq!(
             lines,
-            ["meilisearch_network.remotes.a.search_key_env: the environment variable CODEMAP_TEST_UNSET_NET_A is not set"]
+            [
+                "meilisearch_network.remotes.a.search_key_env: the environment variable CODEMAP_TEST_UNSET_NET_A is not set"
+            ]
         );
     }
 }

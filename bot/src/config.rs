@@ -677,7 +677,9 @@ impl MeiliNetwork {
     fn check(&self, errs: &mut Vec<String>) {
         const AT: &str = "meilisearch_network";
         if self.remotes.is_empty() {
-            errs.push(format!("{AT}.remotes: name at least the instance `via` asks"));
+            errs.push(format!(
+                "{AT}.remotes: name at least the instance `via` asks"
+            ));
         } else if !self.remotes.contains_key(&self.via) {
             errs.push(format!(
                 "{AT}.via: {:?} is not one of {AT}.remotes ({})",
@@ -951,6 +953,14 @@ citations = 3
         let c = Config::parse(include_str!("../../deploy/bot.toml"), "deploy/bot.toml").unwrap();
         assert_eq!(c.repositories.len(), 2);
         assert!(c.platforms.slack.is_some() && c.platforms.feishu.is_some());
+        let n = Config::parse(
+            include_str!("../../deploy/bot.network.toml"),
+            "deploy/bot.network.toml",
+        )
+        .unwrap();
+        let net = n.meilisearch_network.as_ref().unwrap();
+        assert_eq!((net.via.as_str(), net.remotes.len()), ("a", 2));
+        assert!(n.network_query("bank", "x", 1).is_some());
     }
 
     #[test]
@@ -1057,7 +1067,12 @@ remotes.b = { url = "http://meili-b:7700", search_key_env = "MEILI_B_SEARCH_KEY"
         assert_eq!(bank.wanted, 7);
         let spec = c.meilisearch_network.as_ref().unwrap().spec();
         assert_eq!(spec.remotes["b"].search_key_env, "MEILI_B_SEARCH_KEY");
-        assert!(Config::parse(GOOD, "bot.toml").unwrap().network_query("tomcat", "x", 1).is_none());
+        assert!(
+            Config::parse(GOOD, "bot.toml")
+                .unwrap()
+                .network_query("tomcat", "x", 1)
+                .is_none()
+        );
     }
 
     #[test]

@@ -48,7 +48,9 @@ pub fn join(config: &Config) -> Result<Vec<String>, Vec<Problem>> {
         let Some(var) = &r.admin_key_env else {
             problems.push(Problem::new(
                 format!("{at}.admin_key_env"),
-                format!("needed to change {name}'s network: name the variable holding its master key"),
+                format!(
+                    "needed to change {name}'s network: name the variable holding its master key"
+                ),
             ));
             continue;
         };

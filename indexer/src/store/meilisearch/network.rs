@@ -643,7 +643,10 @@ mod tests {
         );
         let all = spec.resolve(|_| Some("s3cr3t-value".into())).unwrap();
         assert_eq!(all.len(), 2);
-        assert!(!format!("{all:?}").contains("s3cr3t"), "keys never in Debug");
+        assert!(
+            !format!("{all:?}").contains("s3cr3t"),
+            "keys never in Debug"
+        );
     }
 
     #[test]
