@@ -264,3 +264,100 @@ fn the_bot_joins_the_network_and_its_check_names_a_stopped_instance() {
     );
     two.join(&two.b.url);
 }
+
+/// A Meilisearch instance this test starts from `MEILI_BIN` and stops.
+struct Owned {
+    child: std::process::Child,
+    url: String,
+    _db: tempfile::TempDir,
+}
+
+impl Owned {
+    fn start(bin: &str, key: &str) -> Owned {
+        let db = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let child = std::process::Command::new(bin)
+            .arg("--db-path")
+            .arg(db.path().join("data.ms"))
+            .args(["--master-key", key, "--no-analytics"])
+            .args(["--http-addr", &format!("127.0.0.1:{port}")])
+            .args(["--experimental-allowed-ip-networks", "127.0.0.0/8"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("MEILI_BIN starts");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(std::time::Instant::now() < deadline, "{bin} did not listen");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Owned {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+            _db: db,
+        }
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+#[test]
+#[ignore = "needs a Meilisearch server and a Meilisearch binary to start and stop: MEILI_URL=… MEILI_BIN=… [MEILI_MASTER_KEY=…] cargo test --test meili_network -- --include-ignored"]
+fn an_instance_really_stopped_is_named_and_the_other_still_answers() {
+    let (Ok(a), Ok(bin)) = (std::env::var("MEILI_URL"), std::env::var("MEILI_BIN")) else {
+        indexer::testing::skip(
+            "meilisearch",
+            "an_instance_really_stopped_is_named: MEILI_URL and MEILI_BIN are not both set",
+        );
+        return;
+    };
+    let _one = NETWORK.lock().unwrap_or_else(|e| e.into_inner());
+    let b_key = "codemap-test-b-0123456789abcdef";
+    let mut b = Owned::start(&bin, b_key);
+    let two = Two {
+        a: Endpoint {
+            url: a,
+            key: std::env::var("MEILI_MASTER_KEY").ok(),
+        },
+        b: Endpoint {
+            url: b.url.clone(),
+            key: Some(b_key.to_string()),
+        },
+        prefix: format!("t{}_netstop_", std::process::id()),
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = tmp.path().join("shop");
+    copy_shop(&shop);
+    let pyshop = tmp.path().join("pyshop");
+    copy_fixture("pyshop", &pyshop);
+    two.publish(&two.a, &shop, "shop");
+    two.publish(&two.b, &pyshop, "pyshop");
+    two.join(&two.b.url);
+    let queries = [
+        two.chunks(Target::Local, "shop", "order", 5),
+        two.chunks(Target::Remote("b".into()), "pyshop", "order", 5),
+    ];
+    let both = network::federated_chunks(&two.a, &queries).unwrap();
+    assert!(both.failed.is_empty() && both.per_query.iter().all(|l| !l.is_empty()));
+
+    b.stop();
+    let got = network::federated_chunks(&two.a, &queries).unwrap();
+    assert_eq!(
+        got.per_query[0], both.per_query[0],
+        "a's hits are unchanged"
+    );
+    assert!(got.per_query[1].is_empty());
+    assert_eq!(
+        got.failed.get("b").map(|f| f.code.as_str()),
+        Some("remote_could_not_send_request")
+    );
+}

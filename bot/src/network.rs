@@ -81,18 +81,31 @@ pub fn join(config: &Config) -> Result<Vec<String>, Vec<Problem>> {
     }
 }
 
-/// One federated search through `via` over every repository on the network (one hit each):
-/// every instance must answer. One line saying what was reached.
-pub fn prove(config: &Config) -> Result<Option<String>, Vec<Problem>> {
+/// The instance the bot sends its federated searches to, with its search key read now; `None`
+/// without `[meilisearch_network]`. Pass it to [`net::federated_chunks`] with
+/// [`Config::network_query`]'s queries.
+pub fn via(config: &Config) -> Result<Option<Endpoint>, Vec<Problem>> {
     let Some(n) = &config.meilisearch_network else {
         return Ok(None);
     };
     let remotes = remotes(n)?;
-    let Some(via) = remotes.get(&n.via) else {
-        return Err(vec![Problem::new(
+    let via = remotes.get(&n.via).ok_or_else(|| {
+        vec![Problem::new(
             format!("{AT}.via"),
             format!("{:?} is not one of the remotes", n.via),
-        )]);
+        )]
+    })?;
+    Ok(Some(Endpoint {
+        url: via.url.clone(),
+        key: Some(via.search_key.clone()),
+    }))
+}
+
+/// One federated search through `via` over every repository on the network (one hit each):
+/// every instance must answer. One line saying what was reached.
+pub fn prove(config: &Config) -> Result<Option<String>, Vec<Problem>> {
+    let (Some(n), Some(endpoint)) = (&config.meilisearch_network, via(config)?) else {
+        return Ok(None);
     };
     let names: Vec<&str> = config
         .repositories
@@ -104,10 +117,6 @@ pub fn prove(config: &Config) -> Result<Option<String>, Vec<Problem>> {
         .iter()
         .filter_map(|name| config.network_query(name, "", 1))
         .collect();
-    let endpoint = Endpoint {
-        url: via.url.clone(),
-        key: Some(via.search_key.clone()),
-    };
     let hint = "run `codemap bot --config FILE --join-network` once the instances are up";
     let got = net::federated_chunks(&endpoint, &queries)
         .map_err(|e| vec![Problem::new(format!("{AT}.via"), format!("{e} ({hint})"))])?;
