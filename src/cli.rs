@@ -209,6 +209,11 @@ pub struct BotArgs {
     /// Validate the configuration and the credentials' variables, then exit.
     #[arg(long)]
     pub check: bool,
+    /// Join the Meilisearch instances of `[meilisearch_network]` into one network (turn the
+    /// `network` feature on, set each one's `self` and remotes with their search keys; each
+    /// instance's `admin_key_env` is needed), then exit.
+    #[arg(long, conflicts_with = "check")]
+    pub join_network: bool,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -117,3 +117,31 @@ fn the_docgen_and_mcp_services_run_valid_command_lines() {
         assert!(guide.contains(f), "deploy/README.md does not mention {f}");
     }
 }
+
+/// The two-instance variant: its services run command lines the binary accepts, and its files
+/// are in deploy/README.md.
+#[test]
+fn the_network_variant_runs_valid_command_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let compose = read("deploy/compose.network.yaml");
+    let commands: Vec<Vec<String>> = compose
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("command: "))
+        .filter(|c| c.starts_with('['))
+        .map(|c| serde_json::from_str::<Vec<String>>(c).unwrap())
+        .collect();
+    let join = commands
+        .iter()
+        .find(|c| c.contains(&"--join-network".to_string()))
+        .expect("a service joining the network");
+    assert_runs(join, "/etc/codemap/bot.toml", tmp.path());
+    let bot = commands
+        .iter()
+        .find(|c| c[0] == "bot" && c.len() == 3)
+        .expect("a bot service");
+    assert_runs(bot, "/etc/codemap/bot.toml", tmp.path());
+    let guide = read("deploy/README.md");
+    for f in ["deploy/compose.network.yaml", "deploy/bot.network.toml"] {
+        assert!(guide.contains(f), "deploy/README.md does not mention {f}");
+    }
+}

@@ -1,7 +1,8 @@
 //! What `codemap bot --check` proves, and what `codemap bot` proves before anything listens:
 //! every credential variable is set, every key parses (the platforms' routers and senders are
 //! built exactly as the start builds them), every embedded index opens and belongs to its
-//! repository, every Meilisearch repository answers a real request. Each problem names its
+//! repository, every Meilisearch repository answers a real request, and one federated search
+//! through `[meilisearch_network]`'s `via` reaches every instance on it. Each problem names its
 //! config key; a start with any problem is refused, never made partially.
 
 use crate::config::{Config, Connection, RepoEntry};
@@ -33,6 +34,8 @@ impl Problem {
 pub struct Proof {
     pub repositories: Vec<RepoProof>,
     pub platforms: Vec<(Platform, Connection)>,
+    /// What the federated search over `[meilisearch_network]` reached, when there is one.
+    pub network: Option<String>,
 }
 
 /// A repository whose index opened and answered.
@@ -70,6 +73,7 @@ impl Proof {
         if self.platforms.is_empty() {
             out.push("no platform is configured: only /healthz will be served".into());
         }
+        out.extend(self.network.clone());
         out
     }
 }
@@ -106,6 +110,7 @@ pub fn prove(config: &Config) -> Result<Proof, Vec<Problem>> {
     Ok(Proof {
         repositories,
         platforms: platforms(config),
+        network: crate::network::prove(config)?,
     })
 }
 
@@ -135,6 +140,16 @@ pub fn secrets(config: &Config) -> Vec<Problem> {
     for (i, r) in config.repositories.iter().enumerate() {
         if let Some(k) = r.meilisearch.as_ref().and_then(|m| m.key_env.as_deref()) {
             vars.push((format!("repositories[{i}].meilisearch.key_env"), k));
+        }
+    }
+    if let Some(n) = &config.meilisearch_network {
+        for (name, r) in &n.remotes {
+            if let Some(k) = &r.search_key_env {
+                vars.push((
+                    format!("meilisearch_network.remotes.{name}.search_key_env"),
+                    k,
+                ));
+            }
         }
     }
     vars.into_iter()
@@ -311,6 +326,26 @@ encrypt_key_env = "CODEMAP_TEST_UNSET_FEISHU_ENCRYPT"
                 "platforms.feishu.app_id_env: the environment variable CODEMAP_TEST_UNSET_FEISHU_ID is not set",
                 "platforms.feishu.app_secret_env: the environment variable CODEMAP_TEST_UNSET_FEISHU_SECRET is not set",
                 "platforms.feishu.encrypt_key_env: the environment variable CODEMAP_TEST_UNSET_FEISHU_ENCRYPT is not set",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unset_network_search_key_is_named_by_its_key() {
+        let text = r#"
+[[repositories]]
+name = "shop"
+meilisearch = { url = "http://127.0.0.1:7701", remote = "a" }
+[meilisearch_network]
+via = "a"
+remotes.a = { url = "http://127.0.0.1:7701", search_key_env = "CODEMAP_TEST_UNSET_NET_A" }
+"#;
+        let c = Config::parse(text, "bot.toml").unwrap();
+        let lines: Vec<String> = secrets(&c).iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            lines,
+            [
+                "meilisearch_network.remotes.a.search_key_env: the environment variable CODEMAP_TEST_UNSET_NET_A is not set"
             ]
         );
     }

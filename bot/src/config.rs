@@ -36,6 +36,38 @@ pub struct Config {
     /// An OpenAI-compatible endpoint for prose answers; without it answers come from the index.
     #[serde(default)]
     pub llm: Option<LlmConfig>,
+    /// Several Meilisearch instances joined by Meilisearch's `network` feature: each repository
+    /// on the network names its instance (`meilisearch.remote`), and the bot searches them all
+    /// in one federated request through `via` (deploy/README.md, "Two instances").
+    #[serde(default)]
+    pub meilisearch_network: Option<MeiliNetwork>,
+}
+
+/// `[meilisearch_network]`: the instances and the one the bot asks.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeiliNetwork {
+    /// The instance the bot sends its federated searches to (one of `remotes`); the bot calls
+    /// it with that remote's search key.
+    pub via: String,
+    /// Every instance by name (the names the instances know each other by).
+    pub remotes: BTreeMap<String, NetworkRemote>,
+}
+
+/// One instance of the network.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkRemote {
+    /// Where the other instances reach it (inside the deployment's network).
+    pub url: String,
+    /// Name of the environment variable holding a search key of this instance: the other
+    /// instances search it with that key. Required.
+    #[serde(default)]
+    pub search_key_env: Option<String>,
+    /// Name of the environment variable holding a key allowed to change this instance's
+    /// network (its master key); only `codemap bot --join-network` reads it.
+    #[serde(default)]
+    pub admin_key_env: Option<String>,
 }
 
 fn default_listen() -> String {
@@ -99,6 +131,10 @@ pub struct MeiliEntry {
     /// Name of the environment variable holding a search key (none for an open server).
     #[serde(default)]
     pub key_env: Option<String>,
+    /// The instance of `[meilisearch_network]` that holds this repository (the one `codemap
+    /// index --backend meilisearch` publishes it to); unset: not searched over the network.
+    #[serde(default)]
+    pub remote: Option<String>,
     /// Where the derived view tables are cached, so that a restart maps them instead of reading
     /// every symbol from the server again. Default: `<state_dir>/views/<name>` when `state_dir`
     /// is set; else none (built in memory at each start).
@@ -376,6 +412,14 @@ impl Config {
                     if let Some(k) = &m.key_env {
                         check_env_name(&mut errs, &format!("{at}.meilisearch.key_env"), k);
                     }
+                    if let Some(remote) = &m.remote {
+                        check_remote_name(
+                            &mut errs,
+                            &format!("{at}.meilisearch.remote"),
+                            remote,
+                            self.meilisearch_network.as_ref(),
+                        );
+                    }
                 }
                 (Some(_), None) => {}
             }
@@ -409,6 +453,9 @@ impl Config {
                     need.key, need.why
                 )),
             }
+        }
+        if let Some(n) = &self.meilisearch_network {
+            n.check(&mut errs);
         }
         let l = &self.limits;
         if l.citations == 0 || l.citations > 20 {
@@ -624,6 +671,107 @@ impl Platforms {
     }
 }
 
+impl MeiliNetwork {
+    /// Every problem of the section: `via` among the remotes, each remote an http(s) URL with
+    /// a search key's variable named.
+    fn check(&self, errs: &mut Vec<String>) {
+        const AT: &str = "meilisearch_network";
+        if self.remotes.is_empty() {
+            errs.push(format!(
+                "{AT}.remotes: name at least the instance `via` asks"
+            ));
+        } else if !self.remotes.contains_key(&self.via) {
+            errs.push(format!(
+                "{AT}.via: {:?} is not one of {AT}.remotes ({})",
+                self.via,
+                self.names()
+            ));
+        }
+        for (name, r) in &self.remotes {
+            let at = format!("{AT}.remotes.{name}");
+            if !valid_name(name) {
+                errs.push(format!(
+                    "{at}: the name must be 1-64 letters, digits, '-', '_' or '.'"
+                ));
+            }
+            if !(r.url.starts_with("http://") || r.url.starts_with("https://")) {
+                errs.push(format!("{at}.url: {:?} is not an http(s) URL", r.url));
+            }
+            match &r.search_key_env {
+                Some(k) => check_env_name(errs, &format!("{at}.search_key_env"), k),
+                None => errs.push(format!(
+                    "{at}.search_key_env: needed: the other instances search {name} with it; name the environment variable holding a search key of {name}"
+                )),
+            }
+            if let Some(k) = &r.admin_key_env {
+                check_env_name(errs, &format!("{at}.admin_key_env"), k);
+            }
+        }
+    }
+
+    fn names(&self) -> String {
+        self.remotes.keys().cloned().collect::<Vec<_>>().join(", ")
+    }
+
+    /// The network as the indexer's module takes it (keys still by variable name).
+    pub fn spec(&self) -> query::meili_network::NetworkSpec {
+        query::meili_network::NetworkSpec {
+            remotes: self
+                .remotes
+                .iter()
+                .map(|(name, r)| {
+                    (
+                        name.clone(),
+                        query::meili_network::RemoteSpec {
+                            url: r.url.clone(),
+                            search_key_env: r.search_key_env.clone().unwrap_or_default(),
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Config {
+    /// The federated query over repository `name`'s chunks, as the network's `via` instance
+    /// runs it (`Local` when `via` holds the repository); `None` when the repository is not on
+    /// the network.
+    pub fn network_query(
+        &self,
+        name: &str,
+        text: &str,
+        wanted: usize,
+    ) -> Option<query::meili_network::ChunkQuery> {
+        let net = self.meilisearch_network.as_ref()?;
+        let r = self.repo(name)?;
+        let m = r.meilisearch.as_ref()?;
+        let remote = m.remote.as_ref()?;
+        let target = match remote == &net.via {
+            true => query::meili_network::Target::Local,
+            false => query::meili_network::Target::Remote(remote.clone()),
+        };
+        let repo = m.repo.clone().unwrap_or_else(|| r.name.clone());
+        Some(query::meili_network::ChunkQuery::repository(
+            target, &m.prefix, &repo, text, wanted,
+        ))
+    }
+}
+
+/// A repository's `meilisearch.remote` names an instance of `[meilisearch_network]`.
+fn check_remote_name(errs: &mut Vec<String>, at: &str, remote: &str, net: Option<&MeiliNetwork>) {
+    match net {
+        None => errs.push(format!(
+            "{at}: {remote:?} names a network instance, but there is no [meilisearch_network]"
+        )),
+        Some(n) if !n.remotes.contains_key(remote) => errs.push(format!(
+            "{at}: unknown network instance {remote:?} (meilisearch_network.remotes has {})",
+            n.names()
+        )),
+        Some(_) => {}
+    }
+}
+
 fn valid_name(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 64
@@ -805,6 +953,14 @@ citations = 3
         let c = Config::parse(include_str!("../../deploy/bot.toml"), "deploy/bot.toml").unwrap();
         assert_eq!(c.repositories.len(), 2);
         assert!(c.platforms.slack.is_some() && c.platforms.feishu.is_some());
+        let n = Config::parse(
+            include_str!("../../deploy/bot.network.toml"),
+            "deploy/bot.network.toml",
+        )
+        .unwrap();
+        let net = n.meilisearch_network.as_ref().unwrap();
+        assert_eq!((net.via.as_str(), net.remotes.len()), ("a", 2));
+        assert!(n.network_query("bank", "x", 1).is_some());
     }
 
     #[test]
@@ -879,6 +1035,68 @@ citations = 0
             slack
                 .iter()
                 .all(|x| !x.contains("8f3a9c0d1e2b") && !x.contains("xoxb-123-456"))
+        );
+    }
+
+    const NETWORK: &str = r#"
+[[repositories]]
+name = "shop"
+meilisearch = { url = "http://127.0.0.1:7701", key_env = "MEILI_A_SEARCH_KEY", remote = "a" }
+
+[[repositories]]
+name = "bank"
+meilisearch = { url = "http://127.0.0.1:7702", key_env = "MEILI_B_SEARCH_KEY", remote = "b", repo = "bank-core" }
+
+[meilisearch_network]
+via = "a"
+remotes.a = { url = "http://meili-a:7700", search_key_env = "MEILI_A_SEARCH_KEY", admin_key_env = "MEILI_A_MASTER_KEY" }
+remotes.b = { url = "http://meili-b:7700", search_key_env = "MEILI_B_SEARCH_KEY" }
+"#;
+
+    #[test]
+    fn a_network_config_gives_each_repository_its_federated_query() {
+        use query::meili_network::Target;
+        let c = Config::parse(NETWORK, "bot.toml").unwrap();
+        let shop = c.network_query("shop", "order", 7).unwrap();
+        assert_eq!(shop.target, Target::Local, "via holds shop");
+        assert_eq!(shop.index_uid, "codemap_chunks");
+        assert_eq!(shop.filter.as_deref(), Some(r#"repo = "shop""#));
+        let bank = c.network_query("bank", "order", 7).unwrap();
+        assert_eq!(bank.target, Target::Remote("b".into()));
+        assert_eq!(bank.filter.as_deref(), Some(r#"repo = "bank-core""#));
+        assert_eq!(bank.wanted, 7);
+        let spec = c.meilisearch_network.as_ref().unwrap().spec();
+        assert_eq!(spec.remotes["b"].search_key_env, "MEILI_B_SEARCH_KEY");
+        assert!(
+            Config::parse(GOOD, "bot.toml")
+                .unwrap()
+                .network_query("tomcat", "x", 1)
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_network_that_cannot_work_is_refused() {
+        let bad = NETWORK
+            .replace(r#"via = "a""#, r#"via = "c""#)
+            .replace(r#"remote = "b""#, r#"remote = "z""#)
+            .replace(r#", search_key_env = "MEILI_B_SEARCH_KEY" }"#, " }");
+        let e = errors(&bad);
+        let want = [
+            "meilisearch_network.via: \"c\" is not one of meilisearch_network.remotes (a, b)",
+            "repositories[1].meilisearch.remote: unknown network instance \"z\" (meilisearch_network.remotes has a, b)",
+            "meilisearch_network.remotes.b.search_key_env: needed: the other instances search b with it; name the environment variable holding a search key of b",
+        ];
+        for w in want {
+            assert!(e.iter().any(|x| x == w), "missing {w:?} in {e:#?}");
+        }
+        let orphan = NETWORK.split("[meilisearch_network]").next().unwrap();
+        assert_eq!(
+            errors(orphan),
+            [
+                "repositories[0].meilisearch.remote: \"a\" names a network instance, but there is no [meilisearch_network]",
+                "repositories[1].meilisearch.remote: \"b\" names a network instance, but there is no [meilisearch_network]",
+            ]
         );
     }
 }

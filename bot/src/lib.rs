@@ -21,6 +21,7 @@ pub mod intent;
 pub mod links;
 pub mod model;
 pub mod mount;
+pub mod network;
 pub mod neutralise;
 pub mod platform;
 pub mod ratelimit;

@@ -64,6 +64,9 @@ pub use service::{
 pub use indexer::bounded;
 use indexer::store::StoreError;
 
+/// Several Meilisearch instances searched in one federated request (issue 40, "past one machine").
+pub use indexer::store::meilisearch::network as meili_network;
+
 /// Errors of the query side.
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {

@@ -1,5 +1,6 @@
 //! `codemap bot --config FILE`: the team bot's server, until SIGTERM or ctrl-c. `--check` proves
-//! the configuration works (the same proof the start makes) and says what it proved.
+//! the configuration works (the same proof the start makes) and says what it proved;
+//! `--join-network` joins the Meilisearch instances of `[meilisearch_network]`.
 
 use super::Outcome;
 use crate::cli::BotArgs;
@@ -16,6 +17,15 @@ pub fn bot(a: &BotArgs) -> Result<Outcome> {
             a.config.display()
         )
     };
+    if a.join_network {
+        let lines = bot::network::join(&config)
+            .map_err(|p| refused(p.iter().map(|p| p.to_string()).collect()))?;
+        println!("{}: the Meilisearch network is joined", a.config.display());
+        for line in lines {
+            println!("  {line}");
+        }
+        return Ok(Outcome::Done);
+    }
     if a.check {
         let proof = bot::check::prove(&config)
             .map_err(|p| refused(p.iter().map(|p| p.to_string()).collect()))?;

@@ -88,7 +88,14 @@ pub fn assert_hits_resolve(root: &Path, hits: &[(String, u64, u64)]) {
 /// Copies the shop fixture (a Spring multi-module repository) to `to`, so a test may edit it
 /// and no index lands in the source tree.
 pub fn copy_shop(to: &Path) {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/shop");
+    copy_fixture("shop", to);
+}
+
+/// Copies the fixture `tests/fixtures/<name>` to `to`.
+pub fn copy_fixture(name: &str, to: &Path) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
     let mut stack = vec![src.clone()];
     while let Some(dir) = stack.pop() {
         for e in std::fs::read_dir(&dir).unwrap() {

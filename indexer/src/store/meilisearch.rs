@@ -32,6 +32,7 @@ use std::time::Duration;
 mod docs;
 mod edges;
 mod lists;
+pub mod network;
 mod read;
 mod rerank;
 mod settings;
