@@ -361,3 +361,124 @@ fn an_instance_really_stopped_is_named_and_the_other_still_answers() {
         Some("remote_could_not_send_request")
     );
 }
+
+/// `path:lines` labels of a Slack reply, each with the repository it names (`repo · path:lines`).
+fn cited_repos(post: &serde_json::Value) -> Vec<String> {
+    let text = post.to_string();
+    let mut repos: Vec<String> = text
+        .split('`')
+        .filter_map(|t| t.split_once(" · ").map(|(r, _)| r.to_string()))
+        .filter(|r| !r.contains(' '))
+        .collect();
+    repos.sort();
+    repos.dedup();
+    repos
+}
+
+/// Through `codemap bot` (Socket Mode, the Slack stand-in) over two repositories on two
+/// instances, searched on the servers: a question is answered from both, each citation naming
+/// its repository; with one instance stopped the next question is answered from the other, and
+/// the reply says which repository was left out.
+#[test]
+#[ignore = "needs a Meilisearch server and a Meilisearch binary to start and stop: MEILI_URL=… MEILI_BIN=… [MEILI_MASTER_KEY=…] cargo test --test meili_network -- --include-ignored"]
+fn a_bot_over_two_instances_answers_from_both_and_says_when_one_is_left_out() {
+    use support::slack_standin::{self as slack, SlackStandin};
+    let (Ok(a), Ok(bin)) = (std::env::var("MEILI_URL"), std::env::var("MEILI_BIN")) else {
+        indexer::testing::skip(
+            "meilisearch",
+            "a_bot_over_two_instances: MEILI_URL and MEILI_BIN are not both set",
+        );
+        return;
+    };
+    let _one = NETWORK.lock().unwrap_or_else(|e| e.into_inner());
+    let b_key = "codemap-test-b-0123456789abcdef";
+    let mut b = Owned::start(&bin, b_key);
+    let two = Two {
+        a: Endpoint {
+            url: a,
+            key: std::env::var("MEILI_MASTER_KEY").ok(),
+        },
+        b: Endpoint {
+            url: b.url.clone(),
+            key: Some(b_key.to_string()),
+        },
+        prefix: format!("t{}_netbot_", std::process::id()),
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = tmp.path().join("shop");
+    copy_shop(&shop);
+    let pyshop = tmp.path().join("pyshop");
+    copy_fixture("pyshop", &pyshop);
+    two.publish(&two.a, &shop, "shop");
+    two.publish(&two.b, &pyshop, "pyshop");
+    two.join(&two.b.url);
+
+    let standin = SlackStandin::start();
+    let cfg = tmp.path().join("bot.toml");
+    let text = format!(
+        "listen = \"127.0.0.1:{}\"\nstate_dir = {:?}\n{}\
+         [scopes.slack]\nC1 = [\"shop\", \"pyshop\"]\n\
+         [platforms.slack]\nconnection = \"websocket\"\napp_token_env = \"NET_SLACK_APP\"\n\
+         bot_token_env = \"NET_SLACK_BOT\"\napi_base = {:?}\n",
+        free_port(),
+        tmp.path().join("state").display().to_string(),
+        // Searched on the servers: a stopped instance is noticed, not answered from a copy.
+        bot_config(&two)
+            .replace("remote = \"a\" }\n", "remote = \"a\" }\npreload = false\n")
+            .replace("remote = \"b\" }\n", "remote = \"b\" }\npreload = false\n"),
+        standin.api
+    );
+    std::fs::write(&cfg, text).unwrap();
+    let mut bot = codemap()
+        .args(["bot", "--config", cfg.to_str().unwrap()])
+        .env("NET_A_KEY", two.a.key.clone().unwrap_or_default())
+        .env("NET_B_KEY", b_key)
+        .env("NET_SLACK_APP", slack::APP_TOKEN)
+        .env("NET_SLACK_BOT", slack::BOT_TOKEN)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    struct Kill<'a>(&'a mut std::process::Child);
+    impl Drop for Kill<'_> {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _bot = Kill(&mut bot);
+    assert!(
+        standin.wait(std::time::Duration::from_secs(30), |s| s.live() >= 1),
+        "the bot never opened Socket Mode"
+    );
+    let ask = |n: usize, q: &str| {
+        let ts = format!("1700000000.{n:06}");
+        assert!(standin.send_event(
+            &format!("env-{n}"),
+            &format!("Ev{n}"),
+            slack::app_mention("C1", &ts, q)
+        ));
+        assert!(
+            standin.wait(std::time::Duration::from_secs(60), |s| s
+                .posts()
+                .iter()
+                .any(|p| p["thread_ts"] == ts.as_str())),
+            "no reply to {q:?}"
+        );
+        standin
+            .posts()
+            .into_iter()
+            .find(|p| p["thread_ts"] == ts.as_str())
+            .unwrap()
+    };
+    let both = ask(1, "where is an order placed?");
+    assert_eq!(cited_repos(&both), ["pyshop", "shop"], "{both}");
+
+    b.stop();
+    let one = ask(2, "how is the stock of a product deducted?");
+    assert_eq!(cited_repos(&one), ["shop"], "{one}");
+    assert!(
+        one.to_string()
+            .contains("partial answer: pyshop could not be searched right now and is left out"),
+        "{one}"
+    );
+}
