@@ -9,6 +9,10 @@
 //! the default), BOT_LOAD_MEILI_URL + BOT_LOAD_MEILI_REPO (+ BOT_LOAD_MEILI_KEY_ENV,
 //! BOT_LOAD_MEILI_PREFIX) for the Meilisearch backend instead of the index folder,
 //! BOT_LOAD_SERVER_PID (that server's process id, on this machine: its CPU during the load).
+//! BOT_LOAD_INDEXES (`name=folder,name=folder,…`) instead: several repositories, every channel
+//! scoped to all of them, so each question is asked of all at once (issue 40 point 4; workers
+//! are per repository, default 1 then). A question line `repo<TAB>question` names the repository
+//! that holds it: the load then counts the answers whose first citation is from it.
 
 use bot::model::{Conversation, Delivery, Platform, Question, Reply};
 use bot::testing::RecordingSender;
@@ -70,7 +74,18 @@ async fn main() {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let n = env("BOT_LOAD_N", 50);
     let channels = env("BOT_LOAD_CHANNELS", 10).max(1);
-    let workers = env("BOT_LOAD_WORKERS", 4);
+    let many: Vec<(String, String)> = std::env::var("BOT_LOAD_INDEXES")
+        .map(|v| {
+            v.split(',')
+                .filter(|e| !e.is_empty())
+                .map(|e| {
+                    let (name, dir) = e.split_once('=').expect("BOT_LOAD_INDEXES: name=folder,…");
+                    (name.to_string(), dir.to_string())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let workers = env("BOT_LOAD_WORKERS", if many.is_empty() { 4 } else { 1 });
     let concurrency = env("BOT_LOAD_CONCURRENCY", 8);
     let rate = env("BOT_LOAD_RATE", 0);
     // Unset: the bot's default (an embedded index preloaded, a team index searched on the server).
@@ -82,13 +97,18 @@ async fn main() {
     let p = std::env::var("BOT_LOAD_QUESTIONS").expect(
         "BOT_LOAD_QUESTIONS: a file of questions (bench/questions-shop.txt for the shop fixture)",
     );
-    let questions: Vec<String> = std::fs::read_to_string(&p)
+    // (the repository that holds it, if said; the question)
+    let asked: Vec<(Option<String>, String)> = std::fs::read_to_string(&p)
         .unwrap_or_else(|e| panic!("BOT_LOAD_QUESTIONS {p}: {e}"))
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(String::from)
+        .map(|l| match l.split_once('\t') {
+            Some((repo, q)) => (Some(repo.to_string()), q.trim().to_string()),
+            None => (None, l.to_string()),
+        })
         .collect();
+    let questions: Vec<String> = asked.iter().map(|(_, q)| q.clone()).collect();
     let location = match (
         std::env::var("BOT_LOAD_MEILI_URL"),
         std::env::var("BOT_LOAD_INDEX"),
@@ -108,13 +128,26 @@ async fn main() {
             format!("meilisearch = {{ url = {url:?}, repo = {repo:?}{key}{prefix}{cache} }}")
         }
         (_, Ok(idx)) => format!("index_dir = {idx:?}"),
-        _ => panic!("set BOT_LOAD_INDEX (an index folder) or BOT_LOAD_MEILI_URL"),
+        _ if !many.is_empty() => String::new(),
+        _ => panic!("set BOT_LOAD_INDEX (an index folder), BOT_LOAD_INDEXES or BOT_LOAD_MEILI_URL"),
     };
-    let mut text = format!(
-        "[[repositories]]\nname = \"bench\"\n{location}\nworkers = {workers}\n{preload_key}[scopes.slack]\n"
-    );
+    let repos: Vec<(String, String)> = if many.is_empty() {
+        vec![("bench".to_string(), location)]
+    } else {
+        many.iter()
+            .map(|(name, dir)| (name.clone(), format!("index_dir = {dir:?}")))
+            .collect()
+    };
+    let mut text = String::new();
+    for (name, location) in &repos {
+        text.push_str(&format!(
+            "[[repositories]]\nname = {name:?}\n{location}\nworkers = {workers}\n{preload_key}\n"
+        ));
+    }
+    let names: Vec<String> = repos.iter().map(|(n, _)| format!("{n:?}")).collect();
+    text.push_str("[scopes.slack]\n");
     for c in 0..channels {
-        text.push_str(&format!("C{c} = [\"bench\"]\n"));
+        text.push_str(&format!("C{c} = [{}]\n", names.join(", ")));
     }
     text.push_str(&format!(
         "[limits]\nquestions_per_minute = 100000\nburst = 100000\nqueue = {}\nconcurrency = {concurrency}\n",
@@ -152,18 +185,20 @@ async fn main() {
     let warm_count = sender.delivered().len();
     // The background preload (graph, rows and text in memory) finishes before the load starts.
     let preloading = Instant::now();
-    let scope = query::Scope::of(["bench"]);
-    while preload && preloading.elapsed() < Duration::from_secs(600) {
-        let (s, sc) = (service.clone(), scope.clone());
-        let done = tokio::task::spawn_blocking(move || s.status(&sc, "bench"))
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .is_some_and(|st| st.preloaded);
-        if done {
-            break;
+    let scope = query::Scope::of(repos.iter().map(|(n, _)| n.clone()));
+    for (name, _) in &repos {
+        while preload && preloading.elapsed() < Duration::from_secs(600) {
+            let (s, sc, name) = (service.clone(), scope.clone(), name.clone());
+            let done = tokio::task::spawn_blocking(move || s.status(&sc, &name))
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .is_some_and(|st| st.preloaded);
+            if done {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let preloading = preloading.elapsed();
 
@@ -208,14 +243,31 @@ async fn main() {
     let mut per_event: HashMap<String, usize> = HashMap::new();
     let mut lat = Vec::new();
     let (mut answers, mut errors) = (0, 0);
+    // Answers to questions whose repository is said: (those, those cited from it first).
+    let (mut placed, mut right) = (0, 0);
     for d in sender.delivered().iter().skip(warm_count) {
         let ev = d.question.event_id.clone();
         *per_event.entry(ev.clone()).or_default() += 1;
         if let Some(t) = submitted.get(&ev) {
             lat.push(d.at.duration_since(*t));
         }
-        match d.reply {
-            Reply::Answer(_) => answers += 1,
+        let want = ev
+            .strip_prefix("Ev")
+            .and_then(|i| i.parse::<usize>().ok())
+            .and_then(|i| asked[i % asked.len()].0.as_deref());
+        match &d.reply {
+            Reply::Answer(a) => {
+                answers += 1;
+                if let Some(want) = want {
+                    placed += 1;
+                    let first = a.citations.first().map(|c| c.label.as_str());
+                    let from = match many.len() {
+                        0 | 1 => first.map(|_| "bench"),
+                        _ => first.and_then(|l| l.split_once(" · ")).map(|(r, _)| r),
+                    };
+                    right += usize::from(from == Some(want));
+                }
+            }
             _ => errors += 1,
         }
     }
@@ -230,7 +282,8 @@ async fn main() {
         r => format!("{r}/s evenly spaced"),
     };
     println!(
-        "bot load: {n} questions from {channels} channels ({arrivals}), {workers} query workers, {concurrency} in flight"
+        "bot load: {n} questions from {channels} channels ({arrivals}), {} repositories, {workers} query workers each, {concurrency} in flight",
+        repos.len()
     );
     println!(
         "  cold start (first {} answers): {:.0} ms",
@@ -263,6 +316,12 @@ async fn main() {
     println!(
         "  replies: {answers} answers, {errors} errors; lost {lost}, duplicated {duplicated}, refused {refused}, retries accepted {retries_accepted} (want 0)"
     );
+    if placed > 0 {
+        println!(
+            "  first citation from the repository that holds the question: {right} of {placed} answers ({} repositories asked each time)",
+            repos.len()
+        );
+    }
     println!("  peak RSS: {:.0} MB", peak_rss_mb());
     if lost > 0 || duplicated > 0 || retries_accepted > 0 {
         std::process::exit(1);
