@@ -12,7 +12,8 @@
 //! BOT_LOAD_INDEXES (`name=folder,name=folder,…`) instead: several repositories, every channel
 //! scoped to all of them, so each question is asked of all at once (issue 40 point 4; workers
 //! are per repository, default 1 then). A question line `repo<TAB>question` names the repository
-//! that holds it: the load then counts the answers whose first citation is from it.
+//! that holds it: the load then counts the answers whose first citation is from it
+//! (BOT_LOAD_MISSES=1 prints the others on stderr).
 
 use bot::model::{Conversation, Delivery, Platform, Question, Reply};
 use bot::testing::RecordingSender;
@@ -266,6 +267,9 @@ async fn main() {
                         _ => first.and_then(|l| l.split_once(" · ")).map(|(r, _)| r),
                     };
                     right += usize::from(from == Some(want));
+                    if from != Some(want) && std::env::var_os("BOT_LOAD_MISSES").is_some() {
+                        eprintln!("miss: want {want}, first {from:?}: {}", d.question.text);
+                    }
                 }
             }
             _ => errors += 1,

@@ -271,6 +271,8 @@ mod tests {
             vectors: None,
             not_found: vec![],
             matched: None,
+            unresolved: vec![],
+            held: None,
         }
     }
 

@@ -2,14 +2,20 @@
 //! [`Service::ask_across`](crate::Service::ask_across)), and the answers are merged here by
 //! codemap's own ranking. Pure.
 //!
-//! An answer's strength is how much of the question its best place holds
-//! ([`Answer::matched`]); an answer that lacks the question's distinctive words
-//! ([`Answer::not_found`]) or cites nothing comes after every one that matched. Citations are
-//! merged by strength over rank, so a repository that holds the question well gives the first
-//! places, and one that holds it half as well gets its best place after the other's second.
+//! An answer's strength is how much of the question its best place holds: the share of the
+//! question's word weight in the card (name, doc, path) of one of its first places. The words are
+//! weighed alike in every repository, by how rare they are over all the repositories asked (one
+//! repository's own rarity would make a word everywhere in the others count as distinctive
+//! there). An answer that lacks the question's distinctive words ([`Answer::not_found`]), does
+//! not declare the method a callers question names ([`Answer::unresolved`]) or cites nothing
+//! comes after every one that matched. Citations are merged by strength over rank,
+//! so a repository that holds the question well gives the first places, and one that holds it
+//! half as well gets its best place after the other's second.
 
 use crate::answer::Answer;
+use crate::ask::coverage::Held;
 use crate::citation::Citation;
+use std::collections::HashMap;
 
 /// What several repositories answered to one question.
 #[derive(Debug, Clone)]
@@ -42,19 +48,66 @@ impl Across {
     }
 }
 
-/// How well an answer holds its question: 0 when it cites nothing.
-fn strength(a: &Answer) -> f32 {
-    if a.citations.is_empty() {
-        0.0
-    } else {
-        // Graph questions about a named symbol are not judged; a repository that answers them
-        // holds the symbol.
-        a.matched.unwrap_or(1.0).max(f32::MIN_POSITIVE)
-    }
+/// How well each answer holds its question: 0 when it cites nothing.
+fn strengths(answers: &[(String, Answer)]) -> Vec<f32> {
+    let weights = shared_weights(answers);
+    answers
+        .iter()
+        .map(|(_, a)| {
+            if a.citations.is_empty() {
+                return 0.0;
+            }
+            let s = match (&a.held, &weights) {
+                (Some(h), Some(w)) => best_share(h, w),
+                // Graph questions about a named symbol are not judged; a repository that
+                // answers them holds the symbol.
+                _ => a.matched.unwrap_or(1.0),
+            };
+            s.max(f32::MIN_POSITIVE)
+        })
+        .collect()
 }
 
-fn matches(a: &Answer) -> bool {
-    strength(a) > 0.0 && a.not_found.is_empty()
+/// Each judged word's weight over all the answers' repositories together (BM25's idf over
+/// their declarations' cards); `None` unless every answer with citations was judged.
+fn shared_weights(answers: &[(String, Answer)]) -> Option<HashMap<&str, f32>> {
+    let mut cards = 0usize;
+    let mut df: HashMap<&str, u64> = HashMap::new();
+    for (_, a) in answers.iter().filter(|(_, a)| !a.citations.is_empty()) {
+        let h = a.held.as_ref()?;
+        cards += h.cards;
+        for w in &h.words {
+            *df.entry(w.stem.as_str()).or_default() += u64::from(w.cards);
+        }
+    }
+    let n = cards.max(1) as f32;
+    Some(
+        df.into_iter()
+            .map(|(stem, d)| {
+                let d = d as f32;
+                (stem, ((n - d + 0.5) / (d + 0.5) + 1.0).ln())
+            })
+            .collect(),
+    )
+}
+
+/// The largest share of the question's weight one of the first places holds.
+fn best_share(h: &Held, weight: &HashMap<&str, f32>) -> f32 {
+    let w = |stem: &str| weight.get(stem).copied().unwrap_or(0.0);
+    let total: f32 = h.words.iter().map(|x| w(&x.stem)).sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    (0..8)
+        .map(|n| {
+            h.words
+                .iter()
+                .filter(|x| x.places & (1 << n) != 0)
+                .map(|x| w(&x.stem))
+                .sum::<f32>()
+        })
+        .fold(0.0f32, f32::max)
+        / total
 }
 
 /// Merges the answers of repositories asked in scope order; `results` keeps that order.
@@ -67,21 +120,38 @@ pub fn merge<E: std::fmt::Display>(results: Vec<(String, Result<Answer, E>)>) ->
             Err(e) => failed.push((repo, e.to_string())),
         }
     }
-    let none_matched = !answers.iter().any(|(_, a)| matches(a));
-    let (mut answered, rest): (Vec<_>, Vec<_>) = answers.into_iter().partition(|(_, a)| {
-        if none_matched {
-            strength(a) > 0.0
+    let strength = strengths(&answers);
+    let matches = |i: usize| {
+        let a = &answers[i].1;
+        strength[i] > 0.0 && a.not_found.is_empty() && a.unresolved.is_empty()
+    };
+    let none_matched = !(0..answers.len()).any(matches);
+    let keep: Vec<bool> = (0..answers.len())
+        .map(|i| {
+            if none_matched {
+                strength[i] > 0.0
+            } else {
+                matches(i)
+            }
+        })
+        .collect();
+    let mut answered = Vec::new();
+    let mut rest = Vec::new();
+    for ((repo, a), (keep, s)) in answers.into_iter().zip(keep.into_iter().zip(strength)) {
+        if keep {
+            answered.push((s, repo, a));
         } else {
-            matches(a)
+            rest.push(repo);
         }
-    });
+    }
     // Stable: equal strengths keep scope order.
-    answered.sort_by(|(_, a), (_, b)| strength(b).total_cmp(&strength(a)));
+    answered.sort_by(|a, b| b.0.total_cmp(&a.0));
     let citations = interleave(&answered);
+    let answered: Vec<(String, Answer)> = answered.into_iter().map(|(_, r, a)| (r, a)).collect();
     Across {
         citations,
         none_matched,
-        unmatched: rest.into_iter().map(|(r, _)| r).collect(),
+        unmatched: rest,
         failed,
         answered,
     }
@@ -89,10 +159,10 @@ pub fn merge<E: std::fmt::Display>(results: Vec<(String, Result<Answer, E>)>) ->
 
 /// The answers' citations by strength over rank (1 for a repository's first place, 1/2 for its
 /// second, …), ties in the answers' order; a place cited twice in one repository once.
-fn interleave(answered: &[(String, Answer)]) -> Vec<RepoCitation> {
+fn interleave(answered: &[(f32, String, Answer)]) -> Vec<RepoCitation> {
     let mut scored: Vec<(f32, usize, usize, RepoCitation)> = Vec::new();
-    for (n, (repo, a)) in answered.iter().enumerate() {
-        let s = strength(a);
+    for (n, (s, repo, a)) in answered.iter().enumerate() {
+        let s = *s;
         for (rank, c) in a.citations.iter().enumerate() {
             scored.push((
                 s / (rank as f32 + 1.0),
@@ -195,6 +265,43 @@ mod tests {
                 "Meilisearch at http://b:7700 is unreachable".to_string()
             )]
         );
+    }
+
+    #[test]
+    fn a_repository_without_the_named_method_comes_after_the_one_that_declares_it() {
+        let mut lang = answer(&["StringUtils.java"], None, &[]);
+        lang.unresolved = vec!["Flask.create_url_adapter".into()];
+        let x = merge::<String>(vec![
+            ("lang".into(), Ok(lang)),
+            ("flask".into(), Ok(answer(&["app.py"], None, &[]))),
+        ]);
+        assert_eq!(labels(&x), ["flask:app.py"]);
+        assert_eq!(x.unmatched, ["lang"]);
+    }
+
+    #[test]
+    fn words_weigh_alike_in_every_repository() {
+        use crate::ask::coverage::{Held, WordHeld};
+        let word = |stem: &str, cards: u32, places: u8| WordHeld {
+            stem: stem.into(),
+            cards,
+            places,
+        };
+        // Each first place holds one word of "where is the postcode string parsed?". By its own
+        // counts lang's place looks strong (.9); weighed over both repositories, "string" is in
+        // a fifth of all cards and "postcode" in three, so geo's place holds more of the question.
+        let mut lang = answer(&["StringUtils.java"], Some(0.9), &[]);
+        lang.held = Some(Held {
+            cards: 10_000,
+            words: vec![word("string", 2_000, 1), word("postcod", 0, 0)],
+        });
+        let mut geo = answer(&["Geocoder.java"], Some(0.5), &[]);
+        geo.held = Some(Held {
+            cards: 100,
+            words: vec![word("string", 1, 0), word("postcod", 3, 1)],
+        });
+        let x = merge::<String>(vec![("lang".into(), Ok(lang)), ("geo".into(), Ok(geo))]);
+        assert_eq!(labels(&x), ["geo:Geocoder.java", "lang:StringUtils.java"]);
     }
 
     #[test]

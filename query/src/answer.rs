@@ -146,6 +146,13 @@ pub struct Answer {
     /// repositories are ordered by ([`crate::across`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub matched: Option<f32>,
+    /// The methods a callers or callees question names that this repository does not declare
+    /// (its citations are only the closest matches).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unresolved: Vec<String>,
+    /// How this repository holds the question's words, for weighing it against others alike.
+    #[serde(skip)]
+    pub held: Option<crate::ask::coverage::Held>,
 }
 
 /// An answer with nothing in it, for tests to fill.
@@ -171,6 +178,8 @@ pub(crate) fn empty_for_tests() -> Answer {
         vectors: None,
         not_found: vec![],
         matched: None,
+        unresolved: vec![],
+        held: None,
     }
 }
 

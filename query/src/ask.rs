@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
 
-mod coverage;
+pub mod coverage;
 mod prose;
 use prose::index_answer;
 
@@ -262,6 +262,7 @@ impl<'a> Asker<'a> {
         }
         let judged = coverage::judge(v, &q, &ranked);
         let matched = judged.as_ref().map(|c| c.best_place);
+        let held = judged.as_ref().map(|c| c.held.clone());
         let lacks = judged.filter(coverage::Coverage::weak);
         let p = plan(&retriever, &q, &ranked, graph)?;
         notes.extend(p.notes.iter().cloned());
@@ -329,6 +330,8 @@ impl<'a> Asker<'a> {
             vectors: opts.vectors.map(|l| l.describe()),
             not_found: lacks.map(|c| c.missing).unwrap_or_default(),
             matched,
+            unresolved: p.unresolved.clone(),
+            held,
         };
         if answer.citations.is_empty() {
             answer

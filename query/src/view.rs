@@ -727,6 +727,11 @@ impl<'a> SnapshotView<'a> {
     }
 
     /// Inverse document frequency of a stem over the symbol cards.
+    /// How many declarations' cards hold `stem`.
+    pub fn card_df(&self, stem: &str) -> u32 {
+        self.shared.data.stem(stem).map(|(_, df)| df).unwrap_or(0)
+    }
+
     pub fn idf(&self, stem: &str) -> f32 {
         let n = self.len().max(1) as f32;
         let d = self.shared.data.stem(stem).map(|(_, df)| df).unwrap_or(0) as f32;

@@ -46,6 +46,8 @@ pub struct Plan {
     /// only the calls the code makes through them (`related`).
     pub library: Vec<String>,
     pub notes: Vec<String>,
+    /// The identifiers a callers or callees question names that no method here is called.
+    pub unresolved: Vec<String>,
 }
 
 /// Orders what to cite for the question's intent.
@@ -165,7 +167,7 @@ pub fn plan(
                 (true, false) => {
                     let created = creations_of_named_types(v, &exact);
                     if created.is_empty() {
-                        p.notes.push(unresolved_note(v, q));
+                        unresolved(&mut p, v, q);
                     } else {
                         p.notes.push(format!(
                             "{} is a type: listing where it is created; name a method (Type.method) for its callers",
@@ -205,7 +207,7 @@ pub fn plan(
             let targets = match (exact_callables.is_empty(), q.identifiers.is_empty()) {
                 (false, _) => exact_callables,
                 (true, false) => {
-                    p.notes.push(unresolved_note(v, q));
+                    unresolved(&mut p, v, q);
                     Vec::new()
                 }
                 (true, true) => top_callable.into_iter().collect(),
@@ -405,11 +407,13 @@ fn callables_named(v: &SnapshotView<'_>, name: &str) -> (Vec<SymIdx>, usize) {
 }
 
 /// Why a named method was not taken as the target: absent, or declared by too many types.
-fn unresolved_note(v: &SnapshotView<'_>, q: &Question) -> String {
+/// Says which named identifiers the index does not resolve, and keeps those it has no method of.
+fn unresolved(p: &mut Plan, v: &SnapshotView<'_>, q: &Question) {
     let mut parts = Vec::new();
     for id in &q.identifiers {
         let (_, owners) = callables_named(v, &id.name);
         parts.push(if owners == 0 {
+            p.unresolved.push(id.text.clone());
             format!("{} is not a method in the indexed code", id.text)
         } else {
             format!(
@@ -418,7 +422,8 @@ fn unresolved_note(v: &SnapshotView<'_>, q: &Question) -> String {
             )
         });
     }
-    format!("{}; showing the closest matches", parts.join("; "))
+    p.notes
+        .push(format!("{}; showing the closest matches", parts.join("; ")));
 }
 
 fn dedup<T: PartialEq + Clone>(v: &mut Vec<T>) {

@@ -27,6 +27,7 @@ pub fn judge(v: &SnapshotView<'_>, q: &Question, ranked: &[Ranked]) -> Option<Co
         .take(PLACES)
         .collect();
     let declared = |stem: &str| v.card_postings(stem).is_some();
+    let df = |stem: &str| v.card_df(stem);
     let written = |word: &str| v.index.search_chunks(word, 1).is_ok_and(|h| !h.is_empty());
     let idf = |stem: &str| v.idf(stem);
     let placed = |n: usize, stem: &str| {
@@ -39,6 +40,8 @@ pub fn judge(v: &SnapshotView<'_>, q: &Question, ranked: &[Ranked]) -> Option<Co
             declared: &declared,
             written: &written,
             idf: &idf,
+            df: &df,
+            cards: v.len(),
             placed: &placed,
             places: top.len(),
         },
@@ -68,6 +71,27 @@ pub struct Coverage {
     pub not_written: f32,
     /// The largest share one of the first places' cards holds.
     pub best_place: f32,
+    /// How this repository holds each judged word: for weighing answers of several
+    /// repositories by the same word weights ([`crate::across`]).
+    pub held: Held,
+}
+
+/// The question's judged words as one repository holds them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Held {
+    /// Declarations with a card here.
+    pub cards: usize,
+    pub words: Vec<WordHeld>,
+}
+
+/// One judged word of the question in one repository.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WordHeld {
+    pub stem: String,
+    /// The declarations whose card holds it.
+    pub cards: u32,
+    /// Which of the ranking's first places hold it in their cards (bit n: place n).
+    pub places: u8,
 }
 
 impl Coverage {
@@ -94,6 +118,9 @@ pub struct Lookups<'a> {
     pub declared: &'a dyn Fn(&str) -> bool,
     pub written: &'a dyn Fn(&str) -> bool,
     pub idf: &'a dyn Fn(&str) -> f32,
+    /// How many declarations' cards hold a stem, out of `cards`.
+    pub df: &'a dyn Fn(&str) -> u32,
+    pub cards: usize,
     /// Whether the card of the ranking's `n`th place holds a stem; `places` of them are read.
     pub placed: &'a dyn Fn(usize, &str) -> bool,
     pub places: usize,
@@ -106,6 +133,7 @@ pub fn coverage(q: &Question, l: &Lookups<'_>) -> Option<Coverage> {
     let mut unwritten = 0.0f32;
     let mut missing = Vec::new();
     let mut places = vec![0.0f32; l.places];
+    let mut words = Vec::new();
     for t in q.terms.iter().filter(|t| {
         matches!(
             t.origin,
@@ -114,11 +142,18 @@ pub fn coverage(q: &Question, l: &Lookups<'_>) -> Option<Coverage> {
     }) {
         let w = (l.idf)(&t.stem);
         total += w;
+        let mut bits = 0u8;
         for (n, held) in places.iter_mut().enumerate() {
             if (l.placed)(n, &t.stem) {
                 *held += w;
+                bits |= 1 << n.min(7);
             }
         }
+        words.push(WordHeld {
+            stem: t.stem.clone(),
+            cards: (l.df)(&t.stem),
+            places: bits,
+        });
         if !(l.declared)(&t.stem) {
             undeclared += w;
             missing.push(t.word.clone());
@@ -132,6 +167,10 @@ pub fn coverage(q: &Question, l: &Lookups<'_>) -> Option<Coverage> {
         not_declared: undeclared / total,
         not_written: unwritten / total,
         best_place: places.iter().fold(0.0f32, |a, b| a.max(*b)) / total,
+        held: Held {
+            cards: l.cards,
+            words,
+        },
     })
 }
 
@@ -153,6 +192,8 @@ mod tests {
                 declared: &declared,
                 written: &written,
                 idf: &idf,
+                df: &|stem| u32::from(cards.contains(&stem)),
+                cards: 10,
                 placed: &|_, stem| cards.contains(&stem),
                 places: 1,
             },
