@@ -310,6 +310,33 @@ impl Drop for Owned {
     }
 }
 
+/// Instance a at `a`, an instance b this test starts from `bin`, joined into a network, with
+/// the shop fixture published to a and pyshop to b under index names of `tag`.
+fn published_with_owned_b(a: String, bin: &str, tag: &str) -> (Two, Owned, tempfile::TempDir) {
+    let b_key = "codemap-test-b-0123456789abcdef";
+    let b = Owned::start(bin, b_key);
+    let two = Two {
+        a: Endpoint {
+            url: a,
+            key: std::env::var("MEILI_MASTER_KEY").ok(),
+        },
+        b: Endpoint {
+            url: b.url.clone(),
+            key: Some(b_key.to_string()),
+        },
+        prefix: format!("t{}_{tag}_", std::process::id()),
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let shop = tmp.path().join("shop");
+    copy_shop(&shop);
+    let pyshop = tmp.path().join("pyshop");
+    copy_fixture("pyshop", &pyshop);
+    two.publish(&two.a, &shop, "shop");
+    two.publish(&two.b, &pyshop, "pyshop");
+    two.join(&two.b.url);
+    (two, b, tmp)
+}
+
 #[test]
 #[ignore = "needs a Meilisearch server and a Meilisearch binary to start and stop: MEILI_URL=… MEILI_BIN=… [MEILI_MASTER_KEY=…] cargo test --test meili_network -- --include-ignored"]
 fn an_instance_really_stopped_is_named_and_the_other_still_answers() {
@@ -321,27 +348,7 @@ fn an_instance_really_stopped_is_named_and_the_other_still_answers() {
         return;
     };
     let _one = NETWORK.lock().unwrap_or_else(|e| e.into_inner());
-    let b_key = "codemap-test-b-0123456789abcdef";
-    let mut b = Owned::start(&bin, b_key);
-    let two = Two {
-        a: Endpoint {
-            url: a,
-            key: std::env::var("MEILI_MASTER_KEY").ok(),
-        },
-        b: Endpoint {
-            url: b.url.clone(),
-            key: Some(b_key.to_string()),
-        },
-        prefix: format!("t{}_netstop_", std::process::id()),
-    };
-    let tmp = tempfile::tempdir().unwrap();
-    let shop = tmp.path().join("shop");
-    copy_shop(&shop);
-    let pyshop = tmp.path().join("pyshop");
-    copy_fixture("pyshop", &pyshop);
-    two.publish(&two.a, &shop, "shop");
-    two.publish(&two.b, &pyshop, "pyshop");
-    two.join(&two.b.url);
+    let (two, mut b, _tmp) = published_with_owned_b(a, &bin, "netstop");
     let queries = [
         two.chunks(Target::Local, "shop", "order", 5),
         two.chunks(Target::Remote("b".into()), "pyshop", "order", 5),
@@ -391,27 +398,7 @@ fn a_bot_over_two_instances_answers_from_both_and_says_when_one_is_left_out() {
         return;
     };
     let _one = NETWORK.lock().unwrap_or_else(|e| e.into_inner());
-    let b_key = "codemap-test-b-0123456789abcdef";
-    let mut b = Owned::start(&bin, b_key);
-    let two = Two {
-        a: Endpoint {
-            url: a,
-            key: std::env::var("MEILI_MASTER_KEY").ok(),
-        },
-        b: Endpoint {
-            url: b.url.clone(),
-            key: Some(b_key.to_string()),
-        },
-        prefix: format!("t{}_netbot_", std::process::id()),
-    };
-    let tmp = tempfile::tempdir().unwrap();
-    let shop = tmp.path().join("shop");
-    copy_shop(&shop);
-    let pyshop = tmp.path().join("pyshop");
-    copy_fixture("pyshop", &pyshop);
-    two.publish(&two.a, &shop, "shop");
-    two.publish(&two.b, &pyshop, "pyshop");
-    two.join(&two.b.url);
+    let (two, mut b, tmp) = published_with_owned_b(a, &bin, "netbot");
 
     let standin = SlackStandin::start();
     let cfg = tmp.path().join("bot.toml");
@@ -432,7 +419,7 @@ fn a_bot_over_two_instances_answers_from_both_and_says_when_one_is_left_out() {
     let mut bot = codemap()
         .args(["bot", "--config", cfg.to_str().unwrap()])
         .env("NET_A_KEY", two.a.key.clone().unwrap_or_default())
-        .env("NET_B_KEY", b_key)
+        .env("NET_B_KEY", two.b.key.clone().unwrap_or_default())
         .env("NET_SLACK_APP", slack::APP_TOKEN)
         .env("NET_SLACK_BOT", slack::BOT_TOKEN)
         .stderr(std::process::Stdio::null())
