@@ -20,6 +20,7 @@ use crate::llm::{ChatModel, LlmConfig, OpenAiChat};
 use crate::view::{SharedViews, SnapshotView};
 use crate::{QueryError, freshness};
 pub use indexer::store::meilisearch::MeiliConfig;
+use indexer::model::SnapshotKey;
 use indexer::store::{IndexDir, IndexRead};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -334,11 +335,12 @@ struct Preload {
     done: Option<Stamp>,
 }
 
-/// Which snapshot: its generation within one index, and which index (generations start over
-/// when an index folder is rebuilt, so the generation alone can name two snapshots).
+/// Which snapshot: its key ([`SnapshotKey`]: generation and publish), and which index
+/// (generations start over when an index folder is rebuilt, or a staged rebuild is swapped into
+/// a team index, so the generation alone can name two snapshots).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Stamp {
-    generation: u64,
+    snapshot: SnapshotKey,
     index: u64,
 }
 
@@ -379,7 +381,7 @@ impl Shared {
         let started = std::time::Instant::now();
         // Chinese questions need the segmenter and dictionary: off the answer path too.
         crate::question::zh::warm();
-        let generation = stamp.generation;
+        let generation = stamp.snapshot.generation;
         let result = (|| -> Result<(), String> {
             let reader = open_reader(&cfg.location)?;
             let asker = Asker::sharing(
@@ -400,7 +402,7 @@ impl Shared {
             }
             let table = EdgeTable::read(reader.as_ref()).map_err(|e| e.to_string())?;
             let Some(table) = table.filter(|t| {
-                t.generation() == generation && index_identity(&cfg.location) == stamp.index
+                t.snapshot() == stamp.snapshot && index_identity(&cfg.location) == stamp.index
             }) else {
                 return Err("the index moved on while it was read".into());
             };
@@ -547,8 +549,8 @@ struct Warm<'r> {
     index: u64,
     asker: Asker<'r>,
     chat: Option<&'r OpenAiChat>,
-    /// Whether the snapshot of this generation has a call graph.
-    graph: Option<(u64, bool)>,
+    /// Whether this snapshot has a call graph.
+    graph: Option<(SnapshotKey, bool)>,
 }
 
 impl<'r> Warm<'r> {
@@ -559,26 +561,26 @@ impl<'r> Warm<'r> {
     /// The stored call graph, if the snapshot has one. Asked once per snapshot: counting the
     /// edges reads every edge file's row.
     fn stored_graph(&mut self) -> Option<StoredGraph<'r>> {
-        let generation = self
+        let snapshot = self
             .reader
             .last_snapshot()
             .ok()
             .flatten()
-            .map(|s| s.generation);
-        let has = match (self.graph, generation) {
+            .map(|s| s.key());
+        let has = match (self.graph, snapshot) {
             (Some((g, has)), Some(now)) if g == now => has,
             _ => {
                 let has = StoredGraph::available(self.reader);
-                self.graph = generation.map(|g| (g, has));
+                self.graph = snapshot.map(|g| (g, has));
                 has
             }
         };
         // Asked even without a graph: the preload holds the view's rows and text as well.
-        let table = match generation {
-            Some(generation) if self.cfg.preload => self.shared.table(
+        let table = match snapshot {
+            Some(snapshot) if self.cfg.preload => self.shared.table(
                 self.cfg,
                 Stamp {
-                    generation,
+                    snapshot,
                     index: self.index,
                 },
             ),
@@ -587,7 +589,7 @@ impl<'r> Warm<'r> {
         if !has {
             return None;
         }
-        Some(match (table, &self.shared.adjacency, generation) {
+        Some(match (table, &self.shared.adjacency, snapshot) {
             (Some(t), _, _) => StoredGraph::with_table(self.reader, t),
             (None, Some(kept), Some(g)) => StoredGraph::with_cache(self.reader, kept.clone(), g),
             _ => StoredGraph::new(self.reader),
@@ -632,7 +634,7 @@ impl<'r> Warm<'r> {
         let preloaded = snapshot.as_ref().is_some_and(|s| {
             self.shared.preload().done
                 == Some(Stamp {
-                    generation: s.generation,
+                    snapshot: s.key(),
                     index: self.index,
                 })
         });

@@ -235,8 +235,8 @@ fn a_graph_over_the_edge_table_reads_no_edge_and_matches_the_stored_reads() {
     let ids = called_methods(&plain);
     let table = Arc::new(EdgeTable::read(&plain).unwrap().expect("a snapshot"));
     assert_eq!(
-        table.generation(),
-        plain.last_snapshot().unwrap().unwrap().generation
+        table.snapshot(),
+        plain.last_snapshot().unwrap().unwrap().key()
     );
     assert_eq!(table.len() as u64, plain.edge_count().unwrap());
 
