@@ -8,7 +8,8 @@
 mod support;
 
 use indexer::model::SymbolId;
-use indexer::store::IndexDir;
+use indexer::pipeline::{self, IndexOptions};
+use indexer::store::{IndexDir, IndexRead};
 use indexer::store::catalog::Catalog;
 use indexer::store::meilisearch::MeiliConfig;
 use query::{IndexLocation, RepoConfig, Scope, Service};
@@ -164,4 +165,72 @@ fn a_bot_searching_on_the_server_forgets_the_lists_of_the_snapshot_swapped_out()
     assert_eq!(second, first, "the rebuilt snapshot has the old one's generation");
     assert_eq!(hits(&svc, "quokka"), [file], "not the list kept before");
     assert_eq!(callees(&svc), ["audit"], "not the neighbourhood kept before");
+}
+
+/// Indexes `root` into `idx` in this process; the snapshot's time (seconds).
+fn index_here(root: &Path, idx: &Path) -> i64 {
+    let dir = IndexDir::new(idx);
+    pipeline::run(root, &dir, &IndexOptions::default(), &|_| {}).expect("index runs");
+    Catalog::open_read(&dir.catalog())
+        .unwrap()
+        .last_snapshot()
+        .unwrap()
+        .unwrap()
+        .created_at
+}
+
+#[test]
+#[ignore = "needs a Meilisearch server: MEILI_URL=… [MEILI_MASTER_KEY=…] cargo test -- --include-ignored"]
+fn a_rebuild_of_the_same_second_is_not_answered_from_the_lists_kept_before() {
+    let Some(server) = Server::from_env("lists_same_second") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let file = "src/com/shop/OrderService.java";
+    let (old, new) = (tmp.path().join("old"), tmp.path().join("new"));
+    write(&old, file, service("lanternfish", "reserve"));
+    write(&new, file, service("quokka", "audit"));
+    // Two runs whose snapshots share generation, second, commit (none) and counts: all a
+    // reader could tell them apart by before publishes carried an id.
+    let same_second = (0..5).any(|k| {
+        let (a, b) = (tmp.path().join(format!("a{k}")), tmp.path().join(format!("b{k}")));
+        if index_here(&old, &a) == index_here(&new, &b) {
+            std::fs::rename(&a, tmp.path().join("old-idx")).unwrap();
+            std::fs::rename(&b, tmp.path().join("new-idx")).unwrap();
+            return true;
+        }
+        false
+    });
+    assert!(same_second, "two small runs within one second");
+    let catalog = |name: &str| {
+        Catalog::open_read(&IndexDir::new(tmp.path().join(name)).catalog()).unwrap()
+    };
+    let store = server.store(REPO);
+    store.publish(&catalog("old-idx")).unwrap();
+    let reader = server.store(REPO);
+    let files = |q: &str| -> Vec<String> {
+        reader
+            .search_chunks(q, 10)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.1)
+            .collect()
+    };
+    assert_eq!(files("lanternfish"), [file]);
+    assert!(files("quokka").is_empty(), "asked before the word exists");
+
+    let before = reader.last_snapshot().unwrap().unwrap();
+    store
+        .stage_rebuild(&catalog("new-idx"))
+        .unwrap()
+        .swap_in()
+        .unwrap();
+    let after = reader.last_snapshot().unwrap().unwrap();
+    assert_eq!(
+        (after.generation, after.created_at, after.files, after.chunks),
+        (before.generation, before.created_at, before.files, before.chunks)
+    );
+    assert_ne!(after.publish_id, before.publish_id);
+    assert_eq!(files("quokka"), [file], "not the empty list kept before");
+    assert!(files("lanternfish").is_empty());
 }

@@ -422,6 +422,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_snapshot_key_tells_publishes_of_one_generation_apart() {
+        let snap = |publish_id: Option<&str>, created_at| Snapshot {
+            generation: 1,
+            commit: Some("abc".into()),
+            dirty: false,
+            created_at,
+            files: 3,
+            symbols: 9,
+            chunks: 4,
+            publish_id: publish_id.map(String::from),
+        };
+        let a = snap(Some("p1"), 100).key();
+        assert_eq!(a, snap(Some("p1"), 100).key());
+        assert_eq!(a.generation, 1);
+        // The same generation, second, commit and counts: another publish.
+        assert_ne!(a, snap(Some("p2"), 100).key());
+        // Without an id (published before ids existed): keyed by the snapshot's own fields.
+        assert_eq!(snap(None, 100).key(), snap(None, 100).key());
+        assert_ne!(snap(None, 100).key(), snap(None, 101).key());
+        assert_ne!(snap(None, 100).key(), a);
+    }
+
+    #[test]
     fn repo_path_rejects_escapes_and_normalises() {
         assert_eq!(RepoPath::new("./a\\b.java").unwrap().as_str(), "a/b.java");
         assert!(RepoPath::new("../x").is_none());
