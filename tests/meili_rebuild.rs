@@ -9,9 +9,9 @@ mod support;
 
 use indexer::model::SymbolId;
 use indexer::pipeline::{self, IndexOptions};
-use indexer::store::{IndexDir, IndexRead};
 use indexer::store::catalog::Catalog;
 use indexer::store::meilisearch::MeiliConfig;
+use indexer::store::{IndexDir, IndexRead};
 use query::{IndexLocation, RepoConfig, Scope, Service};
 use std::path::Path;
 use support::*;
@@ -32,7 +32,12 @@ fn publish(server: &Server, root: &Path, rebuild: bool) -> u64 {
     let mut cmd = codemap();
     cmd.arg("--index-dir")
         .arg(root.join(".codemap"))
-        .args(["--backend", "meilisearch", "--meili-prefix", server.prefix()])
+        .args([
+            "--backend",
+            "meilisearch",
+            "--meili-prefix",
+            server.prefix(),
+        ])
         .args(["--repo-name", REPO, "index"])
         .arg(root)
         .arg("--quiet");
@@ -133,7 +138,10 @@ fn a_warm_bot_answers_from_the_snapshot_a_staged_rebuild_swapped_in() {
     // Changed code, rebuilt and swapped in: generations start over.
     write(&root, file, service("quokka", "audit"));
     let second = publish(&server, &root, true);
-    assert_eq!(second, first, "the rebuilt snapshot has the old one's generation");
+    assert_eq!(
+        second, first,
+        "the rebuilt snapshot has the old one's generation"
+    );
     assert_eq!(hits(&svc, "quokka"), [file], "the new snapshot's words");
     assert!(
         hits(&svc, "lanternfish").is_empty(),
@@ -162,9 +170,16 @@ fn a_bot_searching_on_the_server_forgets_the_lists_of_the_snapshot_swapped_out()
 
     write(&root, file, service("quokka", "audit"));
     let second = publish(&server, &root, true);
-    assert_eq!(second, first, "the rebuilt snapshot has the old one's generation");
+    assert_eq!(
+        second, first,
+        "the rebuilt snapshot has the old one's generation"
+    );
     assert_eq!(hits(&svc, "quokka"), [file], "not the list kept before");
-    assert_eq!(callees(&svc), ["audit"], "not the neighbourhood kept before");
+    assert_eq!(
+        callees(&svc),
+        ["audit"],
+        "not the neighbourhood kept before"
+    );
 }
 
 /// Indexes `root` into `idx` in this process; the snapshot's time (seconds).
@@ -193,7 +208,10 @@ fn a_rebuild_of_the_same_second_is_not_answered_from_the_lists_kept_before() {
     // Two runs whose snapshots share generation, second, commit (none) and counts: all a
     // reader could tell them apart by before publishes carried an id.
     let same_second = (0..5).any(|k| {
-        let (a, b) = (tmp.path().join(format!("a{k}")), tmp.path().join(format!("b{k}")));
+        let (a, b) = (
+            tmp.path().join(format!("a{k}")),
+            tmp.path().join(format!("b{k}")),
+        );
         if index_here(&old, &a) == index_here(&new, &b) {
             std::fs::rename(&a, tmp.path().join("old-idx")).unwrap();
             std::fs::rename(&b, tmp.path().join("new-idx")).unwrap();
@@ -202,9 +220,8 @@ fn a_rebuild_of_the_same_second_is_not_answered_from_the_lists_kept_before() {
         false
     });
     assert!(same_second, "two small runs within one second");
-    let catalog = |name: &str| {
-        Catalog::open_read(&IndexDir::new(tmp.path().join(name)).catalog()).unwrap()
-    };
+    let catalog =
+        |name: &str| Catalog::open_read(&IndexDir::new(tmp.path().join(name)).catalog()).unwrap();
     let store = server.store(REPO);
     store.publish(&catalog("old-idx")).unwrap();
     let reader = server.store(REPO);
@@ -227,8 +244,18 @@ fn a_rebuild_of_the_same_second_is_not_answered_from_the_lists_kept_before() {
         .unwrap();
     let after = reader.last_snapshot().unwrap().unwrap();
     assert_eq!(
-        (after.generation, after.created_at, after.files, after.chunks),
-        (before.generation, before.created_at, before.files, before.chunks)
+        (
+            after.generation,
+            after.created_at,
+            after.files,
+            after.chunks
+        ),
+        (
+            before.generation,
+            before.created_at,
+            before.files,
+            before.chunks
+        )
     );
     assert_ne!(after.publish_id, before.publish_id);
     assert_eq!(files("quokka"), [file], "not the empty list kept before");

@@ -122,7 +122,10 @@ mod tests {
         );
         assert_eq!(a.get(at(1, 0), true, "m1").unwrap().len(), 4);
         assert_eq!(a.get(at(1, 0), false, "m3").unwrap()[0].caller, "m3");
-        assert!(a.get(at(1, 0), true, "m3").is_none(), "callers and callees apart");
+        assert!(
+            a.get(at(1, 0), true, "m3").is_none(),
+            "callers and callees apart"
+        );
         assert!(a.weight() <= 10);
         // An endpoint without edges is kept too, at weight one.
         a.put(at(1, 0), true, "leaf", edges("leaf", 0));

@@ -48,12 +48,7 @@ pub(super) fn get(
 }
 
 /// Keeps the list of search (query, limit) in scope `scope` on `snapshot`.
-pub(super) fn put(
-    scope: &str,
-    snapshot: SnapshotKey,
-    search: &(String, usize),
-    list: Arc<List>,
-) {
+pub(super) fn put(scope: &str, snapshot: SnapshotKey, search: &(String, usize), list: Arc<List>) {
     let weight = list.hits.len() + 1;
     kept().insert(
         (scope.to_string(), snapshot, search.0.clone(), search.1),

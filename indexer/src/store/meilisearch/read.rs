@@ -386,10 +386,13 @@ impl MeiliStore {
             path: String,
         }
         const ATTRS: [&str; 2] = ["chunk_id", "path"];
-        let snapshot = self.last_snapshot()?.map(|s| s.key()).unwrap_or(SnapshotKey {
-            generation: 0,
-            publish: 0,
-        });
+        let snapshot = self
+            .last_snapshot()?
+            .map(|s| s.key())
+            .unwrap_or(SnapshotKey {
+                generation: 0,
+                publish: 0,
+            });
         let scope = self.warm_key();
         let mut out = lists::get(&scope, snapshot, searches);
         let missing: Vec<usize> = (0..searches.len()).filter(|&i| out[i].is_none()).collect();

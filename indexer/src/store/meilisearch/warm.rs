@@ -181,9 +181,15 @@ mod tests {
     fn a_scope_keeps_the_index_last_built_whatever_its_generation() {
         let scope = "warm-test\0scope".to_string();
         assert!(get(&scope).is_none());
-        put(scope.clone(), built(key(4, 1), &[doc("a", "A.java", "alpha")]));
+        put(
+            scope.clone(),
+            built(key(4, 1), &[doc("a", "A.java", "alpha")]),
+        );
         // A staged rebuild swapped in: generation 1 again, of another publish.
-        put(scope.clone(), built(key(1, 2), &[doc("b", "B.java", "beta")]));
+        put(
+            scope.clone(),
+            built(key(1, 2), &[doc("b", "B.java", "beta")]),
+        );
         let w = get(&scope).unwrap();
         assert_eq!(w.snapshot(), key(1, 2));
         assert_eq!(w.search("beta", 5).unwrap()[0].0, "b");
