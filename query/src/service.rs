@@ -17,10 +17,10 @@ use crate::answer::{Answer, Level};
 use crate::ask::{AskOptions, Asker};
 use crate::graph::{Adjacency, CallGraph, EdgeTable, NoGraph, StoredGraph};
 use crate::llm::{ChatModel, LlmConfig, OpenAiChat};
-use crate::view::{SharedViews, SnapshotView};
+use crate::view::{Limits, SharedViews, SnapshotView};
 use crate::{QueryError, freshness};
-pub use indexer::store::meilisearch::MeiliConfig;
 use indexer::model::SnapshotKey;
+pub use indexer::store::meilisearch::MeiliConfig;
 use indexer::store::{IndexDir, IndexRead};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -59,7 +59,7 @@ pub struct RepoConfig {
     /// Meilisearch this is also a copy of the snapshot's chunks searched in memory instead of
     /// on the server. Off, a team index (Meilisearch) is searched on the server, answers read
     /// only their candidates' rows, and what they read is kept in caches bounded in size
-    /// ([`WORKING_SET_LINES`], [`KEPT_EDGES`]).
+    /// ([`WORKING_SET_LINES`], [`WORKING_SET_SYMBOLS`], [`KEPT_EDGES`]).
     pub preload: bool,
     /// A limit on the preloaded copy: a snapshot whose copy would take more (estimated at
     /// [`PRELOAD_BYTES_PER_LINE`] a line) is not copied, and answers read what they need as
@@ -75,6 +75,11 @@ pub const PRELOAD_BYTES_PER_LINE: usize = 900;
 /// Lines of file text a view without a preload keeps across questions on a team index, the
 /// least recently read going first: about 20 MB, several answers' worth of candidate files.
 pub const WORKING_SET_LINES: usize = 250_000;
+
+/// Symbol rows a view without a preload keeps across questions on a team index, the least
+/// recently read files going first: about 20 MB (a row with its strings is about 1 KB), the
+/// symbols of about as many files as [`WORKING_SET_LINES`] (one symbol per 12 lines of Java).
+pub const WORKING_SET_SYMBOLS: usize = 20_000;
 
 /// Call-graph edges a service without a preload keeps across questions on a team index, by
 /// symbol, the least recently walked going first ([`Adjacency`]): about 40 MB.
@@ -248,7 +253,10 @@ impl Pool {
         let bounded = !cfg.preload && matches!(cfg.location, IndexLocation::Meilisearch { .. });
         let shared = Shared {
             views: Arc::new(if bounded {
-                SharedViews::bounded(WORKING_SET_LINES)
+                SharedViews::bounded(Limits {
+                    lines: WORKING_SET_LINES,
+                    symbols: WORKING_SET_SYMBOLS,
+                })
             } else {
                 SharedViews::new()
             }),
@@ -561,12 +569,7 @@ impl<'r> Warm<'r> {
     /// The stored call graph, if the snapshot has one. Asked once per snapshot: counting the
     /// edges reads every edge file's row.
     fn stored_graph(&mut self) -> Option<StoredGraph<'r>> {
-        let snapshot = self
-            .reader
-            .last_snapshot()
-            .ok()
-            .flatten()
-            .map(|s| s.key());
+        let snapshot = self.reader.last_snapshot().ok().flatten().map(|s| s.key());
         let has = match (self.graph, snapshot) {
             (Some((g, has)), Some(now)) if g == now => has,
             _ => {
