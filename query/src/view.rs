@@ -57,7 +57,7 @@ pub struct SnapshotView<'a> {
 /// are bounded in size, the least recently read files going first.
 pub struct SharedView {
     data: ViewData,
-    /// Full rows of each file's symbols, read when first needed.
+    /// Full rows of each file's symbols, read when first needed, at most [`Limits::symbols`].
     syms: Mutex<SymCache>,
     lines: Mutex<LineCache>,
     /// A file read back did not match the tables: the index changed under this view.
