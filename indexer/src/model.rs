@@ -365,11 +365,84 @@ pub struct Snapshot {
     pub files: u64,
     pub symbols: u64,
     pub chunks: u64,
+    /// The publish that put this snapshot on a team server (Meilisearch): unique per publish,
+    /// so it tells apart two snapshots of one generation (a staged rebuild publishes into fresh
+    /// indexes and starts generations over). `None` on the embedded index and on a team index
+    /// published before publishes carried one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub publish_id: Option<String>,
+}
+
+impl Snapshot {
+    /// What caches of this snapshot's contents are kept under ([`SnapshotKey`]).
+    pub fn key(&self) -> SnapshotKey {
+        let mut h = blake3::Hasher::new();
+        match &self.publish_id {
+            Some(id) => {
+                h.update(b"publish\0");
+                h.update(id.as_bytes());
+            }
+            // No publish id (the embedded index, whose rebuilds readers tell apart by its
+            // catalog file; a team index published before the id existed): what the snapshot
+            // says of itself. Two publishes of one generation in the same second, of the same
+            // commit with the same counts, then share a key, as before the id; the next publish
+            // by this version writes one.
+            None => {
+                h.update(b"self\0");
+                h.update(&self.created_at.to_le_bytes());
+                h.update(self.commit.as_deref().unwrap_or("").as_bytes());
+                h.update(&[self.dirty as u8]);
+                for n in [self.files, self.symbols, self.chunks] {
+                    h.update(&n.to_le_bytes());
+                }
+            }
+        }
+        let bytes: [u8; 8] = h.finalize().as_bytes()[..8]
+            .try_into()
+            .expect("a hash is longer than 8 bytes");
+        SnapshotKey {
+            generation: self.generation,
+            publish: u64::from_le_bytes(bytes),
+        }
+    }
+}
+
+/// Which snapshot a cache of its contents holds (a reader's copy, search lists, the call graph):
+/// its generation and its publish ([`Snapshot::publish_id`]), since a generation alone can name
+/// two snapshots of a team index once a rebuild starts generations over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SnapshotKey {
+    pub generation: u64,
+    /// A hash of the publish id (or, without one, of the snapshot's own fields).
+    pub publish: u64,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_snapshot_key_tells_publishes_of_one_generation_apart() {
+        let snap = |publish_id: Option<&str>, created_at| Snapshot {
+            generation: 1,
+            commit: Some("abc".into()),
+            dirty: false,
+            created_at,
+            files: 3,
+            symbols: 9,
+            chunks: 4,
+            publish_id: publish_id.map(String::from),
+        };
+        let a = snap(Some("p1"), 100).key();
+        assert_eq!(a, snap(Some("p1"), 100).key());
+        assert_eq!(a.generation, 1);
+        // The same generation, second, commit and counts: another publish.
+        assert_ne!(a, snap(Some("p2"), 100).key());
+        // Without an id (published before ids existed): keyed by the snapshot's own fields.
+        assert_eq!(snap(None, 100).key(), snap(None, 100).key());
+        assert_ne!(snap(None, 100).key(), snap(None, 101).key());
+        assert_ne!(snap(None, 100).key(), a);
+    }
 
     #[test]
     fn repo_path_rejects_escapes_and_normalises() {

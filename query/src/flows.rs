@@ -464,6 +464,7 @@ mod tests {
                 files: paths.len() as u64,
                 symbols: symbols.len() as u64,
                 chunks: 0,
+                publish_id: None,
             },
             files: paths
                 .iter()

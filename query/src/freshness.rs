@@ -117,6 +117,7 @@ mod tests {
             files: 1,
             symbols: 1,
             chunks: 1,
+            publish_id: None,
         }
     }
 

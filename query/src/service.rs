@@ -18,8 +18,9 @@ use crate::answer::{Answer, Level};
 use crate::ask::{AskOptions, Asker};
 use crate::graph::{Adjacency, CallGraph, EdgeTable, NoGraph, StoredGraph};
 use crate::llm::{ChatModel, LlmConfig, OpenAiChat};
-use crate::view::{SharedViews, SnapshotView};
+use crate::view::{Limits, SharedViews, SnapshotView};
 use crate::{QueryError, freshness};
+use indexer::model::SnapshotKey;
 pub use indexer::store::meilisearch::MeiliConfig;
 use indexer::store::{IndexDir, IndexRead};
 use std::collections::{BTreeMap, BTreeSet};
@@ -59,7 +60,7 @@ pub struct RepoConfig {
     /// Meilisearch this is also a copy of the snapshot's chunks searched in memory instead of
     /// on the server. Off, a team index (Meilisearch) is searched on the server, answers read
     /// only their candidates' rows, and what they read is kept in caches bounded in size
-    /// ([`WORKING_SET_LINES`], [`KEPT_EDGES`]).
+    /// ([`WORKING_SET_LINES`], [`WORKING_SET_SYMBOLS`], [`KEPT_EDGES`]).
     pub preload: bool,
     /// A limit on the preloaded copy: a snapshot whose copy would take more (estimated at
     /// [`PRELOAD_BYTES_PER_LINE`] a line) is not copied, and answers read what they need as
@@ -75,6 +76,11 @@ pub const PRELOAD_BYTES_PER_LINE: usize = 900;
 /// Lines of file text a view without a preload keeps across questions on a team index, the
 /// least recently read going first: about 20 MB, several answers' worth of candidate files.
 pub const WORKING_SET_LINES: usize = 250_000;
+
+/// Symbol rows a view without a preload keeps across questions on a team index, the least
+/// recently read files going first: about 20 MB (a row with its strings is about 1 KB), the
+/// symbols of about as many files as [`WORKING_SET_LINES`] (one symbol per 12 lines of Java).
+pub const WORKING_SET_SYMBOLS: usize = 20_000;
 
 /// Call-graph edges a service without a preload keeps across questions on a team index, by
 /// symbol, the least recently walked going first ([`Adjacency`]): about 40 MB.
@@ -292,7 +298,10 @@ impl Pool {
         let bounded = !cfg.preload && matches!(cfg.location, IndexLocation::Meilisearch { .. });
         let shared = Shared {
             views: Arc::new(if bounded {
-                SharedViews::bounded(WORKING_SET_LINES)
+                SharedViews::bounded(Limits {
+                    lines: WORKING_SET_LINES,
+                    symbols: WORKING_SET_SYMBOLS,
+                })
             } else {
                 SharedViews::new()
             }),
@@ -377,11 +386,12 @@ struct Preload {
     done: Option<Stamp>,
 }
 
-/// Which snapshot: its generation within one index, and which index (generations start over
-/// when an index folder is rebuilt, so the generation alone can name two snapshots).
+/// Which snapshot: its key ([`SnapshotKey`]: generation and publish), and which index
+/// (generations start over when an index folder is rebuilt, or a staged rebuild is swapped into
+/// a team index, so the generation alone can name two snapshots).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Stamp {
-    generation: u64,
+    snapshot: SnapshotKey,
     index: u64,
 }
 
@@ -422,7 +432,7 @@ impl Shared {
         let started = std::time::Instant::now();
         // Chinese questions need the segmenter and dictionary: off the answer path too.
         crate::question::zh::warm();
-        let generation = stamp.generation;
+        let generation = stamp.snapshot.generation;
         let result = (|| -> Result<(), String> {
             let reader = open_reader(&cfg.location)?;
             let asker = Asker::sharing(
@@ -443,7 +453,7 @@ impl Shared {
             }
             let table = EdgeTable::read(reader.as_ref()).map_err(|e| e.to_string())?;
             let Some(table) = table.filter(|t| {
-                t.generation() == generation && index_identity(&cfg.location) == stamp.index
+                t.snapshot() == stamp.snapshot && index_identity(&cfg.location) == stamp.index
             }) else {
                 return Err("the index moved on while it was read".into());
             };
@@ -590,8 +600,8 @@ struct Warm<'r> {
     index: u64,
     asker: Asker<'r>,
     chat: Option<&'r OpenAiChat>,
-    /// Whether the snapshot of this generation has a call graph.
-    graph: Option<(u64, bool)>,
+    /// Whether this snapshot has a call graph.
+    graph: Option<(SnapshotKey, bool)>,
 }
 
 impl<'r> Warm<'r> {
@@ -602,26 +612,21 @@ impl<'r> Warm<'r> {
     /// The stored call graph, if the snapshot has one. Asked once per snapshot: counting the
     /// edges reads every edge file's row.
     fn stored_graph(&mut self) -> Option<StoredGraph<'r>> {
-        let generation = self
-            .reader
-            .last_snapshot()
-            .ok()
-            .flatten()
-            .map(|s| s.generation);
-        let has = match (self.graph, generation) {
+        let snapshot = self.reader.last_snapshot().ok().flatten().map(|s| s.key());
+        let has = match (self.graph, snapshot) {
             (Some((g, has)), Some(now)) if g == now => has,
             _ => {
                 let has = StoredGraph::available(self.reader);
-                self.graph = generation.map(|g| (g, has));
+                self.graph = snapshot.map(|g| (g, has));
                 has
             }
         };
         // Asked even without a graph: the preload holds the view's rows and text as well.
-        let table = match generation {
-            Some(generation) if self.cfg.preload => self.shared.table(
+        let table = match snapshot {
+            Some(snapshot) if self.cfg.preload => self.shared.table(
                 self.cfg,
                 Stamp {
-                    generation,
+                    snapshot,
                     index: self.index,
                 },
             ),
@@ -630,7 +635,7 @@ impl<'r> Warm<'r> {
         if !has {
             return None;
         }
-        Some(match (table, &self.shared.adjacency, generation) {
+        Some(match (table, &self.shared.adjacency, snapshot) {
             (Some(t), _, _) => StoredGraph::with_table(self.reader, t),
             (None, Some(kept), Some(g)) => StoredGraph::with_cache(self.reader, kept.clone(), g),
             _ => StoredGraph::new(self.reader),
@@ -675,7 +680,7 @@ impl<'r> Warm<'r> {
         let preloaded = snapshot.as_ref().is_some_and(|s| {
             self.shared.preload().done
                 == Some(Stamp {
-                    generation: s.generation,
+                    snapshot: s.key(),
                     index: self.index,
                 })
         });

@@ -53,11 +53,12 @@ pub struct SnapshotView<'a> {
 
 /// The reader-independent part of a [`SnapshotView`]: the snapshot's tables and the symbol rows
 /// and file text read so far. `Send + Sync`; immutable apart from those caches, which only ever
-/// fill in what the snapshot holds (any reader of the snapshot fills them with the same rows).
+/// hold what the snapshot holds (any reader of the snapshot fills them with the same rows), and
+/// are bounded in size, the least recently read files going first.
 pub struct SharedView {
     data: ViewData,
-    /// Full rows of each file's symbols, read when first needed.
-    syms: Vec<OnceLock<Vec<Sym>>>,
+    /// Full rows of each file's symbols, read when first needed, at most [`Limits::symbols`].
+    syms: Mutex<SymCache>,
     lines: Mutex<LineCache>,
     /// A file read back did not match the tables: the index changed under this view.
     stale: AtomicBool,
@@ -94,21 +95,20 @@ impl BodyStems {
 impl SharedView {
     /// The tables of the snapshot `index` shows now, from `index_dir`'s cache when given.
     pub fn open(index: &dyn IndexRead, index_dir: Option<&Path>) -> Result<SharedView, QueryError> {
-        SharedView::open_bounded(index, index_dir, MAX_CACHED_LINES)
+        SharedView::open_bounded(index, index_dir, Limits::default())
     }
 
-    /// [`SharedView::open`] keeping at most `max_lines` lines of file text read back.
+    /// [`SharedView::open`] keeping at most what `limits` say of what it reads back.
     pub fn open_bounded(
         index: &dyn IndexRead,
         index_dir: Option<&Path>,
-        max_lines: usize,
+        limits: Limits,
     ) -> Result<SharedView, QueryError> {
         let data = viewdata::open(index, index_dir)?;
-        let syms = (0..data.file_count()).map(|_| OnceLock::new()).collect();
         Ok(SharedView {
             data,
-            syms,
-            lines: Mutex::new(LineCache::new(max_lines)),
+            syms: Mutex::new(SymCache::new(limits.symbols)),
+            lines: Mutex::new(LineCache::new(limits.lines)),
             stale: AtomicBool::new(false),
             summaries: index_dir
                 .and_then(crate::summarize::SummaryStore::open_read)
@@ -133,13 +133,13 @@ impl SharedView {
 /// when the index moves on. Readers keep their own connections; only the tables are shared.
 pub struct SharedViews {
     current: Mutex<Option<Arc<SharedView>>>,
-    /// Lines of file text each snapshot's view keeps ([`SharedView::open_bounded`]).
-    max_lines: usize,
+    /// What each snapshot's view keeps ([`SharedView::open_bounded`]).
+    limits: Limits,
 }
 
 impl Default for SharedViews {
     fn default() -> SharedViews {
-        SharedViews::bounded(MAX_CACHED_LINES)
+        SharedViews::bounded(Limits::default())
     }
 }
 
@@ -148,11 +148,11 @@ impl SharedViews {
         SharedViews::default()
     }
 
-    /// Views keeping at most `max_lines` lines of file text each.
-    pub fn bounded(max_lines: usize) -> SharedViews {
+    /// Views keeping at most what `limits` say each.
+    pub fn bounded(limits: Limits) -> SharedViews {
         SharedViews {
             current: Mutex::new(None),
-            max_lines,
+            limits,
         }
     }
 
@@ -175,7 +175,7 @@ impl SharedViews {
         {
             return Ok(v.clone());
         }
-        let fresh = Arc::new(SharedView::open_bounded(index, index_dir, self.max_lines)?);
+        let fresh = Arc::new(SharedView::open_bounded(index, index_dir, self.limits)?);
         *current = Some(fresh.clone());
         Ok(fresh)
     }
@@ -186,8 +186,51 @@ impl SharedViews {
 /// be held whole ([`SnapshotView::preload`]).
 pub const MAX_CACHED_LINES: usize = 4_000_000;
 
+/// Symbol rows a view keeps at most by default, the least recently read files going first:
+/// room for a snapshot of [`MAX_CACHED_LINES`] held whole at three times the density of the
+/// Java measured (one symbol per 12 lines on openjdk-17 and corpus-1m, bench/RESULTS.md).
+pub const MAX_CACHED_SYMBOLS: usize = 1_000_000;
+
+/// What a view keeps of what it reads back from the index, the least recently read files going
+/// first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Lines of file text.
+    pub lines: usize,
+    /// Full symbol rows (each with its strings: about 1 KB).
+    pub symbols: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            lines: MAX_CACHED_LINES,
+            symbols: MAX_CACHED_SYMBOLS,
+        }
+    }
+}
+
 /// The text of the files read so far, by file, weighed in lines.
 type LineCache = Bounded<usize, Arc<Vec<String>>>;
+
+/// The full symbol rows of the files read so far, by file, weighed in symbols (a file without
+/// symbols weighs one).
+type SymCache = Bounded<usize, Arc<Vec<Sym>>>;
+
+/// One symbol's full row ([`SnapshotView::sym`]): it holds its file's rows, so a row stays
+/// readable after the view's cache lets the file go.
+#[derive(Clone)]
+pub struct SymRef {
+    rows: Arc<Vec<Sym>>,
+    at: usize,
+}
+
+impl std::ops::Deref for SymRef {
+    type Target = Sym;
+    fn deref(&self) -> &Sym {
+        &self.rows[self.at]
+    }
+}
 
 /// Files per batched read while preloading.
 const PRELOAD_BATCH: usize = 256;
@@ -250,24 +293,45 @@ impl<'a> SnapshotView<'a> {
         self.len() == 0
     }
 
-    /// The full row of a symbol (its file's rows are read on first use).
-    pub fn sym(&self, i: SymIdx) -> &Sym {
+    /// The full row of a symbol (its file's rows are read when not kept).
+    pub fn sym(&self, i: SymIdx) -> SymRef {
         let f = self.shared.data.file_of(i);
-        let range = self.shared.data.file_syms(f);
-        let rows = self.shared.syms[f].get_or_init(|| self.load_file_syms(f));
-        &rows[i - range.start]
+        let at = i - self.shared.data.file_syms(f).start;
+        if let Some(rows) = self.syms().get(&f).cloned() {
+            return SymRef { rows, at };
+        }
+        // Read outside the lock: two readers may read the same file once each, none waits.
+        let rows = Arc::new(self.load_file_syms(f));
+        self.keep_syms(f, rows.clone());
+        SymRef { rows, at }
+    }
+
+    fn syms(&self) -> std::sync::MutexGuard<'_, SymCache> {
+        // A panic while holding the lock left a map that is still valid.
+        self.shared
+            .syms
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn keep_syms(&self, f: usize, rows: Arc<Vec<Sym>>) {
+        let weight = rows.len().max(1);
+        self.syms().insert(f, rows, weight);
     }
 
     /// Reads the symbol rows of every file in `paths` not read yet, in one batched request
     /// where the backend pays a round trip per read; what [`SnapshotView::sym`] then finds.
     pub fn prefetch_syms(&self, paths: &[&str]) -> Result<(), QueryError> {
         let mut missing: Vec<(&str, usize)> = Vec::new();
-        for &p in paths {
-            if let Some(f) = self.shared.data.file_index(p)
-                && self.shared.syms[f].get().is_none()
-                && !missing.iter().any(|(_, g)| *g == f)
-            {
-                missing.push((p, f));
+        {
+            let kept = self.syms();
+            for &p in paths {
+                if let Some(f) = self.shared.data.file_index(p)
+                    && !kept.contains_key(&f)
+                    && !missing.iter().any(|(_, g)| *g == f)
+                {
+                    missing.push((p, f));
+                }
             }
         }
         if missing.is_empty() {
@@ -277,8 +341,8 @@ impl<'a> SnapshotView<'a> {
         let mut read = self.index.symbols_of_many(&names)?;
         for (p, f) in missing {
             let rows = read.remove(p).unwrap_or_default();
-            // Another reader may have filled it meanwhile: the same rows either way.
-            let _ = self.shared.syms[f].set(self.match_file_syms(f, rows));
+            // Another reader may have kept it meanwhile: the same rows either way.
+            self.keep_syms(f, Arc::new(self.match_file_syms(f, rows)));
         }
         Ok(())
     }
@@ -505,40 +569,46 @@ impl<'a> SnapshotView<'a> {
 
     /// The string literals written on lines `start..=end` of `path`, in source order, as the
     /// indexer read them from the tree (comments hold none).
-    pub fn literals_in(&self, path: &str, start: u32, end: u32) -> Vec<&Literal> {
-        let mut out: Vec<&Literal> = Vec::new();
+    pub fn literals_in(&self, path: &str, start: u32, end: u32) -> Vec<Literal> {
+        let mut out: Vec<Literal> = Vec::new();
         for i in self.in_file(path) {
             let (s, e) = self.shared.data.span(i);
             if e < start || end < s {
                 continue;
             }
-            let lits = &self.sym(i).symbol.literals;
-            out.extend(lits.iter().filter(|l| start <= l.line && l.line <= end));
+            let sym = self.sym(i);
+            out.extend(
+                sym.symbol
+                    .literals
+                    .iter()
+                    .filter(|l| start <= l.line && l.line <= end)
+                    .cloned(),
+            );
         }
         out.sort_by_key(|l| l.line);
         out
     }
 
     /// The literals of a symbol's lines (its nested declarations' included).
-    pub fn literals_of(&self, i: SymIdx) -> Vec<&Literal> {
+    pub fn literals_of(&self, i: SymIdx) -> Vec<Literal> {
         let (s, e) = self.span(i);
         self.literals_in(self.path(i), s, e)
     }
 
     /// The types a symbol's code throws or declares it throws (its nested declarations'
     /// included), by simple name, in source order.
-    pub fn thrown_by(&self, i: SymIdx) -> Vec<&str> {
+    pub fn thrown_by(&self, i: SymIdx) -> Vec<String> {
         let (s, e) = self.span(i);
-        let mut out: Vec<&str> = Vec::new();
+        let mut out: Vec<String> = Vec::new();
         for j in self.in_file(self.path(i)) {
             let (js, je) = self.shared.data.span(j);
             if js < s || e < je {
                 continue;
             }
-            let sym = &self.sym(j).symbol;
-            for t in sym.throws.iter().chain(&sym.thrown) {
-                if !out.contains(&t.as_str()) {
-                    out.push(t);
+            let sym = self.sym(j);
+            for t in sym.symbol.throws.iter().chain(&sym.symbol.thrown) {
+                if !out.contains(t) {
+                    out.push(t.clone());
                 }
             }
         }
@@ -641,11 +711,13 @@ impl<'a> SnapshotView<'a> {
     }
 
     /// Reads every file's symbol rows and text into the shared view, in batches, so that answers
-    /// read nothing per file afterwards. Skipped (`false`) when the snapshot holds more lines than
-    /// the view keeps.
+    /// read nothing per file afterwards. Skipped (`false`) when the snapshot holds more lines or
+    /// symbols than the view keeps.
     pub fn preload(&self) -> Result<bool, QueryError> {
         let data = &self.shared.data;
-        if self.total_lines() > self.lines().limit() {
+        // Symbol rows weigh one each, and a file without symbols one.
+        let sym_weight = self.len() + data.file_count();
+        if self.total_lines() > self.lines().limit() || sym_weight > self.syms().limit() {
             return Ok(false);
         }
         let paths: Vec<&str> = (0..data.file_count()).map(|f| data.file_path(f)).collect();

@@ -23,7 +23,7 @@
 //! symbol and chunk counts and a hash of the full-text index's `meta.json` (it changes with every
 //! commit that changes chunks, and a rebuilt index has new segment ids). A no-change index run
 //! keeps the key. Other backends (Meilisearch) keep the files in a cache folder of their own,
-//! keyed by the published snapshot (generation, time, commit). Files are written to a temporary name and renamed, so readers never see a
+//! keyed by the published snapshot (generation, time, commit, publish id). Files are written to a temporary name and renamed, so readers never see a
 //! partial file; one built while the full-text index is mid-run (payload not `gen=N`) is kept in
 //! memory only. An index folder that cannot be written just means building in memory each time.
 

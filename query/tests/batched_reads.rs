@@ -10,7 +10,7 @@ use indexer::model::{RepoPath, Snapshot, SymbolId};
 use indexer::pipeline::{self, IndexOptions};
 use indexer::store::catalog::{ChunkRow, FileRow, SymbolRow};
 use indexer::store::{EmbeddedIndex, IndexDir, IndexRead, StoreError, TextHit};
-use query::view::SnapshotView;
+use query::view::{Limits, MAX_CACHED_LINES, SharedView, SnapshotView};
 use query::{AskOptions, Asker, CallGraph, EdgeTable, StoredGraph};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -235,8 +235,8 @@ fn a_graph_over_the_edge_table_reads_no_edge_and_matches_the_stored_reads() {
     let ids = called_methods(&plain);
     let table = Arc::new(EdgeTable::read(&plain).unwrap().expect("a snapshot"));
     assert_eq!(
-        table.generation(),
-        plain.last_snapshot().unwrap().unwrap().generation
+        table.snapshot(),
+        plain.last_snapshot().unwrap().unwrap().key()
     );
     assert_eq!(table.len() as u64, plain.edge_count().unwrap());
 
@@ -382,4 +382,66 @@ fn body_scores_from_preloaded_stems_equal_scores_from_the_text() {
 
 fn owned(edges: Vec<std::sync::Arc<indexer::graph::Edge>>) -> Vec<indexer::graph::Edge> {
     edges.iter().map(|e| (**e).clone()).collect()
+}
+
+/// The view's symbol rows are bounded (a bot searching on a team server answers for days): past
+/// the limit the least recently read file goes and is read again when next needed, while a row
+/// handed out before stays readable.
+#[test]
+fn a_view_bounded_in_symbol_rows_lets_the_least_recently_read_file_go() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = shop_index(tmp.path());
+    let counting = Counting::new(EmbeddedIndex::open(&dir).unwrap());
+    let whole = SnapshotView::new(&counting).unwrap();
+    // Three files with symbols, and a limit that holds the first and third but not all three.
+    let files: Vec<String> = whole
+        .paths()
+        .filter(|p| !whole.in_file(p).is_empty())
+        .take(3)
+        .map(String::from)
+        .collect();
+    let first = |p: &str| whole.in_file(p).start;
+    let weight = |p: &str| whole.in_file(p).len();
+    let (a, b, c) = (files[0].as_str(), files[1].as_str(), files[2].as_str());
+    let limit = weight(a) + weight(b).max(weight(c));
+    assert!(limit < weight(a) + weight(b) + weight(c));
+    let shared = SharedView::open_bounded(
+        &counting,
+        None,
+        Limits {
+            lines: MAX_CACHED_LINES,
+            symbols: limit,
+        },
+    )
+    .unwrap();
+    let v = SnapshotView::over(&counting, Arc::new(shared));
+    let reads = || counting.calls("symbols_of") + counting.calls("symbols_of_many");
+    counting.calls.borrow_mut().clear();
+
+    let row_b = v.sym(first(b));
+    v.sym(first(a));
+    assert_eq!(reads(), 2);
+    v.sym(first(b));
+    v.sym(first(a));
+    assert_eq!(reads(), 2, "kept: not read again");
+    // `b` is now the least recently read: `c` takes its place.
+    v.sym(first(c));
+    assert_eq!(reads(), 3);
+    v.sym(first(a));
+    v.sym(first(c));
+    assert_eq!(reads(), 3, "the more recent stay");
+    assert_eq!(v.sym(first(b)).symbol.name, row_b.symbol.name);
+    assert_eq!(reads(), 4, "the least recent went and is read again");
+    assert_eq!(row_b.path, b, "a row handed out before stays readable");
+    // Rows read back are the snapshot's, whatever the limit.
+    for p in [a, b, c] {
+        for i in v.in_file(p) {
+            assert_eq!(v.sym(i).symbol, whole.sym(i).symbol);
+        }
+    }
+    // A preload that would not fit is refused, not half done.
+    assert!(
+        !v.preload().unwrap(),
+        "the shop has more symbols than the limit"
+    );
 }

@@ -741,6 +741,7 @@ fn snapshot_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Snapshot> {
         files: r.get::<_, i64>(4)? as u64,
         symbols: r.get::<_, i64>(5)? as u64,
         chunks: r.get::<_, i64>(6)? as u64,
+        publish_id: None,
     })
 }
 

@@ -334,6 +334,7 @@ impl MeiliStore {
             files: local.files,
             symbols: local.symbols,
             chunks: local.chunks,
+            publish_id: Some(publish_id(&self.cfg.repo, local.generation)),
         };
         for t in self.add("snapshots", &[snap])? {
             self.wait(t)?;
@@ -512,6 +513,28 @@ impl Staged<'_> {
     }
 }
 
+/// An id no other publish has: readers key what they keep of a snapshot by it, since a
+/// staged rebuild starts generations over and a snapshot's time is in seconds. A hash of the
+/// time in nanoseconds, this process, a counter and what is published.
+fn publish_id(repo: &str, generation: u64) -> String {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    doc_id(
+        repo,
+        &[
+            "publish",
+            &generation.to_string(),
+            &nanos.to_string(),
+            &std::process::id().to_string(),
+            &n.to_string(),
+        ],
+    )
+}
+
 /// Paths added, changed or removed between two file lists.
 fn changed_paths(old: &[FileVersion], new: &[FileVersion]) -> Vec<String> {
     let old_m: HashMap<&str, &str> = old
@@ -551,6 +574,12 @@ mod tests {
                 && a.chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
         );
+    }
+
+    #[test]
+    fn every_publish_gets_an_id_of_its_own() {
+        let ids: BTreeSet<String> = (0..1000).map(|_| publish_id("r", 1)).collect();
+        assert_eq!(ids.len(), 1000);
     }
 
     #[test]

@@ -28,7 +28,8 @@ pub(crate) fn fluent_target(v: &SnapshotView<'_>, text: &str, first: SymIdx) -> 
     } else {
         split_top_level(next_args).len()
     };
-    let returns = returned_class(&v.sym(first).symbol.value_type)?;
+    let first = v.sym(first);
+    let returns = returned_class(&first.symbol.value_type)?;
     let mut memo = HashMap::new();
     let mut found = Vec::new();
     for t in v.named(returns) {

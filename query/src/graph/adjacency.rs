@@ -5,19 +5,20 @@
 
 use crate::bounded::Bounded;
 use indexer::graph::Edge as Stored;
+use indexer::model::SnapshotKey;
 use std::sync::{Arc, Mutex};
 
 /// One endpoint's edges, in the order the index gives them.
 pub type Neighbourhood = Arc<Vec<Arc<Stored>>>;
 
-/// The neighbourhoods read from one snapshot generation, at most `max_edges` edges in all
+/// The neighbourhoods read from one snapshot, at most `max_edges` edges in all
 /// (an endpoint without edges weighs one). `Send + Sync`: a repository's readers share one.
 pub struct Adjacency {
     inner: Mutex<Inner>,
 }
 
 struct Inner {
-    generation: Option<u64>,
+    snapshot: Option<SnapshotKey>,
     /// (outgoing, symbol key) → its edges from (outgoing) or to it.
     edges: Bounded<(bool, String), Neighbourhood>,
 }
@@ -26,38 +27,38 @@ impl Adjacency {
     pub fn new(max_edges: usize) -> Adjacency {
         Adjacency {
             inner: Mutex::new(Inner {
-                generation: None,
+                snapshot: None,
                 edges: Bounded::new(max_edges),
             }),
         }
     }
 
-    fn inner(&self, generation: u64) -> std::sync::MutexGuard<'_, Inner> {
+    fn inner(&self, snapshot: SnapshotKey) -> std::sync::MutexGuard<'_, Inner> {
         // A panic while holding the lock left a map that is still valid.
         let mut g = self
             .inner
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         // Another snapshot: what was kept describes the old graph.
-        if g.generation != Some(generation) {
+        if g.snapshot != Some(snapshot) {
             g.edges.clear();
-            g.generation = Some(generation);
+            g.snapshot = Some(snapshot);
         }
         g
     }
 
-    /// The edges from (`outgoing`) or to `key` in snapshot `generation`, if kept.
-    pub fn get(&self, generation: u64, outgoing: bool, key: &str) -> Option<Neighbourhood> {
-        self.inner(generation)
+    /// The edges from (`outgoing`) or to `key` in `snapshot`, if kept.
+    pub fn get(&self, snapshot: SnapshotKey, outgoing: bool, key: &str) -> Option<Neighbourhood> {
+        self.inner(snapshot)
             .edges
             .get(&(outgoing, key.to_string()))
             .cloned()
     }
 
-    /// Keeps the edges from (`outgoing`) or to `key` read from snapshot `generation`.
-    pub fn put(&self, generation: u64, outgoing: bool, key: &str, edges: Neighbourhood) {
+    /// Keeps the edges from (`outgoing`) or to `key` read from `snapshot`.
+    pub fn put(&self, snapshot: SnapshotKey, outgoing: bool, key: &str, edges: Neighbourhood) {
         let weight = edges.len().max(1);
-        self.inner(generation)
+        self.inner(snapshot)
             .edges
             .insert((outgoing, key.to_string()), edges, weight);
     }
@@ -76,6 +77,13 @@ impl Adjacency {
 mod tests {
     use super::*;
     use indexer::graph::EdgeKind;
+
+    fn at(generation: u64, publish: u64) -> SnapshotKey {
+        SnapshotKey {
+            generation,
+            publish,
+        }
+    }
 
     fn edges(caller: &str, n: usize) -> Neighbourhood {
         Arc::new(
@@ -104,34 +112,45 @@ mod tests {
     #[test]
     fn neighbourhoods_past_the_limit_evict_the_least_recently_walked() {
         let a = Adjacency::new(10);
-        a.put(1, true, "m1", edges("m1", 4));
-        a.put(1, true, "m2", edges("m2", 4));
-        assert!(a.get(1, true, "m1").is_some());
-        a.put(1, false, "m3", edges("m3", 4));
+        a.put(at(1, 0), true, "m1", edges("m1", 4));
+        a.put(at(1, 0), true, "m2", edges("m2", 4));
+        assert!(a.get(at(1, 0), true, "m1").is_some());
+        a.put(at(1, 0), false, "m3", edges("m3", 4));
         assert!(
-            a.get(1, true, "m2").is_none(),
+            a.get(at(1, 0), true, "m2").is_none(),
             "the least recently walked went"
         );
-        assert_eq!(a.get(1, true, "m1").unwrap().len(), 4);
-        assert_eq!(a.get(1, false, "m3").unwrap()[0].caller, "m3");
-        assert!(a.get(1, true, "m3").is_none(), "callers and callees apart");
+        assert_eq!(a.get(at(1, 0), true, "m1").unwrap().len(), 4);
+        assert_eq!(a.get(at(1, 0), false, "m3").unwrap()[0].caller, "m3");
+        assert!(
+            a.get(at(1, 0), true, "m3").is_none(),
+            "callers and callees apart"
+        );
         assert!(a.weight() <= 10);
         // An endpoint without edges is kept too, at weight one.
-        a.put(1, true, "leaf", edges("leaf", 0));
-        assert!(a.get(1, true, "leaf").is_some_and(|e| e.is_empty()));
+        a.put(at(1, 0), true, "leaf", edges("leaf", 0));
+        assert!(a.get(at(1, 0), true, "leaf").is_some_and(|e| e.is_empty()));
         assert_eq!(a.weight(), 9);
     }
 
     #[test]
     fn another_generation_starts_empty() {
         let a = Adjacency::new(100);
-        a.put(3, true, "m", edges("m", 2));
-        assert!(a.get(3, true, "m").is_some());
-        assert!(a.get(4, true, "m").is_none());
+        a.put(at(3, 0), true, "m", edges("m", 2));
+        assert!(a.get(at(3, 0), true, "m").is_some());
+        assert!(a.get(at(4, 0), true, "m").is_none());
         assert!(
-            a.get(3, true, "m").is_none(),
+            a.get(at(3, 0), true, "m").is_none(),
             "the old snapshot's edges are gone"
         );
         assert_eq!(a.weight(), 0);
+    }
+
+    #[test]
+    fn the_same_generation_of_another_publish_starts_empty() {
+        let a = Adjacency::new(100);
+        a.put(at(1, 7), true, "m", edges("m", 2));
+        assert!(a.get(at(1, 8), true, "m").is_none(), "a rebuild swapped in");
+        assert!(a.get(at(1, 7), true, "m").is_none());
     }
 }

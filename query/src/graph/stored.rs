@@ -5,7 +5,7 @@ use super::table::EdgeTable;
 use super::{CallGraph, Edge, EdgeKind};
 use crate::QueryError;
 use indexer::graph::{Edge as Stored, EdgeKind as StoredKind};
-use indexer::model::SymbolId;
+use indexer::model::{SnapshotKey, SymbolId};
 use indexer::store::IndexRead;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -23,8 +23,8 @@ use std::sync::Arc;
 pub struct StoredGraph<'c> {
     catalog: &'c dyn IndexRead,
     table: Option<Arc<EdgeTable>>,
-    /// Neighbourhoods shared across questions, and the snapshot generation this graph reads.
-    kept: Option<(Arc<Adjacency>, u64)>,
+    /// Neighbourhoods shared across questions, and the snapshot this graph reads.
+    kept: Option<(Arc<Adjacency>, SnapshotKey)>,
     to: RefCell<HashMap<String, Neighbourhood>>,
     from: RefCell<HashMap<String, Neighbourhood>>,
 }
@@ -41,7 +41,7 @@ impl<'c> StoredGraph<'c> {
     }
 
     /// A graph answering from `table`, which must hold the snapshot `catalog` shows (the
-    /// caller checks [`EdgeTable::generation`]).
+    /// caller checks [`EdgeTable::snapshot`]).
     pub fn with_table(catalog: &'c dyn IndexRead, table: Arc<EdgeTable>) -> StoredGraph<'c> {
         StoredGraph {
             table: Some(table),
@@ -49,15 +49,15 @@ impl<'c> StoredGraph<'c> {
         }
     }
 
-    /// A graph reading the edges of snapshot `generation` (what `catalog` shows) through
-    /// `kept`, shared with other questions and readers.
+    /// A graph reading the edges of `snapshot` (what `catalog` shows) through `kept`, shared
+    /// with other questions and readers.
     pub fn with_cache(
         catalog: &'c dyn IndexRead,
         kept: Arc<Adjacency>,
-        generation: u64,
+        snapshot: SnapshotKey,
     ) -> StoredGraph<'c> {
         StoredGraph {
-            kept: Some((kept, generation)),
+            kept: Some((kept, snapshot)),
             ..StoredGraph::new(catalog)
         }
     }
@@ -83,14 +83,14 @@ impl<'c> StoredGraph<'c> {
         outgoing: bool,
         read: impl FnOnce() -> Result<Vec<Stored>, indexer::store::StoreError>,
     ) -> Result<Neighbourhood, QueryError> {
-        if let Some((kept, generation)) = &self.kept
-            && let Some(n) = kept.get(*generation, outgoing, id)
+        if let Some((kept, snapshot)) = &self.kept
+            && let Some(n) = kept.get(*snapshot, outgoing, id)
         {
             return Ok(n);
         }
         let n = Arc::new(shared(read()?));
-        if let Some((kept, generation)) = &self.kept {
-            kept.put(*generation, outgoing, id, n.clone());
+        if let Some((kept, snapshot)) = &self.kept {
+            kept.put(*snapshot, outgoing, id, n.clone());
         }
         Ok(n)
     }
@@ -110,7 +110,7 @@ impl<'c> StoredGraph<'c> {
                 }
                 // Kept by an earlier question: this one takes it from the shared cache.
                 match &self.kept {
-                    Some((kept, generation)) => match kept.get(*generation, outgoing, id) {
+                    Some((kept, snapshot)) => match kept.get(*snapshot, outgoing, id) {
                         Some(n) => {
                             m.insert(id.to_string(), n);
                         }
@@ -134,8 +134,8 @@ impl<'c> StoredGraph<'c> {
         let mut m = memo.borrow_mut();
         for (k, v) in read {
             let n = Arc::new(shared(v));
-            if let Some((kept, generation)) = &self.kept {
-                kept.put(*generation, outgoing, &k, n.clone());
+            if let Some((kept, snapshot)) = &self.kept {
+                kept.put(*snapshot, outgoing, &k, n.clone());
             }
             m.insert(k, n);
         }

@@ -4,6 +4,7 @@
 
 use crate::QueryError;
 use indexer::graph::Edge as Stored;
+use indexer::model::SnapshotKey;
 use indexer::store::{IndexRead, StoreError};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -11,10 +12,10 @@ use std::sync::Arc;
 /// Reads that saw a run publish in between are tried again this many times.
 const READ_RETRIES: usize = 3;
 
-/// Every edge of one snapshot generation, found by caller and by callee key the way
+/// Every edge of one snapshot, found by caller and by callee key the way
 /// [`IndexRead::edges_from`] and [`IndexRead::edges_to`] find them, in the same order.
 pub struct EdgeTable {
-    generation: u64,
+    snapshot: SnapshotKey,
     /// Shared with the questions that read them: handing one out costs a count, not a copy.
     edges: Vec<Arc<Stored>>,
     to: FxHashMap<Box<str>, Vec<u32>>,
@@ -35,8 +36,8 @@ impl EdgeTable {
                 edges.push(e);
                 Ok(())
             })?;
-            if index.last_snapshot()?.map(|s| s.generation) == Some(before.generation) {
-                return Ok(Some(EdgeTable::new(before.generation, edges)));
+            if index.last_snapshot()?.map(|s| s.key()) == Some(before.key()) {
+                return Ok(Some(EdgeTable::new(before.key(), edges)));
             }
         }
         Err(StoreError::KeptChanging(READ_RETRIES).into())
@@ -44,7 +45,7 @@ impl EdgeTable {
 
     /// A table over `edges` (ordered by use-site file, then source order, as
     /// [`IndexRead::for_each_edge`] gives them).
-    pub fn new(generation: u64, edges: Vec<Stored>) -> EdgeTable {
+    pub fn new(snapshot: SnapshotKey, edges: Vec<Stored>) -> EdgeTable {
         let mut to: FxHashMap<Box<str>, Vec<u32>> = FxHashMap::default();
         let mut from: FxHashMap<Box<str>, Vec<u32>> = FxHashMap::default();
         for (i, e) in edges.iter().enumerate() {
@@ -56,16 +57,16 @@ impl EdgeTable {
             push(&mut from, &e.caller, i);
         }
         EdgeTable {
-            generation,
+            snapshot,
             edges: edges.into_iter().map(Arc::new).collect(),
             to,
             from,
         }
     }
 
-    /// The snapshot generation the table was read from.
-    pub fn generation(&self) -> u64 {
-        self.generation
+    /// The snapshot the table was read from.
+    pub fn snapshot(&self) -> SnapshotKey {
+        self.snapshot
     }
 
     /// Number of edges.

@@ -116,7 +116,7 @@ impl Retriever<'_, '_> {
         for u in methods {
             let UnitKey::Sym(i) = u else { continue };
             for name in v.thrown_by(*i) {
-                for t in v.named(name) {
+                for t in v.named(&name) {
                     let unit = UnitKey::Sym(t);
                     if v.kind(t).is_type() && v.name(t) == name && !out.contains(&unit) {
                         out.push(unit);

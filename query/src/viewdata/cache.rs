@@ -30,10 +30,12 @@ pub fn current_key(index: &dyn IndexRead, dir: Option<&Path>) -> Result<Key, Que
                 let snap = snap.as_ref();
                 Key {
                     key: format!(
-                        "{counts};gen={};at={};commit={}",
+                        "{counts};gen={};at={};commit={};publish={}",
                         snap.map(|s| s.generation).unwrap_or(0),
                         snap.map(|s| s.created_at).unwrap_or(0),
-                        snap.and_then(|s| s.commit.as_deref()).unwrap_or("")
+                        snap.and_then(|s| s.commit.as_deref()).unwrap_or(""),
+                        // A staged rebuild starts generations over: the publish tells it apart.
+                        snap.and_then(|s| s.publish_id.as_deref()).unwrap_or("")
                     ),
                     persist: dir.is_some() && snap.is_some(),
                 }

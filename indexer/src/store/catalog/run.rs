@@ -260,6 +260,7 @@ impl RunTx<'_> {
             files: files as u64,
             symbols: symbols as u64,
             chunks: chunks as u64,
+            publish_id: None,
         };
         self.snapshot = Some(snapshot);
         Ok(())

@@ -101,6 +101,10 @@ pub(super) struct SnapshotDoc {
     pub(super) files: u64,
     pub(super) symbols: u64,
     pub(super) chunks: u64,
+    /// Unique per publish ([`super::publish_id`]); absent from snapshots published before it
+    /// existed, which readers then key by their own fields ([`crate::model::Snapshot::key`]).
+    #[serde(default)]
+    pub(super) publish_id: Option<String>,
 }
 
 /// Caps a field's word count so Meilisearch indexes all of what it keeps.

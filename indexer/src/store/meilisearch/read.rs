@@ -7,7 +7,7 @@ use super::docs::{
 };
 use super::{MeiliStore, lists, meili_err, quote, rerank, warm};
 use crate::graph::Edge;
-use crate::model::{RepoPath, Snapshot};
+use crate::model::{RepoPath, Snapshot, SnapshotKey};
 use crate::store::StoreError;
 use crate::store::catalog::{ChunkRow, FileRow, SymbolRow};
 use crate::store::fulltext::ChunkDoc as TextDoc;
@@ -50,6 +50,7 @@ impl IndexRead for MeiliStore {
                 files: d.files,
                 symbols: d.symbols,
                 chunks: d.chunks,
+                publish_id: d.publish_id,
             }
         }))
     }
@@ -134,7 +135,7 @@ impl IndexRead for MeiliStore {
     fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
         // Warm: searched in memory while the snapshot it holds is still the last one.
         if let Some(w) = warm::get(&self.warm_key())
-            && self.last_snapshot()?.map(|s| s.generation) == Some(w.generation())
+            && self.last_snapshot()?.map(|s| s.key()) == Some(w.snapshot())
         {
             return w.search(query, limit);
         }
@@ -385,12 +386,15 @@ impl MeiliStore {
             path: String,
         }
         const ATTRS: [&str; 2] = ["chunk_id", "path"];
-        let snapshot = self.last_snapshot()?;
-        let generation = snapshot.as_ref().map(|s| s.generation).unwrap_or(0);
-        // A rebuilt index starts its generations over: the publish time tells the two apart.
-        let created = snapshot.map(|s| s.created_at).unwrap_or_default();
-        let scope = format!("{}\0{created}", self.warm_key());
-        let mut out = lists::get(&scope, generation, searches);
+        let snapshot = self
+            .last_snapshot()?
+            .map(|s| s.key())
+            .unwrap_or(SnapshotKey {
+                generation: 0,
+                publish: 0,
+            });
+        let scope = self.warm_key();
+        let mut out = lists::get(&scope, snapshot, searches);
         let missing: Vec<usize> = (0..searches.len()).filter(|&i| out[i].is_none()).collect();
         if !missing.is_empty() {
             let idx = self.index("chunks");
@@ -419,7 +423,7 @@ impl MeiliStore {
                         .map(|h| (h.result.chunk_id, h.result.path))
                         .collect(),
                 });
-                lists::put(&scope, generation, &searches[i], list.clone());
+                lists::put(&scope, snapshot, &searches[i], list.clone());
                 out[i] = Some(list);
             }
         }
@@ -484,11 +488,11 @@ impl MeiliStore {
     /// Reads every chunk of the last snapshot once (page by page) into a full-text index in
     /// memory ([`warm`]), kept for this scope unless the snapshot changed during the read.
     fn warm_text(&self) -> Result<(), StoreError> {
-        let Some(before) = self.last_snapshot()?.map(|s| s.generation) else {
+        let Some(before) = self.last_snapshot()?.map(|s| s.key()) else {
             return Ok(());
         };
         let key = self.warm_key();
-        if warm::get(&key).is_some_and(|w| w.generation() >= before) {
+        if warm::get(&key).is_some_and(|w| w.snapshot() == before) {
             return Ok(());
         }
         let mut builder = warm::Builder::new()?;
@@ -514,12 +518,12 @@ impl MeiliStore {
         if let Some(e) = failed {
             return Err(e);
         }
-        if self.last_snapshot()?.map(|s| s.generation) != Some(before) {
+        if self.last_snapshot()?.map(|s| s.key()) != Some(before) {
             // Published meanwhile: the chunks read may mix two snapshots. Questions search on
             // the server until the next warm-up (the service's preload of the new snapshot).
             return Ok(());
         }
-        tracing::debug!(repo = %self.cfg.repo, generation = before, chunks = builder.len(), "keyword search warm");
+        tracing::debug!(repo = %self.cfg.repo, generation = before.generation, chunks = builder.len(), "keyword search warm");
         warm::put(key, builder.finish(before)?);
         Ok(())
     }

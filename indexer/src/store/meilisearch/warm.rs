@@ -4,11 +4,14 @@
 //! question then costs the server one small request (is that snapshot still the last one?)
 //! instead of a multi-search with a list per word, and its keyword hits rank exactly as on the
 //! embedded backend (BM25 over the whole snapshot, not over a pool Meilisearch chose). A reader
-//! that never warmed, or a snapshot published since, searches on the server as before.
+//! that never warmed, or a snapshot published since, searches on the server as before. The copy
+//! is of one publish ([`SnapshotKey`]), not one generation: a staged rebuild swapped in starts
+//! generations over, and the copy of the old index's generation 1 is not the new one's.
 //!
 //! The index is kept per repository scope for the whole process: the preload thread builds it,
 //! the query workers (readers of their own) search it.
 
+use crate::model::SnapshotKey;
 use crate::store::StoreError;
 use crate::store::fulltext::{ChunkDoc, FullText, TextWriter};
 use std::collections::HashMap;
@@ -19,14 +22,14 @@ const BUILD_THREADS: usize = 2;
 
 /// One snapshot's chunks, searchable in memory.
 pub(super) struct WarmText {
-    generation: u64,
+    snapshot: SnapshotKey,
     text: FullText,
 }
 
 impl WarmText {
-    /// The snapshot generation the index holds.
-    pub(super) fn generation(&self) -> u64 {
-        self.generation
+    /// The snapshot the index holds.
+    pub(super) fn snapshot(&self) -> SnapshotKey {
+        self.snapshot
     }
 
     /// BM25 over symbols, header and text, as [`FullText::search`] on the embedded index.
@@ -67,13 +70,13 @@ impl Builder {
         self.added
     }
 
-    /// The searchable index, for snapshot `generation`.
-    pub(super) fn finish(mut self, generation: u64) -> Result<WarmText, StoreError> {
+    /// The searchable index, for `snapshot`.
+    pub(super) fn finish(mut self, snapshot: SnapshotKey) -> Result<WarmText, StoreError> {
         self.writer.commit_quick()?;
         self.writer.finish()?;
         self.text.reload()?;
         Ok(WarmText {
-            generation,
+            snapshot,
             text: self.text,
         })
     }
@@ -90,19 +93,13 @@ pub(super) fn get(key: &str) -> Option<Arc<WarmText>> {
         .cloned()
 }
 
-/// Keeps `warm` for scope `key`, unless one of a later snapshot is kept already; the one it
-/// replaces goes when its last search ends.
+/// Keeps `warm` for scope `key`; the one it replaces goes when its last search ends. Publish
+/// ids have no order, so the last kept wins: a builder checks that its snapshot is still the
+/// last one just before, and a search uses the copy only while it is ([`WarmText::snapshot`]).
 pub(super) fn put(key: String, warm: WarmText) {
-    let mut map = WARM
-        .write()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if map
-        .get(&key)
-        .is_some_and(|w| w.generation > warm.generation)
-    {
-        return;
-    }
-    map.insert(key, Arc::new(warm));
+    WARM.write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .insert(key, Arc::new(warm));
 }
 
 #[cfg(test)]
@@ -120,13 +117,20 @@ mod tests {
         }
     }
 
-    fn built(generation: u64, docs: &[ChunkDoc<'_>]) -> WarmText {
+    fn key(generation: u64, publish: u64) -> SnapshotKey {
+        SnapshotKey {
+            generation,
+            publish,
+        }
+    }
+
+    fn built(snapshot: SnapshotKey, docs: &[ChunkDoc<'_>]) -> WarmText {
         let mut b = Builder::new().unwrap();
         for d in docs {
             b.add(d).unwrap();
         }
         assert_eq!(b.len(), docs.len());
-        b.finish(generation).unwrap()
+        b.finish(snapshot).unwrap()
     }
 
     #[test]
@@ -144,7 +148,7 @@ mod tests {
             ),
             doc("c3", "C.java", "int size() { return count; }"),
         ];
-        let warm = built(3, &docs);
+        let warm = built(key(3, 7), &docs);
         let disk = tempfile::tempdir().unwrap();
         let embedded = FullText::open(disk.path()).unwrap();
         let mut w = embedded.writer(1).unwrap();
@@ -170,24 +174,25 @@ mod tests {
         let hits = warm.search("expire", 10).unwrap();
         assert_eq!(hits[0].0, "c2");
         assert_eq!(hits[0].1, "B.java");
-        assert_eq!(warm.generation(), 3);
+        assert_eq!(warm.snapshot(), key(3, 7));
     }
 
     #[test]
-    fn a_scope_keeps_the_index_of_its_latest_snapshot() {
-        let key = "warm-test\0scope".to_string();
-        assert!(get(&key).is_none());
-        put(key.clone(), built(2, &[doc("a", "A.java", "alpha")]));
-        put(key.clone(), built(1, &[doc("b", "B.java", "beta")]));
-        assert_eq!(
-            get(&key).unwrap().generation(),
-            2,
-            "an older build never replaces"
+    fn a_scope_keeps_the_index_last_built_whatever_its_generation() {
+        let scope = "warm-test\0scope".to_string();
+        assert!(get(&scope).is_none());
+        put(
+            scope.clone(),
+            built(key(4, 1), &[doc("a", "A.java", "alpha")]),
         );
-        put(key.clone(), built(4, &[doc("c", "C.java", "gamma")]));
-        let w = get(&key).unwrap();
-        assert_eq!(w.generation(), 4);
-        assert_eq!(w.search("gamma", 5).unwrap()[0].0, "c");
+        // A staged rebuild swapped in: generation 1 again, of another publish.
+        put(
+            scope.clone(),
+            built(key(1, 2), &[doc("b", "B.java", "beta")]),
+        );
+        let w = get(&scope).unwrap();
+        assert_eq!(w.snapshot(), key(1, 2));
+        assert_eq!(w.search("beta", 5).unwrap()[0].0, "b");
         assert!(w.search("alpha", 5).unwrap().is_empty());
     }
 }
