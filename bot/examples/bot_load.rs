@@ -70,12 +70,9 @@ fn question(channel: usize, user: usize, event: &str, text: &str) -> Question {
     }
 }
 
-#[tokio::main(flavor = "multi_thread")]
-async fn main() {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let n = env("BOT_LOAD_N", 50);
-    let channels = env("BOT_LOAD_CHANNELS", 10).max(1);
-    let many: Vec<(String, String)> = std::env::var("BOT_LOAD_INDEXES")
+/// `BOT_LOAD_INDEXES`: (name, index folder) of each repository, none when unset.
+fn named_indexes() -> Vec<(String, String)> {
+    std::env::var("BOT_LOAD_INDEXES")
         .map(|v| {
             v.split(',')
                 .filter(|e| !e.is_empty())
@@ -85,21 +82,15 @@ async fn main() {
                 })
                 .collect()
         })
-        .unwrap_or_default();
-    let workers = env("BOT_LOAD_WORKERS", if many.is_empty() { 4 } else { 1 });
-    let concurrency = env("BOT_LOAD_CONCURRENCY", 8);
-    let rate = env("BOT_LOAD_RATE", 0);
-    // Unset: the bot's default (an embedded index preloaded, a team index searched on the server).
-    let preload_key = std::env::var("BOT_LOAD_PRELOAD")
-        .map(|v| format!("preload = {}\n", v != "0"))
-        .unwrap_or_default();
-    // The search server's process, when it runs on this machine: its CPU during the load.
-    let server = std::env::var("BOT_LOAD_SERVER_PID").ok();
+        .unwrap_or_default()
+}
+
+/// `BOT_LOAD_QUESTIONS`: each question, with the repository that holds it when the line says.
+fn read_questions() -> Vec<(Option<String>, String)> {
     let p = std::env::var("BOT_LOAD_QUESTIONS").expect(
         "BOT_LOAD_QUESTIONS: a file of questions (bench/questions-shop.txt for the shop fixture)",
     );
-    // (the repository that holds it, if said; the question)
-    let asked: Vec<(Option<String>, String)> = std::fs::read_to_string(&p)
+    std::fs::read_to_string(&p)
         .unwrap_or_else(|e| panic!("BOT_LOAD_QUESTIONS {p}: {e}"))
         .lines()
         .map(str::trim)
@@ -108,39 +99,58 @@ async fn main() {
             Some((repo, q)) => (Some(repo.to_string()), q.trim().to_string()),
             None => (None, l.to_string()),
         })
-        .collect();
-    let questions: Vec<String> = asked.iter().map(|(_, q)| q.clone()).collect();
+        .collect()
+}
+
+/// (name, location line) of each repository: the named indexes, else one called `bench` on
+/// Meilisearch (`BOT_LOAD_MEILI_URL`) or in an index folder (`BOT_LOAD_INDEX`).
+fn repositories(many: Vec<(String, String)>) -> Vec<(String, String)> {
+    if !many.is_empty() {
+        return many
+            .into_iter()
+            .map(|(name, dir)| (name, format!("index_dir = {dir:?}")))
+            .collect();
+    }
     let location = match (
         std::env::var("BOT_LOAD_MEILI_URL"),
         std::env::var("BOT_LOAD_INDEX"),
     ) {
         (Ok(url), _) => {
             let repo = std::env::var("BOT_LOAD_MEILI_REPO").expect("BOT_LOAD_MEILI_REPO");
-            let key = std::env::var("BOT_LOAD_MEILI_KEY_ENV")
-                .map(|k| format!(", key_env = {k:?}"))
-                .unwrap_or_default();
-            let prefix = std::env::var("BOT_LOAD_MEILI_PREFIX")
-                .map(|p| format!(", prefix = {p:?}"))
-                .unwrap_or_default();
-            // Where the view tables are kept across runs: a second run is a restart.
-            let cache = std::env::var("BOT_LOAD_MEILI_CACHE_DIR")
-                .map(|c| format!(", cache_dir = {c:?}"))
-                .unwrap_or_default();
-            format!("meilisearch = {{ url = {url:?}, repo = {repo:?}{key}{prefix}{cache} }}")
+            let opt = |var: &str, key: &str| {
+                std::env::var(var)
+                    .map(|v| format!(", {key} = {v:?}"))
+                    .unwrap_or_default()
+            };
+            // cache_dir: where the view tables are kept across runs (a second run is a restart).
+            format!(
+                "meilisearch = {{ url = {url:?}, repo = {repo:?}{}{}{} }}",
+                opt("BOT_LOAD_MEILI_KEY_ENV", "key_env"),
+                opt("BOT_LOAD_MEILI_PREFIX", "prefix"),
+                opt("BOT_LOAD_MEILI_CACHE_DIR", "cache_dir")
+            )
         }
         (_, Ok(idx)) => format!("index_dir = {idx:?}"),
-        _ if !many.is_empty() => String::new(),
         _ => panic!("set BOT_LOAD_INDEX (an index folder), BOT_LOAD_INDEXES or BOT_LOAD_MEILI_URL"),
     };
-    let repos: Vec<(String, String)> = if many.is_empty() {
-        vec![("bench".to_string(), location)]
-    } else {
-        many.iter()
-            .map(|(name, dir)| (name.clone(), format!("index_dir = {dir:?}")))
-            .collect()
-    };
+    vec![("bench".to_string(), location)]
+}
+
+/// The bot's configuration: the repositories, every channel scoped to all of them, limits that
+/// never refuse the load.
+fn config_text(
+    repos: &[(String, String)],
+    workers: usize,
+    channels: usize,
+    n: usize,
+    concurrency: usize,
+) -> String {
+    // Unset: the bot's default (an embedded index preloaded, a team index searched on the server).
+    let preload_key = std::env::var("BOT_LOAD_PRELOAD")
+        .map(|v| format!("preload = {}\n", v != "0"))
+        .unwrap_or_default();
     let mut text = String::new();
-    for (name, location) in &repos {
+    for (name, location) in repos {
         text.push_str(&format!(
             "[[repositories]]\nname = {name:?}\n{location}\nworkers = {workers}\n{preload_key}\n"
         ));
@@ -154,6 +164,24 @@ async fn main() {
         "[limits]\nquestions_per_minute = 100000\nburst = 100000\nqueue = {}\nconcurrency = {concurrency}\n",
         (n * 2).max(64)
     ));
+    text
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let n = env("BOT_LOAD_N", 50);
+    let channels = env("BOT_LOAD_CHANNELS", 10).max(1);
+    let many = named_indexes();
+    let workers = env("BOT_LOAD_WORKERS", if many.is_empty() { 4 } else { 1 });
+    let concurrency = env("BOT_LOAD_CONCURRENCY", 8);
+    let rate = env("BOT_LOAD_RATE", 0);
+    // The search server's process, when it runs on this machine: its CPU during the load.
+    let server = std::env::var("BOT_LOAD_SERVER_PID").ok();
+    let asked = read_questions();
+    let questions: Vec<String> = asked.iter().map(|(_, q)| q.clone()).collect();
+    let repos = repositories(many);
+    let text = config_text(&repos, workers, channels, n, concurrency);
     let config = Arc::new(Config::parse(&text, "bot_load").unwrap_or_else(|e| panic!("{e}")));
     let preload = config.service_repos()[0].preload;
     let service = Arc::new(query::Service::start(config.service_repos(), None));
@@ -261,11 +289,7 @@ async fn main() {
                 answers += 1;
                 if let Some(want) = want {
                     placed += 1;
-                    let first = a.citations.first().map(|c| c.label.as_str());
-                    let from = match many.len() {
-                        0 | 1 => first.map(|_| "bench"),
-                        _ => first.and_then(|l| l.split_once(" · ")).map(|(r, _)| r),
-                    };
+                    let from = first_repository(a, repos.len() > 1);
                     right += usize::from(from == Some(want));
                     if from != Some(want) && std::env::var_os("BOT_LOAD_MISSES").is_some() {
                         eprintln!("miss: want {want}, first {from:?}: {}", d.question.text);
@@ -329,6 +353,17 @@ async fn main() {
     println!("  peak RSS: {:.0} MB", peak_rss_mb());
     if lost > 0 || duplicated > 0 || retries_accepted > 0 {
         std::process::exit(1);
+    }
+}
+
+/// The repository of an answer's first citation: named in its label (`repo · path:lines`) when
+/// several were asked, else the one repository.
+fn first_repository(a: &bot::model::AnswerReply, several: bool) -> Option<&str> {
+    let first = a.citations.first()?;
+    if several {
+        first.label.split_once(" · ").map(|(r, _)| r)
+    } else {
+        Some("bench")
     }
 }
 
