@@ -204,6 +204,10 @@ pub struct PyAssign {
     #[serde(default)]
     pub each: bool,
     pub line: u32,
+    /// The binding is inside a branch, loop, `try` or `with` of its scope rather than a
+    /// statement of the body itself: the name may still hold what it held before.
+    #[serde(default)]
+    pub conditional: bool,
 }
 
 /// Collects the facts of a parsed file whose symbols are `symbols` (module first).
@@ -511,6 +515,7 @@ impl Walker<'_> {
             called,
             each: false,
             line: node.start_position().row as u32 + 1,
+            conditional: false,
         });
     }
 
@@ -661,6 +666,7 @@ impl Walker<'_> {
                 called: true,
                 each: false,
                 line: alias.start_position().row as u32 + 1,
+                conditional: true,
             });
         }
     }
@@ -759,8 +765,27 @@ impl Walker<'_> {
             called,
             each,
             line: left.start_position().row as u32 + 1,
+            conditional: conditional(left),
         });
     }
+}
+
+/// Whether the statement holding `n` runs only on some paths through its scope: the block it is
+/// in belongs to an `if`, loop, `try`, `with` or `match` rather than to the `def` (or the module).
+fn conditional(n: Node<'_>) -> bool {
+    let mut p = n.parent();
+    while let Some(x) = p {
+        match x.kind() {
+            "block" => {
+                return !x.parent().is_some_and(|d| {
+                    matches!(d.kind(), "function_definition" | "class_definition")
+                });
+            }
+            "module" => return false,
+            _ => p = x.parent(),
+        }
+    }
+    false
 }
 
 /// A value as a chain and whether it is called: `f(…)`, `a.b`, and the operand that gives the

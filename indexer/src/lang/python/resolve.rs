@@ -556,9 +556,61 @@ impl<'a> Repo<'a> {
                 return self.with_wrappers(self.dispatch((cf, cd), last));
             }
         }
-        self.chain_at(fi, scope, chain, at, 0)
+        let mut out = self
+            .chain_at(fi, scope, chain, at, 0)
             .map(|v| self.called_all(v, 0))
-            .unwrap_or_default()
+            .unwrap_or_default();
+        if let [name] = chain
+            && let Some(p) = self.rebound_parameter(fi, scope, name)
+        {
+            for t in self.called_all(p, 0) {
+                if !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+        }
+        out
+    }
+
+    /// A parameter that its function rebinds only in branches (`if cls is None: cls = Command`)
+    /// still holds what a caller passed on the other paths: the parameter, as seen from `scope`
+    /// (its own function or a closure inside it).
+    fn rebound_parameter(&self, fi: usize, scope: u32, name: &str) -> Option<V> {
+        let f = self.facts(fi)?;
+        let mut s = Some(scope);
+        let mut first = true;
+        while let Some(si) = s {
+            let d = &f.defs[si as usize];
+            if (first || d.kind != SymbolKind::Class) && self.binds(fi, f, si, name) {
+                let pos = d.params.iter().position(|p| p.0 == name)?;
+                let mut rebinds = f
+                    .assigns
+                    .iter()
+                    .filter(|a| a.scope == si && a.target.len() == 1 && a.target[0] == name)
+                    .peekable();
+                let only_in_branches =
+                    rebinds.peek().is_some() && rebinds.all(|a| a.conditional && !a.each);
+                return (d.kind.is_callable()
+                    && only_in_branches
+                    && self.parameter(fi, si, name, 0).is_none())
+                .then_some(V::Param(fi, si, pos as u32));
+            }
+            first = false;
+            s = d.parent;
+        }
+        None
+    }
+
+    /// Whether definition `si`'s body binds `name` (a parameter, definition, import or
+    /// assignment).
+    fn binds(&self, fi: usize, f: &PyFacts, si: u32, name: &str) -> bool {
+        let d = &f.defs[si as usize];
+        d.params.iter().any(|p| p.0 == name)
+            || self.members[fi].contains_key(&(si, name))
+            || f.imports.iter().any(|i| i.scope == si && i.local == name)
+            || f.assigns
+                .iter()
+                .any(|a| a.scope == si && a.target.len() == 1 && a.target[0] == name)
     }
 
     fn facts(&self, fi: usize) -> Option<&'a PyFacts> {

@@ -419,6 +419,48 @@ fn calls_follow_functions_passed_as_values_closures_and_decorator_wrappers() {
     }
 }
 
+/// A parameter rebound only on some paths (`if cls is None: cls = Command`) still holds what
+/// its callers pass on the others; one rebound on every path does not.
+#[test]
+fn a_parameter_rebound_in_a_branch_keeps_what_callers_pass() {
+    let edges = package_edges(&[(
+        "app/cmd.py",
+        "class Command:\n\
+         \x20   def __init__(self, callback):\n        self.callback = callback\n\
+         class Group(Command):\n\
+         \x20   def __init__(self, callback):\n        self.callback = callback\n\
+         def command(name=None, cls=None):\n    if cls is None:\n        cls = Command\n\
+         \x20   def decorator(f):\n        return cls(f)\n    return decorator\n\
+         def group(name=None):\n    return command(name, Group)\n\
+         def invoke(callback, *args):\n    if isinstance(callback, Command):\n        callback = callback.callback\n    return callback(*args)\n\
+         def hello():\n    pass\n\
+         def wrap(g):\n    def inner():\n        pass\n    return inner\n\
+         def always(f):\n    f = wrap(f)\n    f()\n\
+         def job():\n    pass\n\
+         def main():\n    invoke(hello)\n    always(job)\n",
+    )]);
+    let has = |a: &str, b: &str| {
+        edges
+            .iter()
+            .any(|(x, y, z)| x == a && y == b && *z == "call")
+    };
+    for (a, b) in [
+        ("py:app.cmd.invoke", "py:app.cmd.hello"),
+        (
+            "py:app.cmd.command.decorator",
+            "py:app.cmd.Command.__init__",
+        ),
+        ("py:app.cmd.command.decorator", "py:app.cmd.Group.__init__"),
+        ("py:app.cmd.always", "py:app.cmd.wrap.inner"),
+    ] {
+        assert!(has(a, b), "no call {a} -> {b}: {edges:#?}");
+    }
+    assert!(
+        !has("py:app.cmd.always", "py:app.cmd.job"),
+        "rebound on every path: {edges:#?}"
+    );
+}
+
 /// A package's `.pyi` stub types its names; the `.py` beside it is what runs: a call through the
 /// package reaches the definition its `__init__.py` re-exports, not the stub's declaration.
 #[test]
