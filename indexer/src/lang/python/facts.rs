@@ -135,7 +135,9 @@ pub struct PyImport {
 }
 
 /// A call: `a.b.c(…)` is the chain `["a", "b", "c"]`; `super().m(…)` is `["super()", "m"]`;
-/// `f(…)(…)`, `x[i](…)` and calls on literals have no chain and are not recorded.
+/// an element of a container called, `a.b[k](…)`, is `["a", "b", "[]"]`; a call's result
+/// called, `a.f(x)(…)`, is `["a", "f", "()"]` with the inner call's arguments in
+/// [`PyCall::inner_args`]. Calls on literals and other shapes are not recorded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PyCall {
     /// The innermost definition the call is in (0: module-level code).
@@ -149,6 +151,9 @@ pub struct PyCall {
     /// The arguments, in order.
     #[serde(default)]
     pub args: Vec<PyArg>,
+    /// `f(x)(…)`: the arguments of the inner call `f(x)`.
+    #[serde(default)]
+    pub inner_args: Vec<PyArg>,
 }
 
 /// An argument of a call: `x`, `key=x`, `*xs`, `**kw`.
@@ -156,7 +161,8 @@ pub struct PyCall {
 pub struct PyArg {
     /// `None` for a positional argument; the keyword, or `*` / `**` for an unpacked one.
     pub keyword: Option<String>,
-    /// The value when it is a name chain (`handler`, `self.on_close`); `None` otherwise.
+    /// The value when it is a name chain (`handler`, `self.on_close`, or an element of one,
+    /// `self.handlers[k]` as `["self", "handlers", "[]"]`); `None` otherwise.
     pub value: Option<Vec<String>>,
     /// The value when it is a literal: a string's text, `True`/`False`, or the strings of a
     /// list or tuple of string literals (`["GET", "POST"]`).
@@ -430,7 +436,18 @@ impl Walker<'_> {
         let Some(f) = node.child_by_field_name("function") else {
             return;
         };
-        let Some(chain) = chain(f, self.src) else {
+        self.stored_element(f, node);
+        let mut inner_args = Vec::new();
+        let Some(chain) = chain(f, self.src).or_else(|| match f.kind() {
+            "subscript" => element(f, self.src),
+            "call" => {
+                let mut c = chain(f.child_by_field_name("function")?, self.src)?;
+                inner_args = arguments(f, self.src);
+                c.push("()".to_string());
+                Some(c)
+            }
+            _ => None,
+        }) else {
             return;
         };
         if let Some(u) = super::urlconf::entry(node, &chain, self.src, self.scope()) {
@@ -447,18 +464,60 @@ impl Walker<'_> {
             .child_by_field_name("arguments")
             .and_then(|a| named(a).next())
             .and_then(|a| url_template(a, self.src));
-        let args = node
-            .child_by_field_name("arguments")
-            .filter(|a| a.kind() == "argument_list")
-            .map(|a| named(a).filter_map(|x| argument(x, self.src)).collect())
-            .unwrap_or_default();
         self.facts.calls.push(PyCall {
             scope: self.scope(),
             chain,
             line,
             url,
-            args,
+            args: arguments(node, self.src),
+            inner_args,
         });
+    }
+
+    /// `c.append(v)`, `c.add(v)`, `c[k].append(v)`, `c.setdefault(k, []).append(v)`: `v` is
+    /// stored in the container `c`, as `c[k] = v` stores it.
+    fn stored_element(&mut self, function: Node<'_>, call: Node<'_>) {
+        let (Some(object), Some(method)) = (
+            function.child_by_field_name("object"),
+            function.child_by_field_name("attribute"),
+        ) else {
+            return;
+        };
+        if !matches!(&self.src[method.byte_range()], b"append" | b"add") {
+            return;
+        }
+        let object = match object.kind() {
+            "call" => object
+                .child_by_field_name("function")
+                .filter(|g| {
+                    g.child_by_field_name("attribute")
+                        .is_some_and(|a| &self.src[a.byte_range()] == b"setdefault")
+                })
+                .and_then(|g| g.child_by_field_name("object")),
+            _ => Some(object),
+        };
+        let Some(mut container) = object.and_then(|o| element(o, self.src).or(chain(o, self.src)))
+        else {
+            return;
+        };
+        if container.last().is_some_and(|l| l != "[]") {
+            container.push("[]".to_string());
+        }
+        let value = call
+            .child_by_field_name("arguments")
+            .and_then(|a| named(a).next())
+            .and_then(|v| value_chain(v, self.src));
+        if let Some((value, called)) = value {
+            self.facts.assigns.push(PyAssign {
+                scope: self.scope(),
+                target: container,
+                value,
+                called,
+                each: false,
+                line: call.start_position().row as u32 + 1,
+                conditional: true,
+            });
+        }
     }
 
     fn assignment(&mut self, node: Node<'_>) {
@@ -752,7 +811,7 @@ impl Walker<'_> {
     }
 
     fn bind(&mut self, left: Node<'_>, right: Node<'_>, each: bool) {
-        let Some(target) = chain(left, self.src) else {
+        let Some(target) = chain(left, self.src).or_else(|| element(left, self.src)) else {
             return;
         };
         let Some((value, called)) = value_chain(right, self.src) else {
@@ -810,8 +869,31 @@ fn value_chain(n: Node<'_>, src: &[u8]) -> Option<(Vec<String>, bool)> {
         "conditional_expression" | "parenthesized_expression" | "await" => {
             named(n).find_map(|c| value_chain(c, src))
         }
-        _ => Some((chain(n, src)?, false)),
+        _ => Some((chain(n, src).or_else(|| element(n, src))?, false)),
     }
+}
+
+/// An element of a container named by a chain: `a.b[k]` (and `a.b[k][j]`, the same bag of
+/// values) → `["a", "b", "[]"]`.
+fn element(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
+    let mut v = n;
+    if v.kind() != "subscript" {
+        return None;
+    }
+    while v.kind() == "subscript" {
+        v = v.child_by_field_name("value")?;
+    }
+    let mut c = chain(v, src)?;
+    c.push("[]".to_string());
+    Some(c)
+}
+
+/// A call's arguments as [`PyArg`]s.
+fn arguments(call: Node<'_>, src: &[u8]) -> Vec<PyArg> {
+    call.child_by_field_name("arguments")
+        .filter(|a| a.kind() == "argument_list")
+        .map(|a| named(a).filter_map(|x| argument(x, src)).collect())
+        .unwrap_or_default()
 }
 
 /// Calls that give back one of their arguments as it is (for the call graph): `cast(T, v)` is
@@ -833,7 +915,7 @@ fn argument(n: Node<'_>, src: &[u8]) -> Option<PyArg> {
             let v = n.child_by_field_name("value");
             Some(PyArg {
                 keyword: Some(text(n.child_by_field_name("name")?)),
-                value: v.and_then(|v| chain(v, src)),
+                value: v.and_then(|v| chain(v, src).or_else(|| element(v, src))),
                 literals: v.map(|v| literals(v, src)).unwrap_or_default(),
             })
         }
@@ -849,7 +931,7 @@ fn argument(n: Node<'_>, src: &[u8]) -> Option<PyArg> {
         }),
         _ => Some(PyArg {
             keyword: None,
-            value: chain(n, src),
+            value: chain(n, src).or_else(|| element(n, src)),
             literals: literals(n, src),
         }),
     }

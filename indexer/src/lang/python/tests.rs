@@ -461,6 +461,49 @@ fn a_parameter_rebound_in_a_branch_keeps_what_callers_pass() {
     );
 }
 
+/// Functions kept in an instance's container (`self.view_functions[endpoint] = view_func`,
+/// `self.before.setdefault(k, []).append(f)`) are what calling an element of it runs, directly
+/// or through a call that gives back its argument (`self.ensure_sync(…)(…)`).
+#[test]
+fn functions_kept_in_containers_are_called_from_them() {
+    let edges = package_edges(&[(
+        "web/app.py",
+        "class Scaffold:\n\
+         \x20   def __init__(self):\n        self.view_functions = {}\n        self.before = {}\n\
+         \x20   def add(self, endpoint, view_func):\n        self.view_functions[endpoint] = view_func\n\
+         \x20   def hook(self, f):\n        self.before.setdefault(None, []).append(f)\n        return f\n\
+         class App(Scaffold):\n\
+         \x20   def ensure_sync(self, func):\n        return func\n\
+         \x20   def dispatch(self, endpoint):\n        for f in self.before[None]:\n            f()\n        return self.ensure_sync(self.view_functions[endpoint])()\n\
+         class Other:\n\
+         \x20   def run(self):\n        self.view_functions['x']()\n\
+         def index():\n    pass\n\
+         def check():\n    pass\n\
+         def never():\n    pass\n\
+         app = App()\n\
+         app.add('index', index)\n\
+         app.hook(check)\n",
+    )]);
+    let has = |a: &str, b: &str| {
+        edges
+            .iter()
+            .any(|(x, y, z)| x == a && y == b && *z == "call")
+    };
+    for (a, b) in [
+        ("py:web.app.App.dispatch", "py:web.app.index"),
+        ("py:web.app.App.dispatch", "py:web.app.check"),
+        ("py:web.app.App.dispatch", "py:web.app.App.ensure_sync"),
+    ] {
+        assert!(has(a, b), "no call {a} -> {b}: {edges:#?}");
+    }
+    for (a, b) in [
+        ("py:web.app.App.dispatch", "py:web.app.never"),
+        ("py:web.app.Other.run", "py:web.app.index"),
+    ] {
+        assert!(!has(a, b), "a wrong call {a} -> {b}: {edges:#?}");
+    }
+}
+
 /// A package's `.pyi` stub types its names; the `.py` beside it is what runs: a call through the
 /// package reaches the definition its `__init__.py` re-exports, not the stub's declaration.
 #[test]
