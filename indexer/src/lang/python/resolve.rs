@@ -247,7 +247,22 @@ impl<'a> Repo<'a> {
                 for g in self.appliers(fi, d.def, k, 0) {
                     let (target, shift) = match g {
                         V::Def(gf, gd) => match self.def(gf, gd).kind {
-                            SymbolKind::Function | SymbolKind::Method => ((gf, gd), 0),
+                            SymbolKind::Function => ((gf, gd), 0),
+                            // `@app.before_request`: a method taken from an instance (or a
+                            // class method from its class) is handed the function after
+                            // `self` / `cls`.
+                            SymbolKind::Method if !d.factory => {
+                                let call = PyCall {
+                                    scope: d.scope,
+                                    chain: d.chain.clone(),
+                                    line: d.line,
+                                    url: None,
+                                    args: Vec::new(),
+                                    inner_args: Vec::new(),
+                                };
+                                ((gf, gd), self.shift(fi, &call, Some(&g), (gf, gd)))
+                            }
+                            SymbolKind::Method => ((gf, gd), 0),
                             SymbolKind::Class => match self.member(gf, gd, "__init__", 0) {
                                 Some(init) => (init, 1),
                                 None => continue,

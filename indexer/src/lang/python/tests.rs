@@ -463,7 +463,8 @@ fn a_parameter_rebound_in_a_branch_keeps_what_callers_pass() {
 
 /// Functions kept in an instance's container (`self.view_functions[endpoint] = view_func`,
 /// `self.before.setdefault(k, []).append(f)`) are what calling an element of it runs, directly
-/// or through a call that gives back its argument (`self.ensure_sync(…)(…)`).
+/// or through a call that gives back its argument (`self.ensure_sync(…)(…)`). A bound method
+/// used as a decorator (`@app.hook`) is handed the function after `self`.
 #[test]
 fn functions_kept_in_containers_are_called_from_them() {
     let edges = package_edges(&[(
@@ -478,11 +479,11 @@ fn functions_kept_in_containers_are_called_from_them() {
          class Other:\n\
          \x20   def run(self):\n        self.view_functions['x']()\n\
          def index():\n    pass\n\
-         def check():\n    pass\n\
          def never():\n    pass\n\
          app = App()\n\
          app.add('index', index)\n\
-         app.hook(check)\n",
+         @app.hook\n\
+         def check():\n    pass\n",
     )]);
     let has = |a: &str, b: &str| {
         edges
