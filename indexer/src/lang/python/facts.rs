@@ -852,7 +852,8 @@ fn conditional(n: Node<'_>) -> bool {
 fn value_chain(n: Node<'_>, src: &[u8]) -> Option<(Vec<String>, bool)> {
     match n.kind() {
         "call" => {
-            let f = chain(n.child_by_field_name("function")?, src)?;
+            let f = n.child_by_field_name("function")?;
+            let f = chain(f, src).or_else(|| element(f, src))?;
             match passed_through(&f) {
                 Some(i) => value_chain(
                     n.child_by_field_name("arguments")
@@ -873,19 +874,26 @@ fn value_chain(n: Node<'_>, src: &[u8]) -> Option<(Vec<String>, bool)> {
     }
 }
 
-/// An element of a container named by a chain: `a.b[k]` (and `a.b[k][j]`, the same bag of
-/// values) → `["a", "b", "[]"]`.
+/// A chain through elements of containers: `a.b[k]` (and `a.b[k][j]`, the same bag of values)
+/// → `["a", "b", "[]"]`, `a.b[k].get` → `["a", "b", "[]", "get"]`; `None` without a subscript.
 fn element(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
-    let mut v = n;
-    if v.kind() != "subscript" {
-        return None;
+    match n.kind() {
+        "subscript" => {
+            let v = n.child_by_field_name("value")?;
+            let mut c = element(v, src).or_else(|| chain(v, src))?;
+            if c.last().is_none_or(|l| l != "[]") {
+                c.push("[]".to_string());
+            }
+            Some(c)
+        }
+        "attribute" => {
+            let mut c = element(n.child_by_field_name("object")?, src)?;
+            let attr = n.child_by_field_name("attribute")?;
+            c.push(String::from_utf8_lossy(&src[attr.byte_range()]).into_owned());
+            Some(c)
+        }
+        _ => None,
     }
-    while v.kind() == "subscript" {
-        v = v.child_by_field_name("value")?;
-    }
-    let mut c = chain(v, src)?;
-    c.push("[]".to_string());
-    Some(c)
 }
 
 /// A call's arguments as [`PyArg`]s.
@@ -897,12 +905,17 @@ fn arguments(call: Node<'_>, src: &[u8]) -> Vec<PyArg> {
 }
 
 /// Calls that give back one of their arguments as it is (for the call graph): `cast(T, v)` is
-/// `v`, `update_wrapper(wrapper, wrapped)` is `wrapper`. The argument's position.
+/// `v`, `update_wrapper(wrapper, wrapped)` is `wrapper`; the builtins `reversed(c)`,
+/// `sorted(c)` and `iter(c)` give `c`'s elements, as iterating `c` does. The argument's
+/// position.
 fn passed_through(function: &[String]) -> Option<usize> {
-    match function.last().map(String::as_str) {
-        Some("cast") => Some(1),
-        Some("update_wrapper") => Some(0),
-        _ => None,
+    match function {
+        [b] if matches!(b.as_str(), "reversed" | "sorted" | "iter") => Some(0),
+        _ => match function.last().map(String::as_str) {
+            Some("cast") => Some(1),
+            Some("update_wrapper") => Some(0),
+            _ => None,
+        },
     }
 }
 

@@ -1064,6 +1064,13 @@ impl<'a> Repo<'a> {
             if matches!(name.as_str(), "[]" | "()") {
                 return None;
             }
+            // `bag.get(k)`, `bag.pop(k)`, `bag.setdefault(k)`: called, they give an element.
+            if matches!(v, V::Items(..))
+                && i + 1 == names.len()
+                && matches!(name.as_str(), "get" | "pop" | "setdefault")
+            {
+                return Some(v);
+            }
             if names.get(i + 1).is_some_and(|n| n == "[]") {
                 let V::Instance(f, c) = v else { return None };
                 v = V::Items(f, c, name.clone());
@@ -1244,6 +1251,8 @@ impl<'a> Repo<'a> {
                 }
             }
             V::External(x) => Some(V::External(x)),
+            // What `bag.get(k)` gives (see [`Repo::attrs`]): an element.
+            items @ V::Items(..) => Some(items),
             _ => None,
         }
     }

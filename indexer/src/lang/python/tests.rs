@@ -463,7 +463,8 @@ fn a_parameter_rebound_in_a_branch_keeps_what_callers_pass() {
 
 /// Functions kept in an instance's container (`self.view_functions[endpoint] = view_func`,
 /// `self.before.setdefault(k, []).append(f)`) are what calling an element of it runs, directly
-/// or through a call that gives back its argument (`self.ensure_sync(…)(…)`). A bound method
+/// or through a call that gives back its argument (`self.ensure_sync(…)(…)`), from `reversed(…)`
+/// and from `.get(k)`. A bound method
 /// used as a decorator (`@app.hook`) is handed the function after `self`.
 #[test]
 fn functions_kept_in_containers_are_called_from_them() {
@@ -475,13 +476,18 @@ fn functions_kept_in_containers_are_called_from_them() {
          \x20   def hook(self, f):\n        self.before.setdefault(None, []).append(f)\n        return f\n\
          class App(Scaffold):\n\
          \x20   def ensure_sync(self, func):\n        return func\n\
-         \x20   def dispatch(self, endpoint):\n        for f in self.before[None]:\n            f()\n        return self.ensure_sync(self.view_functions[endpoint])()\n\
+         \x20   def dispatch(self, endpoint):\n        for f in reversed(self.before[None]):\n            f()\n        return self.ensure_sync(self.view_functions[endpoint])()\n\
+         \x20   def find(self, code):\n        handler = self.handlers[code].get(code)\n        return handler\n\
+         \x20   def handle(self, code):\n        self.find(code)()\n\
+         \x20   def register(self, code, f):\n        self.handlers[None][code] = f\n\
          class Other:\n\
          \x20   def run(self):\n        self.view_functions['x']()\n\
          def index():\n    pass\n\
          def never():\n    pass\n\
          app = App()\n\
          app.add('index', index)\n\
+         def oops():\n    pass\n\
+         app.register(404, oops)\n\
          @app.hook\n\
          def check():\n    pass\n",
     )]);
@@ -494,6 +500,7 @@ fn functions_kept_in_containers_are_called_from_them() {
         ("py:web.app.App.dispatch", "py:web.app.index"),
         ("py:web.app.App.dispatch", "py:web.app.check"),
         ("py:web.app.App.dispatch", "py:web.app.App.ensure_sync"),
+        ("py:web.app.App.handle", "py:web.app.oops"),
     ] {
         assert!(has(a, b), "no call {a} -> {b}: {edges:#?}");
     }
