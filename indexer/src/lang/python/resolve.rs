@@ -691,6 +691,14 @@ impl<'a> Repo<'a> {
 
     /// The targets of a call chain: dispatched when its receiver is an instance.
     fn targets(&self, fi: usize, scope: u32, chain: &[String], at: u32) -> Vec<Target> {
+        // `bag.get(k)` reads an element; it calls none (see [`Repo::attrs`]).
+        if let Some((last, receiver)) = chain.split_last()
+            && matches!(last.as_str(), "get" | "pop" | "setdefault")
+            && !receiver.is_empty()
+            && let Some(V::Items(..)) = self.chain_at(fi, scope, receiver, at, 0)
+        {
+            return Vec::new();
+        }
         if let Some((last, receiver)) = chain.split_last()
             && !receiver.is_empty()
             && receiver[0] != "super()"
