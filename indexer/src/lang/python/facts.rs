@@ -159,7 +159,8 @@ pub struct PyCall {
 /// An argument of a call: `x`, `key=x`, `*xs`, `**kw`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PyArg {
-    /// `None` for a positional argument; the keyword, or `*` / `**` for an unpacked one.
+    /// `None` for a positional argument; the keyword, or `*` / `**` for an unpacked one (whose
+    /// value is the name unpacked: `**kwargs` → `["kwargs"]`).
     pub keyword: Option<String>,
     /// The value when it is a name chain (`handler`, `self.on_close`, or an element of one,
     /// `self.handlers[k]` as `["self", "handlers", "[]"]`); `None` otherwise.
@@ -939,7 +940,7 @@ fn argument(n: Node<'_>, src: &[u8]) -> Option<PyArg> {
         }),
         "dictionary_splat" => Some(PyArg {
             keyword: Some("**".to_string()),
-            value: None,
+            value: named(n).next().and_then(|v| chain(v, src)),
             literals: Vec::new(),
         }),
         _ => Some(PyArg {

@@ -128,6 +128,8 @@ struct Repo<'a> {
     /// cycle), so that following values costs each definition and parameter once.
     decorated_memo: Memo<(usize, u32, usize), V>,
     param_memo: Memo<(usize, u32, u32), Vec<V>>,
+    /// [`Repo::keyword_values`] once worked out.
+    keyword_memo: Memo<(usize, u32, String), Vec<V>>,
     /// Celery tasks by the name a worker knows them by.
     tasks: HashMap<String, Vec<(usize, u32)>>,
 }
@@ -203,6 +205,7 @@ impl<'a> Repo<'a> {
             sites: HashMap::new(),
             decorated_memo: RefCell::default(),
             param_memo: RefCell::default(),
+            keyword_memo: RefCell::default(),
             tasks: HashMap::new(),
         };
         repo.tasks = repo.task_names();
@@ -211,6 +214,7 @@ impl<'a> Repo<'a> {
         // What was worked out before the call sites were known is worked out again.
         repo.decorated_memo.borrow_mut().clear();
         repo.param_memo.borrow_mut().clear();
+        repo.keyword_memo.borrow_mut().clear();
         repo
     }
 
@@ -430,10 +434,16 @@ impl<'a> Repo<'a> {
                     args,
                     shift,
                 } => {
-                    let Some(chain) = self
-                        .argument_for(params, pos, args, shift)
-                        .and_then(|a| a.value.as_ref())
-                    else {
+                    let Some(arg) = self.argument_for(params, pos, args, shift) else {
+                        let name = &params[pos as usize].0;
+                        for v in self.forwarded(fi, scope, args, name) {
+                            if !out.contains(&v) && out.len() < MAX_VALUES {
+                                out.push(v);
+                            }
+                        }
+                        continue;
+                    };
+                    let Some(chain) = arg.value.as_ref() else {
                         continue;
                     };
                     self.chain_at(fi, scope, chain, line, depth + 1)
@@ -585,6 +595,84 @@ impl<'a> Repo<'a> {
                 }
             }
         }
+        out
+    }
+
+    /// Keyword `name` handed on through `**kwargs`: a call passing on the `**kw` of its function
+    /// (or of a function around its closure) gives `name=` what that function's callers give it
+    /// by keyword (when `name` is none of its own parameters, so it lands in `kw`).
+    fn forwarded(&self, fi: usize, scope: u32, args: &[PyArg], name: &str) -> Vec<V> {
+        let Some(kw) = args
+            .iter()
+            .find_map(|a| match (a.keyword.as_deref(), &a.value) {
+                (Some("**"), Some(v)) if v.len() == 1 => Some(format!("**{}", v[0])),
+                _ => None,
+            })
+        else {
+            return Vec::new();
+        };
+        let mut s = Some(scope);
+        while let Some(si) = s {
+            let d = self.def(fi, si);
+            if d.kind.is_callable() && d.params.iter().any(|p| p.0 == kw) {
+                if d.params.iter().any(|p| p.0 == name) {
+                    return Vec::new();
+                }
+                return self.keyword_values(fi, si, name);
+            }
+            s = d.parent;
+        }
+        Vec::new()
+    }
+
+    /// What the callers of function `scope` give it by keyword `name`, directly or handed on
+    /// through their own `**kwargs`.
+    fn keyword_values(&self, fi: usize, scope: u32, name: &str) -> Vec<V> {
+        let key = (fi, scope, name.to_string());
+        if let Some(known) = self.keyword_memo.borrow().get(&key) {
+            return known.clone().unwrap_or_default();
+        }
+        self.keyword_memo.borrow_mut().insert(key.clone(), None);
+        let mut out = Vec::new();
+        for site in self
+            .sites
+            .get(&(fi, scope))
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .take(MAX_SITES)
+        {
+            let Site::Call {
+                fi: sf,
+                scope: ss,
+                line,
+                args,
+                ..
+            } = *site
+            else {
+                continue;
+            };
+            let vs = match args.iter().find(|a| a.keyword.as_deref() == Some(name)) {
+                Some(a) => match a
+                    .value
+                    .as_ref()
+                    .and_then(|c| self.chain_at(sf, ss, c, line, 1))
+                {
+                    Some(V::Param(pf, pd, pp)) => self.param_values(pf, pd, pp, 1),
+                    Some(v) => vec![v],
+                    None => Vec::new(),
+                },
+                None => self.forwarded(sf, ss, args, name),
+            };
+            for v in vs {
+                if !out.contains(&v) && out.len() < MAX_VALUES {
+                    out.push(v);
+                }
+            }
+        }
+        self.keyword_memo
+            .borrow_mut()
+            .insert(key, Some(out.clone()));
         out
     }
 

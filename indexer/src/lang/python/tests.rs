@@ -461,6 +461,47 @@ fn a_parameter_rebound_in_a_branch_keeps_what_callers_pass() {
     );
 }
 
+/// A keyword argument handed on through `**kwargs` (`Option(callback=f)` → `super().__init__(
+/// **attrs)`) reaches the parameter of that name; one the caller takes itself does not.
+#[test]
+fn keywords_handed_on_through_kwargs_reach_their_parameter() {
+    let edges = package_edges(&[(
+        "cli/params.py",
+        "class Parameter:\n\
+         \x20   def __init__(self, decls, callback=None):\n        self.callback = callback\n\
+         \x20   def process(self):\n        self.callback()\n\
+         class Option(Parameter):\n\
+         \x20   def __init__(self, decls, **attrs):\n        super().__init__(decls, **attrs)\n\
+         class Flag(Parameter):\n\
+         \x20   def __init__(self, decls, callback=None, **attrs):\n        super().__init__(decls, **attrs)\n\
+         def validate():\n    pass\n\
+         def ignored():\n    pass\n\
+         def option(*decls, cls=None, **attrs):\n    if cls is None:\n        cls = Option\n    def decorator(f):\n        cls(decls, **attrs)\n        return f\n    return decorator\n\
+         def check():\n    pass\n\
+         @option('--z', callback=check)\n\
+         def command():\n    pass\n\
+         def main():\n    Option('x', callback=validate).process()\n    Flag('y', callback=ignored)\n",
+    )]);
+    let has = |a: &str, b: &str| {
+        edges
+            .iter()
+            .any(|(x, y, z)| x == a && y == b && *z == "call")
+    };
+    assert!(
+        has("py:cli.params.Parameter.process", "py:cli.params.validate"),
+        "{edges:#?}"
+    );
+    // Through a decorator factory's closure.
+    assert!(
+        has("py:cli.params.Parameter.process", "py:cli.params.check"),
+        "{edges:#?}"
+    );
+    assert!(
+        !has("py:cli.params.Parameter.process", "py:cli.params.ignored"),
+        "{edges:#?}"
+    );
+}
+
 /// Functions kept in an instance's container (`self.view_functions[endpoint] = view_func`,
 /// `self.before.setdefault(k, []).append(f)`) are what calling an element of it runs, directly
 /// or through a call that gives back its argument (`self.ensure_sync(…)(…)`), from `reversed(…)`
