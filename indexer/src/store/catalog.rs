@@ -27,8 +27,9 @@ pub use run::{RunEnd, RunTx};
 /// hold call arguments and decorator shapes (older ones decode to no Python edges). 14: Python
 /// facts hold framework shapes (URLconf entries, literals, decorator arguments, environment
 /// and settings reads). 15: a `package.json` is a TypeScript project file whose facts name the
-/// package's aliases.
-pub const SCHEMA_VERSION: i64 = 15;
+/// package's aliases. 16: Python assignments say whether they sit in a branch (older facts
+/// decode to no Python edges).
+pub const SCHEMA_VERSION: i64 = 16;
 
 /// How much of the catalog file a reader maps (address space, not memory: pages are the
 /// kernel's page cache, shared by every reader).

@@ -135,7 +135,9 @@ pub struct PyImport {
 }
 
 /// A call: `a.b.c(…)` is the chain `["a", "b", "c"]`; `super().m(…)` is `["super()", "m"]`;
-/// `f(…)(…)`, `x[i](…)` and calls on literals have no chain and are not recorded.
+/// an element of a container called, `a.b[k](…)`, is `["a", "b", "[]"]`; a call's result
+/// called, `a.f(x)(…)`, is `["a", "f", "()"]` with the inner call's arguments in
+/// [`PyCall::inner_args`]. Calls on literals and other shapes are not recorded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PyCall {
     /// The innermost definition the call is in (0: module-level code).
@@ -149,14 +151,19 @@ pub struct PyCall {
     /// The arguments, in order.
     #[serde(default)]
     pub args: Vec<PyArg>,
+    /// `f(x)(…)`: the arguments of the inner call `f(x)`.
+    #[serde(default)]
+    pub inner_args: Vec<PyArg>,
 }
 
 /// An argument of a call: `x`, `key=x`, `*xs`, `**kw`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PyArg {
-    /// `None` for a positional argument; the keyword, or `*` / `**` for an unpacked one.
+    /// `None` for a positional argument; the keyword, or `*` / `**` for an unpacked one (whose
+    /// value is the name unpacked: `**kwargs` → `["kwargs"]`).
     pub keyword: Option<String>,
-    /// The value when it is a name chain (`handler`, `self.on_close`); `None` otherwise.
+    /// The value when it is a name chain (`handler`, `self.on_close`, or an element of one,
+    /// `self.handlers[k]` as `["self", "handlers", "[]"]`); `None` otherwise.
     pub value: Option<Vec<String>>,
     /// The value when it is a literal: a string's text, `True`/`False`, or the strings of a
     /// list or tuple of string literals (`["GET", "POST"]`).
@@ -204,6 +211,10 @@ pub struct PyAssign {
     #[serde(default)]
     pub each: bool,
     pub line: u32,
+    /// The binding is inside a branch, loop, `try` or `with` of its scope rather than a
+    /// statement of the body itself: the name may still hold what it held before.
+    #[serde(default)]
+    pub conditional: bool,
 }
 
 /// Collects the facts of a parsed file whose symbols are `symbols` (module first).
@@ -426,7 +437,18 @@ impl Walker<'_> {
         let Some(f) = node.child_by_field_name("function") else {
             return;
         };
-        let Some(chain) = chain(f, self.src) else {
+        self.stored_element(f, node);
+        let mut inner_args = Vec::new();
+        let Some(chain) = chain(f, self.src).or_else(|| match f.kind() {
+            "subscript" => element(f, self.src),
+            "call" => {
+                let mut c = chain(f.child_by_field_name("function")?, self.src)?;
+                inner_args = arguments(f, self.src);
+                c.push("()".to_string());
+                Some(c)
+            }
+            _ => None,
+        }) else {
             return;
         };
         if let Some(u) = super::urlconf::entry(node, &chain, self.src, self.scope()) {
@@ -443,18 +465,60 @@ impl Walker<'_> {
             .child_by_field_name("arguments")
             .and_then(|a| named(a).next())
             .and_then(|a| url_template(a, self.src));
-        let args = node
-            .child_by_field_name("arguments")
-            .filter(|a| a.kind() == "argument_list")
-            .map(|a| named(a).filter_map(|x| argument(x, self.src)).collect())
-            .unwrap_or_default();
         self.facts.calls.push(PyCall {
             scope: self.scope(),
             chain,
             line,
             url,
-            args,
+            args: arguments(node, self.src),
+            inner_args,
         });
+    }
+
+    /// `c.append(v)`, `c.add(v)`, `c[k].append(v)`, `c.setdefault(k, []).append(v)`: `v` is
+    /// stored in the container `c`, as `c[k] = v` stores it.
+    fn stored_element(&mut self, function: Node<'_>, call: Node<'_>) {
+        let (Some(object), Some(method)) = (
+            function.child_by_field_name("object"),
+            function.child_by_field_name("attribute"),
+        ) else {
+            return;
+        };
+        if !matches!(&self.src[method.byte_range()], b"append" | b"add") {
+            return;
+        }
+        let object = match object.kind() {
+            "call" => object
+                .child_by_field_name("function")
+                .filter(|g| {
+                    g.child_by_field_name("attribute")
+                        .is_some_and(|a| &self.src[a.byte_range()] == b"setdefault")
+                })
+                .and_then(|g| g.child_by_field_name("object")),
+            _ => Some(object),
+        };
+        let Some(mut container) = object.and_then(|o| element(o, self.src).or(chain(o, self.src)))
+        else {
+            return;
+        };
+        if container.last().is_some_and(|l| l != "[]") {
+            container.push("[]".to_string());
+        }
+        let value = call
+            .child_by_field_name("arguments")
+            .and_then(|a| named(a).next())
+            .and_then(|v| value_chain(v, self.src));
+        if let Some((value, called)) = value {
+            self.facts.assigns.push(PyAssign {
+                scope: self.scope(),
+                target: container,
+                value,
+                called,
+                each: false,
+                line: call.start_position().row as u32 + 1,
+                conditional: true,
+            });
+        }
     }
 
     fn assignment(&mut self, node: Node<'_>) {
@@ -511,6 +575,7 @@ impl Walker<'_> {
             called,
             each: false,
             line: node.start_position().row as u32 + 1,
+            conditional: false,
         });
     }
 
@@ -661,6 +726,7 @@ impl Walker<'_> {
                 called: true,
                 each: false,
                 line: alias.start_position().row as u32 + 1,
+                conditional: true,
             });
         }
     }
@@ -746,7 +812,7 @@ impl Walker<'_> {
     }
 
     fn bind(&mut self, left: Node<'_>, right: Node<'_>, each: bool) {
-        let Some(target) = chain(left, self.src) else {
+        let Some(target) = chain(left, self.src).or_else(|| element(left, self.src)) else {
             return;
         };
         let Some((value, called)) = value_chain(right, self.src) else {
@@ -759,8 +825,27 @@ impl Walker<'_> {
             called,
             each,
             line: left.start_position().row as u32 + 1,
+            conditional: conditional(left),
         });
     }
+}
+
+/// Whether the statement holding `n` runs only on some paths through its scope: the block it is
+/// in belongs to an `if`, loop, `try`, `with` or `match` rather than to the `def` (or the module).
+fn conditional(n: Node<'_>) -> bool {
+    let mut p = n.parent();
+    while let Some(x) = p {
+        match x.kind() {
+            "block" => {
+                return !x.parent().is_some_and(|d| {
+                    matches!(d.kind(), "function_definition" | "class_definition")
+                });
+            }
+            "module" => return false,
+            _ => p = x.parent(),
+        }
+    }
+    false
 }
 
 /// A value as a chain and whether it is called: `f(…)`, `a.b`, and the operand that gives the
@@ -768,7 +853,8 @@ impl Walker<'_> {
 fn value_chain(n: Node<'_>, src: &[u8]) -> Option<(Vec<String>, bool)> {
     match n.kind() {
         "call" => {
-            let f = chain(n.child_by_field_name("function")?, src)?;
+            let f = n.child_by_field_name("function")?;
+            let f = chain(f, src).or_else(|| element(f, src))?;
             match passed_through(&f) {
                 Some(i) => value_chain(
                     n.child_by_field_name("arguments")
@@ -785,17 +871,52 @@ fn value_chain(n: Node<'_>, src: &[u8]) -> Option<(Vec<String>, bool)> {
         "conditional_expression" | "parenthesized_expression" | "await" => {
             named(n).find_map(|c| value_chain(c, src))
         }
-        _ => Some((chain(n, src)?, false)),
+        _ => Some((chain(n, src).or_else(|| element(n, src))?, false)),
     }
 }
 
-/// Calls that give back one of their arguments as it is (for the call graph): `cast(T, v)` is
-/// `v`, `update_wrapper(wrapper, wrapped)` is `wrapper`. The argument's position.
-fn passed_through(function: &[String]) -> Option<usize> {
-    match function.last().map(String::as_str) {
-        Some("cast") => Some(1),
-        Some("update_wrapper") => Some(0),
+/// A chain through elements of containers: `a.b[k]` (and `a.b[k][j]`, the same bag of values)
+/// → `["a", "b", "[]"]`, `a.b[k].get` → `["a", "b", "[]", "get"]`; `None` without a subscript.
+fn element(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
+    match n.kind() {
+        "subscript" => {
+            let v = n.child_by_field_name("value")?;
+            let mut c = element(v, src).or_else(|| chain(v, src))?;
+            if c.last().is_none_or(|l| l != "[]") {
+                c.push("[]".to_string());
+            }
+            Some(c)
+        }
+        "attribute" => {
+            let mut c = element(n.child_by_field_name("object")?, src)?;
+            let attr = n.child_by_field_name("attribute")?;
+            c.push(String::from_utf8_lossy(&src[attr.byte_range()]).into_owned());
+            Some(c)
+        }
         _ => None,
+    }
+}
+
+/// A call's arguments as [`PyArg`]s.
+fn arguments(call: Node<'_>, src: &[u8]) -> Vec<PyArg> {
+    call.child_by_field_name("arguments")
+        .filter(|a| a.kind() == "argument_list")
+        .map(|a| named(a).filter_map(|x| argument(x, src)).collect())
+        .unwrap_or_default()
+}
+
+/// Calls that give back one of their arguments as it is (for the call graph): `cast(T, v)` is
+/// `v`, `update_wrapper(wrapper, wrapped)` is `wrapper`; the builtins `reversed(c)`,
+/// `sorted(c)` and `iter(c)` give `c`'s elements, as iterating `c` does. The argument's
+/// position.
+fn passed_through(function: &[String]) -> Option<usize> {
+    match function {
+        [b] if matches!(b.as_str(), "reversed" | "sorted" | "iter") => Some(0),
+        _ => match function.last().map(String::as_str) {
+            Some("cast") => Some(1),
+            Some("update_wrapper") => Some(0),
+            _ => None,
+        },
     }
 }
 
@@ -808,7 +929,7 @@ fn argument(n: Node<'_>, src: &[u8]) -> Option<PyArg> {
             let v = n.child_by_field_name("value");
             Some(PyArg {
                 keyword: Some(text(n.child_by_field_name("name")?)),
-                value: v.and_then(|v| chain(v, src)),
+                value: v.and_then(|v| chain(v, src).or_else(|| element(v, src))),
                 literals: v.map(|v| literals(v, src)).unwrap_or_default(),
             })
         }
@@ -819,12 +940,12 @@ fn argument(n: Node<'_>, src: &[u8]) -> Option<PyArg> {
         }),
         "dictionary_splat" => Some(PyArg {
             keyword: Some("**".to_string()),
-            value: None,
+            value: named(n).next().and_then(|v| chain(v, src)),
             literals: Vec::new(),
         }),
         _ => Some(PyArg {
             keyword: None,
-            value: chain(n, src),
+            value: chain(n, src).or_else(|| element(n, src)),
             literals: literals(n, src),
         }),
     }

@@ -76,6 +76,9 @@ enum V {
     Param(usize, u32, u32),
     /// A definition as its decorator is handed it: the function before decoration.
     Raw(usize, u32),
+    /// An element of container attribute `.2` of instances of class `.1`: every value stored
+    /// in it (`self.handlers[k] = f`, `self.hooks.append(f)`), nested containers as one bag.
+    Items(usize, u32, String),
 }
 
 /// Where a function is called, for what its parameters are given.
@@ -103,8 +106,8 @@ enum Site<'a> {
 type Memo<K, T> = RefCell<HashMap<K, Option<T>>>;
 
 /// How many values a parameter is followed to, and how many call sites are read for them.
-const MAX_VALUES: usize = 24;
-const MAX_SITES: usize = 64;
+const MAX_VALUES: usize = 256;
+const MAX_SITES: usize = 512;
 
 struct Repo<'a> {
     files: &'a [(&'a RepoPath, &'a FileFacts)],
@@ -125,6 +128,8 @@ struct Repo<'a> {
     /// cycle), so that following values costs each definition and parameter once.
     decorated_memo: Memo<(usize, u32, usize), V>,
     param_memo: Memo<(usize, u32, u32), Vec<V>>,
+    /// [`Repo::keyword_values`] once worked out.
+    keyword_memo: Memo<(usize, u32, String), Vec<V>>,
     /// Celery tasks by the name a worker knows them by.
     tasks: HashMap<String, Vec<(usize, u32)>>,
 }
@@ -200,6 +205,7 @@ impl<'a> Repo<'a> {
             sites: HashMap::new(),
             decorated_memo: RefCell::default(),
             param_memo: RefCell::default(),
+            keyword_memo: RefCell::default(),
             tasks: HashMap::new(),
         };
         repo.tasks = repo.task_names();
@@ -208,6 +214,7 @@ impl<'a> Repo<'a> {
         // What was worked out before the call sites were known is worked out again.
         repo.decorated_memo.borrow_mut().clear();
         repo.param_memo.borrow_mut().clear();
+        repo.keyword_memo.borrow_mut().clear();
         repo
     }
 
@@ -222,7 +229,7 @@ impl<'a> Repo<'a> {
                     continue;
                 }
                 let value = self.chain_at(fi, c.scope, &c.chain, c.line, 0);
-                for t in self.targets(fi, c.scope, &c.chain, c.line) {
+                for t in self.call_targets(fi, c) {
                     let Target::Def(tf, td) = t else { continue };
                     let shift = self.shift(fi, c, value.as_ref(), (tf, td));
                     sites.entry((tf, td)).or_default().push(Site::Call {
@@ -244,7 +251,22 @@ impl<'a> Repo<'a> {
                 for g in self.appliers(fi, d.def, k, 0) {
                     let (target, shift) = match g {
                         V::Def(gf, gd) => match self.def(gf, gd).kind {
-                            SymbolKind::Function | SymbolKind::Method => ((gf, gd), 0),
+                            SymbolKind::Function => ((gf, gd), 0),
+                            // `@app.before_request`: a method taken from an instance (or a
+                            // class method from its class) is handed the function after
+                            // `self` / `cls`.
+                            SymbolKind::Method if !d.factory => {
+                                let call = PyCall {
+                                    scope: d.scope,
+                                    chain: d.chain.clone(),
+                                    line: d.line,
+                                    url: None,
+                                    args: Vec::new(),
+                                    inner_args: Vec::new(),
+                                };
+                                ((gf, gd), self.shift(fi, &call, Some(&g), (gf, gd)))
+                            }
+                            SymbolKind::Method => ((gf, gd), 0),
                             SymbolKind::Class => match self.member(gf, gd, "__init__", 0) {
                                 Some(init) => (init, 1),
                                 None => continue,
@@ -271,6 +293,10 @@ impl<'a> Repo<'a> {
     fn shift(&self, fi: usize, c: &PyCall, value: Option<&V>, target: (usize, u32)) -> usize {
         let t = self.def(target.0, target.1);
         if t.kind != SymbolKind::Method || t.decorators.iter().any(|x| x == "staticmethod") {
+            return 0;
+        }
+        // A function taken from a container or given by a call is called as it was stored.
+        if c.chain.last().is_some_and(|l| l == "[]" || l == "()") {
             return 0;
         }
         if let Some(V::Def(vf, vd)) = value
@@ -386,15 +412,12 @@ impl<'a> Repo<'a> {
     fn given(&self, f: usize, d: u32, pos: u32, depth: u32) -> Vec<V> {
         let mut out: Vec<V> = Vec::new();
         let params = &self.def(f, d).params;
-        let Some((name, _)) = params.get(pos as usize) else {
-            return out;
-        };
-        if name.starts_with('*') {
+        if params
+            .get(pos as usize)
+            .is_none_or(|p| p.0.starts_with('*'))
+        {
             return out;
         }
-        let keyword_only = params[..pos as usize]
-            .iter()
-            .any(|p| p.0.starts_with('*') && !p.0.starts_with("**"));
         for site in self
             .sites
             .get(&(f, d))
@@ -411,18 +434,16 @@ impl<'a> Repo<'a> {
                     args,
                     shift,
                 } => {
-                    let by_keyword = args
-                        .iter()
-                        .find(|a| a.keyword.as_deref() == Some(name.as_str()));
-                    let positional = (!keyword_only && pos as usize >= shift)
-                        .then(|| {
-                            let i = pos as usize - shift;
-                            let before = args.iter().take_while(|a| a.keyword.is_none()).count();
-                            (i < before).then(|| &args[i])
-                        })
-                        .flatten();
-                    let Some(chain) = by_keyword.or(positional).and_then(|a| a.value.as_ref())
-                    else {
+                    let Some(arg) = self.argument_for(params, pos, args, shift) else {
+                        let name = &params[pos as usize].0;
+                        for v in self.forwarded(fi, scope, args, name) {
+                            if !out.contains(&v) && out.len() < MAX_VALUES {
+                                out.push(v);
+                            }
+                        }
+                        continue;
+                    };
+                    let Some(chain) = arg.value.as_ref() else {
                         continue;
                     };
                     self.chain_at(fi, scope, chain, line, depth + 1)
@@ -476,8 +497,212 @@ impl<'a> Repo<'a> {
                 }
             }
             V::Raw(f, d) => vec![Target::Def(f, d)],
+            V::Items(f, c, name) => {
+                let mut out = Vec::new();
+                for v in self.items(f, c, &name, depth + 1) {
+                    for t in self.called_all(v, depth + 1) {
+                        if !out.contains(&t) {
+                            out.push(t);
+                        }
+                    }
+                }
+                out
+            }
             v => self.called(v).into_iter().collect(),
         }
+    }
+
+    /// Every value stored in container attribute `name` by the methods of `class` and its
+    /// bases (`self.name[k] = v`, `self.name.append(v)`), parameters followed to what their
+    /// callers pass.
+    fn items(&self, f: usize, class: u32, name: &str, depth: u32) -> Vec<V> {
+        let mut out = Vec::new();
+        let mut todo = vec![(f, class)];
+        let mut seen = Vec::new();
+        while let Some((cf, cd)) = todo.pop() {
+            if seen.contains(&(cf, cd)) || seen.len() > 16 || depth > MAX_DEPTH {
+                continue;
+            }
+            seen.push((cf, cd));
+            let Some(facts) = self.facts(cf) else {
+                continue;
+            };
+            for a in facts.assigns.iter().filter(|a| {
+                matches!(a.target.as_slice(), [s, n, e] if s == "self" && n == name && e == "[]")
+                    && self.enclosing_class(cf, a.scope) == Some(cd)
+            }) {
+                let Some(v) = self.chain(cf, a.scope, &a.value, depth + 1) else {
+                    continue;
+                };
+                let vs = match self.assigned(a, v, depth + 1) {
+                    Some(V::Param(pf, pd, pp)) => self.param_values(pf, pd, pp, depth + 1),
+                    Some(v) => vec![v],
+                    None => Vec::new(),
+                };
+                for v in vs {
+                    if !out.contains(&v) && out.len() < MAX_VALUES {
+                        out.push(v);
+                    }
+                }
+            }
+            todo.extend(self.bases(cf, cd, depth + 1));
+        }
+        out
+    }
+
+    /// What calling a call's result runs (`self.ensure_sync(view)(…)`): each function the
+    /// inner call reaches gives back one of its parameters (the argument passed there) or a
+    /// function of the project.
+    fn result_targets(&self, fi: usize, c: &PyCall) -> Vec<Target> {
+        let inner = PyCall {
+            scope: c.scope,
+            chain: c.chain[..c.chain.len() - 1].to_vec(),
+            line: c.line,
+            url: None,
+            args: c.inner_args.clone(),
+            inner_args: Vec::new(),
+        };
+        let value = self.chain_at(fi, c.scope, &inner.chain, c.line, 0);
+        let mut out = Vec::new();
+        for t in self.targets(fi, c.scope, &inner.chain, c.line) {
+            let Target::Def(gf, gd) = t else { continue };
+            if !self.def(gf, gd).kind.is_callable() {
+                continue;
+            }
+            let shift = self.shift(fi, &inner, value.as_ref(), (gf, gd));
+            for r in self
+                .facts(gf)
+                .map(|x| x.returns.as_slice())
+                .unwrap_or_default()
+            {
+                if r.scope != gd || r.each {
+                    continue;
+                }
+                let given = match self.chain(gf, gd, &r.value, 1) {
+                    Some(V::Param(pf, pd, pos)) if (pf, pd) == (gf, gd) && !r.called => self
+                        .argument_for(&self.def(gf, gd).params, pos, &inner.args, shift)
+                        .and_then(|a| a.value.as_ref())
+                        .and_then(|a| self.chain_at(fi, c.scope, a, c.line, 1))
+                        .map(|v| self.called_all(v, 1))
+                        .unwrap_or_default(),
+                    Some(v) if !r.called => self.called_all(v, 1),
+                    _ => Vec::new(),
+                };
+                for t in given {
+                    if matches!(t, Target::Def(..)) && !out.contains(&t) {
+                        out.push(t);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Keyword `name` handed on through `**kwargs`: a call passing on the `**kw` of its function
+    /// (or of a function around its closure) gives `name=` what that function's callers give it
+    /// by keyword (when `name` is none of its own parameters, so it lands in `kw`).
+    fn forwarded(&self, fi: usize, scope: u32, args: &[PyArg], name: &str) -> Vec<V> {
+        let Some(kw) = args
+            .iter()
+            .find_map(|a| match (a.keyword.as_deref(), &a.value) {
+                (Some("**"), Some(v)) if v.len() == 1 => Some(format!("**{}", v[0])),
+                _ => None,
+            })
+        else {
+            return Vec::new();
+        };
+        let mut s = Some(scope);
+        while let Some(si) = s {
+            let d = self.def(fi, si);
+            if d.kind.is_callable() && d.params.iter().any(|p| p.0 == kw) {
+                if d.params.iter().any(|p| p.0 == name) {
+                    return Vec::new();
+                }
+                return self.keyword_values(fi, si, name);
+            }
+            s = d.parent;
+        }
+        Vec::new()
+    }
+
+    /// What the callers of function `scope` give it by keyword `name`, directly or handed on
+    /// through their own `**kwargs`.
+    fn keyword_values(&self, fi: usize, scope: u32, name: &str) -> Vec<V> {
+        let key = (fi, scope, name.to_string());
+        if let Some(known) = self.keyword_memo.borrow().get(&key) {
+            return known.clone().unwrap_or_default();
+        }
+        self.keyword_memo.borrow_mut().insert(key.clone(), None);
+        let mut out = Vec::new();
+        for site in self
+            .sites
+            .get(&(fi, scope))
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .take(MAX_SITES)
+        {
+            let Site::Call {
+                fi: sf,
+                scope: ss,
+                line,
+                args,
+                ..
+            } = *site
+            else {
+                continue;
+            };
+            let vs = match args.iter().find(|a| a.keyword.as_deref() == Some(name)) {
+                Some(a) => match a
+                    .value
+                    .as_ref()
+                    .and_then(|c| self.chain_at(sf, ss, c, line, 1))
+                {
+                    Some(V::Param(pf, pd, pp)) => self.param_values(pf, pd, pp, 1),
+                    Some(v) => vec![v],
+                    None => Vec::new(),
+                },
+                None => self.forwarded(sf, ss, args, name),
+            };
+            for v in vs {
+                if !out.contains(&v) && out.len() < MAX_VALUES {
+                    out.push(v);
+                }
+            }
+        }
+        self.keyword_memo
+            .borrow_mut()
+            .insert(key, Some(out.clone()));
+        out
+    }
+
+    /// The argument a call gives parameter `pos` (of `params`), by keyword or by position
+    /// after the `shift` parameters the call binds itself.
+    fn argument_for<'c>(
+        &self,
+        params: &[(String, String)],
+        pos: u32,
+        args: &'c [PyArg],
+        shift: usize,
+    ) -> Option<&'c PyArg> {
+        let (name, _) = params.get(pos as usize)?;
+        if name.starts_with('*') {
+            return None;
+        }
+        let keyword_only = params[..pos as usize]
+            .iter()
+            .any(|p| p.0.starts_with('*') && !p.0.starts_with("**"));
+        let by_keyword = args
+            .iter()
+            .find(|a| a.keyword.as_deref() == Some(name.as_str()));
+        let positional = (!keyword_only && pos as usize >= shift)
+            .then(|| {
+                let i = pos as usize - shift;
+                let before = args.iter().take_while(|a| a.keyword.is_none()).count();
+                (i < before).then(|| &args[i])
+            })
+            .flatten();
+        by_keyword.or(positional)
     }
 
     /// The targets with the wrapper functions their decorators put in their place: a call of a
@@ -544,8 +769,24 @@ impl<'a> Repo<'a> {
         out
     }
 
+    /// The targets of a call: of its chain, or what a call's result called runs.
+    fn call_targets(&self, fi: usize, c: &PyCall) -> Vec<Target> {
+        if c.chain.last().is_some_and(|l| l == "()") {
+            return self.result_targets(fi, c);
+        }
+        self.targets(fi, c.scope, &c.chain, c.line)
+    }
+
     /// The targets of a call chain: dispatched when its receiver is an instance.
     fn targets(&self, fi: usize, scope: u32, chain: &[String], at: u32) -> Vec<Target> {
+        // `bag.get(k)` reads an element; it calls none (see [`Repo::attrs`]).
+        if let Some((last, receiver)) = chain.split_last()
+            && matches!(last.as_str(), "get" | "pop" | "setdefault")
+            && !receiver.is_empty()
+            && let Some(V::Items(..)) = self.chain_at(fi, scope, receiver, at, 0)
+        {
+            return Vec::new();
+        }
         if let Some((last, receiver)) = chain.split_last()
             && !receiver.is_empty()
             && receiver[0] != "super()"
@@ -556,9 +797,61 @@ impl<'a> Repo<'a> {
                 return self.with_wrappers(self.dispatch((cf, cd), last));
             }
         }
-        self.chain_at(fi, scope, chain, at, 0)
+        let mut out = self
+            .chain_at(fi, scope, chain, at, 0)
             .map(|v| self.called_all(v, 0))
-            .unwrap_or_default()
+            .unwrap_or_default();
+        if let [name] = chain
+            && let Some(p) = self.rebound_parameter(fi, scope, name)
+        {
+            for t in self.called_all(p, 0) {
+                if !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+        }
+        out
+    }
+
+    /// A parameter that its function rebinds only in branches (`if cls is None: cls = Command`)
+    /// still holds what a caller passed on the other paths: the parameter, as seen from `scope`
+    /// (its own function or a closure inside it).
+    fn rebound_parameter(&self, fi: usize, scope: u32, name: &str) -> Option<V> {
+        let f = self.facts(fi)?;
+        let mut s = Some(scope);
+        let mut first = true;
+        while let Some(si) = s {
+            let d = &f.defs[si as usize];
+            if (first || d.kind != SymbolKind::Class) && self.binds(fi, f, si, name) {
+                let pos = d.params.iter().position(|p| p.0 == name)?;
+                let mut rebinds = f
+                    .assigns
+                    .iter()
+                    .filter(|a| a.scope == si && a.target.len() == 1 && a.target[0] == name)
+                    .peekable();
+                let only_in_branches =
+                    rebinds.peek().is_some() && rebinds.all(|a| a.conditional && !a.each);
+                return (d.kind.is_callable()
+                    && only_in_branches
+                    && self.parameter(fi, si, name, 0).is_none())
+                .then_some(V::Param(fi, si, pos as u32));
+            }
+            first = false;
+            s = d.parent;
+        }
+        None
+    }
+
+    /// Whether definition `si`'s body binds `name` (a parameter, definition, import or
+    /// assignment).
+    fn binds(&self, fi: usize, f: &PyFacts, si: u32, name: &str) -> bool {
+        let d = &f.defs[si as usize];
+        d.params.iter().any(|p| p.0 == name)
+            || self.members[fi].contains_key(&(si, name))
+            || f.imports.iter().any(|i| i.scope == si && i.local == name)
+            || f.assigns
+                .iter()
+                .any(|a| a.scope == si && a.target.len() == 1 && a.target[0] == name)
     }
 
     fn facts(&self, fi: usize) -> Option<&'a PyFacts> {
@@ -577,10 +870,13 @@ impl<'a> Repo<'a> {
                 out.push(e);
                 continue;
             }
-            let targets = self.targets(fi, c.scope, &c.chain, c.line);
+            let targets = self.call_targets(fi, c);
             if targets.is_empty() {
                 if c.chain.len() == 1 && self.lookup(fi, c.scope, head, 0).is_none() {
                     continue; // builtins and names bound where this does not look
+                }
+                if c.chain.last().is_some_and(|l| l == "[]" || l == "()") {
+                    continue; // no name to record
                 }
                 out.push(self.call_edge(fi, f, c, None));
             }
@@ -600,6 +896,7 @@ impl<'a> Repo<'a> {
                 line: d.line,
                 url: None,
                 args: Vec::new(),
+                inner_args: Vec::new(),
             };
             let Some(k) = self
                 .decos
@@ -646,6 +943,11 @@ impl<'a> Repo<'a> {
     }
 
     fn call_edge(&self, fi: usize, f: &PyFacts, c: &PyCall, target: Option<Target>) -> Edge {
+        // `handlers[k](…)` and `f(x)(…)` name no callee at the call: the target names it.
+        let callee_name = match (c.chain.last().map(String::as_str), &target) {
+            (Some("[]" | "()"), Some(Target::Def(tf, td))) => self.def(*tf, *td).name.clone(),
+            (last, _) => last.unwrap_or_default().to_string(),
+        };
         let (callee, callee_file, callee_line, confidence) = match target {
             Some(Target::Def(tf, td)) => (
                 Some(self.def(tf, td).id.clone()),
@@ -663,7 +965,7 @@ impl<'a> Repo<'a> {
             line: c.line,
             kind: EdgeKind::Call,
             callee,
-            callee_name: c.chain.last().cloned().unwrap_or_default(),
+            callee_name,
             callee_file,
             callee_line,
             caller_flags: 0,
@@ -823,7 +1125,7 @@ impl<'a> Repo<'a> {
                 .map(|(mf, md)| Target::Def(mf, md)),
             V::External(x) => Some(Target::External(x)),
             V::Raw(f, d) => Some(Target::Def(f, d)),
-            V::Module(_) | V::Many(..) | V::Param(..) => None,
+            V::Module(_) | V::Many(..) | V::Param(..) | V::Items(..) => None,
         }
     }
 
@@ -837,23 +1139,42 @@ impl<'a> Repo<'a> {
             return None;
         }
         let (head, rest) = chain.split_first()?;
-        let mut v = if head == "super()" {
+        if head == "super()" {
             let (first, rest2) = rest.split_first()?;
             let class = self.enclosing_class(fi, scope)?;
             let found = self
                 .bases(fi, class, depth)
                 .into_iter()
                 .find_map(|(bf, bd)| self.member(bf, bd, first, depth))?;
-            let mut v = V::Def(found.0, found.1);
-            for name in rest2 {
-                v = self.attr(v, name, depth)?;
+            return self.attrs(V::Def(found.0, found.1), rest2, depth);
+        }
+        let v = self.lookup_at(fi, scope, head, at, depth)?;
+        self.attrs(v, rest, depth)
+    }
+
+    /// `v.a.b…`: each name in turn; `name` followed by `[]` is an element of that container
+    /// attribute (of a project instance; anything else has no known elements).
+    fn attrs(&self, mut v: V, names: &[String], depth: u32) -> Option<V> {
+        let mut i = 0;
+        while let Some(name) = names.get(i) {
+            if matches!(name.as_str(), "[]" | "()") {
+                return None;
             }
-            return Some(v);
-        } else {
-            self.lookup_at(fi, scope, head, at, depth)?
-        };
-        for name in rest {
+            // `bag.get(k)`, `bag.pop(k)`, `bag.setdefault(k)`: called, they give an element.
+            if matches!(v, V::Items(..))
+                && i + 1 == names.len()
+                && matches!(name.as_str(), "get" | "pop" | "setdefault")
+            {
+                return Some(v);
+            }
+            if names.get(i + 1).is_some_and(|n| n == "[]") {
+                let V::Instance(f, c) = v else { return None };
+                v = V::Items(f, c, name.clone());
+                i += 2;
+                continue;
+            }
             v = self.attr(v, name, depth)?;
+            i += 1;
         }
         Some(v)
     }
@@ -990,6 +1311,8 @@ impl<'a> Repo<'a> {
         }
         match v {
             V::Many(f, d) => Some(V::Instance(f, d)),
+            // An element of a bag of values is one of them.
+            items @ V::Items(..) => Some(items),
             _ => None,
         }
     }
@@ -1024,6 +1347,8 @@ impl<'a> Repo<'a> {
                 }
             }
             V::External(x) => Some(V::External(x)),
+            // What `bag.get(k)` gives (see [`Repo::attrs`]): an element.
+            items @ V::Items(..) => Some(items),
             _ => None,
         }
     }
@@ -1167,7 +1492,7 @@ impl<'a> Repo<'a> {
                 self.instance_attribute(f, d, name, depth)
             }
             V::External(x) => Some(V::External(format!("{x}.{name}"))),
-            V::Many(..) | V::Raw(..) => None,
+            V::Many(..) | V::Raw(..) | V::Items(..) => None,
             // What every value a caller gives has, when they agree.
             V::Param(f, d, p) => {
                 let mut found = None;

@@ -419,6 +419,142 @@ fn calls_follow_functions_passed_as_values_closures_and_decorator_wrappers() {
     }
 }
 
+/// A parameter rebound only on some paths (`if cls is None: cls = Command`) still holds what
+/// its callers pass on the others; one rebound on every path does not.
+#[test]
+fn a_parameter_rebound_in_a_branch_keeps_what_callers_pass() {
+    let edges = package_edges(&[(
+        "app/cmd.py",
+        "class Command:\n\
+         \x20   def __init__(self, callback):\n        self.callback = callback\n\
+         class Group(Command):\n\
+         \x20   def __init__(self, callback):\n        self.callback = callback\n\
+         def command(name=None, cls=None):\n    if cls is None:\n        cls = Command\n\
+         \x20   def decorator(f):\n        return cls(f)\n    return decorator\n\
+         def group(name=None):\n    return command(name, Group)\n\
+         def invoke(callback, *args):\n    if isinstance(callback, Command):\n        callback = callback.callback\n    return callback(*args)\n\
+         def hello():\n    pass\n\
+         def wrap(g):\n    def inner():\n        pass\n    return inner\n\
+         def always(f):\n    f = wrap(f)\n    f()\n\
+         def job():\n    pass\n\
+         def main():\n    invoke(hello)\n    always(job)\n",
+    )]);
+    let has = |a: &str, b: &str| {
+        edges
+            .iter()
+            .any(|(x, y, z)| x == a && y == b && *z == "call")
+    };
+    for (a, b) in [
+        ("py:app.cmd.invoke", "py:app.cmd.hello"),
+        (
+            "py:app.cmd.command.decorator",
+            "py:app.cmd.Command.__init__",
+        ),
+        ("py:app.cmd.command.decorator", "py:app.cmd.Group.__init__"),
+        ("py:app.cmd.always", "py:app.cmd.wrap.inner"),
+    ] {
+        assert!(has(a, b), "no call {a} -> {b}: {edges:#?}");
+    }
+    assert!(
+        !has("py:app.cmd.always", "py:app.cmd.job"),
+        "rebound on every path: {edges:#?}"
+    );
+}
+
+/// A keyword argument handed on through `**kwargs` (`Option(callback=f)` → `super().__init__(
+/// **attrs)`) reaches the parameter of that name; one the caller takes itself does not.
+#[test]
+fn keywords_handed_on_through_kwargs_reach_their_parameter() {
+    let edges = package_edges(&[(
+        "cli/params.py",
+        "class Parameter:\n\
+         \x20   def __init__(self, decls, callback=None):\n        self.callback = callback\n\
+         \x20   def process(self):\n        self.callback()\n\
+         class Option(Parameter):\n\
+         \x20   def __init__(self, decls, **attrs):\n        super().__init__(decls, **attrs)\n\
+         class Flag(Parameter):\n\
+         \x20   def __init__(self, decls, callback=None, **attrs):\n        super().__init__(decls, **attrs)\n\
+         def validate():\n    pass\n\
+         def ignored():\n    pass\n\
+         def option(*decls, cls=None, **attrs):\n    if cls is None:\n        cls = Option\n    def decorator(f):\n        cls(decls, **attrs)\n        return f\n    return decorator\n\
+         def check():\n    pass\n\
+         @option('--z', callback=check)\n\
+         def command():\n    pass\n\
+         def main():\n    Option('x', callback=validate).process()\n    Flag('y', callback=ignored)\n",
+    )]);
+    let has = |a: &str, b: &str| {
+        edges
+            .iter()
+            .any(|(x, y, z)| x == a && y == b && *z == "call")
+    };
+    assert!(
+        has("py:cli.params.Parameter.process", "py:cli.params.validate"),
+        "{edges:#?}"
+    );
+    // Through a decorator factory's closure.
+    assert!(
+        has("py:cli.params.Parameter.process", "py:cli.params.check"),
+        "{edges:#?}"
+    );
+    assert!(
+        !has("py:cli.params.Parameter.process", "py:cli.params.ignored"),
+        "{edges:#?}"
+    );
+}
+
+/// Functions kept in an instance's container (`self.view_functions[endpoint] = view_func`,
+/// `self.before.setdefault(k, []).append(f)`) are what calling an element of it runs, directly
+/// or through a call that gives back its argument (`self.ensure_sync(…)(…)`), from `reversed(…)`
+/// and from `.get(k)`. A bound method
+/// used as a decorator (`@app.hook`) is handed the function after `self`.
+#[test]
+fn functions_kept_in_containers_are_called_from_them() {
+    let edges = package_edges(&[(
+        "web/app.py",
+        "class Scaffold:\n\
+         \x20   def __init__(self):\n        self.view_functions = {}\n        self.before = {}\n\
+         \x20   def add(self, endpoint, view_func):\n        self.view_functions[endpoint] = view_func\n\
+         \x20   def hook(self, f):\n        self.before.setdefault(None, []).append(f)\n        return f\n\
+         class App(Scaffold):\n\
+         \x20   def ensure_sync(self, func):\n        return func\n\
+         \x20   def dispatch(self, endpoint):\n        for f in reversed(self.before[None]):\n            f()\n        return self.ensure_sync(self.view_functions[endpoint])()\n\
+         \x20   def find(self, code):\n        handler = self.handlers[code].get(code)\n        return handler\n\
+         \x20   def handle(self, code):\n        self.find(code)()\n\
+         \x20   def register(self, code, f):\n        self.handlers[None][code] = f\n\
+         class Other:\n\
+         \x20   def run(self):\n        self.view_functions['x']()\n\
+         def index():\n    pass\n\
+         def never():\n    pass\n\
+         app = App()\n\
+         app.add('index', index)\n\
+         def oops():\n    pass\n\
+         app.register(404, oops)\n\
+         @app.hook\n\
+         def check():\n    pass\n",
+    )]);
+    let has = |a: &str, b: &str| {
+        edges
+            .iter()
+            .any(|(x, y, z)| x == a && y == b && *z == "call")
+    };
+    for (a, b) in [
+        ("py:web.app.App.dispatch", "py:web.app.index"),
+        ("py:web.app.App.dispatch", "py:web.app.check"),
+        ("py:web.app.App.dispatch", "py:web.app.App.ensure_sync"),
+        ("py:web.app.App.handle", "py:web.app.oops"),
+    ] {
+        assert!(has(a, b), "no call {a} -> {b}: {edges:#?}");
+    }
+    for (a, b) in [
+        ("py:web.app.App.dispatch", "py:web.app.never"),
+        // Reading an element calls none.
+        ("py:web.app.App.find", "py:web.app.oops"),
+        ("py:web.app.Other.run", "py:web.app.index"),
+    ] {
+        assert!(!has(a, b), "a wrong call {a} -> {b}: {edges:#?}");
+    }
+}
+
 /// A package's `.pyi` stub types its names; the `.py` beside it is what runs: a call through the
 /// package reaches the definition its `__init__.py` re-exports, not the stub's declaration.
 #[test]
