@@ -46,10 +46,11 @@ impl MemoryBudget {
         encoded.saturating_mul(DECODED_PER_ENCODED) <= self.0 / 4
     }
 
-    /// The full-text writer's heap for each of its threads: together at most a twelfth of the
-    /// budget, within tantivy's floor and the 64 MB that keeps segments few.
+    /// The full-text writer's heap for each of its threads: together at most a sixth of the
+    /// budget (the default budget keeps 64 MB for each of the writer's at most four threads),
+    /// within tantivy's floor and the 64 MB that keeps segments few.
     pub fn text_heap_per_thread(self, threads: usize) -> usize {
-        let share = self.0 / 12 / threads.max(1) as u64;
+        let share = self.0 / 6 / threads.max(1) as u64;
         share.clamp(TEXT_HEAP_MIN, TEXT_HEAP_MAX) as usize
     }
 }
@@ -122,10 +123,10 @@ mod tests {
 
     #[test]
     fn the_text_heap_shrinks_with_the_budget_within_tantivys_floor() {
-        assert_eq!(MemoryBudget::default().text_heap_per_thread(2), 64_000_000);
-        let small = MemoryBudget::from_bytes(256 * MIB);
+        assert_eq!(MemoryBudget::default().text_heap_per_thread(4), 64_000_000);
+        let small = MemoryBudget::from_bytes(128 * MIB);
         assert_eq!(small.text_heap_per_thread(2), 15_000_000);
-        let mid = MemoryBudget::from_bytes(768 * MIB);
-        assert_eq!(mid.text_heap_per_thread(2), 768 * MIB as usize / 24);
+        let mid = MemoryBudget::from_bytes(384 * MIB);
+        assert_eq!(mid.text_heap_per_thread(2), 384 * MIB as usize / 12);
     }
 }
