@@ -8,6 +8,8 @@
 #   Default binary: target/release/codemap (CARGO_TARGET_DIR honoured).
 #   REFERENCE_BIN=/path/to/codemap  also index with that binary and compare `export symbols`
 #                                   and `export edges --kind all` byte for byte.
+#   INDEX_ARGS="--memory-budget 1G"  more arguments for the measured binary's `index` (not the
+#                                   reference's).
 set -euo pipefail
 repo=${1:?usage: bench/index_memory.sh REPO [CODEMAP_BINARY]}
 bin=${2:-${CARGO_TARGET_DIR:-target}/release/codemap}
@@ -18,14 +20,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # The pipeline logs the resident MiB at each stage (rss_mib=…) at debug level.
-index() { # BIN IDX LOG
+index() { # BIN IDX LOG [INDEX ARGS…]
+  local bin=$1 idx=$2 log=$3
+  shift 3
   CODEMAP_LOG=indexer=debug /usr/bin/time -f '%e %M' -o "$work/time" \
-    "$1" --index-dir "$2" index "$repo" >"$3.out" 2>"$3"
+    "$bin" --index-dir "$idx" index "$repo" "$@" >"$log.out" 2>"$log"
   read -r wall rss < <(tail -1 "$work/time")
-  printf '%-22s %8.1f s   peak RSS %7.1f MiB\n' "$(basename "$1"):" "$wall" "$(echo "$rss / 1024" | bc -l)"
-  sed 's/\x1b\[[0-9;]*m//g' "$3" | grep -o '[a-z]*::[a-z:_]*: [a-z ]*\( files=[0-9]*\)\?.*rss_mib=[0-9]*' |
+  printf '%-22s %8.1f s   peak RSS %7.1f MiB\n' "$(basename "$bin"):" "$wall" "$(echo "$rss / 1024" | bc -l)"
+  sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -o '[a-z]*::[a-z:_]*: [a-z ]*\( files=[0-9]*\)\?.*rss_mib=[0-9]*' |
     sed -E 's/^[a-z:_]+: //; s/ (ms|decode_ms|build_ms|edges|rewritten)=[0-9]+//g; s/^/    /' || true
-  tail -1 "$3.out" | sed 's/^/    /'
+  tail -2 "$log.out" | sed 's/^/    /'
 }
 
 exports() { # BIN IDX PREFIX
@@ -34,7 +38,8 @@ exports() { # BIN IDX PREFIX
 }
 
 echo "repository: $repo ($(find "$repo" -type f | wc -l) files)"
-index "$bin" "$work/idx" "$work/log"
+# shellcheck disable=SC2086 # INDEX_ARGS is a list of arguments
+index "$bin" "$work/idx" "$work/log" ${INDEX_ARGS:-}
 if [ -n "${REFERENCE_BIN:-}" ]; then
   index "$REFERENCE_BIN" "$work/ref" "$work/ref-log"
   exports "$bin" "$work/idx" "$work/new"

@@ -269,6 +269,10 @@ pub struct IndexArgs {
     /// Extra ignore globs (gitignore syntax), repeatable.
     #[arg(long = "exclude")]
     pub exclude: Vec<String>,
+    /// Memory the run may use (2G, 1536M): over it, declarations are decoded pass by pass
+    /// instead of held and the full-text writer flushes sooner. The end line gives the peak.
+    #[arg(long, env = "CODEMAP_MEMORY_BUDGET", default_value = "1536M")]
+    pub memory_budget: indexer::pipeline::budget::MemoryBudget,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,

@@ -21,10 +21,10 @@ pub mod jdk;
 pub mod resolve;
 pub mod types;
 
-pub use each::build_each;
+pub use each::{Declarations, build_each};
 pub use edge::{CallSite, Edge, EdgeKind, SITE_ARGUMENT, SITE_LOCAL, SITE_PARAM, SITE_RETURNED};
 pub use facts::{FileFacts, LangFacts};
-pub use files::Files;
+pub use files::{Declared, Files};
 
 use crate::model::RepoPath;
 
@@ -46,5 +46,8 @@ pub fn enabled() -> bool {
 /// declarations: [`build_each`].)
 pub fn build(all: &[(&RepoPath, &FileFacts)]) -> Vec<(String, Vec<Edge>)> {
     let whole = |i: usize| Some(std::borrow::Cow::Borrowed(all[i].1));
-    build_each(all, &whole, &|f, es| (f, es))
+    let (paths, facts): (Vec<&RepoPath>, Vec<&FileFacts>) = all.iter().copied().unzip();
+    build_each(&paths, Declarations::Borrowed(&facts), &whole, &|f, es| {
+        (f, es)
+    })
 }

@@ -48,6 +48,10 @@ pub struct Spec {
     /// [`crate::graph::LangFacts`] its `analyze` stored (`None`: the graph resolves it itself,
     /// as it does Java).
     pub resolve: Option<Resolver>,
+    /// Whether its resolver reads the Java files' declarations (Kotlin calls into the
+    /// repository's Java classes): a run that cannot hold every file's declarations then
+    /// decodes them for it ([`crate::graph::Declarations::Decoded`]).
+    pub reads_java: bool,
     /// The package manifests that make a directory a module ([`crate::module`]).
     pub build_files: &'static [BuildFile],
     /// Namespaces of the runtime's own values (collections, strings, time), as the start of a

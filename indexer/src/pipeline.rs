@@ -24,6 +24,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+pub mod budget;
 mod graph;
 pub mod mem;
 mod stream;
@@ -45,6 +46,8 @@ pub struct IndexOptions {
     pub threads: usize,
     /// Drop the existing index and build from scratch.
     pub rebuild: bool,
+    /// What the run may hold in memory beyond the type table ([`budget`]).
+    pub memory_budget: budget::MemoryBudget,
 }
 
 /// Progress events for a progress bar; cheap to ignore.
@@ -101,6 +104,8 @@ pub fn run(
         opts.threads
     };
     let text = FullText::open(&dir.text())?;
+    let budget = opts.memory_budget;
+    let heap = |threads: usize| budget.text_heap_per_thread(threads);
     let text_gen = catalog.text_generation()?;
     let in_sync = match text.payload()? {
         Some(payload) => payload == format!("gen={text_gen}"),
@@ -111,7 +116,7 @@ pub fn run(
     let mut writer: Option<TextWriter> = None;
     if !in_sync {
         tracing::info!("full-text index out of step with the catalog (killed run?); reconciling");
-        let w = writer.insert(text.writer(threads)?);
+        let w = writer.insert(text.writer_with_heap(threads, heap)?);
         reconcile(&catalog, &text, w)?;
     }
 
@@ -148,7 +153,7 @@ pub fn run(
     };
     // Documents may be added (files to read) or deleted (removed files' chunks).
     if writer.is_none() && (!to_read.is_empty() || !old_ids.is_empty()) {
-        writer = Some(text.writer(text_threads(threads))?);
+        writer = Some(text.writer_with_heap(text_threads(threads), heap)?);
     }
     let (commit, dirty) = git::head(root);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -236,7 +241,7 @@ pub fn run(
             let pool = &pool;
             scope.spawn(move || {
                 let replaced: HashSet<&str> = replaced.iter().map(|p| p.as_str()).collect();
-                let stage = || graph::changes(stored, facts, &replaced);
+                let stage = || graph::changes(stored, facts, &replaced, budget);
                 match pool {
                     Some(pool) => pool.install(stage),
                     None => stage(),

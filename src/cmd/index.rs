@@ -3,6 +3,7 @@
 use super::{Outcome, write_target};
 use crate::cli::{Global, IndexArgs};
 use anyhow::{Context, Result};
+use indexer::pipeline::budget::MemoryBudget;
 use indexer::pipeline::{self, IndexOptions, Progress, RunSummary};
 use indexer::walk::WalkOptions;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -17,6 +18,7 @@ pub fn options(a: &IndexArgs) -> IndexOptions {
         },
         threads: a.threads,
         rebuild: a.rebuild,
+        memory_budget: a.memory_budget,
         ..Default::default()
     }
 }
@@ -42,7 +44,7 @@ pub fn index(g: &Global, a: &IndexArgs) -> Result<Outcome> {
     let summary = pipeline::run(&root, &dir, &options(a), &progress)
         .with_context(|| format!("indexing {} into {}", root.display(), dir.root().display()))?;
     bar.finish_and_clear();
-    report(g, &summary)?;
+    report(g, &summary, a.memory_budget)?;
     if g.backend == crate::cli::Backend::Meilisearch {
         let repo = g
             .repo_name
@@ -89,7 +91,7 @@ fn peak_mib() -> Option<u64> {
 }
 
 /// One summary line, plus an explanation when nothing was indexed.
-fn report(g: &Global, s: &RunSummary) -> Result<()> {
+fn report(g: &Global, s: &RunSummary, budget: MemoryBudget) -> Result<()> {
     let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
     for (_, r) in &s.skipped {
         *reasons.entry(r.label()).or_default() += 1;
@@ -101,6 +103,7 @@ fn report(g: &Global, s: &RunSummary) -> Result<()> {
             "skipped": reasons, "degraded": s.degraded.len(), "reconciled": s.reconciled,
             "elapsed_ms": s.elapsed.as_millis() as u64,
             "peak_memory_mib": peak_mib(),
+            "memory_budget_mib": budget.bytes() >> 20,
         }));
     }
     let skipped = if reasons.is_empty() {
@@ -114,7 +117,9 @@ fn report(g: &Global, s: &RunSummary) -> Result<()> {
     } else {
         format!(", {} as text only", s.degraded.len())
     };
-    let peak = peak_mib().map_or(String::new(), |m| format!("; peak memory {m} MiB"));
+    let peak = peak_mib().map_or(String::new(), |m| {
+        format!("; peak memory {m} MiB of a {budget} budget")
+    });
     println!(
         "indexed {} files ({} added, {} changed, {} removed, {} unchanged){}{}; {} symbols, {} chunks; snapshot {} in {:.2}s{}",
         s.snapshot.files,
@@ -130,6 +135,12 @@ fn report(g: &Global, s: &RunSummary) -> Result<()> {
         s.elapsed.as_secs_f64(),
         peak
     );
+    if let Some(m) = peak_mib().filter(|&m| m > budget.bytes() >> 20) {
+        println!(
+            "note: the run used {m} MiB, over its {budget} budget: the type table and the call \
+             graph grow with the repository; give it more with --memory-budget"
+        );
+    }
     if s.reconciled {
         println!("note: the previous run had been interrupted; the index was reconciled");
     }

@@ -25,6 +25,41 @@ impl FileFacts {
     }
 }
 
+impl FileFacts {
+    /// What other files' resolution still reads once the type table holds every type's
+    /// shape (supertypes, members, signatures) and other languages' resolvers have run: the
+    /// types' annotations and fields, the methods frameworks read (annotated ones: an
+    /// interface's request mappings; an enum's constructors, through which an enum
+    /// constant's value is read), and the calls and locals those lead to.
+    /// [`super::build_each`] keeps only this of the other files while it resolves: the other
+    /// methods' declarations are most of the rest.
+    pub fn referenced(mut self) -> FileFacts {
+        if let Some(mut j) = self.java.take() {
+            j.imports = Vec::new();
+            for d in &mut j.types {
+                d.type_params = Vec::new();
+                d.type_bounds = Vec::new();
+                d.superclass = None;
+                d.interfaces = Vec::new();
+                let enumeration = d.kind == TypeKind::Enum;
+                d.methods
+                    .retain(|m| (enumeration && m.is_ctor) || m.annotations.iter().any(read));
+            }
+            self.java = Some(java_declarations(j));
+        }
+        self
+    }
+}
+
+/// Whether a framework may read this annotation: any but java.lang's own, which only the
+/// compiler reads.
+fn read(a: &Annotation) -> bool {
+    !matches!(
+        a.simple(),
+        "Override" | "Deprecated" | "SuppressWarnings" | "SafeVarargs" | "FunctionalInterface"
+    )
+}
+
 fn java_declarations(mut j: JavaFacts) -> JavaFacts {
     let need = Needed::of(&j);
     // Locals: the needed ones, in order, renumbered.

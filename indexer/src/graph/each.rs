@@ -1,7 +1,10 @@
 //! How the call graph is built, as a stream for repositories whose facts do not fit in memory
-//! at once ([`super::build`] is the same over facts already in memory). Besides the type table it holds the declarations of every file
-//! ([`FileFacts::declarations`]), one file's whole facts per worker, and each file's edges
-//! encoded until the framework edges, which need every file's, have joined them:
+//! at once ([`super::build`] is the same over facts already in memory). Besides the type table
+//! it holds every file's declarations ([`FileFacts::declarations`]) while the table is built
+//! (or decodes them pass by pass: [`Declarations::Decoded`]), then only what other files'
+//! resolution reads of them ([`FileFacts::referenced`]), one file's whole facts per worker,
+//! and each file's edges encoded until the framework edges, which need every file's, have
+//! joined them:
 //!
 //! 1. the type table from the declarations; other languages' and the type edges, by file;
 //! 2. each file resolved with its whole facts (decoded on demand), its edges encoded;
@@ -28,31 +31,83 @@ struct Resolved {
     routes: Vec<Edge>,
 }
 
+/// Every file's declarations as [`build_each`] takes them.
+pub enum Declarations<'a> {
+    /// Held by the caller and read as they are for the whole build (a build over facts
+    /// already in memory).
+    Borrowed(&'a [&'a FileFacts]),
+    /// Held, and cut down to what other files' resolution reads ([`FileFacts::referenced`])
+    /// once the type table is built.
+    Owned(Vec<FileFacts>),
+    /// Decoded on demand: for each pass of the type table's build, then once more to keep
+    /// what other files' resolution reads. For a repository whose declarations do not fit
+    /// the run's memory budget: never all in memory at once, at the cost of decoding them
+    /// four times.
+    Decoded(&'a (dyn Fn(usize) -> Option<FileFacts> + Sync)),
+}
+
 /// Builds every edge of the repository ([`super::build`]) and hands each use-site file's
-/// edges, in path order, to `each`. `decls` are every file's declarations in path order
-/// (or whole facts); `whole(i)` gives file `i`'s whole facts.
+/// edges, in path order, to `each`. `paths` are every file's paths in order, `decls` their
+/// declarations (or whole facts); `whole(i)` gives file `i`'s whole facts.
 pub fn build_each<'a, T: Send>(
-    decls: &[(&RepoPath, &'a FileFacts)],
+    paths: &[&'a RepoPath],
+    decls: Declarations<'a>,
     whole: &(dyn Fn(usize) -> Option<Cow<'a, FileFacts>> + Sync),
     each: &(dyn Fn(String, Vec<Edge>) -> T + Sync),
 ) -> Vec<T> {
+    let n = paths.len();
+    let table = match &decls {
+        Declarations::Borrowed(b) => {
+            types::TypeTable::build(n, &|i| b.get(i).map(|f| Cow::Borrowed(*f)))
+        }
+        Declarations::Owned(v) => types::TypeTable::build(n, &|i| v.get(i).map(Cow::Borrowed)),
+        Declarations::Decoded(f) => types::TypeTable::build(n, &|i| f(i).map(Cow::Owned)),
+    };
+    tracing::debug!(
+        rss_mib = crate::pipeline::mem::resident_mib(),
+        "type table built"
+    );
+    // Other languages' resolvers read whole declarations (Kotlin calls into Java classes):
+    // they run before the cut.
+    let kept: Vec<FileFacts>;
+    let (held, mut early): (Vec<&FileFacts>, Vec<Vec<Edge>>) = match decls {
+        Declarations::Borrowed(b) => (b.to_vec(), other_languages(paths, b)),
+        Declarations::Owned(v) => {
+            let early = other_languages(paths, &v.iter().collect::<Vec<_>>());
+            kept = v.into_par_iter().map(FileFacts::referenced).collect();
+            (kept.iter().collect(), early)
+        }
+        Declarations::Decoded(f) => {
+            kept = (0..n)
+                .into_par_iter()
+                .map(|i| f(i).map(FileFacts::referenced).unwrap_or_default())
+                .collect();
+            let early = if reads_java(&kept) {
+                // Held only while they run.
+                let whole: Vec<FileFacts> = (0..n)
+                    .into_par_iter()
+                    .map(|i| f(i).unwrap_or_default())
+                    .collect();
+                other_languages(paths, &whole.iter().collect::<Vec<_>>())
+            } else {
+                // The cut keeps other languages' facts whole.
+                other_languages(paths, &kept.iter().collect::<Vec<_>>())
+            };
+            (kept.iter().collect(), early)
+        }
+    };
+    let decls: Vec<(&RepoPath, &FileFacts)> = paths.iter().copied().zip(held).collect();
+    let decls = decls.as_slice();
+    tracing::debug!(
+        rss_mib = crate::pipeline::mem::resident_mib(),
+        "declarations cut to what other files read"
+    );
     let files = Files::new(decls);
     let index: HashMap<&str, usize> = decls
         .iter()
         .enumerate()
         .map(|(i, (p, _))| (p.as_str(), i))
         .collect();
-    let table = types::TypeTable::build(files);
-    tracing::debug!(
-        rss_mib = crate::pipeline::mem::resident_mib(),
-        "type table built"
-    );
-    let mut early: Vec<Vec<Edge>> = vec![Vec::new(); decls.len()];
-    for resolve in crate::lang::REGISTRY.iter().filter_map(|s| s.resolve) {
-        for (mine, theirs) in early.iter_mut().zip(resolve(decls)) {
-            mine.extend(theirs);
-        }
-    }
     let mut stray: Vec<Edge> = Vec::new();
     for e in types::type_edges(&table, files) {
         match index.get(e.caller_file.as_str()) {
@@ -99,6 +154,30 @@ pub fn build_each<'a, T: Send>(
             Some(each(file, edges))
         })
         .collect()
+}
+
+/// Whether a language whose resolver reads Java declarations has files here.
+fn reads_java(files: &[FileFacts]) -> bool {
+    let present: std::collections::HashSet<&str> = files
+        .iter()
+        .filter_map(|f| f.lang.as_ref().map(|l| l.language.as_str()))
+        .collect();
+    crate::lang::REGISTRY
+        .iter()
+        .any(|s| s.reads_java && present.contains(s.language.as_str()))
+}
+
+/// The edges other languages' resolvers give, by file, from every file's declarations.
+fn other_languages(paths: &[&RepoPath], decls: &[&FileFacts]) -> Vec<Vec<Edge>> {
+    let all: Vec<(&RepoPath, &FileFacts)> =
+        paths.iter().copied().zip(decls.iter().copied()).collect();
+    let mut early: Vec<Vec<Edge>> = vec![Vec::new(); all.len()];
+    for resolve in crate::lang::REGISTRY.iter().filter_map(|s| s.resolve) {
+        for (mine, theirs) in early.iter_mut().zip(resolve(&all)) {
+            mine.extend(theirs);
+        }
+    }
+    early
 }
 
 /// Stage 2 for file `i`: its calls resolved with its whole facts, then the edges that came
@@ -210,4 +289,96 @@ fn decode(data: &[u8]) -> Vec<Edge> {
         .ok()
         .and_then(|raw| bincode::deserialize(&raw).ok())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::{self, ParseLimits};
+
+    /// Every file of the repository fixtures (Spring, Python, TypeScript, Kotlin calling
+    /// Java, Go) with its facts.
+    fn fixtures() -> Vec<(RepoPath, FileFacts)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+        let mut out = Vec::new();
+        let mut stack = ["shop", "pyshop", "tsshop", "ktshop", "goshop"]
+            .map(|r| root.join(r))
+            .to_vec();
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                let rel = p.strip_prefix(&root).unwrap().to_str().unwrap().to_string();
+                let path = RepoPath::new(&rel).unwrap();
+                let Some(language) = lang::detect(&path) else {
+                    continue;
+                };
+                let src = std::fs::read(&p).unwrap();
+                let a = lang::analyze(language, &path, "m", &src, &ParseLimits::default());
+                if let Some(f) = a.facts {
+                    out.push((path, *f));
+                }
+            }
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
+    /// What is kept of other files once the type table is built ([`FileFacts::referenced`])
+    /// must be all their resolution reads: the fixtures' framework edges (Feign methods
+    /// inherited from an interface's mappings, queue names held by enum constants, injected
+    /// beans) and Kotlin's calls into Java give the same graph held whole, cut, or decoded
+    /// pass by pass.
+    #[test]
+    fn the_graph_is_the_same_from_whole_cut_or_decoded_declarations() {
+        let files = fixtures();
+        let paths: Vec<&RepoPath> = files.iter().map(|(p, _)| p).collect();
+        let facts: Vec<&FileFacts> = files.iter().map(|(_, f)| f).collect();
+        let whole = |i: usize| Some(Cow::Borrowed(&files[i].1));
+        let each = |f: String, es: Vec<Edge>| (f, es);
+        let reference = build_each(&paths, Declarations::Borrowed(&facts), &whole, &each);
+        let routes = reference.iter().flat_map(|g| &g.1);
+        assert!(
+            routes
+                .clone()
+                .any(|e| e.kind == super::super::EdgeKind::Rpc)
+                && routes.clone().any(|e| e
+                    .callee
+                    .as_deref()
+                    .is_some_and(|c| c.starts_with("java:"))
+                    && e.caller.starts_with("kt:")),
+            "the fixtures have Feign and Kotlin → Java edges"
+        );
+        let decls: Vec<FileFacts> = files
+            .iter()
+            .map(|(_, f)| f.clone().declarations())
+            .collect();
+        let cut = build_each(&paths, Declarations::Owned(decls), &whole, &each);
+        same(&reference, &cut, "declarations cut after the type table");
+        let encoded: Vec<Vec<u8>> = files.iter().map(|(_, f)| f.encode()).collect();
+        let decode = |i: usize| FileFacts::decode(&encoded[i]).map(FileFacts::declarations);
+        let decoded = build_each(&paths, Declarations::Decoded(&decode), &whole, &each);
+        same(&reference, &decoded, "declarations decoded on demand");
+    }
+
+    /// Fails naming the edges one build has and the other lacks.
+    fn same(reference: &[(String, Vec<Edge>)], other: &[(String, Vec<Edge>)], what: &str) {
+        let flat = |g: &[(String, Vec<Edge>)]| -> Vec<String> {
+            g.iter()
+                .flat_map(|(_, es)| es.iter().map(|e| format!("{e:?}")))
+                .collect()
+        };
+        let (a, b) = (flat(reference), flat(other));
+        let lost: Vec<&String> = a.iter().filter(|e| !b.contains(e)).collect();
+        let gained: Vec<&String> = b.iter().filter(|e| !a.contains(e)).collect();
+        assert!(
+            a == b,
+            "{what}: {} edges lost, {} gained\nlost: {lost:#?}\ngained: {gained:#?}",
+            lost.len(),
+            gained.len()
+        );
+    }
 }

@@ -6,6 +6,10 @@
 use super::FileFacts;
 use crate::model::RepoPath;
 
+/// File `i`'s declarations ([`FileFacts::declarations`], or its whole facts): borrowed when
+/// every file's are held, decoded when they are not; `None` when it has none.
+pub type Declared<'s> = dyn Fn(usize) -> Option<std::borrow::Cow<'s, FileFacts>> + Sync + 's;
+
 #[derive(Clone, Copy)]
 pub struct Files<'a> {
     all: &'a [(&'a RepoPath, &'a FileFacts)],

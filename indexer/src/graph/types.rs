@@ -8,9 +8,9 @@ mod edges;
 mod names;
 pub use edges::type_edges;
 
-use crate::graph::Files;
 use crate::graph::facts::{Import, JavaFacts, TypeKind, TypeRef};
 use crate::graph::jdk;
+use crate::graph::{Declared, FileFacts};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -220,15 +220,19 @@ pub struct Scope<'a> {
 }
 
 impl TypeTable {
-    pub fn build(files: Files<'_>) -> TypeTable {
+    /// The table of the `n` files whose declarations `decls` gives (file `i`'s, or `None`
+    /// when it has none): read in three passes, so that declarations decoded on demand are
+    /// never all in memory at once.
+    pub fn build(n: usize, decls: &Declared<'_>) -> TypeTable {
+        let files = n;
         let jdk = jdk::table();
         let mut t = TypeTable {
             types: Vec::new(),
             by_fqn: HashMap::new(),
             by_package: HashMap::new(),
             packages: HashSet::new(),
-            files: Vec::with_capacity(files.len()),
-            file_types: Vec::with_capacity(files.len()),
+            files: Vec::with_capacity(files),
+            file_types: Vec::with_capacity(files),
             lang: jdk.lang.iter().map(|s| s.as_str()).collect(),
             jdk_simple: HashMap::new(),
             object: None,
@@ -237,11 +241,11 @@ impl TypeTable {
         };
         // Project types first: a repository that defines `java.lang.String` (the JDK's own
         // sources) shadows the table.
-        for (fi, (_, facts)) in files.iter().enumerate() {
-            let Some(j) = &facts.java else {
+        in_order(files, decls, |fi, facts| {
+            let Some(j) = facts.and_then(|f| f.java.as_ref()) else {
                 t.files.push(FileCtx::default());
                 t.file_types.push(Vec::new());
-                continue;
+                return;
             };
             t.files.push(FileCtx::new(&j.package, &j.imports));
             let mut ids = Vec::with_capacity(j.types.len());
@@ -290,7 +294,7 @@ impl TypeTable {
             }
             t.file_types.push(ids);
             add_packages(&mut t.packages, &j.package);
-        }
+        });
         // The JDK table.
         let mut jdk_ids = Vec::with_capacity(jdk.types.len());
         for jt in &jdk.types {
@@ -443,16 +447,19 @@ impl TypeTable {
             t.types[id as usize].interfaces = supers;
         }
         // Supertypes of project types, then their members (in parallel: reads only).
-        for (fi, (_, facts)) in files.iter().enumerate() {
-            let Some(j) = &facts.java else { continue };
-            t.fill_supertypes(fi as u32, j);
-        }
-        let members: Vec<Vec<(TypeId, Members)>> = (0..files.len())
+        in_order(files, decls, |fi, facts| {
+            if let Some(j) = facts.and_then(|f| f.java.as_ref()) {
+                t.fill_supertypes(fi as u32, j);
+            }
+        });
+        let members: Vec<Vec<(TypeId, Members)>> = (0..files)
             .into_par_iter()
-            .map(|fi| match &files.facts(fi).java {
-                Some(j) => t.file_members(fi as u32, j),
-                None => Vec::new(),
-            })
+            .map(
+                |fi| match decls(fi).as_deref().and_then(|f| f.java.as_ref()) {
+                    Some(j) => t.file_members(fi as u32, j),
+                    None => Vec::new(),
+                },
+            )
             .collect();
         for (id, m) in members.into_iter().flatten() {
             let info = &mut t.types[id as usize];
@@ -761,5 +768,20 @@ pub fn subst(ty: &Ty, params: &[String], args: &[Ty]) -> Ty {
         }
         Ty::Array(e) => Ty::Array(Box::new(subst(e, params, args))),
         _ => ty.clone(),
+    }
+}
+
+/// Calls `f` with every file's declarations in file order. Declarations decoded on demand are
+/// decoded a batch at a time on every thread, then handed on one by one.
+fn in_order(n: usize, decls: &Declared<'_>, mut f: impl FnMut(usize, Option<&FileFacts>)) {
+    const BATCH: usize = 512;
+    for start in (0..n).step_by(BATCH) {
+        let batch: Vec<_> = (start..n.min(start + BATCH))
+            .into_par_iter()
+            .map(decls)
+            .collect();
+        for (k, facts) in batch.iter().enumerate() {
+            f(start + k, facts.as_deref());
+        }
     }
 }

@@ -31,6 +31,7 @@ pub const SPEC: Spec = Spec {
     analyze,
     trace: trace::frames,
     resolve: None,
+    reads_java: false,
     // Maven and Gradle modules are the module map's own.
     build_files: &[],
     runtime: &[

@@ -4,7 +4,8 @@
 //! file therefore re-resolves the edges of every file that points into it, and only files whose
 //! edges actually changed are rewritten.
 
-use crate::graph::{self, Edge, FileFacts};
+use super::budget::MemoryBudget;
+use crate::graph::{self, Declarations, Edge, FileFacts};
 use crate::model::RepoPath;
 use crate::store::StoreError;
 use crate::store::catalog::{Catalog, EdgeFile, GraphChanges};
@@ -43,6 +44,7 @@ pub(super) fn changes(
     stored: Stored,
     fresh: Vec<(RepoPath, Vec<u8>)>,
     replaced: &HashSet<&str>,
+    budget: MemoryBudget,
 ) -> (GraphChanges, GraphStats) {
     let started = std::time::Instant::now();
     let Stored {
@@ -56,32 +58,42 @@ pub(super) fn changes(
         .chain(fresh)
         .collect();
     inputs.sort_by(|a, b| a.0.cmp(&b.0));
-    let decoded: Vec<Option<FileFacts>> = inputs
-        .par_iter()
-        .map(|(p, data)| {
-            let f = FileFacts::decode(data).map(FileFacts::declarations);
-            if f.is_none() {
-                tracing::warn!(path = %p, "stored graph facts unreadable; file left out");
-            }
-            f
-        })
-        .collect();
-    let (inputs, decls): (Vec<(RepoPath, Vec<u8>)>, Vec<FileFacts>) = inputs
-        .into_iter()
-        .zip(decoded)
-        .filter_map(|(i, d)| Some((i, d?)))
-        .unzip();
-    let refs: Vec<(&RepoPath, &FileFacts)> = inputs.iter().map(|(p, _)| p).zip(&decls).collect();
-    let decoded_at = started.elapsed();
+    let encoded: u64 = inputs.iter().map(|(_, d)| d.len() as u64).sum();
+    let hold = budget.holds_declarations(encoded);
+    let decls = if hold {
+        let decoded: Vec<Option<FileFacts>> = (0..inputs.len())
+            .into_par_iter()
+            .map(|i| declarations_of(&inputs, i))
+            .collect();
+        let (kept, decls): (Vec<(RepoPath, Vec<u8>)>, Vec<FileFacts>) = inputs
+            .into_iter()
+            .zip(decoded)
+            .filter_map(|(i, d)| Some((i, d?)))
+            .unzip();
+        inputs = kept;
+        Some(decls)
+    } else {
+        // Decoded on demand: an unreadable file then has no declarations and no edges.
+        None
+    };
     tracing::debug!(
+        encoded_mib = encoded >> 20,
+        held = hold,
         rss_mib = super::mem::resident_mib(),
         "graph declarations decoded"
     );
+    let decoded_at = started.elapsed();
+    let paths: Vec<&RepoPath> = inputs.iter().map(|(p, _)| p).collect();
     let whole = |i: usize| FileFacts::decode(&inputs[i].1).map(std::borrow::Cow::Owned);
+    let on_demand = |i: usize| declarations_of(&inputs, i);
+    let decls = match decls {
+        Some(d) => Declarations::Owned(d),
+        None => Declarations::Decoded(&on_demand),
+    };
     // Hashed, and encoded when changed, as each file's edges come: the catalog transaction
     // only inserts.
     let hashed: Vec<(String, usize, Option<EdgeFile>)> =
-        graph::build_each(&refs, &whole, &|f, es| {
+        graph::build_each(&paths, decls, &whole, &|f, es| {
             let h = hash_edges(&es);
             let n = es.len();
             if old.get(&f) == Some(&h) {
@@ -105,7 +117,7 @@ pub(super) fn changes(
     }
     out.edges_removed.sort();
     tracing::info!(
-        files = inputs.len(),
+        files = paths.len(),
         edges = edge_count,
         rewritten = out.edges.len(),
         decode_ms = decoded_at.as_millis() as u64,
@@ -114,11 +126,20 @@ pub(super) fn changes(
         "call graph"
     );
     let stats = GraphStats {
-        files: inputs.len(),
+        files: paths.len(),
         edges: edge_count,
         files_rewritten: out.edges.len() + out.edges_removed.len(),
     };
     (out, stats)
+}
+
+/// The declarations of input `i` (`None`, and a warning, when its facts cannot be read).
+fn declarations_of(inputs: &[(RepoPath, Vec<u8>)], i: usize) -> Option<FileFacts> {
+    let f = FileFacts::decode(&inputs[i].1).map(FileFacts::declarations);
+    if f.is_none() {
+        tracing::warn!(path = %inputs[i].0, "stored graph facts unreadable; file left out");
+    }
+    f
 }
 
 /// A content hash of one file's edges (they arrive in a deterministic order): their fields

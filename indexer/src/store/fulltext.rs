@@ -97,10 +97,20 @@ impl FullText {
 
     /// A writer for one run. tantivy's own lock makes a second writer fail at once.
     pub fn writer(&self, threads: usize) -> Result<TextWriter, StoreError> {
+        self.writer_with_heap(threads, |_| 64_000_000)
+    }
+
+    /// A writer whose buffers take `heap(threads)` bytes per thread (threads as clamped
+    /// here, 1 to 4): a smaller heap flushes segments sooner.
+    pub fn writer_with_heap(
+        &self,
+        threads: usize,
+        heap: impl Fn(usize) -> usize,
+    ) -> Result<TextWriter, StoreError> {
         let threads = threads.clamp(1, 4);
         let writer = self
             .index
-            .writer_with_num_threads(threads, 64_000_000 * threads)?;
+            .writer_with_num_threads(threads, heap(threads) * threads)?;
         Ok(TextWriter {
             writer,
             fields: self.fields,

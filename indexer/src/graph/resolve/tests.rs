@@ -39,17 +39,36 @@ pub(crate) fn edges_of_kind(files: &[(&str, &str)], kind: graph::EdgeKind) -> Ve
 }
 
 /// The same files' edges by [`graph::build_each`] from their declarations and each file's
-/// whole facts on demand, as an index run builds them: every test of the resolver checks
-/// that the declarations keep all that other files' resolution reads.
+/// whole facts on demand, as an index run builds them, both with the declarations held and
+/// decoded on demand: every test of the resolver checks that the declarations, and what is
+/// kept of them once the type table is built, hold all that other files' resolution reads.
 fn streamed(analysed: &[(RepoPath, Box<graph::FileFacts>)]) -> Vec<(String, Vec<Edge>)> {
-    let decls: Vec<graph::FileFacts> = analysed
+    let paths: Vec<&RepoPath> = analysed.iter().map(|(p, _)| p).collect();
+    let whole = |i: usize| Some(std::borrow::Cow::Borrowed(&*analysed[i].1));
+    let owned: Vec<graph::FileFacts> = analysed
         .iter()
         .map(|(_, f)| (**f).clone().declarations())
         .collect();
-    let refs: Vec<(&RepoPath, &graph::FileFacts)> =
-        analysed.iter().map(|(p, _)| p).zip(&decls).collect();
-    let whole = |i: usize| Some(std::borrow::Cow::Borrowed(&*analysed[i].1));
-    graph::build_each(&refs, &whole, &|f, es| (f, es))
+    let held = graph::build_each(
+        &paths,
+        graph::Declarations::Owned(owned),
+        &whole,
+        &|f, es| (f, es),
+    );
+    let encoded: Vec<Vec<u8>> = analysed.iter().map(|(_, f)| f.encode()).collect();
+    let decode =
+        |i: usize| graph::FileFacts::decode(&encoded[i]).map(graph::FileFacts::declarations);
+    let decoded = graph::build_each(
+        &paths,
+        graph::Declarations::Decoded(&decode),
+        &whole,
+        &|f, es| (f, es),
+    );
+    assert_eq!(
+        held, decoded,
+        "declarations decoded on demand give other edges"
+    );
+    held
 }
 
 fn has(es: &[Edge], caller: &str, callee: &str, line: u32) {

@@ -33,6 +33,7 @@ pub const SPEC: Spec = Spec {
     analyze,
     trace: trace::frames,
     resolve: Some(resolve),
+    reads_java: false,
     build_files: manifest::BUILD_FILES,
     runtime: &[],
     support: Support {

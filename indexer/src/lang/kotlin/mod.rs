@@ -30,6 +30,7 @@ pub const SPEC: Spec = Spec {
     analyze,
     trace: no_frames,
     resolve: Some(resolve),
+    reads_java: true,
     build_files: &[],
     runtime: &[
         "kotlin.",

@@ -54,6 +54,7 @@ pub const SPEC: Spec = Spec {
     trace: trace::frames,
     // One resolver for both languages: a TypeScript file imports JavaScript and back.
     resolve: Some(resolve),
+    reads_java: false,
     build_files: &[BuildFile {
         name: "package.json",
         module_name: package_name,
@@ -79,6 +80,7 @@ pub const JS_SPEC: Spec = Spec {
     trace: no_frames,
     // Resolved with TypeScript's files by [`SPEC`]'s resolver.
     resolve: None,
+    reads_java: false,
     // package.json is the TypeScript entry's.
     build_files: &[],
     runtime: &[],
