@@ -13,6 +13,27 @@ fn mixed(root: &Path) {
     copy_fixture("shop", root);
     copy_fixture("pyshop", &root.join("py"));
     copy_fixture("tsshop", &root.join("ts"));
+    // Enough more Java that the declarations outgrow a quarter of a 1 MiB budget.
+    for i in 1..400 {
+        let class = format!(
+            "package gen.p{i};\n\nimport gen.p{prev}.Step{prev};\n\n\
+             /** Step {i} of a generated chain. */\n\
+             public class Step{i} {{\n\
+             \x20   private final Step{prev} previous = new Step{prev}();\n\
+             \x20   public String run(String input, int times) {{\n\
+             \x20       return previous.run(input + \"-{i}\", times - 1);\n\
+             \x20   }}\n\
+             \x20   public static int count(java.util.List<String> names) {{ return names.size(); }}\n\
+             }}\n",
+            prev = i - 1
+        );
+        write(root, &format!("gen/p{i}/Step{i}.java"), class);
+    }
+    write(
+        root,
+        "gen/p0/Step0.java",
+        "package gen.p0;\n\npublic class Step0 {\n    public String run(String input, int times) { return input; }\n}\n",
+    );
 }
 
 /// `codemap index ROOT` with `budget`, debug log on: (stdout, stderr).

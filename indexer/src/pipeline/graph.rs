@@ -77,7 +77,7 @@ pub(super) fn changes(
         None
     };
     tracing::debug!(
-        encoded_mib = encoded >> 20,
+        encoded_kib = encoded >> 10,
         held = hold,
         rss_mib = super::mem::resident_mib(),
         "graph declarations decoded"
