@@ -100,6 +100,21 @@ pub struct PyDecoration {
     pub args: Vec<PyArg>,
 }
 
+impl PyDecoration {
+    /// The decorator's name as a call without arguments, at the decorated definition: what
+    /// is called when the decorator is applied.
+    pub fn as_call(&self) -> PyCall {
+        PyCall {
+            scope: self.scope,
+            chain: self.chain.clone(),
+            line: self.line,
+            url: None,
+            args: Vec::new(),
+            inner_args: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PyDef {
     pub id: String,

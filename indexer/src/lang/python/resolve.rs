@@ -256,14 +256,7 @@ impl<'a> Repo<'a> {
                             // class method from its class) is handed the function after
                             // `self` / `cls`.
                             SymbolKind::Method if !d.factory => {
-                                let call = PyCall {
-                                    scope: d.scope,
-                                    chain: d.chain.clone(),
-                                    line: d.line,
-                                    url: None,
-                                    args: Vec::new(),
-                                    inner_args: Vec::new(),
-                                };
+                                let call = d.as_call();
                                 ((gf, gd), self.shift(fi, &call, Some(&g), (gf, gd)))
                             }
                             SymbolKind::Method => ((gf, gd), 0),
@@ -890,14 +883,7 @@ impl<'a> Repo<'a> {
             }
         }
         for (k, d) in f.decorations.iter().enumerate() {
-            let call = PyCall {
-                scope: d.scope,
-                chain: d.chain.clone(),
-                line: d.line,
-                url: None,
-                args: Vec::new(),
-                inner_args: Vec::new(),
-            };
+            let call = d.as_call();
             let Some(k) = self
                 .decos
                 .get(&(fi, d.def))
