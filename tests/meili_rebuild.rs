@@ -94,6 +94,18 @@ fn callees(svc: &Service) -> Vec<String> {
     out
 }
 
+const FILE: &str = "src/com/shop/OrderService.java";
+
+/// A repository whose service says "lanternfish" and calls `reserve`, published: (its folder's
+/// keeper, the repository, the snapshot's generation).
+fn first_snapshot(server: &Server) -> (tempfile::TempDir, std::path::PathBuf, u64) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("shop");
+    write(&root, FILE, service("lanternfish", "reserve"));
+    let first = publish(server, &root, false);
+    (tmp, root, first)
+}
+
 fn start(server: &Server, preload: bool) -> Service {
     Service::start(
         vec![RepoConfig {
@@ -117,11 +129,8 @@ fn a_warm_bot_answers_from_the_snapshot_a_staged_rebuild_swapped_in() {
     let Some(server) = Server::from_env("warm_rebuild") else {
         return;
     };
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("shop");
-    let file = "src/com/shop/OrderService.java";
-    write(&root, file, service("lanternfish", "reserve"));
-    let first = publish(&server, &root, false);
+    let (_keep, root, first) = first_snapshot(&server);
+    let file = FILE;
 
     // The bot's default: the snapshot copied (graph, rows, text, chunks searched in memory).
     let svc = start(&server, true);
@@ -156,11 +165,8 @@ fn a_bot_searching_on_the_server_forgets_the_lists_of_the_snapshot_swapped_out()
     let Some(server) = Server::from_env("lists_rebuild") else {
         return;
     };
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("shop");
-    let file = "src/com/shop/OrderService.java";
-    write(&root, file, service("lanternfish", "reserve"));
-    let first = publish(&server, &root, false);
+    let (_keep, root, first) = first_snapshot(&server);
+    let file = FILE;
 
     let svc = start(&server, false);
     assert_eq!(hits(&svc, "lanternfish"), [file]);

@@ -224,15 +224,14 @@ impl TypeTable {
     /// when it has none): read in three passes, so that declarations decoded on demand are
     /// never all in memory at once.
     pub fn build(n: usize, decls: &Declared<'_>) -> TypeTable {
-        let files = n;
         let jdk = jdk::table();
         let mut t = TypeTable {
             types: Vec::new(),
             by_fqn: HashMap::new(),
             by_package: HashMap::new(),
             packages: HashSet::new(),
-            files: Vec::with_capacity(files),
-            file_types: Vec::with_capacity(files),
+            files: Vec::with_capacity(n),
+            file_types: Vec::with_capacity(n),
             lang: jdk.lang.iter().map(|s| s.as_str()).collect(),
             jdk_simple: HashMap::new(),
             object: None,
@@ -241,70 +240,94 @@ impl TypeTable {
         };
         // Project types first: a repository that defines `java.lang.String` (the JDK's own
         // sources) shadows the table.
-        in_order(files, decls, |fi, facts| {
-            let Some(j) = facts.and_then(|f| f.java.as_ref()) else {
-                t.files.push(FileCtx::default());
-                t.file_types.push(Vec::new());
-                return;
-            };
-            t.files.push(FileCtx::new(&j.package, &j.imports));
-            let mut ids = Vec::with_capacity(j.types.len());
-            for (di, d) in j.types.iter().enumerate() {
-                let id = t.types.len() as TypeId;
-                let outer = d.outer.and_then(|o| ids.get(o as usize).copied());
-                t.types.push(TypeInfo {
-                    fqn: d.qname.clone(),
-                    id: d.id.clone(),
-                    name: d.name.clone(),
-                    kind: d.kind,
-                    origin: Origin::Project {
-                        file: fi as u32,
-                        decl: di as u32,
-                    },
-                    outer,
-                    nested: Vec::new(),
-                    params: d.type_params.clone(),
-                    bounds: Vec::new(),
-                    superclass: None,
-                    interfaces: Vec::new(),
-                    methods: Vec::new(),
-                    fields: Vec::new(),
-                    anonymous: d.anonymous,
-                    local: d.local,
-                    is_abstract: d.is_abstract,
-                    line: d.line,
-                    sam: None,
-                });
-                if let Some(o) = outer
-                    && !d.local
-                {
-                    t.types[o as usize].nested.push(id);
-                }
-                if !d.local {
-                    t.by_fqn.entry(d.qname.clone()).or_insert(id);
-                    if outer.is_none() {
-                        t.by_package
-                            .entry(j.package.clone())
-                            .or_default()
-                            .entry(d.name.clone())
-                            .or_insert(id);
-                    }
-                }
-                ids.push(id);
-            }
-            t.file_types.push(ids);
-            add_packages(&mut t.packages, &j.package);
+        in_order(n, decls, |fi, facts| {
+            t.add_file_types(fi, facts.and_then(|f| f.java.as_ref()))
         });
-        // The JDK table.
+        let jdk_ids = t.add_jdk_types(jdk);
+        t.nest_jdk_types(&jdk_ids);
+        t.object = t.by_fqn.get("java.lang.Object").copied();
+        t.string = t.by_fqn.get("java.lang.String").copied();
+        t.fill_jdk_members(jdk, &jdk_ids);
+        // Supertypes of project types, then their members (in parallel: reads only).
+        in_order(n, decls, |fi, facts| {
+            if let Some(j) = facts.and_then(|f| f.java.as_ref()) {
+                t.fill_supertypes(fi as u32, j);
+            }
+        });
+        t.fill_project_members(n, decls);
+        t.ancestry_cache = (0..t.types.len())
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
+        t
+    }
+
+    /// File `fi`'s declared types (none without Java), with its imports.
+    fn add_file_types(&mut self, fi: usize, java: Option<&JavaFacts>) {
+        let Some(j) = java else {
+            self.files.push(FileCtx::default());
+            self.file_types.push(Vec::new());
+            return;
+        };
+        self.files.push(FileCtx::new(&j.package, &j.imports));
+        let mut ids = Vec::with_capacity(j.types.len());
+        for (di, d) in j.types.iter().enumerate() {
+            let id = self.types.len() as TypeId;
+            let outer = d.outer.and_then(|o| ids.get(o as usize).copied());
+            self.types.push(TypeInfo {
+                fqn: d.qname.clone(),
+                id: d.id.clone(),
+                name: d.name.clone(),
+                kind: d.kind,
+                origin: Origin::Project {
+                    file: fi as u32,
+                    decl: di as u32,
+                },
+                outer,
+                nested: Vec::new(),
+                params: d.type_params.clone(),
+                bounds: Vec::new(),
+                superclass: None,
+                interfaces: Vec::new(),
+                methods: Vec::new(),
+                fields: Vec::new(),
+                anonymous: d.anonymous,
+                local: d.local,
+                is_abstract: d.is_abstract,
+                line: d.line,
+                sam: None,
+            });
+            if let Some(o) = outer
+                && !d.local
+            {
+                self.types[o as usize].nested.push(id);
+            }
+            if !d.local {
+                self.by_fqn.entry(d.qname.clone()).or_insert(id);
+                if outer.is_none() {
+                    self.by_package
+                        .entry(j.package.clone())
+                        .or_default()
+                        .entry(d.name.clone())
+                        .or_insert(id);
+                }
+            }
+            ids.push(id);
+        }
+        self.file_types.push(ids);
+        add_packages(&mut self.packages, &j.package);
+    }
+
+    /// The JDK table's types the repository does not define itself: (id, whether added).
+    fn add_jdk_types(&mut self, jdk: &jdk::JdkTable) -> Vec<(TypeId, bool)> {
         let mut jdk_ids = Vec::with_capacity(jdk.types.len());
         for jt in &jdk.types {
-            if let Some(&id) = t.by_fqn.get(&jt.fqn) {
+            if let Some(&id) = self.by_fqn.get(&jt.fqn) {
                 jdk_ids.push((id, false));
                 continue;
             }
-            let id = t.types.len() as TypeId;
+            let id = self.types.len() as TypeId;
             let name = jt.fqn.rsplit('.').next().unwrap_or(&jt.fqn).to_string();
-            t.types.push(TypeInfo {
+            self.types.push(TypeInfo {
                 fqn: jt.fqn.clone(),
                 id: format!("java:{}", jt.fqn),
                 name: name.clone(),
@@ -324,9 +347,9 @@ impl TypeTable {
                 line: 0,
                 sam: None,
             });
-            t.by_fqn.insert(jt.fqn.clone(), id);
+            self.by_fqn.insert(jt.fqn.clone(), id);
             jdk_ids.push((id, true));
-            match t.jdk_simple.entry(name) {
+            match self.jdk_simple.entry(name) {
                 std::collections::hash_map::Entry::Vacant(v) => {
                     v.insert(id);
                 }
@@ -338,35 +361,40 @@ impl TypeTable {
                 }
             }
         }
-        // Nesting and packages of JDK types.
-        for &(id, fresh) in &jdk_ids {
+        jdk_ids
+    }
+
+    /// Nesting and packages of the JDK types added.
+    fn nest_jdk_types(&mut self, jdk_ids: &[(TypeId, bool)]) {
+        for &(id, fresh) in jdk_ids {
             if !fresh {
                 continue;
             }
-            let fqn = t.types[id as usize].fqn.clone();
+            let fqn = self.types[id as usize].fqn.clone();
             let Some((prefix, simple)) = fqn.rsplit_once('.') else {
                 continue;
             };
-            if let Some(&o) = t.by_fqn.get(prefix) {
-                t.types[id as usize].outer = Some(o);
-                t.types[o as usize].nested.push(id);
+            if let Some(&o) = self.by_fqn.get(prefix) {
+                self.types[id as usize].outer = Some(o);
+                self.types[o as usize].nested.push(id);
             } else {
-                add_packages(&mut t.packages, prefix);
-                t.by_package
+                add_packages(&mut self.packages, prefix);
+                self.by_package
                     .entry(prefix.to_string())
                     .or_default()
                     .entry(simple.to_string())
                     .or_insert(id);
             }
         }
-        t.object = t.by_fqn.get("java.lang.Object").copied();
-        t.string = t.by_fqn.get("java.lang.String").copied();
-        // Members and supertypes of JDK types.
-        for (jt, &(id, fresh)) in jdk.types.iter().zip(&jdk_ids) {
+    }
+
+    /// Members and supertypes of the JDK types added.
+    fn fill_jdk_members(&mut self, jdk: &jdk::JdkTable, jdk_ids: &[(TypeId, bool)]) {
+        for (jt, &(id, fresh)) in jdk.types.iter().zip(jdk_ids) {
             if !fresh {
                 continue;
             }
-            let resolve = |tr: &TypeRef| t.resolve_jdk(tr, id);
+            let resolve = |tr: &TypeRef| self.resolve_jdk(tr, id);
             let mut supers: Vec<Ty> = jt.supers.iter().map(resolve).collect();
             let mut methods: Vec<MethodInfo> = jt
                 .methods
@@ -424,7 +452,7 @@ impl TypeTable {
                 })
                 .collect();
             fields.sort_by(|a, b| a.name.cmp(&b.name));
-            let info = &mut t.types[id as usize];
+            let info = &mut self.types[id as usize];
             info.methods = methods;
             info.fields = fields;
             info.sam = sam;
@@ -433,45 +461,39 @@ impl TypeTable {
                 let first = supers.remove(0);
                 let is_class = match &first {
                     Ty::Class(s, _) => !matches!(
-                        jdk.types.iter().find(|x| x.fqn == t.types[*s as usize].fqn),
+                        jdk.types.iter().find(|x| x.fqn == self.types[*s as usize].fqn),
                         Some(x) if x.kind == TypeKind::Interface
                     ),
                     _ => true,
                 };
                 if is_class {
-                    t.types[id as usize].superclass = Some(first);
+                    self.types[id as usize].superclass = Some(first);
                 } else {
                     supers.insert(0, first);
                 }
             }
-            t.types[id as usize].interfaces = supers;
+            self.types[id as usize].interfaces = supers;
         }
-        // Supertypes of project types, then their members (in parallel: reads only).
-        in_order(files, decls, |fi, facts| {
-            if let Some(j) = facts.and_then(|f| f.java.as_ref()) {
-                t.fill_supertypes(fi as u32, j);
-            }
-        });
-        let members: Vec<Vec<(TypeId, Members)>> = (0..files)
+    }
+
+    /// Every project type's members, worked out file by file in parallel.
+    fn fill_project_members(&mut self, n: usize, decls: &Declared<'_>) {
+        let members: Vec<Vec<(TypeId, Members)>> = (0..n)
             .into_par_iter()
             .map(
                 |fi| match decls(fi).as_deref().and_then(|f| f.java.as_ref()) {
-                    Some(j) => t.file_members(fi as u32, j),
+                    Some(j) => self.file_members(fi as u32, j),
                     None => Vec::new(),
                 },
             )
             .collect();
         for (id, m) in members.into_iter().flatten() {
-            let info = &mut t.types[id as usize];
+            let info = &mut self.types[id as usize];
             info.fields = m.fields;
             info.methods = m.methods;
             info.bounds = m.bounds;
             info.sam = m.sam;
         }
-        t.ancestry_cache = (0..t.types.len())
-            .map(|_| std::sync::OnceLock::new())
-            .collect();
-        t
     }
 
     /// `t` and all its supertypes as [`TypeTable::ancestry`] gives them for `t` with its own

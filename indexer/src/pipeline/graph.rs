@@ -63,7 +63,13 @@ pub(super) fn changes(
     let decls = if hold {
         let decoded: Vec<Option<FileFacts>> = (0..inputs.len())
             .into_par_iter()
-            .map(|i| declarations_of(&inputs, i))
+            .map(|i| {
+                let d = declarations_of(&inputs, i);
+                if d.is_none() {
+                    unreadable(&inputs[i].0);
+                }
+                d
+            })
             .collect();
         let (kept, decls): (Vec<(RepoPath, Vec<u8>)>, Vec<FileFacts>) = inputs
             .into_iter()
@@ -84,7 +90,14 @@ pub(super) fn changes(
     );
     let decoded_at = started.elapsed();
     let paths: Vec<&RepoPath> = inputs.iter().map(|(p, _)| p).collect();
-    let whole = |i: usize| FileFacts::decode(&inputs[i].1).map(std::borrow::Cow::Owned);
+    // Read once per file whichever way the declarations are: where a decoding failure is told.
+    let whole = |i: usize| {
+        let f = FileFacts::decode(&inputs[i].1).map(std::borrow::Cow::Owned);
+        if f.is_none() && !hold {
+            unreadable(&inputs[i].0);
+        }
+        f
+    };
     let on_demand = |i: usize| declarations_of(&inputs, i);
     let decls = match decls {
         Some(d) => Declarations::Owned(d),
@@ -133,13 +146,13 @@ pub(super) fn changes(
     (out, stats)
 }
 
-/// The declarations of input `i` (`None`, and a warning, when its facts cannot be read).
+/// The declarations of input `i` (`None` when its facts cannot be read).
 fn declarations_of(inputs: &[(RepoPath, Vec<u8>)], i: usize) -> Option<FileFacts> {
-    let f = FileFacts::decode(&inputs[i].1).map(FileFacts::declarations);
-    if f.is_none() {
-        tracing::warn!(path = %inputs[i].0, "stored graph facts unreadable; file left out");
-    }
-    f
+    FileFacts::decode(&inputs[i].1).map(FileFacts::declarations)
+}
+
+fn unreadable(path: &RepoPath) {
+    tracing::warn!(path = %path, "stored graph facts unreadable; file left out");
 }
 
 /// A content hash of one file's edges (they arrive in a deterministic order): their fields
