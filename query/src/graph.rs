@@ -11,7 +11,7 @@ pub mod table;
 
 pub use adjacency::Adjacency;
 pub use stored::StoredGraph;
-pub use table::EdgeTable;
+pub use table::{EdgeTable, walked};
 
 use crate::QueryError;
 use indexer::graph::CallSite;

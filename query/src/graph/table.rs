@@ -3,23 +3,63 @@
 //! on the embedded index, and is a round trip on Meilisearch).
 
 use crate::QueryError;
+use hashbrown::HashTable;
 use indexer::graph::Edge as Stored;
+use indexer::graph::{CallSite, EdgeKind};
 use indexer::model::SnapshotKey;
 use indexer::store::{IndexRead, StoreError};
-use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 /// Reads that saw a run publish in between are tried again this many times.
 const READ_RETRIES: usize = 3;
 
-/// Every edge of one snapshot, found by caller and by callee key the way
-/// [`IndexRead::edges_from`] and [`IndexRead::edges_to`] find them, in the same order.
+/// The edges of one snapshot that a walk follows ([`walked`]), found by caller and by callee
+/// key the way [`IndexRead::edges_from`] and [`IndexRead::edges_to`] find them, in the same
+/// order.
+///
+/// Held compact: each distinct string once ([`Strings`]), each edge as ids into them, and the
+/// two lookups as index ranges. An edge is made whole only when a question reads it, so the
+/// table weighs a fraction of the edges it holds (corpus-1m: ~50 MB, where its 301k edges
+/// held whole took ~250 MB).
 pub struct EdgeTable {
     snapshot: SnapshotKey,
-    /// Shared with the questions that read them: handing one out costs a count, not a copy.
-    edges: Vec<Arc<Stored>>,
-    to: FxHashMap<Box<str>, Vec<u32>>,
-    from: FxHashMap<Box<str>, Vec<u32>>,
+    strings: Strings,
+    edges: Vec<Compact>,
+    /// Receiver chains of every call site, as string ids; an edge's is a range of it.
+    receivers: Vec<u32>,
+    to: Lookup,
+    from: Lookup,
+}
+
+/// One edge as ids into the table's strings ([`NONE`]: absent).
+struct Compact {
+    caller_file: u32,
+    caller: u32,
+    caller_name: u32,
+    callee: u32,
+    callee_name: u32,
+    callee_file: u32,
+    detail: u32,
+    line: u32,
+    callee_line: Option<u32>,
+    confidence: f32,
+    receivers_from: u32,
+    receivers_len: u16,
+    kind: EdgeKind,
+    caller_flags: u8,
+    site_flags: u8,
+}
+
+/// An absent optional string.
+const NONE: u32 = u32::MAX;
+
+/// Whether a walk over the table ([`super::StoredGraph`]) can use `e`: a flow edge whose both
+/// ends are in the project (callers, callees, entry points), or an override (callers through
+/// the methods a method overrides). Field reads, constants, type hierarchy and calls into
+/// libraries are a third of a Java graph's edges and are never asked of the table.
+pub fn walked(e: &Stored) -> bool {
+    e.callee.is_some()
+        && ((e.kind.is_flow() && e.callee_file.is_some()) || e.kind == EdgeKind::Overrides)
 }
 
 impl EdgeTable {
@@ -31,37 +71,26 @@ impl EdgeTable {
             let Some(before) = index.last_snapshot()? else {
                 return Ok(None);
             };
-            let mut edges = Vec::new();
+            let mut table = Builder::default();
             index.for_each_edge(&mut |e| {
-                edges.push(e);
+                table.push(&e);
                 Ok(())
             })?;
             if index.last_snapshot()?.map(|s| s.key()) == Some(before.key()) {
-                return Ok(Some(EdgeTable::new(before.key(), edges)));
+                return Ok(Some(table.finish(before.key())));
             }
         }
         Err(StoreError::KeptChanging(READ_RETRIES).into())
     }
 
-    /// A table over `edges` (ordered by use-site file, then source order, as
+    /// A table over the [`walked`] ones of `edges` (ordered by use-site file, then source order, as
     /// [`IndexRead::for_each_edge`] gives them).
     pub fn new(snapshot: SnapshotKey, edges: Vec<Stored>) -> EdgeTable {
-        let mut to: FxHashMap<Box<str>, Vec<u32>> = FxHashMap::default();
-        let mut from: FxHashMap<Box<str>, Vec<u32>> = FxHashMap::default();
-        for (i, e) in edges.iter().enumerate() {
-            let i = i as u32;
-            match &e.callee {
-                Some(c) => push(&mut to, c, i),
-                None => push(&mut to, &format!("?{}", e.callee_name), i),
-            }
-            push(&mut from, &e.caller, i);
+        let mut table = Builder::default();
+        for e in &edges {
+            table.push(e);
         }
-        EdgeTable {
-            snapshot,
-            edges: edges.into_iter().map(Arc::new).collect(),
-            to,
-            from,
-        }
+        table.finish(snapshot)
     }
 
     /// The snapshot the table was read from.
@@ -69,7 +98,7 @@ impl EdgeTable {
         self.snapshot
     }
 
-    /// Number of edges.
+    /// Number of edges held (the [`walked`] ones).
     pub fn len(&self) -> usize {
         self.edges.len()
     }
@@ -78,27 +107,306 @@ impl EdgeTable {
         self.edges.is_empty()
     }
 
-    /// What [`IndexRead::edges_to`] gives for `callee`.
+    /// The [`walked`] ones of what [`IndexRead::edges_to`] gives for `callee`.
     pub fn edges_to(&self, callee: &str) -> Vec<Arc<Stored>> {
-        self.pick(self.to.get(callee))
+        self.pick(&self.to, callee)
     }
 
-    /// What [`IndexRead::edges_from`] gives for `caller`.
+    /// The [`walked`] ones of what [`IndexRead::edges_from`] gives for `caller`.
     pub fn edges_from(&self, caller: &str) -> Vec<Arc<Stored>> {
-        self.pick(self.from.get(caller))
+        self.pick(&self.from, caller)
     }
 
-    fn pick(&self, at: Option<&Vec<u32>>) -> Vec<Arc<Stored>> {
-        at.map(|ix| ix.iter().map(|&i| self.edges[i as usize].clone()).collect())
-            .unwrap_or_default()
+    fn pick(&self, lookup: &Lookup, key: &str) -> Vec<Arc<Stored>> {
+        let Some(key) = self.strings.get(key) else {
+            return Vec::new();
+        };
+        lookup
+            .of(key)
+            .iter()
+            .map(|&i| Arc::new(self.edge(&self.edges[i as usize])))
+            .collect()
+    }
+
+    /// Edge `c` made whole again.
+    fn edge(&self, c: &Compact) -> Stored {
+        let s = |id: u32| self.strings.str(id).to_owned();
+        let opt = |id: u32| (id != NONE).then(|| s(id));
+        let from = c.receivers_from as usize;
+        let receiver = self.receivers[from..from + c.receivers_len as usize]
+            .iter()
+            .map(|&r| s(r))
+            .collect();
+        Stored {
+            caller_file: s(c.caller_file),
+            caller: s(c.caller),
+            caller_name: s(c.caller_name),
+            line: c.line,
+            kind: c.kind,
+            callee: opt(c.callee),
+            callee_name: s(c.callee_name),
+            callee_file: opt(c.callee_file),
+            callee_line: c.callee_line,
+            caller_flags: c.caller_flags,
+            confidence: c.confidence,
+            detail: s(c.detail),
+            site: CallSite {
+                receiver,
+                flags: c.site_flags,
+            },
+        }
     }
 }
 
-fn push(map: &mut FxHashMap<Box<str>, Vec<u32>>, key: &str, i: u32) {
-    match map.get_mut(key) {
-        Some(v) => v.push(i),
-        None => {
-            map.insert(key.into(), vec![i]);
+/// Builds an [`EdgeTable`] one edge at a time, so that a whole graph of full edges is never
+/// held while it is read.
+#[derive(Default)]
+struct Builder {
+    strings: Strings,
+    edges: Vec<Compact>,
+    receivers: Vec<u32>,
+    /// Each edge's callee and caller, as string ids (every edge held has a callee).
+    to: Vec<u32>,
+    from: Vec<u32>,
+}
+
+impl Builder {
+    fn push(&mut self, e: &Stored) {
+        if !walked(e) {
+            return;
         }
+        let st = &mut self.strings;
+        let receivers_from = self.receivers.len() as u32;
+        for r in &e.site.receiver {
+            self.receivers.push(st.intern(r));
+        }
+        let opt =
+            |st: &mut Strings, v: &Option<String>| v.as_deref().map_or(NONE, |v| st.intern(v));
+        let callee = opt(st, &e.callee);
+        let c = Compact {
+            caller_file: st.intern(&e.caller_file),
+            caller: st.intern(&e.caller),
+            caller_name: st.intern(&e.caller_name),
+            callee,
+            callee_name: st.intern(&e.callee_name),
+            callee_file: opt(st, &e.callee_file),
+            detail: st.intern(&e.detail),
+            line: e.line,
+            callee_line: e.callee_line,
+            confidence: e.confidence,
+            receivers_from,
+            receivers_len: e.site.receiver.len().min(u16::MAX as usize) as u16,
+            kind: e.kind,
+            caller_flags: e.caller_flags,
+            site_flags: e.site.flags,
+        };
+        self.receivers
+            .truncate(receivers_from as usize + c.receivers_len as usize);
+        self.from.push(c.caller);
+        self.to.push(c.callee);
+        self.edges.push(c);
+    }
+
+    fn finish(self, snapshot: SnapshotKey) -> EdgeTable {
+        let keys = self.strings.len();
+        let mut edges = self.edges;
+        let mut receivers = self.receivers;
+        edges.shrink_to_fit();
+        receivers.shrink_to_fit();
+        EdgeTable {
+            snapshot,
+            to: Lookup::new(keys, &self.to),
+            from: Lookup::new(keys, &self.from),
+            strings: self.strings.done(),
+            edges,
+            receivers,
+        }
+    }
+}
+
+/// Edge indices grouped by a key (a string id), each group in edge order: group `k` is
+/// `order[starts[k]..starts[k + 1]]`.
+struct Lookup {
+    starts: Vec<u32>,
+    order: Vec<u32>,
+}
+
+impl Lookup {
+    /// `key_of[i]` is edge `i`'s key, below `keys`.
+    fn new(keys: usize, key_of: &[u32]) -> Lookup {
+        let mut starts = vec![0u32; keys + 1];
+        for &k in key_of {
+            starts[k as usize + 1] += 1;
+        }
+        for k in 0..keys {
+            starts[k + 1] += starts[k];
+        }
+        let mut next = starts.clone();
+        let mut order = vec![0u32; key_of.len()];
+        for (i, &k) in key_of.iter().enumerate() {
+            order[next[k as usize] as usize] = i as u32;
+            next[k as usize] += 1;
+        }
+        Lookup { starts, order }
+    }
+
+    fn of(&self, key: u32) -> &[u32] {
+        let k = key as usize;
+        match (self.starts.get(k), self.starts.get(k + 1)) {
+            (Some(&a), Some(&b)) => &self.order[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+/// Distinct strings, each stored once in one buffer and named by its position in first-seen
+/// order.
+#[derive(Default)]
+struct Strings {
+    buf: String,
+    /// String `i` is `buf[ends[i - 1]..ends[i]]` (from 0 for the first).
+    ends: Vec<u32>,
+    ids: HashTable<u32>,
+}
+
+impl Strings {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn str(&self, id: u32) -> &str {
+        slice(&self.buf, &self.ends, id)
+    }
+
+    fn get(&self, s: &str) -> Option<u32> {
+        let (buf, ends) = (&self.buf, &self.ends);
+        self.ids
+            .find(hash(s), |&id| slice(buf, ends, id) == s)
+            .copied()
+    }
+
+    fn intern(&mut self, s: &str) -> u32 {
+        let Strings { buf, ends, ids } = self;
+        let h = hash(s);
+        if let Some(&id) = ids.find(h, |&id| slice(buf, ends, id) == s) {
+            return id;
+        }
+        let id = ends.len() as u32;
+        buf.push_str(s);
+        ends.push(buf.len() as u32);
+        ids.insert_unique(h, id, |&id| hash(slice(buf, ends, id)));
+        id
+    }
+
+    /// Frees what was reserved for growth.
+    fn done(mut self) -> Strings {
+        self.buf.shrink_to_fit();
+        self.ends.shrink_to_fit();
+        let (buf, ends) = (&self.buf, &self.ends);
+        self.ids.shrink_to_fit(|&id| hash(slice(buf, ends, id)));
+        self
+    }
+}
+
+fn slice<'s>(buf: &'s str, ends: &[u32], id: u32) -> &'s str {
+    let i = id as usize;
+    let from = if i == 0 { 0 } else { ends[i - 1] as usize };
+    &buf[from..ends[i] as usize]
+}
+
+fn hash(s: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use indexer::model::SnapshotKey;
+
+    fn edge(i: usize) -> Stored {
+        let caller = format!("java:p.C{}#m{}()", i % 7, i % 3);
+        let resolved = !i.is_multiple_of(5);
+        let kinds = [
+            EdgeKind::Call,
+            EdgeKind::Read,
+            EdgeKind::Overrides,
+            EdgeKind::Route,
+        ];
+        Stored {
+            caller_file: format!("src/C{}.java", i % 7),
+            caller_name: format!("p.C{}.m{}", i % 7, i % 3),
+            caller,
+            line: i as u32,
+            kind: kinds[(i / 2) % 4],
+            callee: resolved.then(|| format!("java:p.D{}#n()", i % 4)),
+            callee_name: if resolved {
+                format!("p.D{}.n", i % 4)
+            } else {
+                "gone".into()
+            },
+            callee_file: (resolved && i % 3 != 1).then(|| format!("src/D{}.java", i % 4)),
+            callee_line: i.is_multiple_of(3).then_some(i as u32 * 10),
+            caller_flags: (i % 3) as u8,
+            confidence: 1.0 - (i % 4) as f32 / 10.0,
+            detail: if i.is_multiple_of(6) {
+                "bean".into()
+            } else {
+                String::new()
+            },
+            site: CallSite {
+                receiver: (0..i % 3).map(|r| format!("r{r}")).collect(),
+                flags: (i % 16) as u8,
+            },
+        }
+    }
+
+    /// The lookups a plain map of whole edges gives, which the compact table must match.
+    fn naive(edges: &[Stored], to: bool, key: &str) -> Vec<Stored> {
+        let key_of = |e: &Stored| match (to, &e.callee) {
+            (false, _) => e.caller.clone(),
+            (true, Some(c)) => c.clone(),
+            (true, None) => format!("?{}", e.callee_name),
+        };
+        edges
+            .iter()
+            .filter(|e| walked(e) && key_of(e) == key)
+            .cloned()
+            .collect()
+    }
+
+    #[test]
+    fn every_edge_comes_back_whole_by_caller_and_by_callee_in_order() {
+        let edges: Vec<Stored> = (0..200).map(edge).collect();
+        let snapshot = SnapshotKey {
+            generation: 3,
+            publish: 0,
+        };
+        let table = EdgeTable::new(snapshot, edges.clone());
+        let held = edges.iter().filter(|e| walked(e)).count();
+        assert!(held > 50 && held < 150, "a mix of kept and left-out edges");
+        assert_eq!(table.len(), held);
+        let whole = |v: Vec<Arc<Stored>>| v.iter().map(|e| (**e).clone()).collect::<Vec<_>>();
+        let mut seen = 0;
+        for e in &edges {
+            assert_eq!(
+                whole(table.edges_from(&e.caller)),
+                naive(&edges, false, &e.caller)
+            );
+            let key = e.callee.clone().unwrap_or(format!("?{}", e.callee_name));
+            let to = whole(table.edges_to(&key));
+            assert_eq!(to, naive(&edges, true, &key));
+            seen += to.iter().filter(|t| *t == e).count();
+        }
+        assert!(seen >= held, "every edge held is found by its callee key");
+        assert!(table.edges_to("java:p.Nobody#x()").is_empty());
+        assert!(
+            table.edges_from("src/C1.java").is_empty(),
+            "a file is not a caller key"
+        );
+        assert!(
+            table.edges_to("?gone").is_empty(),
+            "unresolved calls are not walked"
+        );
     }
 }
