@@ -31,9 +31,12 @@ pub use run::{RunEnd, RunTx};
 /// decode to no Python edges).
 pub const SCHEMA_VERSION: i64 = 16;
 
-/// How much of the catalog file a reader maps (address space, not memory: pages are the
-/// kernel's page cache, shared by every reader).
-const READ_MMAP_BYTES: i64 = 4 << 30;
+/// How much of the catalog file a reader maps: none. Mapped pages are shared page cache, but
+/// each reader's mapping counts every page it touched in the process's resident memory, so a
+/// bot's four workers and its preload held the catalog up to five times over (255 MB of
+/// corpus-1m's 110 MB file); read calls through SQLite's own small page cache cost an answer
+/// less than that memory is worth.
+const READ_MMAP_BYTES: i64 = 0;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -238,10 +241,8 @@ impl Catalog {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        // Readers answer many small lookups: pages through a memory map rather than a read
-        // call each (the file only grows; a rebuild is a new file renamed in), and one plan per
-        // statement, kept across bindings, instead of a re-prepare whenever a bound value
-        // could change the plan.
+        // Readers answer many small lookups: one plan per statement, kept across bindings,
+        // instead of a re-prepare whenever a bound value could change the plan.
         conn.pragma_update(None, "mmap_size", READ_MMAP_BYTES)?;
         conn.set_db_config(
             rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
