@@ -13,6 +13,7 @@ use crate::graph::CallGraph;
 use crate::question::patch::{FilePatch, Hunk, Insertion};
 use crate::signature::annotation_name;
 use crate::view::{SnapshotView, SymIdx};
+use crate::viewdata::FileLines;
 use indexer::model::{Provenance, SymbolId, SymbolKind};
 use serde::Serialize;
 
@@ -172,7 +173,7 @@ fn shift(line: u32, offset: i64) -> u32 {
 /// How far the hunk's old side sits from where it says it does in `lines` (1-based file lines):
 /// 0 when it matches in place, else the nearest place where it matches; `None` when it matches
 /// nowhere. Lines compare without their leading and trailing whitespace (chat pastes lose it).
-fn place(lines: &[String], h: &Hunk) -> Option<i64> {
+fn place(lines: &FileLines, h: &Hunk) -> Option<i64> {
     let old = h.old_side();
     if old.is_empty() {
         // A pure insertion without context: trust the line number if the file has it.

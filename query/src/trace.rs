@@ -316,7 +316,7 @@ pub fn call_lines(
             let line = (n as usize)
                 .checked_sub(1)
                 .and_then(|k| text.get(k))
-                .map_or("", String::as_str);
+                .unwrap_or("");
             (null.is_empty() || !line.contains(&on_null), n)
         })
         .collect();

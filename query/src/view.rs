@@ -10,7 +10,7 @@ use crate::QueryError;
 use crate::bounded::Bounded;
 use crate::signature::short_qualified;
 use crate::terms;
-use crate::viewdata::{self, ViewData};
+use crate::viewdata::{self, FileLines, ViewData};
 use indexer::model::{Literal, Provenance, Symbol, SymbolId, SymbolKind};
 use indexer::store::IndexRead;
 use indexer::store::catalog::SymbolRow;
@@ -211,7 +211,7 @@ impl Default for Limits {
 }
 
 /// The text of the files read so far, by file, weighed in lines.
-type LineCache = Bounded<usize, Arc<Vec<String>>>;
+type LineCache = Bounded<usize, Arc<FileLines>>;
 
 /// The full symbol rows of the files read so far, by file, weighed in symbols (a file without
 /// symbols weighs one).
@@ -649,7 +649,7 @@ impl<'a> SnapshotView<'a> {
 
     /// Lines of a file as indexed (1-based: line `n` is `lines[n-1]`); lines no chunk covers are
     /// blank.
-    pub fn file_lines(&self, path: &str) -> Result<Arc<Vec<String>>, QueryError> {
+    pub fn file_lines(&self, path: &str) -> Result<Arc<FileLines>, QueryError> {
         let Some(f) = self.shared.data.file_index(path) else {
             // Not in the tables (changed since): read it anyway.
             return Ok(Arc::new(viewdata::lines_from_chunks(
@@ -770,7 +770,7 @@ impl<'a> SnapshotView<'a> {
 
     /// Text of lines `start..=end` of a file.
     pub fn text(&self, path: &str, start: u32, end: u32) -> Result<String, QueryError> {
-        Ok(viewdata::slice_lines(&self.file_lines(path)?, start, end))
+        Ok(self.file_lines(path)?.slice(start, end).to_string())
     }
 
     /// Number of lines of an indexed file, if it is in the snapshot.

@@ -319,7 +319,7 @@ fn bound_changes(
             continue; // `locate` already said why
         };
         let lines = v.file_lines(&path)?;
-        let text = lines.join("\n");
+        let text = lines.text();
         // Lines of the indexed revision the hunks remove or insert next to.
         let mut touched: Vec<u32> = Vec::new();
         for h in &fp.hunks {
@@ -330,9 +330,9 @@ fn bound_changes(
         touched.sort_unstable();
         touched.dedup();
         let bound: Vec<(String, u32, Vec<u32>)> = if is_xml {
-            statements_touched(&text, &touched)
+            statements_touched(text, &touched)
         } else {
-            keys_touched(&path, &text, &touched)
+            keys_touched(&path, text, &touched)
         };
         if bound.is_empty() {
             continue;
