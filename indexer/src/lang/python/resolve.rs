@@ -21,6 +21,7 @@ use crate::graph::{CallSite, Edge, EdgeKind, FileFacts};
 use crate::model::{RepoPath, SymbolKind};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// How deep a chain of bindings (`a = b`, re-exports, bases) is followed.
 const MAX_DEPTH: u32 = 12;
@@ -79,7 +80,38 @@ enum V {
     /// An element of container attribute `.2` of instances of class `.1`: every value stored
     /// in it (`self.handlers[k] = f`, `self.hooks.append(f)`), nested containers as one bag.
     Items(usize, u32, String),
+    /// A function nested in the functions of the calls that returned it (`decorator` of
+    /// `command(cls=Group)`): its outer parameters hold what those calls passed.
+    Closure(usize, u32, Env),
 }
+
+/// The calls whose result is being worked out, innermost first: while one is, its function's
+/// parameters hold the arguments of that call rather than those of every caller
+/// (context-sensitive values, `group()` → `command(name, Group)` → `cls(…)` is a `Group`).
+type Env = Option<Rc<Frame>>;
+
+/// One call of [`Env`]: function `func` called by call `call` (or, `deco`, decoration) of
+/// file `fi`, whose arguments are read in `caller`'s context.
+#[derive(Debug, PartialEq)]
+struct Frame {
+    func: (usize, u32),
+    fi: usize,
+    scope: u32,
+    line: u32,
+    site: FrameSite,
+    caller: Env,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum FrameSite {
+    /// Index into the file's calls.
+    Call(usize),
+    /// Index into the file's decorations (a decorator factory's call).
+    Deco(usize),
+}
+
+/// How many calls deep a context is kept.
+const MAX_FRAMES: usize = 4;
 
 /// Where a function is called, for what its parameters are given.
 #[derive(Debug, Clone, Copy)]
@@ -132,6 +164,11 @@ struct Repo<'a> {
     keyword_memo: Memo<(usize, u32, String), Vec<V>>,
     /// Celery tasks by the name a worker knows them by.
     tasks: HashMap<String, Vec<(usize, u32)>>,
+    /// Per file, scope and line: the calls there (indexes into the file's calls), for the call
+    /// an assignment or `return` of a call's result makes.
+    calls_at: HashMap<(usize, u32, u32), Vec<usize>>,
+    /// The calls whose result is being worked out ([`Env`]).
+    ctx: RefCell<Env>,
 }
 
 impl<'a> Repo<'a> {
@@ -207,6 +244,8 @@ impl<'a> Repo<'a> {
             param_memo: RefCell::default(),
             keyword_memo: RefCell::default(),
             tasks: HashMap::new(),
+            calls_at: calls_at(py),
+            ctx: RefCell::default(),
         };
         repo.tasks = repo.task_names();
         repo.subs = repo.subclass_map();
@@ -231,7 +270,7 @@ impl<'a> Repo<'a> {
                 let value = self.chain_at(fi, c.scope, &c.chain, c.line, 0);
                 for t in self.call_targets(fi, c) {
                     let Target::Def(tf, td) = t else { continue };
-                    let shift = self.shift(fi, c, value.as_ref(), (tf, td));
+                    let shift = self.shift(fi, c, value.as_ref(), (tf, td), 0);
                     sites.entry((tf, td)).or_default().push(Site::Call {
                         fi,
                         scope: c.scope,
@@ -248,7 +287,7 @@ impl<'a> Repo<'a> {
                 let Some(k) = order.iter().position(|&x| x == k) else {
                     continue;
                 };
-                for g in self.appliers(fi, d.def, k, 0) {
+                for g in self.appliers(fi, d.def, k, 0).into_iter().map(plain) {
                     let (target, shift) = match g {
                         V::Def(gf, gd) => match self.def(gf, gd).kind {
                             SymbolKind::Function => ((gf, gd), 0),
@@ -257,7 +296,7 @@ impl<'a> Repo<'a> {
                             // `self` / `cls`.
                             SymbolKind::Method if !d.factory => {
                                 let call = d.as_call();
-                                ((gf, gd), self.shift(fi, &call, Some(&g), (gf, gd)))
+                                ((gf, gd), self.shift(fi, &call, Some(&g), (gf, gd), 0))
                             }
                             SymbolKind::Method => ((gf, gd), 0),
                             SymbolKind::Class => match self.member(gf, gd, "__init__", 0) {
@@ -283,7 +322,14 @@ impl<'a> Repo<'a> {
     /// How many of a method's parameters a call binds before its arguments: `self` of a call
     /// on an instance, of `super().m(…)`, of a class called (its `__init__`), `cls` of a
     /// class method; none for a function or a method taken from its class (`Base.m(self, …)`).
-    fn shift(&self, fi: usize, c: &PyCall, value: Option<&V>, target: (usize, u32)) -> usize {
+    fn shift(
+        &self,
+        fi: usize,
+        c: &PyCall,
+        value: Option<&V>,
+        target: (usize, u32),
+        depth: u32,
+    ) -> usize {
         let t = self.def(target.0, target.1);
         if t.kind != SymbolKind::Method || t.decorators.iter().any(|x| x == "staticmethod") {
             return 0;
@@ -306,7 +352,7 @@ impl<'a> Repo<'a> {
         if receiver[0] == "super()" {
             return 1;
         }
-        match self.chain_at(fi, c.scope, receiver, c.line, 0) {
+        match self.chain_at(fi, c.scope, receiver, c.line, depth) {
             Some(V::Def(rf, rd)) if self.def(rf, rd).kind == SymbolKind::Class => {
                 usize::from(t.decorators.iter().any(|x| x == "classmethod"))
             }
@@ -330,11 +376,19 @@ impl<'a> Repo<'a> {
         if !d.factory {
             return vec![v];
         }
-        let mut given = self.results(v, depth + 1);
+        // The factory's parameters hold this decoration's arguments (`@group()` passes none,
+        // so `cls` is its default).
+        let mut given = match self.push_frame(fi, FrameSite::Deco(di), &v) {
+            Some(env) => self.in_env(env, || self.results(v, depth + 1)),
+            None => self.results(v, depth + 1),
+        };
         // A factory that returns its decorator, or applies it at once when handed the
         // function (`@command` and `@command()` both work): the decorator is what applies.
-        if given.iter().any(|g| matches!(g, V::Def(..))) {
-            given.retain(|g| matches!(g, V::Def(..)));
+        if given
+            .iter()
+            .any(|g| matches!(g, V::Def(..) | V::Closure(..)))
+        {
+            given.retain(|g| matches!(g, V::Def(..) | V::Closure(..)));
         }
         given
     }
@@ -352,7 +406,9 @@ impl<'a> Repo<'a> {
             return known.clone().unwrap_or(V::Def(fi, def));
         }
         self.decorated_memo.borrow_mut().insert(key, None);
-        let v = self.apply_decorations(fi, def, from, order.len(), 0);
+        let v = self.in_env(None, || {
+            plain(self.apply_decorations(fi, def, from, order.len(), 0))
+        });
         self.decorated_memo
             .borrow_mut()
             .insert(key, Some(v.clone()));
@@ -377,6 +433,18 @@ impl<'a> Repo<'a> {
                             }),
                         _ => None,
                     },
+                    // A decorator a factory's call made: run in that call's context.
+                    V::Closure(gf, gd, env) => self.in_env(env, || {
+                        self.returned_all(gf, gd, depth + 1)
+                            .into_iter()
+                            .find(|r| match r {
+                                V::Def(rf, rd) | V::Closure(rf, rd, _) => {
+                                    self.def(*rf, *rd).kind.is_callable()
+                                }
+                                V::Instance(..) => true,
+                                _ => false,
+                            })
+                    }),
                     _ => None,
                 };
                 if let Some(given) = given {
@@ -397,7 +465,7 @@ impl<'a> Repo<'a> {
             return known.clone().unwrap_or_default();
         }
         self.param_memo.borrow_mut().insert(key, None);
-        let out = self.given(f, d, pos, 0);
+        let out = self.in_env(None, || self.given(f, d, pos, 0));
         self.param_memo.borrow_mut().insert(key, Some(out.clone()));
         out
     }
@@ -468,7 +536,7 @@ impl<'a> Repo<'a> {
     /// What calling `v` runs, a parameter's every value followed; a decorated definition is
     /// what its decorators made of it.
     fn called_all(&self, v: V, depth: u32) -> Vec<Target> {
-        match v {
+        match plain(v) {
             V::Param(f, d, p) => {
                 let mut out = Vec::new();
                 for v in self.param_values(f, d, p, depth + 1) {
@@ -527,7 +595,7 @@ impl<'a> Repo<'a> {
                 let Some(v) = self.chain(cf, a.scope, &a.value, depth + 1) else {
                     continue;
                 };
-                let vs = match self.assigned(a, v, depth + 1) {
+                let vs = match self.assigned(cf, a, v, depth + 1) {
                     Some(V::Param(pf, pd, pp)) => self.param_values(pf, pd, pp, depth + 1),
                     Some(v) => vec![v],
                     None => Vec::new(),
@@ -562,7 +630,7 @@ impl<'a> Repo<'a> {
             if !self.def(gf, gd).kind.is_callable() {
                 continue;
             }
-            let shift = self.shift(fi, &inner, value.as_ref(), (gf, gd));
+            let shift = self.shift(fi, &inner, value.as_ref(), (gf, gd), 0);
             for r in self
                 .facts(gf)
                 .map(|x| x.returns.as_slice())
@@ -626,6 +694,14 @@ impl<'a> Repo<'a> {
             return known.clone().unwrap_or_default();
         }
         self.keyword_memo.borrow_mut().insert(key.clone(), None);
+        let out = self.in_env(None, || self.keyword_values_given(fi, scope, name));
+        self.keyword_memo
+            .borrow_mut()
+            .insert(key, Some(out.clone()));
+        out
+    }
+
+    fn keyword_values_given(&self, fi: usize, scope: u32, name: &str) -> Vec<V> {
         let mut out = Vec::new();
         for site in self
             .sites
@@ -663,9 +739,6 @@ impl<'a> Repo<'a> {
                 }
             }
         }
-        self.keyword_memo
-            .borrow_mut()
-            .insert(key, Some(out.clone()));
         out
     }
 
@@ -1110,7 +1183,7 @@ impl<'a> Repo<'a> {
                 .member(f, d, "__call__", 0)
                 .map(|(mf, md)| Target::Def(mf, md)),
             V::External(x) => Some(Target::External(x)),
-            V::Raw(f, d) => Some(Target::Def(f, d)),
+            V::Raw(f, d) | V::Closure(f, d, _) => Some(Target::Def(f, d)),
             V::Module(_) | V::Many(..) | V::Param(..) | V::Items(..) => None,
         }
     }
@@ -1199,6 +1272,9 @@ impl<'a> Repo<'a> {
     fn bound_in_at(&self, fi: usize, si: u32, name: &str, at: u32, depth: u32) -> Option<V> {
         let f = self.facts(fi)?;
         let d = &f.defs[si as usize];
+        if let Some(v) = self.argument_in_env(fi, si, name, depth) {
+            return Some(v);
+        }
         if matches!(d.kind, SymbolKind::Function | SymbolKind::Method)
             && let Some(v) = self.parameter(fi, si, name, depth)
         {
@@ -1238,7 +1314,7 @@ impl<'a> Repo<'a> {
                 return Some(v);
             }
             let v = self.chain(fi, si, &a.value, depth + 1)?;
-            return self.assigned(a, v, depth);
+            return self.assigned(fi, a, v, depth);
         }
         // A parameter the body never rebinds: what its callers give it.
         if matches!(d.kind, SymbolKind::Function | SymbolKind::Method) {
@@ -1290,8 +1366,12 @@ impl<'a> Repo<'a> {
     }
 
     /// What an assignment gives its target, from the value `v` its right side evaluates to.
-    fn assigned(&self, a: &PyAssign, v: V, depth: u32) -> Option<V> {
-        let v = if a.called { self.result(v, depth)? } else { v };
+    fn assigned(&self, fi: usize, a: &PyAssign, v: V, depth: u32) -> Option<V> {
+        let v = match self.call_env(fi, a, &v).filter(|_| a.called) {
+            Some(env) => self.in_env(env, || self.result(v, depth))?,
+            None if a.called => self.result(v, depth)?,
+            None => v,
+        };
         if !a.each {
             return Some(v);
         }
@@ -1332,6 +1412,7 @@ impl<'a> Repo<'a> {
                     _ => None,
                 }
             }
+            V::Closure(f, d, env) => self.in_env(env, || self.result(V::Def(f, d), depth)),
             V::External(x) => Some(V::External(x)),
             // What `bag.get(k)` gives (see [`Repo::attrs`]): an element.
             items @ V::Items(..) => Some(items),
@@ -1350,6 +1431,9 @@ impl<'a> Repo<'a> {
     /// Every value calling `v` may give: each `return` of a function (what a returned call
     /// gives, in turn), or what [`Repo::result`] says.
     fn results(&self, v: V, depth: u32) -> Vec<V> {
+        if let V::Closure(f, d, env) = v {
+            return self.in_env(env, || self.results(V::Def(f, d), depth));
+        }
         let V::Def(f, d) = v else {
             return self.result(v, depth).into_iter().collect();
         };
@@ -1385,8 +1469,11 @@ impl<'a> Repo<'a> {
             };
             let vs = match v {
                 V::Param(pf, pd, _) if (pf, pd) == (f, d) => Vec::new(),
-                v if r.called => self.results(v, depth + 1),
-                v => vec![v],
+                v if r.called => match self.call_env(f, r, &v) {
+                    Some(env) => self.in_env(env, || self.results(v, depth + 1)),
+                    None => self.results(v, depth + 1),
+                },
+                v => vec![self.close(v)],
             };
             for v in vs {
                 if !out.contains(&v) {
@@ -1395,6 +1482,125 @@ impl<'a> Repo<'a> {
             }
         }
         out
+    }
+
+    /// Runs `work` with `env` as the calls being worked out, then puts the context back.
+    fn in_env<T>(&self, env: Env, work: impl FnOnce() -> T) -> T {
+        let saved = self.ctx.replace(env);
+        let out = work();
+        self.ctx.replace(saved);
+        out
+    }
+
+    /// The innermost call of the context that called function `si` of file `fi`.
+    fn frame_of(&self, fi: usize, si: u32) -> Option<Rc<Frame>> {
+        let mut at = self.ctx.borrow().clone();
+        while let Some(fr) = at {
+            if fr.func == (fi, si) {
+                return Some(fr);
+            }
+            at = fr.caller.clone();
+        }
+        None
+    }
+
+    /// The context with one more call, `site` of file `fi` calling `v`: when `v` is a project
+    /// function with parameters and the context is less than [`MAX_FRAMES`] deep.
+    fn push_frame(&self, fi: usize, site: FrameSite, v: &V) -> Option<Env> {
+        let &V::Def(tf, td) = v else { return None };
+        let t = self.def(tf, td);
+        if !t.kind.is_callable() || t.params.is_empty() {
+            return None;
+        }
+        let caller = self.ctx.borrow().clone();
+        let mut depth = 0;
+        let mut at = caller.as_deref();
+        while let Some(fr) = at {
+            depth += 1;
+            at = fr.caller.as_deref();
+        }
+        if depth >= MAX_FRAMES {
+            return None;
+        }
+        let f = self.facts(fi)?;
+        let (scope, line) = match site {
+            FrameSite::Call(i) => (f.calls[i].scope, f.calls[i].line),
+            FrameSite::Deco(i) => (f.decorations[i].scope, f.decorations[i].line),
+        };
+        Some(Some(Rc::new(Frame {
+            func: (tf, td),
+            fi,
+            scope,
+            line,
+            site,
+            caller,
+        })))
+    }
+
+    /// The context of the call an assignment or `return` of a call's result makes (`x = f(…)`,
+    /// `return command(name, cls)`), `v` being what it calls.
+    fn call_env(&self, fi: usize, a: &PyAssign, v: &V) -> Option<Env> {
+        if !a.called || !matches!(v, V::Def(..)) {
+            return None;
+        }
+        let f = self.facts(fi)?;
+        let &i = self
+            .calls_at
+            .get(&(fi, a.scope, a.line))?
+            .iter()
+            .find(|&&i| f.calls[i].chain == a.value)?;
+        self.push_frame(fi, FrameSite::Call(i), v)
+    }
+
+    /// What parameter `name` of function `si` holds in the context: the argument the call being
+    /// worked out gives it, read where that call is. None when that call gives none, or what
+    /// is not known there, or when the body rebinds the parameter on some path every time.
+    fn argument_in_env(&self, fi: usize, si: u32, name: &str, depth: u32) -> Option<V> {
+        if self.ctx.borrow().is_none() {
+            return None;
+        }
+        let fr = self.frame_of(fi, si)?;
+        let f = self.facts(fi)?;
+        let d = &f.defs[si as usize];
+        let pos = d.params.iter().position(|p| p.0 == name)?;
+        let always_rebound = f
+            .assigns
+            .iter()
+            .any(|a| a.scope == si && a.target.len() == 1 && a.target[0] == name && !a.conditional);
+        if always_rebound {
+            return None;
+        }
+        let caller = self.facts(fr.fi)?;
+        let (args, call) = match fr.site {
+            FrameSite::Call(i) => (&caller.calls[i].args, caller.calls[i].clone()),
+            FrameSite::Deco(i) => (&caller.decorations[i].args, caller.decorations[i].as_call()),
+        };
+        let func = V::Def(fr.func.0, fr.func.1);
+        let v = self.in_env(fr.caller.clone(), || {
+            let shift = self.shift(fr.fi, &call, Some(&func), fr.func, depth + 1);
+            let arg = self.argument_for(&d.params, pos as u32, args, shift)?;
+            let chain = arg.value.as_ref()?;
+            self.chain_at(fr.fi, fr.scope, chain, fr.line, depth + 1)
+        })?;
+        (!matches!(v, V::Param(..))).then_some(v)
+    }
+
+    /// A function nested in a function whose call is being worked out: the closure that call
+    /// makes, which keeps the context.
+    fn close(&self, v: V) -> V {
+        let V::Def(f, d) = v else { return v };
+        let env = self.ctx.borrow().clone();
+        if env.is_none() || !self.def(f, d).kind.is_callable() {
+            return v;
+        }
+        let mut p = self.def(f, d).parent;
+        while let Some(pi) = p {
+            if self.frame_of(f, pi).is_some() {
+                return V::Closure(f, d, env);
+            }
+            p = self.def(f, pi).parent;
+        }
+        v
     }
 
     /// Every value a function's `return` statements give that evaluates, in order.
@@ -1411,7 +1617,7 @@ impl<'a> Repo<'a> {
             .filter(|r| r.scope == d)
             .filter_map(|r| {
                 let v = self.chain(f, d, &r.value, depth + 1)?;
-                self.assigned(r, v, depth + 1)
+                self.assigned(f, r, v, depth + 1).map(|v| self.close(v))
             })
             .collect()
     }
@@ -1479,6 +1685,7 @@ impl<'a> Repo<'a> {
             }
             V::External(x) => Some(V::External(format!("{x}.{name}"))),
             V::Many(..) | V::Raw(..) | V::Items(..) => None,
+            V::Closure(f, d, _) => self.attr(V::Def(f, d), name, depth + 1),
             // What every value a caller gives has, when they agree.
             V::Param(f, d, p) => {
                 let mut found = None;
@@ -1513,7 +1720,7 @@ impl<'a> Repo<'a> {
             .iter()
             .find(|a| a.scope == scope && a.target.len() == 1 && a.target[0] == def.name)?;
         let v = self.chain(f, scope, &a.value, depth + 1)?;
-        self.assigned(a, v, depth + 1)
+        self.assigned(f, a, v, depth + 1)
     }
 
     /// `self.name = value` in any method of the class or its bases.
@@ -1534,7 +1741,7 @@ impl<'a> Repo<'a> {
             });
             if let Some(a) = found {
                 let v = self.chain(cf, a.scope, &a.value, depth + 1)?;
-                return self.assigned(a, v, depth + 1);
+                return self.assigned(cf, a, v, depth + 1);
             }
             todo.extend(self.bases(cf, cd, depth + 1));
         }
@@ -1599,6 +1806,25 @@ impl<'a> Repo<'a> {
 enum Target {
     Def(usize, u32),
     External(String),
+}
+
+/// Per file, scope and line, the calls there (indexes into the file's calls).
+fn calls_at(py: &[Option<PyFacts>]) -> HashMap<(usize, u32, u32), Vec<usize>> {
+    let mut out: HashMap<(usize, u32, u32), Vec<usize>> = HashMap::new();
+    for (fi, f) in py.iter().enumerate() {
+        for (i, c) in f.iter().flat_map(|f| f.calls.iter()).enumerate() {
+            out.entry((fi, c.scope, c.line)).or_default().push(i);
+        }
+    }
+    out
+}
+
+/// A closure as the function it is (where its context does not matter).
+fn plain(v: V) -> V {
+    match v {
+        V::Closure(f, d, _) => V::Def(f, d),
+        v => v,
+    }
 }
 
 /// Python HTTP client libraries whose `get`/`post`/… calls are requests.

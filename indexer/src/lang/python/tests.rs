@@ -911,3 +911,46 @@ fn configuration_readers_reach_their_keys() {
         ]
     );
 }
+
+/// A factory whose result depends on the arguments of that call: `@group()` passes `Group` on
+/// to `command(name, cls)`, whose decorator makes a `cls`, so the name is a `Group` (not the
+/// `Command` that `command`'s own default gives); `make(Group)` returns a `Group`.
+#[test]
+fn a_factory_makes_what_the_call_passes_it() {
+    let edges = package_edges(&[(
+        "cli/core.py",
+        "class Command:\n\
+         \x20   def __init__(self, callback):\n        self.callback = callback\n\
+         \x20   def main(self):\n        pass\n\
+         class Group(Command):\n\
+         \x20   def add(self):\n        pass\n\
+         def command(name=None, cls=None):\n    if cls is None:\n        cls = Command\n\
+         \x20   def decorator(f):\n        cmd = cls(f)\n        return cmd\n    return decorator\n\
+         def group(name=None, cls=None):\n    if cls is None:\n        cls = Group\n    return command(name, cls)\n\
+         def make(kind):\n    return kind(None)\n\
+         @group()\n\
+         def cli():\n    pass\n\
+         @command()\n\
+         def hello():\n    pass\n\
+         def main():\n    cli.add()\n    hello.main()\n    made = make(Group)\n    made.add()\n",
+    )]);
+    let has = |a: &str, b: &str| {
+        edges
+            .iter()
+            .any(|(x, y, z)| x == a && y == b && *z == "call")
+    };
+    for (a, b) in [
+        ("py:cli.core.main", "py:cli.core.Group.add"),
+        ("py:cli.core.main", "py:cli.core.Command.main"),
+    ] {
+        assert!(has(a, b), "no call {a} -> {b}: {edges:#?}");
+    }
+    let adds = edges
+        .iter()
+        .filter(|(x, y, _)| x == "py:cli.core.main" && y == "py:cli.core.Group.add")
+        .count();
+    assert_eq!(
+        adds, 2,
+        "both `cli.add()` and `made.add()` are Group.add: {edges:#?}"
+    );
+}
