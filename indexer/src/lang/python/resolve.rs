@@ -20,7 +20,7 @@ use super::facts::{PyArg, PyAssign, PyCall, PyDef, PyFacts};
 use crate::graph::{CallSite, Edge, EdgeKind, FileFacts};
 use crate::model::{RepoPath, SymbolKind};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 /// How deep a chain of bindings (`a = b`, re-exports, bases) is followed.
@@ -90,9 +90,9 @@ enum V {
 /// (context-sensitive values, `group()` → `command(name, Group)` → `cls(…)` is a `Group`).
 type Env = Option<Rc<Frame>>;
 
-/// One call of [`Env`]: function `func` called by call `call` (or, `deco`, decoration) of
-/// file `fi`, whose arguments are read in `caller`'s context.
-#[derive(Debug, PartialEq)]
+/// One call of [`Env`]: function `func` called by `site` in `scope` of file `fi`, whose
+/// arguments are read in `caller`'s context.
+#[derive(Debug)]
 struct Frame {
     func: (usize, u32),
     fi: usize,
@@ -100,6 +100,16 @@ struct Frame {
     line: u32,
     site: FrameSite,
     caller: Env,
+    /// The parameters' values once read (by position; `None`: the call gives none known).
+    known: RefCell<Vec<(u32, Option<V>)>>,
+}
+
+/// Frames are the same call in the same context, whatever they have read so far.
+impl PartialEq for Frame {
+    fn eq(&self, other: &Frame) -> bool {
+        (self.func, self.fi, self.site) == (other.func, other.fi, other.site)
+            && self.caller == other.caller
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -169,6 +179,11 @@ struct Repo<'a> {
     calls_at: HashMap<(usize, u32, u32), Vec<usize>>,
     /// The calls whose result is being worked out ([`Env`]).
     ctx: RefCell<Env>,
+    /// Per file, scope and name: the assignments binding that name there, in order (indexes
+    /// into the file's assignments), so that a lookup does not read every assignment.
+    bindings: HashMap<(usize, u32), HashMap<&'a str, Vec<usize>>>,
+    /// The functions whose calls get a context ([`context_sensitive`]).
+    sensitive: HashSet<(usize, u32)>,
 }
 
 impl<'a> Repo<'a> {
@@ -246,6 +261,8 @@ impl<'a> Repo<'a> {
             tasks: HashMap::new(),
             calls_at: calls_at(py),
             ctx: RefCell::default(),
+            bindings: bindings(py),
+            sensitive: context_sensitive(py),
         };
         repo.tasks = repo.task_names();
         repo.subs = repo.subclass_map();
@@ -890,11 +907,7 @@ impl<'a> Repo<'a> {
             let d = &f.defs[si as usize];
             if (first || d.kind != SymbolKind::Class) && self.binds(fi, f, si, name) {
                 let pos = d.params.iter().position(|p| p.0 == name)?;
-                let mut rebinds = f
-                    .assigns
-                    .iter()
-                    .filter(|a| a.scope == si && a.target.len() == 1 && a.target[0] == name)
-                    .peekable();
+                let mut rebinds = self.assigns_to(fi, si, name).peekable();
                 let only_in_branches =
                     rebinds.peek().is_some() && rebinds.all(|a| a.conditional && !a.each);
                 return (d.kind.is_callable()
@@ -915,9 +928,10 @@ impl<'a> Repo<'a> {
         d.params.iter().any(|p| p.0 == name)
             || self.members[fi].contains_key(&(si, name))
             || f.imports.iter().any(|i| i.scope == si && i.local == name)
-            || f.assigns
-                .iter()
-                .any(|a| a.scope == si && a.target.len() == 1 && a.target[0] == name)
+            || self
+                .bindings
+                .get(&(fi, si))
+                .is_some_and(|names| names.contains_key(name))
     }
 
     fn facts(&self, fi: usize) -> Option<&'a PyFacts> {
@@ -1297,10 +1311,7 @@ impl<'a> Repo<'a> {
                 self.dotted(&i.target, depth + 1)
             });
         }
-        let mut bindings = f
-            .assigns
-            .iter()
-            .filter(|a| a.scope == si && a.target.len() == 1 && a.target[0] == name);
+        let mut bindings = self.assigns_to(fi, si, name);
         let mut before = None;
         let mut last = None;
         for a in bindings.by_ref() {
@@ -1484,6 +1495,23 @@ impl<'a> Repo<'a> {
         out
     }
 
+    /// The assignments of `name` in scope `si` of file `fi`, in order.
+    fn assigns_to<'s>(
+        &'s self,
+        fi: usize,
+        si: u32,
+        name: &str,
+    ) -> impl Iterator<Item = &'a PyAssign> + 's {
+        let f = self.facts(fi);
+        let found: &'s [usize] = self
+            .bindings
+            .get(&(fi, si))
+            .and_then(|names| names.get(name))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        found.iter().filter_map(move |&i| f.map(|f| &f.assigns[i]))
+    }
+
     /// Runs `work` with `env` as the calls being worked out, then puts the context back.
     fn in_env<T>(&self, env: Env, work: impl FnOnce() -> T) -> T {
         let saved = self.ctx.replace(env);
@@ -1505,11 +1533,11 @@ impl<'a> Repo<'a> {
     }
 
     /// The context with one more call, `site` of file `fi` calling `v`: when `v` is a project
-    /// function with parameters and the context is less than [`MAX_FRAMES`] deep.
+    /// function whose result may depend on it ([`context_sensitive`]) and the context is less
+    /// than [`MAX_FRAMES`] deep.
     fn push_frame(&self, fi: usize, site: FrameSite, v: &V) -> Option<Env> {
         let &V::Def(tf, td) = v else { return None };
-        let t = self.def(tf, td);
-        if !t.kind.is_callable() || t.params.is_empty() {
+        if !self.sensitive.contains(&(tf, td)) {
             return None;
         }
         let caller = self.ctx.borrow().clone();
@@ -1534,14 +1562,16 @@ impl<'a> Repo<'a> {
             line,
             site,
             caller,
+            known: RefCell::default(),
         })))
     }
 
     /// The context of the call an assignment or `return` of a call's result makes (`x = f(…)`,
     /// `return command(name, cls)`), `v` being what it calls.
     fn call_env(&self, fi: usize, a: &PyAssign, v: &V) -> Option<Env> {
-        if !a.called || !matches!(v, V::Def(..)) {
-            return None;
+        match *v {
+            V::Def(tf, td) if a.called && self.sensitive.contains(&(tf, td)) => {}
+            _ => return None,
         }
         let f = self.facts(fi)?;
         let &i = self
@@ -1563,26 +1593,45 @@ impl<'a> Repo<'a> {
         let f = self.facts(fi)?;
         let d = &f.defs[si as usize];
         let pos = d.params.iter().position(|p| p.0 == name)?;
-        let always_rebound = f
-            .assigns
-            .iter()
-            .any(|a| a.scope == si && a.target.len() == 1 && a.target[0] == name && !a.conditional);
-        if always_rebound {
+        if self.assigns_to(fi, si, name).any(|a| !a.conditional) {
             return None;
         }
+        let pos = pos as u32;
+        if let Some((_, v)) = fr.known.borrow().iter().find(|(p, _)| *p == pos) {
+            return v.clone();
+        }
+        let v = self
+            .in_env(fr.caller.clone(), || {
+                self.frame_argument(&fr, pos, depth + 1)
+            })
+            .filter(|v| !matches!(v, V::Param(..)));
+        fr.known.borrow_mut().push((pos, v.clone()));
+        v
+    }
+
+    /// What frame `fr`'s call gives parameter `pos` of its function, read where the call is.
+    fn frame_argument(&self, fr: &Frame, pos: u32, depth: u32) -> Option<V> {
         let caller = self.facts(fr.fi)?;
-        let (args, call) = match fr.site {
-            FrameSite::Call(i) => (&caller.calls[i].args, caller.calls[i].clone()),
-            FrameSite::Deco(i) => (&caller.decorations[i].args, caller.decorations[i].as_call()),
-        };
         let func = V::Def(fr.func.0, fr.func.1);
-        let v = self.in_env(fr.caller.clone(), || {
-            let shift = self.shift(fr.fi, &call, Some(&func), fr.func, depth + 1);
-            let arg = self.argument_for(&d.params, pos as u32, args, shift)?;
-            let chain = arg.value.as_ref()?;
-            self.chain_at(fr.fi, fr.scope, chain, fr.line, depth + 1)
-        })?;
-        (!matches!(v, V::Param(..))).then_some(v)
+        let (args, shift) = match fr.site {
+            FrameSite::Call(i) => {
+                let c = &caller.calls[i];
+                (&c.args, self.shift(fr.fi, c, Some(&func), fr.func, depth))
+            }
+            FrameSite::Deco(i) => {
+                let d = &caller.decorations[i];
+                (
+                    &d.args,
+                    self.shift(fr.fi, &d.as_call(), Some(&func), fr.func, depth),
+                )
+            }
+        };
+        let params = &self.def(fr.func.0, fr.func.1).params;
+        let chain = self
+            .argument_for(params, pos, args, shift)?
+            .value
+            .as_ref()?;
+        self.chain_at(fr.fi, fr.scope, chain, fr.line, depth)
     }
 
     /// A function nested in a function whose call is being worked out: the closure that call
@@ -1814,6 +1863,66 @@ fn calls_at(py: &[Option<PyFacts>]) -> HashMap<(usize, u32, u32), Vec<usize>> {
     for (fi, f) in py.iter().enumerate() {
         for (i, c) in f.iter().flat_map(|f| f.calls.iter()).enumerate() {
             out.entry((fi, c.scope, c.line)).or_default().push(i);
+        }
+    }
+    out
+}
+
+/// Per file, scope and name, the assignments of that one name (indexes into the file's
+/// assignments, in order).
+fn bindings(py: &[Option<PyFacts>]) -> HashMap<(usize, u32), HashMap<&str, Vec<usize>>> {
+    let mut out: HashMap<(usize, u32), HashMap<&str, Vec<usize>>> = HashMap::new();
+    for (fi, f) in py.iter().enumerate() {
+        for (i, a) in f.iter().flat_map(|f| f.assigns.iter()).enumerate() {
+            if let [name] = a.target.as_slice() {
+                let scope = out.entry((fi, a.scope)).or_default();
+                scope.entry(name.as_str()).or_default().push(i);
+            }
+        }
+    }
+    out
+}
+
+/// The functions whose result may depend on the arguments of their call, the only ones whose
+/// calls get a context ([`Env`]): a parameter (other than the `self` or `cls` a call binds) is
+/// called, or is the value, of a `return` or assignment in them or in a function nested in
+/// them (`return cls(…)`, `cmd = cls(f)` in a closure), or is passed to the call a `return`
+/// makes (`return command(name, cls)`).
+fn context_sensitive(py: &[Option<PyFacts>]) -> HashSet<(usize, u32)> {
+    let mut out = HashSet::new();
+    for (fi, f) in py.iter().enumerate() {
+        let Some(f) = f else { continue };
+        let mut uses = |scope: u32, head: &str| {
+            let mut s = Some(scope);
+            while let Some(si) = s {
+                let d = &f.defs[si as usize];
+                let bound = usize::from(
+                    d.kind == SymbolKind::Method
+                        && !d.decorators.iter().any(|x| x == "staticmethod"),
+                );
+                if d.kind.is_callable() && d.params.iter().skip(bound).any(|p| p.0 == head) {
+                    out.insert((fi, si));
+                    return;
+                }
+                s = d.parent;
+            }
+        };
+        for a in f.returns.iter().chain(&f.assigns) {
+            if let Some(head) = a.value.first()
+                && (a.called || a.value.len() == 1)
+            {
+                uses(a.scope, head);
+            }
+        }
+        let returned: HashSet<(u32, u32)> = f.returns.iter().map(|r| (r.scope, r.line)).collect();
+        for c in f
+            .calls
+            .iter()
+            .filter(|c| returned.contains(&(c.scope, c.line)))
+        {
+            for head in c.args.iter().filter_map(|a| a.value.as_ref()?.first()) {
+                uses(c.scope, head);
+            }
         }
     }
     out
