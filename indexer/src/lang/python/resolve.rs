@@ -147,9 +147,10 @@ enum Site<'a> {
 /// Values worked out once by key; `None` while one is under way.
 type Memo<K, T> = RefCell<HashMap<K, Option<T>>>;
 
-/// How many values a parameter is followed to, and how many call sites are read for them.
-const MAX_VALUES: usize = 256;
-const MAX_SITES: usize = 512;
+/// How many values a parameter (or container) is followed to, and how many call sites are read
+/// for them: flask's tests register over 256 views with `add_url_rule`.
+const MAX_VALUES: usize = 1024;
+const MAX_SITES: usize = 1024;
 
 struct Repo<'a> {
     files: &'a [(&'a RepoPath, &'a FileFacts)],

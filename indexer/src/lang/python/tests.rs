@@ -954,3 +954,29 @@ fn a_factory_makes_what_the_call_passes_it() {
         "both `cli.add()` and `made.add()` are Group.add: {edges:#?}"
     );
 }
+
+/// A dispatcher handed hundreds of functions (flask's `view_functions`, click's `invoke`) calls
+/// each of them: the values followed per parameter and container are not cut at a few hundred.
+#[test]
+fn a_dispatcher_reaches_every_function_registered_with_it() {
+    let mut src = String::from(
+        "class App:\n\
+         \x20   def __init__(self):\n        self.views = {}\n\
+         \x20   def add(self, name, view):\n        self.views[name] = view\n\
+         \x20   def dispatch(self, name):\n        return self.views[name]()\n\
+         app = App()\n",
+    );
+    for i in 0..600 {
+        src.push_str(&format!(
+            "def view{i}():\n    pass\napp.add('v{i}', view{i})\n"
+        ));
+    }
+    let edges = package_edges(&[("web/app.py", &src)]);
+    let reached = edges
+        .iter()
+        .filter(|(a, b, k)| {
+            a == "py:web.app.App.dispatch" && b.starts_with("py:web.app.view") && *k == "call"
+        })
+        .count();
+    assert_eq!(reached, 600, "{edges:#?}");
+}
