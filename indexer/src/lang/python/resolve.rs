@@ -185,6 +185,9 @@ struct Repo<'a> {
     bindings: HashMap<(usize, u32), HashMap<&'a str, Vec<usize>>>,
     /// The functions whose calls get a context ([`context_sensitive`]).
     sensitive: HashSet<(usize, u32)>,
+    /// Per container attribute name, the stores into it through any object (`self.x[k] = v`,
+    /// `app.x.append(v)`): (file, index into its assignments).
+    bags: HashMap<&'a str, Vec<(usize, usize)>>,
 }
 
 impl<'a> Repo<'a> {
@@ -264,6 +267,7 @@ impl<'a> Repo<'a> {
             ctx: RefCell::default(),
             bindings: bindings(py),
             sensitive: context_sensitive(py),
+            bags: bags(py),
         };
         repo.tasks = repo.task_names();
         repo.subs = repo.subclass_map();
@@ -591,42 +595,60 @@ impl<'a> Repo<'a> {
         }
     }
 
-    /// Every value stored in container attribute `name` by the methods of `class` and its
-    /// bases (`self.name[k] = v`, `self.name.append(v)`), parameters followed to what their
-    /// callers pass.
+    /// Every value stored in container attribute `name` of instances of `class` (or of its
+    /// bases): by their methods (`self.name[k] = v`, `self.name.append(v)`) or through any
+    /// other object that is one (`self.app.name[k] = v`, `state.name.append(v)`), parameters
+    /// followed to what their callers pass.
     fn items(&self, f: usize, class: u32, name: &str, depth: u32) -> Vec<V> {
         let mut out = Vec::new();
-        let mut todo = vec![(f, class)];
-        let mut seen = Vec::new();
-        while let Some((cf, cd)) = todo.pop() {
-            if seen.contains(&(cf, cd)) || seen.len() > 16 || depth > MAX_DEPTH {
-                continue;
-            }
-            seen.push((cf, cd));
-            let Some(facts) = self.facts(cf) else {
+        if depth > MAX_DEPTH {
+            return out;
+        }
+        let classes = self.ancestry(f, class, depth);
+        for &(sf, ai) in self.bags.get(name).map(Vec::as_slice).unwrap_or_default() {
+            let Some(facts) = self.facts(sf) else {
                 continue;
             };
-            for a in facts.assigns.iter().filter(|a| {
-                matches!(a.target.as_slice(), [s, n, e] if s == "self" && n == name && e == "[]")
-                    && self.enclosing_class(cf, a.scope) == Some(cd)
-            }) {
-                let Some(v) = self.chain(cf, a.scope, &a.value, depth + 1) else {
-                    continue;
-                };
-                let vs = match self.assigned(cf, a, v, depth + 1) {
-                    Some(V::Param(pf, pd, pp)) => self.param_values(pf, pd, pp, depth + 1),
-                    Some(v) => vec![v],
-                    None => Vec::new(),
-                };
-                for v in vs {
-                    if !out.contains(&v) && out.len() < MAX_VALUES {
-                        out.push(v);
-                    }
+            let a = &facts.assigns[ai];
+            let holder = match &a.target[..a.target.len() - 2] {
+                [s] if s == "self" => self.enclosing_class(sf, a.scope).map(|c| (sf, c)),
+                receiver => match self.chain_at(sf, a.scope, receiver, a.line, depth + 1) {
+                    Some(V::Instance(rf, rd)) => Some((rf, rd)),
+                    _ => None,
+                },
+            };
+            if !holder.is_some_and(|h| classes.contains(&h)) {
+                continue;
+            }
+            let Some(v) = self.chain(sf, a.scope, &a.value, depth + 1) else {
+                continue;
+            };
+            let vs = match self.assigned(sf, a, v, depth + 1) {
+                Some(V::Param(pf, pd, pp)) => self.param_values(pf, pd, pp, depth + 1),
+                Some(v) => vec![v],
+                None => Vec::new(),
+            };
+            for v in vs {
+                if !out.contains(&v) && out.len() < MAX_VALUES {
+                    out.push(v);
                 }
             }
-            todo.extend(self.bases(cf, cd, depth + 1));
         }
         out
+    }
+
+    /// A class and its bases (the first 16).
+    fn ancestry(&self, f: usize, class: u32, depth: u32) -> Vec<(usize, u32)> {
+        let mut todo = vec![(f, class)];
+        let mut seen = Vec::new();
+        while let Some(c) = todo.pop() {
+            if seen.contains(&c) || seen.len() > 16 {
+                continue;
+            }
+            seen.push(c);
+            todo.extend(self.bases(c.0, c.1, depth + 1));
+        }
+        seen
     }
 
     /// What calling a call's result runs (`self.ensure_sync(view)(…)`): each function the
@@ -1247,7 +1269,17 @@ impl<'a> Repo<'a> {
                 i += 2;
                 continue;
             }
-            v = self.attr(v, name, depth)?;
+            // An attribute read whose value is not known but that is stored into (iterated,
+            // `for f in self.funcs`): its elements.
+            let holder = match v {
+                V::Instance(f, c) if self.bags.contains_key(name.as_str()) => Some((f, c)),
+                _ => None,
+            };
+            v = match (self.attr(v, name, depth), holder) {
+                (Some(next), _) => next,
+                (None, Some((f, c))) => V::Items(f, c, name.clone()),
+                (None, None) => return None,
+            };
             i += 1;
         }
         Some(v)
@@ -1923,6 +1955,22 @@ fn context_sensitive(py: &[Option<PyFacts>]) -> HashSet<(usize, u32)> {
         {
             for head in c.args.iter().filter_map(|a| a.value.as_ref()?.first()) {
                 uses(c.scope, head);
+            }
+        }
+    }
+    out
+}
+
+/// Per container attribute name, the stores into it: `o.x[k] = v`, `o.x.append(v)` (whose
+/// target is `[o…, x, "[]"]`), as (file, index into its assignments).
+fn bags(py: &[Option<PyFacts>]) -> HashMap<&str, Vec<(usize, usize)>> {
+    let mut out: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    for (fi, f) in py.iter().enumerate() {
+        for (i, a) in f.iter().flat_map(|f| f.assigns.iter()).enumerate() {
+            if let [_, .., name, e] = a.target.as_slice()
+                && e == "[]"
+            {
+                out.entry(name.as_str()).or_default().push((fi, i));
             }
         }
     }

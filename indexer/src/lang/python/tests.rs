@@ -980,3 +980,40 @@ fn a_dispatcher_reaches_every_function_registered_with_it() {
         .count();
     assert_eq!(reached, 600, "{edges:#?}");
 }
+
+/// A container attribute iterated as it is (`for f in reversed(self.hooks)`) gives what is stored
+/// in it, by the class's own methods or through any object that is one of its instances
+/// (`self.reg.hooks.append(f)`); a container of the same name in another class is another bag.
+#[test]
+fn containers_are_filled_through_any_instance_and_iterated_whole() {
+    let edges = package_edges(&[(
+        "app/hooks.py",
+        "class Registry:\n\
+         \x20   def register(self, f):\n        self.hooks.append(f)\n\
+         \x20   def run(self):\n        for h in reversed(self.hooks):\n            h()\n\
+         class State:\n\
+         \x20   def __init__(self, reg: Registry):\n        self.reg = reg\n\
+         \x20   def add(self, f):\n        self.reg.hooks.append(f)\n\
+         class Other:\n\
+         \x20   def add(self, f):\n        self.hooks.append(f)\n\
+         def first():\n    pass\n\
+         def hook():\n    pass\n\
+         def other():\n    pass\n\
+         def setup(reg: Registry):\n    reg.register(first)\n    state = State(reg)\n    state.add(hook)\n    Other().add(other)\n",
+    )]);
+    let has = |a: &str, b: &str| {
+        edges
+            .iter()
+            .any(|(x, y, z)| x == a && y == b && *z == "call")
+    };
+    for b in ["py:app.hooks.first", "py:app.hooks.hook"] {
+        assert!(
+            has("py:app.hooks.Registry.run", b),
+            "no call run -> {b}: {edges:#?}"
+        );
+    }
+    assert!(
+        !has("py:app.hooks.Registry.run", "py:app.hooks.other"),
+        "{edges:#?}"
+    );
+}
