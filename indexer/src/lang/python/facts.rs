@@ -549,8 +549,40 @@ impl Walker<'_> {
                 right = r;
             }
             self.constant(left, right);
+            if value_chain(right, self.src).is_none()
+                && let Some(ty) = node.child_by_field_name("type")
+            {
+                self.annotated(left, ty);
+            }
             self.bind(left, right, false);
         }
+    }
+
+    /// `x: Group = group(…)(f)`: a value that is no name chain takes the class its annotation
+    /// names (a name, a dotted name or one quoted), as if it were made by calling the class.
+    fn annotated(&mut self, left: Node<'_>, ty: Node<'_>) {
+        let Some(target) = chain(left, self.src) else {
+            return;
+        };
+        let ty = named(ty).next().unwrap_or(ty);
+        let written = self.text(ty);
+        let name = written.trim_matches(|c| c == '"' || c == '\'');
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        {
+            return;
+        }
+        self.facts.assigns.push(PyAssign {
+            scope: self.scope(),
+            target,
+            value: name.split('.').map(str::to_string).collect(),
+            called: true,
+            each: false,
+            line: left.start_position().row as u32 + 1,
+            conditional: conditional(left),
+        });
     }
 
     /// `for x in value:` binds `x` to each element of `value`.

@@ -1017,3 +1017,25 @@ fn containers_are_filled_through_any_instance_and_iterated_whole() {
         "{edges:#?}"
     );
 }
+
+/// An annotated assignment whose value is no name chain (`cmd: Group = group(…)(f)`) makes its
+/// target an instance of the annotation's class; a value that is a name chain still wins.
+#[test]
+fn an_annotation_types_a_value_that_is_no_name_chain() {
+    let edges = package_edges(&[(
+        "app/groups.py",
+        "class Group:\n\
+         \x20   def add(self):\n        pass\n\
+         class Other:\n\
+         \x20   def add(self):\n        pass\n\
+         def build():\n    return []\n\
+         def main():\n    g: Group = build()[0]\n    g.add()\n    q: \"Group\" = build()()\n    q.add()\n    k: Other = Group()\n    k.add()\n",
+    )]);
+    let adds: Vec<&str> = edges
+        .iter()
+        .filter(|(a, _, k)| a == "py:app.groups.main" && *k == "call")
+        .map(|(_, b, _)| b.as_str())
+        .filter(|b| b.ends_with(".add"))
+        .collect();
+    assert_eq!(adds, ["py:app.groups.Group.add"; 3], "{edges:#?}");
+}
