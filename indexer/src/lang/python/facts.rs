@@ -184,6 +184,10 @@ pub struct PyArg {
     /// list or tuple of string literals (`["GET", "POST"]`).
     #[serde(default)]
     pub literals: Vec<String>,
+    /// The value when it is a call of a name chain: the chain called (`get_context()` →
+    /// `["get_context"]`), whose result is the value.
+    #[serde(default)]
+    pub called: Option<Vec<String>>,
 }
 
 /// `target = literal` (a string without fields, `True`, `False`).
@@ -978,24 +982,37 @@ fn argument(n: Node<'_>, src: &[u8]) -> Option<PyArg> {
                 keyword: Some(text(n.child_by_field_name("name")?)),
                 value: v.and_then(|v| chain(v, src).or_else(|| element(v, src))),
                 literals: v.map(|v| literals(v, src)).unwrap_or_default(),
+                called: v.and_then(|v| called(v, src)),
             })
         }
         "list_splat" => Some(PyArg {
             keyword: Some("*".to_string()),
             value: None,
             literals: Vec::new(),
+            called: None,
         }),
         "dictionary_splat" => Some(PyArg {
             keyword: Some("**".to_string()),
             value: named(n).next().and_then(|v| chain(v, src)),
             literals: Vec::new(),
+            called: None,
         }),
         _ => Some(PyArg {
             keyword: None,
             value: chain(n, src).or_else(|| element(n, src)),
             literals: literals(n, src),
+            called: called(n, src),
         }),
     }
+}
+
+/// The chain a call node calls (`get_context()` → `["get_context"]`); `None` for anything else.
+fn called(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
+    if n.kind() != "call" {
+        return None;
+    }
+    let f = n.child_by_field_name("function")?;
+    chain(f, src).or_else(|| element(f, src))
 }
 
 /// A literal's value as text: a string without fields, `True`/`False`, or the strings of a

@@ -271,35 +271,70 @@ impl<'a> Repo<'a> {
         };
         repo.tasks = repo.task_names();
         repo.subs = repo.subclass_map();
-        repo.sites = repo.call_sites();
-        // What was worked out before the call sites were known is worked out again.
-        repo.decorated_memo.borrow_mut().clear();
-        repo.param_memo.borrow_mut().clear();
-        repo.keyword_memo.borrow_mut().clear();
+        let (sites, through_parameters) = repo.call_sites();
+        repo.sites = sites;
+        repo.clear_memos();
+        // A call of a parameter (`f(get_context(), *args)` in a decorator's wrapper) reaches
+        // what callers pass, known only now that the other call sites are.
+        let mut more: Vec<((usize, u32), Site<'a>)> = Vec::new();
+        for (fi, i) in through_parameters {
+            let c = &repo.facts(fi).expect("python file").calls[i];
+            more.extend(repo.sites_of(fi, c));
+        }
+        for (t, site) in more {
+            repo.sites.entry(t).or_default().push(site);
+        }
+        repo.clear_memos();
         repo
+    }
+
+    /// What was worked out before the call sites were known is worked out again.
+    fn clear_memos(&self) {
+        self.decorated_memo.borrow_mut().clear();
+        self.param_memo.borrow_mut().clear();
+        self.keyword_memo.borrow_mut().clear();
+    }
+
+    /// The sites call `c` of file `fi` gives the functions it reaches.
+    fn sites_of(&self, fi: usize, c: &'a PyCall) -> Vec<((usize, u32), Site<'a>)> {
+        let value = self.chain_at(fi, c.scope, &c.chain, c.line, 0);
+        let mut out = Vec::new();
+        for t in self.call_targets(fi, c) {
+            let Target::Def(tf, td) = t else { continue };
+            let shift = self.shift(fi, c, value.as_ref(), (tf, td), 0);
+            let site = Site::Call {
+                fi,
+                scope: c.scope,
+                line: c.line,
+                args: &c.args,
+                shift,
+            };
+            out.push(((tf, td), site));
+        }
+        out
     }
 
     /// Every call resolved to a project function, and every decoration, by the function they
     /// give arguments to.
-    fn call_sites(&self) -> HashMap<(usize, u32), Vec<Site<'a>>> {
+    /// Also the calls of a parameter, (file, index into its calls), for a second pass.
+    #[allow(clippy::type_complexity)]
+    fn call_sites(&self) -> (HashMap<(usize, u32), Vec<Site<'a>>>, Vec<(usize, usize)>) {
         let mut sites: HashMap<(usize, u32), Vec<Site<'a>>> = HashMap::new();
+        let mut through_parameters = Vec::new();
         for fi in 0..self.files.len() {
             let Some(f) = self.facts(fi) else { continue };
-            for c in &f.calls {
+            for (i, c) in f.calls.iter().enumerate() {
                 if c.args.is_empty() {
                     continue;
                 }
-                let value = self.chain_at(fi, c.scope, &c.chain, c.line, 0);
-                for t in self.call_targets(fi, c) {
-                    let Target::Def(tf, td) = t else { continue };
-                    let shift = self.shift(fi, c, value.as_ref(), (tf, td), 0);
-                    sites.entry((tf, td)).or_default().push(Site::Call {
-                        fi,
-                        scope: c.scope,
-                        line: c.line,
-                        args: &c.args,
-                        shift,
-                    });
+                if let [name] = c.chain.as_slice()
+                    && let Some(V::Param(..)) = self.lookup_at(fi, c.scope, name, c.line, 0)
+                {
+                    through_parameters.push((fi, i));
+                    continue;
+                }
+                for (t, site) in self.sites_of(fi, c) {
+                    sites.entry(t).or_default().push(site);
                 }
             }
             for (k, d) in f.decorations.iter().enumerate() {
@@ -338,7 +373,7 @@ impl<'a> Repo<'a> {
                 }
             }
         }
-        sites
+        (sites, through_parameters)
     }
 
     /// How many of a method's parameters a call binds before its arguments: `self` of a call
@@ -526,10 +561,7 @@ impl<'a> Repo<'a> {
                         }
                         continue;
                     };
-                    let Some(chain) = arg.value.as_ref() else {
-                        continue;
-                    };
-                    self.chain_at(fi, scope, chain, line, depth + 1)
+                    self.argument_value(fi, scope, line, arg, depth + 1)
                 }
                 Site::Applied { fi, def, k, shift } => (pos as usize == shift).then(|| match self
                     .decorated(fi, def, k + 1, depth + 1)
@@ -762,11 +794,7 @@ impl<'a> Repo<'a> {
                 continue;
             };
             let vs = match args.iter().find(|a| a.keyword.as_deref() == Some(name)) {
-                Some(a) => match a
-                    .value
-                    .as_ref()
-                    .and_then(|c| self.chain_at(sf, ss, c, line, 1))
-                {
+                Some(a) => match self.argument_value(sf, ss, line, a, 1) {
                     Some(V::Param(pf, pd, pp)) => self.param_values(pf, pd, pp, 1),
                     Some(v) => vec![v],
                     None => Vec::new(),
@@ -1660,11 +1688,28 @@ impl<'a> Repo<'a> {
             }
         };
         let params = &self.def(fr.func.0, fr.func.1).params;
-        let chain = self
-            .argument_for(params, pos, args, shift)?
-            .value
-            .as_ref()?;
-        self.chain_at(fr.fi, fr.scope, chain, fr.line, depth)
+        let arg = self.argument_for(params, pos, args, shift)?;
+        self.argument_value(fr.fi, fr.scope, fr.line, arg, depth)
+    }
+
+    /// What an argument given on `line` of `scope` evaluates to: its name chain, or the result
+    /// of the call it is (`f(get_current_context(), …)` gives a `Context`).
+    fn argument_value(
+        &self,
+        fi: usize,
+        scope: u32,
+        line: u32,
+        arg: &PyArg,
+        depth: u32,
+    ) -> Option<V> {
+        match (&arg.value, &arg.called) {
+            (Some(chain), _) => self.chain_at(fi, scope, chain, line, depth),
+            (None, Some(called)) => {
+                let v = self.chain_at(fi, scope, called, line, depth)?;
+                self.result(v, depth + 1)
+            }
+            (None, None) => None,
+        }
     }
 
     /// A function nested in a function whose call is being worked out: the closure that call

@@ -1039,3 +1039,24 @@ fn an_annotation_types_a_value_that_is_no_name_chain() {
         .collect();
     assert_eq!(adds, ["py:app.groups.Group.add"; 3], "{edges:#?}");
 }
+
+/// An argument that is a call gives its parameter the call's result: a decorator's wrapper
+/// calling `f(get_context(), *args)` hands `f` a `Context`.
+#[test]
+fn an_argument_that_is_a_call_gives_its_result() {
+    let edges = package_edges(&[(
+        "cli/ctx.py",
+        "class Context:\n\
+         \x20   def exit(self, code):\n        pass\n\
+         def get_context() -> Context:\n    return None\n\
+         def pass_context(f):\n    def new_func(*args):\n        return f(get_context(), *args)\n    return new_func\n\
+         @pass_context\n\
+         def cli(ctx):\n    ctx.exit(1)\n",
+    )]);
+    assert!(
+        edges.iter().any(|(a, b, k)| a == "py:cli.ctx.cli"
+            && b == "py:cli.ctx.Context.exit"
+            && *k == "call"),
+        "{edges:#?}"
+    );
+}
