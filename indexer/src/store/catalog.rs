@@ -28,8 +28,9 @@ pub use run::{RunEnd, RunTx};
 /// facts hold framework shapes (URLconf entries, literals, decorator arguments, environment
 /// and settings reads). 15: a `package.json` is a TypeScript project file whose facts name the
 /// package's aliases. 16: Python assignments say whether they sit in a branch (older facts
-/// decode to no Python edges).
-pub const SCHEMA_VERSION: i64 = 16;
+/// decode to no Python edges). 17: an annotated Python assignment whose value is no name chain
+/// binds its target to the annotation's class; a Python call argument that is a call names it.
+pub const SCHEMA_VERSION: i64 = 17;
 
 /// How much of the catalog file a reader maps: none. Mapped pages are shared page cache, but
 /// each reader's mapping counts every page it touched in the process's resident memory, so a

@@ -184,6 +184,10 @@ pub struct PyArg {
     /// list or tuple of string literals (`["GET", "POST"]`).
     #[serde(default)]
     pub literals: Vec<String>,
+    /// The value when it is a call of a name chain: the chain called (`get_context()` →
+    /// `["get_context"]`), whose result is the value.
+    #[serde(default)]
+    pub called: Option<Vec<String>>,
 }
 
 /// `target = literal` (a string without fields, `True`, `False`).
@@ -549,8 +553,40 @@ impl Walker<'_> {
                 right = r;
             }
             self.constant(left, right);
+            if value_chain(right, self.src).is_none()
+                && let Some(ty) = node.child_by_field_name("type")
+            {
+                self.annotated(left, ty);
+            }
             self.bind(left, right, false);
         }
+    }
+
+    /// `x: Group = group(…)(f)`: a value that is no name chain takes the class its annotation
+    /// names (a name, a dotted name or one quoted), as if it were made by calling the class.
+    fn annotated(&mut self, left: Node<'_>, ty: Node<'_>) {
+        let Some(target) = chain(left, self.src) else {
+            return;
+        };
+        let ty = named(ty).next().unwrap_or(ty);
+        let written = self.text(ty);
+        let name = written.trim_matches(|c| c == '"' || c == '\'');
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        {
+            return;
+        }
+        self.facts.assigns.push(PyAssign {
+            scope: self.scope(),
+            target,
+            value: name.split('.').map(str::to_string).collect(),
+            called: true,
+            each: false,
+            line: left.start_position().row as u32 + 1,
+            conditional: conditional(left),
+        });
     }
 
     /// `for x in value:` binds `x` to each element of `value`.
@@ -946,24 +982,37 @@ fn argument(n: Node<'_>, src: &[u8]) -> Option<PyArg> {
                 keyword: Some(text(n.child_by_field_name("name")?)),
                 value: v.and_then(|v| chain(v, src).or_else(|| element(v, src))),
                 literals: v.map(|v| literals(v, src)).unwrap_or_default(),
+                called: v.and_then(|v| called(v, src)),
             })
         }
         "list_splat" => Some(PyArg {
             keyword: Some("*".to_string()),
             value: None,
             literals: Vec::new(),
+            called: None,
         }),
         "dictionary_splat" => Some(PyArg {
             keyword: Some("**".to_string()),
             value: named(n).next().and_then(|v| chain(v, src)),
             literals: Vec::new(),
+            called: None,
         }),
         _ => Some(PyArg {
             keyword: None,
             value: chain(n, src).or_else(|| element(n, src)),
             literals: literals(n, src),
+            called: called(n, src),
         }),
     }
+}
+
+/// The chain a call node calls (`get_context()` → `["get_context"]`); `None` for anything else.
+fn called(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
+    if n.kind() != "call" {
+        return None;
+    }
+    let f = n.child_by_field_name("function")?;
+    chain(f, src).or_else(|| element(f, src))
 }
 
 /// A literal's value as text: a string without fields, `True`/`False`, or the strings of a

@@ -20,7 +20,8 @@ use super::facts::{PyArg, PyAssign, PyCall, PyDef, PyFacts};
 use crate::graph::{CallSite, Edge, EdgeKind, FileFacts};
 use crate::model::{RepoPath, SymbolKind};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// How deep a chain of bindings (`a = b`, re-exports, bases) is followed.
 const MAX_DEPTH: u32 = 12;
@@ -79,7 +80,48 @@ enum V {
     /// An element of container attribute `.2` of instances of class `.1`: every value stored
     /// in it (`self.handlers[k] = f`, `self.hooks.append(f)`), nested containers as one bag.
     Items(usize, u32, String),
+    /// A function nested in the functions of the calls that returned it (`decorator` of
+    /// `command(cls=Group)`): its outer parameters hold what those calls passed.
+    Closure(usize, u32, Env),
 }
+
+/// The calls whose result is being worked out, innermost first: while one is, its function's
+/// parameters hold the arguments of that call rather than those of every caller
+/// (context-sensitive values, `group()` → `command(name, Group)` → `cls(…)` is a `Group`).
+type Env = Option<Rc<Frame>>;
+
+/// One call of [`Env`]: function `func` called by `site` in `scope` of file `fi`, whose
+/// arguments are read in `caller`'s context.
+#[derive(Debug)]
+struct Frame {
+    func: (usize, u32),
+    fi: usize,
+    scope: u32,
+    line: u32,
+    site: FrameSite,
+    caller: Env,
+    /// The parameters' values once read (by position; `None`: the call gives none known).
+    known: RefCell<Vec<(u32, Option<V>)>>,
+}
+
+/// Frames are the same call in the same context, whatever they have read so far.
+impl PartialEq for Frame {
+    fn eq(&self, other: &Frame) -> bool {
+        (self.func, self.fi, self.site) == (other.func, other.fi, other.site)
+            && self.caller == other.caller
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum FrameSite {
+    /// Index into the file's calls.
+    Call(usize),
+    /// Index into the file's decorations (a decorator factory's call).
+    Deco(usize),
+}
+
+/// How many calls deep a context is kept.
+const MAX_FRAMES: usize = 4;
 
 /// Where a function is called, for what its parameters are given.
 #[derive(Debug, Clone, Copy)]
@@ -105,9 +147,10 @@ enum Site<'a> {
 /// Values worked out once by key; `None` while one is under way.
 type Memo<K, T> = RefCell<HashMap<K, Option<T>>>;
 
-/// How many values a parameter is followed to, and how many call sites are read for them.
-const MAX_VALUES: usize = 256;
-const MAX_SITES: usize = 512;
+/// How many values a parameter (or container) is followed to, and how many call sites are read
+/// for them: flask's tests register over 256 views with `add_url_rule`.
+const MAX_VALUES: usize = 1024;
+const MAX_SITES: usize = 1024;
 
 struct Repo<'a> {
     files: &'a [(&'a RepoPath, &'a FileFacts)],
@@ -132,6 +175,19 @@ struct Repo<'a> {
     keyword_memo: Memo<(usize, u32, String), Vec<V>>,
     /// Celery tasks by the name a worker knows them by.
     tasks: HashMap<String, Vec<(usize, u32)>>,
+    /// Per file, scope and line: the calls there (indexes into the file's calls), for the call
+    /// an assignment or `return` of a call's result makes.
+    calls_at: HashMap<(usize, u32, u32), Vec<usize>>,
+    /// The calls whose result is being worked out ([`Env`]).
+    ctx: RefCell<Env>,
+    /// Per file, scope and name: the assignments binding that name there, in order (indexes
+    /// into the file's assignments), so that a lookup does not read every assignment.
+    bindings: HashMap<(usize, u32), HashMap<&'a str, Vec<usize>>>,
+    /// The functions whose calls get a context ([`context_sensitive`]).
+    sensitive: HashSet<(usize, u32)>,
+    /// Per container attribute name, the stores into it through any object (`self.x[k] = v`,
+    /// `app.x.append(v)`): (file, index into its assignments).
+    bags: HashMap<&'a str, Vec<(usize, usize)>>,
 }
 
 impl<'a> Repo<'a> {
@@ -207,38 +263,78 @@ impl<'a> Repo<'a> {
             param_memo: RefCell::default(),
             keyword_memo: RefCell::default(),
             tasks: HashMap::new(),
+            calls_at: calls_at(py),
+            ctx: RefCell::default(),
+            bindings: bindings(py),
+            sensitive: context_sensitive(py),
+            bags: bags(py),
         };
         repo.tasks = repo.task_names();
         repo.subs = repo.subclass_map();
-        repo.sites = repo.call_sites();
-        // What was worked out before the call sites were known is worked out again.
-        repo.decorated_memo.borrow_mut().clear();
-        repo.param_memo.borrow_mut().clear();
-        repo.keyword_memo.borrow_mut().clear();
+        let (sites, through_parameters) = repo.call_sites();
+        repo.sites = sites;
+        repo.clear_memos();
+        // A call of a parameter (`f(get_context(), *args)` in a decorator's wrapper) reaches
+        // what callers pass, known only now that the other call sites are.
+        let mut more: Vec<((usize, u32), Site<'a>)> = Vec::new();
+        for (fi, i) in through_parameters {
+            let c = &repo.facts(fi).expect("python file").calls[i];
+            more.extend(repo.sites_of(fi, c));
+        }
+        for (t, site) in more {
+            repo.sites.entry(t).or_default().push(site);
+        }
+        repo.clear_memos();
         repo
+    }
+
+    /// What was worked out before the call sites were known is worked out again.
+    fn clear_memos(&self) {
+        self.decorated_memo.borrow_mut().clear();
+        self.param_memo.borrow_mut().clear();
+        self.keyword_memo.borrow_mut().clear();
+    }
+
+    /// The sites call `c` of file `fi` gives the functions it reaches.
+    fn sites_of(&self, fi: usize, c: &'a PyCall) -> Vec<((usize, u32), Site<'a>)> {
+        let value = self.chain_at(fi, c.scope, &c.chain, c.line, 0);
+        let mut out = Vec::new();
+        for t in self.call_targets(fi, c) {
+            let Target::Def(tf, td) = t else { continue };
+            let shift = self.shift(fi, c, value.as_ref(), (tf, td), 0);
+            let site = Site::Call {
+                fi,
+                scope: c.scope,
+                line: c.line,
+                args: &c.args,
+                shift,
+            };
+            out.push(((tf, td), site));
+        }
+        out
     }
 
     /// Every call resolved to a project function, and every decoration, by the function they
     /// give arguments to.
-    fn call_sites(&self) -> HashMap<(usize, u32), Vec<Site<'a>>> {
+    /// Also the calls of a parameter, (file, index into its calls), for a second pass.
+    #[allow(clippy::type_complexity)]
+    fn call_sites(&self) -> (HashMap<(usize, u32), Vec<Site<'a>>>, Vec<(usize, usize)>) {
         let mut sites: HashMap<(usize, u32), Vec<Site<'a>>> = HashMap::new();
+        let mut through_parameters = Vec::new();
         for fi in 0..self.files.len() {
             let Some(f) = self.facts(fi) else { continue };
-            for c in &f.calls {
+            for (i, c) in f.calls.iter().enumerate() {
                 if c.args.is_empty() {
                     continue;
                 }
-                let value = self.chain_at(fi, c.scope, &c.chain, c.line, 0);
-                for t in self.call_targets(fi, c) {
-                    let Target::Def(tf, td) = t else { continue };
-                    let shift = self.shift(fi, c, value.as_ref(), (tf, td));
-                    sites.entry((tf, td)).or_default().push(Site::Call {
-                        fi,
-                        scope: c.scope,
-                        line: c.line,
-                        args: &c.args,
-                        shift,
-                    });
+                if let [name] = c.chain.as_slice()
+                    && let Some(V::Param(..)) = self.lookup_at(fi, c.scope, name, c.line, 0)
+                {
+                    through_parameters.push((fi, i));
+                    continue;
+                }
+                for (t, site) in self.sites_of(fi, c) {
+                    sites.entry(t).or_default().push(site);
                 }
             }
             for (k, d) in f.decorations.iter().enumerate() {
@@ -248,7 +344,7 @@ impl<'a> Repo<'a> {
                 let Some(k) = order.iter().position(|&x| x == k) else {
                     continue;
                 };
-                for g in self.appliers(fi, d.def, k, 0) {
+                for g in self.appliers(fi, d.def, k, 0).into_iter().map(plain) {
                     let (target, shift) = match g {
                         V::Def(gf, gd) => match self.def(gf, gd).kind {
                             SymbolKind::Function => ((gf, gd), 0),
@@ -257,7 +353,7 @@ impl<'a> Repo<'a> {
                             // `self` / `cls`.
                             SymbolKind::Method if !d.factory => {
                                 let call = d.as_call();
-                                ((gf, gd), self.shift(fi, &call, Some(&g), (gf, gd)))
+                                ((gf, gd), self.shift(fi, &call, Some(&g), (gf, gd), 0))
                             }
                             SymbolKind::Method => ((gf, gd), 0),
                             SymbolKind::Class => match self.member(gf, gd, "__init__", 0) {
@@ -277,13 +373,20 @@ impl<'a> Repo<'a> {
                 }
             }
         }
-        sites
+        (sites, through_parameters)
     }
 
     /// How many of a method's parameters a call binds before its arguments: `self` of a call
     /// on an instance, of `super().m(…)`, of a class called (its `__init__`), `cls` of a
     /// class method; none for a function or a method taken from its class (`Base.m(self, …)`).
-    fn shift(&self, fi: usize, c: &PyCall, value: Option<&V>, target: (usize, u32)) -> usize {
+    fn shift(
+        &self,
+        fi: usize,
+        c: &PyCall,
+        value: Option<&V>,
+        target: (usize, u32),
+        depth: u32,
+    ) -> usize {
         let t = self.def(target.0, target.1);
         if t.kind != SymbolKind::Method || t.decorators.iter().any(|x| x == "staticmethod") {
             return 0;
@@ -306,7 +409,7 @@ impl<'a> Repo<'a> {
         if receiver[0] == "super()" {
             return 1;
         }
-        match self.chain_at(fi, c.scope, receiver, c.line, 0) {
+        match self.chain_at(fi, c.scope, receiver, c.line, depth) {
             Some(V::Def(rf, rd)) if self.def(rf, rd).kind == SymbolKind::Class => {
                 usize::from(t.decorators.iter().any(|x| x == "classmethod"))
             }
@@ -330,11 +433,19 @@ impl<'a> Repo<'a> {
         if !d.factory {
             return vec![v];
         }
-        let mut given = self.results(v, depth + 1);
+        // The factory's parameters hold this decoration's arguments (`@group()` passes none,
+        // so `cls` is its default).
+        let mut given = match self.push_frame(fi, FrameSite::Deco(di), &v) {
+            Some(env) => self.in_env(env, || self.results(v, depth + 1)),
+            None => self.results(v, depth + 1),
+        };
         // A factory that returns its decorator, or applies it at once when handed the
         // function (`@command` and `@command()` both work): the decorator is what applies.
-        if given.iter().any(|g| matches!(g, V::Def(..))) {
-            given.retain(|g| matches!(g, V::Def(..)));
+        if given
+            .iter()
+            .any(|g| matches!(g, V::Def(..) | V::Closure(..)))
+        {
+            given.retain(|g| matches!(g, V::Def(..) | V::Closure(..)));
         }
         given
     }
@@ -352,7 +463,9 @@ impl<'a> Repo<'a> {
             return known.clone().unwrap_or(V::Def(fi, def));
         }
         self.decorated_memo.borrow_mut().insert(key, None);
-        let v = self.apply_decorations(fi, def, from, order.len(), 0);
+        let v = self.in_env(None, || {
+            plain(self.apply_decorations(fi, def, from, order.len(), 0))
+        });
         self.decorated_memo
             .borrow_mut()
             .insert(key, Some(v.clone()));
@@ -377,6 +490,18 @@ impl<'a> Repo<'a> {
                             }),
                         _ => None,
                     },
+                    // A decorator a factory's call made: run in that call's context.
+                    V::Closure(gf, gd, env) => self.in_env(env, || {
+                        self.returned_all(gf, gd, depth + 1)
+                            .into_iter()
+                            .find(|r| match r {
+                                V::Def(rf, rd) | V::Closure(rf, rd, _) => {
+                                    self.def(*rf, *rd).kind.is_callable()
+                                }
+                                V::Instance(..) => true,
+                                _ => false,
+                            })
+                    }),
                     _ => None,
                 };
                 if let Some(given) = given {
@@ -397,7 +522,7 @@ impl<'a> Repo<'a> {
             return known.clone().unwrap_or_default();
         }
         self.param_memo.borrow_mut().insert(key, None);
-        let out = self.given(f, d, pos, 0);
+        let out = self.in_env(None, || self.given(f, d, pos, 0));
         self.param_memo.borrow_mut().insert(key, Some(out.clone()));
         out
     }
@@ -436,10 +561,7 @@ impl<'a> Repo<'a> {
                         }
                         continue;
                     };
-                    let Some(chain) = arg.value.as_ref() else {
-                        continue;
-                    };
-                    self.chain_at(fi, scope, chain, line, depth + 1)
+                    self.argument_value(fi, scope, line, arg, depth + 1)
                 }
                 Site::Applied { fi, def, k, shift } => (pos as usize == shift).then(|| match self
                     .decorated(fi, def, k + 1, depth + 1)
@@ -468,7 +590,7 @@ impl<'a> Repo<'a> {
     /// What calling `v` runs, a parameter's every value followed; a decorated definition is
     /// what its decorators made of it.
     fn called_all(&self, v: V, depth: u32) -> Vec<Target> {
-        match v {
+        match plain(v) {
             V::Param(f, d, p) => {
                 let mut out = Vec::new();
                 for v in self.param_values(f, d, p, depth + 1) {
@@ -505,42 +627,60 @@ impl<'a> Repo<'a> {
         }
     }
 
-    /// Every value stored in container attribute `name` by the methods of `class` and its
-    /// bases (`self.name[k] = v`, `self.name.append(v)`), parameters followed to what their
-    /// callers pass.
+    /// Every value stored in container attribute `name` of instances of `class` (or of its
+    /// bases): by their methods (`self.name[k] = v`, `self.name.append(v)`) or through any
+    /// other object that is one (`self.app.name[k] = v`, `state.name.append(v)`), parameters
+    /// followed to what their callers pass.
     fn items(&self, f: usize, class: u32, name: &str, depth: u32) -> Vec<V> {
         let mut out = Vec::new();
-        let mut todo = vec![(f, class)];
-        let mut seen = Vec::new();
-        while let Some((cf, cd)) = todo.pop() {
-            if seen.contains(&(cf, cd)) || seen.len() > 16 || depth > MAX_DEPTH {
-                continue;
-            }
-            seen.push((cf, cd));
-            let Some(facts) = self.facts(cf) else {
+        if depth > MAX_DEPTH {
+            return out;
+        }
+        let classes = self.ancestry(f, class, depth);
+        for &(sf, ai) in self.bags.get(name).map(Vec::as_slice).unwrap_or_default() {
+            let Some(facts) = self.facts(sf) else {
                 continue;
             };
-            for a in facts.assigns.iter().filter(|a| {
-                matches!(a.target.as_slice(), [s, n, e] if s == "self" && n == name && e == "[]")
-                    && self.enclosing_class(cf, a.scope) == Some(cd)
-            }) {
-                let Some(v) = self.chain(cf, a.scope, &a.value, depth + 1) else {
-                    continue;
-                };
-                let vs = match self.assigned(a, v, depth + 1) {
-                    Some(V::Param(pf, pd, pp)) => self.param_values(pf, pd, pp, depth + 1),
-                    Some(v) => vec![v],
-                    None => Vec::new(),
-                };
-                for v in vs {
-                    if !out.contains(&v) && out.len() < MAX_VALUES {
-                        out.push(v);
-                    }
+            let a = &facts.assigns[ai];
+            let holder = match &a.target[..a.target.len() - 2] {
+                [s] if s == "self" => self.enclosing_class(sf, a.scope).map(|c| (sf, c)),
+                receiver => match self.chain_at(sf, a.scope, receiver, a.line, depth + 1) {
+                    Some(V::Instance(rf, rd)) => Some((rf, rd)),
+                    _ => None,
+                },
+            };
+            if !holder.is_some_and(|h| classes.contains(&h)) {
+                continue;
+            }
+            let Some(v) = self.chain(sf, a.scope, &a.value, depth + 1) else {
+                continue;
+            };
+            let vs = match self.assigned(sf, a, v, depth + 1) {
+                Some(V::Param(pf, pd, pp)) => self.param_values(pf, pd, pp, depth + 1),
+                Some(v) => vec![v],
+                None => Vec::new(),
+            };
+            for v in vs {
+                if !out.contains(&v) && out.len() < MAX_VALUES {
+                    out.push(v);
                 }
             }
-            todo.extend(self.bases(cf, cd, depth + 1));
         }
         out
+    }
+
+    /// A class and its bases (the first 16).
+    fn ancestry(&self, f: usize, class: u32, depth: u32) -> Vec<(usize, u32)> {
+        let mut todo = vec![(f, class)];
+        let mut seen = Vec::new();
+        while let Some(c) = todo.pop() {
+            if seen.contains(&c) || seen.len() > 16 {
+                continue;
+            }
+            seen.push(c);
+            todo.extend(self.bases(c.0, c.1, depth + 1));
+        }
+        seen
     }
 
     /// What calling a call's result runs (`self.ensure_sync(view)(…)`): each function the
@@ -562,7 +702,7 @@ impl<'a> Repo<'a> {
             if !self.def(gf, gd).kind.is_callable() {
                 continue;
             }
-            let shift = self.shift(fi, &inner, value.as_ref(), (gf, gd));
+            let shift = self.shift(fi, &inner, value.as_ref(), (gf, gd), 0);
             for r in self
                 .facts(gf)
                 .map(|x| x.returns.as_slice())
@@ -626,6 +766,14 @@ impl<'a> Repo<'a> {
             return known.clone().unwrap_or_default();
         }
         self.keyword_memo.borrow_mut().insert(key.clone(), None);
+        let out = self.in_env(None, || self.keyword_values_given(fi, scope, name));
+        self.keyword_memo
+            .borrow_mut()
+            .insert(key, Some(out.clone()));
+        out
+    }
+
+    fn keyword_values_given(&self, fi: usize, scope: u32, name: &str) -> Vec<V> {
         let mut out = Vec::new();
         for site in self
             .sites
@@ -646,11 +794,7 @@ impl<'a> Repo<'a> {
                 continue;
             };
             let vs = match args.iter().find(|a| a.keyword.as_deref() == Some(name)) {
-                Some(a) => match a
-                    .value
-                    .as_ref()
-                    .and_then(|c| self.chain_at(sf, ss, c, line, 1))
-                {
+                Some(a) => match self.argument_value(sf, ss, line, a, 1) {
                     Some(V::Param(pf, pd, pp)) => self.param_values(pf, pd, pp, 1),
                     Some(v) => vec![v],
                     None => Vec::new(),
@@ -663,9 +807,6 @@ impl<'a> Repo<'a> {
                 }
             }
         }
-        self.keyword_memo
-            .borrow_mut()
-            .insert(key, Some(out.clone()));
         out
     }
 
@@ -817,11 +958,7 @@ impl<'a> Repo<'a> {
             let d = &f.defs[si as usize];
             if (first || d.kind != SymbolKind::Class) && self.binds(fi, f, si, name) {
                 let pos = d.params.iter().position(|p| p.0 == name)?;
-                let mut rebinds = f
-                    .assigns
-                    .iter()
-                    .filter(|a| a.scope == si && a.target.len() == 1 && a.target[0] == name)
-                    .peekable();
+                let mut rebinds = self.assigns_to(fi, si, name).peekable();
                 let only_in_branches =
                     rebinds.peek().is_some() && rebinds.all(|a| a.conditional && !a.each);
                 return (d.kind.is_callable()
@@ -842,9 +979,10 @@ impl<'a> Repo<'a> {
         d.params.iter().any(|p| p.0 == name)
             || self.members[fi].contains_key(&(si, name))
             || f.imports.iter().any(|i| i.scope == si && i.local == name)
-            || f.assigns
-                .iter()
-                .any(|a| a.scope == si && a.target.len() == 1 && a.target[0] == name)
+            || self
+                .bindings
+                .get(&(fi, si))
+                .is_some_and(|names| names.contains_key(name))
     }
 
     fn facts(&self, fi: usize) -> Option<&'a PyFacts> {
@@ -1110,7 +1248,7 @@ impl<'a> Repo<'a> {
                 .member(f, d, "__call__", 0)
                 .map(|(mf, md)| Target::Def(mf, md)),
             V::External(x) => Some(Target::External(x)),
-            V::Raw(f, d) => Some(Target::Def(f, d)),
+            V::Raw(f, d) | V::Closure(f, d, _) => Some(Target::Def(f, d)),
             V::Module(_) | V::Many(..) | V::Param(..) | V::Items(..) => None,
         }
     }
@@ -1159,7 +1297,17 @@ impl<'a> Repo<'a> {
                 i += 2;
                 continue;
             }
-            v = self.attr(v, name, depth)?;
+            // An attribute read whose value is not known but that is stored into (iterated,
+            // `for f in self.funcs`): its elements.
+            let holder = match v {
+                V::Instance(f, c) if self.bags.contains_key(name.as_str()) => Some((f, c)),
+                _ => None,
+            };
+            v = match (self.attr(v, name, depth), holder) {
+                (Some(next), _) => next,
+                (None, Some((f, c))) => V::Items(f, c, name.clone()),
+                (None, None) => return None,
+            };
             i += 1;
         }
         Some(v)
@@ -1199,6 +1347,9 @@ impl<'a> Repo<'a> {
     fn bound_in_at(&self, fi: usize, si: u32, name: &str, at: u32, depth: u32) -> Option<V> {
         let f = self.facts(fi)?;
         let d = &f.defs[si as usize];
+        if let Some(v) = self.argument_in_env(fi, si, name, depth) {
+            return Some(v);
+        }
         if matches!(d.kind, SymbolKind::Function | SymbolKind::Method)
             && let Some(v) = self.parameter(fi, si, name, depth)
         {
@@ -1221,10 +1372,7 @@ impl<'a> Repo<'a> {
                 self.dotted(&i.target, depth + 1)
             });
         }
-        let mut bindings = f
-            .assigns
-            .iter()
-            .filter(|a| a.scope == si && a.target.len() == 1 && a.target[0] == name);
+        let mut bindings = self.assigns_to(fi, si, name);
         let mut before = None;
         let mut last = None;
         for a in bindings.by_ref() {
@@ -1238,7 +1386,7 @@ impl<'a> Repo<'a> {
                 return Some(v);
             }
             let v = self.chain(fi, si, &a.value, depth + 1)?;
-            return self.assigned(a, v, depth);
+            return self.assigned(fi, a, v, depth);
         }
         // A parameter the body never rebinds: what its callers give it.
         if matches!(d.kind, SymbolKind::Function | SymbolKind::Method) {
@@ -1290,8 +1438,12 @@ impl<'a> Repo<'a> {
     }
 
     /// What an assignment gives its target, from the value `v` its right side evaluates to.
-    fn assigned(&self, a: &PyAssign, v: V, depth: u32) -> Option<V> {
-        let v = if a.called { self.result(v, depth)? } else { v };
+    fn assigned(&self, fi: usize, a: &PyAssign, v: V, depth: u32) -> Option<V> {
+        let v = match self.call_env(fi, a, &v).filter(|_| a.called) {
+            Some(env) => self.in_env(env, || self.result(v, depth))?,
+            None if a.called => self.result(v, depth)?,
+            None => v,
+        };
         if !a.each {
             return Some(v);
         }
@@ -1332,6 +1484,7 @@ impl<'a> Repo<'a> {
                     _ => None,
                 }
             }
+            V::Closure(f, d, env) => self.in_env(env, || self.result(V::Def(f, d), depth)),
             V::External(x) => Some(V::External(x)),
             // What `bag.get(k)` gives (see [`Repo::attrs`]): an element.
             items @ V::Items(..) => Some(items),
@@ -1350,6 +1503,9 @@ impl<'a> Repo<'a> {
     /// Every value calling `v` may give: each `return` of a function (what a returned call
     /// gives, in turn), or what [`Repo::result`] says.
     fn results(&self, v: V, depth: u32) -> Vec<V> {
+        if let V::Closure(f, d, env) = v {
+            return self.in_env(env, || self.results(V::Def(f, d), depth));
+        }
         let V::Def(f, d) = v else {
             return self.result(v, depth).into_iter().collect();
         };
@@ -1385,8 +1541,11 @@ impl<'a> Repo<'a> {
             };
             let vs = match v {
                 V::Param(pf, pd, _) if (pf, pd) == (f, d) => Vec::new(),
-                v if r.called => self.results(v, depth + 1),
-                v => vec![v],
+                v if r.called => match self.call_env(f, r, &v) {
+                    Some(env) => self.in_env(env, || self.results(v, depth + 1)),
+                    None => self.results(v, depth + 1),
+                },
+                v => vec![self.close(v)],
             };
             for v in vs {
                 if !out.contains(&v) {
@@ -1395,6 +1554,180 @@ impl<'a> Repo<'a> {
             }
         }
         out
+    }
+
+    /// The assignments of `name` in scope `si` of file `fi`, in order.
+    fn assigns_to<'s>(
+        &'s self,
+        fi: usize,
+        si: u32,
+        name: &str,
+    ) -> impl Iterator<Item = &'a PyAssign> + 's {
+        let f = self.facts(fi);
+        let found: &'s [usize] = self
+            .bindings
+            .get(&(fi, si))
+            .and_then(|names| names.get(name))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        found.iter().filter_map(move |&i| f.map(|f| &f.assigns[i]))
+    }
+
+    /// Runs `work` with `env` as the calls being worked out, then puts the context back.
+    fn in_env<T>(&self, env: Env, work: impl FnOnce() -> T) -> T {
+        let saved = self.ctx.replace(env);
+        let out = work();
+        self.ctx.replace(saved);
+        out
+    }
+
+    /// The innermost call of the context that called function `si` of file `fi`.
+    fn frame_of(&self, fi: usize, si: u32) -> Option<Rc<Frame>> {
+        let mut at = self.ctx.borrow().clone();
+        while let Some(fr) = at {
+            if fr.func == (fi, si) {
+                return Some(fr);
+            }
+            at = fr.caller.clone();
+        }
+        None
+    }
+
+    /// The context with one more call, `site` of file `fi` calling `v`: when `v` is a project
+    /// function whose result may depend on it ([`context_sensitive`]) and the context is less
+    /// than [`MAX_FRAMES`] deep.
+    fn push_frame(&self, fi: usize, site: FrameSite, v: &V) -> Option<Env> {
+        let &V::Def(tf, td) = v else { return None };
+        if !self.sensitive.contains(&(tf, td)) {
+            return None;
+        }
+        let caller = self.ctx.borrow().clone();
+        let mut depth = 0;
+        let mut at = caller.as_deref();
+        while let Some(fr) = at {
+            depth += 1;
+            at = fr.caller.as_deref();
+        }
+        if depth >= MAX_FRAMES {
+            return None;
+        }
+        let f = self.facts(fi)?;
+        let (scope, line) = match site {
+            FrameSite::Call(i) => (f.calls[i].scope, f.calls[i].line),
+            FrameSite::Deco(i) => (f.decorations[i].scope, f.decorations[i].line),
+        };
+        Some(Some(Rc::new(Frame {
+            func: (tf, td),
+            fi,
+            scope,
+            line,
+            site,
+            caller,
+            known: RefCell::default(),
+        })))
+    }
+
+    /// The context of the call an assignment or `return` of a call's result makes (`x = f(…)`,
+    /// `return command(name, cls)`), `v` being what it calls.
+    fn call_env(&self, fi: usize, a: &PyAssign, v: &V) -> Option<Env> {
+        match *v {
+            V::Def(tf, td) if a.called && self.sensitive.contains(&(tf, td)) => {}
+            _ => return None,
+        }
+        let f = self.facts(fi)?;
+        let &i = self
+            .calls_at
+            .get(&(fi, a.scope, a.line))?
+            .iter()
+            .find(|&&i| f.calls[i].chain == a.value)?;
+        self.push_frame(fi, FrameSite::Call(i), v)
+    }
+
+    /// What parameter `name` of function `si` holds in the context: the argument the call being
+    /// worked out gives it, read where that call is. None when that call gives none, or what
+    /// is not known there, or when the body rebinds the parameter on some path every time.
+    fn argument_in_env(&self, fi: usize, si: u32, name: &str, depth: u32) -> Option<V> {
+        if self.ctx.borrow().is_none() {
+            return None;
+        }
+        let fr = self.frame_of(fi, si)?;
+        let f = self.facts(fi)?;
+        let d = &f.defs[si as usize];
+        let pos = d.params.iter().position(|p| p.0 == name)?;
+        if self.assigns_to(fi, si, name).any(|a| !a.conditional) {
+            return None;
+        }
+        let pos = pos as u32;
+        if let Some((_, v)) = fr.known.borrow().iter().find(|(p, _)| *p == pos) {
+            return v.clone();
+        }
+        let v = self
+            .in_env(fr.caller.clone(), || {
+                self.frame_argument(&fr, pos, depth + 1)
+            })
+            .filter(|v| !matches!(v, V::Param(..)));
+        fr.known.borrow_mut().push((pos, v.clone()));
+        v
+    }
+
+    /// What frame `fr`'s call gives parameter `pos` of its function, read where the call is.
+    fn frame_argument(&self, fr: &Frame, pos: u32, depth: u32) -> Option<V> {
+        let caller = self.facts(fr.fi)?;
+        let func = V::Def(fr.func.0, fr.func.1);
+        let (args, shift) = match fr.site {
+            FrameSite::Call(i) => {
+                let c = &caller.calls[i];
+                (&c.args, self.shift(fr.fi, c, Some(&func), fr.func, depth))
+            }
+            FrameSite::Deco(i) => {
+                let d = &caller.decorations[i];
+                (
+                    &d.args,
+                    self.shift(fr.fi, &d.as_call(), Some(&func), fr.func, depth),
+                )
+            }
+        };
+        let params = &self.def(fr.func.0, fr.func.1).params;
+        let arg = self.argument_for(params, pos, args, shift)?;
+        self.argument_value(fr.fi, fr.scope, fr.line, arg, depth)
+    }
+
+    /// What an argument given on `line` of `scope` evaluates to: its name chain, or the result
+    /// of the call it is (`f(get_current_context(), …)` gives a `Context`).
+    fn argument_value(
+        &self,
+        fi: usize,
+        scope: u32,
+        line: u32,
+        arg: &PyArg,
+        depth: u32,
+    ) -> Option<V> {
+        match (&arg.value, &arg.called) {
+            (Some(chain), _) => self.chain_at(fi, scope, chain, line, depth),
+            (None, Some(called)) => {
+                let v = self.chain_at(fi, scope, called, line, depth)?;
+                self.result(v, depth + 1)
+            }
+            (None, None) => None,
+        }
+    }
+
+    /// A function nested in a function whose call is being worked out: the closure that call
+    /// makes, which keeps the context.
+    fn close(&self, v: V) -> V {
+        let V::Def(f, d) = v else { return v };
+        let env = self.ctx.borrow().clone();
+        if env.is_none() || !self.def(f, d).kind.is_callable() {
+            return v;
+        }
+        let mut p = self.def(f, d).parent;
+        while let Some(pi) = p {
+            if self.frame_of(f, pi).is_some() {
+                return V::Closure(f, d, env);
+            }
+            p = self.def(f, pi).parent;
+        }
+        v
     }
 
     /// Every value a function's `return` statements give that evaluates, in order.
@@ -1411,7 +1744,7 @@ impl<'a> Repo<'a> {
             .filter(|r| r.scope == d)
             .filter_map(|r| {
                 let v = self.chain(f, d, &r.value, depth + 1)?;
-                self.assigned(r, v, depth + 1)
+                self.assigned(f, r, v, depth + 1).map(|v| self.close(v))
             })
             .collect()
     }
@@ -1479,6 +1812,7 @@ impl<'a> Repo<'a> {
             }
             V::External(x) => Some(V::External(format!("{x}.{name}"))),
             V::Many(..) | V::Raw(..) | V::Items(..) => None,
+            V::Closure(f, d, _) => self.attr(V::Def(f, d), name, depth + 1),
             // What every value a caller gives has, when they agree.
             V::Param(f, d, p) => {
                 let mut found = None;
@@ -1513,7 +1847,7 @@ impl<'a> Repo<'a> {
             .iter()
             .find(|a| a.scope == scope && a.target.len() == 1 && a.target[0] == def.name)?;
         let v = self.chain(f, scope, &a.value, depth + 1)?;
-        self.assigned(a, v, depth + 1)
+        self.assigned(f, a, v, depth + 1)
     }
 
     /// `self.name = value` in any method of the class or its bases.
@@ -1534,7 +1868,7 @@ impl<'a> Repo<'a> {
             });
             if let Some(a) = found {
                 let v = self.chain(cf, a.scope, &a.value, depth + 1)?;
-                return self.assigned(a, v, depth + 1);
+                return self.assigned(cf, a, v, depth + 1);
             }
             todo.extend(self.bases(cf, cd, depth + 1));
         }
@@ -1599,6 +1933,101 @@ impl<'a> Repo<'a> {
 enum Target {
     Def(usize, u32),
     External(String),
+}
+
+/// Per file, scope and line, the calls there (indexes into the file's calls).
+fn calls_at(py: &[Option<PyFacts>]) -> HashMap<(usize, u32, u32), Vec<usize>> {
+    let mut out: HashMap<(usize, u32, u32), Vec<usize>> = HashMap::new();
+    for (fi, f) in py.iter().enumerate() {
+        for (i, c) in f.iter().flat_map(|f| f.calls.iter()).enumerate() {
+            out.entry((fi, c.scope, c.line)).or_default().push(i);
+        }
+    }
+    out
+}
+
+/// Per file, scope and name, the assignments of that one name (indexes into the file's
+/// assignments, in order).
+fn bindings(py: &[Option<PyFacts>]) -> HashMap<(usize, u32), HashMap<&str, Vec<usize>>> {
+    let mut out: HashMap<(usize, u32), HashMap<&str, Vec<usize>>> = HashMap::new();
+    for (fi, f) in py.iter().enumerate() {
+        for (i, a) in f.iter().flat_map(|f| f.assigns.iter()).enumerate() {
+            if let [name] = a.target.as_slice() {
+                let scope = out.entry((fi, a.scope)).or_default();
+                scope.entry(name.as_str()).or_default().push(i);
+            }
+        }
+    }
+    out
+}
+
+/// The functions whose result may depend on the arguments of their call, the only ones whose
+/// calls get a context ([`Env`]): a parameter (other than the `self` or `cls` a call binds) is
+/// called, or is the value, of a `return` or assignment in them or in a function nested in
+/// them (`return cls(…)`, `cmd = cls(f)` in a closure), or is passed to the call a `return`
+/// makes (`return command(name, cls)`).
+fn context_sensitive(py: &[Option<PyFacts>]) -> HashSet<(usize, u32)> {
+    let mut out = HashSet::new();
+    for (fi, f) in py.iter().enumerate() {
+        let Some(f) = f else { continue };
+        let mut uses = |scope: u32, head: &str| {
+            let mut s = Some(scope);
+            while let Some(si) = s {
+                let d = &f.defs[si as usize];
+                let bound = usize::from(
+                    d.kind == SymbolKind::Method
+                        && !d.decorators.iter().any(|x| x == "staticmethod"),
+                );
+                if d.kind.is_callable() && d.params.iter().skip(bound).any(|p| p.0 == head) {
+                    out.insert((fi, si));
+                    return;
+                }
+                s = d.parent;
+            }
+        };
+        for a in f.returns.iter().chain(&f.assigns) {
+            if let Some(head) = a.value.first()
+                && (a.called || a.value.len() == 1)
+            {
+                uses(a.scope, head);
+            }
+        }
+        let returned: HashSet<(u32, u32)> = f.returns.iter().map(|r| (r.scope, r.line)).collect();
+        for c in f
+            .calls
+            .iter()
+            .filter(|c| returned.contains(&(c.scope, c.line)))
+        {
+            for head in c.args.iter().filter_map(|a| a.value.as_ref()?.first()) {
+                uses(c.scope, head);
+            }
+        }
+    }
+    out
+}
+
+/// Per container attribute name, the stores into it: `o.x[k] = v`, `o.x.append(v)` (whose
+/// target is `[o…, x, "[]"]`), as (file, index into its assignments).
+fn bags(py: &[Option<PyFacts>]) -> HashMap<&str, Vec<(usize, usize)>> {
+    let mut out: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    for (fi, f) in py.iter().enumerate() {
+        for (i, a) in f.iter().flat_map(|f| f.assigns.iter()).enumerate() {
+            if let [_, .., name, e] = a.target.as_slice()
+                && e == "[]"
+            {
+                out.entry(name.as_str()).or_default().push((fi, i));
+            }
+        }
+    }
+    out
+}
+
+/// A closure as the function it is (where its context does not matter).
+fn plain(v: V) -> V {
+    match v {
+        V::Closure(f, d, _) => V::Def(f, d),
+        v => v,
+    }
 }
 
 /// Python HTTP client libraries whose `get`/`post`/… calls are requests.

@@ -911,3 +911,152 @@ fn configuration_readers_reach_their_keys() {
         ]
     );
 }
+
+/// A factory whose result depends on the arguments of that call: `@group()` passes `Group` on
+/// to `command(name, cls)`, whose decorator makes a `cls`, so the name is a `Group` (not the
+/// `Command` that `command`'s own default gives); `make(Group)` returns a `Group`.
+#[test]
+fn a_factory_makes_what_the_call_passes_it() {
+    let edges = package_edges(&[(
+        "cli/core.py",
+        "class Command:\n\
+         \x20   def __init__(self, callback):\n        self.callback = callback\n\
+         \x20   def main(self):\n        pass\n\
+         class Group(Command):\n\
+         \x20   def add(self):\n        pass\n\
+         def command(name=None, cls=None):\n    if cls is None:\n        cls = Command\n\
+         \x20   def decorator(f):\n        cmd = cls(f)\n        return cmd\n    return decorator\n\
+         def group(name=None, cls=None):\n    if cls is None:\n        cls = Group\n    return command(name, cls)\n\
+         def make(kind):\n    return kind(None)\n\
+         @group()\n\
+         def cli():\n    pass\n\
+         @command()\n\
+         def hello():\n    pass\n\
+         def main():\n    cli.add()\n    hello.main()\n    made = make(Group)\n    made.add()\n",
+    )]);
+    let has = |a: &str, b: &str| {
+        edges
+            .iter()
+            .any(|(x, y, z)| x == a && y == b && *z == "call")
+    };
+    for (a, b) in [
+        ("py:cli.core.main", "py:cli.core.Group.add"),
+        ("py:cli.core.main", "py:cli.core.Command.main"),
+    ] {
+        assert!(has(a, b), "no call {a} -> {b}: {edges:#?}");
+    }
+    let adds = edges
+        .iter()
+        .filter(|(x, y, _)| x == "py:cli.core.main" && y == "py:cli.core.Group.add")
+        .count();
+    assert_eq!(
+        adds, 2,
+        "both `cli.add()` and `made.add()` are Group.add: {edges:#?}"
+    );
+}
+
+/// A dispatcher handed hundreds of functions (flask's `view_functions`, click's `invoke`) calls
+/// each of them: the values followed per parameter and container are not cut at a few hundred.
+#[test]
+fn a_dispatcher_reaches_every_function_registered_with_it() {
+    let mut src = String::from(
+        "class App:\n\
+         \x20   def __init__(self):\n        self.views = {}\n\
+         \x20   def add(self, name, view):\n        self.views[name] = view\n\
+         \x20   def dispatch(self, name):\n        return self.views[name]()\n\
+         app = App()\n",
+    );
+    for i in 0..600 {
+        src.push_str(&format!(
+            "def view{i}():\n    pass\napp.add('v{i}', view{i})\n"
+        ));
+    }
+    let edges = package_edges(&[("web/app.py", &src)]);
+    let reached = edges
+        .iter()
+        .filter(|(a, b, k)| {
+            a == "py:web.app.App.dispatch" && b.starts_with("py:web.app.view") && *k == "call"
+        })
+        .count();
+    assert_eq!(reached, 600, "{edges:#?}");
+}
+
+/// A container attribute iterated as it is (`for f in reversed(self.hooks)`) gives what is stored
+/// in it, by the class's own methods or through any object that is one of its instances
+/// (`self.reg.hooks.append(f)`); a container of the same name in another class is another bag.
+#[test]
+fn containers_are_filled_through_any_instance_and_iterated_whole() {
+    let edges = package_edges(&[(
+        "app/hooks.py",
+        "class Registry:\n\
+         \x20   def register(self, f):\n        self.hooks.append(f)\n\
+         \x20   def run(self):\n        for h in reversed(self.hooks):\n            h()\n\
+         class State:\n\
+         \x20   def __init__(self, reg: Registry):\n        self.reg = reg\n\
+         \x20   def add(self, f):\n        self.reg.hooks.append(f)\n\
+         class Other:\n\
+         \x20   def add(self, f):\n        self.hooks.append(f)\n\
+         def first():\n    pass\n\
+         def hook():\n    pass\n\
+         def other():\n    pass\n\
+         def setup(reg: Registry):\n    reg.register(first)\n    state = State(reg)\n    state.add(hook)\n    Other().add(other)\n",
+    )]);
+    let has = |a: &str, b: &str| {
+        edges
+            .iter()
+            .any(|(x, y, z)| x == a && y == b && *z == "call")
+    };
+    for b in ["py:app.hooks.first", "py:app.hooks.hook"] {
+        assert!(
+            has("py:app.hooks.Registry.run", b),
+            "no call run -> {b}: {edges:#?}"
+        );
+    }
+    assert!(
+        !has("py:app.hooks.Registry.run", "py:app.hooks.other"),
+        "{edges:#?}"
+    );
+}
+
+/// An annotated assignment whose value is no name chain (`cmd: Group = group(…)(f)`) makes its
+/// target an instance of the annotation's class; a value that is a name chain still wins.
+#[test]
+fn an_annotation_types_a_value_that_is_no_name_chain() {
+    let edges = package_edges(&[(
+        "app/groups.py",
+        "class Group:\n\
+         \x20   def add(self):\n        pass\n\
+         class Other:\n\
+         \x20   def add(self):\n        pass\n\
+         def build():\n    return []\n\
+         def main():\n    g: Group = build()[0]\n    g.add()\n    q: \"Group\" = build()()\n    q.add()\n    k: Other = Group()\n    k.add()\n",
+    )]);
+    let adds: Vec<&str> = edges
+        .iter()
+        .filter(|(a, _, k)| a == "py:app.groups.main" && *k == "call")
+        .map(|(_, b, _)| b.as_str())
+        .filter(|b| b.ends_with(".add"))
+        .collect();
+    assert_eq!(adds, ["py:app.groups.Group.add"; 3], "{edges:#?}");
+}
+
+/// An argument that is a call gives its parameter the call's result: a decorator's wrapper
+/// calling `f(get_context(), *args)` hands `f` a `Context`.
+#[test]
+fn an_argument_that_is_a_call_gives_its_result() {
+    let edges = package_edges(&[(
+        "cli/ctx.py",
+        "class Context:\n\
+         \x20   def exit(self, code):\n        pass\n\
+         def get_context() -> Context:\n    return None\n\
+         def pass_context(f):\n    def new_func(*args):\n        return f(get_context(), *args)\n    return new_func\n\
+         @pass_context\n\
+         def cli(ctx):\n    ctx.exit(1)\n",
+    )]);
+    assert!(
+        edges.iter().any(|(a, b, k)| a == "py:cli.ctx.cli"
+            && b == "py:cli.ctx.Context.exit"
+            && *k == "call"),
+        "{edges:#?}"
+    );
+}
