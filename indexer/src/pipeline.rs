@@ -107,12 +107,7 @@ pub fn run(
     let budget = opts.memory_budget;
     let heap = |threads: usize| budget.text_heap_per_thread(threads);
     let text_gen = catalog.text_generation()?;
-    let in_sync = match text.payload()? {
-        Some(payload) => payload == format!("gen={text_gen}"),
-        // Nothing committed yet: in step only while the catalog is empty too (a first run
-        // killed after its full-text commit leaves documents the catalog never knew).
-        None => text_gen == 0 && catalog.last_snapshot()?.is_none(),
-    };
+    let in_sync = text_in_step(&catalog, &text, text_gen)?;
     let mut writer: Option<TextWriter> = None;
     if !in_sync {
         tracing::info!("full-text index out of step with the catalog (killed run?); reconciling");
@@ -131,16 +126,7 @@ pub fn run(
         unchanged,
     });
 
-    // Chunk ids the full-text index holds for the files this run may replace: their chunks
-    // that come back unchanged are not rewritten.
-    let replaceable: Vec<&str> = to_read
-        .iter()
-        .map(|w| &w.path)
-        .filter(|p| current.contains_key(*p))
-        .chain(removed.iter())
-        .map(|p| p.as_str())
-        .collect();
-    let old_by_file = catalog.chunk_ids_by_file(&replaceable)?;
+    let old_by_file = replaceable_chunks(&catalog, &to_read, &current, &removed)?;
     let old_ids: HashSet<String> = old_by_file.values().flatten().cloned().collect();
     let graph_ready = catalog.graph_ready()?;
     // Stored facts are read before the run's transaction opens (decoded only if needed).
@@ -197,20 +183,8 @@ pub fn run(
             failed: Default::default(),
             error: Default::default(),
         };
-        let analyse = || {
-            rayon::scope(|s| {
-                for _ in 0..threads {
-                    let tx = file_tx.clone();
-                    let workers = &workers;
-                    s.spawn(move |_| workers.work(tx));
-                }
-            })
-        };
-        match &pool {
-            Some(pool) => pool.install(analyse),
-            None => workers.work(file_tx.clone()),
-        }
-        drop(file_tx);
+        // Returns once every file is analysed; the sender goes with it, ending the catalog's input.
+        workers.run_all(pool.as_ref(), threads, file_tx);
         tracing::info!(
             files = to_read.len(),
             ms = started.elapsed().as_millis() as u64,
@@ -264,26 +238,9 @@ pub fn run(
             );
             crash_point("after-pending-commit");
         }
-        let (graph_changes, graph_stats) = match graph_job.map(|h| h.join()) {
-            None if !crate::graph::enabled()
-                && (c.added + c.changed > 0 || !c.removed.is_empty()) =>
-            {
-                (
-                    Some(GraphChanges {
-                        stale: true,
-                        ..Default::default()
-                    }),
-                    None,
-                )
-            }
-            Some(Ok((changes, stats))) => (Some(changes), Some(stats)),
-            // A bug in resolution must not cost the run: the stored edges stay as they were.
-            Some(Err(_)) => {
-                tracing::error!("call graph resolution panicked; edges left as they were");
-                (None, None)
-            }
-            None => (None, None),
-        };
+        let files_changed = c.added + c.changed > 0 || !c.removed.is_empty();
+        let (graph_changes, graph_stats) =
+            graph_outcome(graph_job.map(|h| h.join()), files_changed);
         let commit_started = Instant::now();
         let (committed_tx, committed_rx) = std::sync::mpsc::sync_channel(1);
         let _ = finish_tx.send((graph_changes, committed_tx));
@@ -301,19 +258,13 @@ pub fn run(
         );
         crash_point("after-catalog-commit");
         // Meanwhile the catalog thread checkpoints its WAL (or publishes a first build).
-        if let Some(mut w) = writer.take() {
-            if c.text_changed || !in_sync {
-                for id in &c.gone {
-                    w.delete_id(id);
-                }
-                let generation = if c.text_changed {
-                    snapshot.generation
-                } else {
-                    text_gen
-                };
-                w.commit(&format!("gen={generation}"))?;
-            }
-            w.finish()?;
+        if let Some(w) = writer.take() {
+            let generation = if c.text_changed {
+                snapshot.generation
+            } else {
+                text_gen
+            };
+            finish_text(w, &c, !in_sync, generation)?;
         }
         match cat.join() {
             Ok(Ok(())) => {}
@@ -337,6 +288,76 @@ pub fn run(
         elapsed: started.elapsed(),
         graph: graph_stats,
     })
+}
+
+/// Whether the full-text index holds what the catalog's text generation `text_gen` says.
+fn text_in_step(catalog: &Catalog, text: &FullText, text_gen: u64) -> Result<bool, IndexError> {
+    Ok(match text.payload()? {
+        Some(payload) => payload == format!("gen={text_gen}"),
+        // Nothing committed yet: in step only while the catalog is empty too (a first run
+        // killed after its full-text commit leaves documents the catalog never knew).
+        None => text_gen == 0 && catalog.last_snapshot()?.is_none(),
+    })
+}
+
+/// Chunk ids the full-text index holds for the files this run may replace (read again, or
+/// removed), by file: their chunks that come back unchanged are not rewritten.
+fn replaceable_chunks(
+    catalog: &Catalog,
+    to_read: &[WalkedFile],
+    current: &HashMap<RepoPath, FileRow>,
+    removed: &[RepoPath],
+) -> Result<HashMap<String, Vec<String>>, IndexError> {
+    let replaceable: Vec<&str> = to_read
+        .iter()
+        .map(|w| &w.path)
+        .filter(|p| current.contains_key(*p))
+        .chain(removed.iter())
+        .map(|p| p.as_str())
+        .collect();
+    Ok(catalog.chunk_ids_by_file(&replaceable)?)
+}
+
+/// What the run commits of the call graph, given how its resolution ended (`None`: not run).
+fn graph_outcome(
+    joined: Option<std::thread::Result<(GraphChanges, GraphStats)>>,
+    files_changed: bool,
+) -> (Option<GraphChanges>, Option<GraphStats>) {
+    match joined {
+        // Files changed with the graph off: the stored edges no longer describe them.
+        None if !crate::graph::enabled() && files_changed => (
+            Some(GraphChanges {
+                stale: true,
+                ..Default::default()
+            }),
+            None,
+        ),
+        Some(Ok((changes, stats))) => (Some(changes), Some(stats)),
+        // A bug in resolution must not cost the run: the stored edges stay as they were.
+        Some(Err(_)) => {
+            tracing::error!("call graph resolution panicked; edges left as they were");
+            (None, None)
+        }
+        None => (None, None),
+    }
+}
+
+/// After the catalog's commit: the full-text index drops the chunks that are gone and commits
+/// as `generation`, when the run changed text or reconciled it (`reconciled`).
+fn finish_text(
+    mut w: TextWriter,
+    c: &stream::Collected,
+    reconciled: bool,
+    generation: u64,
+) -> Result<(), IndexError> {
+    if c.text_changed || reconciled {
+        for id in &c.gone {
+            w.delete_id(id);
+        }
+        w.commit(&format!("gen={generation}"))?;
+    }
+    w.finish()?;
+    Ok(())
 }
 
 /// Full-text indexing threads for `threads` parse workers. Indexing takes about a quarter of a

@@ -46,6 +46,28 @@ pub(super) struct Workers<'a> {
 }
 
 impl Workers<'_> {
+    /// Runs `threads` workers in `pool` (or one on this thread without a pool) until every
+    /// file is analysed, each sending to `out`.
+    pub fn run_all(
+        &self,
+        pool: Option<&rayon::ThreadPool>,
+        threads: usize,
+        out: SyncSender<Analysed>,
+    ) {
+        let analyse = || {
+            rayon::scope(|s| {
+                for _ in 0..threads {
+                    let tx = out.clone();
+                    s.spawn(move |_| self.work(tx));
+                }
+            })
+        };
+        match pool {
+            Some(pool) => pool.install(analyse),
+            None => self.work(out.clone()),
+        }
+    }
+
     /// One worker: takes files in order (so the catalog thread's reorder buffer stays small)
     /// until none is left or something failed.
     pub fn work(&self, out: SyncSender<Analysed>) {
