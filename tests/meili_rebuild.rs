@@ -10,7 +10,7 @@ mod support;
 use indexer::model::SymbolId;
 use indexer::pipeline::{self, IndexOptions};
 use indexer::store::catalog::Catalog;
-use indexer::store::meilisearch::MeiliConfig;
+use indexer::store::meilisearch::{MeiliConfig, MeiliStore};
 use indexer::store::{IndexDir, IndexRead};
 use query::{IndexLocation, RepoConfig, Scope, Service};
 use std::path::Path;
@@ -186,6 +186,47 @@ fn a_bot_searching_on_the_server_forgets_the_lists_of_the_snapshot_swapped_out()
         ["audit"],
         "not the neighbourhood kept before"
     );
+}
+
+#[test]
+#[ignore = "needs a Meilisearch server: MEILI_URL=… [MEILI_MASTER_KEY=…] cargo test -- --include-ignored"]
+fn a_publish_from_a_fresh_index_folder_replaces_what_the_server_holds() {
+    let Some(server) = Server::from_env("fresh_folder") else {
+        return;
+    };
+    let (_keep, root, first) = first_snapshot(&server);
+    write(&root, "README.md", "# shop\n");
+    assert_eq!(publish(&server, &root, false), first + 1);
+    // A CI job on a fresh runner keeps no index folder: every run starts at generation 1, so
+    // the server's snapshot may have a generation (and here a commit: none) the new one has,
+    // or a later one.
+    std::fs::remove_dir_all(root.join(".codemap")).unwrap();
+    write(&root, FILE, service("quokka", "audit"));
+    let second = publish(&server, &root, false);
+    assert_eq!(second, first, "a fresh folder starts generations over");
+    let store = MeiliStore::connect(config(&server)).unwrap();
+    let last = store.last_snapshot().unwrap().unwrap();
+    assert_eq!(
+        last.generation, second,
+        "the server's last snapshot is the new one"
+    );
+
+    let svc = start(&server, false);
+    assert_eq!(
+        hits(&svc, "quokka"),
+        [FILE],
+        "the new code is on the server"
+    );
+    assert!(hits(&svc, "lanternfish").is_empty(), "the old code is gone");
+    assert_eq!(callees(&svc), ["audit"]);
+
+    // And a run after it publishes only its change, from the snapshot it knows it published.
+    write(&root, FILE, service("wombat", "reserve"));
+    let third = publish(&server, &root, false);
+    assert_eq!(third, second + 1);
+    let svc = start(&server, false);
+    assert_eq!(hits(&svc, "wombat"), [FILE]);
+    assert!(hits(&svc, "quokka").is_empty());
 }
 
 /// Indexes `root` into `idx` in this process; the snapshot's time (seconds).

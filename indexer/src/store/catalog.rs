@@ -147,6 +147,23 @@ pub fn compress(bytes: &[u8]) -> Vec<u8> {
     .unwrap_or_default()
 }
 
+/// A lineage no other catalog has: a hash of the time in nanoseconds, this process, a counter
+/// and the file's path.
+fn new_lineage(path: &Path) -> String {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut h = blake3::Hasher::new();
+    h.update(&nanos.to_le_bytes());
+    h.update(&std::process::id().to_le_bytes());
+    h.update(&n.to_le_bytes());
+    h.update(path.as_os_str().as_encoded_bytes());
+    h.finalize().to_hex()[..32].to_string()
+}
+
 impl Catalog {
     /// Opens (creating if needed) the catalog for writing.
     pub fn open(path: &Path) -> Result<Catalog, StoreError> {
@@ -223,6 +240,11 @@ impl Catalog {
                 });
             }
         }
+        // Kept for the catalog's life: a new folder or a rebuild gets a new one.
+        conn.execute(
+            "INSERT OR IGNORE INTO meta(key, value) VALUES('lineage', ?1)",
+            [new_lineage(path)],
+        )?;
         Ok(Catalog {
             conn,
             content_cache: Default::default(),
@@ -286,6 +308,19 @@ impl Catalog {
         let out = out?;
         end?;
         Ok(out)
+    }
+
+    /// Which catalog this is: set when the file is created, never changed after, so two
+    /// catalogs' snapshots of one generation are told apart (a fresh index folder, or a rebuild,
+    /// starts generations over). `None` only on a catalog never opened for writing since
+    /// lineages exist.
+    pub fn lineage(&self) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key='lineage'", [], |r| {
+                r.get(0)
+            })
+            .optional()?)
     }
 
     pub fn last_snapshot(&self) -> Result<Option<Snapshot>, StoreError> {
@@ -775,5 +810,29 @@ mod tests {
             "{err}"
         );
         assert!(err.to_string().contains("codemap index"), "{err}");
+    }
+
+    #[test]
+    fn a_catalog_keeps_its_lineage_and_a_new_one_gets_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.db");
+        let first = Catalog::open(&path).unwrap().lineage().unwrap();
+        assert!(first.is_some());
+        assert_eq!(Catalog::open(&path).unwrap().lineage().unwrap(), first);
+        assert_eq!(Catalog::open_read(&path).unwrap().lineage().unwrap(), first);
+
+        // A fresh folder at the same path (a CI runner that keeps nothing), and a first build
+        // made at a side path and put in place: each a lineage of its own.
+        for f in ["index.db", "index.db-wal", "index.db-shm"] {
+            let _ = std::fs::remove_file(dir.path().join(f));
+        }
+        let again = Catalog::open(&path).unwrap().lineage().unwrap();
+        assert!(again.is_some() && again != first);
+        let side = dir.path().join("side.db");
+        let built = Catalog::create_unpublished(&side).unwrap();
+        let staged = built.lineage().unwrap();
+        built.publish(&path).unwrap();
+        assert!(staged.is_some() && staged != again);
+        assert_eq!(Catalog::open(&path).unwrap().lineage().unwrap(), staged);
     }
 }

@@ -17,7 +17,6 @@ use crate::diff::FileVersion;
 use crate::model::RepoPath;
 use crate::store::StoreError;
 use crate::store::catalog::Catalog;
-use crate::store::read::IndexRead;
 use meilisearch_sdk::client::Client;
 use meilisearch_sdk::documents::DocumentsQuery;
 use meilisearch_sdk::indexes::Index;
@@ -240,33 +239,35 @@ impl MeiliStore {
             return Ok(PublishSummary::default());
         };
         self.ensure_settings()?;
-        let remote = self.last_snapshot()?;
+        let lineage = catalog.lineage()?;
+        let remote = self.last_snapshot_doc()?;
         let known: BTreeSet<u64> = catalog.snapshots()?.iter().map(|s| s.generation).collect();
         let mut summary = PublishSummary {
             to_generation: local.generation,
             ..Default::default()
         };
-        let (paths, full): (Vec<String>, bool) = match &remote {
-            Some(r) if r.generation == local.generation && r.commit == local.commit => {
+        let plan = plan(remote.as_ref(), &local, lineage.as_deref(), &known);
+        let (paths, full): (Vec<String>, bool) = match plan {
+            Plan::Current => {
                 // Documents are current; the edges are checked anyway (cheap when equal), which
                 // also fills them in on a server published before edges were.
-                summary.from_generation = r.generation;
+                summary.from_generation = local.generation;
                 let edges = self.publish_edges(catalog)?;
                 summary.edge_files = edges.files;
                 summary.tasks = edges.tasks;
                 return Ok(summary);
             }
-            Some(r) if known.contains(&r.generation) => {
-                summary.from_generation = r.generation;
+            Plan::Since(generation) => {
+                summary.from_generation = generation;
                 (
                     changed_paths(
-                        &catalog.files_at(r.generation)?,
+                        &catalog.files_at(generation)?,
                         &catalog.files_at(local.generation)?,
                     ),
                     false,
                 )
             }
-            _ => {
+            Plan::Full => {
                 let mut all: Vec<String> = catalog
                     .current_files()?
                     .into_keys()
@@ -283,6 +284,9 @@ impl MeiliStore {
             for name in ["files", "symbols", "chunks", "edges", "edge_files"] {
                 tasks.push(self.delete_where(name, &self.scope())?);
             }
+            // Another lineage's later generations would go on reading as the last snapshot.
+            let later = format!("{} AND generation > {}", self.scope(), local.generation);
+            tasks.push(self.delete_where("snapshots", &later)?);
         }
         let files = catalog.current_files()?;
         for batch in paths.chunks(BATCH_PATHS) {
@@ -335,6 +339,7 @@ impl MeiliStore {
             symbols: local.symbols,
             chunks: local.chunks,
             publish_id: Some(publish_id(&self.cfg.repo, local.generation)),
+            lineage,
         };
         for t in self.add("snapshots", &[snap])? {
             self.wait(t)?;
@@ -535,6 +540,43 @@ fn publish_id(repo: &str, generation: u64) -> String {
     )
 }
 
+/// What a publish sends ([`plan`]).
+#[derive(Debug, PartialEq, Eq)]
+enum Plan {
+    /// The server holds the local snapshot already.
+    Current,
+    /// The files changed since this generation of the local catalog, which the server holds.
+    Since(u64),
+    /// Every file, after deleting what the server holds of the repository.
+    Full,
+}
+
+/// What to send so that the server holds `local`: a difference only from a snapshot of the same
+/// catalog lineage that the catalog still has. A generation of another lineage (a fresh index
+/// folder on a CI runner, a rebuild) or of none (published before lineages) may name other
+/// files under the same number, and commits do not tell them apart either (a dirty tree, a
+/// change in how codemap reads code), so anything else is published whole.
+fn plan(
+    remote: Option<&SnapshotDoc>,
+    local: &crate::model::Snapshot,
+    lineage: Option<&str>,
+    known: &BTreeSet<u64>,
+) -> Plan {
+    let Some(r) = remote else {
+        return Plan::Full;
+    };
+    if lineage.is_none() || r.lineage.as_deref() != lineage {
+        return Plan::Full;
+    }
+    if r.generation == local.generation {
+        Plan::Current
+    } else if known.contains(&r.generation) {
+        Plan::Since(r.generation)
+    } else {
+        Plan::Full
+    }
+}
+
 /// Paths added, changed or removed between two file lists.
 fn changed_paths(old: &[FileVersion], new: &[FileVersion]) -> Vec<String> {
     let old_m: HashMap<&str, &str> = old
@@ -580,6 +622,53 @@ mod tests {
     fn every_publish_gets_an_id_of_its_own() {
         let ids: BTreeSet<String> = (0..1000).map(|_| publish_id("r", 1)).collect();
         assert_eq!(ids.len(), 1000);
+    }
+
+    fn published(generation: u64, lineage: Option<&str>) -> SnapshotDoc {
+        SnapshotDoc {
+            id: doc_id("r", &["snapshot", &generation.to_string()]),
+            repo: "r".into(),
+            generation,
+            commit: Some("c0ffee".into()),
+            dirty: false,
+            created_at: 1,
+            files: 1,
+            symbols: 1,
+            chunks: 1,
+            publish_id: None,
+            lineage: lineage.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_publish_sends_a_difference_only_from_a_snapshot_of_its_own_lineage() {
+        let local = crate::model::Snapshot {
+            generation: 3,
+            commit: Some("c0ffee".into()),
+            dirty: false,
+            created_at: 1,
+            files: 1,
+            symbols: 1,
+            chunks: 1,
+            publish_id: None,
+        };
+        let known: BTreeSet<u64> = [1, 2, 3].into();
+        let mine = Some("L1");
+        let plan_of = |doc: Option<SnapshotDoc>| plan(doc.as_ref(), &local, mine, &known);
+        assert_eq!(plan_of(None), Plan::Full);
+        assert_eq!(plan_of(Some(published(3, mine))), Plan::Current);
+        assert_eq!(plan_of(Some(published(2, mine))), Plan::Since(2));
+        // The catalog no longer has the generation the server holds.
+        assert_eq!(plan_of(Some(published(0, mine))), Plan::Full);
+        // Same generation and commit from another catalog (a fresh folder, a rebuild), or from a
+        // publish made before lineages: the numbers say nothing about the files.
+        assert_eq!(plan_of(Some(published(3, Some("L2")))), Plan::Full);
+        assert_eq!(plan_of(Some(published(2, Some("L2")))), Plan::Full);
+        assert_eq!(plan_of(Some(published(3, None))), Plan::Full);
+        assert_eq!(
+            plan(Some(&published(3, None)), &local, None, &known),
+            Plan::Full
+        );
     }
 
     #[test]

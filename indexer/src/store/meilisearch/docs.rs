@@ -105,6 +105,13 @@ pub(super) struct SnapshotDoc {
     /// existed, which readers then key by their own fields ([`crate::model::Snapshot::key`]).
     #[serde(default)]
     pub(super) publish_id: Option<String>,
+    /// The lineage of the local catalog it was published from ([`Catalog::lineage`]): a
+    /// generation names the same files only within one lineage. Absent from snapshots published
+    /// before it existed, which the next publish then replaces whole.
+    ///
+    /// [`Catalog::lineage`]: crate::store::catalog::Catalog::lineage
+    #[serde(default)]
+    pub(super) lineage: Option<String>,
 }
 
 /// Caps a field's word count so Meilisearch indexes all of what it keeps.

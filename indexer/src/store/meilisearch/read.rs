@@ -20,38 +20,15 @@ use std::sync::Arc;
 
 impl IndexRead for MeiliStore {
     fn last_snapshot(&self) -> Result<Option<Snapshot>, StoreError> {
-        let idx = self.index("snapshots");
-        let filter = self.scope();
-        let sort = ["generation:desc"];
-        let res = self.rt.block_on(
-            idx.search()
-                .with_filter(&filter)
-                .with_sort(&sort)
-                .with_limit(1)
-                .execute::<SnapshotDoc>(),
-        );
-        let res = match res {
-            Ok(r) => r,
-            // No index yet: nothing published.
-            Err(meilisearch_sdk::errors::Error::Meilisearch(e))
-                if e.error_code == meilisearch_sdk::errors::ErrorCode::IndexNotFound =>
-            {
-                return Ok(None);
-            }
-            Err(e) => return Err(meili_err(e)),
-        };
-        Ok(res.hits.into_iter().next().map(|h| {
-            let d = h.result;
-            Snapshot {
-                generation: d.generation,
-                commit: d.commit,
-                dirty: d.dirty,
-                created_at: d.created_at,
-                files: d.files,
-                symbols: d.symbols,
-                chunks: d.chunks,
-                publish_id: d.publish_id,
-            }
+        Ok(self.last_snapshot_doc()?.map(|d| Snapshot {
+            generation: d.generation,
+            commit: d.commit,
+            dirty: d.dirty,
+            created_at: d.created_at,
+            files: d.files,
+            symbols: d.symbols,
+            chunks: d.chunks,
+            publish_id: d.publish_id,
         }))
     }
 
@@ -185,6 +162,34 @@ impl IndexRead for MeiliStore {
             f(e)?;
         }
         Ok(())
+    }
+}
+
+impl MeiliStore {
+    /// The server's last snapshot document of this repository, as published.
+    pub(super) fn last_snapshot_doc(&self) -> Result<Option<SnapshotDoc>, StoreError> {
+        let idx = self.index("snapshots");
+
+        let filter = self.scope();
+        let sort = ["generation:desc"];
+        let res = self.rt.block_on(
+            idx.search()
+                .with_filter(&filter)
+                .with_sort(&sort)
+                .with_limit(1)
+                .execute::<SnapshotDoc>(),
+        );
+        let res = match res {
+            Ok(r) => r,
+            // No index yet: nothing published.
+            Err(meilisearch_sdk::errors::Error::Meilisearch(e))
+                if e.error_code == meilisearch_sdk::errors::ErrorCode::IndexNotFound =>
+            {
+                return Ok(None);
+            }
+            Err(e) => return Err(meili_err(e)),
+        };
+        Ok(res.hits.into_iter().next().map(|h| h.result))
     }
 }
 
