@@ -69,9 +69,10 @@ pub struct RepoConfig {
 }
 
 /// Memory a preloaded snapshot takes per line of code, for [`RepoConfig::preload_limit_mb`]:
-/// about 0.9 GB per million lines on Meilisearch (graph, rows, text and the chunks' search
-/// index; bench/RESULTS.md, "Bot load").
-pub const PRELOAD_BYTES_PER_LINE: usize = 900;
+/// the whole bot with the copy of a million lines on Meilisearch (graph, rows, text and the
+/// chunks' search index) peaked at 621-644 MB answering 50 questions at once (bench/RESULTS.md,
+/// "The embedded bot's memory"), so the estimate errs high.
+pub const PRELOAD_BYTES_PER_LINE: usize = 650;
 
 /// Lines of file text a view without a preload keeps across questions on a team index, the
 /// least recently read going first: about 20 MB, several answers' worth of candidate files.
