@@ -308,8 +308,7 @@ fn bound_changes(
         let Some(old) = fp.old_path.as_deref() else {
             continue;
         };
-        let lower = old.to_ascii_lowercase();
-        let is_xml = lower.ends_with(".xml");
+        let is_xml = old.to_ascii_lowercase().ends_with(".xml");
         let is_config =
             RepoPath::new(old).is_some_and(|p| indexer::lang::config::is_config_file(&p));
         if !is_xml && !is_config {
@@ -320,74 +319,73 @@ fn bound_changes(
         };
         let lines = v.file_lines(&path)?;
         let text = lines.text();
-        // Lines of the indexed revision the hunks remove or insert next to.
-        let mut touched: Vec<u32> = Vec::new();
-        for h in &fp.hunks {
-            let (removed, inserted) = h.touched();
-            touched.extend(removed.iter().map(|&(l, _)| l));
-            touched.extend(inserted.iter().map(|i| i.before.max(1)));
-        }
-        touched.sort_unstable();
-        touched.dedup();
+        let touched = touched_lines(fp);
         let bound: Vec<(String, u32, Vec<u32>)> = if is_xml {
             statements_touched(text, &touched)
         } else {
             keys_touched(&path, text, &touched)
         };
-        if bound.is_empty() {
-            continue;
-        }
         for (id, line, at) in bound {
-            let users = v.index.edges_to(&id)?;
-            let mut found = false;
-            for e in users {
-                if !matches!(e.kind, StoredKind::Db | StoredKind::Config) {
-                    continue;
-                }
-                let Some(sym) = v.by_id(&e.caller) else {
-                    continue;
-                };
-                found = true;
-                let via = format!("{id} ({path}:{line})");
-                let kind = if v.kind(sym).is_type() || !v.kind(sym).is_callable() {
-                    ChangeKind::Declaration
-                } else {
-                    ChangeKind::Body
-                };
-                out.push((
-                    Change {
-                        sym,
-                        kind,
-                        lines: at.clone(),
-                    },
-                    via.clone(),
-                ));
-                // A field holding the key changes what the methods reading it do.
-                if v.kind(sym) == SymbolKind::Field {
-                    let readers = crate::graph::reads::readers(v, sym)?;
-                    for m in readers.into_iter().map(|(m, _)| m) {
-                        if !v.kind(m).is_callable() {
-                            continue;
-                        }
-                        out.push((
-                            Change {
-                                sym: m,
-                                kind: ChangeKind::Body,
-                                lines: at.clone(),
-                            },
-                            via.clone(),
-                        ));
-                    }
-                }
-            }
-            if !found {
-                notes.push(format!(
-                    "{id} ({path}:{line}) changes, but no indexed code uses it"
-                ));
+            let via = format!("{id} ({path}:{line})");
+            let before = out.len();
+            users_changed(v, &id, &at, &via, &mut out)?;
+            if out.len() == before {
+                notes.push(format!("{via} changes, but no indexed code uses it"));
             }
         }
     }
     Ok(out)
+}
+
+/// Lines of the indexed revision a patch's hunks remove or insert next to, in order.
+fn touched_lines(fp: &FilePatch) -> Vec<u32> {
+    let mut touched: Vec<u32> = Vec::new();
+    for h in &fp.hunks {
+        let (removed, inserted) = h.touched();
+        touched.extend(removed.iter().map(|&(l, _)| l));
+        touched.extend(inserted.iter().map(|i| i.before.max(1)));
+    }
+    touched.sort_unstable();
+    touched.dedup();
+    touched
+}
+
+/// The code using statement or key `id` (database and configuration edges into it), changed at
+/// lines `at` of it, pushed to `out` with `via`; a field holding the key changes what the
+/// methods reading it do, too.
+fn users_changed(
+    v: &SnapshotView<'_>,
+    id: &str,
+    at: &[u32],
+    via: &str,
+    out: &mut Vec<(Change, String)>,
+) -> Result<(), QueryError> {
+    let change = |sym, kind| {
+        let lines = at.to_vec();
+        (Change { sym, kind, lines }, via.to_string())
+    };
+    for e in v.index.edges_to(id)? {
+        if !matches!(e.kind, StoredKind::Db | StoredKind::Config) {
+            continue;
+        }
+        let Some(sym) = v.by_id(&e.caller) else {
+            continue;
+        };
+        let kind = if v.kind(sym).is_type() || !v.kind(sym).is_callable() {
+            ChangeKind::Declaration
+        } else {
+            ChangeKind::Body
+        };
+        out.push(change(sym, kind));
+        if v.kind(sym) == SymbolKind::Field {
+            for (m, _) in crate::graph::reads::readers(v, sym)? {
+                if v.kind(m).is_callable() {
+                    out.push(change(m, ChangeKind::Body));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The mapper statements (`mybatis:namespace.id`, with their first line) whose text holds one
