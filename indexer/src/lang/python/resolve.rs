@@ -190,65 +190,96 @@ struct Repo<'a> {
     bags: HashMap<&'a str, Vec<(usize, usize)>>,
 }
 
+/// Where names are defined: each module's file, each qualified name's definition, each file's
+/// members by (parent, name).
+struct Names<'a> {
+    modules: HashMap<&'a str, usize>,
+    defs: HashMap<&'a str, (usize, u32)>,
+    members: Vec<HashMap<(u32, &'a str), u32>>,
+}
+
+fn names(py: &[Option<PyFacts>]) -> Names<'_> {
+    let mut modules = HashMap::new();
+    let mut defs = HashMap::new();
+    let mut members = Vec::with_capacity(py.len());
+    for (fi, facts) in py.iter().enumerate() {
+        let mut m = HashMap::new();
+        if let Some(py) = facts {
+            // Files come in path order, so a module's `.py` owns its name before the `.pyi`
+            // stub beside it: the stub types the names, the module is what runs.
+            let owner = *modules.entry(py.module.as_str()).or_insert(fi) == fi;
+            for (di, d) in py.defs.iter().enumerate() {
+                // `@overload` stubs only type the definition that follows them.
+                if d.decorators
+                    .iter()
+                    .any(|x| x == "overload" || x.ends_with(".overload"))
+                {
+                    continue;
+                }
+                let qname = d.id.strip_prefix("py:").unwrap_or(&d.id);
+                let qname = qname.split('~').next().unwrap_or(qname);
+                // Modules are found by module name; their symbol is no definition here.
+                // A name defined twice in a file is its last definition (the one in force).
+                if d.kind != SymbolKind::Module && owner {
+                    let here = defs.entry(qname).or_insert((fi, di as u32));
+                    if here.0 == fi {
+                        *here = (fi, di as u32);
+                    }
+                }
+                if let Some(p) = d.parent {
+                    m.insert((p, d.name.as_str()), di as u32);
+                }
+            }
+        }
+        members.push(m);
+    }
+    Names {
+        modules,
+        defs,
+        members,
+    }
+}
+
+/// pytest fixtures by name: functions decorated `@fixture` / `@pytest.fixture`.
+fn fixtures(py: &[Option<PyFacts>]) -> HashMap<&str, Vec<(usize, u32)>> {
+    let mut fixtures: HashMap<&str, Vec<(usize, u32)>> = HashMap::new();
+    for (fi, facts) in py.iter().enumerate() {
+        let Some(py) = facts else { continue };
+        for (di, d) in py.defs.iter().enumerate() {
+            if d.kind == SymbolKind::Function
+                && d.decorators
+                    .iter()
+                    .any(|x| x == "fixture" || x.ends_with(".fixture"))
+            {
+                fixtures
+                    .entry(d.name.as_str())
+                    .or_default()
+                    .push((fi, di as u32));
+            }
+        }
+    }
+    fixtures
+}
+
+/// Each decorated definition's decorations, by (file, definition).
+fn decorations(py: &[Option<PyFacts>]) -> HashMap<(usize, u32), Vec<usize>> {
+    let mut decos: HashMap<(usize, u32), Vec<usize>> = HashMap::new();
+    for (fi, facts) in py.iter().enumerate() {
+        let Some(py) = facts else { continue };
+        for (k, d) in py.decorations.iter().enumerate() {
+            decos.entry((fi, d.def)).or_default().push(k);
+        }
+    }
+    decos
+}
+
 impl<'a> Repo<'a> {
     fn new(files: &'a [(&'a RepoPath, &'a FileFacts)], py: &'a [Option<PyFacts>]) -> Repo<'a> {
-        let mut modules = HashMap::new();
-        let mut defs = HashMap::new();
-        let mut members = Vec::with_capacity(files.len());
-        for (fi, facts) in py.iter().enumerate() {
-            let mut m = HashMap::new();
-            if let Some(py) = facts {
-                // Files come in path order, so a module's `.py` owns its name before the `.pyi`
-                // stub beside it: the stub types the names, the module is what runs.
-                let owner = *modules.entry(py.module.as_str()).or_insert(fi) == fi;
-                for (di, d) in py.defs.iter().enumerate() {
-                    // `@overload` stubs only type the definition that follows them.
-                    if d.decorators
-                        .iter()
-                        .any(|x| x == "overload" || x.ends_with(".overload"))
-                    {
-                        continue;
-                    }
-                    let qname = d.id.strip_prefix("py:").unwrap_or(&d.id);
-                    let qname = qname.split('~').next().unwrap_or(qname);
-                    // Modules are found by module name; their symbol is no definition here.
-                    // A name defined twice in a file is its last definition (the one in force).
-                    if d.kind != SymbolKind::Module && owner {
-                        let here = defs.entry(qname).or_insert((fi, di as u32));
-                        if here.0 == fi {
-                            *here = (fi, di as u32);
-                        }
-                    }
-                    if let Some(p) = d.parent {
-                        m.insert((p, d.name.as_str()), di as u32);
-                    }
-                }
-            }
-            members.push(m);
-        }
-        let mut fixtures: HashMap<&str, Vec<(usize, u32)>> = HashMap::new();
-        for (fi, facts) in py.iter().enumerate() {
-            let Some(py) = facts else { continue };
-            for (di, d) in py.defs.iter().enumerate() {
-                if d.kind == SymbolKind::Function
-                    && d.decorators
-                        .iter()
-                        .any(|x| x == "fixture" || x.ends_with(".fixture"))
-                {
-                    fixtures
-                        .entry(d.name.as_str())
-                        .or_default()
-                        .push((fi, di as u32));
-                }
-            }
-        }
-        let mut decos: HashMap<(usize, u32), Vec<usize>> = HashMap::new();
-        for (fi, facts) in py.iter().enumerate() {
-            let Some(py) = facts else { continue };
-            for (k, d) in py.decorations.iter().enumerate() {
-                decos.entry((fi, d.def)).or_default().push(k);
-            }
-        }
+        let Names {
+            modules,
+            defs,
+            members,
+        } = names(py);
         let mut repo = Repo {
             files,
             py,
@@ -256,8 +287,8 @@ impl<'a> Repo<'a> {
             defs,
             members,
             subs: HashMap::new(),
-            fixtures,
-            decos,
+            fixtures: fixtures(py),
+            decos: decorations(py),
             sites: HashMap::new(),
             decorated_memo: RefCell::default(),
             param_memo: RefCell::default(),
