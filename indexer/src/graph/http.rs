@@ -111,11 +111,21 @@ impl Routes {
         let want = segments(path);
         let mut best: Vec<&Served> = Vec::new();
         let mut best_score = 0;
-        for r in [verb, "ANY"]
-            .iter()
-            .filter_map(|v| self.0.get(*v))
-            .flatten()
-        {
+        // A request whose method is not known (`ANY`: a wrapper called without one) may be
+        // served by a route of any method.
+        let served: Vec<&Served> = if verb == "ANY" {
+            // Of equally good matches the first wins: GET, the method a wrapper defaults to.
+            let mut verbs: Vec<&String> = self.0.keys().collect();
+            verbs.sort_by_key(|v| (v.as_str() != "GET", v.as_str()));
+            verbs.into_iter().flat_map(|v| &self.0[v]).collect()
+        } else {
+            [verb, "ANY"]
+                .iter()
+                .filter_map(|v| self.0.get(*v))
+                .flatten()
+                .collect()
+        };
+        for r in served {
             let score = overlap(&want, &r.segments);
             if score > best_score {
                 best = vec![r];

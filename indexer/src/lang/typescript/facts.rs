@@ -28,6 +28,10 @@ pub struct TsFacts {
     pub mounts: Vec<TsMount>,
     /// HTTP requests the file makes (axios, fetch), with their URL templates.
     pub requests: Vec<TsRequest>,
+    /// URL-valued properties of the object the module exports (`module.exports = { GoodsList:
+    /// WxApiRoot + 'goods/list' }`), as templates with the module's constants in them.
+    #[serde(default)]
+    pub urls: Vec<(String, String)>,
     /// A `tsconfig.json`'s aliases (the file has nothing else).
     pub config: Option<super::tsconfig::TsConfig>,
 }
@@ -102,6 +106,10 @@ pub struct TsCall {
     pub line: u32,
     /// `new X(…)`.
     pub new: bool,
+    /// The leading arguments that can be a URL or a method, as templates ([`http::url_args`]):
+    /// what a call of a request wrapper asks for.
+    #[serde(default)]
+    pub args: Vec<Option<String>>,
 }
 
 /// How an assignment gives its target a value.
@@ -448,9 +456,11 @@ impl Walker<'_> {
         let Some(f) = node.child_by_field_name(field) else {
             return;
         };
+        let mut url_args = Vec::new();
         if let Some(args) = node.child_by_field_name("arguments") {
             self.http(f, args, node);
             self.callbacks(f, args);
+            url_args = http::url_args(args, self.src);
         }
         // `require('./x')` is an import, not a call worth an edge.
         if !new && f.kind() == "identifier" && &self.src[f.byte_range()] == b"require" {
@@ -469,6 +479,7 @@ impl Walker<'_> {
             chain,
             line: at.start_position().row as u32 + 1,
             new,
+            args: url_args,
         });
     }
 
@@ -700,12 +711,16 @@ impl Walker<'_> {
                             self.export_name(&n, &n, None);
                         }
                         "pair" => {
-                            if let (Some(k), Some(v)) =
+                            let (Some(k), Some(v)) =
                                 (p.child_by_field_name("key"), p.child_by_field_name("value"))
-                                && let Some(c) = chain(v, self.src).filter(|c| c.len() == 1)
-                            {
+                            else {
+                                continue;
+                            };
+                            if let Some(c) = chain(v, self.src).filter(|c| c.len() == 1) {
                                 let k = self.name(k);
                                 self.export_name(&k, &c[0], None);
+                            } else if let Some(url) = http::exported_url(v, self.src) {
+                                self.facts.urls.push((self.name(k), url));
                             }
                         }
                         _ => {}

@@ -66,25 +66,34 @@ pub struct TsRequest {
     /// `{name}` (`{id}`, `{BASE}`, `{user.id}`; `{}` when it is not a name).
     pub url: String,
     pub line: u32,
+    /// The name a config object gives as its method (`method: method`), "" otherwise: with the
+    /// URL a parameter too, the function is a wrapper its callers name both to.
+    #[serde(default)]
+    pub method_from: String,
 }
 
 /// A request whose URL names a module-level string constant (`url: GoodsList` with
 /// `const GoodsList = '/goods/list'`) takes the constant's value.
 pub(super) fn inline_constants(requests: &mut [TsRequest], symbols: &[Symbol]) {
     for r in requests.iter_mut() {
-        let mut url = r.url.clone();
-        for s in symbols.iter().filter(|s| s.kind == SymbolKind::Field) {
-            let field = format!("{{{}}}", s.name);
-            if !url.contains(&field) {
-                continue;
-            }
-            let Some(value) = string_value_of(&s.signature) else {
-                continue;
-            };
-            url = url.replace(&field, &value);
-        }
-        r.url = url;
+        r.url = with_constants(&r.url, symbols);
     }
+}
+
+/// `url` with each `{NAME}` of a module-level string constant replaced by its value.
+pub(super) fn with_constants(url: &str, symbols: &[Symbol]) -> String {
+    let mut url = url.to_string();
+    for s in symbols.iter().filter(|s| s.kind == SymbolKind::Field) {
+        let field = format!("{{{}}}", s.name);
+        if !url.contains(&field) {
+            continue;
+        }
+        let Some(value) = string_value_of(&s.signature) else {
+            continue;
+        };
+        url = url.replace(&field, &value);
+    }
+    url
 }
 
 /// `const X = '/a/b'` (any quote) → `/a/b`.
@@ -172,6 +181,7 @@ pub(super) fn request(
 ) -> Option<TsRequest> {
     let (method, receiver) = callee.split_last()?;
     let first = named(args).find(|a| a.kind() != "comment")?;
+    let mut method_from = String::new();
     let (verb, url) = if method == "fetch"
         && receiver.iter().all(|r| r == "window" || r == "globalThis")
     {
@@ -188,7 +198,12 @@ pub(super) fn request(
     {
         // `request({ url, method })`, `axios({ … })`: a wrapper taking a config object.
         let url = url_template(property(first, "url", src)?, src)?;
-        let verb = property(first, "method", src)
+        let method = property(first, "method", src);
+        method_from = method
+            .filter(|m| m.kind() == "identifier" || m.kind() == "shorthand_property_identifier")
+            .map(|m| String::from_utf8_lossy(&src[m.byte_range()]).into_owned())
+            .unwrap_or_default();
+        let verb = method
             .filter(|m| m.kind() == "string")
             .map(|m| string_text(m, src).to_uppercase())
             .unwrap_or_else(|| "ANY".into());
@@ -202,7 +217,41 @@ pub(super) fn request(
         verb,
         url,
         line: call.start_position().row as u32 + 1,
+        method_from,
     })
+}
+
+/// Arguments a wrapper may take a URL or method from: the first [`URL_ARGS`], as templates when
+/// they are a literal, a template, a concatenation or a member of a value (`api.GoodsList`).
+pub(super) fn url_args(args: Node<'_>, src: &[u8]) -> Vec<Option<String>> {
+    let mut out: Vec<Option<String>> = named(args)
+        .filter(|a| a.kind() != "comment")
+        .take(URL_ARGS)
+        .map(|a| match a.kind() {
+            "string" | "template_string" | "binary_expression" | "member_expression" => {
+                url_template(a, src)
+            }
+            _ => None,
+        })
+        .collect();
+    while out.last().is_some_and(Option::is_none) {
+        out.pop();
+    }
+    out
+}
+
+/// How many leading arguments of a call [`url_args`] keeps.
+pub(super) const URL_ARGS: usize = 3;
+
+/// `module.exports = { GoodsList: WxApiRoot + 'goods/list' }`: the URL-valued properties of an
+/// exported object, as templates.
+pub(super) fn exported_url(value: Node<'_>, src: &[u8]) -> Option<String> {
+    matches!(
+        value.kind(),
+        "string" | "template_string" | "binary_expression"
+    )
+    .then(|| url_template(value, src))
+    .flatten()
 }
 
 /// NestJS: each method of an `@Controller(prefix)` class decorated `@Get(path)`, `@Post()`…

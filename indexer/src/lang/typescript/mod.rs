@@ -219,6 +219,9 @@ fn analyze(
                 let mut f =
                     facts::extract(&preorder, code, dialect.prefix(), &x.symbols, &x.scopes);
                 http::inline_constants(&mut f.requests, &x.symbols);
+                for (_, url) in &mut f.urls {
+                    *url = http::with_constants(url, &x.symbols);
+                }
                 f.encode(language)
             }),
             ..Default::default()

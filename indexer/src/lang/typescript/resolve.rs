@@ -18,6 +18,8 @@ use crate::graph::{CallSite, Edge, EdgeKind, FileFacts};
 use crate::model::{RepoPath, SymbolKind};
 use std::collections::HashMap;
 
+mod wrapper;
+
 /// How deep a chain of bindings (aliases, re-exports, bases) is followed.
 const MAX_DEPTH: u32 = 12;
 
@@ -48,6 +50,7 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
 fn request_edges(path: &RepoPath, f: &TsFacts) -> Vec<Edge> {
     f.requests
         .iter()
+        .filter(|q| !wrapper::is_wrapped(f, q))
         .map(|q| {
             let mut e = Edge {
                 caller_file: path.to_string(),
@@ -104,6 +107,8 @@ struct Repo<'a> {
     configs: Vec<&'a TsConfig>,
     /// The packages' names and subpaths (`package.json`), for the whole repository.
     packages: Vec<&'a TsConfig>,
+    /// Functions whose request takes its URL from a parameter ([`wrapper`]).
+    wrappers: HashMap<(usize, u32), wrapper::Wrapper>,
 }
 
 impl<'a> Repo<'a> {
@@ -150,6 +155,7 @@ impl<'a> Repo<'a> {
             subs: HashMap::new(),
             configs,
             packages,
+            wrappers: wrapper::wrappers(ts),
         };
         repo.subs = repo.subtype_map();
         repo
@@ -791,6 +797,7 @@ impl<'a> Repo<'a> {
                 }
                 out.push(self.call_edge(fi, f, c, None));
             }
+            out.extend(self.wrapped_requests(fi, f, c, &targets));
             for t in targets {
                 out.push(self.call_edge(fi, f, c, Some(t)));
             }

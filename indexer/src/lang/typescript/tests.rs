@@ -501,3 +501,48 @@ fn a_function_without_a_return_type_returns_what_its_own_return_constructs() {
     // A return in a callback inside the method is the callback's.
     assert!(!has("js:lib.headers.Other.set"), "{edges:#?}");
 }
+
+#[test]
+fn a_request_wrapper_makes_the_request_each_caller_names_with_urls_from_another_module() {
+    let edges = package_edges(&[
+        (
+            "config/api.js",
+            "var ApiRoot = 'http://localhost:8080/wx/';\n\
+             module.exports = {\n  CatalogList: ApiRoot + 'catalog/index',\n  CartAdd: ApiRoot + 'cart/add',\n  Plain: '/wx/plain',\n  helper: require('./x'),\n};\n",
+        ),
+        (
+            "utils/util.js",
+            "function request(url, data = {}, method = \"GET\") {\n  return new Promise(function (resolve, reject) {\n    wx.request({ url: url, data: data, method: method, success: resolve });\n  });\n}\nmodule.exports = { request };\n",
+        ),
+        (
+            "pages/catalog.js",
+            "var util = require('../utils/util.js');\nvar api = require('../config/api.js');\n\
+             function load() {\n  util.request(api.CatalogList).then(function (res) {});\n  util.request(api.CartAdd, { id: 1 }, 'POST');\n  util.request(api.Plain + '?id=' + 1);\n}\n",
+        ),
+        (
+            "server/routes.js",
+            "const express = require('express');\nconst app = express();\n\
+             app.get('/wx/catalog/index', list);\napp.post('/wx/cart/add', add);\napp.get('/wx/plain', plain);\napp.get('/', home);\n\
+             function list(req, res) {}\nfunction add(req, res) {}\nfunction plain(req, res) {}\nfunction home(req, res) {}\n",
+        ),
+    ]);
+    let rpc: Vec<(&str, &str)> = edges
+        .iter()
+        .filter(|e| e.2 == "rpc")
+        .map(|(a, b, _)| (a.as_str(), b.as_str()))
+        .collect();
+    for want in [
+        ("js:pages.catalog.load", "js:server.routes.list"),
+        ("js:pages.catalog.load", "js:server.routes.add"),
+        ("js:pages.catalog.load", "js:server.routes.plain"),
+    ] {
+        assert!(rpc.contains(&want), "{want:?} in {rpc:#?}");
+    }
+    // The wrapper's own request has no URL of its own: it reaches no route (not even `/`).
+    assert!(
+        rpc.iter().all(|(a, _)| !a.starts_with("js:utils.util")),
+        "{rpc:#?}"
+    );
+    // `'POST'` picks the POST route only; no method given is any method.
+    assert_eq!(rpc.len(), 3, "{rpc:#?}");
+}
