@@ -18,7 +18,7 @@ use crate::graph::{CallSite, Edge, EdgeKind, FileFacts};
 use crate::model::{RepoPath, SymbolKind};
 use std::collections::HashMap;
 
-mod wrapper;
+mod requests;
 
 /// How deep a chain of bindings (aliases, re-exports, bases) is followed.
 const MAX_DEPTH: u32 = 12;
@@ -37,38 +37,10 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
                 let mut edges = r.call_edges(fi, f);
                 edges.extend(r.hierarchy_edges(fi, f));
                 edges.extend(r.route_edges(fi, f, &mounts));
-                edges.extend(request_edges(r.files[fi].0, f));
+                edges.extend(r.request_edges(fi, f));
                 edges
             }
             None => Vec::new(),
-        })
-        .collect()
-}
-
-/// The HTTP requests a file makes, for [`crate::graph::http::link`] to meet with the routes
-/// that serve them, in whatever language.
-fn request_edges(path: &RepoPath, f: &TsFacts) -> Vec<Edge> {
-    f.requests
-        .iter()
-        .filter(|q| !wrapper::is_wrapped(f, q))
-        .map(|q| {
-            let mut e = Edge {
-                caller_file: path.to_string(),
-                caller: f.defs[q.scope as usize].id.clone(),
-                caller_name: String::new(),
-                line: q.line,
-                kind: EdgeKind::Rpc,
-                callee: None,
-                callee_name: String::new(),
-                callee_file: None,
-                callee_line: None,
-                caller_flags: 0,
-                confidence: 0.3,
-                detail: String::new(),
-                site: CallSite::default(),
-            };
-            crate::graph::http::make_request(&mut e, &q.verb, &q.url);
-            e
         })
         .collect()
 }
@@ -107,8 +79,8 @@ struct Repo<'a> {
     configs: Vec<&'a TsConfig>,
     /// The packages' names and subpaths (`package.json`), for the whole repository.
     packages: Vec<&'a TsConfig>,
-    /// Functions whose request takes its URL from a parameter ([`wrapper`]).
-    wrappers: HashMap<(usize, u32), wrapper::Wrapper>,
+    /// Functions whose request takes its URL from a parameter ([`requests`]).
+    wrappers: HashMap<(usize, u32), requests::Wrapper>,
 }
 
 impl<'a> Repo<'a> {
@@ -155,7 +127,7 @@ impl<'a> Repo<'a> {
             subs: HashMap::new(),
             configs,
             packages,
-            wrappers: wrapper::wrappers(ts),
+            wrappers: requests::wrappers(ts),
         };
         repo.subs = repo.subtype_map();
         repo

@@ -517,7 +517,8 @@ fn a_request_wrapper_makes_the_request_each_caller_names_with_urls_from_another_
         (
             "pages/catalog.js",
             "var util = require('../utils/util.js');\nvar api = require('../config/api.js');\n\
-             function load() {\n  util.request(api.CatalogList).then(function (res) {});\n  util.request(api.CartAdd, { id: 1 }, 'POST');\n  util.request(api.Plain + '?id=' + 1);\n}\n",
+             function load() {\n  util.request(api.CatalogList).then(function (res) {});\n  util.request(api.CartAdd, { id: 1 }, 'POST');\n  util.request(api.Plain + '?id=' + 1);\n}\n\
+             function add() {\n  wx.request({ url: api.CartAdd, method: 'POST' });\n}\n",
         ),
         (
             "server/routes.js",
@@ -535,6 +536,8 @@ fn a_request_wrapper_makes_the_request_each_caller_names_with_urls_from_another_
         ("js:pages.catalog.load", "js:server.routes.list"),
         ("js:pages.catalog.load", "js:server.routes.add"),
         ("js:pages.catalog.load", "js:server.routes.plain"),
+        // A request made directly, its URL from the other module too.
+        ("js:pages.catalog.add", "js:server.routes.add"),
     ] {
         assert!(rpc.contains(&want), "{want:?} in {rpc:#?}");
     }
@@ -544,5 +547,5 @@ fn a_request_wrapper_makes_the_request_each_caller_names_with_urls_from_another_
         "{rpc:#?}"
     );
     // `'POST'` picks the POST route only; no method given is any method.
-    assert_eq!(rpc.len(), 3, "{rpc:#?}");
+    assert_eq!(rpc.len(), 4, "{rpc:#?}");
 }

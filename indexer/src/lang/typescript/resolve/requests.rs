@@ -1,8 +1,9 @@
-//! Request wrappers: a function whose request takes its URL (and method) from its parameters
-//! (`function request(url, data, method) { wx.request({ url: url, method: method }) }`) makes
-//! the request each of its callers names (`util.request(api.GoodsList, {}, 'POST')`), with
-//! a URL that may be a property of another module's exported object (`api.GoodsList` from
-//! `module.exports = { GoodsList: WxApiRoot + 'goods/list' }`).
+//! HTTP requests, for [`crate::graph::http::link`] to meet with the routes that serve them in
+//! whatever language. A URL may be a property of another module's exported object
+//! (`api.GoodsList` from `module.exports = { GoodsList: WxApiRoot + 'goods/list' }`). A request
+//! wrapper, a function whose request takes its URL (and method) from its parameters
+//! (`function request(url, data, method) { wx.request({ url: url, method: method }) }`), makes
+//! the request each of its callers names (`util.request(api.GoodsList, {}, 'POST')`) instead.
 
 use super::super::facts::{TsCall, TsDef, TsFacts};
 use super::super::http::TsRequest;
@@ -57,6 +58,18 @@ pub(super) fn wrappers(ts: &[Option<TsFacts>]) -> HashMap<(usize, u32), Wrapper>
 const VERBS: &[&str] = &["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"];
 
 impl Repo<'_> {
+    /// The requests file `fi` makes itself (a wrapper's is made by its callers).
+    pub(super) fn request_edges(&self, fi: usize, f: &TsFacts) -> Vec<Edge> {
+        f.requests
+            .iter()
+            .filter(|q| !is_wrapped(f, q))
+            .map(|q| {
+                let url = self.expanded(fi, q.scope, q.line, &q.url);
+                self.request_edge(fi, f, q.scope, q.line, &q.verb, &url)
+            })
+            .collect()
+    }
+
     /// The requests call `c` of file `fi` makes through the wrappers among its `targets`.
     pub(super) fn wrapped_requests(
         &self,
@@ -80,29 +93,43 @@ impl Repo<'_> {
                 .map(|v| v.to_ascii_uppercase())
                 .filter(|v| VERBS.contains(&v.as_str()))
                 .unwrap_or_else(|| w.verb.clone());
-            let mut e = Edge {
-                caller_file: self.files[fi].0.to_string(),
-                caller: f.defs[c.scope as usize].id.clone(),
-                caller_name: String::new(),
-                line: c.line,
-                kind: EdgeKind::Rpc,
-                callee: None,
-                callee_name: String::new(),
-                callee_file: None,
-                callee_line: None,
-                caller_flags: 0,
-                confidence: 0.3,
-                detail: String::new(),
-                site: CallSite::default(),
-            };
-            crate::graph::http::make_request(&mut e, &verb, &self.expanded(fi, c, url));
-            out.push(e);
+            let url = self.expanded(fi, c.scope, c.line, url);
+            out.push(self.request_edge(fi, f, c.scope, c.line, &verb, &url));
         }
         out
     }
 
-    /// `url` with each `{module.NAME}` whose module exports a URL under `NAME` replaced by it.
-    fn expanded(&self, fi: usize, c: &TsCall, url: &str) -> String {
+    fn request_edge(
+        &self,
+        fi: usize,
+        f: &TsFacts,
+        scope: u32,
+        line: u32,
+        verb: &str,
+        url: &str,
+    ) -> Edge {
+        let mut e = Edge {
+            caller_file: self.files[fi].0.to_string(),
+            caller: f.defs[scope as usize].id.clone(),
+            caller_name: String::new(),
+            line,
+            kind: EdgeKind::Rpc,
+            callee: None,
+            callee_name: String::new(),
+            callee_file: None,
+            callee_line: None,
+            caller_flags: 0,
+            confidence: 0.3,
+            detail: String::new(),
+            site: CallSite::default(),
+        };
+        crate::graph::http::make_request(&mut e, verb, url);
+        e
+    }
+
+    /// `url` with each `{module.NAME}` whose module exports a URL under `NAME` replaced by it,
+    /// the names seen from `scope` on `line` of file `fi`.
+    fn expanded(&self, fi: usize, scope: u32, line: u32, url: &str) -> String {
         let mut out = url.to_string();
         let mut from = 0;
         while let Some(open) = out[from..].find('{').map(|i| from + i) {
@@ -111,7 +138,7 @@ impl Repo<'_> {
             };
             let name = &out[open + 1..close];
             let value = name.split_once('.').and_then(|(head, prop)| {
-                match self.chain_at(fi, c.scope, &[head.to_string()], c.line, 0)? {
+                match self.chain_at(fi, scope, &[head.to_string()], line, 0)? {
                     V::Module(mf) => self
                         .facts(mf)?
                         .urls
