@@ -41,7 +41,7 @@ pub const JAVASCRIPT: Language = Language::named("javascript");
 
 const FRAMEWORKS: &[&str] = &[
     "Express / NestJS routes",
-    "axios / fetch requests met with the routes they reach, any language",
+    "axios / fetch / wx.request requests, and those of wrappers given a URL (from constants and other modules' exported objects), met with the routes they reach, any language",
 ];
 
 pub const SPEC: Spec = Spec {
