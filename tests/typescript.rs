@@ -220,6 +220,67 @@ fn a_typescript_client_meets_the_java_controller_it_calls() {
     assert!(callers.contains("api.orders.payOrder"), "{callers}");
 }
 
+/// A WeChat mini program beside the Java back end: its pages call a request wrapper with URLs
+/// that another module exports, and `callers` of the controller method names the page.
+#[test]
+fn a_mini_program_page_meets_the_java_controller_through_its_request_wrapper() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("shop");
+    support::copy_shop(&repo);
+    write(
+        &repo,
+        "miniapp/config/api.js",
+        "var ApiRoot = 'http://localhost:8080/api/';\n\
+         module.exports = {\n  OrderDetail: ApiRoot + 'orders/',\n  OrderPay: ApiRoot + 'orders/',\n};\n",
+    );
+    write(
+        &repo,
+        "miniapp/utils/util.js",
+        "function request(url, data = {}, method = 'GET') {\n  return new Promise(function (resolve, reject) {\n    wx.request({ url: url, data: data, method: method, success: resolve, fail: reject });\n  });\n}\n\
+         module.exports = { request: request };\n",
+    );
+    write(
+        &repo,
+        "miniapp/pages/order/order.js",
+        "var util = require('../../utils/util.js');\nvar api = require('../../config/api.js');\n\
+         function load(id) {\n  return util.request(api.OrderDetail + id);\n}\n\
+         function pay(id) {\n  return util.request(api.OrderPay + id + '/pay', {}, 'POST');\n}\n\
+         module.exports = { load: load, pay: pay };\n",
+    );
+    let idx = tmp.path().join("idx");
+    let o = run(&idx, &["index", repo.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rpc = support::exported_edges(&idx, &repo, "rpc");
+    let linked = |caller: &str, callee: &str| support::has_edge(&rpc, caller, callee);
+    assert!(
+        linked(
+            "miniapp.pages.order.order.load",
+            "com.shop.order.controller.OrderController.get"
+        ),
+        "{rpc:?}"
+    );
+    assert!(
+        linked(
+            "miniapp.pages.order.order.pay",
+            "com.shop.order.controller.OrderController.pay"
+        ),
+        "{rpc:?}"
+    );
+    let callers = stdout(&run(
+        &idx,
+        &[
+            "--repo",
+            repo.to_str().unwrap(),
+            "callers",
+            "OrderController.pay",
+        ],
+    ));
+    assert!(
+        callers.contains("miniapp.pages.order.order.pay"),
+        "{callers}"
+    );
+}
+
 /// A workspace member imported by its package name, through its package.json `exports` (a
 /// `source` condition before the built files, which are not in the repository), whatever the
 /// member's folder is called: the call reaches the member's source.
