@@ -231,6 +231,22 @@ impl EmbeddedIndex {
     }
 }
 
+/// A token no other call makes, in this process or another: a hash of the time in nanoseconds,
+/// the process id and a counter (hex, 32 characters).
+pub(crate) fn unique_token() -> String {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut h = blake3::Hasher::new();
+    h.update(&nanos.to_le_bytes());
+    h.update(&std::process::id().to_le_bytes());
+    h.update(&n.to_le_bytes());
+    h.finalize().to_hex()[..32].to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

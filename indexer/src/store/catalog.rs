@@ -149,23 +149,6 @@ pub fn compress(bytes: &[u8]) -> Vec<u8> {
     .unwrap_or_default()
 }
 
-/// A lineage no other catalog has: a hash of the time in nanoseconds, this process, a counter
-/// and the file's path.
-fn new_lineage(path: &Path) -> String {
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let mut h = blake3::Hasher::new();
-    h.update(&nanos.to_le_bytes());
-    h.update(&std::process::id().to_le_bytes());
-    h.update(&n.to_le_bytes());
-    h.update(path.as_os_str().as_encoded_bytes());
-    h.finalize().to_hex()[..32].to_string()
-}
-
 impl Catalog {
     /// Opens (creating if needed) the catalog for writing.
     pub fn open(path: &Path) -> Result<Catalog, StoreError> {
@@ -245,7 +228,7 @@ impl Catalog {
         // Kept for the catalog's life: a new folder or a rebuild gets a new one.
         conn.execute(
             "INSERT OR IGNORE INTO meta(key, value) VALUES('lineage', ?1)",
-            [new_lineage(path)],
+            [super::unique_token()],
         )?;
         Ok(Catalog {
             conn,

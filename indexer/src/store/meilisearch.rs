@@ -519,24 +519,11 @@ impl Staged<'_> {
 }
 
 /// An id no other publish has: readers key what they keep of a snapshot by it, since a
-/// staged rebuild starts generations over and a snapshot's time is in seconds. A hash of the
-/// time in nanoseconds, this process, a counter and what is published.
+/// staged rebuild starts generations over and a snapshot's time is in seconds.
 fn publish_id(repo: &str, generation: u64) -> String {
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     doc_id(
         repo,
-        &[
-            "publish",
-            &generation.to_string(),
-            &nanos.to_string(),
-            &std::process::id().to_string(),
-            &n.to_string(),
-        ],
+        &["publish", &generation.to_string(), &super::unique_token()],
     )
 }
 
