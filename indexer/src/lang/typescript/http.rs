@@ -96,6 +96,17 @@ pub(super) fn with_constants(url: &str, symbols: &[Symbol]) -> String {
     url
 }
 
+/// The module-level string constants (`export const ORDERS = '/api/orders'`), by name: what a
+/// request in another module that imports one takes.
+pub(super) fn string_constants(symbols: &[Symbol]) -> Vec<(String, String)> {
+    let module = symbols.first().map(|m| &m.id);
+    symbols
+        .iter()
+        .filter(|s| s.kind == SymbolKind::Field && s.parent.as_ref() == module)
+        .filter_map(|s| Some((s.name.clone(), string_value_of(&s.signature)?)))
+        .collect()
+}
+
 /// `const X = '/a/b'` (any quote) → `/a/b`.
 fn string_value_of(signature: &str) -> Option<String> {
     let rhs = signature

@@ -222,6 +222,7 @@ fn analyze(
                 for (_, url) in &mut f.urls {
                     *url = http::with_constants(url, &x.symbols);
                 }
+                f.urls.extend(http::string_constants(&x.symbols));
                 f.encode(language)
             }),
             ..Default::default()

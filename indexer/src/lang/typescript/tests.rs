@@ -521,8 +521,18 @@ fn a_request_wrapper_makes_the_request_each_caller_names_with_urls_from_another_
              function add() {\n  wx.request({ url: api.CartAdd, method: 'POST' });\n}\n",
         ),
         (
+            "web/urls.ts",
+            "export const ORDERS = '/wx/orders';\nconst HIDDEN = '/nowhere';\n",
+        ),
+        (
+            "web/client.ts",
+            "import axios from 'axios';\nimport { ORDERS } from './urls';\n\
+             export function orders() {\n  return axios.get(ORDERS);\n}\n",
+        ),
+        (
             "server/routes.js",
             "const express = require('express');\nconst app = express();\n\
+             app.get('/wx/orders', orders);\nfunction orders(req, res) {}\n\
              app.get('/wx/catalog/index', list);\napp.post('/wx/cart/add', add);\napp.get('/wx/plain', plain);\napp.get('/', home);\n\
              function list(req, res) {}\nfunction add(req, res) {}\nfunction plain(req, res) {}\nfunction home(req, res) {}\n",
         ),
@@ -538,6 +548,8 @@ fn a_request_wrapper_makes_the_request_each_caller_names_with_urls_from_another_
         ("js:pages.catalog.load", "js:server.routes.plain"),
         // A request made directly, its URL from the other module too.
         ("js:pages.catalog.add", "js:server.routes.add"),
+        // A constant imported by name from another module.
+        ("ts:web.client.orders", "js:server.routes.orders"),
     ] {
         assert!(rpc.contains(&want), "{want:?} in {rpc:#?}");
     }
@@ -547,5 +559,5 @@ fn a_request_wrapper_makes_the_request_each_caller_names_with_urls_from_another_
         "{rpc:#?}"
     );
     // `'POST'` picks the POST route only; no method given is any method.
-    assert_eq!(rpc.len(), 4, "{rpc:#?}");
+    assert_eq!(rpc.len(), 5, "{rpc:#?}");
 }

@@ -127,8 +127,9 @@ impl Repo<'_> {
         e
     }
 
-    /// `url` with each `{module.NAME}` whose module exports a URL under `NAME` replaced by it,
-    /// the names seen from `scope` on `line` of file `fi`.
+    /// `url` with each `{module.NAME}` whose module exports a URL under `NAME`, and each `{NAME}`
+    /// imported from a module's string constant, replaced by it, the names seen from `scope` on
+    /// `line` of file `fi`.
     fn expanded(&self, fi: usize, scope: u32, line: u32, url: &str) -> String {
         let mut out = url.to_string();
         let mut from = 0;
@@ -137,17 +138,19 @@ impl Repo<'_> {
                 break;
             };
             let name = &out[open + 1..close];
-            let value = name.split_once('.').and_then(|(head, prop)| {
-                match self.chain_at(fi, scope, &[head.to_string()], line, 0)? {
-                    V::Module(mf) => self
-                        .facts(mf)?
-                        .urls
-                        .iter()
-                        .find(|(k, _)| k == prop)
-                        .map(|(_, v)| v.clone()),
-                    _ => None,
+            let (head, prop) = name.split_once('.').unwrap_or((name, ""));
+            let exported = |mf: usize, key: &str| {
+                let urls = &self.facts(mf)?.urls;
+                urls.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+            };
+            let value = match self.chain_at(fi, scope, &[head.to_string()], line, 0) {
+                Some(V::Module(mf)) if !prop.is_empty() => exported(mf, prop),
+                // A constant imported by name (`import { ORDERS } from './urls'`).
+                Some(V::Def(mf, md)) if prop.is_empty() && mf != fi => {
+                    exported(mf, &self.def(mf, md).name)
                 }
-            });
+                _ => None,
+            };
             match value {
                 Some(v) => {
                     out.replace_range(open..=close, &v);
