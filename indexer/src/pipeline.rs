@@ -103,17 +103,14 @@ pub fn run(
     } else {
         opts.threads
     };
-    let text = FullText::open(&dir.text())?;
     let budget = opts.memory_budget;
     let heap = |threads: usize| budget.text_heap_per_thread(threads);
-    let text_gen = catalog.text_generation()?;
-    let in_sync = text_in_step(&catalog, &text, text_gen)?;
-    let mut writer: Option<TextWriter> = None;
-    if !in_sync {
-        tracing::info!("full-text index out of step with the catalog (killed run?); reconciling");
-        let w = writer.insert(text.writer_with_heap(threads, heap)?);
-        reconcile(&catalog, &text, w)?;
-    }
+    let OpenText {
+        text,
+        mut writer,
+        text_gen,
+        in_sync,
+    } = open_text(&catalog, dir, threads, budget)?;
 
     let walked = walk::walk(root, &opts.walk)?;
     let current = catalog.current_files()?;
@@ -130,13 +127,10 @@ pub fn run(
     let old_ids: HashSet<String> = old_by_file.values().flatten().cloned().collect();
     let graph_ready = catalog.graph_ready()?;
     // Stored facts are read before the run's transaction opens (decoded only if needed).
-    let graph_stored = if crate::graph::enabled()
-        && (!to_read.is_empty() || !removed.is_empty() || !graph_ready)
-    {
-        Some(graph::load(&catalog, &removed)?)
-    } else {
-        None
-    };
+    let graph_stored = (crate::graph::enabled()
+        && (!to_read.is_empty() || !removed.is_empty() || !graph_ready))
+        .then(|| graph::load(&catalog, &removed))
+        .transpose()?;
     // Documents may be added (files to read) or deleted (removed files' chunks).
     if writer.is_none() && (!to_read.is_empty() || !old_ids.is_empty()) {
         writer = Some(text.writer_with_heap(text_threads(threads), heap)?);
@@ -200,10 +194,7 @@ pub fn run(
         let Ok(mut c) = report_rx.recv() else {
             // The catalog thread failed: its error is the run's.
             drop(finish_tx);
-            return match cat.join() {
-                Ok(Err(e)) => Err(e.into()),
-                _ => Err(StoreError::Backend("catalog writer stopped".into()).into()),
-            };
+            return Err(catalog_stopped(cat));
         };
         // The call graph, re-resolved over all files whenever one changed, is computed on
         // another thread while the full-text index finishes and commits.
@@ -213,50 +204,23 @@ pub fn run(
             let facts = std::mem::take(&mut c.facts);
             let replaced: Vec<RepoPath> = c.analysed.iter().chain(&c.removed).cloned().collect();
             let pool = &pool;
-            scope.spawn(move || {
-                let replaced: HashSet<&str> = replaced.iter().map(|p| p.as_str()).collect();
-                let stage = || graph::changes(stored, facts, &replaced, budget);
-                match pool {
-                    Some(pool) => pool.install(stage),
-                    None => stage(),
-                }
-            })
+            scope.spawn(move || graph::changes_on(pool.as_ref(), stored, facts, replaced, budget))
         });
         if c.text_changed
             && let Some(w) = writer.as_mut()
+            && let Err(e) = commit_pending(w, started)
         {
-            crash_point("after-text-add");
-            if let Err(e) = w.commit("pending") {
-                if let Some(g) = graph_job {
-                    let _ = g.join();
-                }
-                return abandon(finish_tx, cat, e);
+            if let Some(g) = graph_job {
+                let _ = g.join();
             }
-            tracing::debug!(
-                ms = started.elapsed().as_millis() as u64,
-                "full text committed"
-            );
-            crash_point("after-pending-commit");
+            return abandon(finish_tx, cat, e);
         }
         let files_changed = c.added + c.changed > 0 || !c.removed.is_empty();
         let (graph_changes, graph_stats) =
             graph_outcome(graph_job.map(|h| h.join()), files_changed);
-        let commit_started = Instant::now();
-        let (committed_tx, committed_rx) = std::sync::mpsc::sync_channel(1);
-        let _ = finish_tx.send((graph_changes, committed_tx));
-        let Ok(snapshot) = committed_rx.recv() else {
-            return match cat.join() {
-                Ok(Err(e)) => Err(e.into()),
-                Ok(Ok(())) => Err(StoreError::Backend("catalog writer stopped".into()).into()),
-                Err(p) => std::panic::resume_unwind(p),
-            };
+        let Some(snapshot) = commit_catalog(finish_tx, graph_changes, started) else {
+            return Err(catalog_stopped(cat));
         };
-        tracing::debug!(
-            ms = started.elapsed().as_millis() as u64,
-            commit_ms = commit_started.elapsed().as_millis() as u64,
-            "catalog committed"
-        );
-        crash_point("after-catalog-commit");
         // Meanwhile the catalog thread checkpoints its WAL (or publishes a first build).
         if let Some(w) = writer.take() {
             let generation = if c.text_changed {
@@ -266,12 +230,7 @@ pub fn run(
             };
             finish_text(w, &c, !in_sync, generation)?;
         }
-        match cat.join() {
-            Ok(Ok(())) => {}
-            // The run is committed; a failed checkpoint is retried by the next one.
-            Ok(Err(e)) => tracing::warn!("catalog checkpoint: {e}"),
-            Err(p) => std::panic::resume_unwind(p),
-        }
+        checkpointed(cat);
         Ok::<_, IndexError>((snapshot, c, graph_stats))
     })?;
 
@@ -288,6 +247,96 @@ pub fn run(
         elapsed: started.elapsed(),
         graph: graph_stats,
     })
+}
+
+/// The full-text index as a run finds it.
+struct OpenText {
+    text: FullText,
+    /// The writer a reconcile opened (the run goes on with it).
+    writer: Option<TextWriter>,
+    /// The catalog's text generation.
+    text_gen: u64,
+    /// Whether the index held what the catalog says, before any reconcile.
+    in_sync: bool,
+}
+
+/// Opens the full-text index and, when a killed run left it out of step with the catalog,
+/// reconciles it.
+fn open_text(
+    catalog: &Catalog,
+    dir: &IndexDir,
+    threads: usize,
+    budget: budget::MemoryBudget,
+) -> Result<OpenText, IndexError> {
+    let text = FullText::open(&dir.text())?;
+    let text_gen = catalog.text_generation()?;
+    let in_sync = text_in_step(catalog, &text, text_gen)?;
+    let mut writer = None;
+    if !in_sync {
+        tracing::info!("full-text index out of step with the catalog (killed run?); reconciling");
+        let heap = |threads: usize| budget.text_heap_per_thread(threads);
+        let w = writer.insert(text.writer_with_heap(threads, heap)?);
+        reconcile(catalog, &text, w)?;
+    }
+    Ok(OpenText {
+        text,
+        writer,
+        text_gen,
+        in_sync,
+    })
+}
+
+/// Hands the graph's changes to the catalog thread and waits for it to commit the run: the
+/// snapshot committed, `None` when the thread stopped first.
+fn commit_catalog(
+    finish: std::sync::mpsc::SyncSender<stream::Finish>,
+    graph_changes: Option<GraphChanges>,
+    started: Instant,
+) -> Option<Snapshot> {
+    let commit_started = Instant::now();
+    let (committed_tx, committed_rx) = std::sync::mpsc::sync_channel(1);
+    let _ = finish.send((graph_changes, committed_tx));
+    let snapshot = committed_rx.recv().ok()?;
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        commit_ms = commit_started.elapsed().as_millis() as u64,
+        "catalog committed"
+    );
+    crash_point("after-catalog-commit");
+    Some(snapshot)
+}
+
+/// Commits the full-text documents a run added, as pending until the catalog commits.
+fn commit_pending(w: &mut TextWriter, started: Instant) -> Result<(), StoreError> {
+    crash_point("after-text-add");
+    w.commit("pending")?;
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "full text committed"
+    );
+    crash_point("after-pending-commit");
+    Ok(())
+}
+
+/// Waits for the catalog thread's checkpoint after the run committed: a failed one is retried
+/// by the next run.
+fn checkpointed(catalog_thread: std::thread::ScopedJoinHandle<'_, Result<(), StoreError>>) {
+    match catalog_thread.join() {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::warn!("catalog checkpoint: {e}"),
+        Err(p) => std::panic::resume_unwind(p),
+    }
+}
+
+/// The error of a catalog thread that stopped before the run was committed.
+fn catalog_stopped(
+    catalog_thread: std::thread::ScopedJoinHandle<'_, Result<(), StoreError>>,
+) -> IndexError {
+    match catalog_thread.join() {
+        Ok(Err(e)) => e.into(),
+        Ok(Ok(())) => StoreError::Backend("catalog writer stopped".into()).into(),
+        Err(p) => std::panic::resume_unwind(p),
+    }
 }
 
 /// Whether the full-text index holds what the catalog's text generation `text_gen` says.

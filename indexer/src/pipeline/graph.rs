@@ -35,6 +35,22 @@ pub(super) fn load(catalog: &Catalog, removed: &[RepoPath]) -> Result<Stored, St
     })
 }
 
+/// [`changes`] for the paths `replaced`, on `pool` when there is one (the run's own threads).
+pub(super) fn changes_on(
+    pool: Option<&rayon::ThreadPool>,
+    stored: Stored,
+    fresh: Vec<(RepoPath, Vec<u8>)>,
+    replaced: Vec<RepoPath>,
+    budget: MemoryBudget,
+) -> (GraphChanges, GraphStats) {
+    let replaced: HashSet<&str> = replaced.iter().map(|p| p.as_str()).collect();
+    let stage = || changes(stored, fresh, &replaced, budget);
+    match pool {
+        Some(pool) => pool.install(stage),
+        None => stage(),
+    }
+}
+
 /// Computes the graph changes of a run (call inside the run's thread pool: decoding and
 /// resolution are parallel). `fresh` holds the encoded facts of the files analysed this run;
 /// stored facts of every path in `replaced` (analysed, skipped or removed this run) are left
