@@ -192,24 +192,22 @@ fn a_typescript_client_meets_the_java_controller_it_calls() {
          \n\
          export const payOrder = (orderId: number) =>\n  axios.post(\"/api/orders/\" + orderId + \"/pay\");\n",
     );
-    let rpc = support::exported_edges(&idx, &repo, "rpc");
-    let linked = |caller: &str, callee: &str| support::has_edge(&rpc, caller, callee);
-    assert!(
-        linked(
-            "api.orders.getOrder",
-            "com.shop.order.controller.OrderController.get"
-        ),
-        "{rpc:?}"
-    );
-    assert!(
-        linked(
-            "api.orders.payOrder",
-            "com.shop.order.controller.OrderController.pay"
-        ),
-        "{rpc:?}"
-    );
+    assert_meets_the_shop(&idx, &repo, "api.orders.getOrder", "api.orders.payOrder");
+}
+
+/// `get` and `pay` reach the shop's `OrderController.get` and `.pay` over HTTP, and `callers
+/// OrderController.pay` names `pay`.
+fn assert_meets_the_shop(idx: &Path, repo: &Path, get: &str, pay: &str) {
+    let rpc = support::exported_edges(idx, repo, "rpc");
+    for (caller, callee) in [(get, "get"), (pay, "pay")] {
+        let callee = format!("com.shop.order.controller.OrderController.{callee}");
+        assert!(
+            support::has_edge(&rpc, caller, &callee),
+            "{caller} -> {callee}: {rpc:?}"
+        );
+    }
     let callers = stdout(&run(
-        &idx,
+        idx,
         &[
             "--repo",
             repo.to_str().unwrap(),
@@ -217,7 +215,7 @@ fn a_typescript_client_meets_the_java_controller_it_calls() {
             "OrderController.pay",
         ],
     ));
-    assert!(callers.contains("api.orders.payOrder"), "{callers}");
+    assert!(callers.contains(pay), "{callers}");
 }
 
 /// A WeChat mini program beside the Java back end: its pages call a request wrapper with URLs
@@ -250,34 +248,11 @@ fn a_mini_program_page_meets_the_java_controller_through_its_request_wrapper() {
     let idx = tmp.path().join("idx");
     let o = run(&idx, &["index", repo.to_str().unwrap(), "--quiet"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let rpc = support::exported_edges(&idx, &repo, "rpc");
-    let linked = |caller: &str, callee: &str| support::has_edge(&rpc, caller, callee);
-    assert!(
-        linked(
-            "miniapp.pages.order.order.load",
-            "com.shop.order.controller.OrderController.get"
-        ),
-        "{rpc:?}"
-    );
-    assert!(
-        linked(
-            "miniapp.pages.order.order.pay",
-            "com.shop.order.controller.OrderController.pay"
-        ),
-        "{rpc:?}"
-    );
-    let callers = stdout(&run(
+    assert_meets_the_shop(
         &idx,
-        &[
-            "--repo",
-            repo.to_str().unwrap(),
-            "callers",
-            "OrderController.pay",
-        ],
-    ));
-    assert!(
-        callers.contains("miniapp.pages.order.order.pay"),
-        "{callers}"
+        &repo,
+        "miniapp.pages.order.order.load",
+        "miniapp.pages.order.order.pay",
     );
 }
 

@@ -629,16 +629,7 @@ mod tests {
 
     #[test]
     fn a_publish_sends_a_difference_only_from_a_snapshot_of_its_own_lineage() {
-        let local = crate::model::Snapshot {
-            generation: 3,
-            commit: Some("c0ffee".into()),
-            dirty: false,
-            created_at: 1,
-            files: 1,
-            symbols: 1,
-            chunks: 1,
-            publish_id: None,
-        };
+        let local = crate::model::Snapshot::from(published(3, None));
         let known: BTreeSet<u64> = [1, 2, 3].into();
         let mine = Some("L1");
         let plan_of = |doc: Option<SnapshotDoc>| plan(doc.as_ref(), &local, mine, &known);

@@ -114,6 +114,21 @@ pub(super) struct SnapshotDoc {
     pub(super) lineage: Option<String>,
 }
 
+impl From<SnapshotDoc> for crate::model::Snapshot {
+    fn from(d: SnapshotDoc) -> Self {
+        crate::model::Snapshot {
+            generation: d.generation,
+            commit: d.commit,
+            dirty: d.dirty,
+            created_at: d.created_at,
+            files: d.files,
+            symbols: d.symbols,
+            chunks: d.chunks,
+            publish_id: d.publish_id,
+        }
+    }
+}
+
 /// Caps a field's word count so Meilisearch indexes all of what it keeps.
 pub(super) fn cap_words(s: &str) -> String {
     let mut words = 0;

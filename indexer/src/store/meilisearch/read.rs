@@ -20,16 +20,7 @@ use std::sync::Arc;
 
 impl IndexRead for MeiliStore {
     fn last_snapshot(&self) -> Result<Option<Snapshot>, StoreError> {
-        Ok(self.last_snapshot_doc()?.map(|d| Snapshot {
-            generation: d.generation,
-            commit: d.commit,
-            dirty: d.dirty,
-            created_at: d.created_at,
-            files: d.files,
-            symbols: d.symbols,
-            chunks: d.chunks,
-            publish_id: d.publish_id,
-        }))
+        Ok(self.last_snapshot_doc()?.map(Snapshot::from))
     }
 
     fn current_files(&self) -> Result<HashMap<RepoPath, FileRow>, StoreError> {
