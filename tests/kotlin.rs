@@ -111,3 +111,42 @@ fn kotlin_routes_schedules_and_a_go_client_meet() {
         "{rpc:?}"
     );
 }
+
+#[test]
+fn a_jvm_stack_trace_through_kotlin_code_points_at_its_functions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, idx) = indexed(tmp.path());
+    // A top-level function runs in the `OrderKt` class the index has no type for: it is found
+    // in `Order.kt` of the package's directory; the methods by their class.
+    let question = "Why does paying fail?\n\
+        java.lang.IllegalStateException: order 7 is PAID\n\
+        \tat com.shop.order.OrderKt.describe(Order.kt:38)\n\
+        \tat com.shop.order.DefaultOrderService.pay(OrderService.kt:19)\n\
+        \tat com.shop.order.OrderController.pay(OrderController.kt:15)\n\
+        \tat java.base/java.lang.Thread.run(Thread.java:833)\n";
+    let o = run(
+        &idx,
+        &["--repo", repo.to_str().unwrap(), "ask", question, "--json"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    // Each frame placed, in trace order, holding the trace's line; the JDK's frame is not
+    // in the repository.
+    let frames: Vec<String> = v["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            assert_eq!(f["inside"], true, "{f}");
+            format!("{}:{}", f["path"].as_str().unwrap(), f["start_line"])
+        })
+        .collect();
+    assert_eq!(
+        frames,
+        [
+            "src/main/kotlin/com/shop/order/Order.kt:38",
+            "src/main/kotlin/com/shop/order/OrderService.kt:17",
+            "src/main/kotlin/com/shop/order/OrderController.kt:12",
+        ]
+    );
+}

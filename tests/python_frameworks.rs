@@ -146,3 +146,27 @@ fn configuration_keys_reach_their_readers() {
     let out = callers(&idx, &repo, "config:SHOP_SECRET_KEY");
     assert!(out.contains("mysite/settings.py:8"), "{out}");
 }
+
+#[test]
+fn the_code_map_lists_each_table_with_its_model_and_the_python_code_that_queries_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, idx) = indexed(tmp.path());
+    support::git(&repo, &["init", "-q"]);
+    support::git(&repo, &["add", "-A"]);
+    support::git(&repo, &["commit", "-qm", "pydjango"]);
+    support::index_and_docgen(&idx, &repo);
+    let page = std::fs::read_to_string(repo.join("docs/codemap/shop.md")).unwrap();
+    let tables = page
+        .split("\nTables:\n")
+        .nth(1)
+        .and_then(|t| t.split("\n## ").next())
+        .unwrap_or_else(|| panic!("a Tables list on the page: {page}"));
+    for want in [
+        "`shop_receipts`: `insert · tasks.send_receipt` ([tasks.py:9](../../shop/tasks.py#L9))",
+        "`model · Receipt` ([models.py:19](../../shop/models.py#L19))",
+        "`select · views.order_detail` ([views.py:12](../../shop/views.py#L12))",
+        "`model · Order` ([models.py:6](../../shop/models.py#L6))",
+    ] {
+        assert!(tables.contains(want), "{want} among the tables: {tables}");
+    }
+}

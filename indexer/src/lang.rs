@@ -34,6 +34,9 @@ pub struct Spec {
     pub language: Language,
     /// What its symbol ids start with, before the colon (`java`, `py`): [`crate::node::NodeId`].
     pub id_prefix: &'static str,
+    /// What stands between a type and its member in the language's ids (`#` in
+    /// `java:org.x.Foo#bar(int)`, `.` in `py:shop.Order.pay`).
+    pub member_separator: char,
     /// File extensions, without the dot, compared case-insensitively.
     pub extensions: &'static [&'static str],
     /// Files of another type the language also reads, by exact name (a project file such as

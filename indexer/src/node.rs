@@ -80,6 +80,27 @@ impl<'a> NodeId<'a> {
         !matches!(self.kind, NodeKind::Symbol | NodeKind::Other)
     }
 
+    /// What stands between a type and its member in this symbol's language
+    /// ([`crate::lang::Spec::member_separator`]); `.` for any other id.
+    pub fn member_separator(&self) -> char {
+        crate::lang::REGISTRY
+            .iter()
+            .find(|s| self.is_symbol() && s.id_prefix == self.prefix)
+            .map_or('.', |s| s.member_separator)
+    }
+
+    /// The id of member `name` of the type this id names (`java:org.x.Foo` and `bar` give
+    /// `java:org.x.Foo#bar`, `py:shop.Order` and `pay` give `py:shop.Order.pay`).
+    pub fn member(&self, name: &str) -> String {
+        format!("{self}{}{name}", self.member_separator())
+    }
+
+    /// The qualified name as a reader writes it: the prefix dropped and the member separator
+    /// read as a dot (`org.x.Foo.bar(int)`).
+    pub fn readable(&self) -> String {
+        self.rest.replace(self.member_separator(), ".")
+    }
+
     /// The prefix pseudo ids of `kind` are written with.
     pub fn prefix_of(kind: NodeKind) -> Option<&'static str> {
         PSEUDO.iter().find(|(k, _)| *k == kind).map(|(_, p)| *p)
@@ -122,5 +143,26 @@ mod tests {
         assert!(NodeId::parse("py:a.b").is_symbol() && !NodeId::parse("py:a.b").is_pseudo());
         assert!(NodeId::parse("table:t").is_pseudo());
         assert_eq!(NodeId::prefix_of(NodeKind::Topic), Some("mq"));
+    }
+
+    #[test]
+    fn members_are_written_and_read_with_their_languages_separator() {
+        let java = NodeId::parse("java:org.x.Foo");
+        assert_eq!(java.member("bar"), "java:org.x.Foo#bar");
+        assert_eq!(
+            NodeId::parse("py:shop.Order").member("pay"),
+            "py:shop.Order.pay"
+        );
+        assert_eq!(NodeId::parse("kt:a.B").member("c"), "kt:a.B.c");
+        assert_eq!(
+            NodeId::parse("java:org.x.Foo#bar(int)").readable(),
+            "org.x.Foo.bar(int)"
+        );
+        assert_eq!(
+            NodeId::parse("py:shop.Order.pay").readable(),
+            "shop.Order.pay"
+        );
+        // A pseudo id keeps what follows its prefix as written.
+        assert_eq!(NodeId::parse("route:GET /a#b").readable(), "GET /a#b");
     }
 }

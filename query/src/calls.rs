@@ -181,16 +181,15 @@ fn library_member(
         out.push(symbol_node(&r));
         // The supertype's id as the implementing type's edges record it.
         for e in catalog.edges_from(&parent.0)? {
-            let Some(target) = e.callee.as_deref() else {
+            let Some(target) = e.callee.as_deref().map(NodeId::parse) else {
                 continue;
             };
-            let names_it =
-                target.ends_with(&format!(".{ty}")) || target.strip_prefix("java:") == Some(ty);
+            let names_it = target.rest.ends_with(&format!(".{ty}")) || target.rest == ty;
             if matches!(e.kind, EdgeKind::Implements | EdgeKind::Inherits)
                 && names_it
                 && e.callee_file.is_none()
             {
-                library.insert(format!("{target}#{member}"));
+                library.insert(target.member(member));
             }
         }
     }
@@ -200,7 +199,7 @@ fn library_member(
     let mut nodes = Vec::new();
     for id in library {
         if !catalog.edges_to(&id)?.is_empty() {
-            let display = id.trim_start_matches("java:").replace('#', ".");
+            let display = NodeId::parse(&id).readable();
             nodes.push(node_of(catalog, &id, &display)?);
         }
     }
@@ -221,11 +220,15 @@ fn library_ids_by_use(
     member: Option<&str>,
 ) -> Result<BTreeSet<String>, QueryError> {
     let member_part = member.unwrap_or("");
-    let owned = format!(".{ty}#{member_part}");
-    let bare = format!("java:{ty}#{member_part}");
-    let names_it = |target: &str| match member {
-        Some(_) => target.ends_with(&owned) || target == bare,
-        None => target.contains(&owned) || target.starts_with(&bare),
+    // `ty` and the member as the target's language writes them (`RedisTemplate#opsForValue`).
+    let names_it = |target: &str| {
+        let t = NodeId::parse(target);
+        let bare = format!("{ty}{}{member_part}", t.member_separator());
+        let owned = format!(".{bare}");
+        match member {
+            Some(_) => t.rest.ends_with(&owned) || t.rest == bare,
+            None => t.rest.contains(&owned) || t.rest.starts_with(&bare),
+        }
     };
     let mut paths: Vec<String> = Vec::new();
     let query = format!("{ty} {member_part}");

@@ -5,6 +5,7 @@
 //! code demoted). Every hit is a range read back from the index, so it exists in the snapshot.
 
 use indexer::model::{Chunk, Provenance, RepoPath, Symbol};
+use indexer::node::NodeId;
 use indexer::overlay::Overlay;
 use indexer::store::{IndexRead, StoreError};
 use serde::{Deserialize, Serialize};
@@ -120,7 +121,7 @@ fn text_hit(path: &RepoPath, c: &Chunk, score: f32) -> Hit {
         path: path.to_string(),
         start_line: c.start_line,
         end_line: c.end_line,
-        symbol: c.symbol.as_ref().map(|s| display_symbol(&s.0)),
+        symbol: c.symbol.as_ref().map(|s| NodeId::parse(&s.0).readable()),
         kind: None,
         source: HitSource::Text,
         score,
@@ -231,11 +232,6 @@ fn symbol_hits(
 }
 
 /// `java:org.x.Foo#bar(int)` → `org.x.Foo.bar(int)`.
-fn display_symbol(id: &str) -> String {
-    let s = id.split_once(':').map(|(_, r)| r).unwrap_or(id);
-    s.replace('#', ".")
-}
-
 fn preview(text: &str) -> String {
     let line = text
         .lines()
@@ -270,13 +266,5 @@ mod tests {
         assert!(!looks_like_code("file", false));
         assert!(looks_like_code("Tailer", false));
         assert!(looks_like_code("file", true));
-    }
-
-    #[test]
-    fn display_symbol_strips_language_and_hash() {
-        assert_eq!(
-            display_symbol("java:org.x.Foo#bar(int)"),
-            "org.x.Foo.bar(int)"
-        );
     }
 }

@@ -10,6 +10,7 @@ use crate::retrieve::UnitKey;
 use crate::view::{SnapshotView, SymIdx};
 use indexer::graph::EdgeKind;
 use indexer::model::SymbolKind;
+use indexer::node::NodeId;
 use serde::Serialize;
 
 /// A frame of a pasted stack trace, as found in the index.
@@ -45,91 +46,115 @@ pub struct FrameHit {
 /// The declarations the frames of a trace name, in trace order. A frame matches the methods of
 /// its class (its package too, when the index has that class; else the simple class name), the
 /// constructors for `<init>`, the class itself for `<clinit>`. Of several overloads, those
-/// holding the frame's line; all of them when none does.
+/// holding the frame's line; all of them when none does. A frame whose class the index has no
+/// type for, and a frame that names only its file (Python), is looked for in that file.
 pub fn frames(v: &SnapshotView<'_>, frames: &[Frame]) -> Vec<FrameHit> {
     let mut out: Vec<FrameHit> = Vec::new();
+    let mut push = |sym: SymIdx, f: &Frame, inside: bool, order: usize| {
+        if !out.iter().any(|h| h.sym == sym && h.line == f.line) {
+            out.push(FrameHit {
+                sym,
+                line: f.line,
+                inside,
+                cause: f.cause,
+                order,
+            });
+        }
+    };
     for (order, f) in frames.iter().enumerate() {
-        if f.class.is_empty() {
-            for (sym, inside) in file_frame(v, f) {
-                if !out.iter().any(|h| h.sym == sym && h.line == f.line) {
-                    out.push(FrameHit {
-                        sym,
-                        line: f.line,
-                        inside,
-                        cause: f.cause,
-                        order,
-                    });
+        let found = if f.class.is_empty() {
+            file_frame(v, f, &[])
+        } else {
+            match class_frame(v, f) {
+                Some(found) => found,
+                // A class the index has no type for: a function outside any class (Kotlin's
+                // top-level `fun`, run from the `FileKt` class the trace names) is looked for
+                // in the file the frame names, in its package's directory.
+                None => {
+                    let package: Vec<&str> = f.class.split('.').collect();
+                    file_frame(v, f, &package[..package.len() - 1])
                 }
             }
-            continue;
-        }
-        let simple = f.class.rsplit('.').next().unwrap_or(&f.class);
-        // Ids are `java:org.x.Foo#bar(int)` for members, `java:org.x.Foo` for types.
-        let owner_of = |i: SymIdx| {
-            v.id(i)
-                .strip_prefix("java:")
-                .map(|id| id.split('#').next().unwrap_or(id))
         };
-        let candidates: Vec<SymIdx> = match f.method.as_str() {
-            "<init>" => v
-                .named(simple)
-                .into_iter()
-                .filter(|&i| v.kind(i) == SymbolKind::Constructor)
-                .collect(),
-            "<clinit>" => v
-                .named(simple)
-                .into_iter()
-                .filter(|&i| v.kind(i).is_type())
-                .collect(),
-            m => v
-                .named(m)
-                .into_iter()
-                .filter(|&i| v.kind(i).is_callable() && v.name(i) == m)
-                .collect(),
-        };
-        let of_class = |i: &SymIdx| owner_of(*i) == Some(f.class.as_str());
-        let of_simple = |i: &SymIdx| match f.method.as_str() {
-            "<clinit>" => v.name(*i) == simple,
-            _ => v.owner_name(*i) == Some(simple),
-        };
-        let mut found: Vec<SymIdx> = candidates.iter().copied().filter(of_class).collect();
-        if found.is_empty() {
-            found = candidates.into_iter().filter(of_simple).collect();
-        }
-        let within = |i: &SymIdx, line: u32| {
-            let (s, e) = v.span(*i);
-            s <= line && line <= e
-        };
-        let inside = match f.line {
-            Some(line) if found.iter().any(|i| within(i, line)) => {
-                found.retain(|i| within(i, line));
-                true
-            }
-            _ => false,
-        };
-        for sym in found {
-            if !out.iter().any(|h| h.sym == sym && h.line == f.line) {
-                out.push(FrameHit {
-                    sym,
-                    line: f.line,
-                    inside,
-                    cause: f.cause,
-                    order,
-                });
-            }
+        for (sym, inside) in found {
+            push(sym, f, inside, order);
         }
     }
     out
 }
 
-/// A frame that names its file (Python): the indexed files whose path ends the same way (most
-/// trailing components in common, the file name at least), then in them the function the frame
-/// names that holds its line, else the innermost declaration holding the line.
-fn file_frame(v: &SnapshotView<'_>, f: &Frame) -> Vec<(SymIdx, bool)> {
+/// The declarations a frame naming its class designates (see [`frames`]), each with whether it
+/// holds the frame's line; `None` when the index has no type of that qualified name and no
+/// declaration matches.
+fn class_frame(v: &SnapshotView<'_>, f: &Frame) -> Option<Vec<(SymIdx, bool)>> {
+    let simple = f.class.rsplit('.').next().unwrap_or(&f.class);
+    // The qualified name of the type a declaration belongs to (its own, for a type), as its
+    // language's id writes it.
+    let owner_of = |i: SymIdx| {
+        let t = if v.kind(i).is_type() {
+            Some(i)
+        } else {
+            v.owner_type(i)
+        };
+        t.map(|t| NodeId::parse(v.id(t)).rest)
+    };
+    let candidates: Vec<SymIdx> = match f.method.as_str() {
+        "<init>" => v
+            .named(simple)
+            .into_iter()
+            .filter(|&i| v.kind(i) == SymbolKind::Constructor)
+            .collect(),
+        "<clinit>" => v
+            .named(simple)
+            .into_iter()
+            .filter(|&i| v.kind(i).is_type())
+            .collect(),
+        m => v
+            .named(m)
+            .into_iter()
+            .filter(|&i| v.kind(i).is_callable() && v.name(i) == m)
+            .collect(),
+    };
+    let of_class = |i: &SymIdx| owner_of(*i) == Some(f.class.as_str());
+    let of_simple = |i: &SymIdx| match f.method.as_str() {
+        "<clinit>" => v.name(*i) == simple,
+        _ => v.owner_name(*i) == Some(simple),
+    };
+    let mut found: Vec<SymIdx> = candidates.iter().copied().filter(of_class).collect();
+    if found.is_empty() {
+        found = candidates.into_iter().filter(of_simple).collect();
+    }
+    if found.is_empty()
+        && !v
+            .named(simple)
+            .into_iter()
+            .any(|i| owner_of(i) == Some(&f.class))
+    {
+        return None;
+    }
+    let within = |i: &SymIdx, line: u32| {
+        let (s, e) = v.span(*i);
+        s <= line && line <= e
+    };
+    let inside = match f.line {
+        Some(line) if found.iter().any(|i| within(i, line)) => {
+            found.retain(|i| within(i, line));
+            true
+        }
+        _ => false,
+    };
+    Some(found.into_iter().map(|i| (i, inside)).collect())
+}
+
+/// A frame that names its file: the indexed files whose path ends the same way (most trailing
+/// components in common: the file name at least, and the last of `dirs` too when the frame
+/// gives the directories it lies in), then in them the function the frame names that holds its
+/// line, else the innermost declaration holding the line.
+fn file_frame(v: &SnapshotView<'_>, f: &Frame, dirs: &[&str]) -> Vec<(SymIdx, bool)> {
     let (Some(file), Some(line)) = (&f.file, f.line) else {
         return Vec::new();
     };
-    let want: Vec<&str> = file.rsplit('/').collect();
+    let want: Vec<&str> = file.rsplit('/').chain(dirs.iter().rev().copied()).collect();
     let common = |p: &str| {
         p.rsplit('/')
             .zip(&want)
@@ -137,7 +162,7 @@ fn file_frame(v: &SnapshotView<'_>, f: &Frame) -> Vec<(SymIdx, bool)> {
             .count()
     };
     let best = v.paths().map(common).max().unwrap_or(0);
-    if best == 0 {
+    if best == 0 || (!dirs.is_empty() && best < 2) {
         return Vec::new();
     }
     let paths: Vec<&str> = v.paths().filter(|p| common(p) == best).collect();

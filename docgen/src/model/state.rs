@@ -166,7 +166,7 @@ fn writes(g: &Graph<'_>, id: &str) -> Vec<String> {
 pub fn tables(g: &Graph<'_>, module: &str) -> Vec<TableUse> {
     let mut by_table: BTreeMap<String, Vec<Item>> = BTreeMap::new();
     for e in g.edges_in(module).filter(|e| e.kind == EdgeKind::Db) {
-        if !e.caller.starts_with("java:") {
+        if !NodeId::parse(&e.caller).is_symbol() {
             continue;
         }
         let Some(callee) = e.callee.as_deref() else {
@@ -202,7 +202,8 @@ pub fn tables(g: &Graph<'_>, module: &str) -> Vec<TableUse> {
 /// The statement kind a `db` edge's detail names (`select`, `update`…), else `use`.
 fn op_of(detail: &str) -> &str {
     match detail {
-        "select" | "insert" | "update" | "delete" => detail,
+        // `model`: the class an ORM maps onto the table (a Django or SQLAlchemy model).
+        "select" | "insert" | "update" | "delete" | "model" => detail,
         _ => "use",
     }
 }

@@ -26,6 +26,7 @@ pub const LANGUAGE: Language = Language::named("java");
 pub const SPEC: Spec = Spec {
     language: LANGUAGE,
     id_prefix: "java",
+    member_separator: '#',
     extensions: &["java"],
     file_names: &[],
     analyze,

@@ -28,6 +28,7 @@ pub const LANGUAGE: Language = Language::named("go");
 pub const SPEC: Spec = Spec {
     language: LANGUAGE,
     id_prefix: "go",
+    member_separator: '.',
     extensions: &["go"],
     file_names: &["go.mod"],
     analyze,

@@ -24,6 +24,7 @@ pub const LANGUAGE: Language = Language::named("kotlin");
 pub const SPEC: Spec = Spec {
     language: LANGUAGE,
     id_prefix: "kt",
+    member_separator: '.',
     // `.kts` stays text: build scripts (`build.gradle.kts`) are configuration, not code.
     extensions: &["kt"],
     file_names: &[],
@@ -51,7 +52,7 @@ pub const SPEC: Spec = Spec {
             "@Scheduled",
             "calls into the repository's Java classes",
         ],
-        traces: "",
+        traces: "JVM stack traces (top-level functions found by their file)",
     },
 };
 

@@ -26,6 +26,7 @@ pub const LANGUAGE: Language = Language::named("python");
 pub const SPEC: Spec = Spec {
     language: LANGUAGE,
     id_prefix: "py",
+    member_separator: '.',
     extensions: &["py", "pyi"],
     file_names: &[],
     analyze,

@@ -47,6 +47,7 @@ const FRAMEWORKS: &[&str] = &[
 pub const SPEC: Spec = Spec {
     language: LANGUAGE,
     id_prefix: "ts",
+    member_separator: '.',
     extensions: &["ts", "tsx", "mts", "cts", "vue"],
     // Their `paths` and `baseUrl` aliases, and packages' names, are how imports name files.
     file_names: PROJECT_FILES,
@@ -72,6 +73,7 @@ pub const SPEC: Spec = Spec {
 pub const JS_SPEC: Spec = Spec {
     language: JAVASCRIPT,
     id_prefix: "js",
+    member_separator: '.',
     extensions: &["js", "jsx", "mjs", "cjs"],
     // `jsconfig.json` is read with `tsconfig.json`, by the TypeScript entry.
     file_names: &[],
