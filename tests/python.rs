@@ -243,3 +243,21 @@ fn a_python_client_meets_the_java_controller_it_calls() {
     ));
     assert!(callers.contains("tools.orders_report.fetch"), "{callers}");
 }
+
+#[test]
+fn a_traceback_of_an_attribute_of_none_from_another_version_names_the_call_made_on_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, idx) = indexed(tmp.path());
+    // Line 44 is past `pay` (lines 26-29) here: the call the message names is shown instead.
+    let question = "Traceback (most recent call last):\n  \
+          File \"/srv/pyshop/src/pyshop/orders.py\", line 44, in pay\n    \
+            order.mark_paid()\n\
+        AttributeError: 'NoneType' object has no attribute 'mark_paid'\n";
+    let o = run(&idx, &["--repo", repo.to_str().unwrap(), "ask", question]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = stdout(&o);
+    assert!(
+        out.contains("It calls mark_paid() at line 28:\n    28 | order.mark_paid()"),
+        "{out}"
+    );
+}

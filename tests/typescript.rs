@@ -307,3 +307,19 @@ fn a_workspace_package_is_imported_by_its_name_and_exports() {
         "the package's root: {callers}"
     );
 }
+
+#[test]
+fn a_property_read_on_undefined_from_another_version_names_the_call_made_on_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, idx) = indexed(tmp.path());
+    // Line 40 is past `pay` (lines 13-18) here: the call the message names is shown instead.
+    let question = "TypeError: Cannot read properties of undefined (reading 'markPaid')\n    \
+            at OrderService.pay (/srv/tsshop/src/services/orders.ts:40:11)\n";
+    let o = run(&idx, &["--repo", repo.to_str().unwrap(), "ask", question]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = stdout(&o);
+    assert!(
+        out.contains("It calls markPaid() at line 15:\n    15 | order.markPaid();"),
+        "{out}"
+    );
+}

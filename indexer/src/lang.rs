@@ -47,6 +47,13 @@ pub struct Spec {
     pub analyze: fn(&RepoPath, &str, &[u8], &ParseLimits) -> Result<FileAnalysis, String>,
     /// The frames of pasted failure output in this language's format (stack trace, traceback).
     pub trace: fn(&str) -> Vec<TraceFrame>,
+    /// Exceptions whose message the runtime writes, not the repository's code
+    /// (`java.lang.NullPointerException`, `KeyError`): no code line holds their message.
+    pub runtime_written: &'static [&'static str],
+    /// What a runtime's message about a null (`None`, `undefined`) dereference says was used on
+    /// it, from the exception's class and message: the member and, when the message names it,
+    /// the null expression ([`null_use`]).
+    pub null_use: fn(&str, &str) -> Option<NullUse>,
     /// The edges of this language's files, by index into the repository's files, from the
     /// [`crate::graph::LangFacts`] its `analyze` stored (`None`: the graph resolves it itself,
     /// as it does Java).
@@ -93,6 +100,31 @@ pub struct TraceFrame {
     /// Which exception it belongs to: 0 for the one raised last, higher for its causes; the
     /// highest is where the failure started.
     pub cause: u16,
+}
+
+/// A member used on a null value, as a runtime's message names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NullUse {
+    /// The member called or read (`getManager`).
+    pub member: String,
+    /// The expression that was null (`context`); empty when the message does not say.
+    pub on: String,
+}
+
+/// The null-use reader of a language whose runtime messages are not read.
+pub fn no_null_use(_class: &str, _message: &str) -> Option<NullUse> {
+    None
+}
+
+/// Whether exception `class` has its message written by a registered language's runtime.
+pub fn runtime_written(class: &str) -> bool {
+    REGISTRY.iter().any(|s| s.runtime_written.contains(&class))
+}
+
+/// What the message of exception `class` says was used on a null value, if a registered
+/// language's runtime wrote it.
+pub fn null_use(class: &str, message: &str) -> Option<NullUse> {
+    REGISTRY.iter().find_map(|s| (s.null_use)(class, message))
 }
 
 /// The trace parser of a language whose traces are not read (yet).

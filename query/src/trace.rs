@@ -267,36 +267,18 @@ pub struct MessageSite {
     pub others: usize,
 }
 
-/// Exceptions whose message the JVM writes (`Cannot invoke "A.b()" because "x" is null`,
-/// `Index 5 out of bounds for length 3`): no code holds it.
-const JVM_WRITTEN: &[&str] = &[
-    "java.lang.NullPointerException",
-    "java.lang.ArrayIndexOutOfBoundsException",
-    "java.lang.ClassCastException",
-    "java.lang.ArithmeticException",
-    "java.lang.NegativeArraySizeException",
-    "java.lang.ArrayStoreException",
-    "java.lang.StackOverflowError",
-    "java.lang.OutOfMemoryError",
-];
-
-/// What a helpful `NullPointerException` message says was called on null: `Cannot invoke
-/// "org.x.Context.getManager()" because "context" is null` → (`getManager`, `context`).
+/// What the deepest exception whose message a runtime wrote about a null dereference says was
+/// used on null (a helpful `NullPointerException`, `'NoneType' object has no attribute`,
+/// `Cannot read properties of undefined`): the member, and the null expression when named.
 pub fn null_call(text: &str) -> Option<(String, String)> {
-    let t = exceptions(text)
+    exceptions(text)
         .into_iter()
-        .filter(|t| t.class == "java.lang.NullPointerException")
-        .max_by_key(|t| t.cause)?;
-    let m = t.message?;
-    let rest = m.strip_prefix("Cannot invoke \"")?;
-    let (called, rest) = rest.split_once('"')?;
-    let method = called.split('(').next()?.rsplit('.').next()?.to_string();
-    let null = rest
-        .split_once("because \"")
-        .and_then(|(_, r)| r.split_once('"'))
-        .map(|(x, _)| x.to_string())
-        .unwrap_or_default();
-    (!method.is_empty()).then_some((method, null))
+        .filter_map(|t| {
+            let u = indexer::lang::null_use(&t.class, t.message.as_deref()?)?;
+            Some((t.cause, u))
+        })
+        .max_by_key(|(cause, _)| *cause)
+        .map(|(_, u)| (u.member, u.on))
 }
 
 /// Lines of `sym` (nested declarations included) that call `method`, from the stored call
@@ -363,7 +345,7 @@ const MIN_LITERAL: usize = 8;
 pub fn message_site(v: &SnapshotView<'_>, text: &str) -> Result<Option<MessageSite>, QueryError> {
     let Some(thrown) = exceptions(text)
         .into_iter()
-        .filter(|t| t.message.is_some() && !JVM_WRITTEN.contains(&t.class.as_str()))
+        .filter(|t| t.message.is_some() && !indexer::lang::runtime_written(&t.class))
         .max_by_key(|t| t.cause)
     else {
         return Ok(None);

@@ -31,6 +31,8 @@ pub const SPEC: Spec = Spec {
     file_names: &[],
     analyze,
     trace: trace::frames,
+    runtime_written: trace::RUNTIME_WRITTEN,
+    null_use: trace::null_use,
     resolve: None,
     reads_java: false,
     // Maven and Gradle modules are the module map's own.

@@ -20,7 +20,7 @@ pub use resolve::resolve;
 
 use crate::chunk::{self, ChunkContext};
 use crate::lang::support::Support;
-use crate::lang::{ParseLimits, Spec};
+use crate::lang::{ParseLimits, Spec, no_null_use};
 use crate::model::{FileAnalysis, Language, RepoPath};
 
 pub const LANGUAGE: Language = Language::named("go");
@@ -33,6 +33,8 @@ pub const SPEC: Spec = Spec {
     file_names: &["go.mod"],
     analyze,
     trace: trace::frames,
+    runtime_written: &[],
+    null_use: no_null_use,
     resolve: Some(resolve),
     reads_java: false,
     build_files: manifest::BUILD_FILES,

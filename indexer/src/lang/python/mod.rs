@@ -31,6 +31,8 @@ pub const SPEC: Spec = Spec {
     file_names: &[],
     analyze,
     trace: trace::frames,
+    runtime_written: trace::RUNTIME_WRITTEN,
+    null_use: trace::null_use,
     resolve: Some(resolve),
     reads_java: false,
     build_files: manifest::BUILD_FILES,

@@ -4,7 +4,7 @@
 //! above exception…", "The above exception was the direct cause…") the first block is the
 //! deepest cause.
 
-use crate::lang::TraceFrame;
+use crate::lang::{NullUse, TraceFrame};
 
 pub(crate) fn frames(text: &str) -> Vec<TraceFrame> {
     let mut out: Vec<(TraceFrame, u16)> = Vec::new();
@@ -65,6 +65,32 @@ fn python_frame(file: &str, line: u32, function: &str) -> Option<TraceFrame> {
     })
 }
 
+/// Exceptions whose message the interpreter writes (`division by zero`, `name 'x' is not
+/// defined`): no code holds it.
+pub(crate) const RUNTIME_WRITTEN: &[&str] = &[
+    "ZeroDivisionError",
+    "RecursionError",
+    "NameError",
+    "UnboundLocalError",
+    "MemoryError",
+];
+
+/// `AttributeError: 'NoneType' object has no attribute 'pay'` → `pay` used on `None`; the
+/// message does not name the expression.
+pub(crate) fn null_use(class: &str, message: &str) -> Option<NullUse> {
+    if class != "AttributeError" {
+        return None;
+    }
+    let member = message
+        .strip_prefix("'NoneType' object has no attribute '")?
+        .split('\'')
+        .next()?;
+    (!member.is_empty()).then(|| NullUse {
+        member: member.to_string(),
+        on: String::new(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,5 +116,24 @@ mod tests {
         );
         assert_eq!((f[1].function.as_str(), f[1].line), ("", Some(41)));
         assert!(frames("see docs.py: notes").is_empty());
+    }
+
+    #[test]
+    fn an_attribute_of_none_names_the_member() {
+        assert_eq!(
+            null_use("AttributeError", "'NoneType' object has no attribute 'pay'"),
+            Some(NullUse {
+                member: "pay".into(),
+                on: String::new()
+            })
+        );
+        assert_eq!(
+            null_use("AttributeError", "'Order' object has no attribute 'pay'"),
+            None
+        );
+        assert_eq!(
+            null_use("KeyError", "'NoneType' object has no attribute 'pay'"),
+            None
+        );
     }
 }

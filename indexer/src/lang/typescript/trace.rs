@@ -3,7 +3,7 @@
 //! V8 prints the innermost frame first; an `[cause]:` block (Node's `Error.cause`) is an earlier
 //! failure, so its frames get a higher `cause`.
 
-use crate::lang::TraceFrame;
+use crate::lang::{NullUse, TraceFrame};
 
 pub(crate) fn frames(text: &str) -> Vec<TraceFrame> {
     let mut out = Vec::new();
@@ -58,6 +58,33 @@ fn frame(l: &str, cause: u16) -> Option<TraceFrame> {
     })
 }
 
+/// V8's message for a property read on `undefined` or `null`: `Cannot read properties of
+/// undefined (reading 'pay')`, and before Node 16 `Cannot read property 'pay' of undefined` →
+/// `pay`; the message does not name the expression.
+pub(crate) fn null_use(class: &str, message: &str) -> Option<NullUse> {
+    if class != "TypeError" {
+        return None;
+    }
+    let member = if let Some(rest) = message.strip_prefix("Cannot read properties of ") {
+        let rest = rest
+            .strip_prefix("undefined")
+            .or_else(|| rest.strip_prefix("null"))?;
+        rest.strip_prefix(" (reading '")?.split('\'').next()?
+    } else {
+        let (member, of) = message
+            .strip_prefix("Cannot read property '")?
+            .split_once('\'')?;
+        if !matches!(of, " of undefined" | " of null") {
+            return None;
+        }
+        member
+    };
+    (!member.is_empty()).then(|| NullUse {
+        member: member.to_string(),
+        on: String::new(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +114,25 @@ mod tests {
             ]
         );
         assert!(frames("at the end of the day: 3:4").is_empty());
+    }
+
+    #[test]
+    fn a_property_read_on_undefined_names_the_member() {
+        let pay = Some(NullUse {
+            member: "pay".into(),
+            on: String::new(),
+        });
+        for m in [
+            "Cannot read properties of undefined (reading 'pay')",
+            "Cannot read properties of null (reading 'pay')",
+            "Cannot read property 'pay' of undefined",
+        ] {
+            assert_eq!(null_use("TypeError", m), pay, "{m}");
+        }
+        assert_eq!(null_use("TypeError", "x.pay is not a function"), None);
+        assert_eq!(
+            null_use("RangeError", "Cannot read property 'pay' of undefined"),
+            None
+        );
     }
 }
