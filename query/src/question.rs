@@ -606,7 +606,11 @@ fn kind_named_types(text: &str, out: &mut Vec<Ident>) {
             && w.chars().any(|c| c.is_lowercase())
             && w.len() >= 3
             && w.chars().all(is_ident_char);
-        let language = matches!(w, "Java" | "Kotlin" | "Scala" | "Groovy");
+        // "the Kotlin class …": a language's name, not a type's.
+        let language = matches!(w, "Scala" | "Groovy")
+            || indexer::lang::REGISTRY
+                .iter()
+                .any(|s| s.language.as_str().eq_ignore_ascii_case(w));
         if kind && the && capitalised && !language && !out.iter().any(|i| i.text == w) {
             out.push(Ident {
                 text: w.to_string(),

@@ -460,6 +460,7 @@ fn the_class_named_by_its_kind_is_an_identifier() {
     assert_eq!(names("Is it done in the Valve interface?"), ["Valve"]);
     // Not a language, not an acronym, not a kind word alone.
     assert!(names("Where is the Java class loaded?").is_empty());
+    assert!(names("Where is the Python class registered?").is_empty());
     assert!(names("Which method reads the JSON class name?").is_empty());
 }
 
