@@ -3,13 +3,11 @@
 //! [`CallGraph`] is the seam where the indexer's stored call graph plugs in ([`StoredGraph`]);
 //! an index without edges gets [`NoGraph`], which answers nothing.
 
-pub mod adjacency;
 pub mod hierarchy;
 pub mod reads;
 pub mod stored;
 pub mod table;
 
-pub use adjacency::Adjacency;
 pub use stored::StoredGraph;
 pub use table::{EdgeTable, walked};
 

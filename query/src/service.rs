@@ -16,7 +16,7 @@
 use crate::across::Across;
 use crate::answer::{Answer, Level};
 use crate::ask::{AskOptions, Asker};
-use crate::graph::{Adjacency, CallGraph, EdgeTable, NoGraph, StoredGraph};
+use crate::graph::{CallGraph, EdgeTable, NoGraph, StoredGraph};
 use crate::llm::{ChatModel, LlmConfig, OpenAiChat};
 use crate::view::{Limits, SharedViews, SnapshotView};
 use crate::{QueryError, freshness};
@@ -60,7 +60,8 @@ pub struct RepoConfig {
     /// Meilisearch this is also a copy of the snapshot's chunks searched in memory instead of
     /// on the server. Off, a team index (Meilisearch) is searched on the server, answers read
     /// only their candidates' rows, and what they read is kept in caches bounded in size
-    /// ([`WORKING_SET_LINES`], [`WORKING_SET_SYMBOLS`], [`KEPT_EDGES`]).
+    /// ([`WORKING_SET_LINES`], [`WORKING_SET_SYMBOLS`]; the index keeps call-graph
+    /// neighbourhoods itself).
     pub preload: bool,
     /// A limit on the preloaded copy: a snapshot whose copy would take more (estimated at
     /// [`PRELOAD_BYTES_PER_LINE`] a line) is not copied, and answers read what they need as
@@ -82,10 +83,6 @@ pub const WORKING_SET_LINES: usize = 250_000;
 /// recently read files going first: about 20 MB (a row with its strings is about 1 KB), the
 /// symbols of about as many files as [`WORKING_SET_LINES`] (one symbol per 12 lines of Java).
 pub const WORKING_SET_SYMBOLS: usize = 20_000;
-
-/// Call-graph edges a service without a preload keeps across questions on a team index, by
-/// symbol, the least recently walked going first ([`Adjacency`]): about 40 MB.
-pub const KEPT_EDGES: usize = 150_000;
 
 /// The repositories a caller may see. Deny by default: an empty scope sees nothing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -307,7 +304,6 @@ impl Pool {
                 SharedViews::new()
             }),
             preload: Arc::new(Mutex::new(Preload::default())),
-            adjacency: bounded.then(|| Arc::new(Adjacency::new(KEPT_EDGES))),
         };
         let handles = (0..cfg.workers.max(1))
             .map(|i| {
@@ -373,7 +369,6 @@ impl Drop for Pool {
 struct Shared {
     views: Arc<SharedViews>,
     preload: Arc<Mutex<Preload>>,
-    adjacency: Option<Arc<Adjacency>>,
 }
 
 /// The background preload of one repository ([`RepoConfig::preload`]).
@@ -636,10 +631,9 @@ impl<'r> Warm<'r> {
         if !has {
             return None;
         }
-        Some(match (table, &self.shared.adjacency, snapshot) {
-            (Some(t), _, _) => StoredGraph::with_table(self.reader, t),
-            (None, Some(kept), Some(g)) => StoredGraph::with_cache(self.reader, kept.clone(), g),
-            _ => StoredGraph::new(self.reader),
+        Some(match table {
+            Some(t) => StoredGraph::with_table(self.reader, t),
+            None => StoredGraph::new(self.reader),
         })
     }
 

@@ -30,6 +30,7 @@ use std::time::Duration;
 
 mod docs;
 mod edges;
+mod kept_edges;
 mod lists;
 pub mod network;
 mod read;
@@ -119,6 +120,10 @@ pub struct MeiliStore {
     cfg: MeiliConfig,
     client: Client,
     rt: tokio::runtime::Runtime,
+    /// When this reader last read which snapshot is the server's last, and its key
+    /// (`read::WARM_CHECK_FOR`).
+    snapshot_checked:
+        std::sync::Mutex<Option<(std::time::Instant, Option<crate::model::SnapshotKey>)>>,
 }
 
 fn meili_err(e: meilisearch_sdk::errors::Error) -> StoreError {
@@ -146,7 +151,12 @@ impl MeiliStore {
             .enable_all()
             .build()?;
         let client = Client::new(cfg.url.clone(), cfg.api_key.clone()).map_err(meili_err)?;
-        Ok(MeiliStore { cfg, client, rt })
+        Ok(MeiliStore {
+            cfg,
+            client,
+            rt,
+            snapshot_checked: std::sync::Mutex::new(None),
+        })
     }
 
     pub fn repo(&self) -> &str {
@@ -235,6 +245,11 @@ impl MeiliStore {
     /// Pushes the local catalog's last snapshot to the server: only the files that changed since
     /// the snapshot the server has, or everything when the server's snapshot is unknown locally.
     pub fn publish(&self, catalog: &Catalog) -> Result<PublishSummary, StoreError> {
+        // This reader's next read asks the server which snapshot is the last one again.
+        *self
+            .snapshot_checked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         let Some(local) = catalog.last_snapshot()? else {
             return Ok(PublishSummary::default());
         };

@@ -1,15 +1,17 @@
 //! The stored call graph (the indexer's resolved edges) behind [`CallGraph`].
 
-use super::adjacency::{Adjacency, Neighbourhood};
 use super::table::EdgeTable;
 use super::{CallGraph, Edge, EdgeKind};
 use crate::QueryError;
 use indexer::graph::{Edge as Stored, EdgeKind as StoredKind};
-use indexer::model::{SnapshotKey, SymbolId};
+use indexer::model::SymbolId;
 use indexer::store::IndexRead;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// One endpoint's edges, in the order the index gives them.
+type Neighbourhood = Arc<Vec<Arc<Stored>>>;
 
 /// Callers and callees read from the index's stored edges (either backend). Only edges between symbols of the
 /// snapshot are returned (library members and pseudo endpoints such as routes are left out);
@@ -18,13 +20,10 @@ use std::sync::Arc;
 /// One value serves one question: it keeps the edges it read, so a walk that asks the same
 /// node twice (its callers, then its entry points) reads it once, and a walk's level can be
 /// read in one batch ([`CallGraph::prefetch_callers`]). Given the snapshot's [`EdgeTable`], it
-/// reads nothing from the index; given an [`Adjacency`] cache, it reads only the neighbourhoods
-/// no earlier question kept there, and keeps what it reads.
+/// reads nothing from the index. (A team index keeps neighbourhoods across questions itself.)
 pub struct StoredGraph<'c> {
     catalog: &'c dyn IndexRead,
     table: Option<Arc<EdgeTable>>,
-    /// Neighbourhoods shared across questions, and the snapshot this graph reads.
-    kept: Option<(Arc<Adjacency>, SnapshotKey)>,
     to: RefCell<HashMap<String, Neighbourhood>>,
     from: RefCell<HashMap<String, Neighbourhood>>,
 }
@@ -34,7 +33,6 @@ impl<'c> StoredGraph<'c> {
         StoredGraph {
             catalog,
             table: None,
-            kept: None,
             to: RefCell::default(),
             from: RefCell::default(),
         }
@@ -49,50 +47,18 @@ impl<'c> StoredGraph<'c> {
         }
     }
 
-    /// A graph reading the edges of `snapshot` (what `catalog` shows) through `kept`, shared
-    /// with other questions and readers.
-    pub fn with_cache(
-        catalog: &'c dyn IndexRead,
-        kept: Arc<Adjacency>,
-        snapshot: SnapshotKey,
-    ) -> StoredGraph<'c> {
-        StoredGraph {
-            kept: Some((kept, snapshot)),
-            ..StoredGraph::new(catalog)
-        }
-    }
-
     fn edges_to(&self, id: &str) -> Result<Neighbourhood, QueryError> {
         memoized(&self.to, id, || match &self.table {
             Some(t) => Ok(Arc::new(t.edges_to(id))),
-            None => self.read_kept(id, false, || self.catalog.edges_to(id)),
+            None => Ok(Arc::new(shared(self.catalog.edges_to(id)?))),
         })
     }
 
     fn edges_from(&self, id: &str) -> Result<Neighbourhood, QueryError> {
         memoized(&self.from, id, || match &self.table {
             Some(t) => Ok(Arc::new(t.edges_from(id))),
-            None => self.read_kept(id, true, || self.catalog.edges_from(id)),
+            None => Ok(Arc::new(shared(self.catalog.edges_from(id)?))),
         })
-    }
-
-    /// The neighbourhood of `id` from the shared cache, else read and kept there.
-    fn read_kept(
-        &self,
-        id: &str,
-        outgoing: bool,
-        read: impl FnOnce() -> Result<Vec<Stored>, indexer::store::StoreError>,
-    ) -> Result<Neighbourhood, QueryError> {
-        if let Some((kept, snapshot)) = &self.kept
-            && let Some(n) = kept.get(*snapshot, outgoing, id)
-        {
-            return Ok(n);
-        }
-        let n = Arc::new(shared(read()?));
-        if let Some((kept, snapshot)) = &self.kept {
-            kept.put(*snapshot, outgoing, id, n.clone());
-        }
-        Ok(n)
     }
 
     /// Reads the edges from (`outgoing`) or to each of `ids` not read yet, in one batch.
@@ -102,23 +68,12 @@ impl<'c> StoredGraph<'c> {
         }
         let memo = if outgoing { &self.from } else { &self.to };
         let missing: Vec<&str> = {
-            let mut m = memo.borrow_mut();
-            let mut out: Vec<&str> = Vec::new();
-            for &id in ids {
-                if m.contains_key(id) {
-                    continue;
-                }
-                // Kept by an earlier question: this one takes it from the shared cache.
-                match &self.kept {
-                    Some((kept, snapshot)) => match kept.get(*snapshot, outgoing, id) {
-                        Some(n) => {
-                            m.insert(id.to_string(), n);
-                        }
-                        None => out.push(id),
-                    },
-                    None => out.push(id),
-                }
-            }
+            let m = memo.borrow();
+            let mut out: Vec<&str> = ids
+                .iter()
+                .copied()
+                .filter(|id| !m.contains_key(*id))
+                .collect();
             out.sort_unstable();
             out.dedup();
             out
@@ -133,11 +88,7 @@ impl<'c> StoredGraph<'c> {
         };
         let mut m = memo.borrow_mut();
         for (k, v) in read {
-            let n = Arc::new(shared(v));
-            if let Some((kept, snapshot)) = &self.kept {
-                kept.put(*snapshot, outgoing, &k, n.clone());
-            }
-            m.insert(k, n);
+            m.insert(k, Arc::new(shared(v)));
         }
         Ok(())
     }

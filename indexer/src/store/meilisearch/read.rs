@@ -5,7 +5,7 @@ use super::docs::{
     ChunkDoc, FileDoc, SnapshotDoc, SymbolDoc, chunk_row, file_row, identifier_terms, sort_symbols,
     symbol_row,
 };
-use super::{MeiliStore, lists, meili_err, quote, rerank, warm};
+use super::{MeiliStore, kept_edges, lists, meili_err, quote, rerank, warm};
 use crate::graph::Edge;
 use crate::model::{RepoPath, Snapshot, SnapshotKey};
 use crate::store::StoreError;
@@ -17,6 +17,7 @@ use meilisearch_sdk::search::{SearchQuery, Selectors};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 impl IndexRead for MeiliStore {
     fn last_snapshot(&self) -> Result<Option<Snapshot>, StoreError> {
@@ -103,7 +104,7 @@ impl IndexRead for MeiliStore {
     fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
         // Warm: searched in memory while the snapshot it holds is still the last one.
         if let Some(w) = warm::get(&self.warm_key())
-            && self.last_snapshot()?.map(|s| s.key()) == Some(w.snapshot())
+            && self.last_snapshot_key_recent()? == Some(w.snapshot())
         {
             return w.search(query, limit);
         }
@@ -122,11 +123,13 @@ impl IndexRead for MeiliStore {
     }
 
     fn edges_from(&self, caller: &str) -> Result<Vec<Edge>, StoreError> {
-        self.edges_where(&format!("caller = {}", quote(caller)))
+        let mut by = self.edges_from_many(&[caller])?;
+        Ok(by.remove(caller).unwrap_or_default())
     }
 
     fn edges_to(&self, callee: &str) -> Result<Vec<Edge>, StoreError> {
-        self.edges_where(&format!("callee = {}", quote(callee)))
+        let mut by = self.edges_to_many(&[callee])?;
+        Ok(by.remove(callee).unwrap_or_default())
     }
 
     fn edges_to_many(&self, callees: &[&str]) -> Result<HashMap<String, Vec<Edge>>, StoreError> {
@@ -156,7 +159,28 @@ impl IndexRead for MeiliStore {
     }
 }
 
+/// How long a read of the server's last snapshot holds for what is kept by snapshot (the warm
+/// copy, word lists, neighbourhoods): the reads of one question (a dozen) cost the server one
+/// check, not one each, and a publish is read from the server half a second after it at most.
+const WARM_CHECK_FOR: Duration = Duration::from_millis(500);
+
 impl MeiliStore {
+    /// The key of the server's last snapshot, as read within [`WARM_CHECK_FOR`] by this reader.
+    fn last_snapshot_key_recent(&self) -> Result<Option<SnapshotKey>, StoreError> {
+        let mut checked = self
+            .snapshot_checked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((at, key)) = *checked
+            && at.elapsed() < WARM_CHECK_FOR
+        {
+            return Ok(key);
+        }
+        let key = self.last_snapshot()?.map(|s| s.key());
+        *checked = Some((Instant::now(), key));
+        Ok(key)
+    }
+
     /// The server's last snapshot document of this repository, as published.
     pub(super) fn last_snapshot_doc(&self) -> Result<Option<SnapshotDoc>, StoreError> {
         let idx = self.index("snapshots");
@@ -225,22 +249,47 @@ impl MeiliStore {
             .collect())
     }
 
-    /// Edges whose `field` is one of `keys`, grouped by key, each group in catalog order.
+    /// Edges whose `field` is one of `keys`, grouped by key, each group in catalog order: the
+    /// neighbourhoods kept on the server's last snapshot ([`kept_edges`]), the others read in
+    /// batches and kept.
     fn edges_by(
         &self,
         field: &str,
         keys: &[&str],
         key_of: impl Fn(&Edge) -> Option<&str>,
     ) -> Result<HashMap<String, Vec<Edge>>, StoreError> {
-        let mut out: HashMap<String, Vec<Edge>> =
-            keys.iter().map(|k| (k.to_string(), Vec::new())).collect();
-        for batch in keys.chunks(KEYS_PER_REQUEST) {
+        let outgoing = field == "caller";
+        let (scope, snapshot) = (self.warm_key(), self.last_snapshot_key_recent()?);
+        let mut out: HashMap<String, Vec<Edge>> = HashMap::with_capacity(keys.len());
+        let mut missing: Vec<&str> = Vec::new();
+        for &k in keys {
+            match snapshot.and_then(|s| kept_edges::get(&scope, s, outgoing, k)) {
+                Some(edges) => {
+                    out.insert(k.to_string(), edges.as_ref().clone());
+                }
+                None if !missing.contains(&k) => missing.push(k),
+                None => {}
+            }
+        }
+        let mut read: HashMap<String, Vec<Edge>> = missing
+            .iter()
+            .map(|k| (k.to_string(), Vec::new()))
+            .collect();
+        for batch in missing.chunks(KEYS_PER_REQUEST) {
             for e in self.edges_where(&any_of(field, batch))? {
                 let key = key_of(&e).map(str::to_string);
-                if let Some(v) = key.and_then(|k| out.get_mut(&k)) {
+                if let Some(v) = key.and_then(|k| read.get_mut(&k)) {
                     v.push(e);
                 }
             }
+        }
+        for (k, edges) in read {
+            // Kept under the snapshot read before them: a publish landing in between is
+            // read from the server from the next check on (half a second at most).
+            if let Some(s) = snapshot {
+                kept_edges::put(&scope, s, outgoing, &k, Arc::new(edges.clone()));
+            }
+            out.insert(k, edges);
         }
         Ok(out)
     }
@@ -382,13 +431,10 @@ impl MeiliStore {
             path: String,
         }
         const ATTRS: [&str; 2] = ["chunk_id", "path"];
-        let snapshot = self
-            .last_snapshot()?
-            .map(|s| s.key())
-            .unwrap_or(SnapshotKey {
-                generation: 0,
-                publish: 0,
-            });
+        let snapshot = self.last_snapshot_key_recent()?.unwrap_or(SnapshotKey {
+            generation: 0,
+            publish: 0,
+        });
         let scope = self.warm_key();
         let mut out = lists::get(&scope, snapshot, searches);
         let missing: Vec<usize> = (0..searches.len()).filter(|&i| out[i].is_none()).collect();
