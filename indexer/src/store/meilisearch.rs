@@ -120,10 +120,10 @@ pub struct MeiliStore {
     cfg: MeiliConfig,
     client: Client,
     rt: tokio::runtime::Runtime,
-    /// When this reader last read which snapshot is the server's last, and its key
-    /// (`read::WARM_CHECK_FOR`).
+    /// When this reader last read which snapshot is the server's last, and that snapshot
+    /// (`read::SNAPSHOT_CHECK_FOR`).
     snapshot_checked:
-        std::sync::Mutex<Option<(std::time::Instant, Option<crate::model::SnapshotKey>)>>,
+        std::sync::Mutex<Option<(std::time::Instant, Option<crate::model::Snapshot>)>>,
 }
 
 fn meili_err(e: meilisearch_sdk::errors::Error) -> StoreError {

@@ -20,8 +20,21 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 impl IndexRead for MeiliStore {
+    /// As read within [`SNAPSHOT_CHECK_FOR`] by this reader: the checks of one question (the
+    /// service's, the view's, each search's) cost the server one read.
     fn last_snapshot(&self) -> Result<Option<Snapshot>, StoreError> {
-        Ok(self.last_snapshot_doc()?.map(Snapshot::from))
+        let mut checked = self
+            .snapshot_checked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((at, last)) = &*checked
+            && at.elapsed() < SNAPSHOT_CHECK_FOR
+        {
+            return Ok(last.clone());
+        }
+        let last = self.last_snapshot_doc()?.map(Snapshot::from);
+        *checked = Some((Instant::now(), last.clone()));
+        Ok(last)
     }
 
     fn current_files(&self) -> Result<HashMap<RepoPath, FileRow>, StoreError> {
@@ -104,7 +117,7 @@ impl IndexRead for MeiliStore {
     fn search_chunks(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
         // Warm: searched in memory while the snapshot it holds is still the last one.
         if let Some(w) = warm::get(&self.warm_key())
-            && self.last_snapshot_key_recent()? == Some(w.snapshot())
+            && self.last_snapshot()?.map(|s| s.key()) == Some(w.snapshot())
         {
             return w.search(query, limit);
         }
@@ -159,26 +172,16 @@ impl IndexRead for MeiliStore {
     }
 }
 
-/// How long a read of the server's last snapshot holds for what is kept by snapshot (the warm
-/// copy, word lists, neighbourhoods): the reads of one question (a dozen) cost the server one
-/// check, not one each, and a publish is read from the server half a second after it at most.
-const WARM_CHECK_FOR: Duration = Duration::from_millis(500);
+/// How long a read of the server's last snapshot holds ([`IndexRead::last_snapshot`]): what is
+/// kept by snapshot (the warm copy, word lists, neighbourhoods) is checked against the server
+/// once per question, not on every read, and a publish is read from the server half a second
+/// after it at most. What must not mix two snapshots (the copy's build) reads it afresh.
+const SNAPSHOT_CHECK_FOR: Duration = Duration::from_millis(500);
 
 impl MeiliStore {
-    /// The key of the server's last snapshot, as read within [`WARM_CHECK_FOR`] by this reader.
-    fn last_snapshot_key_recent(&self) -> Result<Option<SnapshotKey>, StoreError> {
-        let mut checked = self
-            .snapshot_checked
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((at, key)) = *checked
-            && at.elapsed() < WARM_CHECK_FOR
-        {
-            return Ok(key);
-        }
-        let key = self.last_snapshot()?.map(|s| s.key());
-        *checked = Some((Instant::now(), key));
-        Ok(key)
+    /// The key of the server's last snapshot, read now.
+    fn last_snapshot_key_now(&self) -> Result<Option<SnapshotKey>, StoreError> {
+        Ok(self.last_snapshot_doc()?.map(|d| Snapshot::from(d).key()))
     }
 
     /// The server's last snapshot document of this repository, as published.
@@ -259,7 +262,7 @@ impl MeiliStore {
         key_of: impl Fn(&Edge) -> Option<&str>,
     ) -> Result<HashMap<String, Vec<Edge>>, StoreError> {
         let outgoing = field == "caller";
-        let (scope, snapshot) = (self.warm_key(), self.last_snapshot_key_recent()?);
+        let (scope, snapshot) = (self.warm_key(), self.last_snapshot()?.map(|s| s.key()));
         let mut out: HashMap<String, Vec<Edge>> = HashMap::with_capacity(keys.len());
         let mut missing: Vec<&str> = Vec::new();
         for &k in keys {
@@ -431,10 +434,13 @@ impl MeiliStore {
             path: String,
         }
         const ATTRS: [&str; 2] = ["chunk_id", "path"];
-        let snapshot = self.last_snapshot_key_recent()?.unwrap_or(SnapshotKey {
-            generation: 0,
-            publish: 0,
-        });
+        let snapshot = self
+            .last_snapshot()?
+            .map(|s| s.key())
+            .unwrap_or(SnapshotKey {
+                generation: 0,
+                publish: 0,
+            });
         let scope = self.warm_key();
         let mut out = lists::get(&scope, snapshot, searches);
         let missing: Vec<usize> = (0..searches.len()).filter(|&i| out[i].is_none()).collect();
@@ -530,7 +536,7 @@ impl MeiliStore {
     /// Reads every chunk of the last snapshot once (page by page) into a full-text index in
     /// memory ([`warm`]), kept for this scope unless the snapshot changed during the read.
     fn warm_text(&self) -> Result<(), StoreError> {
-        let Some(before) = self.last_snapshot()?.map(|s| s.key()) else {
+        let Some(before) = self.last_snapshot_key_now()? else {
             return Ok(());
         };
         let key = self.warm_key();
@@ -560,7 +566,7 @@ impl MeiliStore {
         if let Some(e) = failed {
             return Err(e);
         }
-        if self.last_snapshot()?.map(|s| s.key()) != Some(before) {
+        if self.last_snapshot_key_now()? != Some(before) {
             // Published meanwhile: the chunks read may mix two snapshots. Questions search on
             // the server until the next warm-up (the service's preload of the new snapshot).
             return Ok(());
