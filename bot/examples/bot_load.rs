@@ -181,6 +181,14 @@ async fn main() {
     let asked = read_questions();
     let questions: Vec<String> = asked.iter().map(|(_, q)| q.clone()).collect();
     let repos = repositories(many);
+    // As `codemap bot` sets it for a team index (src/main.rs, `team_index_allocator`): freed
+    // memory goes back to the system after 10 ms (`mi_option_purge_delay`, 15 in mimalloc.h).
+    if std::env::var_os("BOT_LOAD_MEILI_URL").is_some()
+        && std::env::var_os("MIMALLOC_PURGE_DELAY").is_none()
+    {
+        // SAFETY: sets one integer option; mimalloc reads options atomically.
+        unsafe { libmimalloc_sys::mi_option_set(15, 10) };
+    }
     let text = config_text(&repos, workers, channels, n, concurrency);
     let config = Arc::new(Config::parse(&text, "bot_load").unwrap_or_else(|e| panic!("{e}")));
     let preload = config.service_repos()[0].preload;

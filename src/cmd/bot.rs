@@ -36,6 +36,9 @@ pub fn bot(a: &BotArgs) -> Result<Outcome> {
         println!("  listening on {} when started", config.listen);
         return Ok(Outcome::Done);
     }
+    if config.repositories.iter().any(|r| r.meilisearch.is_some()) {
+        crate::team_index_allocator();
+    }
     match bot::run(config) {
         Ok(()) => Ok(Outcome::Done),
         Err(bot::server::ServeError::Check(p)) => {
