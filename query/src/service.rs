@@ -71,9 +71,9 @@ pub struct RepoConfig {
 
 /// Memory a preloaded snapshot takes per line of code, for [`RepoConfig::preload_limit_mb`]:
 /// the whole bot with the copy of a million lines on Meilisearch (graph, rows, text and the
-/// chunks' search index) peaked at 621-644 MB answering 50 questions at once (bench/RESULTS.md,
-/// "The embedded bot's memory"), so the estimate errs high.
-pub const PRELOAD_BYTES_PER_LINE: usize = 650;
+/// chunks' search index) peaked at 451-484 MB answering 50 questions at once (bench/RESULTS.md,
+/// "Team mode: one snapshot check per question"), so the estimate errs high.
+pub const PRELOAD_BYTES_PER_LINE: usize = 500;
 
 /// Lines of file text a view without a preload keeps across questions on a team index, the
 /// least recently read going first: about 20 MB, several answers' worth of candidate files.
