@@ -98,3 +98,35 @@ fn go_routes_reach_their_handlers_and_clients_meet_them() {
         "{rpc:?}"
     );
 }
+
+#[test]
+fn a_panic_names_where_its_message_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, idx) = indexed(tmp.path());
+    let r = repo.to_str().unwrap();
+    let panic = "panic: paid twice\n\n\
+        goroutine 1 [running]:\n\
+        example.com/goshop/internal/orders.(*Service).Pay(0xc000010018, 0x7)\n\
+        \t/src/goshop/internal/orders/orders.go:55 +0x65\n\
+        exit status 2\n";
+    let o = run(&idx, &["--repo", r, "ask", panic]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = stdout(&o);
+    assert!(
+        out.contains("It fails in Service.Pay — internal/orders/orders.go:49-65 (line 55)"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "The message \"paid twice\" is written in ErrPaid — internal/orders/orders.go:11\n    11 | var ErrPaid = errors.New(\"paid twice\")"
+        ),
+        "{out}"
+    );
+    // The runtime writes its own messages: no line of the repository is named for them.
+    let runtime = "panic: runtime error: index out of range [5] with length 3\n\n\
+        goroutine 1 [running]:\n\
+        example.com/goshop/internal/orders.(*Service).Pay(0xc000010018, 0x7)\n\
+        \t/src/goshop/internal/orders/orders.go:55 +0x65\n";
+    let out = stdout(&run(&idx, &["--repo", r, "ask", runtime]));
+    assert!(!out.contains("The message"), "{out}");
+}

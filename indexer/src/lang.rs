@@ -47,6 +47,10 @@ pub struct Spec {
     pub analyze: fn(&RepoPath, &str, &[u8], &ParseLimits) -> Result<FileAnalysis, String>,
     /// The frames of pasted failure output in this language's format (stack trace, traceback).
     pub trace: fn(&str) -> Vec<TraceFrame>,
+    /// A line of failure output in a form only this language writes (Go's `panic: …`): what
+    /// was thrown and its message. Lines of the `Class: message` form that Java, Python and
+    /// JavaScript share are read by the query crate.
+    pub thrown: fn(&str) -> Option<Thrown>,
     /// Exceptions whose message the runtime writes, not the repository's code
     /// (`java.lang.NullPointerException`, `KeyError`): no code line holds their message.
     pub runtime_written: &'static [&'static str],
@@ -100,6 +104,24 @@ pub struct TraceFrame {
     /// Which exception it belongs to: 0 for the one raised last, higher for its causes; the
     /// highest is where the failure started.
     pub cause: u16,
+}
+
+/// What a line of failure output says was thrown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Thrown {
+    /// The exception's class, or the kind of failure (`panic`, `runtime error`).
+    pub class: String,
+    pub message: Option<String>,
+}
+
+/// The failure-line reader of a language without a form of its own.
+pub fn no_thrown(_line: &str) -> Option<Thrown> {
+    None
+}
+
+/// What `line` says was thrown, in the form of a registered language that has its own.
+pub fn thrown(line: &str) -> Option<Thrown> {
+    REGISTRY.iter().find_map(|s| (s.thrown)(line))
 }
 
 /// A member used on a null value, as a runtime's message names it.

@@ -233,6 +233,14 @@ pub fn exceptions(text: &str) -> Vec<Thrown> {
                 .map(|(_, r)| r.trim())
                 .unwrap_or(rest);
         }
+        if let Some(t) = indexer::lang::thrown(l) {
+            out.push(Thrown {
+                class: t.class,
+                message: t.message,
+                cause,
+            });
+            continue;
+        }
         let (head, message) = match l.split_once(": ") {
             Some((h, m)) => (h, Some(m.trim().to_string()).filter(|m| !m.is_empty())),
             None => (l, None),
@@ -432,7 +440,11 @@ pub fn message_site(v: &SnapshotView<'_>, text: &str) -> Result<Option<MessageSi
             .map(|(path, line)| (0, false, path, line));
     }
     Ok(best.and_then(|(_, _, path, line)| {
-        let sym = v.enclosing(&path, line, |k| k.is_callable() || k.is_type())?;
+        // A package-level declaration outside any type (Go's `var ErrPaid = errors.New(…)`)
+        // is the site itself.
+        let sym = v
+            .enclosing(&path, line, |k| k.is_callable() || k.is_type())
+            .or_else(|| v.enclosing(&path, line, |_| true))?;
         Some(MessageSite {
             sym,
             line,

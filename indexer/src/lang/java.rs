@@ -14,9 +14,9 @@ use symbols::{K, extract, kind};
 
 use crate::chunk::{self, ChunkContext};
 use crate::lang::ParseLimits;
-use crate::lang::Spec;
 use crate::lang::preorder::Preorder;
 use crate::lang::support::Support;
+use crate::lang::{Spec, no_thrown};
 use crate::model::Language;
 use crate::model::{FileAnalysis, RepoPath};
 use tree_sitter::Tree;
@@ -31,6 +31,7 @@ pub const SPEC: Spec = Spec {
     file_names: &[],
     analyze,
     trace: trace::frames,
+    thrown: no_thrown,
     runtime_written: trace::RUNTIME_WRITTEN,
     null_use: trace::null_use,
     resolve: None,

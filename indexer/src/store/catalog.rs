@@ -31,8 +31,10 @@ pub use run::{RunEnd, RunTx};
 /// decode to no Python edges). 17: an annotated Python assignment whose value is no name chain
 /// binds its target to the annotation's class; a Python call argument that is a call names it.
 /// 18: TypeScript facts hold calls' URL-like arguments, a config request's method parameter and
-/// the URLs a module exports (older facts decode to no TypeScript edges).
-pub const SCHEMA_VERSION: i64 = 18;
+/// the URLs a module exports (older facts decode to no TypeScript edges). 19: Go symbols hold
+/// their string literals, Python f-strings and TypeScript templates theirs with `{}` for each
+/// expression (where a pasted failure's message is looked for).
+pub const SCHEMA_VERSION: i64 = 19;
 
 /// How much of the catalog file a reader maps: none. Mapped pages are shared page cache, but
 /// each reader's mapping counts every page it touched in the process's resident memory, so a

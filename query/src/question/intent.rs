@@ -276,7 +276,7 @@ pub(super) fn detect_intent(
     kind: Option<KindHint>,
 ) -> Intent {
     if !frames.is_empty()
-        && (frames.len() >= 2 || lower.contains("exception") || lower.contains("error"))
+        && (frames.len() >= 2 || contains_any(lower, &["exception", "error", "panic"]))
     {
         return Intent::Trace;
     }

@@ -9,6 +9,7 @@
 
 mod expr;
 mod facts;
+mod literals;
 mod manifest;
 mod resolve;
 mod routes;
@@ -33,7 +34,8 @@ pub const SPEC: Spec = Spec {
     file_names: &["go.mod"],
     analyze,
     trace: trace::frames,
-    runtime_written: &[],
+    thrown: trace::thrown,
+    runtime_written: trace::RUNTIME_WRITTEN,
     null_use: no_null_use,
     resolve: Some(resolve),
     reads_java: false,
@@ -80,7 +82,8 @@ fn analyze(
     let tree = crate::lang::parse("go", grammar, src, limits)?;
     let root = tree.root_node();
     let package = package_of(path);
-    let x = symbols::extract(root, src, &package);
+    let mut x = symbols::extract(root, src, &package);
+    literals::attach(&mut x.symbols, literals::collect(root, src));
     let ctx = ChunkContext {
         path,
         module,

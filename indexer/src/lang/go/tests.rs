@@ -130,3 +130,32 @@ fn a_broken_file_still_yields_facts_for_what_parses() {
     let f = *a.facts.expect("facts");
     assert!(resolve(&[(&path, &f)]).len() == 1);
 }
+
+#[test]
+fn string_literals_belong_to_the_innermost_declaration() {
+    let src = b"package orders\n\nimport \"errors\"\n\nvar ErrPaid = errors.New(\"paid twice\")\n\nfunc Pay(id int64) error {\n\treturn fmt.Errorf(\"order %d is not awaiting payment\", id)\n}\n\nvar raw = `raw text`\n";
+    let p = RepoPath::new("internal/orders/orders.go").unwrap();
+    let a = analyze(&p, "", src, &ParseLimits::default()).unwrap();
+    let of = |name: &str| -> Vec<(u32, String)> {
+        a.symbols
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap_or_else(|| panic!("{name}"))
+            .literals
+            .iter()
+            .map(|l| (l.line, l.text.clone()))
+            .collect()
+    };
+    assert_eq!(of("ErrPaid"), [(5, "paid twice".to_string())]);
+    assert_eq!(
+        of("Pay"),
+        [(8, "order %d is not awaiting payment".to_string())]
+    );
+    assert_eq!(of("raw"), [(11, "raw text".to_string())]);
+    // The import path belongs to no declaration.
+    assert!(
+        a.symbols
+            .iter()
+            .all(|s| s.literals.iter().all(|l| l.text != "errors"))
+    );
+}

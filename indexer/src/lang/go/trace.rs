@@ -2,7 +2,7 @@
 //! `created by main.main in goroutine 1`) followed by its location line
 //! (`\t/home/u/app/server.go:42 +0x1d`). The innermost frame comes first, as Go prints it.
 
-use crate::lang::TraceFrame;
+use crate::lang::{Thrown, TraceFrame};
 
 pub(crate) fn frames(text: &str) -> Vec<TraceFrame> {
     let mut out = Vec::new();
@@ -20,6 +20,34 @@ pub(crate) fn frames(text: &str) -> Vec<TraceFrame> {
         previous = line.trim();
     }
     out
+}
+
+/// The failures whose message the runtime writes: `panic: runtime error: …`, `fatal error: …`.
+pub(crate) const RUNTIME_WRITTEN: &[&str] = &["runtime error", "fatal error"];
+
+/// `panic: order 7 not found` (a value panicked with, ` [recovered]` dropped) is a `panic`;
+/// `panic: runtime error: index out of range [5] with length 3` a `runtime error` and `fatal
+/// error: all goroutines are asleep - deadlock!` a `fatal error`, both written by the runtime.
+pub(crate) fn thrown(line: &str) -> Option<Thrown> {
+    let l = line.trim();
+    let of = |class: &str, message: &str| {
+        Some(Thrown {
+            class: class.to_string(),
+            message: Some(message.trim().to_string()).filter(|m| !m.is_empty()),
+        })
+    };
+    if let Some(m) = l.strip_prefix("fatal error: ") {
+        return of("fatal error", m);
+    }
+    let rest = l.strip_prefix("panic: ")?;
+    let rest = rest
+        .strip_suffix(" [recovered, repanicked]")
+        .or_else(|| rest.strip_suffix(" [recovered]"))
+        .unwrap_or(rest);
+    match rest.strip_prefix("runtime error: ") {
+        Some(m) => of("runtime error", m),
+        None => of("panic", rest),
+    }
 }
 
 /// `\t/path/file.go:123 +0x1d` → (`/path/file.go`, 123).
@@ -83,5 +111,29 @@ mod tests {
             ]
         );
         assert!(frames("File \"a.py\", line 3, in f\n  x.go:3\n").is_empty());
+    }
+
+    #[test]
+    fn panic_lines_name_their_kind_and_message() {
+        let t = |class: &str, m: &str| {
+            Some(Thrown {
+                class: class.into(),
+                message: Some(m.into()),
+            })
+        };
+        assert_eq!(thrown("panic: paid twice"), t("panic", "paid twice"));
+        assert_eq!(
+            thrown("panic: order 7 not found [recovered]"),
+            t("panic", "order 7 not found")
+        );
+        assert_eq!(
+            thrown("panic: runtime error: index out of range [5] with length 3"),
+            t("runtime error", "index out of range [5] with length 3")
+        );
+        assert_eq!(
+            thrown("fatal error: all goroutines are asleep - deadlock!"),
+            t("fatal error", "all goroutines are asleep - deadlock!")
+        );
+        assert_eq!(thrown("goroutine 1 [running]:"), None);
     }
 }

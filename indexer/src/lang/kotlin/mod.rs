@@ -16,7 +16,7 @@ pub use resolve::resolve;
 
 use crate::chunk::{self, ChunkContext};
 use crate::lang::support::Support;
-use crate::lang::{ParseLimits, Spec, no_frames, no_null_use};
+use crate::lang::{ParseLimits, Spec, no_frames, no_null_use, no_thrown};
 use crate::model::{FileAnalysis, Language, RepoPath};
 
 pub const LANGUAGE: Language = Language::named("kotlin");
@@ -30,6 +30,7 @@ pub const SPEC: Spec = Spec {
     file_names: &[],
     analyze,
     trace: no_frames,
+    thrown: no_thrown,
     runtime_written: &[],
     null_use: no_null_use,
     resolve: Some(resolve),

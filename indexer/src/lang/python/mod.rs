@@ -18,7 +18,7 @@ pub use resolve::resolve;
 use crate::chunk::{self, ChunkContext};
 use crate::lang::preorder::Preorder;
 use crate::lang::support::Support;
-use crate::lang::{ParseLimits, Spec};
+use crate::lang::{ParseLimits, Spec, no_thrown};
 use crate::model::{FileAnalysis, Language, RepoPath};
 
 pub const LANGUAGE: Language = Language::named("python");
@@ -31,6 +31,7 @@ pub const SPEC: Spec = Spec {
     file_names: &[],
     analyze,
     trace: trace::frames,
+    thrown: no_thrown,
     runtime_written: trace::RUNTIME_WRITTEN,
     null_use: trace::null_use,
     resolve: Some(resolve),

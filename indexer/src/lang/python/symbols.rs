@@ -387,9 +387,14 @@ impl<'s> Extractor<'s> {
         if is_docstring(node) {
             return;
         }
+        // An f-string's expressions are placeholders, as `{}` in a format string: the message
+        // `order 7 is not awaiting payment` begins with `order {} is not awaiting payment`.
         let text: String = children(node)
-            .filter(|c| c.kind() == "string_content")
-            .map(|c| self.text(c))
+            .filter_map(|c| match c.kind() {
+                "string_content" => Some(self.text(c)),
+                "interpolation" => Some("{}".to_string()),
+                _ => None,
+            })
             .collect();
         let owner = self.owner();
         self.symbols[owner].literals.push(Literal {

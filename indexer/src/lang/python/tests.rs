@@ -1060,3 +1060,15 @@ fn an_argument_that_is_a_call_gives_its_result() {
         "{edges:#?}"
     );
 }
+
+#[test]
+fn an_f_string_keeps_its_expressions_as_placeholders() {
+    let src = b"def pay(oid):\n    raise ValueError(f\"order {oid} is not awaiting payment\")\n";
+    let a = analyze(&path("shop/orders.py"), "", src, &ParseLimits::default()).unwrap();
+    let texts: Vec<&str> = symbol(&a, "py:shop.orders.pay")
+        .literals
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect();
+    assert_eq!(texts, ["order {} is not awaiting payment"]);
+}

@@ -24,7 +24,7 @@ pub use resolve::resolve;
 use crate::chunk::{self, ChunkContext};
 use crate::lang::preorder::Preorder;
 use crate::lang::support::Support;
-use crate::lang::{BuildFile, ParseLimits, Spec, no_frames, no_null_use};
+use crate::lang::{BuildFile, ParseLimits, Spec, no_frames, no_null_use, no_thrown};
 use crate::model::{FileAnalysis, Language, RepoPath};
 
 pub const LANGUAGE: Language = Language::named("typescript");
@@ -53,6 +53,7 @@ pub const SPEC: Spec = Spec {
     file_names: PROJECT_FILES,
     analyze,
     trace: trace::frames,
+    thrown: no_thrown,
     runtime_written: &[],
     null_use: trace::null_use,
     // One resolver for both languages: a TypeScript file imports JavaScript and back.
@@ -82,6 +83,7 @@ pub const JS_SPEC: Spec = Spec {
     analyze,
     // Node's stack traces are read once, by the TypeScript entry.
     trace: no_frames,
+    thrown: no_thrown,
     runtime_written: &[],
     null_use: no_null_use,
     // Resolved with TypeScript's files by [`SPEC`]'s resolver.

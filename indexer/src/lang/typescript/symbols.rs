@@ -535,9 +535,13 @@ impl<'s> Extractor<'s> {
 
     /// A string literal's text, kept on the innermost symbol.
     fn literal(&mut self, node: Node<'_>) {
+        // A template's substitutions are placeholders, as `{}` in a format string.
         let text: String = named(node)
-            .filter(|c| c.kind() == "string_fragment")
-            .map(|c| self.text(c))
+            .filter_map(|c| match c.kind() {
+                "string_fragment" => Some(self.text(c)),
+                "template_substitution" => Some("{}".to_string()),
+                _ => None,
+            })
             .collect();
         if text.is_empty()
             || node

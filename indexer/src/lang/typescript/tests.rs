@@ -561,3 +561,15 @@ fn a_request_wrapper_makes_the_request_each_caller_names_with_urls_from_another_
     // `'POST'` picks the POST route only; no method given is any method.
     assert_eq!(rpc.len(), 5, "{rpc:#?}");
 }
+
+#[test]
+fn a_template_keeps_its_substitutions_as_placeholders() {
+    let src = b"export function pay(id: string) {\n  throw new Error(`order ${id} is not awaiting payment`);\n}\n";
+    let a = analyze(&path("src/orders.ts"), "", src, &ParseLimits::default()).unwrap();
+    let texts: Vec<&str> = symbol(&a, "ts:orders.pay")
+        .literals
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect();
+    assert_eq!(texts, ["order {} is not awaiting payment"]);
+}
