@@ -20,22 +20,12 @@ pub struct Facts {
     /// Markdown pages of the repository's documentation folder (`doc/`, `docs/`), by path:
     /// where a section per module often says what it is.
     pub doc_pages: BTreeMap<String, String>,
-    /// Text of each module's build file (`pom.xml`, `build.gradle(.kts)`, `package.json`,
-    /// `pyproject.toml`, `setup.cfg` at its root), by module name, with its path.
+    /// Text of each module's describing manifest at its root (`pom.xml`, `package.json`, …:
+    /// [`query::model::described_files`]), by module name, with its path.
     pub build_files: BTreeMap<String, (String, String)>,
     /// Each module's root folder (`""` for the repository root), by module name.
     pub roots: BTreeMap<String, String>,
 }
-
-/// Build files whose description field can say what a module is for, in the order looked at.
-const BUILD_FILES: &[&str] = &[
-    "pom.xml",
-    "build.gradle",
-    "build.gradle.kts",
-    "package.json",
-    "pyproject.toml",
-    "setup.cfg",
-];
 
 impl Facts {
     /// Reads the snapshot. `None` before the first index run.
@@ -70,9 +60,8 @@ impl Facts {
                 let text = file_text(r, &path)?;
                 facts.readmes.insert(module.clone(), (path, text));
             }
-            if let Some(path) = BUILD_FILES
-                .iter()
-                .map(|b| at(b))
+            if let Some(path) = query::model::described_files()
+                .map(|b| at(b.name))
                 .find(|p| facts.whole.files.contains_key(p))
             {
                 let text = file_text(r, &path)?;

@@ -68,6 +68,9 @@ pub struct Spec {
     pub reads_java: bool,
     /// The package manifests that make a directory a module ([`crate::module`]).
     pub build_files: &'static [BuildFile],
+    /// The manifests that say in a field what their module is for (`<description>` of a
+    /// `pom.xml`, `"description"` of a `package.json`), in the order they are looked at.
+    pub descriptions: &'static [Described],
     /// Namespaces of the runtime's own values (collections, strings, time), as the start of a
     /// library id after its prefix: a call into them stays in the process
     /// ([`stays_in_process`]).
@@ -80,6 +83,31 @@ pub struct Spec {
 pub struct BuildFile {
     pub name: &'static str,
     pub module_name: fn(&str) -> Option<String>,
+}
+
+/// A manifest that describes its module: its file name, and the line and text of that
+/// description (`None`: it gives none).
+pub struct Described {
+    pub name: &'static str,
+    pub description: fn(&str) -> Option<(u32, String)>,
+}
+
+/// The describing manifests of every registered language, in registry order.
+pub fn described_files() -> impl Iterator<Item = &'static Described> {
+    REGISTRY.iter().flat_map(|s| s.descriptions)
+}
+
+/// `description = "…"` (or `description: …`) on a line of its own, as Gradle, pyproject.toml
+/// and setup.cfg write it: its line and value, quotes dropped.
+pub fn description_field(text: &str) -> Option<(u32, String)> {
+    text.lines().enumerate().find_map(|(i, l)| {
+        let r = l.trim().strip_prefix("description")?;
+        let r = r.trim_start();
+        (r.starts_with('=') || r.starts_with(':')).then(|| {
+            let v = r.trim_start_matches([' ', '=', ':']).trim();
+            (i as u32 + 1, v.trim_matches(['"', '\'']).to_string())
+        })
+    })
 }
 
 /// The build file of a registered language named `file_name`.

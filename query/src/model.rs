@@ -8,6 +8,7 @@ pub use indexer::diff::{SnapshotDiff, SymbolVersion};
 // `callee_name_of`: the display name of a call-graph target id, as the stored edges carry it.
 pub use indexer::graph::edge::callee_name_of;
 pub use indexer::graph::{Edge, EdgeKind};
+pub use indexer::lang::{Described, described_files};
 pub use indexer::model::{Language, Provenance, RepoPath, Snapshot, Symbol, SymbolId, SymbolKind};
 pub use indexer::node::{NodeId, NodeKind};
 pub use indexer::store::{IndexRead, StoreError, WholeSnapshot};

@@ -16,12 +16,39 @@ use crate::chunk::{self, ChunkContext};
 use crate::lang::ParseLimits;
 use crate::lang::preorder::Preorder;
 use crate::lang::support::Support;
-use crate::lang::{Spec, no_thrown};
+use crate::lang::{Described, Spec, description_field, no_thrown};
 use crate::model::Language;
 use crate::model::{FileAnalysis, RepoPath};
 use tree_sitter::Tree;
 
 pub const LANGUAGE: Language = Language::named("java");
+
+/// Maven's `<description>` and Gradle's `description = "…"`.
+const DESCRIBED: &[Described] = &[
+    Described {
+        name: "pom.xml",
+        description: pom_description,
+    },
+    Described {
+        name: "build.gradle",
+        description: description_field,
+    },
+    Described {
+        name: "build.gradle.kts",
+        description: description_field,
+    },
+];
+
+/// `<description>…</description>` on a line of its own.
+fn pom_description(text: &str) -> Option<(u32, String)> {
+    text.lines().enumerate().find_map(|(i, l)| {
+        let v = l
+            .trim()
+            .strip_prefix("<description>")?
+            .strip_suffix("</description>")?;
+        Some((i as u32 + 1, v.to_string()))
+    })
+}
 
 pub const SPEC: Spec = Spec {
     language: LANGUAGE,
@@ -38,6 +65,7 @@ pub const SPEC: Spec = Spec {
     reads_java: false,
     // Maven and Gradle modules are the module map's own.
     build_files: &[],
+    descriptions: DESCRIBED,
     runtime: &[
         "java.lang.",
         "java.util.",

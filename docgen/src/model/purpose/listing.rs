@@ -113,36 +113,14 @@ fn has_words(s: &str) -> bool {
     s.chars().filter(|c| c.is_alphanumeric()).count() >= 2
 }
 
-/// The description a build file gives its module: Maven's `<description>` (else nothing),
-/// `package.json`'s `"description"`, `description = "…"` in Gradle, pyproject.toml or
-/// setup.cfg. `None` when it only repeats the module's names (`mall-admin project for mall`).
+/// The description a build file gives its module, as its language reads it
+/// ([`query::model::described_files`]: Maven's `<description>`, `package.json`'s
+/// `"description"`, `description = "…"` in Gradle, pyproject.toml or setup.cfg). `None` when it
+/// only repeats the module's names (`mall-admin project for mall`).
 pub fn build_description(path: &str, text: &str, names: &[String]) -> Option<(u32, String)> {
     let file = path.rsplit('/').next().unwrap_or(path);
-    let (line, about) = text.lines().enumerate().find_map(|(i, l)| {
-        let l = l.trim();
-        let v = match file {
-            "pom.xml" => l
-                .strip_prefix("<description>")
-                .and_then(|r| r.strip_suffix("</description>"))
-                .map(str::to_string),
-            "package.json" => l.strip_prefix("\"description\"").map(|r| {
-                r.trim_start_matches([' ', ':'])
-                    .trim_end_matches(',')
-                    .trim_matches('"')
-                    .to_string()
-            }),
-            _ => l
-                .strip_prefix("description")
-                .filter(|r| r.trim_start().starts_with('=') || r.trim_start().starts_with(':'))
-                .map(|r| {
-                    r.trim_start_matches([' ', '=', ':'])
-                        .trim()
-                        .trim_matches(['"', '\''])
-                        .to_string()
-                }),
-        }?;
-        Some((i as u32 + 1, v))
-    })?;
+    let reader = query::model::described_files().find(|d| d.name == file)?;
+    let (line, about) = (reader.description)(text)?;
     (!only_names(&about, names)).then_some((line, about))
 }
 
@@ -263,6 +241,16 @@ mod tests {
         assert_eq!(
             build_description("jobs/pyproject.toml", py, &["jobs".into()]),
             Some((3, "Nightly settlement jobs".into()))
+        );
+        let gradle = "plugins { id 'java' }\n\ndescription = 'Payment gateway adapters'\n";
+        assert_eq!(
+            build_description("pay/build.gradle.kts", gradle, &["pay".into()]),
+            Some((3, "Payment gateway adapters".into()))
+        );
+        // go.mod says no purpose.
+        assert_eq!(
+            build_description("svc/go.mod", "module example.com/svc\n", &["svc".into()]),
+            None
         );
     }
 }

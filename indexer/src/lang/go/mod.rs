@@ -40,6 +40,7 @@ pub const SPEC: Spec = Spec {
     resolve: Some(resolve),
     reads_java: false,
     build_files: manifest::BUILD_FILES,
+    descriptions: &[],
     runtime: &[],
     support: Support {
         symbols: true,

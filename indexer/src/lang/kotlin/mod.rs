@@ -36,6 +36,7 @@ pub const SPEC: Spec = Spec {
     resolve: Some(resolve),
     reads_java: true,
     build_files: &[],
+    descriptions: &[],
     runtime: &[
         "kotlin.",
         "java.lang.",

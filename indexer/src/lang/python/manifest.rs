@@ -1,7 +1,19 @@
 //! Python package manifests: a directory with `pyproject.toml`, `setup.cfg` or `setup.py` is a
 //! module, named by the distribution name the manifest declares.
 
-use crate::lang::BuildFile;
+use crate::lang::{BuildFile, Described, description_field};
+
+/// `description = "…"` in pyproject.toml and setup.cfg.
+pub(super) const DESCRIBED: &[Described] = &[
+    Described {
+        name: "pyproject.toml",
+        description: description_field,
+    },
+    Described {
+        name: "setup.cfg",
+        description: description_field,
+    },
+];
 
 pub(super) const BUILD_FILES: &[BuildFile] = &[
     BuildFile {

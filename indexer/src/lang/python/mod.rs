@@ -37,6 +37,7 @@ pub const SPEC: Spec = Spec {
     resolve: Some(resolve),
     reads_java: false,
     build_files: manifest::BUILD_FILES,
+    descriptions: manifest::DESCRIBED,
     runtime: &[],
     support: Support {
         symbols: true,

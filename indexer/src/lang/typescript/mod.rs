@@ -24,7 +24,7 @@ pub use resolve::resolve;
 use crate::chunk::{self, ChunkContext};
 use crate::lang::preorder::Preorder;
 use crate::lang::support::Support;
-use crate::lang::{BuildFile, ParseLimits, Spec, no_frames, no_null_use, no_thrown};
+use crate::lang::{BuildFile, Described, ParseLimits, Spec, no_frames, no_null_use, no_thrown};
 use crate::model::{FileAnalysis, Language, RepoPath};
 
 pub const LANGUAGE: Language = Language::named("typescript");
@@ -63,6 +63,10 @@ pub const SPEC: Spec = Spec {
         name: "package.json",
         module_name: package_name,
     }],
+    descriptions: &[Described {
+        name: "package.json",
+        description: package_description,
+    }],
     runtime: &[],
     support: Support {
         symbols: true,
@@ -91,6 +95,7 @@ pub const JS_SPEC: Spec = Spec {
     reads_java: false,
     // package.json is the TypeScript entry's.
     build_files: &[],
+    descriptions: &[],
     runtime: &[],
     support: Support {
         symbols: true,
@@ -276,6 +281,15 @@ fn project_file(path: &RepoPath, module: &str, src: &[u8], limits: &ParseLimits)
         facts,
         ..FileAnalysis::default()
     }
+}
+
+/// `"description": "…"` of a `package.json`.
+fn package_description(text: &str) -> Option<(u32, String)> {
+    text.lines().enumerate().find_map(|(i, l)| {
+        let r = l.trim().strip_prefix("\"description\"")?;
+        let v = r.trim_start_matches([' ', ':']).trim_end_matches(',');
+        Some((i as u32 + 1, v.trim_matches('"').to_string()))
+    })
 }
 
 #[cfg(test)]
