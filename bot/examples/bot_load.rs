@@ -16,7 +16,7 @@
 //! (BOT_LOAD_MISSES=1 prints the others on stderr).
 
 use bot::model::{Conversation, Delivery, Platform, Question, Reply};
-use bot::testing::RecordingSender;
+use bot::testing::{Delivered, RecordingSender};
 use bot::{Config, Core, Running, Submitted};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -167,6 +167,170 @@ fn config_text(
     text
 }
 
+/// As `codemap bot` sets it for a team index (src/main.rs, `team_index_allocator`): freed memory
+/// goes back to the system after 10 ms (`mi_option_purge_delay`, 15 in mimalloc.h).
+fn team_index_allocator() {
+    if std::env::var_os("BOT_LOAD_MEILI_URL").is_some()
+        && std::env::var_os("MIMALLOC_PURGE_DELAY").is_none()
+    {
+        // SAFETY: sets one integer option; mimalloc reads options atomically.
+        unsafe { libmimalloc_sys::mi_option_set(15, 10) };
+    }
+}
+
+/// One question per warm reader opens its view (not counted): how long the first answers took,
+/// and how many were delivered.
+async fn warm_up(
+    running: &Running,
+    sender: &RecordingSender,
+    workers: usize,
+    questions: &[String],
+) -> (Duration, usize) {
+    let cold = Instant::now();
+    for w in 0..workers {
+        let text = &questions[w % questions.len()];
+        running
+            .inbox
+            .submit(question(0, 9999, &format!("warm{w}"), text));
+    }
+    sender.wait_for(workers, Duration::from_secs(600)).await;
+    (cold.elapsed(), sender.delivered().len())
+}
+
+/// Waits for every repository's background preload (graph, rows and text in memory), so the
+/// load starts after it: how long that took.
+async fn await_preload(service: &Arc<query::Service>, repos: &[(String, String)]) -> Duration {
+    let preloading = Instant::now();
+    let scope = query::Scope::of(repos.iter().map(|(n, _)| n.clone()));
+    for (name, _) in repos {
+        while preloading.elapsed() < Duration::from_secs(600) {
+            let (s, sc, name) = (service.clone(), scope.clone(), name.clone());
+            let done = tokio::task::spawn_blocking(move || s.status(&sc, &name))
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .is_some_and(|st| st.preloaded);
+            if done {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    preloading.elapsed()
+}
+
+/// The questions as submitted: when each accepted event went in, and how many were refused.
+struct Load {
+    submitted: HashMap<String, Instant>,
+    refused: usize,
+    started: Instant,
+}
+
+/// `n` questions from `channels` channels, all at once or `rate` a second.
+async fn submit_load(
+    running: &Running,
+    questions: &[String],
+    n: usize,
+    channels: usize,
+    rate: usize,
+) -> Load {
+    let mut load = Load {
+        submitted: HashMap::new(),
+        refused: 0,
+        started: Instant::now(),
+    };
+    for i in 0..n {
+        if rate > 0 {
+            let due = load.started + Duration::from_secs_f64(i as f64 / rate as f64);
+            tokio::time::sleep_until(due.into()).await;
+        }
+        let ev = format!("Ev{i}");
+        let q = question(i % channels, i, &ev, &questions[i % questions.len()]);
+        let at = Instant::now();
+        match running.inbox.submit(q) {
+            Submitted::Accepted => {
+                load.submitted.insert(ev, at);
+            }
+            _ => load.refused += 1,
+        }
+    }
+    load
+}
+
+/// Every fifth question re-sent with the same event id, as a platform retry would: how many
+/// the inbox accepted (want 0).
+fn resend_retries(running: &Running, questions: &[String], n: usize, channels: usize) -> usize {
+    (0..n)
+        .step_by(5)
+        .filter(|&i| {
+            let ev = format!("Ev{i}");
+            let q = question(i % channels, i, &ev, &questions[i % questions.len()]);
+            running.inbox.submit(q) == Submitted::Accepted
+        })
+        .count()
+}
+
+/// What the load's replies came to.
+#[derive(Default)]
+struct Tally {
+    /// Submit to delivery, sorted.
+    latencies: Vec<Duration>,
+    answers: usize,
+    errors: usize,
+    /// Answers to questions whose repository is said, and those cited from it first.
+    placed: usize,
+    right: usize,
+    lost: usize,
+    duplicated: usize,
+}
+
+fn tally(
+    delivered: &[Delivered],
+    submitted: &HashMap<String, Instant>,
+    asked: &[(Option<String>, String)],
+    several: bool,
+) -> Tally {
+    let mut t = Tally::default();
+    let mut per_event: HashMap<String, usize> = HashMap::new();
+    for d in delivered {
+        let ev = d.question.event_id.clone();
+        *per_event.entry(ev.clone()).or_default() += 1;
+        if let Some(at) = submitted.get(&ev) {
+            t.latencies.push(d.at.duration_since(*at));
+        }
+        let want = ev
+            .strip_prefix("Ev")
+            .and_then(|i| i.parse::<usize>().ok())
+            .and_then(|i| asked[i % asked.len()].0.as_deref());
+        match &d.reply {
+            Reply::Answer(a) => {
+                t.answers += 1;
+                if let Some(want) = want {
+                    t.placed += 1;
+                    let from = first_repository(a, several);
+                    t.right += usize::from(from == Some(want));
+                    if from != Some(want) && std::env::var_os("BOT_LOAD_MISSES").is_some() {
+                        eprintln!("miss: want {want}, first {from:?}: {}", d.question.text);
+                    }
+                }
+            }
+            _ => t.errors += 1,
+        }
+    }
+    t.latencies.sort();
+    t.lost = submitted
+        .keys()
+        .filter(|e| !per_event.contains_key(*e))
+        .count();
+    t.duplicated = per_event.values().filter(|&&c| c > 1).count();
+    t
+}
+
+/// CPU seconds of this process and of the search server, when it runs here.
+fn cpu_now(server: Option<&str>) -> (Option<f64>, Option<f64>) {
+    (cpu_seconds("self"), server.and_then(cpu_seconds))
+}
+
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -181,14 +345,7 @@ async fn main() {
     let asked = read_questions();
     let questions: Vec<String> = asked.iter().map(|(_, q)| q.clone()).collect();
     let repos = repositories(many);
-    // As `codemap bot` sets it for a team index (src/main.rs, `team_index_allocator`): freed
-    // memory goes back to the system after 10 ms (`mi_option_purge_delay`, 15 in mimalloc.h).
-    if std::env::var_os("BOT_LOAD_MEILI_URL").is_some()
-        && std::env::var_os("MIMALLOC_PURGE_DELAY").is_none()
-    {
-        // SAFETY: sets one integer option; mimalloc reads options atomically.
-        unsafe { libmimalloc_sys::mi_option_set(15, 10) };
-    }
+    team_index_allocator();
     let text = config_text(&repos, workers, channels, n, concurrency);
     let config = Arc::new(Config::parse(&text, "bot_load").unwrap_or_else(|e| panic!("{e}")));
     let preload = config.service_repos()[0].preload;
@@ -205,114 +362,30 @@ async fn main() {
         dedupe,
     );
 
-    // Warm-up: one question per warm reader opens its view (not counted).
-    let cold = Instant::now();
-    for w in 0..workers.max(1) {
-        running.inbox.submit(question(
-            0,
-            9999,
-            &format!("warm{w}"),
-            &questions[w % questions.len()],
-        ));
-    }
+    let (cold, warm_count) = warm_up(&running, &sender, workers.max(1), &questions).await;
+    let preloading = match preload {
+        true => Some(await_preload(&service, &repos).await),
+        false => None,
+    };
+    let load = submit_load(&running, &questions, n, channels, rate).await;
+    let cpu_before = cpu_now(server.as_deref());
+    let retries_accepted = resend_retries(&running, &questions, n, channels);
     sender
-        .wait_for(workers.max(1), Duration::from_secs(600))
+        .wait_for(warm_count + load.submitted.len(), Duration::from_secs(600))
         .await;
-    let cold = cold.elapsed();
-    let warm_count = sender.delivered().len();
-    // The background preload (graph, rows and text in memory) finishes before the load starts.
-    let preloading = Instant::now();
-    let scope = query::Scope::of(repos.iter().map(|(n, _)| n.clone()));
-    for (name, _) in &repos {
-        while preload && preloading.elapsed() < Duration::from_secs(600) {
-            let (s, sc, name) = (service.clone(), scope.clone(), name.clone());
-            let done = tokio::task::spawn_blocking(move || s.status(&sc, &name))
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .is_some_and(|st| st.preloaded);
-            if done {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-    let preloading = preloading.elapsed();
-
-    // The load: n questions from `channels` channels, all at once or `rate` a second, then every
-    // fifth re-sent with the same event id, as a platform retry would.
-    let mut submitted: HashMap<String, Instant> = HashMap::new();
-    let mut refused = 0;
-    let started = Instant::now();
-    for i in 0..n {
-        if rate > 0 {
-            let due = started + Duration::from_secs_f64(i as f64 / rate as f64);
-            tokio::time::sleep_until(due.into()).await;
-        }
-        let ev = format!("Ev{i}");
-        let q = question(i % channels, i, &ev, &questions[i % questions.len()]);
-        let at = Instant::now();
-        match running.inbox.submit(q) {
-            Submitted::Accepted => {
-                submitted.insert(ev, at);
-            }
-            _ => refused += 1,
-        }
-    }
-    let cpu_before = (cpu_seconds("self"), server.as_deref().and_then(cpu_seconds));
-    let mut retries_accepted = 0;
-    for i in (0..n).step_by(5) {
-        let ev = format!("Ev{i}");
-        let q = question(i % channels, i, &ev, &questions[i % questions.len()]);
-        if running.inbox.submit(q) == Submitted::Accepted {
-            retries_accepted += 1;
-        }
-    }
-    sender
-        .wait_for(warm_count + submitted.len(), Duration::from_secs(600))
-        .await;
-    let wall = started.elapsed();
-    let cpu_after = (cpu_seconds("self"), server.as_deref().and_then(cpu_seconds));
+    let wall = load.started.elapsed();
+    let cpu_after = cpu_now(server.as_deref());
     // Anything late or doubled would arrive now.
     tokio::time::sleep(Duration::from_millis(300)).await;
     running.shutdown().await;
+    let delivered = sender.delivered();
+    let t = tally(
+        &delivered[warm_count.min(delivered.len())..],
+        &load.submitted,
+        &asked,
+        repos.len() > 1,
+    );
 
-    let mut per_event: HashMap<String, usize> = HashMap::new();
-    let mut lat = Vec::new();
-    let (mut answers, mut errors) = (0, 0);
-    // Answers to questions whose repository is said: (those, those cited from it first).
-    let (mut placed, mut right) = (0, 0);
-    for d in sender.delivered().iter().skip(warm_count) {
-        let ev = d.question.event_id.clone();
-        *per_event.entry(ev.clone()).or_default() += 1;
-        if let Some(t) = submitted.get(&ev) {
-            lat.push(d.at.duration_since(*t));
-        }
-        let want = ev
-            .strip_prefix("Ev")
-            .and_then(|i| i.parse::<usize>().ok())
-            .and_then(|i| asked[i % asked.len()].0.as_deref());
-        match &d.reply {
-            Reply::Answer(a) => {
-                answers += 1;
-                if let Some(want) = want {
-                    placed += 1;
-                    let from = first_repository(a, repos.len() > 1);
-                    right += usize::from(from == Some(want));
-                    if from != Some(want) && std::env::var_os("BOT_LOAD_MISSES").is_some() {
-                        eprintln!("miss: want {want}, first {from:?}: {}", d.question.text);
-                    }
-                }
-            }
-            _ => errors += 1,
-        }
-    }
-    lat.sort();
-    let lost = submitted
-        .keys()
-        .filter(|e| !per_event.contains_key(*e))
-        .count();
-    let duplicated = per_event.values().filter(|&&c| c > 1).count();
     let arrivals = match rate {
         0 => "all at once".to_string(),
         r => format!("{r}/s evenly spaced"),
@@ -326,17 +399,18 @@ async fn main() {
         workers.max(1),
         cold.as_secs_f64() * 1000.0
     );
-    if preload {
+    if let Some(preloading) = preloading {
         println!(
             "  preload (graph, rows and text in memory) done {:.0} ms after that",
             preloading.as_secs_f64() * 1000.0
         );
     }
+    let lat = &t.latencies;
     println!(
         "  submit -> delivered: p50 {:.0} ms, p95 {:.0} ms, max {:.0} ms; all {n} in {:.0} ms ({:.1} answers/s)",
-        pct(&lat, 0.50),
-        pct(&lat, 0.95),
-        pct(&lat, 1.0),
+        pct(lat, 0.50),
+        pct(lat, 0.95),
+        pct(lat, 1.0),
         wall.as_secs_f64() * 1000.0,
         lat.len() as f64 / wall.as_secs_f64()
     );
@@ -350,16 +424,19 @@ async fn main() {
         println!("  CPU per answer during the load: this process {bot:.1} ms{server}");
     }
     println!(
-        "  replies: {answers} answers, {errors} errors; lost {lost}, duplicated {duplicated}, refused {refused}, retries accepted {retries_accepted} (want 0)"
+        "  replies: {} answers, {} errors; lost {}, duplicated {}, refused {}, retries accepted {retries_accepted} (want 0)",
+        t.answers, t.errors, t.lost, t.duplicated, load.refused
     );
-    if placed > 0 {
+    if t.placed > 0 {
         println!(
-            "  first citation from the repository that holds the question: {right} of {placed} answers ({} repositories asked each time)",
+            "  first citation from the repository that holds the question: {} of {} answers ({} repositories asked each time)",
+            t.right,
+            t.placed,
             repos.len()
         );
     }
     println!("  peak RSS: {:.0} MB", peak_rss_mb());
-    if lost > 0 || duplicated > 0 || retries_accepted > 0 {
+    if t.lost > 0 || t.duplicated > 0 || retries_accepted > 0 {
         std::process::exit(1);
     }
 }

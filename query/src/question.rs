@@ -257,39 +257,17 @@ pub fn understand_in(
     let mut content_words: Vec<String> = Vec::new();
     let mut cjk = Vec::new();
     let mut has_chinese = false;
-    for ident in &identifiers {
-        for part in ident.text.split('.') {
-            for w in indexer::analyzer::split_identifier(part) {
-                if !is_stop(&w) {
-                    acc.add(&terms::stem(&w), &w, TermOrigin::Identifier);
-                }
-            }
-        }
-    }
+    identifier_terms(&identifiers, &mut acc);
     for word in words(text) {
         if word.chars().any(is_cjk) {
             has_chinese = true;
-            for piece in zh::translate(&word, zh_dict, named) {
-                match piece {
-                    zh::Piece::English { senses, weak, .. } => {
-                        for (i, sense) in senses.iter().enumerate() {
-                            let origin = if i == 0 && !weak {
-                                TermOrigin::Translation
-                            } else {
-                                TermOrigin::AltTranslation
-                            };
-                            for e in sense.iter().filter(|e| !is_stop(e)) {
-                                acc.add(&terms::stem(e), e, origin);
-                                if i == 0 {
-                                    content_words.push(e.to_string());
-                                }
-                            }
-                        }
-                    }
-                    zh::Piece::Chinese(s) => cjk.push(s),
-                    zh::Piece::Function(_) => {}
-                }
-            }
+            cjk.extend(chinese_terms(
+                &word,
+                zh_dict,
+                named,
+                &mut acc,
+                &mut content_words,
+            ));
             continue;
         }
         if identifiers
@@ -298,31 +276,117 @@ pub fn understand_in(
         {
             continue;
         }
-        for w in indexer::analyzer::split_identifier(&word) {
-            // Numbers of three digits or more (a status code, a port) are literals code holds.
-            let digits = w.chars().all(|c| c.is_ascii_digit());
-            if intent != Intent::Definition && lexicon::KIND_WORDS.contains(&w.as_str()) {
-                acc.add(&terms::stem(&w), &w, TermOrigin::KindWord);
-                content_words.push(w.clone());
-                continue;
-            }
-            if is_stop(&w) || w.len() < 2 || (digits && w.len() < 3) {
-                continue;
-            }
-            acc.add(&terms::stem(&w), &w, TermOrigin::Word);
-            content_words.push(w.clone());
-            // Abbreviations both ways: code writes `dir` and `directory`, `max` and `maximum`.
-            for (short, full) in lexicon::SPELLINGS {
-                if *short == w {
-                    acc.add(&terms::stem(full), full, TermOrigin::Spelling);
-                } else if *full == w {
-                    // The short form hides inside many identifiers (`srcDir`): weak evidence.
-                    acc.add(&terms::stem(short), short, TermOrigin::Synonym);
+        word_terms(&word, intent, &mut acc, &mut content_words);
+    }
+    synonym_terms(&mut acc);
+    let pairs = word_pairs(&content_words);
+    let lower_all = lower.as_str();
+    Question {
+        text: text.to_string(),
+        intent,
+        identifiers,
+        message: reported_message(text),
+        pairs,
+        literals,
+        terms: acc.finish(),
+        cjk,
+        zh_untranslated: (has_chinese && zh_dict.is_none())
+            .then(|| "no zh→en dictionary is installed".to_string()),
+        zh_dictionary: None,
+        kind_hint,
+        frames,
+        patch,
+        wants_tests: wants_tests(lower_all),
+        wants_generated: has_any_word(
+            lower_all,
+            &["generated", "vendored", "vendor", "third-party", "生成"],
+        ),
+        wants_examples: has_any_word(
+            lower_all,
+            &[
+                "example", "examples", "sample", "samples", "demo", "demos", "示例", "例子",
+            ],
+        ),
+        reports: !asks_anything(lower_all),
+    }
+}
+
+/// The terms of each identifier's parts (`FileUtils.copyFile` → file, utils, copy, file).
+fn identifier_terms(identifiers: &[Ident], acc: &mut TermAcc) {
+    for ident in identifiers {
+        for part in ident.text.split('.') {
+            for w in indexer::analyzer::split_identifier(part) {
+                if !is_stop(&w) {
+                    acc.add(&terms::stem(&w), &w, TermOrigin::Identifier);
                 }
             }
         }
     }
-    // Synonyms of every direct word, at a low weight.
+}
+
+/// The English terms of a Chinese word's translation (its first sense a translation, the others
+/// alternatives; the first sense's words are content words too), and the pieces left Chinese.
+fn chinese_terms(
+    word: &str,
+    zh_dict: Option<&zh::Dictionary>,
+    named: &dyn Fn(&str) -> bool,
+    acc: &mut TermAcc,
+    content_words: &mut Vec<String>,
+) -> Vec<String> {
+    let mut cjk = Vec::new();
+    for piece in zh::translate(word, zh_dict, named) {
+        match piece {
+            zh::Piece::English { senses, weak, .. } => {
+                for (i, sense) in senses.iter().enumerate() {
+                    let origin = if i == 0 && !weak {
+                        TermOrigin::Translation
+                    } else {
+                        TermOrigin::AltTranslation
+                    };
+                    for e in sense.iter().filter(|e| !is_stop(e)) {
+                        acc.add(&terms::stem(e), e, origin);
+                        if i == 0 {
+                            content_words.push(e.to_string());
+                        }
+                    }
+                }
+            }
+            zh::Piece::Chinese(s) => cjk.push(s),
+            zh::Piece::Function(_) => {}
+        }
+    }
+    cjk
+}
+
+/// The terms of a plain word's parts: kind words, content words and their other spellings.
+fn word_terms(word: &str, intent: Intent, acc: &mut TermAcc, content_words: &mut Vec<String>) {
+    for w in indexer::analyzer::split_identifier(word) {
+        // Numbers of three digits or more (a status code, a port) are literals code holds.
+        let digits = w.chars().all(|c| c.is_ascii_digit());
+        if intent != Intent::Definition && lexicon::KIND_WORDS.contains(&w.as_str()) {
+            acc.add(&terms::stem(&w), &w, TermOrigin::KindWord);
+            content_words.push(w.clone());
+            continue;
+        }
+        if is_stop(&w) || w.len() < 2 || (digits && w.len() < 3) {
+            continue;
+        }
+        acc.add(&terms::stem(&w), &w, TermOrigin::Word);
+        content_words.push(w.clone());
+        // Abbreviations both ways: code writes `dir` and `directory`, `max` and `maximum`.
+        for (short, full) in lexicon::SPELLINGS {
+            if *short == w {
+                acc.add(&terms::stem(full), full, TermOrigin::Spelling);
+            } else if *full == w {
+                // The short form hides inside many identifiers (`srcDir`): weak evidence.
+                acc.add(&terms::stem(short), short, TermOrigin::Synonym);
+            }
+        }
+    }
+}
+
+/// Synonyms of every direct word, at a low weight.
+fn synonym_terms(acc: &mut TermAcc) {
     let direct: Vec<(String, String)> = acc
         .terms
         .iter()
@@ -340,6 +404,10 @@ pub fn understand_in(
             }
         }
     }
+}
+
+/// Adjacent content words, each distinct pair once.
+fn word_pairs(content_words: &[String]) -> Vec<(String, String)> {
     let mut pairs: Vec<(String, String)> = Vec::new();
     for w in content_words.windows(2) {
         let p = (w[0].clone(), w[1].clone());
@@ -347,58 +415,35 @@ pub fn understand_in(
             pairs.push(p);
         }
     }
-    let lower_all = lower.as_str();
-    Question {
-        text: text.to_string(),
-        intent,
-        identifiers,
-        message: reported_message(text),
-        pairs,
-        literals,
-        terms: acc.finish(),
-        cjk,
-        zh_untranslated: (has_chinese && zh_dict.is_none())
-            .then(|| "no zh→en dictionary is installed".to_string()),
-        zh_dictionary: None,
-        kind_hint,
-        frames,
-        patch,
-        // "test" alone is often the check a question is about ("the a*n+b position test"); a
-        // bug report's "Added tests" says what was done, not what is asked for.
-        wants_tests: asks_any_word(
-            lower_all,
-            &[
-                "tests",
-                "testing",
-                "junit",
-                "测试",
-                "benchmark",
-                "benchmarks",
-                "jmh",
-            ],
-        ) || asks_any(
-            lower_all,
-            &[
-                "unit test",
-                "test case",
-                "test class",
-                "test code",
-                "test suite",
-                "in the test",
-            ],
-        ),
-        wants_generated: has_any_word(
-            lower_all,
-            &["generated", "vendored", "vendor", "third-party", "生成"],
-        ),
-        wants_examples: has_any_word(
-            lower_all,
-            &[
-                "example", "examples", "sample", "samples", "demo", "demos", "示例", "例子",
-            ],
-        ),
-        reports: !asks_anything(lower_all),
-    }
+    pairs
+}
+
+/// Whether the question asks for tests. "test" alone is often the check a question is about
+/// ("the a*n+b position test"); a bug report's "Added tests" says what was done, not what is
+/// asked for.
+fn wants_tests(lower: &str) -> bool {
+    asks_any_word(
+        lower,
+        &[
+            "tests",
+            "testing",
+            "junit",
+            "测试",
+            "benchmark",
+            "benchmarks",
+            "jmh",
+        ],
+    ) || asks_any(
+        lower,
+        &[
+            "unit test",
+            "test case",
+            "test class",
+            "test code",
+            "test suite",
+            "in the test",
+        ],
+    )
 }
 
 /// Accumulates terms, one per stem, keeping the strongest origin.
