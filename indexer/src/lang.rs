@@ -79,10 +79,53 @@ pub struct Spec {
     pub support: support::Support,
 }
 
-/// A package manifest: its file name, and the package name it declares.
+/// A build file or package manifest that makes its directory a module ([`crate::module`]).
 pub struct BuildFile {
+    /// Its file name.
     pub name: &'static str,
+    /// Also a file named after its directory with this ending (`spring-core/spring-core.gradle`).
+    pub dir_named: Option<&'static str>,
+    /// The build system, as the module's kind (`maven`, `gradle`; `package` for a language's
+    /// own package manifest).
+    pub system: &'static str,
+    /// Of several build files in one directory, the highest ranked makes the module (a Maven pom
+    /// over a Gradle build over a package manifest).
+    pub rank: u8,
+    /// The module name the file declares.
     pub module_name: fn(&str) -> Option<String>,
+    /// In a root build file, the directories of the projects it includes (Gradle's settings).
+    pub includes: fn(&str) -> Vec<String>,
+}
+
+impl BuildFile {
+    /// A language's package manifest (`pyproject.toml`, `package.json`, `go.mod`): the lowest
+    /// rank, named by what it declares, including nothing.
+    pub const fn package(name: &'static str, module_name: fn(&str) -> Option<String>) -> Self {
+        BuildFile {
+            name,
+            dir_named: None,
+            system: "package",
+            rank: 1,
+            module_name,
+            includes: includes_nothing,
+        }
+    }
+
+    fn is(&self, dir_name: &str, file_name: &str) -> bool {
+        file_name == self.name
+            || self.dir_named.is_some_and(|end| {
+                !dir_name.is_empty() && file_name.strip_suffix(end) == Some(dir_name)
+            })
+    }
+}
+
+/// For a build file that declares no module name: the directory names it.
+pub fn no_module_name(_: &str) -> Option<String> {
+    None
+}
+
+fn includes_nothing(_: &str) -> Vec<String> {
+    Vec::new()
 }
 
 /// A manifest that describes its module: its file name, and the line and text of that
@@ -110,12 +153,13 @@ pub fn description_field(text: &str) -> Option<(u32, String)> {
     })
 }
 
-/// The build file of a registered language named `file_name`.
-pub fn build_file(file_name: &str) -> Option<&'static BuildFile> {
+/// The build file of a registered language named `file_name` in a directory named `dir_name`
+/// (`""` at the repository root).
+pub fn build_file(dir_name: &str, file_name: &str) -> Option<&'static BuildFile> {
     REGISTRY
         .iter()
         .flat_map(|s| s.build_files)
-        .find(|b| b.name == file_name)
+        .find(|b| b.is(dir_name, file_name))
 }
 
 /// A frame of pasted failure output, as written.

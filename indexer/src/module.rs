@@ -1,55 +1,34 @@
 //! Module detection: which build module, or top-level folder, each file of a repository belongs to.
 //!
-//! - Maven: every directory holding a `pom.xml`, named by the pom's own `<artifactId>` (the one
-//!   directly under `<project>`, not the `<parent>`'s), else by the directory name.
-//! - Gradle: every directory holding `build.gradle(.kts)`, `settings.gradle(.kts)` or
-//!   `<dir>.gradle(.kts)` (the per-project build file names Spring uses), plus every project
-//!   `include`d by the root settings file whose directory holds files. Named by the directory
-//!   name; the root by `rootProject.name` from the settings file.
-//!   A directory with both a pom and a Gradle build is a Maven module.
-//! - A language's package manifest (the `build_files` of its [`crate::lang::Spec`]: Python's
-//!   `pyproject.toml`, `setup.cfg`, `setup.py`), named by the name it declares, else by the
-//!   directory name; Maven and Gradle win in the same directory.
+//! - A directory holding a build file of a registered language (the `build_files` of its
+//!   [`crate::lang::Spec`]: Maven's `pom.xml`, Gradle's builds and settings, Python's
+//!   `pyproject.toml`, npm's `package.json`, `go.mod`) is a module, named by the name the file
+//!   declares, else by the directory name. Of several in one directory the highest ranked makes
+//!   the module, and of equal rank one that declares a name wins over one that does not.
+//! - A root build file may include projects in other directories (Gradle's settings): each that
+//!   holds files is a module named by its directory.
 //! - Without any build file: one module per top-level folder.
 //!
 //! Files outside every module belong to a root folder module named after the repository
 //! directory. Names are unique: when two modules would share one, the non-root ones are named by
 //! their path instead (`a/core`, `b/core`).
 
+use crate::lang::BuildFile;
 use crate::model::RepoPath;
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ModuleKind {
-    Maven,
-    Gradle,
-    /// A language's own package manifest (`pyproject.toml`, `setup.cfg`, `setup.py`, …: the
-    /// `build_files` of the language registry).
-    Package,
-    /// A top-level folder (or the repository root) of a repository without build files.
-    Folder,
-}
+/// The kind of a module without a build file.
+pub const FOLDER: &str = "folder";
 
-impl ModuleKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ModuleKind::Maven => "maven",
-            ModuleKind::Gradle => "gradle",
-            ModuleKind::Package => "package",
-            ModuleKind::Folder => "folder",
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Module {
     pub name: String,
     /// Repo-relative directory, `""` for the repository root.
     pub root: String,
-    pub kind: ModuleKind,
+    /// The build system of the file that made it a module (`maven`, `gradle`, `package`), or
+    /// [`FOLDER`].
+    pub kind: &'static str,
 }
 
 /// The modules of one repository, and which module a path belongs to.
@@ -85,66 +64,38 @@ impl ModuleMap {
         let mut read_text =
             |path: &RepoPath| read(path).map(|b| String::from_utf8_lossy(&b).into_owned());
         // root dir → module, so one directory yields one module.
-        let mut found: BTreeMap<&str, Module> = BTreeMap::new();
-        let mut settings: Vec<&RepoPath> = Vec::new();
+        let mut found: BTreeMap<&str, Found> = BTreeMap::new();
+        let mut included: Vec<(String, &'static str)> = Vec::new();
         for path in files {
             let (dir, name) = split_dir(path.as_str());
-            match name {
-                "pom.xml" => {
-                    let artifact = read_text(path).and_then(|xml| pom_artifact_id(&xml));
-                    let name = artifact.unwrap_or_else(|| dir_name(dir, repo_name).to_string());
-                    found.insert(dir, module(name, dir, ModuleKind::Maven));
-                }
-                "settings.gradle" | "settings.gradle.kts" => settings.push(path),
-                _ if is_gradle_build_file(dir, name)
-                    && found.get(dir).is_none_or(|m| m.kind != ModuleKind::Maven) =>
-                {
-                    let name = dir_name(dir, repo_name).to_string();
-                    found.insert(dir, module(name, dir, ModuleKind::Gradle));
-                }
-                _ => {
-                    let Some(build) = crate::lang::build_file(name) else {
-                        continue;
-                    };
-                    let taken = found.get(dir).map(|m| m.kind);
-                    if matches!(taken, Some(ModuleKind::Maven | ModuleKind::Gradle)) {
-                        continue;
-                    }
-                    let declared = read_text(path).and_then(|t| (build.module_name)(&t));
-                    match (taken, declared) {
-                        // A manifest that names the package wins over one that does not.
-                        (Some(_), None) => {}
-                        (_, declared) => {
-                            let name =
-                                declared.unwrap_or_else(|| dir_name(dir, repo_name).to_string());
-                            found.insert(dir, module(name, dir, ModuleKind::Package));
-                        }
-                    }
-                }
-            }
-        }
-        let mut included: Vec<String> = Vec::new();
-        for path in settings {
-            let (dir, _) = split_dir(path.as_str());
-            let text = read_text(path).unwrap_or_default();
-            if dir.is_empty() {
-                included = gradle_includes(&text);
-            }
-            if found.get(dir).is_some_and(|m| m.kind == ModuleKind::Maven) {
+            let Some(build) = crate::lang::build_file(dir_name(dir, ""), name) else {
+                continue;
+            };
+            let taken = found.get(dir);
+            let outranked = taken.is_some_and(|t| t.rank > build.rank);
+            if outranked && !dir.is_empty() {
                 continue;
             }
-            let name = gradle_root_project_name(&text)
-                .unwrap_or_else(|| dir_name(dir, repo_name).to_string());
-            found.insert(dir, module(name, dir, ModuleKind::Gradle));
+            let text = read_text(path);
+            if dir.is_empty() {
+                let dirs = text.as_deref().map(build.includes).unwrap_or_default();
+                included.extend(dirs.into_iter().map(|d| (d, build.system)));
+            }
+            let declared = text.as_deref().and_then(build.module_name);
+            let named_before = taken.is_some_and(|t| t.rank == build.rank && t.declared);
+            if outranked || (named_before && declared.is_none()) {
+                continue;
+            }
+            found.insert(dir, Found::new(build, dir, declared, repo_name));
         }
-        let mut modules: Vec<Module> = found.into_values().collect();
+        let mut modules: Vec<Module> = found.into_values().map(|f| f.module).collect();
         if !included.is_empty() {
             let dirs = all_dirs(files);
-            for dir in included {
+            for (dir, kind) in included {
                 let known = modules.iter().any(|m| m.root == dir);
                 if !known && dirs.contains(dir.as_str()) {
                     let name = dir_name(&dir, repo_name).to_string();
-                    modules.push(module(name, &dir, ModuleKind::Gradle));
+                    modules.push(module(name, &dir, kind));
                 }
             }
         }
@@ -158,8 +109,7 @@ impl ModuleMap {
         };
         map.index();
         if !map.by_root.contains_key("") && files.iter().any(|f| map.lookup(f).is_none()) {
-            map.modules
-                .push(module(repo_name.to_string(), "", ModuleKind::Folder));
+            map.modules.push(module(repo_name.to_string(), "", FOLDER));
             map.index();
         }
         map.make_names_unique();
@@ -214,7 +164,28 @@ impl ModuleMap {
     }
 }
 
-fn module(name: String, root: &str, kind: ModuleKind) -> Module {
+/// A module a build file made, and what decides whether another in its directory replaces it.
+struct Found {
+    module: Module,
+    rank: u8,
+    declared: bool,
+}
+
+impl Found {
+    fn new(build: &BuildFile, dir: &str, declared: Option<String>, repo_name: &str) -> Found {
+        Found {
+            rank: build.rank,
+            declared: declared.is_some(),
+            module: module(
+                declared.unwrap_or_else(|| dir_name(dir, repo_name).to_string()),
+                dir,
+                build.system,
+            ),
+        }
+    }
+}
+
+fn module(name: String, root: &str, kind: &'static str) -> Module {
     Module {
         name,
         root: root.to_string(),
@@ -236,16 +207,6 @@ fn dir_name<'a>(dir: &'a str, repo_name: &'a str) -> &'a str {
     }
 }
 
-fn is_gradle_build_file(dir: &str, name: &str) -> bool {
-    let Some(stem) = name
-        .strip_suffix(".gradle")
-        .or_else(|| name.strip_suffix(".gradle.kts"))
-    else {
-        return false;
-    };
-    stem == "build" || (!dir.is_empty() && stem == dir_name(dir, ""))
-}
-
 /// One module per top-level folder; files at the root belong to a root module.
 fn folder_modules(repo_name: &str, files: &[RepoPath]) -> Vec<Module> {
     let mut tops: BTreeSet<&str> = BTreeSet::new();
@@ -258,11 +219,11 @@ fn folder_modules(repo_name: &str, files: &[RepoPath]) -> Vec<Module> {
             None => root_files = true,
         }
     }
-    let root = root_files.then(|| module(repo_name.to_string(), "", ModuleKind::Folder));
+    let root = root_files.then(|| module(repo_name.to_string(), "", FOLDER));
     (root.into_iter())
         .chain(
             tops.into_iter()
-                .map(|top| module(top.to_string(), top, ModuleKind::Folder)),
+                .map(|top| module(top.to_string(), top, FOLDER)),
         )
         .collect()
 }
@@ -282,117 +243,6 @@ fn all_dirs(files: &[RepoPath]) -> HashSet<&str> {
     dirs
 }
 
-/// The `<artifactId>` that is a direct child of the root `<project>` element, by a tag scan
-/// (no XML parser: comments, CDATA, processing instructions and namespace prefixes handled).
-/// `None` when absent, empty or a `${property}`.
-pub fn pom_artifact_id(xml: &str) -> Option<String> {
-    let mut depth = 0usize;
-    let mut i = 0;
-    while let Some(lt) = xml[i..].find('<') {
-        let start = i + lt;
-        let rest = &xml[start..];
-        let skip_to = |end: &str| rest.find(end).map(|e| start + e + end.len());
-        if rest.starts_with("<!--") {
-            i = skip_to("-->")?;
-            continue;
-        }
-        if rest.starts_with("<![CDATA[") {
-            i = skip_to("]]>")?;
-            continue;
-        }
-        if rest.starts_with("<?") || rest.starts_with("<!") {
-            i = skip_to(">")?;
-            continue;
-        }
-        let gt = rest.find('>')?;
-        let tag = &rest[1..gt];
-        i = start + gt + 1;
-        if tag.starts_with('/') {
-            depth = depth.saturating_sub(1);
-            if depth == 0 {
-                return None; // end of <project>
-            }
-            continue;
-        }
-        let self_closing = tag.ends_with('/');
-        let name = tag
-            .split(|c: char| c.is_whitespace() || c == '/')
-            .next()
-            .unwrap_or("");
-        let local = name.rsplit(':').next().unwrap_or(name);
-        if depth == 0 && local != "project" {
-            return None;
-        }
-        if depth == 1 && local == "artifactId" && !self_closing {
-            let value = xml[i..].split('<').next().unwrap_or("").trim();
-            return (!value.is_empty() && !value.contains("${")).then(|| value.to_string());
-        }
-        if !self_closing {
-            depth += 1;
-        }
-    }
-    None
-}
-
-/// `rootProject.name = 'x'` (Groovy or Kotlin DSL) from a settings file.
-fn gradle_root_project_name(settings: &str) -> Option<String> {
-    let at = settings.find("rootProject.name")?;
-    let rest = settings[at + "rootProject.name".len()..].trim_start();
-    let rest = rest.strip_prefix('=')?.trim_start();
-    let (value, _) = quoted(rest)?;
-    (!value.is_empty()).then(|| value.to_string())
-}
-
-/// Project directories named by `include` statements of a settings file: `include 'a', ':b:c'`,
-/// `include(":a", ":b")`, over several lines too. `:b:c` is the directory `b/c`.
-fn gradle_includes(settings: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(at) = settings[from..].find("include") {
-        let start = from + at;
-        from = start + "include".len();
-        let preceded_by_ident = settings[..start]
-            .chars()
-            .next_back()
-            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.');
-        if preceded_by_ident {
-            continue;
-        }
-        let mut rest = settings[from..].trim_start_matches([' ', '\t']);
-        let parenthesized = rest.starts_with('(');
-        if parenthesized {
-            rest = &rest[1..];
-        } else if !rest.starts_with(['\'', '"']) {
-            continue; // includeBuild, includeFlat, a comment's prose
-        }
-        loop {
-            rest = rest.trim_start();
-            let Some((value, after)) = quoted(rest) else {
-                break;
-            };
-            let dir = value.trim_start_matches(':').replace(':', "/");
-            if RepoPath::new(&dir).is_some() {
-                out.push(dir);
-            }
-            rest = after.trim_start();
-            match rest.strip_prefix(',') {
-                Some(next) => rest = next,
-                None => break,
-            }
-        }
-        from = settings.len() - rest.len();
-    }
-    out
-}
-
-/// A string literal in single or double quotes at the start of `s`: `(value, rest after it)`.
-fn quoted(s: &str) -> Option<(&str, &str)> {
-    let quote = s.chars().next().filter(|c| matches!(c, '\'' | '"'))?;
-    let body = &s[1..];
-    let end = body.find(quote)?;
-    Some((&body[..end], &body[end + 1..]))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -408,7 +258,7 @@ mod tests {
         })
     }
 
-    fn summary(map: &ModuleMap) -> Vec<(&str, &str, ModuleKind)> {
+    fn summary(map: &ModuleMap) -> Vec<(&str, &str, &str)> {
         (map.modules().iter())
             .map(|m| (m.name.as_str(), m.root.as_str(), m.kind))
             .collect()
@@ -452,9 +302,9 @@ mod tests {
         assert_eq!(
             summary(&m),
             [
-                ("acme-parent", "", ModuleKind::Maven),
-                ("acme-core", "core", ModuleKind::Maven),
-                ("sub", "core/sub", ModuleKind::Maven),
+                ("acme-parent", "", "maven"),
+                ("acme-core", "core", "maven"),
+                ("sub", "core/sub", "maven"),
             ]
         );
         assert_eq!(of(&m, "core/src/main/java/org/acme/A.java"), "acme-core");
@@ -479,23 +329,6 @@ mod tests {
     }
 
     #[test]
-    fn pom_scan_handles_prefixes_cdata_and_self_closing_tags() {
-        let xml = "<?xml version='1.0'?><!DOCTYPE x><p:project xmlns:p='x'><p:parent/>\
-                   <description><![CDATA[<artifactId>no</artifactId>]]></description>\
-                   <p:artifactId>yes</p:artifactId></p:project>";
-        assert_eq!(pom_artifact_id(xml).as_deref(), Some("yes"));
-        assert_eq!(
-            pom_artifact_id("<settings><artifactId>x</artifactId></settings>"),
-            None
-        );
-        assert_eq!(
-            pom_artifact_id("<project><artifactId>unterminated"),
-            Some("unterminated".into())
-        );
-        assert_eq!(pom_artifact_id("<project"), None);
-    }
-
-    #[test]
     fn gradle_modules_by_build_files_and_settings() {
         let m = map(&[
             (
@@ -513,22 +346,15 @@ mod tests {
         assert_eq!(
             summary(&m),
             [
-                ("shop", "", ModuleKind::Gradle),
-                ("api", "api", ModuleKind::Gradle),
-                ("util", "libs/util", ModuleKind::Gradle),
-                ("spring-core", "spring-core", ModuleKind::Gradle),
-                ("web", "web", ModuleKind::Gradle),
+                ("shop", "", "gradle"),
+                ("api", "api", "gradle"),
+                ("util", "libs/util", "gradle"),
+                ("spring-core", "spring-core", "gradle"),
+                ("web", "web", "gradle"),
             ]
         );
         assert_eq!(of(&m, "libs/util/src/U.java"), "util");
         assert_eq!(of(&m, "build.gradle.kts"), "shop");
-    }
-
-    #[test]
-    fn gradle_includes_in_groovy_syntax() {
-        let settings = "rootProject.name = 'x'\ninclude 'a', ':b:c',\n  'd'\nincludeBuild 'e'\n// include is for\ninclude ':f'";
-        assert_eq!(gradle_includes(settings), ["a", "b/c", "d", "f"]);
-        assert_eq!(gradle_root_project_name(settings).as_deref(), Some("x"));
     }
 
     #[test]
@@ -551,7 +377,7 @@ mod tests {
         assert!(
             m.modules()
                 .iter()
-                .all(|x| x.kind == ModuleKind::Package || x.root.is_empty())
+                .all(|x| x.kind == "package" || x.root.is_empty())
         );
     }
 
@@ -585,7 +411,41 @@ mod tests {
             ("build.gradle", ""),
             ("pom.xml", "<project><artifactId>m</artifactId></project>"),
         ]);
-        assert_eq!(summary(&m), [("m", "", ModuleKind::Maven)]);
+        assert_eq!(summary(&m), [("m", "", "maven")]);
+    }
+
+    #[test]
+    fn the_highest_ranked_build_file_makes_the_module_whatever_the_order() {
+        let files = [
+            ("svc/package.json", "{\"name\": \"web\"}"),
+            ("svc/build.gradle", ""),
+            (
+                "svc/pom.xml",
+                "<project><artifactId>svc-api</artifactId></project>",
+            ),
+            ("tools/pyproject.toml", "[project]\nname = \"tools\"\n"),
+            ("tools/build.gradle.kts", ""),
+            ("settings.gradle", "include ':lib'"),
+            (
+                "pom.xml",
+                "<project><artifactId>shop</artifactId></project>",
+            ),
+            ("lib/L.java", ""),
+        ];
+        let mut reversed = files;
+        reversed.reverse();
+        let (m, r) = (map(&files), map(&reversed));
+        assert_eq!(summary(&m), summary(&r));
+        assert_eq!(
+            summary(&m),
+            [
+                ("shop", "", "maven"),
+                ("lib", "lib", "gradle"),
+                ("svc-api", "svc", "maven"),
+                ("tools", "tools", "gradle"),
+            ],
+            "a root pom still reads the root settings' includes"
+        );
     }
 
     #[test]
@@ -598,9 +458,9 @@ mod tests {
         assert_eq!(
             summary(&m),
             [
-                ("repo", "", ModuleKind::Folder),
-                ("client", "client", ModuleKind::Folder),
-                ("server", "server", ModuleKind::Folder),
+                ("repo", "", FOLDER),
+                ("client", "client", FOLDER),
+                ("server", "server", FOLDER),
             ]
         );
         assert_eq!(of(&m, "client/x/C.java"), "client");

@@ -2,6 +2,7 @@
 //!
 //! Symbols (and the naming scheme of their ids) come from [`symbols`]; graph facts from [`calls`].
 
+mod build;
 pub mod calls;
 mod frameworks;
 pub(crate) mod generated;
@@ -63,8 +64,7 @@ pub const SPEC: Spec = Spec {
     null_use: trace::null_use,
     resolve: None,
     reads_java: false,
-    // Maven and Gradle modules are the module map's own.
-    build_files: &[],
+    build_files: build::BUILD_FILES,
     descriptions: DESCRIBED,
     runtime: &[
         "java.lang.",

@@ -3,10 +3,7 @@
 
 use crate::lang::BuildFile;
 
-pub(super) const BUILD_FILES: &[BuildFile] = &[BuildFile {
-    name: "go.mod",
-    module_name,
-}];
+pub(super) const BUILD_FILES: &[BuildFile] = &[BuildFile::package("go.mod", module_name)];
 
 /// `module example.com/shop` (quoted or not, comments after it ignored).
 pub(super) fn module_name(text: &str) -> Option<String> {

@@ -16,18 +16,9 @@ pub(super) const DESCRIBED: &[Described] = &[
 ];
 
 pub(super) const BUILD_FILES: &[BuildFile] = &[
-    BuildFile {
-        name: "pyproject.toml",
-        module_name: pyproject_name,
-    },
-    BuildFile {
-        name: "setup.cfg",
-        module_name: setup_cfg_name,
-    },
-    BuildFile {
-        name: "setup.py",
-        module_name: setup_py_name,
-    },
+    BuildFile::package("pyproject.toml", pyproject_name),
+    BuildFile::package("setup.cfg", setup_cfg_name),
+    BuildFile::package("setup.py", setup_py_name),
 ];
 
 /// `name = "x"` under `[project]` or `[tool.poetry]`.

@@ -59,10 +59,7 @@ pub const SPEC: Spec = Spec {
     // One resolver for both languages: a TypeScript file imports JavaScript and back.
     resolve: Some(resolve),
     reads_java: false,
-    build_files: &[BuildFile {
-        name: "package.json",
-        module_name: package_name,
-    }],
+    build_files: &[BuildFile::package("package.json", package_name)],
     descriptions: &[Described {
         name: "package.json",
         description: package_description,
