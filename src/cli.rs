@@ -300,9 +300,10 @@ pub struct AskArgs {
     /// `{"id","answer","citations"}` line per question to stdout.
     #[arg(long, conflicts_with = "question")]
     pub batch: Option<std::path::PathBuf>,
-    /// Team mode, with `--batch`: first read the snapshot's chunks into a search in memory
-    /// (about 0.5 GB per million lines) instead of asking Meilisearch for every question, which
-    /// is the default, as for a one-shot question and the bot.
+    /// Team mode, with `--batch`: first copy the snapshot's chunks into a keyword index kept
+    /// under the cache folder (`$XDG_CACHE_HOME/codemap`, one copy per snapshot, reused by the
+    /// next batch while the snapshot is the last one) instead of asking Meilisearch for every
+    /// question, which is the default, as for a one-shot question.
     #[arg(long, requires = "batch")]
     pub memory_copy: bool,
     /// Team mode, with `--batch`: search in Meilisearch for every question (the default; kept

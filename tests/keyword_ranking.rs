@@ -242,3 +242,70 @@ fn ask_batch_searches_on_the_server_by_default() {
         assert_eq!(a["citations"], one_shot["citations"], "{q}");
     }
 }
+
+/// `ask --batch --memory-copy` keeps its copy of the keyword index on disk, one folder per
+/// snapshot under the cache folder, and the next batch of the same snapshot opens it instead of
+/// reading every chunk from the server again: with the chunks gone from the server, it still
+/// finds a word only the copy holds, where a batch searching the server finds nothing.
+#[test]
+#[ignore = "needs a Meilisearch server: MEILI_URL=… [MEILI_MASTER_KEY=…] cargo test -- --include-ignored"]
+fn a_batch_reuses_the_search_copy_it_kept_for_the_same_snapshot() {
+    let Some(server) = Server::from_env("a_batch_reuses_the_search_copy") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("shop");
+    copy_shop(&repo);
+    write(
+        &repo,
+        "src/main/java/com/shop/Lantern.java",
+        "package com.shop;\n\npublic class Lantern {\n    void glow() {\n        String s = \"kumquat marmalade\";\n        System.out.println(s);\n    }\n}\n",
+    );
+    let (idx, cache) = (tmp.path().join("idx"), tmp.path().join("cache"));
+    let team = |args: &[&str]| {
+        let o = codemap()
+            .arg("--index-dir")
+            .arg(&idx)
+            .args([
+                "--backend",
+                "meilisearch",
+                "--meili-prefix",
+                server.prefix(),
+            ])
+            .args(["--repo-name", "shop"])
+            .args(args)
+            .env("XDG_CACHE_HOME", &cache)
+            .env("CODEMAP_LOG", "indexer=debug")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        o
+    };
+    team(&["index", repo.to_str().unwrap(), "--quiet"]);
+    let batch = tmp.path().join("q.jsonl");
+    std::fs::write(&batch, r#"{"id": 1, "question": "kumquat marmalade"}"#).unwrap();
+    let batch = batch.to_str().unwrap();
+    let cites_lantern = |o: &std::process::Output| {
+        let answer: serde_json::Value = serde_json::from_str(stdout(o).trim()).unwrap();
+        (answer["citations"].as_array().unwrap().iter())
+            .any(|c| c.to_string().contains("Lantern.java"))
+    };
+    let first = team(&["ask", "--batch", batch, "--memory-copy"]);
+    assert!(cites_lantern(&first));
+    let copies: Vec<std::path::PathBuf> = std::fs::read_dir(cache.join("codemap"))
+        .unwrap()
+        .flat_map(|scope| std::fs::read_dir(scope.unwrap().path().join("search")).unwrap())
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(copies.len(), 1, "one copy, of the one snapshot: {copies:?}");
+    assert!(copies[0].join("meta.json").exists());
+
+    server.delete_documents("chunks", "shop");
+    assert!(
+        !cites_lantern(&team(&["ask", "--batch", batch])),
+        "the server no longer holds the word"
+    );
+    let second = team(&["ask", "--batch", batch, "--memory-copy"]);
+    assert!(cites_lantern(&second), "found in the kept copy");
+    assert!(String::from_utf8_lossy(&second.stderr).contains("from the kept copy"));
+}

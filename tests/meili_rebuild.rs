@@ -309,46 +309,6 @@ fn a_rebuild_of_the_same_second_is_not_answered_from_the_lists_kept_before() {
     assert!(files("lanternfish").is_empty());
 }
 
-/// Deletes every edge document of `REPO` on the server behind the stores' backs, and waits.
-fn delete_edges_on_the_server(server: &Server) {
-    let url = std::env::var("MEILI_URL").unwrap();
-    let key = std::env::var("MEILI_MASTER_KEY").unwrap_or_default();
-    tokio::runtime::Runtime::new().unwrap().block_on(async {
-        let http = reqwest::Client::new();
-        let task: serde_json::Value = http
-            .post(format!(
-                "{url}/indexes/{}edges/documents/delete",
-                server.prefix()
-            ))
-            .bearer_auth(&key)
-            .json(&serde_json::json!({ "filter": format!("repo = \"{REPO}\"") }))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let uid = task["taskUid"].as_u64().unwrap();
-        for _ in 0..600 {
-            let t: serde_json::Value = http
-                .get(format!("{url}/tasks/{uid}"))
-                .bearer_auth(&key)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
-            match t["status"].as_str() {
-                Some("succeeded") => return,
-                Some("failed" | "canceled") => panic!("{t}"),
-                _ => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
-            }
-        }
-        panic!("task {uid} did not finish");
-    });
-}
-
 #[test]
 #[ignore = "needs a Meilisearch server: MEILI_URL=… [MEILI_MASTER_KEY=…] cargo test -- --include-ignored"]
 fn neighbourhoods_are_read_once_per_snapshot_by_every_reader_of_the_process() {
@@ -376,7 +336,7 @@ fn neighbourhoods_are_read_once_per_snapshot_by_every_reader_of_the_process() {
     assert_eq!(callees(&first), [reserve.clone(), reserve.clone()]);
     // Gone from the server with no new snapshot: the process still answers from what it read,
     // a reader opened since as well (the bot's workers share one cache).
-    delete_edges_on_the_server(&server);
+    server.delete_documents("edges", REPO);
     let other = MeiliStore::connect(config(&server)).unwrap();
     assert_eq!(callees(&other), [reserve.clone(), reserve]);
     // A new snapshot is read afresh, half a second after its publish at most.

@@ -135,9 +135,11 @@ pub struct MeiliEntry {
     /// index --backend meilisearch` publishes it to); unset: not searched over the network.
     #[serde(default)]
     pub remote: Option<String>,
-    /// Where the derived view tables are cached, so that a restart maps them instead of reading
-    /// every symbol from the server again. Default: `<state_dir>/views/<name>` when `state_dir`
-    /// is set; else none (built in memory at each start).
+    /// Where the derived view tables and the copy of the keyword index (`search/`, one folder
+    /// per snapshot) are kept, so that a restart maps them instead of reading every symbol and
+    /// chunk from the server again, and the copy's pages are the page cache's, not the bot's
+    /// heap. Default: `<state_dir>/views/<name>` when `state_dir` is set; else none (built in
+    /// memory at each start).
     #[serde(default)]
     pub cache_dir: Option<PathBuf>,
 }

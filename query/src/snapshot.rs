@@ -25,8 +25,15 @@ pub fn open(loc: &IndexLocation) -> Result<Box<dyn IndexRead>, StoreError> {
             }
             Ok(Box::new(EmbeddedIndex::open(&IndexDir::new(index_dir))?))
         }
-        IndexLocation::Meilisearch { config, .. } => {
-            Ok(Box::new(MeiliStore::connect(config.clone())?))
+        IndexLocation::Meilisearch {
+            config, cache_dir, ..
+        } => {
+            // The copy of the chunks' search index goes beside the view tables.
+            let mut config = config.clone();
+            if config.search_dir.is_none() {
+                config.search_dir = cache_dir.as_ref().map(|d| d.join("search"));
+            }
+            Ok(Box::new(MeiliStore::connect(config)?))
         }
     }
 }

@@ -13,8 +13,15 @@ pub fn ask(g: &Global, a: &AskArgs) -> Result<Outcome> {
         return Ok(Outcome::Done);
     }
     let rules = query::retrieve::RuleSet::parse(&a.rules).context("--rules")?;
-    let reader = open_reader(g)?;
     let (repo_root, index_dir) = query_dirs(g)?;
+    let reader: Box<dyn indexer::store::IndexRead> = match g.backend {
+        // The batch's copy of the keyword index goes beside the view tables.
+        Backend::Meilisearch if a.memory_copy => Box::new(
+            super::meili_published(g)?
+                .with_search_dir(index_dir.as_ref().map(|d| d.join("search"))),
+        ),
+        _ => open_reader(g)?,
+    };
     let asker =
         Asker::with_cache(reader.as_ref(), repo_root, index_dir).context("loading the snapshot")?;
     let llm = a

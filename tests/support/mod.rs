@@ -173,6 +173,48 @@ impl Server {
     }
 }
 
+impl Server {
+    /// Deletes repository `repo`'s documents of index `index` (`edges`, `chunks`) behind its
+    /// readers' backs, and waits for the server to have done it.
+    pub fn delete_documents(&self, index: &str, repo: &str) {
+        let (url, key) = (&self.url, self.key.clone().unwrap_or_default());
+        tokio::runtime::Runtime::new().unwrap().block_on(async {
+            let http = reqwest::Client::new();
+            let task: serde_json::Value = http
+                .post(format!(
+                    "{url}/indexes/{}{index}/documents/delete",
+                    self.prefix
+                ))
+                .bearer_auth(&key)
+                .json(&serde_json::json!({ "filter": format!("repo = \"{repo}\"") }))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            let uid = task["taskUid"].as_u64().unwrap();
+            for _ in 0..600 {
+                let t: serde_json::Value = http
+                    .get(format!("{url}/tasks/{uid}"))
+                    .bearer_auth(&key)
+                    .send()
+                    .await
+                    .unwrap()
+                    .json()
+                    .await
+                    .unwrap();
+                match t["status"].as_str() {
+                    Some("succeeded") => return,
+                    Some("failed" | "canceled") => panic!("{t}"),
+                    _ => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+                }
+            }
+            panic!("task {uid} did not finish");
+        });
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.store("cleanup").drop_indexes();

@@ -74,6 +74,9 @@ pub struct MeiliConfig {
     pub repo: String,
     /// Longest wait for one task.
     pub task_timeout: Duration,
+    /// Where a warm reader keeps its copy of the snapshot's keyword index, a folder per snapshot
+    /// (`warm`); `None`: in memory.
+    pub search_dir: Option<std::path::PathBuf>,
 }
 
 impl MeiliConfig {
@@ -89,6 +92,7 @@ impl MeiliConfig {
             prefix: prefix.into(),
             repo: repo.into(),
             task_timeout: Duration::from_secs(300),
+            search_dir: None,
         }
     }
 }
@@ -161,6 +165,12 @@ impl MeiliStore {
 
     pub fn repo(&self) -> &str {
         &self.cfg.repo
+    }
+
+    /// The store, keeping its copy of the keyword index in `dir` ([`MeiliConfig::search_dir`]).
+    pub fn with_search_dir(mut self, dir: Option<std::path::PathBuf>) -> MeiliStore {
+        self.cfg.search_dir = dir;
+        self
     }
 
     fn index(&self, name: &str) -> Index {

@@ -543,7 +543,13 @@ impl MeiliStore {
         if warm::get(&key).is_some_and(|w| w.snapshot() == before) {
             return Ok(());
         }
-        let mut builder = warm::Builder::new()?;
+        let dir = self.cfg.search_dir.as_deref();
+        if let Some(copy) = dir.and_then(|d| warm::kept(d, before)) {
+            tracing::debug!(repo = %self.cfg.repo, generation = before.generation, "keyword search warm from the kept copy");
+            warm::put(key, copy);
+            return Ok(());
+        }
+        let mut builder = warm::Builder::new(dir)?;
         let mut failed = None;
         self.fetch_pages::<WarmFields>("chunks", None, Some(&WARM_FIELDS), |page| {
             for d in page {

@@ -9,13 +9,23 @@
 //! generations over, and the copy of the old index's generation 1 is not the new one's.
 //!
 //! The index is kept per repository scope for the whole process: the preload thread builds it,
-//! the query workers (readers of their own) search it.
+//! the query workers (readers of their own) search it. With a folder to keep it in
+//! ([`super::MeiliConfig::search_dir`]) it is written there, one folder per snapshot, and mapped:
+//! its pages are the kernel's page cache, read as searches touch them, not the process's heap,
+//! and a restarted process opens the copy of the snapshot that is still the last one instead of
+//! reading every chunk from the server again. A copy is built in a temporary folder and renamed
+//! once complete, so a folder named for a snapshot is always whole.
 
 use crate::model::SnapshotKey;
 use crate::store::StoreError;
 use crate::store::fulltext::{ChunkDoc, FullText, TextWriter};
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, RwLock};
+use std::time::{Duration, SystemTime};
+
+/// A temporary folder older than this is left by a killed build, and removed.
+const ABANDONED_AFTER: Duration = Duration::from_secs(3600);
 
 /// Indexing threads for the build: it runs beside answers, in the background.
 const BUILD_THREADS: usize = 2;
@@ -47,16 +57,29 @@ pub(super) struct Builder {
     text: FullText,
     writer: TextWriter,
     added: usize,
+    /// The folder that keeps copies, and the temporary folder this one is built in.
+    on_disk: Option<(PathBuf, PathBuf)>,
 }
 
 impl Builder {
-    pub(super) fn new() -> Result<Builder, StoreError> {
-        let text = FullText::open_ram()?;
+    /// A copy built in `dir` when given (see the module's doc), else in memory.
+    pub(super) fn new(dir: Option<&Path>) -> Result<Builder, StoreError> {
+        let (text, on_disk) = match dir {
+            None => (FullText::open_ram()?, None),
+            Some(dir) => {
+                remove_abandoned(dir);
+                let nanos = (SystemTime::now().duration_since(SystemTime::UNIX_EPOCH))
+                    .map_or(0, |d| d.as_nanos());
+                let tmp = dir.join(format!("building-{}-{nanos}", std::process::id()));
+                (FullText::open(&tmp)?, Some((dir.to_path_buf(), tmp)))
+            }
+        };
         let writer = text.writer(BUILD_THREADS)?;
         Ok(Builder {
             text,
             writer,
             added: 0,
+            on_disk,
         })
     }
 
@@ -70,15 +93,74 @@ impl Builder {
         self.added
     }
 
-    /// The searchable index, for `snapshot`.
+    /// The searchable index, for `snapshot`. On disk, the copies of other snapshots go.
     pub(super) fn finish(mut self, snapshot: SnapshotKey) -> Result<WarmText, StoreError> {
         self.writer.commit_quick()?;
         self.writer.finish()?;
-        self.text.reload()?;
+        let Some((dir, tmp)) = self.on_disk else {
+            self.text.reload()?;
+            return Ok(WarmText {
+                snapshot,
+                text: self.text,
+            });
+        };
+        drop(self.text);
+        let at = dir.join(folder_name(snapshot));
+        if let Err(e) = std::fs::rename(&tmp, &at) {
+            // Another process kept the same snapshot first: its copy holds the same chunks.
+            let _ = std::fs::remove_dir_all(&tmp);
+            if !at.join("meta.json").exists() {
+                return Err(e.into());
+            }
+        }
+        remove_other_snapshots(&dir, &at);
         Ok(WarmText {
             snapshot,
-            text: self.text,
+            text: FullText::open(&at)?,
         })
+    }
+}
+
+/// The copy of `snapshot` kept in `dir` by an earlier build, this process's or another's.
+pub(super) fn kept(dir: &Path, snapshot: SnapshotKey) -> Option<WarmText> {
+    let at = dir.join(folder_name(snapshot));
+    if !at.join("meta.json").exists() {
+        return None;
+    }
+    match FullText::open(&at) {
+        Ok(text) => Some(WarmText { snapshot, text }),
+        Err(e) => {
+            tracing::warn!(error = %e, path = %at.display(), "a kept search copy does not open; building it again");
+            let _ = std::fs::remove_dir_all(&at);
+            None
+        }
+    }
+}
+
+fn folder_name(snapshot: SnapshotKey) -> String {
+    format!("snapshot-{}-{:016x}", snapshot.generation, snapshot.publish)
+}
+
+/// Copies of snapshots other than `keep`: a reader still searching one keeps its mapped files
+/// until it is done (the folder's names go, the files' pages stay).
+fn remove_other_snapshots(dir: &Path, keep: &Path) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        let is_copy = entry.file_name().to_string_lossy().starts_with("snapshot-");
+        if is_copy && path != keep {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+}
+
+/// Temporary folders of builds killed before they finished.
+fn remove_abandoned(dir: &Path) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let building = entry.file_name().to_string_lossy().starts_with("building-");
+        let age = (entry.metadata().and_then(|m| m.modified()).ok()).and_then(|t| t.elapsed().ok());
+        if building && age.is_some_and(|a| a > ABANDONED_AFTER) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 
@@ -125,7 +207,11 @@ mod tests {
     }
 
     fn built(snapshot: SnapshotKey, docs: &[ChunkDoc<'_>]) -> WarmText {
-        let mut b = Builder::new().unwrap();
+        built_in(None, snapshot, docs)
+    }
+
+    fn built_in(dir: Option<&Path>, snapshot: SnapshotKey, docs: &[ChunkDoc<'_>]) -> WarmText {
+        let mut b = Builder::new(dir).unwrap();
         for d in docs {
             b.add(d).unwrap();
         }
@@ -194,5 +280,59 @@ mod tests {
         assert_eq!(w.snapshot(), key(1, 2));
         assert_eq!(w.search("beta", 5).unwrap()[0].0, "b");
         assert!(w.search("alpha", 5).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_copy_kept_on_disk_searches_as_in_memory_and_reopens_by_snapshot() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = [
+            doc(
+                "c1",
+                "A.java",
+                "void touch(Session session) { session.access(); }",
+            ),
+            doc(
+                "c2",
+                "B.java",
+                "void expireAll(Session session) { session.expire(); }",
+            ),
+        ];
+        let ram = built(key(2, 5), &docs);
+        let disk = built_in(Some(dir.path()), key(2, 5), &docs);
+        for q in ["expire session", "session", "access"] {
+            assert_eq!(
+                disk.search(q, 10).unwrap(),
+                ram.search(q, 10).unwrap(),
+                "{q}"
+            );
+        }
+        // A killed build's folder, and one still being written (recent): only the old one goes.
+        let old = dir.path().join("building-1-1");
+        std::fs::create_dir_all(&old).unwrap();
+        let an_hour_ago = SystemTime::now() - ABANDONED_AFTER - Duration::from_secs(60);
+        std::fs::File::open(&old)
+            .unwrap()
+            .set_modified(an_hour_ago)
+            .unwrap();
+        let live = dir.path().join("building-2-2");
+        std::fs::create_dir_all(&live).unwrap();
+
+        let again = kept(dir.path(), key(2, 5)).expect("the copy of that snapshot is kept");
+        assert_eq!(again.search("expire", 5).unwrap()[0].0, "c2");
+        assert!(kept(dir.path(), key(2, 6)).is_none(), "another publish");
+
+        // The next snapshot's copy replaces it.
+        let next = built_in(Some(dir.path()), key(3, 9), &[doc("d", "D.java", "delta")]);
+        assert_eq!(next.search("delta", 5).unwrap()[0].0, "d");
+        assert!(kept(dir.path(), key(2, 5)).is_none());
+        assert!(kept(dir.path(), key(3, 9)).is_some());
+        // The old copy's reader still searches what it mapped.
+        assert_eq!(again.search("expire", 5).unwrap()[0].0, "c2");
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["building-2-2", &folder_name(key(3, 9))]);
     }
 }
