@@ -738,6 +738,8 @@ impl<'a> SnapshotView<'a> {
                 }
                 b.starts.push(b.stems.len() as u32);
             }
+            // Grown by doubling: up to half of it would be room never used, for the process's life.
+            b.stems.shrink_to_fit();
             // Another reader may have done the same meanwhile: the same stems either way.
             let _ = self.shared.bodies.set(b);
         }
