@@ -157,6 +157,32 @@ fn same_ranking(a: Vec<(String, String, f32)>, b: Vec<(String, String, f32)>, q:
     assert_eq!(firsts(&a), firsts(&b), "{q}");
 }
 
+/// `codemap ARGS` on repository scope `shop` of the test's server, indexed into `idx`, with the
+/// indexer's debug log; `cache` as `$XDG_CACHE_HOME` when given.
+fn team_shop(
+    server: &Server,
+    idx: &Path,
+    cache: Option<&Path>,
+    args: &[&str],
+) -> std::process::Output {
+    let mut cmd = codemap();
+    cmd.arg("--index-dir")
+        .arg(idx)
+        .args([
+            "--backend",
+            "meilisearch",
+            "--meili-prefix",
+            server.prefix(),
+        ])
+        .args(["--repo-name", "shop"])
+        .args(args)
+        .env("CODEMAP_LOG", "indexer=debug");
+    if let Some(cache) = cache {
+        cmd.env("XDG_CACHE_HOME", cache);
+    }
+    cmd.output().unwrap()
+}
+
 /// `ask --batch` in team mode asks the server for every question, as a one-shot `ask` does: no
 /// copy is made, and each answer cites what the one-shot question cites; its first five places
 /// are those of a batch that first copied the snapshot's chunks into memory (`--memory-copy`):
@@ -172,22 +198,7 @@ fn ask_batch_searches_on_the_server_by_default() {
     let repo = tmp.path().join("shop");
     copy_shop(&repo);
     let idx = tmp.path().join("idx");
-    let team = |args: &[&str]| {
-        codemap()
-            .arg("--index-dir")
-            .arg(&idx)
-            .args([
-                "--backend",
-                "meilisearch",
-                "--meili-prefix",
-                server.prefix(),
-            ])
-            .args(["--repo-name", "shop"])
-            .args(args)
-            .env("CODEMAP_LOG", "indexer=debug")
-            .output()
-            .unwrap()
-    };
+    let team = |args: &[&str]| team_shop(&server, &idx, None, args);
     let o = team(&["index", repo.to_str().unwrap(), "--quiet"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let questions = [
@@ -263,21 +274,7 @@ fn a_batch_reuses_the_search_copy_it_kept_for_the_same_snapshot() {
     );
     let (idx, cache) = (tmp.path().join("idx"), tmp.path().join("cache"));
     let team = |args: &[&str]| {
-        let o = codemap()
-            .arg("--index-dir")
-            .arg(&idx)
-            .args([
-                "--backend",
-                "meilisearch",
-                "--meili-prefix",
-                server.prefix(),
-            ])
-            .args(["--repo-name", "shop"])
-            .args(args)
-            .env("XDG_CACHE_HOME", &cache)
-            .env("CODEMAP_LOG", "indexer=debug")
-            .output()
-            .unwrap();
+        let o = team_shop(&server, &idx, Some(&cache), args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         o
     };
