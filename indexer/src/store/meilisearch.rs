@@ -252,14 +252,25 @@ impl MeiliStore {
         Ok(())
     }
 
-    /// Pushes the local catalog's last snapshot to the server: only the files that changed since
-    /// the snapshot the server has, or everything when the server's snapshot is unknown locally.
-    pub fn publish(&self, catalog: &Catalog) -> Result<PublishSummary, StoreError> {
-        // This reader's next read asks the server which snapshot is the last one again.
+    /// This reader's next read asks the server which snapshot is the last one again (after its
+    /// own publish or swap, not half a second later).
+    fn forget_snapshot(&self) {
         *self
             .snapshot_checked
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+    }
+
+    /// Pushes the local catalog's last snapshot to the server: only the files that changed since
+    /// the snapshot the server has, or everything when the server's snapshot is unknown locally.
+    pub fn publish(&self, catalog: &Catalog) -> Result<PublishSummary, StoreError> {
+        self.forget_snapshot();
+        let published = self.publish_now(catalog);
+        self.forget_snapshot();
+        published
+    }
+
+    fn publish_now(&self, catalog: &Catalog) -> Result<PublishSummary, StoreError> {
         let Some(local) = catalog.last_snapshot()? else {
             return Ok(PublishSummary::default());
         };
@@ -538,6 +549,7 @@ impl Staged<'_> {
             .block_on(self.live.client.swap_indexes(&pairs))
             .map_err(meili_err)?;
         self.live.wait(task)?;
+        self.live.forget_snapshot();
         self.staging.drop_indexes()?;
         Ok(self.summary)
     }
