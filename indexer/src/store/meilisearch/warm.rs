@@ -219,9 +219,9 @@ mod tests {
         b.finish(snapshot).unwrap()
     }
 
-    #[test]
-    fn a_warm_index_ranks_like_the_embedded_full_text_index() {
-        let docs = [
+    /// Two chunks about sessions: one touches, one expires.
+    fn session_docs() -> [ChunkDoc<'static>; 2] {
+        [
             doc(
                 "c1",
                 "A.java",
@@ -232,8 +232,13 @@ mod tests {
                 "B.java",
                 "void expireAll(Session session) { session.expire(); }",
             ),
-            doc("c3", "C.java", "int size() { return count; }"),
-        ];
+        ]
+    }
+
+    #[test]
+    fn a_warm_index_ranks_like_the_embedded_full_text_index() {
+        let [c1, c2] = session_docs();
+        let docs = [c1, c2, doc("c3", "C.java", "int size() { return count; }")];
         let warm = built(key(3, 7), &docs);
         let disk = tempfile::tempdir().unwrap();
         let embedded = FullText::open(disk.path()).unwrap();
@@ -285,18 +290,7 @@ mod tests {
     #[test]
     fn a_copy_kept_on_disk_searches_as_in_memory_and_reopens_by_snapshot() {
         let dir = tempfile::tempdir().unwrap();
-        let docs = [
-            doc(
-                "c1",
-                "A.java",
-                "void touch(Session session) { session.access(); }",
-            ),
-            doc(
-                "c2",
-                "B.java",
-                "void expireAll(Session session) { session.expire(); }",
-            ),
-        ];
+        let docs = session_docs();
         let ram = built(key(2, 5), &docs);
         let disk = built_in(Some(dir.path()), key(2, 5), &docs);
         for q in ["expire session", "session", "access"] {
