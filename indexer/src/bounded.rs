@@ -92,6 +92,19 @@ impl<K: Hash + Eq + Clone, V> Bounded<K, V> {
         );
     }
 
+    /// Holds at most `limit` from now on, dropping the least recently used entries over it.
+    pub fn set_limit(&mut self, limit: usize) {
+        self.limit = limit;
+        while self.used > self.limit {
+            let Some((_, oldest)) = self.order.pop_first() else {
+                break;
+            };
+            if let Some(e) = self.map.remove(&oldest) {
+                self.used -= e.weight;
+            }
+        }
+    }
+
     fn remove(&mut self, key: &K) {
         if let Some(e) = self.map.remove(key) {
             self.order.remove(&e.used_at);
@@ -158,6 +171,24 @@ mod tests {
         assert!(!c.contains_key("huge"));
         assert_eq!(c.get("small"), Some(&1));
         assert_eq!(c.weight(), 3);
+    }
+
+    #[test]
+    fn a_lower_limit_lets_the_least_recently_used_go_until_it_fits() {
+        let mut c: Bounded<u32, u32> = Bounded::new(10);
+        for k in 0..5 {
+            c.insert(k, k, 2);
+        }
+        c.get(&0);
+        c.set_limit(5);
+        assert_eq!(c.limit(), 5);
+        assert_eq!(c.weight(), 4, "two entries of 2 fit in 5");
+        assert!(c.contains_key(&0), "read last: kept");
+        assert!(c.contains_key(&4), "put last: kept");
+        assert!(!(1..4).any(|k| c.contains_key(&k)));
+        c.insert(9, 9, 2);
+        assert!(!c.contains_key(&4), "the new limit holds for later inserts");
+        assert!(c.contains_key(&0) && c.contains_key(&9));
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub mod graph;
 pub mod impact;
 pub mod llm;
 pub mod model;
+mod packed;
 pub mod probe;
 pub mod question;
 pub mod render;

@@ -299,6 +299,7 @@ impl Pool {
                 SharedViews::bounded(Limits {
                     lines: WORKING_SET_LINES,
                     symbols: WORKING_SET_SYMBOLS,
+                    ..Limits::default()
                 })
             } else {
                 SharedViews::new()

@@ -8,6 +8,7 @@
 
 use crate::QueryError;
 use crate::bounded::Bounded;
+use crate::packed::Packed;
 use crate::signature::short_qualified;
 use crate::terms;
 use crate::viewdata::{self, FileLines, ViewData};
@@ -66,6 +67,9 @@ pub struct SharedView {
     summaries: Option<Mutex<crate::summarize::SummaryStore>>,
     /// Each callable's stems, computed by [`SnapshotView::preload`].
     bodies: OnceLock<BodyStems>,
+    /// Every file's rows and text, compressed, once [`SnapshotView::preload`] has read them.
+    packed: OnceLock<Packed>,
+    limits: Limits,
 }
 
 /// The stems of each callable's text and then its doc comment, in order (what a body score
@@ -114,6 +118,8 @@ impl SharedView {
                 .and_then(crate::summarize::SummaryStore::open_read)
                 .map(Mutex::new),
             bodies: OnceLock::new(),
+            packed: OnceLock::new(),
+            limits,
         })
     }
 
@@ -191,6 +197,14 @@ pub const MAX_CACHED_LINES: usize = 4_000_000;
 /// Java measured (one symbol per 12 lines on openjdk-17 and corpus-1m, bench/RESULTS.md).
 pub const MAX_CACHED_SYMBOLS: usize = 1_000_000;
 
+/// Symbol rows a preloaded view keeps decoded, the files read last: the rows an answer reads
+/// again (its candidates, their callers' files) without decoding them every time. The others
+/// are packed ([`crate::packed`]).
+pub const HOT_SYMBOLS: usize = 16_384;
+
+/// Lines of text a preloaded view keeps decoded, the files read last (see [`HOT_SYMBOLS`]).
+pub const HOT_LINES: usize = 200_000;
+
 /// What a view keeps of what it reads back from the index, the least recently read files going
 /// first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,6 +213,10 @@ pub struct Limits {
     pub lines: usize,
     /// Full symbol rows (each with its strings: about 1 KB).
     pub symbols: usize,
+    /// Once preloaded, lines kept decoded beside the packed text of every file.
+    pub hot_lines: usize,
+    /// Once preloaded, symbol rows kept decoded beside the packed rows of every file.
+    pub hot_symbols: usize,
 }
 
 impl Default for Limits {
@@ -206,6 +224,8 @@ impl Default for Limits {
         Limits {
             lines: MAX_CACHED_LINES,
             symbols: MAX_CACHED_SYMBOLS,
+            hot_lines: HOT_LINES,
+            hot_symbols: HOT_SYMBOLS,
         }
     }
 }
@@ -301,7 +321,11 @@ impl<'a> SnapshotView<'a> {
             return SymRef { rows, at };
         }
         // Read outside the lock: two readers may read the same file once each, none waits.
-        let rows = Arc::new(self.load_file_syms(f));
+        let packed = self.shared.packed.get().and_then(|p| p.syms(f));
+        let rows = Arc::new(match packed {
+            Some(rows) => self.with_path(f, rows),
+            None => self.load_file_syms(f),
+        });
         self.keep_syms(f, rows.clone());
         SymRef { rows, at }
     }
@@ -322,6 +346,9 @@ impl<'a> SnapshotView<'a> {
     /// Reads the symbol rows of every file in `paths` not read yet, in one batched request
     /// where the backend pays a round trip per read; what [`SnapshotView::sym`] then finds.
     pub fn prefetch_syms(&self, paths: &[&str]) -> Result<(), QueryError> {
+        if self.shared.packed.get().is_some() {
+            return Ok(());
+        }
         let mut missing: Vec<(&str, usize)> = Vec::new();
         {
             let kept = self.syms();
@@ -342,7 +369,8 @@ impl<'a> SnapshotView<'a> {
         for (p, f) in missing {
             let rows = read.remove(p).unwrap_or_default();
             // Another reader may have kept it meanwhile: the same rows either way.
-            self.keep_syms(f, Arc::new(self.match_file_syms(f, rows)));
+            let rows = self.match_file_syms(f, rows);
+            self.keep_syms(f, Arc::new(self.with_path(f, rows)));
         }
         Ok(())
     }
@@ -356,13 +384,24 @@ impl<'a> SnapshotView<'a> {
                 Vec::new()
             }
         };
-        self.match_file_syms(f, rows)
+        self.with_path(f, self.match_file_syms(f, rows))
     }
 
-    /// The view's symbols of file `f`, each with its full row from `rows` (the file's rows as
-    /// the index holds them now); a symbol no row matches marks the view stale.
-    fn match_file_syms(&self, f: usize, rows: Vec<SymbolRow>) -> Vec<Sym> {
-        let path = self.shared.data.file_path(f).to_string();
+    /// File `f`'s symbols as rows with their path.
+    fn with_path(&self, f: usize, symbols: Vec<Symbol>) -> Vec<Sym> {
+        let path = self.shared.data.file_path(f);
+        symbols
+            .into_iter()
+            .map(|symbol| Sym {
+                path: path.to_string(),
+                symbol,
+            })
+            .collect()
+    }
+
+    /// The view's symbols of file `f`, each the full row from `rows` (the file's rows as the
+    /// index holds them now); a symbol no row matches marks the view stale.
+    fn match_file_syms(&self, f: usize, rows: Vec<SymbolRow>) -> Vec<Symbol> {
         let range = self.shared.data.file_syms(f);
         let mut used = vec![false; rows.len()];
         let mut out = Vec::with_capacity(range.len());
@@ -384,43 +423,37 @@ impl<'a> SnapshotView<'a> {
             match pick {
                 Some(j) => {
                     used[j] = true;
-                    out.push(Sym {
-                        path: path.clone(),
-                        symbol: rows[j].symbol.clone(),
-                    });
+                    out.push(rows[j].symbol.clone());
                 }
                 None => {
                     self.shared.stale.store(true, Ordering::Relaxed);
-                    out.push(Sym {
-                        path: path.clone(),
-                        symbol: Symbol {
-                            id: SymbolId(self.shared.data.id(i).to_string()),
-                            kind,
-                            name: name.to_string(),
-                            qualified_name: name.to_string(),
-                            signature: name.to_string(),
-                            doc: None,
-                            parent: self
-                                .shared
-                                .data
-                                .parent(i)
-                                .map(|p| SymbolId(self.shared.data.id(p).to_string())),
-                            start_line: start,
-                            end_line: end,
-                            name_line: start,
-                            annotations: Vec::new(),
-                            visibility: String::new(),
-                            is_static: self.shared.data.flags(i) & viewdata::FLAG_STATIC != 0,
-                            body_hash: String::new(),
-                            params: Vec::new(),
-                            value_type: String::new(),
-                            body_line: 0,
-                            supertypes: Vec::new(),
-                            has_body: self.shared.data.flags(i) & viewdata::FLAG_HAS_BODY != 0,
-                            literals: Vec::new(),
-                            throws: Vec::new(),
-                            thrown: Vec::new(),
-                        },
+                    out.push(Symbol {
+                        id: SymbolId(self.shared.data.id(i).to_string()),
+                        kind,
+                        name: name.to_string(),
+                        qualified_name: name.to_string(),
+                        signature: name.to_string(),
+                        doc: None,
+                        parent: self
+                            .shared
+                            .data
+                            .parent(i)
+                            .map(|p| SymbolId(self.shared.data.id(p).to_string())),
+                        start_line: start,
+                        end_line: end,
+                        name_line: start,
+                        annotations: Vec::new(),
+                        visibility: String::new(),
+                        is_static: self.shared.data.flags(i) & viewdata::FLAG_STATIC != 0,
+                        body_hash: String::new(),
+                        params: Vec::new(),
+                        value_type: String::new(),
+                        body_line: 0,
+                        supertypes: Vec::new(),
+                        has_body: self.shared.data.flags(i) & viewdata::FLAG_HAS_BODY != 0,
+                        literals: Vec::new(),
+                        throws: Vec::new(),
+                        thrown: Vec::new(),
                     });
                 }
             }
@@ -661,10 +694,13 @@ impl<'a> SnapshotView<'a> {
             return Ok(l);
         }
         // Read outside the lock: two readers may read the same file once each, none waits.
-        let lines = Arc::new(viewdata::lines_from_chunks(
-            &self.index.chunks_of(path)?,
-            self.shared.data.file_lines(f) as usize,
-        ));
+        let lines = Arc::new(match self.shared.packed.get().and_then(|p| p.lines(f)) {
+            Some(lines) => lines,
+            None => viewdata::lines_from_chunks(
+                &self.index.chunks_of(path)?,
+                self.shared.data.file_lines(f) as usize,
+            ),
+        });
         self.lines().insert(f, lines.clone(), lines.len());
         Ok(lines)
     }
@@ -673,6 +709,9 @@ impl<'a> SnapshotView<'a> {
     /// where the backend pays a round trip per read (Meilisearch); what
     /// [`SnapshotView::file_lines`] then finds in its cache.
     pub fn prefetch_files(&self, paths: &[&str]) -> Result<(), QueryError> {
+        if self.shared.packed.get().is_some() {
+            return Ok(());
+        }
         let missing: Vec<(&str, usize)> = {
             let cache = self.lines();
             let mut out: Vec<(&str, usize)> = Vec::new();
@@ -711,19 +750,24 @@ impl<'a> SnapshotView<'a> {
     }
 
     /// Reads every file's symbol rows and text into the shared view, in batches, so that answers
-    /// read nothing per file afterwards. Skipped (`false`) when the snapshot holds more lines or
+    /// read nothing per file afterwards: packed, with the files read last kept decoded
+    /// ([`Limits::hot_symbols`]). Skipped (`false`) when the snapshot holds more lines or
     /// symbols than the view keeps.
     pub fn preload(&self) -> Result<bool, QueryError> {
         let data = &self.shared.data;
+        let limits = self.shared.limits;
         // Symbol rows weigh one each, and a file without symbols one.
         let sym_weight = self.len() + data.file_count();
-        if self.total_lines() > self.lines().limit() || sym_weight > self.syms().limit() {
+        if self.total_lines() > limits.lines || sym_weight > limits.symbols {
             return Ok(false);
         }
-        let paths: Vec<&str> = (0..data.file_count()).map(|f| data.file_path(f)).collect();
-        for batch in paths.chunks(PRELOAD_BATCH) {
-            self.prefetch_syms(batch)?;
-            self.prefetch_files(batch)?;
+        if self.shared.packed.get().is_none() {
+            let packed = self.pack()?;
+            tracing::debug!(bytes = packed.size(), "view packed");
+            // Another reader may have done the same meanwhile: the same rows either way.
+            let _ = self.shared.packed.set(packed);
+            self.syms().set_limit(limits.hot_symbols);
+            self.lines().set_limit(limits.hot_lines);
         }
         if self.shared.bodies.get().is_none() {
             let mut b = BodyStems::default();
@@ -744,6 +788,26 @@ impl<'a> SnapshotView<'a> {
             let _ = self.shared.bodies.set(b);
         }
         Ok(true)
+    }
+
+    /// Every file's rows and text, read in batches and packed.
+    fn pack(&self) -> Result<Packed, QueryError> {
+        let data = &self.shared.data;
+        let mut packed = Packed::with_files(data.file_count());
+        let files: Vec<usize> = (0..data.file_count()).collect();
+        for batch in files.chunks(PRELOAD_BATCH) {
+            let paths: Vec<&str> = batch.iter().map(|&f| data.file_path(f)).collect();
+            let mut rows = self.index.symbols_of_many(&paths)?;
+            let mut chunks = self.index.chunks_of_many(&paths)?;
+            for (&f, p) in batch.iter().zip(&paths) {
+                let symbols = self.match_file_syms(f, rows.remove(*p).unwrap_or_default());
+                packed.put_syms(f, &symbols);
+                let chunks = chunks.remove(*p).unwrap_or_default();
+                let lines = viewdata::lines_from_chunks(&chunks, data.file_lines(f) as usize);
+                packed.put_lines(f, &lines);
+            }
+        }
+        Ok(packed)
     }
 
     /// The stems of callable `i`'s text and then its doc comment, in order, as ids (see

@@ -549,7 +549,7 @@ impl FileLines {
         }
     }
 
-    fn from_lines<'t>(lines: impl ExactSizeIterator<Item = &'t str>) -> FileLines {
+    pub(crate) fn from_lines<'t>(lines: impl ExactSizeIterator<Item = &'t str>) -> FileLines {
         let mut out = FileLines {
             text: String::new(),
             ends: Vec::with_capacity(lines.len()),

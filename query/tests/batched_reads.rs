@@ -348,6 +348,59 @@ fn a_preloaded_view_answers_the_same_and_reads_no_file_afterwards() {
     );
 }
 
+/// A preloaded view holds every file packed and only the files read last decoded: with room
+/// for almost nothing decoded, every row and line still comes back as the index holds it, and
+/// nothing is read from the index again.
+#[test]
+fn a_preloaded_view_with_almost_nothing_decoded_reads_every_row_and_line_from_its_packed_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = shop_index(tmp.path());
+    let plain = EmbeddedIndex::open(&dir).unwrap();
+    let counting = Counting::new(EmbeddedIndex::open(&dir).unwrap());
+    let whole = SnapshotView::new(&plain).unwrap();
+    let shared = SharedView::open_bounded(
+        &counting,
+        None,
+        Limits {
+            hot_symbols: 1,
+            hot_lines: 1,
+            ..Limits::default()
+        },
+    )
+    .unwrap();
+    let v = SnapshotView::over(&counting, Arc::new(shared));
+    assert!(v.preload().unwrap());
+    counting.calls.borrow_mut().clear();
+    let files: Vec<String> = whole.paths().map(String::from).collect();
+    assert!(files.len() > 3);
+    for _round in 0..2 {
+        for i in 0..whole.len() {
+            let (a, b) = (whole.sym(i), v.sym(i));
+            assert_eq!((&a.path, &a.symbol), (&b.path, &b.symbol));
+        }
+        for p in &files {
+            assert_eq!(
+                whole.file_lines(p).unwrap(),
+                v.file_lines(p).unwrap(),
+                "{p}"
+            );
+        }
+    }
+    v.prefetch_syms(&files.iter().map(String::as_str).collect::<Vec<_>>())
+        .unwrap();
+    let reads: usize = [
+        "chunks_of",
+        "chunks_of_many",
+        "symbols_of",
+        "symbols_of_many",
+    ]
+    .iter()
+    .map(|n| counting.calls(n))
+    .sum();
+    assert_eq!(reads, 0, "every row and line came from the packed files");
+    assert!(!v.is_stale());
+}
+
 #[test]
 fn body_scores_from_preloaded_stems_equal_scores_from_the_text() {
     let tmp = tempfile::tempdir().unwrap();
@@ -421,6 +474,7 @@ fn a_view_bounded_in_symbol_rows_lets_the_least_recently_read_file_go() {
         Limits {
             lines: MAX_CACHED_LINES,
             symbols: limit,
+            ..Limits::default()
         },
     )
     .unwrap();
