@@ -218,34 +218,7 @@ fn a_team_bot_searches_on_the_server_without_a_copy_and_cites_what_a_warm_one_ci
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let (repo, idx) = indexed_shop(tmp.path());
-    let o = codemap()
-        .arg("--index-dir")
-        .arg(&idx)
-        .args([
-            "--backend",
-            "meilisearch",
-            "--meili-prefix",
-            server.prefix(),
-        ])
-        .args(["--repo-name", "shop", "index"])
-        .arg(&repo)
-        .arg("--quiet")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let url = std::env::var("MEILI_URL").unwrap();
-    let key = if std::env::var("MEILI_MASTER_KEY").is_ok() {
-        ", key_env = \"MEILI_MASTER_KEY\""
-    } else {
-        ""
-    };
-    let entry = |extra: &str| {
-        format!(
-            "[[repositories]]\nname = \"shop\"\nmeilisearch = {{ url = {url:?}, prefix = {:?}{key} }}\n{extra}",
-            server.prefix()
-        )
-    };
+    let (repo, entry) = published_shop(&server, tmp.path());
     let questions = [
         "who calls deductStock?",
         "where does the order status change?",
@@ -283,6 +256,78 @@ fn a_team_bot_searches_on_the_server_without_a_copy_and_cites_what_a_warm_one_ci
     }
 }
 
+/// Team mode across a restart: a bot keeps its copy of the keyword index under its state
+/// folder, and the next start on the same snapshot opens that copy instead of reading every
+/// chunk from the server again, and cites what it cited before.
+#[test]
+#[ignore = "needs a Meilisearch server: MEILI_URL=… [MEILI_MASTER_KEY=…] cargo test -- --include-ignored"]
+fn a_restarted_team_bot_opens_the_search_copy_it_kept_and_cites_the_same() {
+    let Some(server) = Server::from_env("bot_kept_copy") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, entry) = published_shop(&server, tmp.path());
+    let questions = ["who calls deductStock?", "库存在哪里扣减?"];
+    let dir = tmp.path().join("bot");
+    let first = ask_team_bot(&dir, &repo, &entry(""), &questions, true);
+    let kept = dir.join("state/views/shop/search");
+    let snapshots: Vec<String> = std::fs::read_dir(&kept)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{}", kept.display(), first.1))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        snapshots.len() == 1 && snapshots[0].starts_with("snapshot-"),
+        "one kept copy, of the snapshot: {snapshots:?}"
+    );
+    assert!(first.1.contains("keyword search warm"), "{}", first.1);
+    assert!(!first.1.contains("from the kept copy"), "{}", first.1);
+    let again = ask_team_bot(&dir, &repo, &entry(""), &questions, true);
+    assert!(
+        again.1.contains("keyword search warm from the kept copy"),
+        "the restart opens the kept copy: {}",
+        again.1
+    );
+    assert_eq!(first.0, again.0, "the same citations after the restart");
+    assert!(first.0.iter().all(|c| !c.is_empty()), "{:?}", first.0);
+}
+
+/// The shop indexed and published under `server`'s prefix as `shop`: its source folder, and
+/// the bot config's repository entry with `extra` lines.
+fn published_shop(
+    server: &Server,
+    tmp: &Path,
+) -> (std::path::PathBuf, impl Fn(&str) -> String + use<>) {
+    let (repo, idx) = indexed_shop(tmp);
+    let o = codemap()
+        .arg("--index-dir")
+        .arg(&idx)
+        .args([
+            "--backend",
+            "meilisearch",
+            "--meili-prefix",
+            server.prefix(),
+        ])
+        .args(["--repo-name", "shop", "index"])
+        .arg(&repo)
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let url = std::env::var("MEILI_URL").unwrap();
+    let key = if std::env::var("MEILI_MASTER_KEY").is_ok() {
+        ", key_env = \"MEILI_MASTER_KEY\""
+    } else {
+        ""
+    };
+    let prefix = server.prefix().to_string();
+    let entry = move |extra: &str| {
+        format!(
+            "[[repositories]]\nname = \"shop\"\nmeilisearch = {{ url = {url:?}, prefix = {prefix:?}{key} }}\n{extra}"
+        )
+    };
+    (repo, entry)
+}
+
 /// A cited place: path, first and last line.
 type Cited = (String, u64, u64);
 
@@ -317,23 +362,22 @@ fn ask_team_bot(
         standin.wait(Duration::from_secs(30), |s| s.live() >= 1),
         "the bot never opened Socket Mode"
     );
-    let ask = |n: usize, q: &str| {
+    // Event ids unique in the process: a restarted bot remembers the ones it answered.
+    static EVENTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let ask = |q: &str| {
+        let n = EVENTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         let ts = format!("1700000000.{n:06}");
         let ev = slack::app_mention("C1", &ts, q);
         assert!(standin.send_event(&format!("env-{n}"), &format!("Ev{n}"), ev));
         citations(&answered(&standin, repo, &ts))
     };
-    ask(1, questions[0]);
+    ask(questions[0]);
     let deadline = Instant::now() + Duration::from_secs(60);
     while wait_preload && !preloaded(port) {
         assert!(Instant::now() < deadline, "not preloaded within 60 s");
         std::thread::sleep(Duration::from_millis(100));
     }
-    let cites = questions
-        .iter()
-        .enumerate()
-        .map(|(i, q)| ask(i + 2, q))
-        .collect();
+    let cites = questions.iter().map(|q| ask(q)).collect();
     #[cfg(unix)]
     // SAFETY: signalling our own child.
     unsafe {
