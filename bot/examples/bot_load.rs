@@ -334,6 +334,13 @@ fn cpu_now(server: Option<&str>) -> (Option<f64>, Option<f64>) {
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
     let _ = rustls::crypto::ring::default_provider().install_default();
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("CODEMAP_LOG") {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .with_timer(tracing_subscriber::fmt::time::uptime())
+            .init();
+    }
     let n = env("BOT_LOAD_N", 50);
     let channels = env("BOT_LOAD_CHANNELS", 10).max(1);
     let many = named_indexes();

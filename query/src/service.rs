@@ -456,10 +456,13 @@ impl Shared {
             };
             let edges = table.len();
             self.preload().table = Some((stamp, Arc::new(table)));
+            let ms = || started.elapsed().as_millis() as u64;
+            tracing::debug!(repo = %cfg.name, edges, ms = ms(), "preload: edge table read");
             let whole = asker
                 .view()
                 .and_then(|v| v.preload())
                 .map_err(|e| e.to_string())?;
+            tracing::debug!(repo = %cfg.name, ms = ms(), "preload: rows and text read");
             reader.warm_search().map_err(|e| e.to_string())?;
             let mut p = self.preload();
             if p.table.as_ref().is_some_and(|(s, _)| *s == stamp) {

@@ -165,10 +165,7 @@ impl IndexRead for MeiliStore {
         &self,
         f: &mut dyn FnMut(Edge) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        for e in self.all_edges()? {
-            f(e)?;
-        }
-        Ok(())
+        self.each_edge(f)
     }
 }
 
