@@ -195,6 +195,24 @@ fn check_reader(r: &dyn IndexRead, expected_gen: u64) {
     })
     .unwrap();
     assert_eq!(walked.len() as u64, all_edges);
+    // In any order, each edge comes with its position among its use-site file's edges.
+    let mut placed = Vec::new();
+    r.for_each_edge_unordered(&mut |ord, e| {
+        placed.push((e.caller_file.clone(), ord, format!("{e:?}")));
+        Ok(())
+    })
+    .unwrap();
+    placed.sort();
+    let mut want = Vec::new();
+    for (i, e) in walked.iter().enumerate() {
+        let ord = walked[..i]
+            .iter()
+            .filter(|o| o.caller_file == e.caller_file)
+            .count() as u32;
+        want.push((e.caller_file.clone(), ord, format!("{e:?}")));
+    }
+    want.sort();
+    assert_eq!(placed, want);
     assert!(
         walked
             .windows(2)

@@ -27,8 +27,10 @@ impl Packed {
     }
 
     pub(crate) fn put_lines(&mut self, f: usize, lines: &FileLines) {
-        let mut raw = (lines.len() as u32).to_le_bytes().to_vec();
+        // The text, then the number of lines: `n` tells one empty line from none (both "").
+        let mut raw = Vec::with_capacity(lines.text().len() + 4);
         raw.extend_from_slice(lines.text().as_bytes());
+        raw.extend_from_slice(&(lines.len() as u32).to_le_bytes());
         self.lines[f] = pack(&raw);
     }
 
@@ -40,16 +42,11 @@ impl Packed {
 
     /// File `f`'s lines (`None`: not packed, or not readable).
     pub(crate) fn lines(&self, f: usize) -> Option<FileLines> {
-        let raw = unpack(self.lines.get(f)?)?;
-        let n = u32::from_le_bytes(raw.get(..4)?.try_into().ok()?) as usize;
-        let text = std::str::from_utf8(&raw[4..]).ok()?;
-        // `n` tells one empty line from none: both are "".
-        let lines = if n == 0 {
-            Vec::new()
-        } else {
-            text.split('\n').collect()
-        };
-        (lines.len() == n).then(|| FileLines::from_lines(lines.into_iter()))
+        let mut raw = unpack(self.lines.get(f)?)?;
+        let at = raw.len().checked_sub(4)?;
+        let n = u32::from_le_bytes(raw[at..].try_into().ok()?) as usize;
+        raw.truncate(at);
+        FileLines::from_joined(String::from_utf8(raw).ok()?, n)
     }
 
     /// Bytes held.
@@ -132,6 +129,12 @@ mod tests {
         assert!(p.lines(1).unwrap().is_empty(), "no lines");
         assert_eq!(p.lines(2).unwrap().len(), 1, "one empty line");
         assert!(p.size() > 0);
+        assert_eq!(
+            FileLines::from_joined("a\nb".into(), 3),
+            None,
+            "not 3 lines"
+        );
+        assert_eq!(FileLines::from_joined("a".into(), 0), None, "not 0 lines");
     }
 
     #[test]

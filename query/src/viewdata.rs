@@ -549,6 +549,17 @@ impl FileLines {
         }
     }
 
+    /// `n` lines joined by `\n` as [`FileLines::text`] gives them (`None`: not `n` lines).
+    pub(crate) fn from_joined(text: String, n: usize) -> Option<FileLines> {
+        if n == 0 {
+            return text.is_empty().then(FileLines::default);
+        }
+        let mut ends = Vec::with_capacity(n);
+        ends.extend(text.match_indices('\n').map(|(i, _)| i as u32));
+        ends.push(text.len() as u32);
+        (ends.len() == n).then_some(FileLines { text, ends })
+    }
+
     pub(crate) fn from_lines<'t>(lines: impl ExactSizeIterator<Item = &'t str>) -> FileLines {
         let mut out = FileLines {
             text: String::new(),

@@ -104,6 +104,25 @@ pub trait IndexRead {
         &self,
         f: &mut dyn FnMut(Edge) -> Result<(), StoreError>,
     ) -> Result<(), StoreError>;
+    /// Every edge of the snapshot with its position among its use-site file's edges, in no
+    /// particular order: for a reader that orders what it keeps itself, so that a backend need
+    /// not hold the whole graph to sort it ([`IndexRead::for_each_edge`]'s order is by
+    /// use-site file, then position).
+    fn for_each_edge_unordered(
+        &self,
+        f: &mut dyn FnMut(u32, Edge) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let (mut file, mut ord) = (String::new(), 0u32);
+        self.for_each_edge(&mut |e| {
+            if e.caller_file == file {
+                ord += 1;
+            } else {
+                file.clone_from(&e.caller_file);
+                ord = 0;
+            }
+            f(ord, e)
+        })
+    }
     /// The whole snapshot at once: files, every symbol and every edge, all from the same
     /// snapshot (whole-graph readers such as docgen's code maps). The default reads them one
     /// after the other and retries if a run published in between; a backend that can read them

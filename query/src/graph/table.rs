@@ -72,8 +72,8 @@ impl EdgeTable {
                 return Ok(None);
             };
             let mut table = Builder::default();
-            index.for_each_edge(&mut |e| {
-                table.push(&e);
+            index.for_each_edge_unordered(&mut |ord, e| {
+                table.push(ord, &e);
                 Ok(())
             })?;
             if index.last_snapshot()?.map(|s| s.key()) == Some(before.key()) {
@@ -87,8 +87,11 @@ impl EdgeTable {
     /// [`IndexRead::for_each_edge`] gives them).
     pub fn new(snapshot: SnapshotKey, edges: Vec<Stored>) -> EdgeTable {
         let mut table = Builder::default();
-        for e in &edges {
-            table.push(e);
+        let mut ord = 0;
+        for (i, e) in edges.iter().enumerate() {
+            let same_file = i > 0 && edges[i - 1].caller_file == e.caller_file;
+            ord = if same_file { ord + 1 } else { 0 };
+            table.push(ord, e);
         }
         table.finish(snapshot)
     }
@@ -165,13 +168,14 @@ struct Builder {
     strings: Strings,
     edges: Vec<Compact>,
     receivers: Vec<u32>,
-    /// Each edge's callee and caller, as string ids (every edge held has a callee).
-    to: Vec<u32>,
-    from: Vec<u32>,
+    /// Each edge's position among its use-site file's edges: edges may come in any order, and
+    /// are held by use-site file, then position.
+    ords: Vec<u32>,
 }
 
 impl Builder {
-    fn push(&mut self, e: &Stored) {
+    /// Holds `e` if a walk uses it; `ord` is its position among its use-site file's edges.
+    fn push(&mut self, ord: u32, e: &Stored) {
         if !walked(e) {
             return;
         }
@@ -202,21 +206,35 @@ impl Builder {
         };
         self.receivers
             .truncate(receivers_from as usize + c.receivers_len as usize);
-        self.from.push(c.caller);
-        self.to.push(c.callee);
+        self.ords.push(ord);
         self.edges.push(c);
     }
 
     fn finish(self, snapshot: SnapshotKey) -> EdgeTable {
         let keys = self.strings.len();
-        let mut edges = self.edges;
+        let st = &self.strings;
+        let mut order: Vec<u32> = (0..self.edges.len() as u32).collect();
+        let key = |i: u32| {
+            let c = &self.edges[i as usize];
+            (st.str(c.caller_file), self.ords[i as usize])
+        };
+        // Stable: edges that came in order stay in it.
+        order.sort_by(|&a, &b| key(a).cmp(&key(b)));
+        let mut slots: Vec<Option<Compact>> = self.edges.into_iter().map(Some).collect();
+        let mut edges: Vec<Compact> = order
+            .iter()
+            .filter_map(|&i| slots[i as usize].take())
+            .collect();
+        drop(slots);
         let mut receivers = self.receivers;
         edges.shrink_to_fit();
         receivers.shrink_to_fit();
+        let to: Vec<u32> = edges.iter().map(|c| c.callee).collect();
+        let from: Vec<u32> = edges.iter().map(|c| c.caller).collect();
         EdgeTable {
             snapshot,
-            to: Lookup::new(keys, &self.to),
-            from: Lookup::new(keys, &self.from),
+            to: Lookup::new(keys, &to),
+            from: Lookup::new(keys, &from),
             strings: self.strings.done(),
             edges,
             receivers,
@@ -375,9 +393,16 @@ mod tests {
             .collect()
     }
 
+    /// 200 edges in catalog order: by use-site file, then position.
+    fn catalog() -> Vec<Stored> {
+        let mut edges: Vec<Stored> = (0..200).map(edge).collect();
+        edges.sort_by(|a, b| a.caller_file.cmp(&b.caller_file));
+        edges
+    }
+
     #[test]
     fn every_edge_comes_back_whole_by_caller_and_by_callee_in_order() {
-        let edges: Vec<Stored> = (0..200).map(edge).collect();
+        let edges = catalog();
         let snapshot = SnapshotKey {
             generation: 3,
             publish: 0,
@@ -408,5 +433,49 @@ mod tests {
             table.edges_to("?gone").is_empty(),
             "unresolved calls are not walked"
         );
+    }
+
+    #[test]
+    fn edges_read_in_any_order_with_their_positions_make_the_same_table() {
+        let edges = catalog();
+        let snapshot = SnapshotKey {
+            generation: 3,
+            publish: 0,
+        };
+        let in_order = EdgeTable::new(snapshot, edges.clone());
+        let mut placed: Vec<(u32, &Stored)> = Vec::new();
+        for (i, e) in edges.iter().enumerate() {
+            let ord = edges[..i]
+                .iter()
+                .filter(|o| o.caller_file == e.caller_file)
+                .count();
+            placed.push((ord as u32, e));
+        }
+        // A server's order: every third edge first, the rest backwards.
+        let mut shuffled: Vec<(u32, &Stored)> = placed.iter().step_by(3).copied().collect();
+        shuffled.extend(
+            placed
+                .iter()
+                .enumerate()
+                .rev()
+                .filter(|(i, _)| i % 3 != 0)
+                .map(|(_, p)| *p),
+        );
+        let mut b = Builder::default();
+        for (ord, e) in shuffled {
+            b.push(ord, e);
+        }
+        let any_order = b.finish(snapshot);
+        let whole = |v: Vec<Arc<Stored>>| v.iter().map(|e| (**e).clone()).collect::<Vec<_>>();
+        for e in &edges {
+            assert_eq!(
+                whole(any_order.edges_from(&e.caller)),
+                whole(in_order.edges_from(&e.caller))
+            );
+            if let Some(c) = &e.callee {
+                assert_eq!(whole(any_order.edges_to(c)), whole(in_order.edges_to(c)));
+            }
+        }
+        assert_eq!(any_order.len(), in_order.len());
     }
 }

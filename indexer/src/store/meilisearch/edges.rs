@@ -215,6 +215,27 @@ impl MeiliStore {
         held.each_sorted(f)
     }
 
+    /// Every edge of the repo scope to `f` with its position in its use-site file, a page at a
+    /// time in the server's order.
+    pub(super) fn each_edge_unordered(
+        &self,
+        f: &mut dyn FnMut(u32, Edge) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut failed = None;
+        self.fetch_pages::<EdgeDoc>("edges", None, None, |page| {
+            for d in page {
+                if failed.is_some() {
+                    return;
+                }
+                let ord = d.ord;
+                if let Err(e) = f(ord, d.into_edge()) {
+                    failed = Some(e);
+                }
+            }
+        })?;
+        failed.map_or(Ok(()), Err)
+    }
+
     /// Edges matching `filter` within the repo scope, in catalog order.
     pub(super) fn edges_where(&self, filter: &str) -> Result<Vec<Edge>, StoreError> {
         let mut docs = self.fetch_all::<EdgeDoc>("edges", Some(filter))?;

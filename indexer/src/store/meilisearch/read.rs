@@ -167,6 +167,13 @@ impl IndexRead for MeiliStore {
     ) -> Result<(), StoreError> {
         self.each_edge(f)
     }
+
+    fn for_each_edge_unordered(
+        &self,
+        f: &mut dyn FnMut(u32, Edge) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.each_edge_unordered(f)
+    }
 }
 
 /// How long a read of the server's last snapshot holds ([`IndexRead::last_snapshot`]): what is
