@@ -70,9 +70,9 @@ pub struct RepoConfig {
 }
 
 /// Memory a preloaded snapshot takes per line of code, for [`RepoConfig::preload_limit_mb`]:
-/// the whole bot with the copy of a million lines on Meilisearch (graph, rows, text and the
-/// chunks' search index) peaked at 451-484 MB answering 50 questions at once (bench/RESULTS.md,
-/// "Team mode: one snapshot check per question"), so the estimate errs high.
+/// the whole bot with the copy of a million lines on Meilisearch (graph, packed rows and text,
+/// the chunks' search index) peaked at 399-401 MB answering 50 questions at once
+/// (bench/RESULTS.md, "Team mode: packed rows and a streamed graph"), so the estimate errs high.
 pub const PRELOAD_BYTES_PER_LINE: usize = 500;
 
 /// Lines of file text a view without a preload keeps across questions on a team index, the
