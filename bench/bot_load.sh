@@ -14,7 +14,8 @@
 # Knobs: BOT_LOAD_N (50), BOT_LOAD_CHANNELS (10), BOT_LOAD_WORKERS (4), BOT_LOAD_CONCURRENCY (8),
 # BOT_LOAD_PRELOAD (1: wait for the repository's preload before the load; 0: preload off),
 # BOT_LOAD_INDEX (an existing index folder), BOT_LOAD_SERVER_PID (a search server on this machine:
-# its CPU per answer is printed beside the bot's), CODEMAP_BIN, BOT_LOAD_BIN.
+# its CPU per answer is printed beside the bot's), CODEMAP_BIN, BOT_LOAD_BIN; CODEMAP_LOG (a filter such as
+# info,query=debug) prints the workers' log, with the preload's stages, to stderr.
 #
 # --modes: the same load end to end through `codemap bot` in each connection mode (Slack Socket
 # Mode and Events API, Discord gateway and interactions, Feishu long connection and callback),
