@@ -37,6 +37,18 @@ impl Counting {
     fn calls(&self, name: &str) -> usize {
         self.calls.borrow().get(name).copied().unwrap_or(0)
     }
+    /// Reads of some file's symbol rows or text.
+    fn file_reads(&self) -> usize {
+        [
+            "chunks_of",
+            "chunks_of_many",
+            "symbols_of",
+            "symbols_of_many",
+        ]
+        .iter()
+        .map(|n| self.calls(n))
+        .sum()
+    }
 }
 
 impl IndexRead for Counting {
@@ -333,15 +345,7 @@ fn a_preloaded_view_answers_the_same_and_reads_no_file_afterwards() {
             "{q}"
         );
     }
-    let per_file: usize = [
-        "chunks_of",
-        "chunks_of_many",
-        "symbols_of",
-        "symbols_of_many",
-    ]
-    .iter()
-    .map(|n| counting.calls(n))
-    .sum();
+    let per_file = counting.file_reads();
     assert_eq!(
         per_file, 0,
         "answers over a preloaded view read no file's rows or text"
@@ -388,15 +392,7 @@ fn a_preloaded_view_with_almost_nothing_decoded_reads_every_row_and_line_from_it
     }
     v.prefetch_syms(&files.iter().map(String::as_str).collect::<Vec<_>>())
         .unwrap();
-    let reads: usize = [
-        "chunks_of",
-        "chunks_of_many",
-        "symbols_of",
-        "symbols_of_many",
-    ]
-    .iter()
-    .map(|n| counting.calls(n))
-    .sum();
+    let reads = counting.file_reads();
     assert_eq!(reads, 0, "every row and line came from the packed files");
     assert!(!v.is_stale());
 }
