@@ -28,7 +28,12 @@ use std::time::{Duration, SystemTime};
 const ABANDONED_AFTER: Duration = Duration::from_secs(3600);
 
 /// Indexing threads for the build: it runs beside answers, in the background.
-const BUILD_THREADS: usize = 2;
+const BUILD_THREADS: usize = 1;
+
+/// The build's indexing buffer: the writer's default (64 MB a thread on two threads) was the
+/// peak of a team bot's memory once the rest of the copy was packed (bench/RESULTS.md, "Team
+/// mode: packed rows and a streamed graph"); a smaller buffer flushes a segment sooner.
+const BUILD_HEAP: usize = 32_000_000;
 
 /// One snapshot's chunks, searchable in memory.
 pub(super) struct WarmText {
@@ -74,7 +79,7 @@ impl Builder {
                 (FullText::open(&tmp)?, Some((dir.to_path_buf(), tmp)))
             }
         };
-        let writer = text.writer(BUILD_THREADS)?;
+        let writer = text.writer_with_heap(BUILD_THREADS, |_| BUILD_HEAP)?;
         Ok(Builder {
             text,
             writer,
