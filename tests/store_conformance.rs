@@ -6,8 +6,9 @@
 //! harness's capture) instead of passing silently.
 
 mod support;
+use indexer::model::Snapshot;
 use indexer::pipeline::{self, IndexOptions};
-use indexer::store::catalog::Catalog;
+use indexer::store::catalog::{Catalog, SymbolRow};
 use indexer::store::meilisearch::MeiliStore;
 use indexer::store::{EmbeddedIndex, IndexDir, IndexRead};
 use std::path::Path;
@@ -54,7 +55,18 @@ fn check_reader(r: &dyn IndexRead, expected_gen: u64) {
     let snap = r.last_snapshot().unwrap().expect("a snapshot is published");
     assert_eq!(snap.generation, expected_gen);
     assert_eq!(snap.files, 4);
+    let files = check_files(r);
+    let cancel = check_symbols(r, &snap);
+    check_chunks(r);
+    let walked = check_graph(r, &cancel);
+    check_batched_reads(r, &files, &walked);
+    check_whole_snapshot(r, &snap, &files, &walked);
+}
 
+type Files = std::collections::HashMap<indexer::model::RepoPath, indexer::store::catalog::FileRow>;
+
+/// Files: the snapshot's paths, a file's provenance, an unknown path.
+fn check_files(r: &dyn IndexRead) -> Files {
     let files = r.current_files().unwrap();
     let mut paths: Vec<&str> = files.keys().map(|p| p.as_str()).collect();
     paths.sort();
@@ -73,8 +85,12 @@ fn check_reader(r: &dyn IndexRead, expected_gen: u64) {
         .unwrap();
     assert_eq!(f.provenance.as_str(), "test");
     assert!(r.file("nope.java").unwrap().is_none());
+    files
+}
 
-    // Symbols: simple name (any case), qualified suffix, overloads in line order.
+/// Symbols: simple name (any case), qualified suffix, overloads in line order; returns the two
+/// `cancelUnpaidOrder` overloads.
+fn check_symbols(r: &dyn IndexRead, snap: &Snapshot) -> Vec<SymbolRow> {
     let cancel = r.symbols_named("cancelUnpaidOrder").unwrap();
     assert_eq!(
         cancel
@@ -107,8 +123,11 @@ fn check_reader(r: &dyn IndexRead, expected_gen: u64) {
             .all(|w| (w[0].path.as_str(), w[0].symbol.start_line)
                 <= (w[1].path.as_str(), w[1].symbol.start_line))
     );
+    cancel
+}
 
-    // Chunks: ordered per file, covering it; search hits resolve.
+/// Chunks: ordered per file, covering it; search hits resolve.
+fn check_chunks(r: &dyn IndexRead) {
     let chunks = r
         .chunks_of("app/src/main/java/shop/order/OrderService.java")
         .unwrap();
@@ -139,8 +158,11 @@ fn check_reader(r: &dyn IndexRead, expected_gen: u64) {
         "{hits:?}"
     );
     assert!(r.chunk("0000").unwrap().is_none());
+}
 
-    // Call graph: edges both ways, in use-site order, names filled in; ids resolve.
+/// Call graph: edges both ways, in use-site order, names filled in; ids resolve. Returns the
+/// whole-graph walk.
+fn check_graph(r: &dyn IndexRead, cancel: &[SymbolRow]) -> Vec<indexer::graph::Edge> {
     let mark = &r.symbols_named("markCancelled").unwrap()[0].symbol;
     let into = r.edges_to(&mark.id.0).unwrap();
     assert_eq!(
@@ -221,7 +243,11 @@ fn check_reader(r: &dyn IndexRead, expected_gen: u64) {
     assert!(walked.iter().any(|e| e.line == 8
         && e.callee.as_deref() == Some(mark.id.0.as_str())
         && e.caller_name == "shop.order.OrderService.cancelUnpaidOrder"));
-    // Batched lookups answer exactly what one lookup per key answers, unknown keys included.
+    walked
+}
+
+/// Batched lookups answer exactly what one lookup per key answers, unknown keys included.
+fn check_batched_reads(r: &dyn IndexRead, files: &Files, walked: &[indexer::graph::Edge]) {
     let ids: Vec<&str> = walked
         .iter()
         .filter_map(|e| e.callee.as_deref())
@@ -255,13 +281,21 @@ fn check_reader(r: &dyn IndexRead, expected_gen: u64) {
     for p in &paths {
         assert_eq!(chunks[*p], r.chunks_of(p).unwrap(), "chunks_of {p}");
     }
-    // The whole read is the same snapshot as the piecewise reads.
+}
+
+/// The whole read is the same snapshot as the piecewise reads.
+fn check_whole_snapshot(
+    r: &dyn IndexRead,
+    snap: &Snapshot,
+    files: &Files,
+    walked: &[indexer::graph::Edge],
+) {
     let whole = r
         .whole_snapshot()
         .unwrap()
         .expect("a snapshot is published");
-    assert_eq!(whole.snapshot, snap);
-    assert_eq!(whole.files, files);
+    assert_eq!(&whole.snapshot, snap);
+    assert_eq!(&whole.files, files);
     assert_eq!(whole.symbols, r.all_symbols().unwrap());
     assert_eq!(whole.edges, walked);
     // Keeping some edges (all but the first) holds exactly those, in the same order.

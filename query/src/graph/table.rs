@@ -166,11 +166,10 @@ impl EdgeTable {
 #[derive(Default)]
 struct Builder {
     strings: Strings,
-    edges: Vec<Compact>,
+    /// Each edge with its position among its use-site file's edges: edges may come in any
+    /// order, and are held by use-site file, then position.
+    edges: Vec<(u32, Compact)>,
     receivers: Vec<u32>,
-    /// Each edge's position among its use-site file's edges: edges may come in any order, and
-    /// are held by use-site file, then position.
-    ords: Vec<u32>,
 }
 
 impl Builder {
@@ -206,26 +205,18 @@ impl Builder {
         };
         self.receivers
             .truncate(receivers_from as usize + c.receivers_len as usize);
-        self.ords.push(ord);
-        self.edges.push(c);
+        self.edges.push((ord, c));
     }
 
     fn finish(self, snapshot: SnapshotKey) -> EdgeTable {
         let keys = self.strings.len();
         let st = &self.strings;
-        let mut order: Vec<u32> = (0..self.edges.len() as u32).collect();
-        let key = |i: u32| {
-            let c = &self.edges[i as usize];
-            (st.str(c.caller_file), self.ords[i as usize])
-        };
+        let mut placed = self.edges;
         // Stable: edges that came in order stay in it.
-        order.sort_by(|&a, &b| key(a).cmp(&key(b)));
-        let mut slots: Vec<Option<Compact>> = self.edges.into_iter().map(Some).collect();
-        let mut edges: Vec<Compact> = order
-            .iter()
-            .filter_map(|&i| slots[i as usize].take())
-            .collect();
-        drop(slots);
+        placed.sort_by(|(a_ord, a), (b_ord, b)| {
+            (st.str(a.caller_file), a_ord).cmp(&(st.str(b.caller_file), b_ord))
+        });
+        let mut edges: Vec<Compact> = placed.into_iter().map(|(_, c)| c).collect();
         let mut receivers = self.receivers;
         edges.shrink_to_fit();
         receivers.shrink_to_fit();
