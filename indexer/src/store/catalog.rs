@@ -33,8 +33,9 @@ pub use run::{RunEnd, RunTx};
 /// 18: TypeScript facts hold calls' URL-like arguments, a config request's method parameter and
 /// the URLs a module exports (older facts decode to no TypeScript edges). 19: Go symbols hold
 /// their string literals, Python f-strings and TypeScript templates theirs with `{}` for each
-/// expression (where a pasted failure's message is looked for).
-pub const SCHEMA_VERSION: i64 = 19;
+/// expression (where a pasted failure's message is looked for). 20: Python facts hold attribute
+/// reads and assignments and `with` items (older facts decode to no Python edges).
+pub const SCHEMA_VERSION: i64 = 20;
 
 /// How much of the catalog file a reader maps: none. Mapped pages are shared page cache, but
 /// each reader's mapping counts every page it touched in the process's resident memory, so a

@@ -5,7 +5,7 @@
 
 use crate::model::{Symbol, SymbolKind};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -50,6 +50,14 @@ pub struct PyFacts {
     /// Django URLconf entries: `path("orders/<int:pk>/", views.detail)`.
     #[serde(default)]
     pub urls: Vec<super::urlconf::PyUrl>,
+    /// `a.b.c` read or assigned and not called, the whole chain (a call's chain is in
+    /// `calls`): where a property, a descriptor or `__getattr__` may run. One per scope, chain
+    /// and kind, at its first line.
+    #[serde(default)]
+    pub accesses: Vec<PyAccess>,
+    /// `with value:` items: the manager's `__enter__` and `__exit__` run.
+    #[serde(default)]
+    pub withs: Vec<PyWith>,
 }
 
 impl PyFacts {
@@ -216,9 +224,30 @@ pub struct PyRead {
     pub line: u32,
 }
 
+/// An attribute chain read (`self.ctx.name`) or assigned (`self.ctx.name = v`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PyAccess {
+    pub scope: u32,
+    pub chain: Vec<String>,
+    pub line: u32,
+    /// Assigned rather than read (`+=` gives one of each).
+    pub store: bool,
+}
+
+/// One item of a `with` statement: its value as a chain, called or not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PyWith {
+    pub scope: u32,
+    pub value: Vec<String>,
+    pub called: bool,
+    pub line: u32,
+    /// `async with`: `__aenter__` and `__aexit__` run.
+    pub is_async: bool,
+}
+
 /// `target = value` where the value is a name chain or a call of one: `x = Foo(…)`,
 /// `self.repo = repo`, `handler = views.index`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PyAssign {
     pub scope: u32,
     /// `["x"]` or `["self", "x"]`.
@@ -234,6 +263,10 @@ pub struct PyAssign {
     /// statement of the body itself: the name may still hold what it held before.
     #[serde(default)]
     pub conditional: bool,
+    /// The declared type as written (`request: Request = LocalProxy(…)`), "" when none: what
+    /// the name holds when it names a project class, as a type checker reads it.
+    #[serde(default)]
+    pub annotation: String,
 }
 
 /// Collects the facts of a parsed file whose symbols are `symbols` (module first).
@@ -288,6 +321,7 @@ pub(super) fn extract(
             ..PyFacts::default()
         },
         scopes: vec![(usize::MAX, 0)],
+        accessed: HashSet::new(),
     };
     w.walk(root);
     w.facts
@@ -300,6 +334,8 @@ struct Walker<'a> {
     facts: PyFacts,
     /// (depth, definition index) of the enclosing definitions.
     scopes: Vec<(usize, u32)>,
+    /// The accesses recorded so far (scope, chain, store).
+    accessed: HashSet<(u32, Vec<String>, bool)>,
 }
 
 impl Walker<'_> {
@@ -349,7 +385,11 @@ impl Walker<'_> {
             "return_statement" | "yield" => self.return_value(node),
             "decorator" => self.decoration(node),
             "subscript" => self.subscript(node),
-            "attribute" => self.read(node),
+            "attribute" => {
+                self.read(node);
+                self.access(node);
+            }
+            "with_item" => self.with_item(node),
             _ => {}
         }
     }
@@ -458,18 +498,22 @@ impl Walker<'_> {
         };
         self.stored_element(f, node);
         let mut inner_args = Vec::new();
-        let Some(chain) = chain(f, self.src).or_else(|| match f.kind() {
-            "subscript" => element(f, self.src),
-            "call" => {
-                let mut c = chain(f.child_by_field_name("function")?, self.src)?;
-                inner_args = arguments(f, self.src);
-                c.push("()".to_string());
-                Some(c)
-            }
-            _ => None,
-        }) else {
+        let Some(chain) = chain(f, self.src)
+            .or_else(|| match f.kind() {
+                "subscript" => element(f, self.src),
+                "call" => {
+                    let mut c = chain(f.child_by_field_name("function")?, self.src)?;
+                    inner_args = arguments(f, self.src);
+                    c.push("()".to_string());
+                    Some(c)
+                }
+                _ => None,
+            })
+            .or_else(|| through_calls(f, self.src))
+        else {
             return;
         };
+        self.access_by_name(&chain, node);
         if let Some(u) = super::urlconf::entry(node, &chain, self.src, self.scope()) {
             self.facts.urls.push(u);
         }
@@ -536,6 +580,7 @@ impl Walker<'_> {
                 each: false,
                 line: call.start_position().row as u32 + 1,
                 conditional: true,
+                annotation: String::new(),
             });
         }
     }
@@ -553,12 +598,18 @@ impl Walker<'_> {
                 right = r;
             }
             self.constant(left, right);
-            if value_chain(right, self.src).is_none()
-                && let Some(ty) = node.child_by_field_name("type")
+            let ty = node.child_by_field_name("type");
+            if let Some(ty) = ty
+                && value_chain(right, self.src).is_none()
             {
                 self.annotated(left, ty);
             }
+            let before = self.facts.assigns.len();
             self.bind(left, right, false);
+            if let (Some(ty), Some(a)) = (ty, self.facts.assigns.get_mut(before)) {
+                let ty = named(ty).next().unwrap_or(ty);
+                a.annotation = String::from_utf8_lossy(&self.src[ty.byte_range()]).into_owned();
+            }
         }
     }
 
@@ -586,6 +637,7 @@ impl Walker<'_> {
             each: false,
             line: left.start_position().row as u32 + 1,
             conditional: conditional(left),
+            annotation: String::new(),
         });
     }
 
@@ -627,6 +679,7 @@ impl Walker<'_> {
             each: false,
             line: node.start_position().row as u32 + 1,
             conditional: false,
+            annotation: String::new(),
         });
     }
 
@@ -778,6 +831,7 @@ impl Walker<'_> {
                 each: false,
                 line: alias.start_position().row as u32 + 1,
                 conditional: true,
+                annotation: String::new(),
             });
         }
     }
@@ -862,6 +916,100 @@ impl Walker<'_> {
         }
     }
 
+    /// An attribute chain that is neither part of a longer one nor called.
+    fn access(&mut self, node: Node<'_>) {
+        let parent = node.parent();
+        let is = |field: &str| parent.is_some_and(|p| p.child_by_field_name(field) == Some(node));
+        let kind = parent.map_or("", |p| p.kind());
+        if (kind == "attribute" && is("object"))
+            || (kind == "call" && is("function"))
+            || kind == "delete_statement"
+        {
+            return;
+        }
+        let Some(chain) = chain(node, self.src)
+            .or_else(|| through_calls(node, self.src))
+            .filter(|c| c.len() >= 2)
+        else {
+            return;
+        };
+        let assigned = matches!(kind, "assignment" | "augmented_assignment") && is("left");
+        let kinds: &[bool] = match (assigned, kind) {
+            (true, "augmented_assignment") => &[true, false],
+            (true, _) => &[true],
+            _ => &[false],
+        };
+        self.record_access(chain, kinds, node.start_position().row as u32 + 1);
+    }
+
+    /// `getattr(x, "name")`, `hasattr(x, "name")`, `setattr(x, "name", v)`: an access of
+    /// `x.name` spelled as a call.
+    fn access_by_name(&mut self, function: &[String], call: Node<'_>) {
+        let store = match function {
+            [f] if f == "getattr" || f == "hasattr" => false,
+            [f] if f == "setattr" => true,
+            _ => return,
+        };
+        let Some(args) = call.child_by_field_name("arguments") else {
+            return;
+        };
+        let mut args = named(args);
+        let (Some(object), Some(name)) = (args.next(), args.next()) else {
+            return;
+        };
+        let Some(mut chain) = chain(object, self.src).or_else(|| through_calls(object, self.src))
+        else {
+            return;
+        };
+        let [name] = literals(name, self.src).try_into().unwrap_or_default();
+        if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            return;
+        }
+        chain.push(name);
+        self.record_access(chain, &[store], call.start_position().row as u32 + 1);
+    }
+
+    fn record_access(&mut self, chain: Vec<String>, kinds: &[bool], line: u32) {
+        let scope = self.scope();
+        for &store in kinds {
+            if self.accessed.insert((scope, chain.clone(), store)) {
+                self.facts.accesses.push(PyAccess {
+                    scope,
+                    chain: chain.clone(),
+                    line,
+                    store,
+                });
+            }
+        }
+    }
+
+    /// `with value as x:`: the value (an `as` target is bound by [`Walker::as_binding`]).
+    fn with_item(&mut self, node: Node<'_>) {
+        let Some(mut value) = node.child_by_field_name("value") else {
+            return;
+        };
+        if value.kind() == "as_pattern"
+            && let Some(v) = named(value).next()
+        {
+            value = v;
+        }
+        let Some((chain, called)) = value_chain(value, self.src) else {
+            return;
+        };
+        let statement = std::iter::successors(node.parent(), |p| p.parent())
+            .find(|p| p.kind() == "with_statement");
+        let is_async = statement
+            .and_then(|s| s.child(0))
+            .is_some_and(|c| c.kind() == "async");
+        self.facts.withs.push(PyWith {
+            scope: self.scope(),
+            value: chain,
+            called,
+            line: node.start_position().row as u32 + 1,
+            is_async,
+        });
+    }
+
     fn bind(&mut self, left: Node<'_>, right: Node<'_>, each: bool) {
         let Some(target) = chain(left, self.src).or_else(|| element(left, self.src)) else {
             return;
@@ -877,6 +1025,7 @@ impl Walker<'_> {
             each,
             line: left.start_position().row as u32 + 1,
             conditional: conditional(left),
+            annotation: String::new(),
         });
     }
 }
@@ -905,7 +1054,11 @@ fn value_chain(n: Node<'_>, src: &[u8]) -> Option<(Vec<String>, bool)> {
     match n.kind() {
         "call" => {
             let f = n.child_by_field_name("function")?;
-            let f = chain(f, src).or_else(|| element(f, src))?;
+            // `f(…)(…)` gives no value here: what a call's result gives back is known only
+            // with the context of both calls.
+            let f = chain(f, src).or_else(|| element(f, src)).or_else(|| {
+                through_calls(f, src).filter(|c| c.last().is_some_and(|l| l != "()"))
+            })?;
             match passed_through(&f) {
                 Some(i) => value_chain(
                     n.child_by_field_name("arguments")
@@ -922,7 +1075,43 @@ fn value_chain(n: Node<'_>, src: &[u8]) -> Option<(Vec<String>, bool)> {
         "conditional_expression" | "parenthesized_expression" | "await" => {
             named(n).find_map(|c| value_chain(c, src))
         }
-        _ => Some((chain(n, src).or_else(|| element(n, src))?, false)),
+        _ => Some((
+            chain(n, src)
+                .or_else(|| element(n, src))
+                .or_else(|| through_calls(n, src))?,
+            false,
+        )),
+    }
+}
+
+/// A chain through calls' results and elements, where [`chain`] and [`element`] give none:
+/// `make().run` → `["make", "()", "run"]`, `f()[k].x` → `["f", "()", "[]", "x"]`.
+fn through_calls(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
+    let text = |n: Node<'_>| String::from_utf8_lossy(&src[n.byte_range()]).into_owned();
+    match n.kind() {
+        "identifier" => Some(vec![text(n)]),
+        "call" => {
+            let f = n.child_by_field_name("function")?;
+            if f.kind() == "identifier" && text(f) == "super" {
+                return Some(vec!["super()".to_string()]);
+            }
+            let mut c = through_calls(f, src)?;
+            c.push("()".to_string());
+            Some(c)
+        }
+        "attribute" => {
+            let mut c = through_calls(n.child_by_field_name("object")?, src)?;
+            c.push(text(n.child_by_field_name("attribute")?));
+            Some(c)
+        }
+        "subscript" => {
+            let mut c = through_calls(n.child_by_field_name("value")?, src)?;
+            if c.last().is_none_or(|l| l != "[]") {
+                c.push("[]".to_string());
+            }
+            Some(c)
+        }
+        _ => None,
     }
 }
 

@@ -12,11 +12,12 @@
 
 mod celery;
 mod config;
+mod implicit;
 mod models;
 mod signals;
 mod urls;
 
-use super::facts::{PyArg, PyAssign, PyCall, PyDef, PyFacts};
+use super::facts::{PyAccess, PyArg, PyAssign, PyCall, PyDef, PyFacts};
 use crate::graph::{CallSite, Edge, EdgeKind, FileFacts};
 use crate::model::{RepoPath, SymbolKind};
 use std::cell::RefCell;
@@ -49,6 +50,7 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
         .map(|fi| match r.facts(fi) {
             Some(f) => {
                 let mut edges = r.file_edges(fi, f);
+                edges.extend(r.implicit_edges(fi, f));
                 edges.extend(r.config_edges(fi, f, &settings));
                 for c in &f.calls {
                     edges.extend(r.signal_edges(fi, f, c, &receivers));
@@ -958,7 +960,9 @@ impl<'a> Repo<'a> {
             && let Some(V::Instance(cf, cd)) = self.chain_at(fi, scope, receiver, at, 0)
         {
             let found = self.member(cf, cd, last, 0);
-            if found.is_some_and(|(mf, md)| self.def(mf, md).kind == SymbolKind::Method) {
+            if found.is_some_and(|(mf, md)| {
+                self.def(mf, md).kind == SymbolKind::Method && !self.is_property(mf, md)
+            }) {
                 return self.with_wrappers(self.dispatch((cf, cd), last));
             }
         }
@@ -1312,7 +1316,21 @@ impl<'a> Repo<'a> {
     fn attrs(&self, mut v: V, names: &[String], depth: u32) -> Option<V> {
         let mut i = 0;
         while let Some(name) = names.get(i) {
-            if matches!(name.as_str(), "[]" | "()") {
+            // `ConfigAttribute[bool]`: a generic class subscripted is still the class.
+            if name == "[]"
+                && let V::Def(f, d) = v
+                && self.def(f, d).kind == SymbolKind::Class
+            {
+                i += 1;
+                continue;
+            }
+            // `make().run`: what the call gives.
+            if name == "()" {
+                v = self.result(v, depth + 1)?;
+                i += 1;
+                continue;
+            }
+            if name == "[]" {
                 return None;
             }
             // `bag.get(k)`, `bag.pop(k)`, `bag.setdefault(k)`: called, they give an element.
@@ -1416,8 +1434,7 @@ impl<'a> Repo<'a> {
             if let Some(v) = self.manager_result(fi, si, a, depth) {
                 return Some(v);
             }
-            let v = self.chain(fi, si, &a.value, depth + 1)?;
-            return self.assigned(fi, a, v, depth);
+            return self.binding(fi, si, a, depth);
         }
         // A parameter the body never rebinds: what its callers give it.
         if matches!(d.kind, SymbolKind::Function | SymbolKind::Method) {
@@ -1834,6 +1851,12 @@ impl<'a> Repo<'a> {
             },
             V::Instance(f, d) => {
                 if let Some((mf, md)) = self.member(f, d, name, depth) {
+                    // A property reads as what its getter returns.
+                    if self.is_property(mf, md) {
+                        let owner = self.def(mf, md).parent.unwrap_or(0);
+                        let getter = self.accessor(mf, owner, name, false)?;
+                        return self.result(V::Def(mf, getter), depth + 1);
+                    }
                     return match self.def(mf, md).kind {
                         SymbolKind::Field => self.field_value(mf, md, depth),
                         _ => Some(V::Def(mf, md)),
@@ -1877,8 +1900,20 @@ impl<'a> Repo<'a> {
             .assigns
             .iter()
             .find(|a| a.scope == scope && a.target.len() == 1 && a.target[0] == def.name)?;
-        let v = self.chain(f, scope, &a.value, depth + 1)?;
-        self.assigned(f, a, v, depth + 1)
+        self.binding(f, scope, a, depth + 1)
+    }
+
+    /// What assignment `a` in `scope` binds: its value, or its declared type when the value
+    /// is not the project's (`request: Request = LocalProxy(…)`, read as a type checker does).
+    fn binding(&self, fi: usize, scope: u32, a: &PyAssign, depth: u32) -> Option<V> {
+        let value = self
+            .chain(fi, scope, &a.value, depth + 1)
+            .and_then(|v| self.assigned(fi, a, v, depth));
+        if a.annotation.is_empty() || !matches!(value, None | Some(V::External(_))) {
+            return value;
+        }
+        self.annotated(fi, scope, &a.annotation, depth + 1)
+            .or(value)
     }
 
     /// `self.name = value` in any method of the class or its bases.
@@ -1898,8 +1933,7 @@ impl<'a> Repo<'a> {
                     && facts.defs[a.scope as usize].parent == Some(cd)
             });
             if let Some(a) = found {
-                let v = self.chain(cf, a.scope, &a.value, depth + 1)?;
-                return self.assigned(cf, a, v, depth + 1);
+                return self.binding(cf, a.scope, a, depth + 1);
             }
             todo.extend(self.bases(cf, cd, depth + 1));
         }

@@ -1072,3 +1072,172 @@ fn an_f_string_keeps_its_expressions_as_placeholders() {
         .collect();
     assert_eq!(texts, ["order {} is not awaiting payment"]);
 }
+
+/// The (caller, callee) call edges of `edges` from `caller`.
+fn calls_from<'a>(edges: &'a [(String, String, &'static str)], caller: &str) -> Vec<&'a str> {
+    edges
+        .iter()
+        .filter(|(a, _, k)| a == caller && *k == "call")
+        .map(|(_, b, _)| b.as_str())
+        .collect()
+}
+
+/// Reading or assigning an attribute runs code with no call syntax: a property's getter or
+/// setter, a descriptor's `__get__`/`__set__`, `__getattr__` for a name the class lacks,
+/// `__setattr__` on an assignment; `getattr(x, "name")` spells the same read.
+#[test]
+fn attribute_reads_and_assignments_run_properties_descriptors_and_attribute_hooks() {
+    let edges = package_edges(&[(
+        "app/obj.py",
+        "import functools\n\
+         class Setting:\n\
+         \x20   def __init__(self, key):\n        self.key = key\n\
+         \x20   def __get__(self, obj, owner=None):\n        return 1\n\
+         \x20   def __set__(self, obj, value):\n        pass\n\
+         class Meta:\n\
+         \x20   def lang(self):\n        pass\n\
+         class App:\n\
+         \x20   debug = Setting[bool](\"DEBUG\")\n\
+         \x20   def __init__(self):\n        self.known = 1\n\
+         \x20   @property\n    def name(self):\n        return 'x'\n\
+         \x20   @name.setter\n    def name(self, v):\n        pass\n\
+         \x20   @functools.cached_property\n    def meta(self) -> Meta:\n        return Meta()\n\
+         \x20   def __getattr__(self, item):\n        return item\n\
+         class Quiet:\n\
+         \x20   def __setattr__(self, k, v):\n        pass\n\
+         def main(app: App, q: Quiet):\n\
+         \x20   print(app.name)\n    app.name = 'y'\n    app.meta.lang()\n\
+         \x20   print(app.debug)\n    app.debug = True\n    print(app.known, app.missing)\n\
+         \x20   q.x = 1\n\
+         def by_name(app: App):\n    return getattr(app, \"meta\")\n",
+    )]);
+    let main = calls_from(&edges, "py:app.obj.main");
+    for callee in [
+        "py:app.obj.App.name",
+        "py:app.obj.App.meta",
+        "py:app.obj.Meta.lang",
+        "py:app.obj.Setting.__get__",
+        "py:app.obj.Setting.__set__",
+        "py:app.obj.App.__getattr__",
+        "py:app.obj.Quiet.__setattr__",
+    ] {
+        assert!(main.contains(&callee), "{callee} missing from {main:#?}");
+    }
+    let getattr_hooks = main.iter().filter(|c| c.ends_with("__getattr__")).count();
+    assert_eq!(getattr_hooks, 1, "`known` is set in __init__: {main:#?}");
+    assert_eq!(
+        calls_from(&edges, "py:app.obj.by_name"),
+        ["py:app.obj.App.meta"]
+    );
+}
+
+/// `with` runs the manager's `__enter__` and `__exit__` (`async with` the async pair), `for`
+/// runs the iterable's `__iter__`, and a class statement its base's `__init_subclass__`.
+#[test]
+fn with_for_and_class_statements_run_their_protocol_methods() {
+    let edges = package_edges(&[(
+        "app/ctx.py",
+        "class Ctx:\n\
+         \x20   def __enter__(self):\n        return self\n\
+         \x20   def __exit__(self, *a):\n        pass\n\
+         \x20   async def __aenter__(self):\n        return self\n\
+         \x20   async def __aexit__(self, *a):\n        pass\n\
+         \x20   def __iter__(self):\n        return iter([])\n\
+         class Base:\n\
+         \x20   def __init_subclass__(cls, **kw):\n        pass\n\
+         class App:\n\
+         \x20   def context(self) -> Ctx:\n        return Ctx()\n\
+         def main(app: App):\n\
+         \x20   with app.context() as c:\n        pass\n\
+         \x20   for x in Ctx():\n        pass\n\
+         async def run(c: Ctx):\n    async with c:\n        pass\n\
+         class Child(Base):\n    pass\n",
+    )]);
+    let mut main = calls_from(&edges, "py:app.ctx.main");
+    main.retain(|c| c.contains("__"));
+    main.sort();
+    assert_eq!(
+        main,
+        [
+            "py:app.ctx.Ctx.__enter__",
+            "py:app.ctx.Ctx.__exit__",
+            "py:app.ctx.Ctx.__iter__"
+        ]
+    );
+    assert_eq!(
+        calls_from(&edges, "py:app.ctx.run"),
+        ["py:app.ctx.Ctx.__aenter__", "py:app.ctx.Ctx.__aexit__"]
+    );
+    assert!(
+        calls_from(&edges, "py:app.ctx").contains(&"py:app.ctx.Base.__init_subclass__"),
+        "{edges:#?}"
+    );
+}
+
+/// A name declared with a project class but assigned something the project does not define
+/// (`request: Request = LocalProxy(…)`) holds that class, as a type checker reads it; a
+/// value the project does define still wins.
+#[test]
+fn a_declared_type_holds_where_the_value_is_not_the_projects() {
+    let edges = package_edges(&[
+        (
+            "web/wrappers.py",
+            "class Request:\n\
+             \x20   @property\n    def endpoint(self):\n        return ''\n\
+             \x20   def get_json(self):\n        pass\n\
+             class Fake(Request):\n\
+             \x20   def get_json(self):\n        pass\n",
+        ),
+        (
+            "web/globals.py",
+            "from werkzeug.local import LocalProxy\n\
+             from .wrappers import Request, Fake\n\
+             request: Request = LocalProxy(\"request\")\n\
+             fake: Request = Fake()\n",
+        ),
+        (
+            "web/views.py",
+            "from .globals import request, fake\n\
+             def index():\n    print(request.endpoint)\n    request.get_json()\n\
+             def test():\n    fake.get_json()\n",
+        ),
+    ]);
+    let mut index = calls_from(&edges, "py:web.views.index");
+    index.sort();
+    assert_eq!(
+        index,
+        [
+            "py:web.wrappers.Fake.get_json",
+            "py:web.wrappers.Request.endpoint",
+            "py:web.wrappers.Request.get_json"
+        ],
+        "an instance of Request may be a Fake"
+    );
+    assert_eq!(
+        calls_from(&edges, "py:web.views.test"),
+        ["py:web.wrappers.Fake.get_json"]
+    );
+}
+
+/// A method called on what a call gives (`make().run()`, `Ctx().meta.lang()`).
+#[test]
+fn a_calls_result_is_a_receiver() {
+    let edges = package_edges(&[(
+        "app/chain.py",
+        "class Meta:\n\
+         \x20   def lang(self):\n        pass\n\
+         class Ctx:\n\
+         \x20   def __init__(self):\n        self.meta = Meta()\n\
+         \x20   def run(self):\n        pass\n\
+         def make() -> Ctx:\n    return Ctx()\n\
+         def main():\n    make().run()\n    Ctx().meta.lang()\n",
+    )]);
+    let main = calls_from(&edges, "py:app.chain.main");
+    for callee in [
+        "py:app.chain.Ctx.run",
+        "py:app.chain.Meta.lang",
+        "py:app.chain.make",
+    ] {
+        assert!(main.contains(&callee), "{callee} missing from {main:#?}");
+    }
+}

@@ -1,0 +1,282 @@
+//! Calls Python makes where the code has no call syntax: a property's getter or setter when
+//! an attribute is read or assigned, a descriptor's `__get__`/`__set__`, `__getattr__` for a
+//! name the class does not have, `__setattr__` on every assignment, a context manager's
+//! `__enter__`/`__exit__` in a `with`, `__iter__` in a `for`, and a base's
+//! `__init_subclass__` when a class statement runs. Each is a call edge from the code that
+//! reads, assigns, enters, iterates or defines, on its line, as the call's own edge would be.
+
+use super::{PyAccess, PyAssign, PyCall, PyFacts, Repo, Target, V};
+use crate::graph::Edge;
+use crate::model::SymbolKind;
+
+impl Repo<'_> {
+    /// Every implicit call of file `fi`.
+    pub(super) fn implicit_edges(&self, fi: usize, f: &PyFacts) -> Vec<Edge> {
+        let mut out = Vec::new();
+        for a in &f.accesses {
+            self.access_edges(fi, f, a, &mut out);
+        }
+        // The attributes a call's chain reads on its way to the function (`self.ctx.obj.f()`
+        // reads `ctx` and `obj`, and `f` when it is a property whose value is called).
+        for c in &f.calls {
+            let access = PyAccess {
+                scope: c.scope,
+                chain: c.chain.clone(),
+                line: c.line,
+                store: false,
+            };
+            self.access_edges(fi, f, &access, &mut out);
+        }
+        for w in &f.withs {
+            let (enter, exit) = match w.is_async {
+                true => ("__aenter__", "__aexit__"),
+                false => ("__enter__", "__exit__"),
+            };
+            let a = PyAssign {
+                scope: w.scope,
+                target: Vec::new(),
+                value: w.value.clone(),
+                called: w.called,
+                line: w.line,
+                ..PyAssign::default()
+            };
+            for name in [enter, exit] {
+                self.protocol_edges(fi, f, &a, name, &mut out);
+            }
+        }
+        for a in f.assigns.iter().filter(|a| a.each) {
+            let iterable = PyAssign {
+                each: false,
+                ..a.clone()
+            };
+            self.protocol_edges(fi, f, &iterable, "__iter__", &mut out);
+        }
+        self.init_subclass_edges(fi, f, &mut out);
+        out
+    }
+
+    /// Each attribute of `a.chain` past its head, read (or, the last, assigned) on an instance
+    /// of a project class.
+    fn access_edges(&self, fi: usize, f: &PyFacts, a: &PyAccess, out: &mut Vec<Edge>) {
+        for i in 1..a.chain.len() {
+            let name = a.chain[i].as_str();
+            if matches!(name, "[]" | "()") {
+                continue;
+            }
+            let store = a.store && i + 1 == a.chain.len();
+            let Some(V::Instance(cf, cd)) = self.chain_at(fi, a.scope, &a.chain[..i], a.line, 0)
+            else {
+                continue;
+            };
+            let targets = self.attribute_runs((cf, cd), name, store);
+            if targets.is_empty() {
+                continue;
+            }
+            let site = PyCall {
+                scope: a.scope,
+                chain: a.chain[..=i].to_vec(),
+                line: a.line,
+                url: None,
+                args: Vec::new(),
+                inner_args: Vec::new(),
+            };
+            for t in targets {
+                out.push(self.call_edge(fi, f, &site, Some(t)));
+            }
+        }
+    }
+
+    /// What reading (or assigning) attribute `name` of an instance of `class` runs.
+    pub(super) fn attribute_runs(
+        &self,
+        class: (usize, u32),
+        name: &str,
+        store: bool,
+    ) -> Vec<Target> {
+        let mut out = Vec::new();
+        if store {
+            out.extend(self.dispatch(class, "__setattr__"));
+        }
+        match self.member(class.0, class.1, name, 0) {
+            Some((mf, md)) if self.is_property(mf, md) => {
+                for t in self.dispatch(class, name) {
+                    let Target::Def(tf, td) = t else { continue };
+                    let owner = self.def(tf, td).parent.unwrap_or(0);
+                    if let Some(acc) = self.accessor(tf, owner, name, store) {
+                        push_new(&mut out, Target::Def(tf, acc));
+                    }
+                }
+            }
+            Some((mf, md)) if self.def(mf, md).kind == SymbolKind::Field => {
+                if let Some(V::Instance(df, dd)) = self.field_value(mf, md, 0) {
+                    let hook = if store { "__set__" } else { "__get__" };
+                    for t in self.dispatch((df, dd), hook) {
+                        push_new(&mut out, t);
+                    }
+                }
+            }
+            Some(_) => {}
+            None if !store && !self.may_have_attribute(class, name) => {
+                for t in self.dispatch(class, "__getattr__") {
+                    push_new(&mut out, t);
+                }
+            }
+            None => {}
+        }
+        out
+    }
+
+    /// A function decorated as a property (`@property`, `@x.setter`, `@cached_property`).
+    pub(super) fn is_property(&self, f: usize, d: u32) -> bool {
+        let def = self.def(f, d);
+        def.kind.is_callable()
+            && def
+                .decorators
+                .iter()
+                .any(|x| property_decorator(x).is_some())
+    }
+
+    /// The getter (or setter) of property `name` in `class`: the definitions of one name
+    /// there are its getter, setter and deleter.
+    pub(super) fn accessor(&self, f: usize, class: u32, name: &str, store: bool) -> Option<u32> {
+        let facts = self.facts(f)?;
+        let wanted = if store { Role::Set } else { Role::Get };
+        facts
+            .defs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.parent == Some(class) && d.name == name)
+            .find(|(_, d)| {
+                d.decorators
+                    .iter()
+                    .any(|x| property_decorator(x) == Some(wanted))
+            })
+            .map(|(i, _)| i as u32)
+    }
+
+    /// Whether an instance may have attribute `name` that the class body does not define:
+    /// the class or a base assigns `self.name` in a method, or a base is not the project's.
+    fn may_have_attribute(&self, class: (usize, u32), name: &str) -> bool {
+        let ancestry = self.ancestry(class.0, class.1, 0);
+        // An unknown base may give any name: `__getattr__` is not assumed to run.
+        let complete = ancestry.iter().all(|&(cf, cd)| {
+            let written = self
+                .def(cf, cd)
+                .bases
+                .iter()
+                .filter(|b| *b != "object")
+                .count();
+            written == self.bases(cf, cd, 0).len()
+        });
+        !complete
+            || ancestry.iter().any(|&(cf, cd)| {
+                self.facts(cf).is_some_and(|facts| {
+                    facts.assigns.iter().any(|a| {
+                        a.target.len() == 2
+                            && a.target[0] == "self"
+                            && a.target[1] == name
+                            && facts.defs[a.scope as usize].parent == Some(cd)
+                    })
+                })
+            })
+    }
+
+    /// `name` run on each instance value `a` gives (a `with` manager, a `for` iterable).
+    fn protocol_edges(
+        &self,
+        fi: usize,
+        f: &PyFacts,
+        a: &PyAssign,
+        name: &str,
+        out: &mut Vec<Edge>,
+    ) {
+        let Some(v) = self.chain_at(fi, a.scope, &a.value, a.line, 0) else {
+            return;
+        };
+        let Some(V::Instance(cf, cd)) = self.assigned(fi, a, v, 0) else {
+            return;
+        };
+        let mut chain = a.value.clone();
+        if a.called {
+            chain.push("()".to_string());
+        }
+        chain.push(name.to_string());
+        let site = PyCall {
+            scope: a.scope,
+            chain,
+            line: a.line,
+            url: None,
+            args: Vec::new(),
+            inner_args: Vec::new(),
+        };
+        for t in self.dispatch((cf, cd), name) {
+            out.push(self.call_edge(fi, f, &site, Some(t)));
+        }
+    }
+
+    /// A class statement runs its first base's `__init_subclass__` (found up the bases, not
+    /// in the class itself), called from the scope the statement is in.
+    fn init_subclass_edges(&self, fi: usize, f: &PyFacts, out: &mut Vec<Edge>) {
+        for (di, d) in f.defs.iter().enumerate() {
+            if d.kind != SymbolKind::Class {
+                continue;
+            }
+            let hook = self
+                .bases(fi, di as u32, 0)
+                .into_iter()
+                .find_map(|(bf, bd)| self.member(bf, bd, "__init_subclass__", 0));
+            let Some((hf, hd)) = hook else { continue };
+            let site = PyCall {
+                scope: d.parent.unwrap_or(0),
+                chain: vec![d.name.clone(), "__init_subclass__".to_string()],
+                line: d.line,
+                url: None,
+                args: Vec::new(),
+                inner_args: Vec::new(),
+            };
+            out.push(self.call_edge(fi, f, &site, Some(Target::Def(hf, hd))));
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Role {
+    Get,
+    Set,
+    Delete,
+}
+
+/// What a decorator makes of a function as a property, `None` when it makes no property.
+fn property_decorator(written: &str) -> Option<Role> {
+    let last = written.rsplit('.').next().unwrap_or(written);
+    match last {
+        "property" | "cached_property" | "abstractproperty" | "getter" => Some(Role::Get),
+        "setter" if written.contains('.') => Some(Role::Set),
+        "deleter" if written.contains('.') => Some(Role::Delete),
+        _ => None,
+    }
+}
+
+fn push_new(out: &mut Vec<Target>, t: Target) {
+    if !out.contains(&t) {
+        out.push(t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn property_decorators_say_which_accessor_they_make() {
+        assert_eq!(property_decorator("property"), Some(Role::Get));
+        assert_eq!(
+            property_decorator("functools.cached_property"),
+            Some(Role::Get)
+        );
+        assert_eq!(property_decorator("name.setter"), Some(Role::Set));
+        assert_eq!(property_decorator("name.deleter"), Some(Role::Delete));
+        assert_eq!(property_decorator("setter"), None);
+        assert_eq!(property_decorator("staticmethod"), None);
+    }
+}
