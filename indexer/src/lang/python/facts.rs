@@ -350,15 +350,17 @@ impl Walker<'_> {
     /// Iterative pre-order walk.
     fn walk(&mut self, root: Node<'_>) {
         let mut cursor = root.walk();
-        let mut depth = 0usize;
+        // The nodes above the cursor: `Node::parent` searches down from the root each time.
+        let mut ancestors: Vec<Node<'_>> = Vec::new();
         loop {
             let node = cursor.node();
+            let depth = ancestors.len();
             while self.scopes.len() > 1 && self.scopes.last().is_some_and(|s| s.0 >= depth) {
                 self.scopes.pop();
             }
-            self.visit(node, depth);
+            self.visit(node, ancestors.last().copied(), depth);
             if cursor.goto_first_child() {
-                depth += 1;
+                ancestors.push(node);
                 continue;
             }
             loop {
@@ -368,12 +370,12 @@ impl Walker<'_> {
                 if !cursor.goto_parent() {
                     return;
                 }
-                depth -= 1;
+                ancestors.pop();
             }
         }
     }
 
-    fn visit(&mut self, node: Node<'_>, depth: usize) {
+    fn visit(&mut self, node: Node<'_>, parent: Option<Node<'_>>, depth: usize) {
         match node.kind() {
             "class_definition" | "function_definition" => self.definition(node, depth),
             "import_statement" | "import_from_statement" => self.import(node),
@@ -387,7 +389,7 @@ impl Walker<'_> {
             "subscript" => self.subscript(node),
             "attribute" => {
                 self.read(node);
-                self.access(node);
+                self.access(node, parent);
             }
             "with_item" => self.with_item(node),
             _ => {}
@@ -917,8 +919,7 @@ impl Walker<'_> {
     }
 
     /// An attribute chain that is neither part of a longer one nor called.
-    fn access(&mut self, node: Node<'_>) {
-        let parent = node.parent();
+    fn access(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
         let is = |field: &str| parent.is_some_and(|p| p.child_by_field_name(field) == Some(node));
         let kind = parent.map_or("", |p| p.kind());
         if (kind == "attribute" && is("object"))

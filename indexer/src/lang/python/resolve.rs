@@ -58,6 +58,7 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
                 }
                 edges.extend(r.route_edges(fi, f, &mounts));
                 edges.extend(framework.remove(&fi).unwrap_or_default());
+                r.receivers.borrow_mut().clear();
                 edges
             }
             None => Vec::new(),
@@ -149,6 +150,9 @@ enum Site<'a> {
 /// Values worked out once by key; `None` while one is under way.
 type Memo<K, T> = RefCell<HashMap<K, Option<T>>>;
 
+/// A chain seen from a scope of a file on a line ([`Repo::receiver`]).
+type ReceiverKey = (usize, u32, Vec<String>, u32);
+
 /// How many values a parameter (or container) is followed to, and how many call sites are read
 /// for them: flask's tests register over 256 views with `add_url_rule`.
 const MAX_VALUES: usize = 1024;
@@ -190,6 +194,10 @@ struct Repo<'a> {
     /// Per container attribute name, the stores into it through any object (`self.x[k] = v`,
     /// `app.x.append(v)`): (file, index into its assignments).
     bags: HashMap<&'a str, Vec<(usize, usize)>>,
+    /// The attribute names whose access may run project code ([`implicit::Hooks`]).
+    hooks: implicit::Hooks<'a>,
+    /// [`Repo::receiver`]'s values for the file being resolved.
+    receivers: RefCell<HashMap<ReceiverKey, Option<V>>>,
 }
 
 /// Where names are defined: each module's file, each qualified name's definition, each file's
@@ -301,6 +309,8 @@ impl<'a> Repo<'a> {
             bindings: bindings(py),
             sensitive: context_sensitive(py),
             bags: bags(py),
+            hooks: implicit::Hooks::new(py),
+            receivers: RefCell::default(),
         };
         repo.tasks = repo.task_names();
         repo.subs = repo.subclass_map();
@@ -950,14 +960,14 @@ impl<'a> Repo<'a> {
         if let Some((last, receiver)) = chain.split_last()
             && matches!(last.as_str(), "get" | "pop" | "setdefault")
             && !receiver.is_empty()
-            && let Some(V::Items(..)) = self.chain_at(fi, scope, receiver, at, 0)
+            && let Some(V::Items(..)) = self.receiver(fi, scope, receiver, at)
         {
             return Vec::new();
         }
         if let Some((last, receiver)) = chain.split_last()
             && !receiver.is_empty()
             && receiver[0] != "super()"
-            && let Some(V::Instance(cf, cd)) = self.chain_at(fi, scope, receiver, at, 0)
+            && let Some(V::Instance(cf, cd)) = self.receiver(fi, scope, receiver, at)
         {
             let found = self.member(cf, cd, last, 0);
             if found.is_some_and(|(mf, md)| {
@@ -980,6 +990,22 @@ impl<'a> Repo<'a> {
             }
         }
         out
+    }
+
+    /// A call's receiver (or an attribute's object) on line `at`, worked out once per file
+    /// for both the call's targets and the implicit calls along its chain. Outside any call's
+    /// context only: inside one, values depend on that context.
+    fn receiver(&self, fi: usize, scope: u32, chain: &[String], at: u32) -> Option<V> {
+        if self.ctx.borrow().is_some() {
+            return self.chain_at(fi, scope, chain, at, 0);
+        }
+        let key = (fi, scope, chain.to_vec(), at);
+        if let Some(v) = self.receivers.borrow().get(&key) {
+            return v.clone();
+        }
+        let v = self.chain_at(fi, scope, chain, at, 0);
+        self.receivers.borrow_mut().insert(key, v.clone());
+        v
     }
 
     /// A parameter that its function rebinds only in branches (`if cls is None: cls = Command`)

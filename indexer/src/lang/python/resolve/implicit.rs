@@ -8,6 +8,49 @@
 use super::{PyAccess, PyAssign, PyCall, PyFacts, Repo, Target, V};
 use crate::graph::Edge;
 use crate::model::SymbolKind;
+use std::collections::HashSet;
+
+/// Which attribute accesses may run project code, known before any value is worked out, so
+/// that the others cost nothing: the names of properties, class attributes when some class
+/// is a descriptor, and any name when some class defines `__getattr__` (reads) or
+/// `__setattr__` (assignments).
+pub(super) struct Hooks<'a> {
+    names: HashSet<&'a str>,
+    getattr: bool,
+    setattr: bool,
+}
+
+impl<'a> Hooks<'a> {
+    pub(super) fn new(py: &'a [Option<PyFacts>]) -> Hooks<'a> {
+        let defs = || py.iter().flatten().flat_map(|f| f.defs.iter());
+        let defined = |name: &str| defs().any(|d| d.kind.is_callable() && d.name == name);
+        let descriptors = defined("__get__") || defined("__set__");
+        let class_attribute = |f: &PyFacts, d: &super::PyDef| {
+            d.kind == SymbolKind::Field
+                && d.parent
+                    .is_some_and(|p| f.defs[p as usize].kind == SymbolKind::Class)
+        };
+        let mut names = HashSet::new();
+        for f in py.iter().flatten() {
+            for d in &f.defs {
+                let property = d.kind.is_callable()
+                    && d.decorators.iter().any(|x| property_decorator(x).is_some());
+                if property || (descriptors && class_attribute(f, d)) {
+                    names.insert(d.name.as_str());
+                }
+            }
+        }
+        Hooks {
+            names,
+            getattr: defined("__getattr__"),
+            setattr: defined("__setattr__"),
+        }
+    }
+
+    fn may_run(&self, name: &str, store: bool) -> bool {
+        self.names.contains(name) || if store { self.setattr } else { self.getattr }
+    }
+}
 
 impl Repo<'_> {
     /// Every implicit call of file `fi`.
@@ -64,7 +107,10 @@ impl Repo<'_> {
                 continue;
             }
             let store = a.store && i + 1 == a.chain.len();
-            let Some(V::Instance(cf, cd)) = self.chain_at(fi, a.scope, &a.chain[..i], a.line, 0)
+            if !self.hooks.may_run(name, store) {
+                continue;
+            }
+            let Some(V::Instance(cf, cd)) = self.receiver(fi, a.scope, &a.chain[..i], a.line)
             else {
                 continue;
             };
