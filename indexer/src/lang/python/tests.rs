@@ -1131,8 +1131,9 @@ fn attribute_reads_and_assignments_run_properties_descriptors_and_attribute_hook
     );
 }
 
-/// `with` runs the manager's `__enter__` and `__exit__` (`async with` the async pair), `for`
-/// runs the iterable's `__iter__`, and a class statement its base's `__init_subclass__`.
+/// `with` runs the manager's `__enter__` and `__exit__` (`async with` the async pair), as
+/// `ExitStack.enter_context` runs `__enter__`; `for` runs the iterable's `__iter__`, and a
+/// class statement its base's `__init_subclass__`.
 #[test]
 fn with_for_and_class_statements_run_their_protocol_methods() {
     let edges = package_edges(&[(
@@ -1151,7 +1152,10 @@ fn with_for_and_class_statements_run_their_protocol_methods() {
          \x20   with app.context() as c:\n        pass\n\
          \x20   for x in Ctx():\n        pass\n\
          async def run(c: Ctx):\n    async with c:\n        pass\n\
-         class Child(Base):\n    pass\n",
+         class Child(Base):\n    pass\n\
+         def stacked(app: App):\n    with contextlib.ExitStack() as stack:\n        stack.enter_context(app.context())\n\
+         def resource(stack, m):\n    return stack.enter_context(m)\n\
+         def use(stack):\n    resource(stack, Ctx())\n",
     )]);
     let mut main = calls_from(&edges, "py:app.ctx.main");
     main.retain(|c| c.contains("__"));
@@ -1172,6 +1176,12 @@ fn with_for_and_class_statements_run_their_protocol_methods() {
         calls_from(&edges, "py:app.ctx").contains(&"py:app.ctx.Base.__init_subclass__"),
         "{edges:#?}"
     );
+    for caller in ["py:app.ctx.stacked", "py:app.ctx.resource"] {
+        assert!(
+            calls_from(&edges, caller).contains(&"py:app.ctx.Ctx.__enter__"),
+            "an ExitStack enters what {caller} hands it: {edges:#?}"
+        );
+    }
 }
 
 /// A name declared with a project class but assigned something the project does not define

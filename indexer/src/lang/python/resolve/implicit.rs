@@ -1,7 +1,8 @@
 //! Calls Python makes where the code has no call syntax: a property's getter or setter when
 //! an attribute is read or assigned, a descriptor's `__get__`/`__set__`, `__getattr__` for a
 //! name the class does not have, `__setattr__` on every assignment, a context manager's
-//! `__enter__`/`__exit__` in a `with`, `__iter__` in a `for`, and a base's
+//! `__enter__`/`__exit__` in a `with` (`__enter__` in `ExitStack.enter_context`), `__iter__`
+//! in a `for`, and a base's
 //! `__init_subclass__` when a class statement runs. Each is a call edge from the code that
 //! reads, assigns, enters, iterates or defines, on its line, as the call's own edge would be.
 
@@ -69,6 +70,9 @@ impl Repo<'_> {
                 store: false,
             };
             self.access_edges(fi, f, &access, &mut out);
+        }
+        for c in &f.calls {
+            self.entered_edges(fi, f, c, &mut out);
         }
         for w in &f.withs {
             let (enter, exit) = match w.is_async {
@@ -257,6 +261,56 @@ impl Repo<'_> {
         };
         for t in self.dispatch((cf, cd), name) {
             out.push(self.call_edge(fi, f, &site, Some(t)));
+        }
+    }
+
+    /// `stack.enter_context(m)` (contextlib's `ExitStack`, and `enter_async_context`): `m`'s
+    /// `__enter__` runs there, as in a `with` (its `__exit__` runs when the stack closes).
+    fn entered_edges(&self, fi: usize, f: &PyFacts, c: &PyCall, out: &mut Vec<Edge>) {
+        let Some((last, receiver)) = c.chain.split_last() else {
+            return;
+        };
+        let enter = match last.as_str() {
+            "enter_context" => "__enter__",
+            "enter_async_context" => "__aenter__",
+            _ => return,
+        };
+        // A project class's own `enter_context` is an ordinary call.
+        if receiver.is_empty()
+            || matches!(
+                self.receiver(fi, c.scope, receiver, c.line),
+                Some(V::Instance(..))
+            )
+        {
+            return;
+        }
+        let Some(arg) = c.args.iter().find(|a| a.keyword.is_none()) else {
+            return;
+        };
+        let values = match self.argument_value(fi, c.scope, c.line, arg, 0) {
+            Some(V::Param(pf, pd, p)) => self.param_values(pf, pd, p, 0),
+            Some(v) => vec![v],
+            None => return,
+        };
+        let mut chain = receiver.to_vec();
+        chain.push(enter.to_string());
+        let site = PyCall {
+            scope: c.scope,
+            chain,
+            line: c.line,
+            url: None,
+            args: Vec::new(),
+            inner_args: Vec::new(),
+        };
+        let mut seen = Vec::new();
+        for v in values {
+            let V::Instance(cf, cd) = v else { continue };
+            for t in self.dispatch((cf, cd), enter) {
+                if !seen.contains(&t) {
+                    seen.push(t.clone());
+                    out.push(self.call_edge(fi, f, &site, Some(t)));
+                }
+            }
         }
     }
 
