@@ -2,9 +2,9 @@
 //! an attribute is read or assigned, a descriptor's `__get__`/`__set__`, `__getattr__` for a
 //! name the class does not have, `__setattr__` on every assignment, a context manager's
 //! `__enter__`/`__exit__` in a `with` (`__enter__` in `ExitStack.enter_context`), `__iter__`
-//! in a `for`, and a base's
-//! `__init_subclass__` when a class statement runs. Each is a call edge from the code that
-//! reads, assigns, enters, iterates or defines, on its line, as the call's own edge would be.
+//! in a `for`, and a base's `__init_subclass__` when a class statement runs. Each is a call
+//! edge from the code that reads, assigns, enters, iterates or defines, on its line, as the
+//! call's own edge would be.
 
 use super::{PyAccess, PyAssign, PyCall, PyFacts, Repo, Target, V};
 use crate::graph::Edge;
@@ -70,8 +70,6 @@ impl Repo<'_> {
                 store: false,
             };
             self.access_edges(fi, f, &access, &mut out);
-        }
-        for c in &f.calls {
             self.entered_edges(fi, f, c, &mut out);
         }
         for w in &f.withs {
@@ -122,14 +120,7 @@ impl Repo<'_> {
             if targets.is_empty() {
                 continue;
             }
-            let site = PyCall {
-                scope: a.scope,
-                chain: a.chain[..=i].to_vec(),
-                line: a.line,
-                url: None,
-                args: Vec::new(),
-                inner_args: Vec::new(),
-            };
+            let site = site(a.scope, a.chain[..=i].to_vec(), a.line);
             for t in targets {
                 out.push(self.call_edge(fi, f, &site, Some(t)));
             }
@@ -251,14 +242,7 @@ impl Repo<'_> {
             chain.push("()".to_string());
         }
         chain.push(name.to_string());
-        let site = PyCall {
-            scope: a.scope,
-            chain,
-            line: a.line,
-            url: None,
-            args: Vec::new(),
-            inner_args: Vec::new(),
-        };
+        let site = site(a.scope, chain, a.line);
         for t in self.dispatch((cf, cd), name) {
             out.push(self.call_edge(fi, f, &site, Some(t)));
         }
@@ -294,14 +278,7 @@ impl Repo<'_> {
         };
         let mut chain = receiver.to_vec();
         chain.push(enter.to_string());
-        let site = PyCall {
-            scope: c.scope,
-            chain,
-            line: c.line,
-            url: None,
-            args: Vec::new(),
-            inner_args: Vec::new(),
-        };
+        let site = site(c.scope, chain, c.line);
         let mut seen = Vec::new();
         for v in values {
             let V::Instance(cf, cd) = v else { continue };
@@ -326,14 +303,8 @@ impl Repo<'_> {
                 .into_iter()
                 .find_map(|(bf, bd)| self.member(bf, bd, "__init_subclass__", 0));
             let Some((hf, hd)) = hook else { continue };
-            let site = PyCall {
-                scope: d.parent.unwrap_or(0),
-                chain: vec![d.name.clone(), "__init_subclass__".to_string()],
-                line: d.line,
-                url: None,
-                args: Vec::new(),
-                inner_args: Vec::new(),
-            };
+            let chain = vec![d.name.clone(), "__init_subclass__".to_string()];
+            let site = site(d.parent.unwrap_or(0), chain, d.line);
             out.push(self.call_edge(fi, f, &site, Some(Target::Def(hf, hd))));
         }
     }
@@ -354,6 +325,18 @@ fn property_decorator(written: &str) -> Option<Role> {
         "setter" if written.contains('.') => Some(Role::Set),
         "deleter" if written.contains('.') => Some(Role::Delete),
         _ => None,
+    }
+}
+
+/// An implicit call as the call it stands for: `chain`'s last name run from `scope` on `line`.
+fn site(scope: u32, chain: Vec<String>, line: u32) -> PyCall {
+    PyCall {
+        scope,
+        chain,
+        line,
+        url: None,
+        args: Vec::new(),
+        inner_args: Vec::new(),
     }
 }
 
