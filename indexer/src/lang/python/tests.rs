@@ -1132,8 +1132,9 @@ fn attribute_reads_and_assignments_run_properties_descriptors_and_attribute_hook
 }
 
 /// `with` runs the manager's `__enter__` and `__exit__` (`async with` the async pair), as
-/// `ExitStack.enter_context` runs `__enter__`; `for` runs the iterable's `__iter__`, and a
-/// class statement its base's `__init_subclass__`.
+/// `ExitStack.enter_context` runs `__enter__`; `for` runs the iterable's `__iter__`, a
+/// builtin its argument's protocol method (`len(b)`), and a class statement its base's
+/// `__init_subclass__`.
 #[test]
 fn with_for_and_class_statements_run_their_protocol_methods() {
     let edges = package_edges(&[(
@@ -1155,7 +1156,11 @@ fn with_for_and_class_statements_run_their_protocol_methods() {
          class Child(Base):\n    pass\n\
          def stacked(app: App):\n    with contextlib.ExitStack() as stack:\n        stack.enter_context(app.context())\n\
          def resource(stack, m):\n    return stack.enter_context(m)\n\
-         def use(stack):\n    resource(stack, Ctx())\n",
+         def use(stack):\n    resource(stack, Ctx())\n\
+         class Box:\n\
+         \x20   def __len__(self):\n        return 0\n\
+         \x20   def __repr__(self):\n        return 'Box'\n\
+         def show(b: Box):\n    return len(b), str(b)\n",
     )]);
     let mut main = calls_from(&edges, "py:app.ctx.main");
     main.retain(|c| c.contains("__"));
@@ -1175,6 +1180,13 @@ fn with_for_and_class_statements_run_their_protocol_methods() {
     assert!(
         calls_from(&edges, "py:app.ctx").contains(&"py:app.ctx.Base.__init_subclass__"),
         "{edges:#?}"
+    );
+    let mut show = calls_from(&edges, "py:app.ctx.show");
+    show.sort();
+    assert_eq!(
+        show,
+        ["py:app.ctx.Box.__len__", "py:app.ctx.Box.__repr__"],
+        "str() falls back on __repr__"
     );
     for caller in ["py:app.ctx.stacked", "py:app.ctx.resource"] {
         assert!(

@@ -2,7 +2,8 @@
 //! an attribute is read or assigned, a descriptor's `__get__`/`__set__`, `__getattr__` for a
 //! name the class does not have, `__setattr__` on every assignment, a context manager's
 //! `__enter__`/`__exit__` in a `with` (`__enter__` in `ExitStack.enter_context`), `__iter__`
-//! in a `for`, and a base's `__init_subclass__` when a class statement runs. Each is a call
+//! in a `for`, an argument's protocol method in a builtin (`len(x)` → `__len__`), and a
+//! base's `__init_subclass__` when a class statement runs. Each is a call
 //! edge from the code that reads, assigns, enters, iterates or defines, on its line, as the
 //! call's own edge would be.
 
@@ -71,6 +72,7 @@ impl Repo<'_> {
             };
             self.access_edges(fi, f, &access, &mut out);
             self.entered_edges(fi, f, c, &mut out);
+            self.builtin_edges(fi, f, c, &mut out);
         }
         for w in &f.withs {
             let (enter, exit) = match w.is_async {
@@ -291,6 +293,33 @@ impl Repo<'_> {
         }
     }
 
+    /// A builtin handed a project instance runs its protocol method: `len(x)` → `__len__`,
+    /// `str(x)` → `__str__` (else `__repr__`, as `object.__str__` does), `repr`, `iter`,
+    /// `next`, `hash`, `bool`, `format`, `reversed`, `abs`.
+    fn builtin_edges(&self, fi: usize, f: &PyFacts, c: &PyCall, out: &mut Vec<Edge>) {
+        let [name] = c.chain.as_slice() else { return };
+        let Some(&(_, hooks)) = BUILTINS.iter().find(|(b, _)| b == name) else {
+            return;
+        };
+        // A name the module binds is not the builtin.
+        if self.lookup(fi, c.scope, name, 0).is_some() {
+            return;
+        }
+        let Some(arg) = c.args.first().filter(|a| a.keyword.is_none()) else {
+            return;
+        };
+        let Some(V::Instance(cf, cd)) = self.argument_value(fi, c.scope, c.line, arg, 0) else {
+            return;
+        };
+        let Some(hook) = hooks.iter().find(|h| self.member(cf, cd, h, 0).is_some()) else {
+            return;
+        };
+        let site = site(c.scope, vec![name.clone(), hook.to_string()], c.line);
+        for t in self.dispatch((cf, cd), hook) {
+            out.push(self.call_edge(fi, f, &site, Some(t)));
+        }
+    }
+
     /// A class statement runs its first base's `__init_subclass__` (found up the bases, not
     /// in the class itself), called from the scope the statement is in.
     fn init_subclass_edges(&self, fi: usize, f: &PyFacts, out: &mut Vec<Edge>) {
@@ -309,6 +338,21 @@ impl Repo<'_> {
         }
     }
 }
+
+/// Builtins that run a protocol method of their first argument, the methods in the order
+/// Python tries them.
+const BUILTINS: &[(&str, &[&str])] = &[
+    ("len", &["__len__"]),
+    ("str", &["__str__", "__repr__"]),
+    ("repr", &["__repr__"]),
+    ("iter", &["__iter__"]),
+    ("next", &["__next__"]),
+    ("hash", &["__hash__"]),
+    ("bool", &["__bool__", "__len__"]),
+    ("format", &["__format__", "__str__", "__repr__"]),
+    ("reversed", &["__reversed__"]),
+    ("abs", &["__abs__"]),
+];
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Role {
