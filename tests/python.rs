@@ -21,6 +21,7 @@ fn indexed(tmp: &Path) -> (PathBuf, PathBuf) {
         "src/pyshop/repo.py",
         "src/pyshop/orders.py",
         "src/pyshop/api.py",
+        "src/pyshop/receipts.py",
         "tests/test_orders.py",
     ] {
         write(&repo, rel, std::fs::read(fixture().join(rel)).unwrap());
@@ -78,6 +79,41 @@ fn callers_cross_files_through_imports_attributes_and_super() {
         place.contains("tests.test_orders.test_pay_twice_fails"),
         "{place}"
     );
+}
+
+/// Calls with no call syntax reach `callers`: a property read (also through a name declared
+/// with the class but made by a library), and a `with` entering and leaving a manager.
+#[test]
+fn callers_of_a_property_and_a_context_manager_are_the_code_that_reads_and_enters_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, idx) = indexed(tmp.path());
+    let r = repo.to_str().unwrap();
+    let callers = |name: &str| stdout(&run(&idx, &["--repo", r, "callers", name, "--json"]));
+    let total = callers("pyshop.receipts.Receipt.total");
+    for reader in [
+        "pyshop.receipts.print_receipt",
+        "pyshop.receipts.current_total",
+    ] {
+        assert!(
+            total.contains(reader),
+            "{reader} reads Receipt.total: {total}"
+        );
+    }
+    let answer = stdout(&run(
+        &idx,
+        &["--repo", r, "ask", "who calls Receipt.total?"],
+    ));
+    assert!(
+        answer.contains("receipts.current_total — src/pyshop/receipts.py:32-33"),
+        "{answer}"
+    );
+    for hook in ["__enter__", "__exit__"] {
+        let entered = callers(&format!("pyshop.receipts.Receipt.{hook}"));
+        assert!(
+            entered.contains("pyshop.receipts.print_receipt"),
+            "the with statement runs {hook}: {entered}"
+        );
+    }
 }
 
 #[test]
