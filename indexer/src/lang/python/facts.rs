@@ -58,6 +58,10 @@ pub struct PyFacts {
     /// `with value:` items: the manager's `__enter__` and `__exit__` run.
     #[serde(default)]
     pub withs: Vec<PyWith>,
+    /// Operands whose special method an operator runs. One per scope, operand and method, at
+    /// its first line.
+    #[serde(default)]
+    pub operations: Vec<PyOperation>,
 }
 
 impl PyFacts {
@@ -234,6 +238,17 @@ pub struct PyAccess {
     pub store: bool,
 }
 
+/// An operand whose class's special method runs: `a == b` (`__eq__` of `a`), `k in c`
+/// (`__contains__` of `c`), `x[k]`, `x + y`, `-x`, `x += y`, `f"{x!r}"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PyOperation {
+    pub scope: u32,
+    pub operand: Vec<String>,
+    /// The method Python tries first (`__eq__`, `__getitem__`, `__iadd__`, `__format__`).
+    pub method: String,
+    pub line: u32,
+}
+
 /// One item of a `with` statement: its value as a chain, called or not.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PyWith {
@@ -322,6 +337,7 @@ pub(super) fn extract(
         },
         scopes: vec![(usize::MAX, 0)],
         accessed: HashSet::new(),
+        operated: HashSet::new(),
     };
     w.walk(root);
     w.facts
@@ -336,6 +352,8 @@ struct Walker<'a> {
     scopes: Vec<(usize, u32)>,
     /// The accesses recorded so far (scope, chain, store).
     accessed: HashSet<(u32, Vec<String>, bool)>,
+    /// The operations recorded so far (scope, operand, method).
+    operated: HashSet<(u32, Vec<String>, String)>,
 }
 
 impl Walker<'_> {
@@ -386,7 +404,15 @@ impl Walker<'_> {
             "except_clause" => self.except_binding(node),
             "return_statement" | "yield" => self.return_value(node),
             "decorator" => self.decoration(node),
-            "subscript" => self.subscript(node),
+            "subscript" => {
+                self.subscript(node);
+                self.item_operation(node, parent);
+            }
+            "comparison_operator"
+            | "binary_operator"
+            | "unary_operator"
+            | "augmented_assignment"
+            | "interpolation" => self.operation(node),
             "attribute" => {
                 self.read(node);
                 self.access(node, parent);
@@ -984,6 +1010,111 @@ impl Walker<'_> {
         }
     }
 
+    /// `x[k]` read, assigned or deleted: `__getitem__`, `__setitem__`, `__delitem__` of `x`.
+    fn item_operation(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
+        let Some(value) = node.child_by_field_name("value") else {
+            return;
+        };
+        let kind = parent.map_or("", |p| p.kind());
+        let left = parent.is_some_and(|p| p.child_by_field_name("left") == Some(node));
+        let methods: &[&str] = match kind {
+            "assignment" if left => &["__setitem__"],
+            "augmented_assignment" if left => &["__getitem__", "__setitem__"],
+            "delete_statement" => &["__delitem__"],
+            _ => &["__getitem__"],
+        };
+        for m in methods {
+            self.record_operation(value, m, node);
+        }
+    }
+
+    /// An operator's special method on its operand: the left one, or the container of `in`.
+    fn operation(&mut self, node: Node<'_>) {
+        let token = |field: &str| {
+            node.child_by_field_name(field)
+                .map(|t| self.text(t))
+                .unwrap_or_default()
+        };
+        let (operand, method) = match node.kind() {
+            "binary_operator" => (
+                node.child_by_field_name("left"),
+                binary_method(&token("operator")).map(str::to_string),
+            ),
+            "augmented_assignment" => (
+                node.child_by_field_name("left"),
+                binary_method(token("operator").trim_end_matches('='))
+                    .map(|m| format!("__i{}", &m[2..])),
+            ),
+            "unary_operator" => (
+                node.child_by_field_name("argument"),
+                match token("operator").as_str() {
+                    "-" => Some("__neg__".to_string()),
+                    "+" => Some("__pos__".to_string()),
+                    "~" => Some("__invert__".to_string()),
+                    _ => None,
+                },
+            ),
+            "interpolation" => (
+                node.child_by_field_name("expression"),
+                Some(
+                    match token("type_conversion").as_str() {
+                        "!r" | "!a" => "__repr__",
+                        "!s" => "__str__",
+                        _ => "__format__",
+                    }
+                    .to_string(),
+                ),
+            ),
+            _ => self.comparison(node),
+        };
+        if let (Some(operand), Some(method)) = (operand, method) {
+            self.record_operation(operand, &method, node);
+        }
+    }
+
+    /// `a == b` (and `!=`, `<`, …) runs `a`'s method; `k in c` runs `c`'s `__contains__`.
+    fn comparison<'t>(&self, node: Node<'t>) -> (Option<Node<'t>>, Option<String>) {
+        let operands: Vec<Node<'t>> = named(node).collect();
+        let mut cursor = node.walk();
+        let operators: Vec<String> = node
+            .children_by_field_name("operators", &mut cursor)
+            .map(|o| self.text(o))
+            .collect();
+        let ([left, right], [op]) = (operands.as_slice(), operators.as_slice()) else {
+            return (None, None);
+        };
+        let method = match op.as_str() {
+            "==" => "__eq__",
+            "!=" => "__ne__",
+            "<" => "__lt__",
+            ">" => "__gt__",
+            "<=" => "__le__",
+            ">=" => "__ge__",
+            "in" | "not in" => return (Some(*right), Some("__contains__".to_string())),
+            _ => return (None, None),
+        };
+        (Some(*left), Some(method.to_string()))
+    }
+
+    fn record_operation(&mut self, operand: Node<'_>, method: &str, at: Node<'_>) {
+        let Some(chain) = chain(operand, self.src).or_else(|| through_calls(operand, self.src))
+        else {
+            return;
+        };
+        let scope = self.scope();
+        if self
+            .operated
+            .insert((scope, chain.clone(), method.to_string()))
+        {
+            self.facts.operations.push(PyOperation {
+                scope,
+                operand: chain,
+                method: method.to_string(),
+                line: at.start_position().row as u32 + 1,
+            });
+        }
+    }
+
     /// `with value as x:`: the value (an `as` target is bound by [`Walker::as_binding`]).
     fn with_item(&mut self, node: Node<'_>) {
         let Some(mut value) = node.child_by_field_name("value") else {
@@ -1083,6 +1214,26 @@ fn value_chain(n: Node<'_>, src: &[u8]) -> Option<(Vec<String>, bool)> {
             false,
         )),
     }
+}
+
+/// The special method a binary operator runs on its left operand.
+fn binary_method(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "+" => "__add__",
+        "-" => "__sub__",
+        "*" => "__mul__",
+        "/" => "__truediv__",
+        "//" => "__floordiv__",
+        "%" => "__mod__",
+        "**" => "__pow__",
+        "@" => "__matmul__",
+        "&" => "__and__",
+        "|" => "__or__",
+        "^" => "__xor__",
+        "<<" => "__lshift__",
+        ">>" => "__rshift__",
+        _ => return None,
+    })
 }
 
 /// A chain through calls' results and elements, where [`chain`] and [`element`] give none:

@@ -1132,11 +1132,11 @@ fn attribute_reads_and_assignments_run_properties_descriptors_and_attribute_hook
 }
 
 /// `with` runs the manager's `__enter__` and `__exit__` (`async with` the async pair), as
-/// `ExitStack.enter_context` runs `__enter__`; `for` runs the iterable's `__iter__`, a
-/// builtin its argument's protocol method (`len(b)`), and a class statement its base's
-/// `__init_subclass__`.
+/// `ExitStack.enter_context` runs `__enter__`; `for` runs the iterable's `__iter__`, an
+/// operator or a builtin its operand's special method (`m == n`, `len(b)`), and a class
+/// statement its base's `__init_subclass__`.
 #[test]
-fn with_for_and_class_statements_run_their_protocol_methods() {
+fn statements_operators_and_builtins_run_their_special_methods() {
     let edges = package_edges(&[(
         "app/ctx.py",
         "class Ctx:\n\
@@ -1160,7 +1160,17 @@ fn with_for_and_class_statements_run_their_protocol_methods() {
          class Box:\n\
          \x20   def __len__(self):\n        return 0\n\
          \x20   def __repr__(self):\n        return 'Box'\n\
-         def show(b: Box):\n    return len(b), str(b)\n",
+         def show(b: Box):\n    return len(b), str(b)\n\
+         class Money:\n\
+         \x20   def __eq__(self, o):\n        return True\n\
+         \x20   def __add__(self, o):\n        return self\n\
+         \x20   def __contains__(self, k):\n        return False\n\
+         \x20   def __getitem__(self, k):\n        return 0\n\
+         \x20   def __setitem__(self, k, v):\n        pass\n\
+         \x20   def __neg__(self):\n        return self\n\
+         \x20   def __repr__(self):\n        return 'Money'\n\
+         def ops(m: Money, n: int):\n\
+         \x20   m += m\n    m[0] = m[1]\n    return m == m, 1 in m, -m, f\"{m!r}\", n + 1\n",
     )]);
     let mut main = calls_from(&edges, "py:app.ctx.main");
     main.retain(|c| c.contains("__"));
@@ -1187,6 +1197,21 @@ fn with_for_and_class_statements_run_their_protocol_methods() {
         show,
         ["py:app.ctx.Box.__len__", "py:app.ctx.Box.__repr__"],
         "str() falls back on __repr__"
+    );
+    let mut ops = calls_from(&edges, "py:app.ctx.ops");
+    ops.sort();
+    assert_eq!(
+        ops,
+        [
+            "py:app.ctx.Money.__add__",
+            "py:app.ctx.Money.__contains__",
+            "py:app.ctx.Money.__eq__",
+            "py:app.ctx.Money.__getitem__",
+            "py:app.ctx.Money.__neg__",
+            "py:app.ctx.Money.__repr__",
+            "py:app.ctx.Money.__setitem__",
+        ],
+        "`+=` falls back on __add__; an int's `+` runs nothing of the project"
     );
     for caller in ["py:app.ctx.stacked", "py:app.ctx.resource"] {
         assert!(

@@ -2,8 +2,9 @@
 //! an attribute is read or assigned, a descriptor's `__get__`/`__set__`, `__getattr__` for a
 //! name the class does not have, `__setattr__` on every assignment, a context manager's
 //! `__enter__`/`__exit__` in a `with` (`__enter__` in `ExitStack.enter_context`), `__iter__`
-//! in a `for`, an argument's protocol method in a builtin (`len(x)` → `__len__`), and a
-//! base's `__init_subclass__` when a class statement runs. Each is a call
+//! in a `for`, an operand's special method in an operator (`a == b`, `k in c`, `x[k]`,
+//! `f"{x!r}"`) or a builtin (`len(x)`), and a base's `__init_subclass__` when a class
+//! statement runs. Each is a call
 //! edge from the code that reads, assigns, enters, iterates or defines, on its line, as the
 //! call's own edge would be.
 
@@ -20,6 +21,8 @@ pub(super) struct Hooks<'a> {
     names: HashSet<&'a str>,
     getattr: bool,
     setattr: bool,
+    /// The special methods some project class defines (`__eq__`, `__len__`).
+    specials: HashSet<&'a str>,
 }
 
 impl<'a> Hooks<'a> {
@@ -42,10 +45,15 @@ impl<'a> Hooks<'a> {
                 }
             }
         }
+        let specials = defs()
+            .filter(|d| d.kind.is_callable() && d.name.starts_with("__") && d.name.ends_with("__"))
+            .map(|d| d.name.as_str())
+            .collect();
         Hooks {
             names,
             getattr: defined("__getattr__"),
             setattr: defined("__setattr__"),
+            specials,
         }
     }
 
@@ -97,6 +105,9 @@ impl Repo<'_> {
                 ..a.clone()
             };
             self.protocol_edges(fi, f, &iterable, "__iter__", &mut out);
+        }
+        for op in &f.operations {
+            self.special_edges(fi, f, op.scope, &op.operand, &op.method, op.line, &mut out);
         }
         self.init_subclass_edges(fi, f, &mut out);
         out
@@ -294,11 +305,11 @@ impl Repo<'_> {
     }
 
     /// A builtin handed a project instance runs its protocol method: `len(x)` → `__len__`,
-    /// `str(x)` → `__str__` (else `__repr__`, as `object.__str__` does), `repr`, `iter`,
+    /// `str(x)` → `__str__` (or what Python falls back on, [`fallbacks`]), `repr`, `iter`,
     /// `next`, `hash`, `bool`, `format`, `reversed`, `abs`.
     fn builtin_edges(&self, fi: usize, f: &PyFacts, c: &PyCall, out: &mut Vec<Edge>) {
         let [name] = c.chain.as_slice() else { return };
-        let Some(&(_, hooks)) = BUILTINS.iter().find(|(b, _)| b == name) else {
+        let Some(&(_, method)) = BUILTINS.iter().find(|(b, _)| b == name) else {
             return;
         };
         // A name the module binds is not the builtin.
@@ -308,13 +319,45 @@ impl Repo<'_> {
         let Some(arg) = c.args.first().filter(|a| a.keyword.is_none()) else {
             return;
         };
-        let Some(V::Instance(cf, cd)) = self.argument_value(fi, c.scope, c.line, arg, 0) else {
+        let called = arg.called.clone().map(|mut c| {
+            c.push("()".to_string());
+            c
+        });
+        let Some(operand) = arg.value.clone().or(called) else {
             return;
         };
-        let Some(hook) = hooks.iter().find(|h| self.member(cf, cd, h, 0).is_some()) else {
+        self.special_edges(fi, f, c.scope, &operand, method, c.line, out);
+    }
+
+    /// `method` (or the first of its [`fallbacks`] the class has) run on the project instance
+    /// `operand` gives, from `scope` on `line`.
+    #[allow(clippy::too_many_arguments)]
+    fn special_edges(
+        &self,
+        fi: usize,
+        f: &PyFacts,
+        scope: u32,
+        operand: &[String],
+        method: &str,
+        line: u32,
+        out: &mut Vec<Edge>,
+    ) {
+        let tried = fallbacks(method);
+        if !tried
+            .iter()
+            .any(|m| self.hooks.specials.contains(m.as_str()))
+        {
+            return;
+        }
+        let Some(V::Instance(cf, cd)) = self.receiver(fi, scope, operand, line) else {
             return;
         };
-        let site = site(c.scope, vec![name.clone(), hook.to_string()], c.line);
+        let Some(hook) = tried.iter().find(|h| self.member(cf, cd, h, 0).is_some()) else {
+            return;
+        };
+        let mut chain = operand.to_vec();
+        chain.push(hook.clone());
+        let site = site(scope, chain, line);
         for t in self.dispatch((cf, cd), hook) {
             out.push(self.call_edge(fi, f, &site, Some(t)));
         }
@@ -339,19 +382,55 @@ impl Repo<'_> {
     }
 }
 
-/// Builtins that run a protocol method of their first argument, the methods in the order
-/// Python tries them.
-const BUILTINS: &[(&str, &[&str])] = &[
-    ("len", &["__len__"]),
-    ("str", &["__str__", "__repr__"]),
-    ("repr", &["__repr__"]),
-    ("iter", &["__iter__"]),
-    ("next", &["__next__"]),
-    ("hash", &["__hash__"]),
-    ("bool", &["__bool__", "__len__"]),
-    ("format", &["__format__", "__str__", "__repr__"]),
-    ("reversed", &["__reversed__"]),
-    ("abs", &["__abs__"]),
+/// Builtins that run a special method of their first argument.
+const BUILTINS: &[(&str, &str)] = &[
+    ("len", "__len__"),
+    ("str", "__str__"),
+    ("repr", "__repr__"),
+    ("iter", "__iter__"),
+    ("next", "__next__"),
+    ("hash", "__hash__"),
+    ("bool", "__bool__"),
+    ("format", "__format__"),
+    ("reversed", "__reversed__"),
+    ("abs", "__abs__"),
+];
+
+/// The special methods Python tries for `method`, in order: `str()` falls back on
+/// `__repr__`, `format()` on `__str__`, `!=` on `__eq__`, `in` on iteration, `+=` on `+`.
+fn fallbacks(method: &str) -> Vec<String> {
+    let chain: &[&str] = match method {
+        "__str__" => &["__str__", "__repr__"],
+        "__format__" => &["__format__", "__str__", "__repr__"],
+        "__ne__" => &["__ne__", "__eq__"],
+        "__bool__" => &["__bool__", "__len__"],
+        "__contains__" => &["__contains__", "__iter__", "__getitem__"],
+        m => {
+            let mut out = vec![m.to_string()];
+            if let Some(binary) = m.strip_prefix("__i").filter(|b| INPLACE.contains(b)) {
+                out.push(format!("__{binary}"));
+            }
+            return out;
+        }
+    };
+    chain.iter().map(|m| m.to_string()).collect()
+}
+
+/// The binary operators' names that an in-place form (`__iadd__`) falls back on.
+const INPLACE: &[&str] = &[
+    "add__",
+    "sub__",
+    "mul__",
+    "truediv__",
+    "floordiv__",
+    "mod__",
+    "pow__",
+    "matmul__",
+    "and__",
+    "or__",
+    "xor__",
+    "lshift__",
+    "rshift__",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -393,6 +472,14 @@ fn push_new(out: &mut Vec<Target>, t: Target) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn special_methods_fall_back_as_python_does() {
+        assert_eq!(fallbacks("__str__"), ["__str__", "__repr__"]);
+        assert_eq!(fallbacks("__iadd__"), ["__iadd__", "__add__"]);
+        assert_eq!(fallbacks("__init__"), ["__init__"], "no in-place form");
+        assert_eq!(fallbacks("__eq__"), ["__eq__"]);
+    }
 
     #[test]
     fn property_decorators_say_which_accessor_they_make() {
