@@ -1288,3 +1288,30 @@ fn a_calls_result_is_a_receiver() {
         assert!(main.contains(&callee), "{callee} missing from {main:#?}");
     }
 }
+
+/// A property given as a URLconf view (`admin.site.urls`) routes to the property, the code
+/// that builds what is mounted there, though reading it elsewhere gives what it returns.
+#[test]
+fn a_property_given_as_a_view_is_the_routes_handler() {
+    let routes = package_routes(&[
+        (
+            "admin/sites.py",
+            "class AdminSite:\n\
+             \x20   @property\n    def urls(self):\n        return [], 'admin', 'admin'\n\
+             site = AdminSite()\n",
+        ),
+        (
+            "mysite/urls.py",
+            "from django.urls import path\n\
+             from admin.sites import site\n\
+             urlpatterns = [path(\"admin/\", site.urls)]\n",
+        ),
+    ]);
+    assert_eq!(
+        routes,
+        [(
+            "route:ANY /admin".to_string(),
+            "py:admin.sites.AdminSite.urls".to_string()
+        )]
+    );
+}

@@ -180,6 +180,30 @@ impl Repo<'_> {
         out
     }
 
+    /// The getter a chain ends on when its last name is a property of a project instance
+    /// (`admin.site.urls`), rather than what the getter returns.
+    pub(super) fn property_at(
+        &self,
+        fi: usize,
+        scope: u32,
+        chain: &[String],
+        line: u32,
+    ) -> Option<(usize, u32)> {
+        let (name, receiver) = chain.split_last()?;
+        if receiver.is_empty() {
+            return None;
+        }
+        let Some(V::Instance(cf, cd)) = self.chain_at(fi, scope, receiver, line, 0) else {
+            return None;
+        };
+        let (mf, md) = self.member(cf, cd, name, 0)?;
+        if !self.is_property(mf, md) {
+            return None;
+        }
+        let owner = self.def(mf, md).parent.unwrap_or(0);
+        Some((mf, self.accessor(mf, owner, name, false)?))
+    }
+
     /// A function decorated as a property (`@property`, `@x.setter`, `@cached_property`).
     pub(super) fn is_property(&self, f: usize, d: u32) -> bool {
         let def = self.def(f, d);

@@ -213,7 +213,12 @@ impl Repo<'_> {
         line: u32,
         as_view: bool,
     ) -> Vec<(String, (usize, u32))> {
-        let Some(V::Def(vf, vd)) = self.chain_at(fi, scope, chain, line, 0) else {
+        // A property given as a view (`admin.site.urls`) is the code that builds it.
+        let view = match self.property_at(fi, scope, chain, line) {
+            Some((pf, pd)) => Some(V::Def(pf, pd)),
+            None => self.chain_at(fi, scope, chain, line, 0),
+        };
+        let Some(V::Def(vf, vd)) = view else {
             return Vec::new();
         };
         let def = self.def(vf, vd);
