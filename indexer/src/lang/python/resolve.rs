@@ -336,6 +336,7 @@ impl<'a> Repo<'a> {
         self.decorated_memo.borrow_mut().clear();
         self.param_memo.borrow_mut().clear();
         self.keyword_memo.borrow_mut().clear();
+        self.receivers.borrow_mut().clear();
     }
 
     /// The sites call `c` of file `fi` gives the functions it reaches.
