@@ -279,7 +279,8 @@ pub struct PyAssign {
     #[serde(default)]
     pub conditional: bool,
     /// The declared type as written (`request: Request = LocalProxy(…)`), "" when none: what
-    /// the name holds when it names a project class, as a type checker reads it.
+    /// the name holds when it names a project class and the value is not the project's, as a
+    /// type checker reads it. A binding of a value that is no chain has an empty `value`.
     #[serde(default)]
     pub annotation: String,
 }
@@ -626,47 +627,32 @@ impl Walker<'_> {
                 right = r;
             }
             self.constant(left, right);
-            let ty = node.child_by_field_name("type");
-            if let Some(ty) = ty
-                && value_chain(right, self.src).is_none()
-            {
-                self.annotated(left, ty);
-            }
             let before = self.facts.assigns.len();
             self.bind(left, right, false);
-            if let (Some(ty), Some(a)) = (ty, self.facts.assigns.get_mut(before)) {
-                let ty = named(ty).next().unwrap_or(ty);
-                a.annotation = String::from_utf8_lossy(&self.src[ty.byte_range()]).into_owned();
+            if let Some(ty) = node.child_by_field_name("type") {
+                self.declared(left, ty, before);
             }
         }
     }
 
-    /// `x: Group = group(…)(f)`: a value that is no name chain takes the class its annotation
-    /// names (a name, a dotted name or one quoted), as if it were made by calling the class.
-    fn annotated(&mut self, left: Node<'_>, ty: Node<'_>) {
-        let Some(target) = chain(left, self.src) else {
-            return;
-        };
+    /// `x: T = value`: the binding [`Walker::bind`] pushed at `at` keeps the declared type; a
+    /// value that is no chain (`x: Group = group(…)(f)`) gets a binding of the type alone.
+    fn declared(&mut self, left: Node<'_>, ty: Node<'_>, at: usize) {
         let ty = named(ty).next().unwrap_or(ty);
-        let written = self.text(ty);
-        let name = written.trim_matches(|c| c == '"' || c == '\'');
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
-        {
-            return;
+        let annotation = self.text(ty);
+        if at == self.facts.assigns.len() {
+            let Some(target) = chain(left, self.src) else {
+                return;
+            };
+            self.facts.assigns.push(PyAssign {
+                scope: self.scope(),
+                target,
+                line: left.start_position().row as u32 + 1,
+                conditional: conditional(left),
+                ..PyAssign::default()
+            });
         }
-        self.facts.assigns.push(PyAssign {
-            scope: self.scope(),
-            target,
-            value: name.split('.').map(str::to_string).collect(),
-            called: true,
-            each: false,
-            line: left.start_position().row as u32 + 1,
-            conditional: conditional(left),
-            annotation: String::new(),
-        });
+        self.facts.assigns[at].annotation = annotation;
     }
 
     /// `for x in value:` binds `x` to each element of `value`.

@@ -1945,26 +1945,34 @@ impl<'a> Repo<'a> {
 
     /// `self.name = value` in any method of the class or its bases.
     fn instance_attribute(&self, f: usize, class: u32, name: &str, depth: u32) -> Option<V> {
-        let mut todo = vec![(f, class)];
-        let mut seen = Vec::new();
-        while let Some((cf, cd)) = todo.pop() {
-            if seen.contains(&(cf, cd)) || seen.len() > 16 {
-                continue;
-            }
-            seen.push((cf, cd));
-            let facts = self.facts(cf)?;
-            let found = facts.assigns.iter().find(|a| {
-                a.target.len() == 2
-                    && a.target[0] == "self"
-                    && a.target[1] == name
-                    && facts.defs[a.scope as usize].parent == Some(cd)
-            });
-            if let Some(a) = found {
-                return self.binding(cf, a.scope, a, depth + 1);
-            }
-            todo.extend(self.bases(cf, cd, depth + 1));
-        }
-        None
+        let (cf, a) = self.self_assignment(f, class, name, depth)?;
+        self.binding(cf, a.scope, a, depth + 1)
+    }
+
+    /// The first `self.name = …` in a method of the class or of a base (in [`Repo::ancestry`]
+    /// order), with its file.
+    fn self_assignment(
+        &self,
+        f: usize,
+        class: u32,
+        name: &str,
+        depth: u32,
+    ) -> Option<(usize, &'a PyAssign)> {
+        self.ancestry(f, class, depth)
+            .into_iter()
+            .find_map(|(cf, cd)| {
+                let facts = self.facts(cf)?;
+                facts
+                    .assigns
+                    .iter()
+                    .find(|a| {
+                        a.target.len() == 2
+                            && a.target[0] == "self"
+                            && a.target[1] == name
+                            && facts.defs[a.scope as usize].parent == Some(cd)
+                    })
+                    .map(|a| (cf, a))
+            })
     }
 
     /// A member of a class or of its bases, in base order (depth first, as simple MROs are).

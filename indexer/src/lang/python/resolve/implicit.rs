@@ -246,17 +246,7 @@ impl Repo<'_> {
                 .count();
             written == self.bases(cf, cd, 0).len()
         });
-        !complete
-            || ancestry.iter().any(|&(cf, cd)| {
-                self.facts(cf).is_some_and(|facts| {
-                    facts.assigns.iter().any(|a| {
-                        a.target.len() == 2
-                            && a.target[0] == "self"
-                            && a.target[1] == name
-                            && facts.defs[a.scope as usize].parent == Some(cd)
-                    })
-                })
-            })
+        !complete || self.self_assignment(class.0, class.1, name, 0).is_some()
     }
 
     /// `name` run on each instance value `a` gives (a `with` manager, a `for` iterable).
