@@ -21,7 +21,7 @@ use super::facts::{PyAccess, PyArg, PyAssign, PyCall, PyDef, PyFacts};
 use crate::graph::{CallSite, Edge, EdgeKind, FileFacts};
 use crate::model::{RepoPath, SymbolKind};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::rc::Rc;
 
 /// How deep a chain of bindings (`a = b`, re-exports, bases) is followed.
@@ -33,7 +33,9 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
     if py.iter().all(Option::is_none) {
         return vec![Vec::new(); files.len()];
     }
+    let started = std::time::Instant::now();
     let r = Repo::new(files, &py);
+    tracing::debug!(ms = started.elapsed().as_millis() as u64, "python: call sites known");
     let mounts = r.mounts();
     let receivers = r.receivers();
     let mut framework = r.url_routes();
@@ -46,7 +48,8 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
     {
         framework.entry(fi).or_default().extend(es);
     }
-    (0..files.len())
+    tracing::debug!(ms = started.elapsed().as_millis() as u64, "python: framework facts known");
+    let out = (0..files.len())
         .map(|fi| match r.facts(fi) {
             Some(f) => {
                 let mut edges = r.file_edges(fi, f);
@@ -63,7 +66,9 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
             }
             None => Vec::new(),
         })
-        .collect()
+        .collect();
+    tracing::debug!(ms = started.elapsed().as_millis() as u64, "python: files resolved");
+    out
 }
 
 /// What a name or chain evaluates to.
@@ -189,6 +194,9 @@ struct Repo<'a> {
     /// Per file, scope and name: the assignments binding that name there, in order (indexes
     /// into the file's assignments), so that a lookup does not read every assignment.
     bindings: HashMap<(usize, u32), HashMap<&'a str, Vec<usize>>>,
+    /// Per file, scope and local name: the last import binding it (index into the file's
+    /// imports); name lookups are the resolver's commonest step.
+    imported: HashMap<(usize, u32, &'a str), usize>,
     /// The functions whose calls get a context ([`context_sensitive`]).
     sensitive: HashSet<(usize, u32)>,
     /// Per container attribute name, the stores into it through any object (`self.x[k] = v`,
@@ -209,11 +217,11 @@ struct Names<'a> {
 }
 
 fn names(py: &[Option<PyFacts>]) -> Names<'_> {
-    let mut modules = HashMap::new();
-    let mut defs = HashMap::new();
+    let mut modules = HashMap::default();
+    let mut defs = HashMap::default();
     let mut members = Vec::with_capacity(py.len());
     for (fi, facts) in py.iter().enumerate() {
-        let mut m = HashMap::new();
+        let mut m = HashMap::default();
         if let Some(py) = facts {
             // Files come in path order, so a module's `.py` owns its name before the `.pyi`
             // stub beside it: the stub types the names, the module is what runs.
@@ -252,7 +260,7 @@ fn names(py: &[Option<PyFacts>]) -> Names<'_> {
 
 /// pytest fixtures by name: functions decorated `@fixture` / `@pytest.fixture`.
 fn fixtures(py: &[Option<PyFacts>]) -> HashMap<&str, Vec<(usize, u32)>> {
-    let mut fixtures: HashMap<&str, Vec<(usize, u32)>> = HashMap::new();
+    let mut fixtures: HashMap<&str, Vec<(usize, u32)>> = HashMap::default();
     for (fi, facts) in py.iter().enumerate() {
         let Some(py) = facts else { continue };
         for (di, d) in py.defs.iter().enumerate() {
@@ -273,7 +281,7 @@ fn fixtures(py: &[Option<PyFacts>]) -> HashMap<&str, Vec<(usize, u32)>> {
 
 /// Each decorated definition's decorations, by (file, definition).
 fn decorations(py: &[Option<PyFacts>]) -> HashMap<(usize, u32), Vec<usize>> {
-    let mut decos: HashMap<(usize, u32), Vec<usize>> = HashMap::new();
+    let mut decos: HashMap<(usize, u32), Vec<usize>> = HashMap::default();
     for (fi, facts) in py.iter().enumerate() {
         let Some(py) = facts else { continue };
         for (k, d) in py.decorations.iter().enumerate() {
@@ -296,17 +304,18 @@ impl<'a> Repo<'a> {
             modules,
             defs,
             members,
-            subs: HashMap::new(),
+            subs: HashMap::default(),
             fixtures: fixtures(py),
             decos: decorations(py),
-            sites: HashMap::new(),
+            sites: HashMap::default(),
             decorated_memo: RefCell::default(),
             param_memo: RefCell::default(),
             keyword_memo: RefCell::default(),
-            tasks: HashMap::new(),
+            tasks: HashMap::default(),
             calls_at: calls_at(py),
             ctx: RefCell::default(),
             bindings: bindings(py),
+            imported: imported(py),
             sensitive: context_sensitive(py),
             bags: bags(py),
             hooks: implicit::Hooks::new(py),
@@ -363,7 +372,7 @@ impl<'a> Repo<'a> {
     /// Also the calls of a parameter, (file, index into its calls), for a second pass.
     #[allow(clippy::type_complexity)]
     fn call_sites(&self) -> (HashMap<(usize, u32), Vec<Site<'a>>>, Vec<(usize, usize)>) {
-        let mut sites: HashMap<(usize, u32), Vec<Site<'a>>> = HashMap::new();
+        let mut sites: HashMap<(usize, u32), Vec<Site<'a>>> = HashMap::default();
         let mut through_parameters = Vec::new();
         for fi in 0..self.files.len() {
             let Some(f) = self.facts(fi) else { continue };
@@ -903,7 +912,7 @@ impl<'a> Repo<'a> {
     }
 
     fn subclass_map(&self) -> HashMap<(usize, u32), Vec<(usize, u32)>> {
-        let mut subs: HashMap<(usize, u32), Vec<(usize, u32)>> = HashMap::new();
+        let mut subs: HashMap<(usize, u32), Vec<(usize, u32)>> = HashMap::default();
         for fi in 0..self.files.len() {
             let Some(f) = self.facts(fi) else { continue };
             for (di, d) in f.defs.iter().enumerate() {
@@ -1040,7 +1049,7 @@ impl<'a> Repo<'a> {
         let d = &f.defs[si as usize];
         d.params.iter().any(|p| p.0 == name)
             || self.members[fi].contains_key(&(si, name))
-            || f.imports.iter().any(|i| i.scope == si && i.local == name)
+            || self.imported.contains_key(&(fi, si, name))
             || self
                 .bindings
                 .get(&(fi, si))
@@ -1167,7 +1176,7 @@ impl<'a> Repo<'a> {
     /// Where each route group is mounted: (file, group name) → the prefixes it is mounted
     /// under (`app.register_blueprint(bp, url_prefix="/v1")`).
     fn mounts(&self) -> HashMap<(usize, String), Vec<String>> {
-        let mut out: HashMap<(usize, String), Vec<String>> = HashMap::new();
+        let mut out: HashMap<(usize, String), Vec<String>> = HashMap::default();
         for fi in 0..self.files.len() {
             let Some(f) = self.facts(fi) else { continue };
             for (scope, group, prefix) in &f.mounts {
@@ -1436,12 +1445,7 @@ impl<'a> Repo<'a> {
         {
             return Some(V::Def(fi, m));
         }
-        if let Some(i) = f
-            .imports
-            .iter()
-            .rev()
-            .find(|i| i.scope == si && i.local == name)
-        {
+        if let Some(i) = self.imported.get(&(fi, si, name)).map(|&k| &f.imports[k]) {
             return Some(if i.whole {
                 self.dotted(name, depth + 1)
             } else {
@@ -2037,7 +2041,7 @@ enum Target {
 
 /// Per file, scope and line, the calls there (indexes into the file's calls).
 fn calls_at(py: &[Option<PyFacts>]) -> HashMap<(usize, u32, u32), Vec<usize>> {
-    let mut out: HashMap<(usize, u32, u32), Vec<usize>> = HashMap::new();
+    let mut out: HashMap<(usize, u32, u32), Vec<usize>> = HashMap::default();
     for (fi, f) in py.iter().enumerate() {
         for (i, c) in f.iter().flat_map(|f| f.calls.iter()).enumerate() {
             out.entry((fi, c.scope, c.line)).or_default().push(i);
@@ -2049,7 +2053,7 @@ fn calls_at(py: &[Option<PyFacts>]) -> HashMap<(usize, u32, u32), Vec<usize>> {
 /// Per file, scope and name, the assignments of that one name (indexes into the file's
 /// assignments, in order).
 fn bindings(py: &[Option<PyFacts>]) -> HashMap<(usize, u32), HashMap<&str, Vec<usize>>> {
-    let mut out: HashMap<(usize, u32), HashMap<&str, Vec<usize>>> = HashMap::new();
+    let mut out: HashMap<(usize, u32), HashMap<&str, Vec<usize>>> = HashMap::default();
     for (fi, f) in py.iter().enumerate() {
         for (i, a) in f.iter().flat_map(|f| f.assigns.iter()).enumerate() {
             if let [name] = a.target.as_slice() {
@@ -2061,13 +2065,24 @@ fn bindings(py: &[Option<PyFacts>]) -> HashMap<(usize, u32), HashMap<&str, Vec<u
     out
 }
 
+/// Per file, scope and local name, the last import binding it (index into the file's imports).
+fn imported(py: &[Option<PyFacts>]) -> HashMap<(usize, u32, &str), usize> {
+    let mut out = HashMap::default();
+    for (fi, f) in py.iter().enumerate() {
+        for (k, i) in f.iter().flat_map(|f| f.imports.iter()).enumerate() {
+            out.insert((fi, i.scope, i.local.as_str()), k);
+        }
+    }
+    out
+}
+
 /// The functions whose result may depend on the arguments of their call, the only ones whose
 /// calls get a context ([`Env`]): a parameter (other than the `self` or `cls` a call binds) is
 /// called, or is the value, of a `return` or assignment in them or in a function nested in
 /// them (`return cls(…)`, `cmd = cls(f)` in a closure), or is passed to the call a `return`
 /// makes (`return command(name, cls)`).
 fn context_sensitive(py: &[Option<PyFacts>]) -> HashSet<(usize, u32)> {
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     for (fi, f) in py.iter().enumerate() {
         let Some(f) = f else { continue };
         let mut uses = |scope: u32, head: &str| {
@@ -2109,7 +2124,7 @@ fn context_sensitive(py: &[Option<PyFacts>]) -> HashSet<(usize, u32)> {
 /// Per container attribute name, the stores into it: `o.x[k] = v`, `o.x.append(v)` (whose
 /// target is `[o…, x, "[]"]`), as (file, index into its assignments).
 fn bags(py: &[Option<PyFacts>]) -> HashMap<&str, Vec<(usize, usize)>> {
-    let mut out: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    let mut out: HashMap<&str, Vec<(usize, usize)>> = HashMap::default();
     for (fi, f) in py.iter().enumerate() {
         for (i, a) in f.iter().flat_map(|f| f.assigns.iter()).enumerate() {
             if let [_, .., name, e] = a.target.as_slice()

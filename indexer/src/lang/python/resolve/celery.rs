@@ -7,7 +7,7 @@
 use super::{PyCall, PyFacts, Repo, Target, V};
 use crate::graph::{Edge, EdgeKind};
 use crate::model::SymbolKind;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Methods of a task that queue it (or make a signature to queue).
 const QUEUEING: &[&str] = &["delay", "apply_async", "s", "si", "signature"];
@@ -18,7 +18,7 @@ const BY_NAME: &[&str] = &["send_task", "signature"];
 impl Repo<'_> {
     /// Every task of the repository by name.
     pub(super) fn task_names(&self) -> HashMap<String, Vec<(usize, u32)>> {
-        let mut out: HashMap<String, Vec<(usize, u32)>> = HashMap::new();
+        let mut out: HashMap<String, Vec<(usize, u32)>> = HashMap::default();
         for fi in 0..self.files.len() {
             let Some(f) = self.facts(fi) else { continue };
             for di in 0..f.defs.len() as u32 {

@@ -14,7 +14,7 @@
 use super::{PyFacts, Repo, V};
 use crate::graph::{CallSite, Edge, EdgeKind};
 use crate::model::SymbolKind;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Functions that read an environment variable named by their first argument.
 const ENV_READERS: &[&str] = &[
@@ -41,7 +41,7 @@ struct Use<'a> {
 
 impl Repo<'_> {
     pub(super) fn setting_defs(&self) -> SettingDefs {
-        let mut out = SettingDefs::new();
+        let mut out = SettingDefs::default();
         for fi in 0..self.files.len() {
             let Some(f) = self.facts(fi) else { continue };
             if !f.module.split('.').any(|p| p == "settings") {

@@ -11,7 +11,7 @@
 use super::{PyAccess, PyAssign, PyCall, PyFacts, Repo, Target, V};
 use crate::graph::Edge;
 use crate::model::SymbolKind;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 /// Which attribute accesses may run project code, known before any value is worked out, so
 /// that the others cost nothing: the names of properties, class attributes when some class
@@ -35,7 +35,7 @@ impl<'a> Hooks<'a> {
                 && d.parent
                     .is_some_and(|p| f.defs[p as usize].kind == SymbolKind::Class)
         };
-        let mut names = HashSet::new();
+        let mut names = HashSet::default();
         for f in py.iter().flatten() {
             for d in &f.defs {
                 let property = d.kind.is_callable()

@@ -16,7 +16,7 @@
 use super::{PyAssign, PyCall, PyFacts, Repo, V};
 use crate::graph::{CallSite, Edge, EdgeKind};
 use crate::model::SymbolKind;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A model's table and where it is named.
 #[derive(Debug, Clone)]
@@ -41,7 +41,7 @@ const MAX_BASES: u32 = 8;
 impl Repo<'_> {
     /// Every model of the repository with its table.
     pub(super) fn tables(&self) -> Tables {
-        let mut out = Tables::new();
+        let mut out = Tables::default();
         for fi in 0..self.files.len() {
             let Some(f) = self.facts(fi) else { continue };
             for (di, d) in f.defs.iter().enumerate() {
@@ -205,7 +205,7 @@ impl Repo<'_> {
 
     /// Model → table edges, by the model's file.
     pub(super) fn table_edges(&self, tables: &Tables) -> HashMap<usize, Vec<Edge>> {
-        let mut out: HashMap<usize, Vec<Edge>> = HashMap::new();
+        let mut out: HashMap<usize, Vec<Edge>> = HashMap::default();
         for (&(f, d), t) in tables {
             let id = format!("table:{}", t.name);
             out.entry(f).or_default().push(Edge {

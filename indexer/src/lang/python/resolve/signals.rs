@@ -7,7 +7,7 @@
 
 use super::{PyCall, PyFacts, Repo, Target, V};
 use crate::graph::{CallSite, Edge, EdgeKind};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Methods that send a signal.
 const SENDS: &[&str] = &["send", "send_robust", "asend", "asend_robust", "send_async"];
@@ -39,7 +39,7 @@ pub(super) type Receivers = HashMap<String, Vec<Receiver>>;
 impl Repo<'_> {
     /// Every receiver of the repository, by the signal it is connected to.
     pub(super) fn receivers(&self) -> Receivers {
-        let mut out = Receivers::new();
+        let mut out = Receivers::default();
         for fi in 0..self.files.len() {
             let Some(f) = self.facts(fi) else { continue };
             for d in &f.decorations {
@@ -189,7 +189,7 @@ impl Repo<'_> {
 
     /// Model → receiver edges of Django's model signals, by the file that connects them.
     pub(super) fn model_signal_edges(&self, rs: &Receivers) -> HashMap<usize, Vec<Edge>> {
-        let mut out: HashMap<usize, Vec<Edge>> = HashMap::new();
+        let mut out: HashMap<usize, Vec<Edge>> = HashMap::default();
         for (key, receivers) in rs {
             let short = key.rsplit('.').next().unwrap_or(key);
             if !key.starts_with("django.") || !MODEL_SIGNALS.contains(&short) {

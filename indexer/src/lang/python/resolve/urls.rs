@@ -9,7 +9,7 @@ use super::{Repo, V, join_path};
 use crate::graph::{CallSite, Edge, EdgeKind};
 use crate::lang::python::urlconf::UrlView;
 use crate::model::SymbolKind;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A list of URL entries: (file, module-level name); a router is one too.
 type Group = (usize, String);
@@ -42,7 +42,7 @@ impl Repo<'_> {
     pub(super) fn url_routes(&self) -> HashMap<usize, Vec<Edge>> {
         let routers = self.registrations();
         let mounts = self.url_mounts(&routers);
-        let mut out: HashMap<usize, Vec<Edge>> = HashMap::new();
+        let mut out: HashMap<usize, Vec<Edge>> = HashMap::default();
         for fi in 0..self.files.len() {
             let Some(f) = self.facts(fi) else { continue };
             for u in &f.urls {
@@ -108,7 +108,7 @@ impl Repo<'_> {
             }
         }
         groups.extend(routers.keys().cloned());
-        let mut mounts: HashMap<Group, Vec<String>> = HashMap::new();
+        let mut mounts: HashMap<Group, Vec<String>> = HashMap::default();
         let mut todo: Vec<Group> = Vec::new();
         for g in groups {
             let included = includes.iter().any(|(_, _, to)| *to == g);
@@ -158,7 +158,7 @@ impl Repo<'_> {
 
     /// `router.register(prefix, ViewSet)` calls, by router.
     fn registrations(&self) -> HashMap<Group, Vec<Registered>> {
-        let mut out: HashMap<Group, Vec<Registered>> = HashMap::new();
+        let mut out: HashMap<Group, Vec<Registered>> = HashMap::default();
         for fi in 0..self.files.len() {
             let Some(f) = self.facts(fi) else { continue };
             for c in &f.calls {
