@@ -20,8 +20,9 @@ mod urls;
 use super::facts::{PyAccess, PyArg, PyAssign, PyCall, PyDef, PyFacts};
 use crate::graph::{CallSite, Edge, EdgeKind, FileFacts};
 use crate::model::{RepoPath, SymbolKind};
-use std::cell::RefCell;
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 /// How deep a chain of bindings (`a = b`, re-exports, bases) is followed.
@@ -34,8 +35,12 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
         return vec![Vec::new(); files.len()];
     }
     let started = std::time::Instant::now();
-    let r = Repo::new(files, &py);
-    tracing::debug!(ms = started.elapsed().as_millis() as u64, "python: call sites known");
+    let shared = Shared::new(files, &py);
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "python: call sites known"
+    );
+    let r = Repo::over(&shared);
     let mounts = r.mounts();
     let receivers = r.receivers();
     let mut framework = r.url_routes();
@@ -48,27 +53,52 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
     {
         framework.entry(fi).or_default().extend(es);
     }
-    tracing::debug!(ms = started.elapsed().as_millis() as u64, "python: framework facts known");
-    let out = (0..files.len())
-        .map(|fi| match r.facts(fi) {
-            Some(f) => {
-                let mut edges = r.file_edges(fi, f);
-                edges.extend(r.implicit_edges(fi, f));
-                edges.extend(r.config_edges(fi, f, &settings));
-                for c in &f.calls {
-                    edges.extend(r.signal_edges(fi, f, c, &receivers));
-                    edges.extend(r.query_edge(fi, f, c, &tables));
-                }
-                edges.extend(r.route_edges(fi, f, &mounts));
-                edges.extend(framework.remove(&fi).unwrap_or_default());
-                r.receivers.borrow_mut().clear();
-                edges
-            }
-            None => Vec::new(),
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "python: framework facts known"
+    );
+    let known = Known {
+        mounts,
+        receivers,
+        tables,
+        settings,
+    };
+    let parts: Vec<Vec<Vec<Edge>>> = slices(files.len())
+        .into_par_iter()
+        .map(|range| {
+            let r = Repo::over(&shared);
+            range.map(|fi| r.edges_of(fi, &known)).collect()
         })
         .collect();
-    tracing::debug!(ms = started.elapsed().as_millis() as u64, "python: files resolved");
+    let mut out: Vec<Vec<Edge>> = parts.into_iter().flatten().collect();
+    for (fi, es) in framework {
+        out[fi].extend(es);
+    }
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "python: files resolved"
+    );
     out
+}
+
+/// The framework facts every file's edges are read against.
+struct Known {
+    mounts: HashMap<(usize, String), Vec<String>>,
+    receivers: signals::Receivers,
+    tables: models::Tables,
+    settings: config::SettingDefs,
+}
+
+/// How many files one worker resolves with one set of memos: fixed, so that the edges are the
+/// same on any number of cores, and small enough for two cores to share the work evenly.
+const SLICE: usize = 128;
+
+/// `0..n` in consecutive slices of [`SLICE`] files.
+fn slices(n: usize) -> Vec<std::ops::Range<usize>> {
+    (0..n)
+        .step_by(SLICE)
+        .map(|start| start..(start + SLICE).min(n))
+        .collect()
 }
 
 /// What a name or chain evaluates to.
@@ -163,7 +193,8 @@ type ReceiverKey = (usize, u32, Vec<String>, u32);
 const MAX_VALUES: usize = 1024;
 const MAX_SITES: usize = 1024;
 
-struct Repo<'a> {
+/// What resolving any file reads, worked out once and shared by the workers.
+struct Shared<'a> {
     files: &'a [(&'a RepoPath, &'a FileFacts)],
     py: &'a [Option<PyFacts>],
     modules: HashMap<&'a str, usize>,
@@ -178,19 +209,11 @@ struct Repo<'a> {
     decos: HashMap<(usize, u32), Vec<usize>>,
     /// Per function, the calls and decorations that give its parameters values.
     sites: HashMap<(usize, u32), Vec<Site<'a>>>,
-    /// [`Repo::decorated`] and [`Repo::param_values`] once worked out (`None`: under way, a
-    /// cycle), so that following values costs each definition and parameter once.
-    decorated_memo: Memo<(usize, u32, usize), V>,
-    param_memo: Memo<(usize, u32, u32), Vec<V>>,
-    /// [`Repo::keyword_values`] once worked out.
-    keyword_memo: Memo<(usize, u32, String), Vec<V>>,
     /// Celery tasks by the name a worker knows them by.
     tasks: HashMap<String, Vec<(usize, u32)>>,
     /// Per file, scope and line: the calls there (indexes into the file's calls), for the call
     /// an assignment or `return` of a call's result makes.
     calls_at: HashMap<(usize, u32, u32), Vec<usize>>,
-    /// The calls whose result is being worked out ([`Env`]).
-    ctx: RefCell<Env>,
     /// Per file, scope and name: the assignments binding that name there, in order (indexes
     /// into the file's assignments), so that a lookup does not read every assignment.
     bindings: HashMap<(usize, u32), HashMap<&'a str, Vec<usize>>>,
@@ -204,8 +227,30 @@ struct Repo<'a> {
     bags: HashMap<&'a str, Vec<(usize, usize)>>,
     /// The attribute names whose access may run project code ([`implicit::Hooks`]).
     hooks: implicit::Hooks<'a>,
+}
+
+/// A resolver over [`Shared`] with its own memos: one per worker, each resolving a fixed slice
+/// of the files, so that what a worker remembers never depends on how many threads there are.
+struct Repo<'s, 'a> {
+    shared: &'s Shared<'a>,
+    /// [`Repo::decorated`] and [`Repo::param_values`] once worked out (`None`: under way, a
+    /// cycle), so that following values costs each definition and parameter once.
+    decorated_memo: Memo<(usize, u32, usize), V>,
+    param_memo: Memo<(usize, u32, u32), Vec<V>>,
+    /// [`Repo::keyword_values`] once worked out.
+    keyword_memo: Memo<(usize, u32, String), Vec<V>>,
+    /// The calls whose result is being worked out ([`Env`]).
+    ctx: RefCell<Env>,
     /// [`Repo::receiver`]'s values for the file being resolved.
     receivers: RefCell<HashMap<ReceiverKey, Option<V>>>,
+}
+
+impl<'a> std::ops::Deref for Repo<'_, 'a> {
+    type Target = Shared<'a>;
+
+    fn deref(&self) -> &Shared<'a> {
+        self.shared
+    }
 }
 
 /// Where names are defined: each module's file, each qualified name's definition, each file's
@@ -291,14 +336,14 @@ fn decorations(py: &[Option<PyFacts>]) -> HashMap<(usize, u32), Vec<usize>> {
     decos
 }
 
-impl<'a> Repo<'a> {
-    fn new(files: &'a [(&'a RepoPath, &'a FileFacts)], py: &'a [Option<PyFacts>]) -> Repo<'a> {
+impl<'a> Shared<'a> {
+    fn new(files: &'a [(&'a RepoPath, &'a FileFacts)], py: &'a [Option<PyFacts>]) -> Shared<'a> {
         let Names {
             modules,
             defs,
             members,
         } = names(py);
-        let mut repo = Repo {
+        let mut shared = Shared {
             files,
             py,
             modules,
@@ -308,44 +353,87 @@ impl<'a> Repo<'a> {
             fixtures: fixtures(py),
             decos: decorations(py),
             sites: HashMap::default(),
-            decorated_memo: RefCell::default(),
-            param_memo: RefCell::default(),
-            keyword_memo: RefCell::default(),
             tasks: HashMap::default(),
             calls_at: calls_at(py),
-            ctx: RefCell::default(),
             bindings: bindings(py),
             imported: imported(py),
             sensitive: context_sensitive(py),
             bags: bags(py),
             hooks: implicit::Hooks::new(py),
-            receivers: RefCell::default(),
         };
-        repo.tasks = repo.task_names();
-        repo.subs = repo.subclass_map();
-        let (sites, through_parameters) = repo.call_sites();
-        repo.sites = sites;
-        repo.clear_memos();
+        shared.tasks = Repo::over(&shared).task_names();
+        shared.subs = Repo::over(&shared).subclass_map();
+        let (sites, through_parameters) = shared.call_sites();
+        shared.sites = sites;
         // A call of a parameter (`f(get_context(), *args)` in a decorator's wrapper) reaches
         // what callers pass, known only now that the other call sites are.
-        let mut more: Vec<((usize, u32), Site<'a>)> = Vec::new();
-        for (fi, i) in through_parameters {
-            let c = &repo.facts(fi).expect("python file").calls[i];
-            more.extend(repo.sites_of(fi, c));
-        }
+        let more: Vec<((usize, u32), Site<'a>)> = {
+            let repo = Repo::over(&shared);
+            through_parameters
+                .into_iter()
+                .flat_map(|(fi, i)| {
+                    let c = &py[fi].as_ref().expect("python file").calls[i];
+                    repo.sites_of(fi, c)
+                })
+                .collect()
+        };
         for (t, site) in more {
-            repo.sites.entry(t).or_default().push(site);
+            shared.sites.entry(t).or_default().push(site);
         }
-        repo.clear_memos();
-        repo
+        shared
     }
 
-    /// What was worked out before the call sites were known is worked out again.
-    fn clear_memos(&self) {
-        self.decorated_memo.borrow_mut().clear();
-        self.param_memo.borrow_mut().clear();
-        self.keyword_memo.borrow_mut().clear();
+    /// Every call resolved to a project function, and every decoration, by the function they
+    /// give arguments to; also the calls of a parameter, (file, index into its calls), for a
+    /// second pass. Slices of the files are read in parallel and joined in file order.
+    #[allow(clippy::type_complexity)]
+    fn call_sites(&self) -> (HashMap<(usize, u32), Vec<Site<'a>>>, Vec<(usize, usize)>) {
+        let parts: Vec<_> = slices(self.files.len())
+            .into_par_iter()
+            .map(|range| Repo::over(self).call_sites_in(range))
+            .collect();
+        let mut sites: HashMap<(usize, u32), Vec<Site<'a>>> = HashMap::default();
+        let mut through_parameters = Vec::new();
+        for (found, through) in parts {
+            for (t, site) in found {
+                sites.entry(t).or_default().push(site);
+            }
+            through_parameters.extend(through);
+        }
+        (sites, through_parameters)
+    }
+}
+
+impl<'s, 'a> Repo<'s, 'a> {
+    /// A resolver with empty memos.
+    fn over(shared: &'s Shared<'a>) -> Repo<'s, 'a> {
+        Repo {
+            shared,
+            decorated_memo: RefCell::default(),
+            param_memo: RefCell::default(),
+            keyword_memo: RefCell::default(),
+            ctx: RefCell::default(),
+            receivers: RefCell::default(),
+        }
+    }
+}
+
+impl<'a> Repo<'_, 'a> {
+    /// File `fi`'s edges, but for the framework edges worked out for all files at once.
+    fn edges_of(&self, fi: usize, known: &Known) -> Vec<Edge> {
+        let Some(f) = self.facts(fi) else {
+            return Vec::new();
+        };
+        let mut edges = self.file_edges(fi, f);
+        edges.extend(self.implicit_edges(fi, f));
+        edges.extend(self.config_edges(fi, f, &known.settings));
+        for c in &f.calls {
+            edges.extend(self.signal_edges(fi, f, c, &known.receivers));
+            edges.extend(self.query_edge(fi, f, c, &known.tables));
+        }
+        edges.extend(self.route_edges(fi, f, &known.mounts));
         self.receivers.borrow_mut().clear();
+        edges
     }
 
     /// The sites call `c` of file `fi` gives the functions it reaches.
@@ -367,14 +455,16 @@ impl<'a> Repo<'a> {
         out
     }
 
-    /// Every call resolved to a project function, and every decoration, by the function they
-    /// give arguments to.
-    /// Also the calls of a parameter, (file, index into its calls), for a second pass.
+    /// [`Shared::call_sites`] of the files in `range`, in order: (function, site) pairs and the
+    /// calls of a parameter.
     #[allow(clippy::type_complexity)]
-    fn call_sites(&self) -> (HashMap<(usize, u32), Vec<Site<'a>>>, Vec<(usize, usize)>) {
-        let mut sites: HashMap<(usize, u32), Vec<Site<'a>>> = HashMap::default();
+    fn call_sites_in(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> (Vec<((usize, u32), Site<'a>)>, Vec<(usize, usize)>) {
+        let mut sites: Vec<((usize, u32), Site<'a>)> = Vec::new();
         let mut through_parameters = Vec::new();
-        for fi in 0..self.files.len() {
+        for fi in range {
             let Some(f) = self.facts(fi) else { continue };
             for (i, c) in f.calls.iter().enumerate() {
                 if c.args.is_empty() {
@@ -386,9 +476,7 @@ impl<'a> Repo<'a> {
                     through_parameters.push((fi, i));
                     continue;
                 }
-                for (t, site) in self.sites_of(fi, c) {
-                    sites.entry(t).or_default().push(site);
-                }
+                sites.extend(self.sites_of(fi, c));
             }
             for (k, d) in f.decorations.iter().enumerate() {
                 let Some(order) = self.decos.get(&(fi, d.def)) else {
@@ -417,12 +505,13 @@ impl<'a> Repo<'a> {
                         },
                         _ => continue,
                     };
-                    sites.entry(target).or_default().push(Site::Applied {
+                    let site = Site::Applied {
                         fi,
                         def: d.def,
                         k,
                         shift,
-                    });
+                    };
+                    sites.push((target, site));
                 }
             }
         }

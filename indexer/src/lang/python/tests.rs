@@ -154,6 +154,46 @@ fn package_edges(files: &[(&str, &str)]) -> Vec<(String, String, &'static str)> 
     out
 }
 
+/// A package larger than one of the resolver's slices: each file's calls reach definitions in
+/// other slices, and a function handed to `sink` in any file is what `sink` calls.
+#[test]
+fn a_package_larger_than_one_slice_resolves_alike_on_any_number_of_threads() {
+    let n = 300;
+    let mut files = vec![(
+        "pkg/m0.py".to_string(),
+        "def sink(handler):\n    handler()\n\ndef f0():\n    pass\n".to_string(),
+    )];
+    for i in 1..n {
+        let src = format!(
+            "from pkg.m0 import sink\nfrom pkg.m{p} import f{p}\n\n\
+             def f{i}():\n    f{p}()\n\ndef h{i}():\n    pass\n\n\
+             def go{i}():\n    sink(h{i})\n",
+            p = i - 1
+        );
+        files.push((format!("pkg/m{i}.py"), src));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, s)| (p.as_str(), s.as_str()))
+        .collect();
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool");
+        pool.install(|| package_edges(&files))
+    };
+    let one = on(1);
+    assert_eq!(one, on(2), "the edges depend on the number of threads");
+    let handed = one
+        .iter()
+        .filter(|(caller, callee, _)| caller == "py:pkg.m0.sink" && callee.contains(".h"))
+        .count();
+    assert_eq!(handed, n - 1, "sink calls the function each file hands it");
+    assert!(one.contains(&("py:pkg.m299.f299".into(), "py:pkg.m298.f298".into(), "call")));
+    assert!(one.contains(&("py:pkg.m1.f1".into(), "py:pkg.m0.f0".into(), "call")));
+}
+
 #[test]
 fn calls_resolve_through_imports_self_bases_and_re_exports() {
     let edges = package_edges(&[

@@ -15,7 +15,7 @@ const QUEUEING: &[&str] = &["delay", "apply_async", "s", "si", "signature"];
 /// Calls that queue a task by its name, the name first.
 const BY_NAME: &[&str] = &["send_task", "signature"];
 
-impl Repo<'_> {
+impl Repo<'_, '_> {
     /// Every task of the repository by name.
     pub(super) fn task_names(&self) -> HashMap<String, Vec<(usize, u32)>> {
         let mut out: HashMap<String, Vec<(usize, u32)>> = HashMap::default();

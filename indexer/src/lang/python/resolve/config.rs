@@ -39,7 +39,7 @@ struct Use<'a> {
     detail: String,
 }
 
-impl Repo<'_> {
+impl Repo<'_, '_> {
     pub(super) fn setting_defs(&self) -> SettingDefs {
         let mut out = SettingDefs::default();
         for fi in 0..self.files.len() {

@@ -62,7 +62,7 @@ impl<'a> Hooks<'a> {
     }
 }
 
-impl Repo<'_> {
+impl Repo<'_, '_> {
     /// Every implicit call of file `fi`.
     pub(super) fn implicit_edges(&self, fi: usize, f: &PyFacts) -> Vec<Edge> {
         let mut out = Vec::new();

@@ -38,7 +38,7 @@ enum Orm {
 /// How deep model bases are climbed.
 const MAX_BASES: u32 = 8;
 
-impl Repo<'_> {
+impl Repo<'_, '_> {
     /// Every model of the repository with its table.
     pub(super) fn tables(&self) -> Tables {
         let mut out = Tables::default();

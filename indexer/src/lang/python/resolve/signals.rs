@@ -36,7 +36,7 @@ pub(super) struct Receiver {
 /// Receivers by signal key.
 pub(super) type Receivers = HashMap<String, Vec<Receiver>>;
 
-impl Repo<'_> {
+impl Repo<'_, '_> {
     /// Every receiver of the repository, by the signal it is connected to.
     pub(super) fn receivers(&self) -> Receivers {
         let mut out = Receivers::default();

@@ -37,7 +37,7 @@ struct Registered {
     viewset: (usize, u32),
 }
 
-impl Repo<'_> {
+impl Repo<'_, '_> {
     /// Route edges of every URLconf, by the file that declares them.
     pub(super) fn url_routes(&self) -> HashMap<usize, Vec<Edge>> {
         let routers = self.registrations();
