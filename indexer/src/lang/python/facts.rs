@@ -3,6 +3,8 @@
 //! its call sites as dotted chains, and the assignments that give a name a value to follow.
 //! Resolution is [`super::resolve`]'s, over every file of the repository.
 
+use super::fields::Field;
+use crate::lang::preorder::Preorder;
 use crate::model::{Symbol, SymbolKind};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -286,8 +288,8 @@ pub struct PyAssign {
 }
 
 /// Collects the facts of a parsed file whose symbols are `symbols` (module first).
-pub(super) fn extract(
-    root: Node<'_>,
+pub(super) fn extract<'t>(
+    tree: &Preorder<'t>,
     src: &[u8],
     module: &str,
     is_package: bool,
@@ -339,12 +341,21 @@ pub(super) fn extract(
         scopes: vec![(usize::MAX, 0)],
         accessed: HashSet::new(),
         operated: HashSet::new(),
+        ancestors: Vec::new(),
     };
-    w.walk(root);
+    tree.walk(|node, depth, _| {
+        w.ancestors.truncate(depth);
+        while w.scopes.len() > 1 && w.scopes.last().is_some_and(|s| s.0 >= depth) {
+            w.scopes.pop();
+        }
+        w.visit(node, depth);
+        w.ancestors.push(node);
+        true
+    });
     w.facts
 }
 
-struct Walker<'a> {
+struct Walker<'a, 't> {
     src: &'a [u8],
     /// Definitions (not fields) by (name line, name): how a `def`/`class` node finds its symbol.
     by_name: HashMap<(u32, &'a str), usize>,
@@ -355,9 +366,12 @@ struct Walker<'a> {
     accessed: HashSet<(u32, Vec<String>, bool)>,
     /// The operations recorded so far (scope, operand, method).
     operated: HashSet<(u32, Vec<String>, String)>,
+    /// The nodes above the one visited, root first: `Node::parent` searches down from the root
+    /// each time.
+    ancestors: Vec<Node<'t>>,
 }
 
-impl Walker<'_> {
+impl<'t> Walker<'_, 't> {
     fn text(&self, n: Node<'_>) -> String {
         String::from_utf8_lossy(&self.src[n.byte_range()]).into_owned()
     }
@@ -366,39 +380,36 @@ impl Walker<'_> {
         self.scopes.last().map_or(0, |s| s.1)
     }
 
-    /// Iterative pre-order walk.
-    fn walk(&mut self, root: Node<'_>) {
-        let mut cursor = root.walk();
-        // The nodes above the cursor: `Node::parent` searches down from the root each time.
-        let mut ancestors: Vec<Node<'_>> = Vec::new();
-        loop {
-            let node = cursor.node();
-            let depth = ancestors.len();
-            while self.scopes.len() > 1 && self.scopes.last().is_some_and(|s| s.0 >= depth) {
-                self.scopes.pop();
-            }
-            self.visit(node, ancestors.last().copied(), depth);
-            if cursor.goto_first_child() {
-                ancestors.push(node);
-                continue;
-            }
-            loop {
-                if cursor.goto_next_sibling() {
-                    break;
-                }
-                if !cursor.goto_parent() {
-                    return;
-                }
-                ancestors.pop();
-            }
-        }
+    /// The parent of the node being visited.
+    fn parent(&self) -> Option<Node<'t>> {
+        self.ancestors.last().copied()
     }
 
-    fn visit(&mut self, node: Node<'_>, parent: Option<Node<'_>>, depth: usize) {
+    /// Whether the statement being visited runs only on some paths through its scope: the block
+    /// it is in belongs to an `if`, loop, `try`, `with` or `match` rather than to the `def` (or
+    /// the module).
+    fn conditional(&self) -> bool {
+        let mut up = self.ancestors.iter().rev();
+        while let Some(x) = up.next() {
+            match x.kind() {
+                "block" => {
+                    return !up.next().is_some_and(|d| {
+                        matches!(d.kind(), "function_definition" | "class_definition")
+                    });
+                }
+                "module" => return false,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    fn visit(&mut self, node: Node<'_>, depth: usize) {
+        let parent = self.parent();
         match node.kind() {
             "class_definition" | "function_definition" => self.definition(node, depth),
             "import_statement" | "import_from_statement" => self.import(node),
-            "call" => self.call(node),
+            "call" => self.call(node, parent),
             "assignment" => self.assignment(node),
             "for_statement" => self.for_each(node),
             "as_pattern" => self.as_binding(node),
@@ -424,7 +435,7 @@ impl Walker<'_> {
     }
 
     fn definition(&mut self, node: Node<'_>, depth: usize) {
-        let Some(name) = node.child_by_field_name("name") else {
+        let Some(name) = node.field("name") else {
             return;
         };
         let line = name.start_position().row as u32 + 1;
@@ -433,13 +444,13 @@ impl Walker<'_> {
             return;
         };
         let def = &mut self.facts.defs[i];
-        if let Some(sup) = node.child_by_field_name("superclasses") {
+        if let Some(sup) = node.field("superclasses") {
             def.bases = named(sup)
                 .filter(|c| matches!(c.kind(), "identifier" | "attribute"))
                 .map(|c| String::from_utf8_lossy(&self.src[c.byte_range()]).into_owned())
                 .collect();
         }
-        if let Some(params) = node.child_by_field_name("parameters") {
+        if let Some(params) = node.field("parameters") {
             let mut out = Vec::new();
             for p in named(params) {
                 let (n, t) = match p.kind() {
@@ -453,10 +464,10 @@ impl Walker<'_> {
                                 "identifier" | "list_splat_pattern" | "dictionary_splat_pattern"
                             )
                         }),
-                        p.child_by_field_name("type"),
+                        p.field("type"),
                     ),
                     "default_parameter" | "typed_default_parameter" => {
-                        (p.child_by_field_name("name"), p.child_by_field_name("type"))
+                        (p.field("name"), p.field("type"))
                     }
                     "keyword_separator" => {
                         out.push(("*".to_string(), String::new()));
@@ -475,7 +486,7 @@ impl Walker<'_> {
 
     fn import(&mut self, node: Node<'_>) {
         let scope = self.scope();
-        let module = node.child_by_field_name("module_name");
+        let module = node.field("module_name");
         let from = module.map(|m| self.text(m));
         for n in named(node) {
             if Some(n) == module {
@@ -483,8 +494,8 @@ impl Walker<'_> {
             }
             let (target, alias) = match n.kind() {
                 "dotted_name" => (n, None),
-                "aliased_import" => match n.child_by_field_name("name") {
-                    Some(t) => (t, n.child_by_field_name("alias")),
+                "aliased_import" => match n.field("name") {
+                    Some(t) => (t, n.field("alias")),
                     None => continue,
                 },
                 _ => continue,
@@ -514,15 +525,14 @@ impl Walker<'_> {
         }
     }
 
-    fn call(&mut self, node: Node<'_>) {
-        let bound = node
-            .parent()
+    fn call(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
+        let bound = parent
             .filter(|p| p.kind() == "assignment")
-            .and_then(|p| p.child_by_field_name("left"))
+            .and_then(|p| p.field("left"))
             .filter(|l| l.kind() == "identifier")
             .map(|l| self.text(l));
         self.prefix_of_call(bound.as_deref(), node);
-        let Some(f) = node.child_by_field_name("function") else {
+        let Some(f) = node.field("function") else {
             return;
         };
         self.stored_element(f, node);
@@ -531,7 +541,7 @@ impl Walker<'_> {
             .or_else(|| match f.kind() {
                 "subscript" => element(f, self.src),
                 "call" => {
-                    let mut c = chain(f.child_by_field_name("function")?, self.src)?;
+                    let mut c = chain(f.field("function")?, self.src)?;
                     inner_args = arguments(f, self.src);
                     c.push("()".to_string());
                     Some(c)
@@ -547,14 +557,14 @@ impl Walker<'_> {
             self.facts.urls.push(u);
         }
         let line = match f.kind() {
-            "attribute" => f.child_by_field_name("attribute").unwrap_or(f),
+            "attribute" => f.field("attribute").unwrap_or(f),
             _ => f,
         }
         .start_position()
         .row as u32
             + 1;
         let url = node
-            .child_by_field_name("arguments")
+            .field("arguments")
             .and_then(|a| named(a).next())
             .and_then(|a| url_template(a, self.src));
         self.facts.calls.push(PyCall {
@@ -570,10 +580,8 @@ impl Walker<'_> {
     /// `c.append(v)`, `c.add(v)`, `c[k].append(v)`, `c.setdefault(k, []).append(v)`: `v` is
     /// stored in the container `c`, as `c[k] = v` stores it.
     fn stored_element(&mut self, function: Node<'_>, call: Node<'_>) {
-        let (Some(object), Some(method)) = (
-            function.child_by_field_name("object"),
-            function.child_by_field_name("attribute"),
-        ) else {
+        let (Some(object), Some(method)) = (function.field("object"), function.field("attribute"))
+        else {
             return;
         };
         if !matches!(&self.src[method.byte_range()], b"append" | b"add") {
@@ -581,12 +589,12 @@ impl Walker<'_> {
         }
         let object = match object.kind() {
             "call" => object
-                .child_by_field_name("function")
+                .field("function")
                 .filter(|g| {
-                    g.child_by_field_name("attribute")
+                    g.field("attribute")
                         .is_some_and(|a| &self.src[a.byte_range()] == b"setdefault")
                 })
-                .and_then(|g| g.child_by_field_name("object")),
+                .and_then(|g| g.field("object")),
             _ => Some(object),
         };
         let Some(mut container) = object.and_then(|o| element(o, self.src).or(chain(o, self.src)))
@@ -597,7 +605,7 @@ impl Walker<'_> {
             container.push("[]".to_string());
         }
         let value = call
-            .child_by_field_name("arguments")
+            .field("arguments")
             .and_then(|a| named(a).next())
             .and_then(|v| value_chain(v, self.src));
         if let Some((value, called)) = value {
@@ -615,21 +623,18 @@ impl Walker<'_> {
     }
 
     fn assignment(&mut self, node: Node<'_>) {
-        if let (Some(left), Some(mut right)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-        ) {
+        if let (Some(left), Some(mut right)) = (node.field("left"), node.field("right")) {
             // `a = b = value`: every target takes the last value (the inner assignment is
             // visited on its own).
             while right.kind() == "assignment"
-                && let Some(r) = right.child_by_field_name("right")
+                && let Some(r) = right.field("right")
             {
                 right = r;
             }
             self.constant(left, right);
             let before = self.facts.assigns.len();
             self.bind(left, right, false);
-            if let Some(ty) = node.child_by_field_name("type") {
+            if let Some(ty) = node.field("type") {
                 self.declared(left, ty, before);
             }
         }
@@ -648,7 +653,7 @@ impl Walker<'_> {
                 scope: self.scope(),
                 target,
                 line: left.start_position().row as u32 + 1,
-                conditional: conditional(left),
+                conditional: self.conditional(),
                 ..PyAssign::default()
             });
         }
@@ -657,10 +662,7 @@ impl Walker<'_> {
 
     /// `for x in value:` binds `x` to each element of `value`.
     fn for_each(&mut self, node: Node<'_>) {
-        if let (Some(left), Some(right)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-        ) {
+        if let (Some(left), Some(right)) = (node.field("left"), node.field("right")) {
             self.bind(left, right, true);
         }
     }
@@ -669,7 +671,7 @@ impl Walker<'_> {
     /// itself, as `__enter__` returning `self` does).
     fn as_binding(&mut self, node: Node<'_>) {
         let Some(target) = node
-            .child_by_field_name("alias")
+            .field("alias")
             .and_then(|a| named(a).next().or(Some(a)))
         else {
             return;
@@ -705,20 +707,20 @@ impl Walker<'_> {
             self.route(node, e);
         }
         let (target, factory) = match e.kind() {
-            "call" => (e.child_by_field_name("function"), true),
+            "call" => (e.field("function"), true),
             _ => (Some(e), false),
         };
-        let def = node
+        let def = self
             .parent()
-            .and_then(|d| d.child_by_field_name("definition"))
-            .and_then(|d| d.child_by_field_name("name"))
+            .and_then(|d| d.field("definition"))
+            .and_then(|d| d.field("name"))
             .and_then(|n| {
                 let line = n.start_position().row as u32 + 1;
                 self.by_name.get(&(line, self.text(n).as_str())).copied()
             });
         let args = match e.kind() {
             "call" => e
-                .child_by_field_name("arguments")
+                .field("arguments")
                 .filter(|a| a.kind() == "argument_list")
                 .map(|a| named(a).filter_map(|x| argument(x, self.src)).collect())
                 .unwrap_or_default(),
@@ -738,14 +740,10 @@ impl Walker<'_> {
 
     /// A decorator call that declares an HTTP route on its function.
     fn route(&mut self, decorator: Node<'_>, call: Node<'_>) {
-        let Some(chain) = call
-            .child_by_field_name("function")
-            .and_then(|f| chain(f, self.src))
-        else {
+        let Some(chain) = call.field("function").and_then(|f| chain(f, self.src)) else {
             return;
         };
-        let (Some((method, group)), Some(args)) =
-            (chain.split_last(), call.child_by_field_name("arguments"))
+        let (Some((method, group)), Some(args)) = (chain.split_last(), call.field("arguments"))
         else {
             return;
         };
@@ -782,10 +780,10 @@ impl Walker<'_> {
                 }
             }
         };
-        let Some(handler) = decorator
+        let Some(handler) = self
             .parent()
-            .and_then(|d| d.child_by_field_name("definition"))
-            .and_then(|d| d.child_by_field_name("name"))
+            .and_then(|d| d.field("definition"))
+            .and_then(|d| d.field("name"))
             .and_then(|n| {
                 let line = n.start_position().row as u32 + 1;
                 let name = self.text(n);
@@ -806,7 +804,7 @@ impl Walker<'_> {
     /// `x = Blueprint(…, url_prefix="/api")` / `APIRouter(prefix=…)` at module level, and
     /// `app.register_blueprint(bp, url_prefix=…)` / `app.include_router(router, prefix=…)`.
     fn prefix_of_call(&mut self, target: Option<&str>, call: Node<'_>) {
-        let Some(args) = call.child_by_field_name("arguments") else {
+        let Some(args) = call.field("arguments") else {
             return;
         };
         let prefix = keyword(args, "url_prefix", self.src)
@@ -815,7 +813,7 @@ impl Walker<'_> {
             .map(|v| string_value(v, self.src));
         let Some(prefix) = prefix else { return };
         let callee = call
-            .child_by_field_name("function")
+            .field("function")
             .and_then(|f| chain(f, self.src))
             .unwrap_or_default();
         let last = callee.last().map(String::as_str).unwrap_or("");
@@ -830,10 +828,7 @@ impl Walker<'_> {
 
     /// `except Error as e:` binds `e` to an instance of `Error`.
     fn except_binding(&mut self, node: Node<'_>) {
-        let (Some(value), Some(alias)) = (
-            node.child_by_field_name("value"),
-            node.child_by_field_name("alias"),
-        ) else {
+        let (Some(value), Some(alias)) = (node.field("value"), node.field("alias")) else {
             return;
         };
         if let (Some(target), Some(v)) = (chain(alias, self.src), chain(value, self.src)) {
@@ -867,10 +862,7 @@ impl Walker<'_> {
 
     /// `….environ["KEY"]`.
     fn subscript(&mut self, node: Node<'_>) {
-        let (Some(value), Some(key)) = (
-            node.child_by_field_name("value"),
-            node.child_by_field_name("subscript"),
-        ) else {
+        let (Some(value), Some(key)) = (node.field("value"), node.field("subscript")) else {
             return;
         };
         let Some(chain) =
@@ -890,10 +882,7 @@ impl Walker<'_> {
 
     /// `name.UPPER_NAME` read, neither called nor assigned.
     fn read(&mut self, node: Node<'_>) {
-        let (Some(object), Some(attr)) = (
-            node.child_by_field_name("object"),
-            node.child_by_field_name("attribute"),
-        ) else {
+        let (Some(object), Some(attr)) = (node.field("object"), node.field("attribute")) else {
             return;
         };
         let name = self.text(attr);
@@ -904,12 +893,12 @@ impl Walker<'_> {
         if object.kind() != "identifier" || !upper {
             return;
         }
-        let parent = node.parent();
-        let called = parent
-            .is_some_and(|p| p.kind() == "call" && p.child_by_field_name("function") == Some(node));
+        let parent = self.parent();
+        let called =
+            parent.is_some_and(|p| p.kind() == "call" && p.field("function") == Some(node));
         let assigned = parent.is_some_and(|p| {
             matches!(p.kind(), "assignment" | "augmented_assignment")
-                && p.child_by_field_name("left") == Some(node)
+                && p.field("left") == Some(node)
         });
         if called || assigned {
             return;
@@ -932,7 +921,7 @@ impl Walker<'_> {
 
     /// An attribute chain that is neither part of a longer one nor called.
     fn access(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
-        let is = |field: &str| parent.is_some_and(|p| p.child_by_field_name(field) == Some(node));
+        let is = |field: &str| parent.is_some_and(|p| p.field(field) == Some(node));
         let kind = parent.map_or("", |p| p.kind());
         if (kind == "attribute" && is("object"))
             || (kind == "call" && is("function"))
@@ -963,7 +952,7 @@ impl Walker<'_> {
             [f] if f == "setattr" => true,
             _ => return,
         };
-        let Some(args) = call.child_by_field_name("arguments") else {
+        let Some(args) = call.field("arguments") else {
             return;
         };
         let mut args = named(args);
@@ -998,11 +987,11 @@ impl Walker<'_> {
 
     /// `x[k]` read, assigned or deleted: `__getitem__`, `__setitem__`, `__delitem__` of `x`.
     fn item_operation(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
-        let Some(value) = node.child_by_field_name("value") else {
+        let Some(value) = node.field("value") else {
             return;
         };
         let kind = parent.map_or("", |p| p.kind());
-        let left = parent.is_some_and(|p| p.child_by_field_name("left") == Some(node));
+        let left = parent.is_some_and(|p| p.field("left") == Some(node));
         let methods: &[&str] = match kind {
             "assignment" if left => &["__setitem__"],
             "augmented_assignment" if left => &["__getitem__", "__setitem__"],
@@ -1016,23 +1005,19 @@ impl Walker<'_> {
 
     /// An operator's special method on its operand: the left one, or the container of `in`.
     fn operation(&mut self, node: Node<'_>) {
-        let token = |field: &str| {
-            node.child_by_field_name(field)
-                .map(|t| self.text(t))
-                .unwrap_or_default()
-        };
+        let token = |field: &str| node.field(field).map(|t| self.text(t)).unwrap_or_default();
         let (operand, method) = match node.kind() {
             "binary_operator" => (
-                node.child_by_field_name("left"),
+                node.field("left"),
                 binary_method(&token("operator")).map(str::to_string),
             ),
             "augmented_assignment" => (
-                node.child_by_field_name("left"),
+                node.field("left"),
                 binary_method(token("operator").trim_end_matches('='))
                     .map(|m| format!("__i{}", &m[2..])),
             ),
             "unary_operator" => (
-                node.child_by_field_name("argument"),
+                node.field("argument"),
                 match token("operator").as_str() {
                     "-" => Some("__neg__".to_string()),
                     "+" => Some("__pos__".to_string()),
@@ -1041,7 +1026,7 @@ impl Walker<'_> {
                 },
             ),
             "interpolation" => (
-                node.child_by_field_name("expression"),
+                node.field("expression"),
                 Some(
                     match token("type_conversion").as_str() {
                         "!r" | "!a" => "__repr__",
@@ -1059,8 +1044,8 @@ impl Walker<'_> {
     }
 
     /// `a == b` (and `!=`, `<`, …) runs `a`'s method; `k in c` runs `c`'s `__contains__`.
-    fn comparison<'t>(&self, node: Node<'t>) -> (Option<Node<'t>>, Option<String>) {
-        let operands: Vec<Node<'t>> = named(node).collect();
+    fn comparison<'n>(&self, node: Node<'n>) -> (Option<Node<'n>>, Option<String>) {
+        let operands: Vec<Node<'n>> = named(node).collect();
         let mut cursor = node.walk();
         let operators: Vec<String> = node
             .children_by_field_name("operators", &mut cursor)
@@ -1103,7 +1088,7 @@ impl Walker<'_> {
 
     /// `with value as x:`: the value (an `as` target is bound by [`Walker::as_binding`]).
     fn with_item(&mut self, node: Node<'_>) {
-        let Some(mut value) = node.child_by_field_name("value") else {
+        let Some(mut value) = node.field("value") else {
             return;
         };
         if value.kind() == "as_pattern"
@@ -1114,7 +1099,10 @@ impl Walker<'_> {
         let Some((chain, called)) = value_chain(value, self.src) else {
             return;
         };
-        let statement = std::iter::successors(node.parent(), |p| p.parent())
+        let statement = self
+            .ancestors
+            .iter()
+            .rev()
             .find(|p| p.kind() == "with_statement");
         let is_async = statement
             .and_then(|s| s.child(0))
@@ -1142,28 +1130,10 @@ impl Walker<'_> {
             called,
             each,
             line: left.start_position().row as u32 + 1,
-            conditional: conditional(left),
+            conditional: self.conditional(),
             annotation: String::new(),
         });
     }
-}
-
-/// Whether the statement holding `n` runs only on some paths through its scope: the block it is
-/// in belongs to an `if`, loop, `try`, `with` or `match` rather than to the `def` (or the module).
-fn conditional(n: Node<'_>) -> bool {
-    let mut p = n.parent();
-    while let Some(x) = p {
-        match x.kind() {
-            "block" => {
-                return !x.parent().is_some_and(|d| {
-                    matches!(d.kind(), "function_definition" | "class_definition")
-                });
-            }
-            "module" => return false,
-            _ => p = x.parent(),
-        }
-    }
-    false
 }
 
 /// A value as a chain and whether it is called: `f(…)`, `a.b`, and the operand that gives the
@@ -1171,25 +1141,21 @@ fn conditional(n: Node<'_>) -> bool {
 fn value_chain(n: Node<'_>, src: &[u8]) -> Option<(Vec<String>, bool)> {
     match n.kind() {
         "call" => {
-            let f = n.child_by_field_name("function")?;
+            let f = n.field("function")?;
             // `f(…)(…)` gives no value here: what a call's result gives back is known only
             // with the context of both calls.
             let f = chain(f, src).or_else(|| element(f, src)).or_else(|| {
                 through_calls(f, src).filter(|c| c.last().is_some_and(|l| l != "()"))
             })?;
             match passed_through(&f) {
-                Some(i) => value_chain(
-                    n.child_by_field_name("arguments")
-                        .and_then(|a| named(a).nth(i))?,
-                    src,
-                ),
+                Some(i) => value_chain(n.field("arguments").and_then(|a| named(a).nth(i))?, src),
                 None => Some((f, true)),
             }
         }
         "boolean_operator" => n
-            .child_by_field_name("left")
+            .field("left")
             .and_then(|l| value_chain(l, src))
-            .or_else(|| value_chain(n.child_by_field_name("right")?, src)),
+            .or_else(|| value_chain(n.field("right")?, src)),
         "conditional_expression" | "parenthesized_expression" | "await" => {
             named(n).find_map(|c| value_chain(c, src))
         }
@@ -1229,7 +1195,7 @@ fn through_calls(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
     match n.kind() {
         "identifier" => Some(vec![text(n)]),
         "call" => {
-            let f = n.child_by_field_name("function")?;
+            let f = n.field("function")?;
             if f.kind() == "identifier" && text(f) == "super" {
                 return Some(vec!["super()".to_string()]);
             }
@@ -1238,12 +1204,12 @@ fn through_calls(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
             Some(c)
         }
         "attribute" => {
-            let mut c = through_calls(n.child_by_field_name("object")?, src)?;
-            c.push(text(n.child_by_field_name("attribute")?));
+            let mut c = through_calls(n.field("object")?, src)?;
+            c.push(text(n.field("attribute")?));
             Some(c)
         }
         "subscript" => {
-            let mut c = through_calls(n.child_by_field_name("value")?, src)?;
+            let mut c = through_calls(n.field("value")?, src)?;
             if c.last().is_none_or(|l| l != "[]") {
                 c.push("[]".to_string());
             }
@@ -1258,7 +1224,7 @@ fn through_calls(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
 fn element(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
     match n.kind() {
         "subscript" => {
-            let v = n.child_by_field_name("value")?;
+            let v = n.field("value")?;
             let mut c = element(v, src).or_else(|| chain(v, src))?;
             if c.last().is_none_or(|l| l != "[]") {
                 c.push("[]".to_string());
@@ -1266,8 +1232,8 @@ fn element(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
             Some(c)
         }
         "attribute" => {
-            let mut c = element(n.child_by_field_name("object")?, src)?;
-            let attr = n.child_by_field_name("attribute")?;
+            let mut c = element(n.field("object")?, src)?;
+            let attr = n.field("attribute")?;
             c.push(String::from_utf8_lossy(&src[attr.byte_range()]).into_owned());
             Some(c)
         }
@@ -1277,7 +1243,7 @@ fn element(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
 
 /// A call's arguments as [`PyArg`]s.
 fn arguments(call: Node<'_>, src: &[u8]) -> Vec<PyArg> {
-    call.child_by_field_name("arguments")
+    call.field("arguments")
         .filter(|a| a.kind() == "argument_list")
         .map(|a| named(a).filter_map(|x| argument(x, src)).collect())
         .unwrap_or_default()
@@ -1304,9 +1270,9 @@ fn argument(n: Node<'_>, src: &[u8]) -> Option<PyArg> {
     match n.kind() {
         "comment" => None,
         "keyword_argument" => {
-            let v = n.child_by_field_name("value");
+            let v = n.field("value");
             Some(PyArg {
-                keyword: Some(text(n.child_by_field_name("name")?)),
+                keyword: Some(text(n.field("name")?)),
                 value: v.and_then(|v| chain(v, src).or_else(|| element(v, src))),
                 literals: v.map(|v| literals(v, src)).unwrap_or_default(),
                 called: v.and_then(|v| called(v, src)),
@@ -1338,7 +1304,7 @@ fn called(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
     if n.kind() != "call" {
         return None;
     }
-    let f = n.child_by_field_name("function")?;
+    let f = n.field("function")?;
     chain(f, src).or_else(|| element(f, src))
 }
 
@@ -1369,14 +1335,14 @@ pub(super) fn chain(n: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
             String::from_utf8_lossy(&src[n.byte_range()]).into_owned(),
         ]),
         "attribute" => {
-            let object = n.child_by_field_name("object")?;
-            let attr = n.child_by_field_name("attribute")?;
+            let object = n.field("object")?;
+            let attr = n.field("attribute")?;
             let mut c = chain(object, src)?;
             c.push(String::from_utf8_lossy(&src[attr.byte_range()]).into_owned());
             Some(c)
         }
         "call" => {
-            let f = n.child_by_field_name("function")?;
+            let f = n.field("function")?;
             (f.kind() == "identifier" && &src[f.byte_range()] == b"super")
                 .then(|| vec!["super()".to_string()])
         }
@@ -1438,10 +1404,7 @@ fn url_template(n: Node<'_>, src: &[u8]) -> Option<String> {
             }
             "binary_operator" => {
                 // `a + b`: right pushed first so `a` is taken first.
-                let (l, r) = (
-                    p.child_by_field_name("left")?,
-                    p.child_by_field_name("right")?,
-                );
+                let (l, r) = (p.field("left")?, p.field("right")?);
                 parts.push(r);
                 parts.push(l);
             }
@@ -1457,10 +1420,10 @@ pub(super) fn keyword<'t>(args: Node<'t>, name: &str, src: &[u8]) -> Option<Node
     named(args)
         .filter(|a| a.kind() == "keyword_argument")
         .find(|a| {
-            a.child_by_field_name("name")
+            a.field("name")
                 .is_some_and(|n| &src[n.byte_range()] == name.as_bytes())
         })
-        .and_then(|a| a.child_by_field_name("value"))
+        .and_then(|a| a.field("value"))
 }
 
 /// A route path with its variables written `{name}`: Flask's `<int:oid>` is `{oid}`.

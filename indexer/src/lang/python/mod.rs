@@ -6,6 +6,7 @@
 //! `flask.app`. Symbol ids are `py:` and the qualified name (`py:flask.app.Flask.run`).
 
 mod facts;
+mod fields;
 mod manifest;
 mod resolve;
 mod symbols;
@@ -101,7 +102,7 @@ fn analyze(
     let chunks = chunk::chunk_tree(root, src, &ctx, limits.max_chunk_chars);
     let facts = crate::graph::enabled().then(|| {
         Box::new(crate::graph::FileFacts {
-            lang: Some(facts::extract(root, src, &name, is_package, &x.symbols).encode()),
+            lang: Some(facts::extract(&preorder, src, &name, is_package, &x.symbols).encode()),
             ..Default::default()
         })
     });

@@ -30,11 +30,15 @@ const MAX_DEPTH: u32 = 12;
 
 /// Edges of every Python file, by index into `files`.
 pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
-    let py: Vec<Option<PyFacts>> = files.iter().map(|(_, f)| PyFacts::decode(f)).collect();
+    let started = std::time::Instant::now();
+    let py: Vec<Option<PyFacts>> = files.par_iter().map(|(_, f)| PyFacts::decode(f)).collect();
     if py.iter().all(Option::is_none) {
         return vec![Vec::new(); files.len()];
     }
-    let started = std::time::Instant::now();
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "python: facts decoded"
+    );
     let shared = Shared::new(files, &py);
     tracing::debug!(
         ms = started.elapsed().as_millis() as u64,
@@ -361,6 +365,7 @@ impl<'a> Shared<'a> {
             bags: bags(py),
             hooks: implicit::Hooks::new(py),
         };
+        tracing::debug!("python: names indexed");
         shared.tasks = Repo::over(&shared).task_names();
         shared.subs = Repo::over(&shared).subclass_map();
         let (sites, through_parameters) = shared.call_sites();

@@ -3,6 +3,7 @@
 //! Assignments inside functions are locals, not symbols. A symbol's scope is the innermost
 //! enclosing `def` or `class`, whatever `if`/`try`/`with` blocks lie between.
 
+use super::fields::Field;
 use crate::chunk;
 use crate::lang::preorder::Preorder;
 use crate::lang::text::{body_hash, collapse, join};
@@ -35,13 +36,17 @@ pub(super) fn extract(
         imports: Vec::new(),
         ids: HashSet::new(),
         scopes: Vec::new(),
+        ancestors: Vec::new(),
     };
     x.module_symbol(root);
     tree.walk(|node, depth, _| {
         while x.scopes.last().is_some_and(|s| s.depth >= depth) {
             x.scopes.pop();
         }
-        x.visit(node, depth)
+        x.ancestors.truncate(depth);
+        let inside = x.visit(node, depth);
+        x.ancestors.push(node);
+        inside
     });
     Extracted {
         symbols: x.symbols,
@@ -61,7 +66,7 @@ struct Scope {
     symbol: usize,
 }
 
-struct Extractor<'s> {
+struct Extractor<'s, 't> {
     src: &'s [u8],
     module: &'s str,
     is_package: bool,
@@ -69,9 +74,12 @@ struct Extractor<'s> {
     imports: Vec<String>,
     ids: HashSet<SymbolId>,
     scopes: Vec<Scope>,
+    /// The nodes above the one visited, root first: `Node::parent` searches down from the root
+    /// each time.
+    ancestors: Vec<Node<'t>>,
 }
 
-impl<'s> Extractor<'s> {
+impl<'s, 't> Extractor<'s, 't> {
     fn text(&self, n: Node<'_>) -> String {
         String::from_utf8_lossy(&self.src[n.byte_range()]).into_owned()
     }
@@ -87,11 +95,39 @@ impl<'s> Extractor<'s> {
             .is_some_and(|s| s.kind == ScopeKind::Function)
     }
 
+    /// Whether the assignment being visited is a statement of its own (or the inner part of
+    /// `a = b = v`).
+    fn is_statement(&self, node: Node<'_>) -> bool {
+        let mut n = node;
+        for &p in self.ancestors.iter().rev() {
+            match p.kind() {
+                "expression_statement" => return true,
+                "assignment" if p.field("right").is_some_and(|r| r == n) => n = p,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// Whether the string being visited is the docstring of its block or module.
+    fn is_docstring(&self) -> bool {
+        let [.., body, stmt] = self.ancestors.as_slice() else {
+            return false;
+        };
+        if stmt.kind() != "expression_statement" || stmt.named_child_count() != 1 {
+            return false;
+        }
+        matches!(body.kind(), "block" | "module")
+            && children(*body)
+                .find(|c| c.is_named() && c.kind() != "comment")
+                .is_some_and(|first| first == *stmt)
+    }
+
     fn visit(&mut self, node: Node<'_>, depth: usize) -> bool {
         match node.kind() {
             "class_definition" => self.definition(node, depth, ScopeKind::Class),
             "function_definition" => self.definition(node, depth, ScopeKind::Function),
-            "assignment" if !self.in_function() && is_statement(node) => self.assignment(node),
+            "assignment" if !self.in_function() && self.is_statement(node) => self.assignment(node),
             "import_statement" | "import_from_statement" => self.import(node),
             "raise_statement" => self.raise(node),
             "string" => {
@@ -124,7 +160,7 @@ impl<'s> Extractor<'s> {
     }
 
     fn definition(&mut self, node: Node<'_>, depth: usize, kind: ScopeKind) {
-        let Some(name_node) = node.child_by_field_name("name") else {
+        let Some(name_node) = node.field("name") else {
             return;
         };
         let name = self.text(name_node);
@@ -134,15 +170,17 @@ impl<'s> Extractor<'s> {
             .last()
             .is_some_and(|s| s.kind == ScopeKind::Class);
         // A decorated definition's range starts at its first decorator.
-        let outer = node
-            .parent()
+        let outer = self
+            .ancestors
+            .last()
+            .copied()
             .filter(|p| p.kind() == "decorated_definition")
             .unwrap_or(node);
         let decorators: Vec<String> = children(outer)
             .filter(|c| c.kind() == "decorator")
             .map(|d| collapse(&self.text(d)))
             .collect();
-        let body = node.child_by_field_name("body");
+        let body = node.field("body");
         let symbol_kind = match kind {
             ScopeKind::Class => SymbolKind::Class,
             ScopeKind::Function if in_class => SymbolKind::Method,
@@ -168,17 +206,17 @@ impl<'s> Extractor<'s> {
             is_static,
             body_hash: body_hash(&self.src[outer.byte_range()]),
             params: node
-                .child_by_field_name("parameters")
+                .field("parameters")
                 .map(|p| self.params(p))
                 .unwrap_or_default(),
             value_type: node
-                .child_by_field_name("return_type")
+                .field("return_type")
                 .map(|t| collapse(&self.text(t)))
                 .unwrap_or_default(),
             has_body: body.is_some_and(|b| self.has_code(b)),
             body_line: body.map_or(0, |b| b.start_position().row as u32 + 1),
             supertypes: node
-                .child_by_field_name("superclasses")
+                .field("superclasses")
                 .map(|s| self.supertypes(s))
                 .unwrap_or_default(),
             name,
@@ -210,10 +248,10 @@ impl<'s> Extractor<'s> {
                 "identifier" => (Some(p), None),
                 "typed_parameter" => (
                     children(p).find(|c| c.is_named() && c.kind() != "type"),
-                    p.child_by_field_name("type"),
+                    p.field("type"),
                 ),
                 "default_parameter" | "typed_default_parameter" => {
-                    (p.child_by_field_name("name"), p.child_by_field_name("type"))
+                    (p.field("name"), p.field("type"))
                 }
                 "list_splat_pattern" | "dictionary_splat_pattern" => (Some(p), None),
                 _ => (None, None),
@@ -254,16 +292,16 @@ impl<'s> Extractor<'s> {
 
     /// `NAME = v`, `NAME: T = v`, `a, b = v` in a module or class body: one field per name.
     fn assignment(&mut self, node: Node<'_>) {
-        let Some(left) = node.child_by_field_name("left") else {
+        let Some(left) = node.field("left") else {
             return;
         };
         let owner = self.owner();
         let ty = node
-            .child_by_field_name("type")
+            .field("type")
             .map(|t| collapse(&self.text(t)))
             .unwrap_or_default();
         let value = node
-            .child_by_field_name("right")
+            .field("right")
             .filter(|r| r.kind() != "assignment")
             .map(|r| collapse(&self.text(r)));
         let mut names = Vec::new();
@@ -304,13 +342,11 @@ impl<'s> Extractor<'s> {
     /// `import a.b as c`, `from .x import y`: absolute dotted names, relative ones resolved
     /// against this module's package.
     fn import(&mut self, node: Node<'_>) {
-        let from = node
-            .child_by_field_name("module_name")
-            .map(|m| self.absolute(m));
+        let from = node.field("module_name").map(|m| self.absolute(m));
         for n in children(node) {
             let target = match n.kind() {
-                "dotted_name" if Some(n) != node.child_by_field_name("module_name") => n,
-                "aliased_import" => match n.child_by_field_name("name") {
+                "dotted_name" if Some(n) != node.field("module_name") => n,
+                "aliased_import" => match n.field("name") {
                     Some(t) => t,
                     None => continue,
                 },
@@ -366,7 +402,7 @@ impl<'s> Extractor<'s> {
             return;
         };
         let callee = if e.kind() == "call" {
-            e.child_by_field_name("function")
+            e.field("function")
         } else {
             Some(e)
         };
@@ -384,7 +420,7 @@ impl<'s> Extractor<'s> {
 
     /// A string literal's content, for the innermost symbol; docstrings are docs, not literals.
     fn literal(&mut self, node: Node<'_>) {
-        if is_docstring(node) {
+        if self.is_docstring() {
             return;
         }
         // An f-string's expressions are placeholders, as `{}` in a format string: the message
@@ -465,19 +501,6 @@ fn last_code(node: Node<'_>) -> Node<'_> {
     n
 }
 
-/// An assignment that is a statement of its own (or the inner part of `a = b = v`).
-fn is_statement(node: Node<'_>) -> bool {
-    let mut n = node;
-    while let Some(p) = n.parent() {
-        match p.kind() {
-            "expression_statement" => return true,
-            "assignment" if p.child_by_field_name("right") == Some(n) => n = p,
-            _ => return false,
-        }
-    }
-    false
-}
-
 /// The names an assignment target binds: `a`, `a, b`, `(a, [b, c])`; not `x.y` or `x[i]`.
 fn target_names<'t>(target: Node<'t>, out: &mut Vec<Node<'t>>) {
     match target.kind() {
@@ -500,25 +523,6 @@ fn target_names<'t>(target: Node<'t>, out: &mut Vec<Node<'t>>) {
         }
         _ => {}
     }
-}
-
-fn is_docstring(string: Node<'_>) -> bool {
-    let Some(stmt) = string
-        .parent()
-        .filter(|p| p.kind() == "expression_statement")
-    else {
-        return false;
-    };
-    if stmt.named_child_count() != 1 {
-        return false;
-    }
-    let Some(body) = stmt.parent() else {
-        return false;
-    };
-    matches!(body.kind(), "block" | "module")
-        && children(body)
-            .find(|c| c.is_named() && c.kind() != "comment")
-            .is_some_and(|first| first == stmt)
 }
 
 /// The first sentence of the docstring opening `body` (a block or the module).

@@ -4,6 +4,7 @@
 //! ([`super::resolve`]): it needs every urls module of the repository.
 
 use super::facts::{chain, literals, named, template};
+use super::fields::Field;
 use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
@@ -43,7 +44,7 @@ pub(super) fn entry(call: Node<'_>, function: &[String], src: &[u8], scope: u32)
         return None;
     }
     let args = call
-        .child_by_field_name("arguments")
+        .field("arguments")
         .filter(|a| a.kind() == "argument_list")?;
     let mut positional =
         named(args).filter(|a| !matches!(a.kind(), "comment" | "keyword_argument"));
@@ -71,12 +72,12 @@ fn view(n: Node<'_>, src: &[u8]) -> Option<UrlView> {
     if n.kind() != "call" {
         return chain(n, src).map(UrlView::View);
     }
-    let f = chain(n.child_by_field_name("function")?, src)?;
+    let f = chain(n.field("function")?, src)?;
     let (last, head) = f.split_last()?;
     match last.as_str() {
         "as_view" if !head.is_empty() => Some(UrlView::AsView(head.to_vec())),
         "include" => {
-            let arg = named(n.child_by_field_name("arguments")?).next()?;
+            let arg = named(n.field("arguments")?).next()?;
             // `include(("app.urls", "app"))`: the module is the first of the pair.
             let arg = match arg.kind() {
                 "tuple" | "list" => named(arg).next()?,
@@ -103,7 +104,7 @@ fn list_of(call: Node<'_>, src: &[u8]) -> Option<String> {
     if !matches!(n.kind(), "assignment" | "augmented_assignment") {
         return None;
     }
-    let left = n.child_by_field_name("left")?;
+    let left = n.field("left")?;
     (left.kind() == "identifier").then(|| String::from_utf8_lossy(&src[left.byte_range()]).into())
 }
 
