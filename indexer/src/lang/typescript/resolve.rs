@@ -16,6 +16,7 @@ use super::http::{Handler, Mounted, join_path};
 use super::tsconfig::TsConfig;
 use crate::graph::{CallSite, Edge, EdgeKind, FileFacts};
 use crate::model::{RepoPath, SymbolKind};
+use rayon::prelude::*;
 use std::collections::HashMap;
 
 mod requests;
@@ -25,13 +26,15 @@ const MAX_DEPTH: u32 = 12;
 
 /// Edges of every TypeScript and JavaScript file, by index into `files`.
 pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
-    let ts: Vec<Option<TsFacts>> = files.iter().map(|(_, f)| TsFacts::decode(f)).collect();
+    let ts: Vec<Option<TsFacts>> = files.par_iter().map(|(_, f)| TsFacts::decode(f)).collect();
     if ts.iter().all(Option::is_none) {
         return vec![Vec::new(); files.len()];
     }
     let r = Repo::new(files, &ts);
     let mounts = r.mounts();
+    // The resolver keeps no memo, so files are resolved on every core in any order.
     (0..files.len())
+        .into_par_iter()
         .map(|fi| match r.facts(fi) {
             Some(f) => {
                 let mut edges = r.call_edges(fi, f);
