@@ -12,6 +12,11 @@ fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pyshop")
 }
 
+/// `codemap callers NAME --json` on the indexed fixture.
+fn callers_json(idx: &Path, repo: &str, name: &str) -> String {
+    stdout(&run(idx, &["--repo", repo, "callers", name, "--json"]))
+}
+
 /// The fixture copied to `tmp` (no index lands in the source tree) and indexed.
 fn indexed(tmp: &Path) -> (PathBuf, PathBuf) {
     let repo = tmp.join("pyshop");
@@ -61,7 +66,7 @@ fn callers_cross_files_through_imports_attributes_and_super() {
     let tmp = tempfile::tempdir().unwrap();
     let (repo, idx) = indexed(tmp.path());
     let r = repo.to_str().unwrap();
-    let callers = |name: &str| stdout(&run(&idx, &["--repo", r, "callers", name, "--json"]));
+    let callers = |name: &str| callers_json(&idx, r, name);
     let save = callers("pyshop.repo.Repo.save");
     for caller in [
         "pyshop.orders.OrderService.place",
@@ -88,7 +93,7 @@ fn callers_of_a_property_and_a_context_manager_are_the_code_that_reads_and_enter
     let tmp = tempfile::tempdir().unwrap();
     let (repo, idx) = indexed(tmp.path());
     let r = repo.to_str().unwrap();
-    let callers = |name: &str| stdout(&run(&idx, &["--repo", r, "callers", name, "--json"]));
+    let callers = |name: &str| callers_json(&idx, r, name);
     let total = callers("pyshop.receipts.Receipt.total");
     for reader in [
         "pyshop.receipts.print_receipt",

@@ -35,10 +35,6 @@ pub fn resolve(files: &[(&RepoPath, &FileFacts)]) -> Vec<Vec<Edge>> {
     if py.iter().all(Option::is_none) {
         return vec![Vec::new(); files.len()];
     }
-    tracing::debug!(
-        ms = started.elapsed().as_millis() as u64,
-        "python: facts decoded"
-    );
     let shared = Shared::new(files, &py);
     tracing::debug!(
         ms = started.elapsed().as_millis() as u64,
@@ -365,7 +361,6 @@ impl<'a> Shared<'a> {
             bags: bags(py),
             hooks: implicit::Hooks::new(py),
         };
-        tracing::debug!("python: names indexed");
         shared.tasks = Repo::over(&shared).task_names();
         shared.subs = Repo::over(&shared).subclass_map();
         let (sites, through_parameters) = shared.call_sites();
