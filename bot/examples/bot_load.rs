@@ -13,7 +13,8 @@
 //! scoped to all of them, so each question is asked of all at once (issue 40 point 4; workers
 //! are per repository, default 1 then). A question line `repo<TAB>question` names the repository
 //! that holds it: the load then counts the answers whose first citation is from it
-//! (BOT_LOAD_MISSES=1 prints the others on stderr).
+//! (BOT_LOAD_MISSES=1 prints the others on stderr). BOT_LOAD_ANSWERS=<file> writes each question
+//! with its replies, sorted, so that two builds' answers can be compared.
 
 use bot::model::{Conversation, Delivery, Platform, Question, Reply};
 use bot::testing::{Delivered, RecordingSender};
@@ -326,6 +327,20 @@ fn tally(
     t
 }
 
+/// Every question asked with each distinct reply it got (JSON), one line each, sorted.
+fn write_answers(path: &str, delivered: &[Delivered]) {
+    let mut lines: Vec<String> = delivered
+        .iter()
+        .map(|d| {
+            let reply = serde_json::to_string(&d.reply).unwrap_or_default();
+            format!("{}\t{reply}", d.question.text)
+        })
+        .collect();
+    lines.sort();
+    lines.dedup();
+    std::fs::write(path, lines.join("\n") + "\n").unwrap_or_else(|e| panic!("writing {path}: {e}"));
+}
+
 /// CPU seconds of this process and of the search server, when it runs here.
 fn cpu_now(server: Option<&str>) -> (Option<f64>, Option<f64>) {
     (cpu_seconds("self"), server.and_then(cpu_seconds))
@@ -386,6 +401,9 @@ async fn main() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     running.shutdown().await;
     let delivered = sender.delivered();
+    if let Ok(path) = std::env::var("BOT_LOAD_ANSWERS") {
+        write_answers(&path, &delivered);
+    }
     let t = tally(
         &delivered[warm_count.min(delivered.len())..],
         &load.submitted,

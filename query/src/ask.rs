@@ -424,6 +424,12 @@ impl CallGraph for MemoGraph<'_> {
         self.callers.borrow_mut().insert(id.clone(), e.clone());
         Ok(e)
     }
+    fn caller_count(&self, id: &SymbolId, cap: usize) -> Result<usize, QueryError> {
+        match self.callers.borrow().get(id) {
+            Some(e) => Ok(crate::graph::distinct_callers(e).min(cap)),
+            None => self.inner.caller_count(id, cap),
+        }
+    }
     fn callees(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError> {
         if let Some(e) = self.callees.borrow().get(id) {
             return Ok(e.clone());

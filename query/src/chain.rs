@@ -225,16 +225,9 @@ impl Ctx<'_, '_, '_> {
             return Ok(h);
         }
         let v = self.r.view;
-        let h = self.owner_hits(v.name(c)) == 0 && {
-            let mut callers: Vec<SymbolId> =
-                (self.graph.callers(&SymbolId(v.id(c).to_string()))?)
-                    .into_iter()
-                    .map(|e| e.from)
-                    .collect();
-            callers.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            callers.dedup();
-            callers.len() > HELPER_CALLERS
-        };
+        let id = SymbolId(v.id(c).to_string());
+        let h = self.owner_hits(v.name(c)) == 0
+            && self.graph.caller_count(&id, HELPER_CALLERS + 1)? > HELPER_CALLERS;
         self.helpers.borrow_mut().insert(c, h);
         Ok(h)
     }

@@ -57,6 +57,12 @@ pub trait CallGraph {
     fn callers(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError>;
     /// Edges whose `from` is `id`, in source order of the use sites.
     fn callees(&self, id: &SymbolId) -> Result<Vec<Edge>, QueryError>;
+    /// How many distinct symbols call `id` (the `from` of [`CallGraph::callers`]), counted up
+    /// to `cap`: asking "more than 50?" of a method called from everywhere need not make its
+    /// thousands of edges.
+    fn caller_count(&self, id: &SymbolId, cap: usize) -> Result<usize, QueryError> {
+        Ok(distinct_callers(&self.callers(id)?).min(cap))
+    }
     /// Where calls from outside enter `id`: routes (`POST /api/orders`) and schedules
     /// (`cron=0 */5 * * * ?`) a graph with framework edges knows; none by default.
     fn entries(&self, id: &SymbolId) -> Result<Vec<String>, QueryError> {
@@ -74,6 +80,14 @@ pub trait CallGraph {
         let _ = ids;
         Ok(())
     }
+}
+
+/// The number of distinct callers among `edges`.
+pub(crate) fn distinct_callers(edges: &[Edge]) -> usize {
+    let mut from: Vec<&str> = edges.iter().map(|e| e.from.0.as_str()).collect();
+    from.sort_unstable();
+    from.dedup();
+    from.len()
 }
 
 /// A graph with no edges: answers still work, without expansion.

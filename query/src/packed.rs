@@ -1,14 +1,22 @@
-//! What a preloaded view holds of every file: its symbol rows and its text, each file's
-//! compressed into one allocation. Decoded rows cost about nine allocations a symbol (64 MB
-//! for corpus-1m's 85k symbols); a file's packed rows are one buffer a fifth of that size. The
-//! view decodes a file when an answer reads it and keeps the files read last decoded
-//! ([`crate::view::Limits::hot_symbols`]).
+//! What a preloaded view holds of every file: its symbol rows and its text, compressed. Decoded
+//! rows cost about nine allocations a symbol (64 MB for corpus-1m's 85k symbols); packed, they
+//! take a fifth of that. The view decodes a row when an answer reads it and keeps the rows read
+//! last decoded ([`crate::view::Limits::hot_symbols`]).
+//!
+//! A file's rows are packed in blocks of [`BLOCK`] rows, each row encoded on its own: reading
+//! one row inflates one block and decodes that row, not the whole file (an answer reads a few
+//! rows of many files).
 
 use crate::viewdata::FileLines;
 use indexer::model::Symbol;
 
+/// Rows per compressed block: large enough to compress like the whole file (rows of one file
+/// share their type's names), small enough that reading one row inflates a few KB.
+const BLOCK: usize = 16;
+
 /// Every file's packed rows and text, by file index of the snapshot's tables.
 pub(crate) struct Packed {
+    /// Per file: the number of blocks, each block's end (u32 LE), then the blocks.
     syms: Vec<Box<[u8]>>,
     lines: Vec<Box<[u8]>>,
 }
@@ -23,7 +31,18 @@ impl Packed {
     }
 
     pub(crate) fn put_syms(&mut self, f: usize, rows: &[Symbol]) {
-        self.syms[f] = pack(&bincode::serialize(rows).unwrap_or_default());
+        let blocks: Vec<Box<[u8]>> = rows.chunks(BLOCK).map(pack_rows).collect();
+        let mut out = Vec::new();
+        out.extend_from_slice(&(blocks.len() as u32).to_le_bytes());
+        let mut end = 0u32;
+        for b in &blocks {
+            end += b.len() as u32;
+            out.extend_from_slice(&end.to_le_bytes());
+        }
+        for b in blocks {
+            out.extend_from_slice(&b);
+        }
+        self.syms[f] = out.into_boxed_slice();
     }
 
     pub(crate) fn put_lines(&mut self, f: usize, lines: &FileLines) {
@@ -34,10 +53,35 @@ impl Packed {
         self.lines[f] = pack(&raw);
     }
 
-    /// File `f`'s symbol rows (`None`: not packed, or not readable).
-    pub(crate) fn syms(&self, f: usize) -> Option<Vec<Symbol>> {
-        let raw = unpack(self.syms.get(f)?)?;
-        bincode::deserialize(&raw).ok()
+    /// Row `at` of file `f` (`None`: not packed, no such row, or not readable).
+    pub(crate) fn sym(&self, f: usize, at: usize) -> Option<Symbol> {
+        let file = self.syms.get(f)?;
+        let blocks = u32_at(file, 0)? as usize;
+        let b = at / BLOCK;
+        if b >= blocks {
+            return None;
+        }
+        let base = 4 + 4 * blocks;
+        let from = if b == 0 {
+            0
+        } else {
+            u32_at(file, 4 * b)? as usize
+        };
+        let to = u32_at(file, 4 * (b + 1))? as usize;
+        let raw = unpack(file.get(base + from..base + to)?)?;
+        // The block: its number of rows, each row's end, then the rows.
+        let (k, n) = (at % BLOCK, u32_at(&raw, 0)? as usize);
+        if k >= n {
+            return None;
+        }
+        let start = 4 + 4 * n;
+        let from = if k == 0 {
+            0
+        } else {
+            u32_at(&raw, 4 * k)? as usize
+        };
+        let to = u32_at(&raw, 4 * (k + 1))? as usize;
+        bincode::deserialize(raw.get(start + from..start + to)?).ok()
     }
 
     /// File `f`'s lines (`None`: not packed, or not readable).
@@ -53,6 +97,29 @@ impl Packed {
     pub(crate) fn size(&self) -> usize {
         self.syms.iter().chain(&self.lines).map(|b| b.len()).sum()
     }
+}
+
+/// One block of rows: their number, each one's end, then each row encoded, compressed.
+fn pack_rows(rows: &[Symbol]) -> Box<[u8]> {
+    let encoded: Vec<Vec<u8>> = rows
+        .iter()
+        .map(|r| bincode::serialize(r).unwrap_or_default())
+        .collect();
+    let mut raw = Vec::new();
+    raw.extend_from_slice(&(rows.len() as u32).to_le_bytes());
+    let mut end = 0u32;
+    for e in &encoded {
+        end += e.len() as u32;
+        raw.extend_from_slice(&end.to_le_bytes());
+    }
+    for e in encoded {
+        raw.extend_from_slice(&e);
+    }
+    pack(&raw)
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
 }
 
 fn pack(raw: &[u8]) -> Box<[u8]> {
@@ -108,13 +175,20 @@ mod tests {
     #[test]
     fn rows_and_lines_come_back_as_they_were_packed() {
         let mut p = Packed::with_files(3);
-        let rows = vec![method("pay", 10), method("cancel", 20)];
+        // More rows than one block holds, and a last block not full.
+        let rows: Vec<Symbol> = (0..2 * BLOCK + 3)
+            .map(|i| method(&format!("m{i}"), 10 * i as u32))
+            .collect();
         p.put_syms(1, &rows);
         p.put_syms(2, &[]);
-        assert_eq!(p.syms(1), Some(rows));
-        assert_eq!(p.syms(2), Some(Vec::new()), "a file without symbols");
-        assert_eq!(p.syms(0), None, "not packed");
-        assert_eq!(p.syms(7), None, "not a file");
+        for (at, row) in rows.iter().enumerate() {
+            assert_eq!(p.sym(1, at).as_ref(), Some(row), "row {at}");
+        }
+        assert_eq!(p.sym(1, rows.len()), None, "past the last row");
+        assert_eq!(p.sym(1, 3 * BLOCK), None, "past the last block");
+        assert_eq!(p.sym(2, 0), None, "a file without symbols");
+        assert_eq!(p.sym(0, 0), None, "not packed");
+        assert_eq!(p.sym(7, 0), None, "not a file");
 
         let text = ["class A {", "", "  // 中文 ", "}", ""];
         p.put_lines(0, &FileLines::from_lines(text.into_iter()));
@@ -142,6 +216,6 @@ mod tests {
         let mut p = Packed::with_files(1);
         p.put_syms(0, &[method("pay", 1)]);
         p.syms[0] = p.syms[0][..p.syms[0].len() / 2].into();
-        assert_eq!(p.syms(0), None);
+        assert_eq!(p.sym(0, 0), None);
     }
 }

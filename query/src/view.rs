@@ -55,10 +55,10 @@ pub struct SnapshotView<'a> {
 /// The reader-independent part of a [`SnapshotView`]: the snapshot's tables and the symbol rows
 /// and file text read so far. `Send + Sync`; immutable apart from those caches, which only ever
 /// hold what the snapshot holds (any reader of the snapshot fills them with the same rows), and
-/// are bounded in size, the least recently read files going first.
+/// are bounded in size, the least recently read going first.
 pub struct SharedView {
     data: ViewData,
-    /// Full rows of each file's symbols, read when first needed, at most [`Limits::symbols`].
+    /// Full symbol rows, read when first needed, at most [`Limits::symbols`].
     syms: Mutex<SymCache>,
     lines: Mutex<LineCache>,
     /// A file read back did not match the tables: the index changed under this view.
@@ -192,12 +192,12 @@ impl SharedViews {
 /// be held whole ([`SnapshotView::preload`]).
 pub const MAX_CACHED_LINES: usize = 4_000_000;
 
-/// Symbol rows a view keeps at most by default, the least recently read files going first:
+/// Symbol rows a view keeps at most by default, the least recently read going first:
 /// room for a snapshot of [`MAX_CACHED_LINES`] held whole at three times the density of the
 /// Java measured (one symbol per 12 lines on openjdk-17 and corpus-1m, bench/RESULTS.md).
 pub const MAX_CACHED_SYMBOLS: usize = 1_000_000;
 
-/// Symbol rows a preloaded view keeps decoded, the files read last: the rows an answer reads
+/// Symbol rows a preloaded view keeps decoded, the rows read last: the rows an answer reads
 /// again (its candidates, their callers' files) without decoding them every time. The others
 /// are packed ([`crate::packed`]).
 pub const HOT_SYMBOLS: usize = 16_384;
@@ -205,7 +205,7 @@ pub const HOT_SYMBOLS: usize = 16_384;
 /// Lines of text a preloaded view keeps decoded, the files read last (see [`HOT_SYMBOLS`]).
 pub const HOT_LINES: usize = 200_000;
 
-/// What a view keeps of what it reads back from the index, the least recently read files going
+/// What a view keeps of what it reads back from the index, the least recently read going
 /// first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -233,22 +233,18 @@ impl Default for Limits {
 /// The text of the files read so far, by file, weighed in lines.
 type LineCache = Bounded<usize, Arc<FileLines>>;
 
-/// The full symbol rows of the files read so far, by file, weighed in symbols (a file without
-/// symbols weighs one).
-type SymCache = Bounded<usize, Arc<Vec<Sym>>>;
+/// The full symbol rows read so far, by symbol, each weighing one.
+type SymCache = Bounded<SymIdx, Arc<Sym>>;
 
-/// One symbol's full row ([`SnapshotView::sym`]): it holds its file's rows, so a row stays
-/// readable after the view's cache lets the file go.
+/// One symbol's full row ([`SnapshotView::sym`]): it stays readable after the view's cache lets
+/// it go.
 #[derive(Clone)]
-pub struct SymRef {
-    rows: Arc<Vec<Sym>>,
-    at: usize,
-}
+pub struct SymRef(Arc<Sym>);
 
 impl std::ops::Deref for SymRef {
     type Target = Sym;
     fn deref(&self) -> &Sym {
-        &self.rows[self.at]
+        &self.0
     }
 }
 
@@ -313,21 +309,31 @@ impl<'a> SnapshotView<'a> {
         self.len() == 0
     }
 
-    /// The full row of a symbol (its file's rows are read when not kept).
+    /// The full row of a symbol: decoded from the preload's packed rows, or read from the
+    /// index with the rest of its file's rows, when not kept.
     pub fn sym(&self, i: SymIdx) -> SymRef {
+        if let Some(row) = self.syms().get(&i).cloned() {
+            return SymRef(row);
+        }
+        // Read outside the lock: two readers may read the same row once each, none waits.
         let f = self.shared.data.file_of(i);
         let at = i - self.shared.data.file_syms(f).start;
-        if let Some(rows) = self.syms().get(&f).cloned() {
-            return SymRef { rows, at };
-        }
-        // Read outside the lock: two readers may read the same file once each, none waits.
-        let packed = self.shared.packed.get().and_then(|p| p.syms(f));
-        let rows = Arc::new(match packed {
-            Some(rows) => self.with_path(f, rows),
-            None => self.load_file_syms(f),
-        });
-        self.keep_syms(f, rows.clone());
-        SymRef { rows, at }
+        let packed = self.shared.packed.get().and_then(|p| p.sym(f, at));
+        let row = match packed {
+            Some(symbol) => {
+                let path = self.shared.data.file_path(f).to_string();
+                let row = Arc::new(Sym { path, symbol });
+                self.syms().insert(i, row.clone(), 1);
+                row
+            }
+            None => {
+                let rows = self.load_file_syms(f);
+                let row = rows[at].clone();
+                self.keep_syms(f, rows);
+                row
+            }
+        };
+        SymRef(row)
     }
 
     fn syms(&self) -> std::sync::MutexGuard<'_, SymCache> {
@@ -338,9 +344,13 @@ impl<'a> SnapshotView<'a> {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn keep_syms(&self, f: usize, rows: Arc<Vec<Sym>>) {
-        let weight = rows.len().max(1);
-        self.syms().insert(f, rows, weight);
+    /// Keeps file `f`'s `rows` (all of them, in order).
+    fn keep_syms(&self, f: usize, rows: Vec<Arc<Sym>>) {
+        let first = self.shared.data.file_syms(f).start;
+        let mut kept = self.syms();
+        for (k, row) in rows.into_iter().enumerate() {
+            kept.insert(first + k, row, 1);
+        }
     }
 
     /// Reads the symbol rows of every file in `paths` not read yet, in one batched request
@@ -354,7 +364,7 @@ impl<'a> SnapshotView<'a> {
             let kept = self.syms();
             for &p in paths {
                 if let Some(f) = self.shared.data.file_index(p)
-                    && !kept.contains_key(&f)
+                    && !self.shared.data.file_syms(f).all(|i| kept.contains_key(&i))
                     && !missing.iter().any(|(_, g)| *g == f)
                 {
                     missing.push((p, f));
@@ -370,12 +380,12 @@ impl<'a> SnapshotView<'a> {
             let rows = read.remove(p).unwrap_or_default();
             // Another reader may have kept it meanwhile: the same rows either way.
             let rows = self.match_file_syms(f, rows);
-            self.keep_syms(f, Arc::new(self.with_path(f, rows)));
+            self.keep_syms(f, self.with_path(f, rows));
         }
         Ok(())
     }
 
-    fn load_file_syms(&self, f: usize) -> Vec<Sym> {
+    fn load_file_syms(&self, f: usize) -> Vec<Arc<Sym>> {
         let path = self.shared.data.file_path(f);
         let rows = match self.index.symbols_of(path) {
             Ok(r) => r,
@@ -388,13 +398,15 @@ impl<'a> SnapshotView<'a> {
     }
 
     /// File `f`'s symbols as rows with their path.
-    fn with_path(&self, f: usize, symbols: Vec<Symbol>) -> Vec<Sym> {
+    fn with_path(&self, f: usize, symbols: Vec<Symbol>) -> Vec<Arc<Sym>> {
         let path = self.shared.data.file_path(f);
         symbols
             .into_iter()
-            .map(|symbol| Sym {
-                path: path.to_string(),
-                symbol,
+            .map(|symbol| {
+                Arc::new(Sym {
+                    path: path.to_string(),
+                    symbol,
+                })
             })
             .collect()
     }
@@ -750,7 +762,7 @@ impl<'a> SnapshotView<'a> {
     }
 
     /// Reads every file's symbol rows and text into the shared view, in batches, so that answers
-    /// read nothing per file afterwards: packed, with the files read last kept decoded
+    /// read nothing per file afterwards: packed, with the rows and files read last kept decoded
     /// ([`Limits::hot_symbols`]). Skipped (`false`) when the snapshot holds more lines or
     /// symbols than the view keeps.
     pub fn preload(&self) -> Result<bool, QueryError> {

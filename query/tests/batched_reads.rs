@@ -265,6 +265,7 @@ fn a_graph_over_the_edge_table_reads_no_edge_and_matches_the_stored_reads() {
     let counting = Counting::new(EmbeddedIndex::open(&dir).unwrap());
     let warm = StoredGraph::with_table(&counting, table.clone());
     warm.prefetch_callers(&ids).unwrap();
+    let mut most_callers = 0;
     for id in &ids {
         assert_eq!(
             warm.callers(id).unwrap(),
@@ -276,6 +277,18 @@ fn a_graph_over_the_edge_table_reads_no_edge_and_matches_the_stored_reads() {
             one_by_one.entries(id).unwrap(),
             "{id:?}"
         );
+        // Counted on the table without making an edge: the distinct callers the edges name.
+        let mut callers: Vec<_> = one_by_one.callers(id).unwrap();
+        callers.sort_by(|a, b| a.from.0.cmp(&b.from.0));
+        callers.dedup_by(|a, b| a.from == b.from);
+        for cap in [1, 2, usize::MAX] {
+            assert_eq!(
+                warm.caller_count(id, cap).unwrap(),
+                callers.len().min(cap),
+                "{id:?} up to {cap}"
+            );
+        }
+        most_callers = most_callers.max(callers.len());
         assert_eq!(
             warm.callees(id).unwrap(),
             one_by_one.callees(id).unwrap(),
@@ -294,6 +307,7 @@ fn a_graph_over_the_edge_table_reads_no_edge_and_matches_the_stored_reads() {
             "{id:?}"
         );
     }
+    assert!(most_callers > 2, "a method with several callers counted");
     assert!(table.edges_to("java:no.such#thing()").is_empty());
     let edge_reads: usize = ["edges_to", "edges_from", "edges_to_many", "edges_from_many"]
         .iter()
@@ -444,10 +458,10 @@ fn owned(edges: Vec<std::sync::Arc<indexer::graph::Edge>>) -> Vec<indexer::graph
 }
 
 /// The view's symbol rows are bounded (a bot searching on a team server answers for days): past
-/// the limit the least recently read file goes and is read again when next needed, while a row
-/// handed out before stays readable.
+/// the limit the least recently read rows go, and their file is read again when one is next
+/// needed, while a row handed out before stays readable.
 #[test]
-fn a_view_bounded_in_symbol_rows_lets_the_least_recently_read_file_go() {
+fn a_view_bounded_in_symbol_rows_lets_the_least_recently_read_rows_go() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = shop_index(tmp.path());
     let counting = Counting::new(EmbeddedIndex::open(&dir).unwrap());
@@ -476,22 +490,29 @@ fn a_view_bounded_in_symbol_rows_lets_the_least_recently_read_file_go() {
     .unwrap();
     let v = SnapshotView::over(&counting, Arc::new(shared));
     let reads = || counting.calls("symbols_of") + counting.calls("symbols_of_many");
+    // Reads every row of file `p`.
+    let read_all = |p: &str| {
+        for i in v.in_file(p) {
+            v.sym(i);
+        }
+    };
     counting.calls.borrow_mut().clear();
 
     let row_b = v.sym(first(b));
     v.sym(first(a));
-    assert_eq!(reads(), 2);
-    v.sym(first(b));
-    v.sym(first(a));
+    assert_eq!(reads(), 2, "a file's rows are read together");
+    read_all(b);
+    read_all(a);
     assert_eq!(reads(), 2, "kept: not read again");
-    // `b` is now the least recently read: `c` takes its place.
-    v.sym(first(c));
+    // `b`'s rows are now the least recently read: `c`'s take their place.
+    read_all(c);
     assert_eq!(reads(), 3);
-    v.sym(first(a));
-    v.sym(first(c));
+    read_all(a);
+    read_all(c);
     assert_eq!(reads(), 3, "the more recent stay");
+    read_all(b);
+    assert_eq!(reads(), 4, "the least recent went and are read again");
     assert_eq!(v.sym(first(b)).symbol.name, row_b.symbol.name);
-    assert_eq!(reads(), 4, "the least recent went and is read again");
     assert_eq!(row_b.path, b, "a row handed out before stays readable");
     // Rows read back are the snapshot's, whatever the limit.
     for p in [a, b, c] {

@@ -207,6 +207,18 @@ impl CallGraph for StoredGraph<'_> {
         Ok(out)
     }
 
+    fn caller_count(&self, id: &SymbolId, cap: usize) -> Result<usize, QueryError> {
+        let Some(t) = &self.table else {
+            return Ok(super::distinct_callers(&self.callers(id)?).min(cap));
+        };
+        let mut seen = rustc_hash::FxHashSet::default();
+        t.callers_into(&id.0, &mut seen, cap);
+        for sup in t.overridden(&id.0) {
+            t.callers_into(sup, &mut seen, cap);
+        }
+        Ok(seen.len())
+    }
+
     fn prefetch_callers(&self, ids: &[SymbolId]) -> Result<(), QueryError> {
         // Callers take the edges to each id and, through the methods it overrides, to those.
         let ids: Vec<&str> = ids.iter().map(|i| i.0.as_str()).collect();

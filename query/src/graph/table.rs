@@ -7,7 +7,9 @@ use hashbrown::HashTable;
 use indexer::graph::Edge as Stored;
 use indexer::graph::{CallSite, EdgeKind};
 use indexer::model::SnapshotKey;
+use indexer::node::NodeId;
 use indexer::store::{IndexRead, StoreError};
+use rustc_hash::FxHashSet as HashSet;
 use std::sync::Arc;
 
 /// Reads that saw a run publish in between are tried again this many times.
@@ -118,6 +120,38 @@ impl EdgeTable {
     /// The [`walked`] ones of what [`IndexRead::edges_from`] gives for `caller`.
     pub fn edges_from(&self, caller: &str) -> Vec<Arc<Stored>> {
         self.pick(&self.from, caller)
+    }
+
+    /// Adds to `seen` the callers (string ids) of the flow edges from symbols to `callee`
+    /// (what [`super::StoredGraph`]'s callers keep), until `seen` holds `cap`; no edge is made
+    /// whole.
+    pub(crate) fn callers_into(&self, callee: &str, seen: &mut HashSet<u32>, cap: usize) {
+        let Some(key) = self.strings.get(callee) else {
+            return;
+        };
+        for &i in self.to.of(key) {
+            if seen.len() >= cap {
+                return;
+            }
+            let c = &self.edges[i as usize];
+            let from_symbol = || NodeId::parse(self.strings.str(c.caller)).is_symbol();
+            if c.kind.is_flow() && c.callee_file != NONE && from_symbol() {
+                seen.insert(c.caller);
+            }
+        }
+    }
+
+    /// The methods `method` overrides (its override edges' callees).
+    pub(crate) fn overridden<'t>(&'t self, method: &str) -> impl Iterator<Item = &'t str> {
+        let edges = self
+            .strings
+            .get(method)
+            .map_or(&[][..], |k| self.from.of(k));
+        edges
+            .iter()
+            .map(|&i| &self.edges[i as usize])
+            .filter(|c| c.kind == EdgeKind::Overrides && c.callee != NONE)
+            .map(|c| self.strings.str(c.callee))
     }
 
     fn pick(&self, lookup: &Lookup, key: &str) -> Vec<Arc<Stored>> {
