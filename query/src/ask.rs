@@ -287,7 +287,7 @@ impl<'a> Asker<'a> {
         }
         let snapshot = v.index.last_snapshot()?;
         let root = opts.repo_root.clone().or_else(|| self.repo_root.clone());
-        let head = root.as_deref().and_then(freshness::git_head);
+        let head = root.as_deref().and_then(freshness::current_head);
         let fresh = freshness::describe(
             snapshot.as_ref(),
             head,

@@ -2,8 +2,11 @@
 
 use indexer::model::Snapshot;
 use serde::Serialize;
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{LazyLock, Mutex};
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Freshness {
@@ -36,6 +39,43 @@ pub fn git_head(root: &Path) -> Option<String> {
     }
     let s = String::from_utf8_lossy(&out.stdout).trim().to_string();
     (!s.is_empty()).then_some(s)
+}
+
+/// How long a read of HEAD is reused: a bot answering fifty questions at once reads it once, not
+/// fifty times (each read is a `git` process), and a move still shows within a second.
+const HEAD_TTL: Duration = Duration::from_secs(1);
+
+/// [`git_head`], read at most once per [`HEAD_TTL`] per work tree in this process.
+pub fn current_head(root: &Path) -> Option<String> {
+    static HEADS: LazyLock<Mutex<Heads>> = LazyLock::new(Mutex::default);
+    let heads = || {
+        HEADS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    let now = Instant::now();
+    if let Some(head) = heads().fresh(root, now) {
+        return head;
+    }
+    let head = git_head(root);
+    heads().put(root, now, head.clone());
+    head
+}
+
+/// HEAD of each work tree, with when it was read.
+#[derive(Default)]
+struct Heads(HashMap<PathBuf, (Instant, Option<String>)>);
+
+impl Heads {
+    /// What was read of `root`'s HEAD less than [`HEAD_TTL`] before `now`.
+    fn fresh(&self, root: &Path, now: Instant) -> Option<Option<String>> {
+        let (at, head) = self.0.get(root)?;
+        (now.saturating_duration_since(*at) < HEAD_TTL).then(|| head.clone())
+    }
+
+    fn put(&mut self, root: &Path, at: Instant, head: Option<String>) {
+        self.0.insert(root.to_path_buf(), (at, head));
+    }
 }
 
 /// Describes a snapshot's freshness at time `now` given the repository's current HEAD.
@@ -143,5 +183,30 @@ mod tests {
     fn no_repository_no_head() {
         let tmp = tempfile::tempdir().unwrap();
         assert_eq!(git_head(tmp.path()), None);
+        assert_eq!(current_head(tmp.path()), None);
+    }
+
+    #[test]
+    fn a_head_read_is_reused_for_a_second_per_work_tree() {
+        let mut heads = Heads::default();
+        let (a, b) = (Path::new("/repo/a"), Path::new("/repo/b"));
+        let t0 = Instant::now();
+        assert_eq!(heads.fresh(a, t0), None, "nothing read yet");
+        heads.put(a, t0, Some("aaaa".into()));
+        heads.put(b, t0, None);
+        let soon = t0 + HEAD_TTL / 2;
+        assert_eq!(heads.fresh(a, soon), Some(Some("aaaa".into())));
+        assert_eq!(
+            heads.fresh(b, soon),
+            Some(None),
+            "no repository is kept too"
+        );
+        assert_eq!(
+            heads.fresh(a, t0 + HEAD_TTL),
+            None,
+            "read again after a second"
+        );
+        heads.put(a, t0 + HEAD_TTL, Some("bbbb".into()));
+        assert_eq!(heads.fresh(a, t0 + HEAD_TTL), Some(Some("bbbb".into())));
     }
 }

@@ -671,7 +671,7 @@ impl<'r> Warm<'r> {
         let snapshot = self.reader.last_snapshot().map_err(QueryError::from)?;
         let files = self.reader.current_files().map_err(QueryError::from)?.len();
         let graph_built = self.reader.graph_built().map_err(QueryError::from)?;
-        let head = self.asker.repo_root().and_then(freshness::git_head);
+        let head = self.asker.repo_root().and_then(freshness::current_head);
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs() as i64)
