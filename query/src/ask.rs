@@ -424,6 +424,13 @@ impl CallGraph for MemoGraph<'_> {
         self.callers.borrow_mut().insert(id.clone(), e.clone());
         Ok(e)
     }
+    fn reads(
+        &self,
+        id: &SymbolId,
+        outgoing: bool,
+    ) -> Result<Option<Vec<(String, u32)>>, QueryError> {
+        self.inner.reads(id, outgoing)
+    }
     fn caller_count(&self, id: &SymbolId, cap: usize) -> Result<usize, QueryError> {
         match self.callers.borrow().get(id) {
             Some(e) => Ok(crate::graph::distinct_callers(e).min(cap)),

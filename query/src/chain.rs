@@ -144,7 +144,7 @@ impl Ctx<'_, '_, '_> {
         if !self.creations.borrow().contains_key(&m) {
             let v = self.r.view;
             let mut names = self.created_by(v.id(m), None)?;
-            let constants = crate::graph::reads::read_by(v, m)?
+            let constants = crate::graph::reads::read_by(v, self.graph, m)?
                 .into_iter()
                 .map(|(f, _)| f)
                 .filter(|&f| v.kind(f) == SymbolKind::Field && v.flags(f) & FLAG_STATIC != 0);

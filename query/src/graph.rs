@@ -63,6 +63,17 @@ pub trait CallGraph {
     fn caller_count(&self, id: &SymbolId, cap: usize) -> Result<usize, QueryError> {
         Ok(distinct_callers(&self.callers(id)?).min(cap))
     }
+    /// The project fields `id` reads (`outgoing`) or the code reading field `id`, as the other
+    /// end's id and the line of the read; `None` when this graph does not hold reads (ask the
+    /// index, [`reads`]).
+    fn reads(
+        &self,
+        id: &SymbolId,
+        outgoing: bool,
+    ) -> Result<Option<Vec<(String, u32)>>, QueryError> {
+        let _ = (id, outgoing);
+        Ok(None)
+    }
     /// Where calls from outside enter `id`: routes (`POST /api/orders`) and schedules
     /// (`cron=0 */5 * * * ?`) a graph with framework edges knows; none by default.
     fn entries(&self, id: &SymbolId) -> Result<Vec<String>, QueryError> {

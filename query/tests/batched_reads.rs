@@ -10,6 +10,7 @@ use indexer::model::{RepoPath, Snapshot, SymbolId};
 use indexer::pipeline::{self, IndexOptions};
 use indexer::store::catalog::{ChunkRow, FileRow, SymbolRow};
 use indexer::store::{EmbeddedIndex, IndexDir, IndexRead, StoreError, TextHit};
+use query::graph::reads::read_by;
 use query::graph::walked;
 use query::view::{Limits, MAX_CACHED_LINES, SharedView, SnapshotView};
 use query::{AskOptions, Asker, CallGraph, EdgeTable, StoredGraph};
@@ -317,6 +318,32 @@ fn a_graph_over_the_edge_table_reads_no_edge_and_matches_the_stored_reads() {
         edge_reads, 0,
         "a graph over the table reads no edge from the index"
     );
+}
+
+/// The fields each method reads, from the table as from the index: the same, in the same order.
+#[test]
+fn reads_from_the_edge_table_equal_the_indexs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = shop_index(tmp.path());
+    let plain = EmbeddedIndex::open(&dir).unwrap();
+    let view = SnapshotView::new(&plain).unwrap();
+    let table = Arc::new(EdgeTable::read(&plain).unwrap().expect("a snapshot"));
+    let (from_index, from_table) = (
+        StoredGraph::new(&plain),
+        StoredGraph::with_table(&plain, table),
+    );
+    let mut reading = 0;
+    for i in 0..view.len() {
+        let by_index = read_by(&view, &from_index, i).unwrap();
+        assert_eq!(
+            read_by(&view, &from_table, i).unwrap(),
+            by_index,
+            "{}",
+            view.id(i)
+        );
+        reading += usize::from(!by_index.is_empty());
+    }
+    assert!(reading > 0, "some method of the shop reads a field");
 }
 
 #[test]

@@ -2,9 +2,11 @@
 //! reading code and field, at its first read), resolved from the tree by the indexer. Field
 //! initializers and initializer blocks read as their type.
 
+use super::CallGraph;
 use crate::QueryError;
 use crate::view::{SnapshotView, SymIdx};
 use indexer::graph::EdgeKind;
+use indexer::model::SymbolId;
 
 /// The code reading `field`, with the line of its first read, in symbol order.
 pub fn readers(v: &SnapshotView<'_>, field: SymIdx) -> Result<Vec<(SymIdx, u32)>, QueryError> {
@@ -20,14 +22,27 @@ pub fn readers(v: &SnapshotView<'_>, field: SymIdx) -> Result<Vec<(SymIdx, u32)>
     Ok(out)
 }
 
-/// The fields and constants `reader` reads, with the line of the first read, in line order.
-pub fn read_by(v: &SnapshotView<'_>, reader: SymIdx) -> Result<Vec<(SymIdx, u32)>, QueryError> {
-    let mut out: Vec<(SymIdx, u32)> = v
-        .index
-        .edges_from(v.id(reader))?
-        .into_iter()
-        .filter(|e| e.kind == EdgeKind::Read)
-        .filter_map(|e| Some((v.by_id(e.callee.as_deref()?)?, e.line)))
+/// The fields and constants `reader` reads, with the line of the first read, in line order;
+/// from `graph` when it holds reads, else from the index.
+pub fn read_by(
+    v: &SnapshotView<'_>,
+    graph: &dyn CallGraph,
+    reader: SymIdx,
+) -> Result<Vec<(SymIdx, u32)>, QueryError> {
+    let id = v.id(reader);
+    let read: Vec<(String, u32)> = match graph.reads(&SymbolId(id.to_string()), true)? {
+        Some(r) => r,
+        None => v
+            .index
+            .edges_from(id)?
+            .into_iter()
+            .filter(|e| e.kind == EdgeKind::Read)
+            .filter_map(|e| Some((e.callee?, e.line)))
+            .collect(),
+    };
+    let mut out: Vec<(SymIdx, u32)> = read
+        .iter()
+        .filter_map(|(field, line)| Some((v.by_id(field)?, *line)))
         .collect();
     out.sort_unstable_by_key(|&(i, line)| (line, i));
     Ok(out)

@@ -207,6 +207,14 @@ impl CallGraph for StoredGraph<'_> {
         Ok(out)
     }
 
+    fn reads(
+        &self,
+        id: &SymbolId,
+        outgoing: bool,
+    ) -> Result<Option<Vec<(String, u32)>>, QueryError> {
+        Ok(self.table.as_ref().map(|t| t.reads(&id.0, outgoing)))
+    }
+
     fn caller_count(&self, id: &SymbolId, cap: usize) -> Result<usize, QueryError> {
         let Some(t) = &self.table else {
             return Ok(super::distinct_callers(&self.callers(id)?).min(cap));
@@ -220,6 +228,9 @@ impl CallGraph for StoredGraph<'_> {
     }
 
     fn prefetch_callers(&self, ids: &[SymbolId]) -> Result<(), QueryError> {
+        if self.table.is_some() {
+            return Ok(()); // nothing to read ahead
+        }
         // Callers take the edges to each id and, through the methods it overrides, to those.
         let ids: Vec<&str> = ids.iter().map(|i| i.0.as_str()).collect();
         self.read_ahead(&ids, true)?;

@@ -56,12 +56,12 @@ struct Compact {
 const NONE: u32 = u32::MAX;
 
 /// Whether a walk over the table ([`super::StoredGraph`]) can use `e`: a flow edge whose both
-/// ends are in the project (callers, callees, entry points), or an override (callers through
-/// the methods a method overrides). Field reads, constants, type hierarchy and calls into
-/// libraries are a third of a Java graph's edges and are never asked of the table.
+/// ends are in the project (callers, callees, entry points), a read of a project field (what a
+/// chain step reads, [`super::reads`]), or an override (callers through the methods a method
+/// overrides). Constants, type hierarchy and calls into libraries are never asked of the table.
 pub fn walked(e: &Stored) -> bool {
-    e.callee.is_some()
-        && ((e.kind.is_flow() && e.callee_file.is_some()) || e.kind == EdgeKind::Overrides)
+    let in_project = e.callee_file.is_some() && (e.kind.is_flow() || e.kind == EdgeKind::Read);
+    e.callee.is_some() && (in_project || e.kind == EdgeKind::Overrides)
 }
 
 impl EdgeTable {
@@ -139,6 +139,21 @@ impl EdgeTable {
                 seen.insert(c.caller);
             }
         }
+    }
+
+    /// The read edges from (`outgoing`) or to `id`, as the other end and the line.
+    pub(crate) fn reads(&self, id: &str, outgoing: bool) -> Vec<(String, u32)> {
+        let lookup = if outgoing { &self.from } else { &self.to };
+        let edges = self.strings.get(id).map_or(&[][..], |k| lookup.of(k));
+        edges
+            .iter()
+            .map(|&i| &self.edges[i as usize])
+            .filter(|c| c.kind == EdgeKind::Read)
+            .map(|c| {
+                let other = if outgoing { c.callee } else { c.caller };
+                (self.strings.str(other).to_string(), c.line)
+            })
+            .collect()
     }
 
     /// The methods `method` overrides (its override edges' callees).
