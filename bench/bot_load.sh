@@ -13,7 +13,7 @@
 # BOT_LOAD_MEILI_URL and BOT_LOAD_MEILI_REPO (+ BOT_LOAD_MEILI_KEY_ENV) to a published repository.
 # Knobs: BOT_LOAD_N (50), BOT_LOAD_CHANNELS (10), BOT_LOAD_WORKERS (4), BOT_LOAD_CONCURRENCY (8),
 # BOT_LOAD_PRELOAD (1: wait for the repository's preload before the load; 0: preload off),
-# BOT_LOAD_INDEX (an existing index folder), BOT_LOAD_SERVER_PID (a search server on this machine:
+# BOT_LOAD_INDEX (an existing index folder), BOT_LOAD_ANSWERS (a file: each question and its replies, to compare builds), BOT_LOAD_SERVER_PID (a search server on this machine:
 # its CPU per answer is printed beside the bot's), CODEMAP_BIN, BOT_LOAD_BIN; CODEMAP_LOG (a filter such as
 # info,query=debug) prints the workers' log, with the preload's stages, to stderr.
 #
