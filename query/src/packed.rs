@@ -16,7 +16,7 @@ const BLOCK: usize = 16;
 
 /// Every file's packed rows and text, by file index of the snapshot's tables.
 pub(crate) struct Packed {
-    /// Per file: the number of blocks, each block's end (u32 LE), then the blocks.
+    /// Per file: its blocks of rows, [`framed`].
     syms: Vec<Box<[u8]>>,
     lines: Vec<Box<[u8]>>,
 }
@@ -32,17 +32,7 @@ impl Packed {
 
     pub(crate) fn put_syms(&mut self, f: usize, rows: &[Symbol]) {
         let blocks: Vec<Box<[u8]>> = rows.chunks(BLOCK).map(pack_rows).collect();
-        let mut out = Vec::new();
-        out.extend_from_slice(&(blocks.len() as u32).to_le_bytes());
-        let mut end = 0u32;
-        for b in &blocks {
-            end += b.len() as u32;
-            out.extend_from_slice(&end.to_le_bytes());
-        }
-        for b in blocks {
-            out.extend_from_slice(&b);
-        }
-        self.syms[f] = out.into_boxed_slice();
+        self.syms[f] = framed(&blocks).into_boxed_slice();
     }
 
     pub(crate) fn put_lines(&mut self, f: usize, lines: &FileLines) {
@@ -55,33 +45,8 @@ impl Packed {
 
     /// Row `at` of file `f` (`None`: not packed, no such row, or not readable).
     pub(crate) fn sym(&self, f: usize, at: usize) -> Option<Symbol> {
-        let file = self.syms.get(f)?;
-        let blocks = u32_at(file, 0)? as usize;
-        let b = at / BLOCK;
-        if b >= blocks {
-            return None;
-        }
-        let base = 4 + 4 * blocks;
-        let from = if b == 0 {
-            0
-        } else {
-            u32_at(file, 4 * b)? as usize
-        };
-        let to = u32_at(file, 4 * (b + 1))? as usize;
-        let raw = unpack(file.get(base + from..base + to)?)?;
-        // The block: its number of rows, each row's end, then the rows.
-        let (k, n) = (at % BLOCK, u32_at(&raw, 0)? as usize);
-        if k >= n {
-            return None;
-        }
-        let start = 4 + 4 * n;
-        let from = if k == 0 {
-            0
-        } else {
-            u32_at(&raw, 4 * k)? as usize
-        };
-        let to = u32_at(&raw, 4 * (k + 1))? as usize;
-        bincode::deserialize(raw.get(start + from..start + to)?).ok()
+        let block = unpack(part(self.syms.get(f)?, at / BLOCK)?)?;
+        bincode::deserialize(part(&block, at % BLOCK)?).ok()
     }
 
     /// File `f`'s lines (`None`: not packed, or not readable).
@@ -99,23 +64,44 @@ impl Packed {
     }
 }
 
-/// One block of rows: their number, each one's end, then each row encoded, compressed.
+/// One block of rows, each encoded on its own, framed and compressed.
 fn pack_rows(rows: &[Symbol]) -> Box<[u8]> {
     let encoded: Vec<Vec<u8>> = rows
         .iter()
         .map(|r| bincode::serialize(r).unwrap_or_default())
         .collect();
-    let mut raw = Vec::new();
-    raw.extend_from_slice(&(rows.len() as u32).to_le_bytes());
+    pack(&framed(&encoded))
+}
+
+/// `parts` in one buffer: their number, each one's end (u32 LE), then the parts.
+fn framed(parts: &[impl AsRef<[u8]>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&(parts.len() as u32).to_le_bytes());
     let mut end = 0u32;
-    for e in &encoded {
-        end += e.len() as u32;
-        raw.extend_from_slice(&end.to_le_bytes());
+    for p in parts {
+        end += p.as_ref().len() as u32;
+        out.extend_from_slice(&end.to_le_bytes());
     }
-    for e in encoded {
-        raw.extend_from_slice(&e);
+    for p in parts {
+        out.extend_from_slice(p.as_ref());
     }
-    pack(&raw)
+    out
+}
+
+/// Part `k` of a [`framed`] buffer (`None`: no such part, or a damaged buffer).
+fn part(buf: &[u8], k: usize) -> Option<&[u8]> {
+    let n = u32_at(buf, 0)? as usize;
+    if k >= n {
+        return None;
+    }
+    let base = 4 + 4 * n;
+    let from = if k == 0 {
+        0
+    } else {
+        u32_at(buf, 4 * k)? as usize
+    };
+    let to = u32_at(buf, 4 * (k + 1))? as usize;
+    buf.get(base + from..base + to)
 }
 
 fn u32_at(b: &[u8], at: usize) -> Option<u32> {
