@@ -555,7 +555,7 @@ impl FileLines {
             return text.is_empty().then(FileLines::default);
         }
         let mut ends = Vec::with_capacity(n);
-        ends.extend(text.match_indices('\n').map(|(i, _)| i as u32));
+        ends.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32));
         ends.push(text.len() as u32);
         (ends.len() == n).then_some(FileLines { text, ends })
     }
