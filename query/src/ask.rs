@@ -200,22 +200,7 @@ impl<'a> Asker<'a> {
         let view = self.view()?;
         let v: &SnapshotView<'a> = &view;
         let (clean, _) = sanitize::strip_invisible(text);
-        // A Chinese word's English senses: the ones this code names come first.
-        let named = |w: &str| v.names_stem(&crate::terms::stem(w));
-        let mut q = match self.zh {
-            Zh::Installed => question::understand_named(&clean, &named),
-            Zh::Given(dict) => question::understand_in(&clean, dict, &named),
-        };
-        let mut notes = Vec::new();
-        if let Some(note) = zh_note(&q) {
-            notes.push(note);
-        }
-        if let Some(why) = &q.zh_untranslated {
-            notes.push(format!(
-                "Chinese words were searched as written, not in English: {why} \
-                 (README, \"Chinese questions\")"
-            ));
-        }
+        let (mut q, mut notes) = self.understand(v, &clean);
         // An endpoint that is down fails the rewrite; then the answer does not try it again.
         let mut llm_down: Option<LlmError> = None;
         if let (Some(llm), true) = (opts.llm, opts.llm_rewrite) {
@@ -273,18 +258,7 @@ impl<'a> Asker<'a> {
                 opts.token_budget
             ));
         }
-        let mut citations: Vec<Citation> = Vec::new();
-        for u in &p.units {
-            let c = crate::answer::citation_of(v, u);
-            if !citations.iter().any(|x| {
-                x.path == c.path && x.start_line == c.start_line && x.end_line == c.end_line
-            }) {
-                citations.push(c);
-            }
-            if citations.len() >= opts.limit {
-                break;
-            }
-        }
+        let citations = unit_citations(v, &p, opts.limit);
         let snapshot = v.index.last_snapshot()?;
         let root = opts.repo_root.clone().or_else(|| self.repo_root.clone());
         let head = root.as_deref().and_then(freshness::current_head);
@@ -351,32 +325,7 @@ impl<'a> Asker<'a> {
                     &opts.allowed_link_prefixes,
                 ),
             };
-            match result {
-                Ok((text, verified, mut llm_notes)) => {
-                    answer.mode = AnswerMode::Llm;
-                    answer.answer = text;
-                    // The model's checked citations first, then the retrieval's.
-                    let mut cits = verified;
-                    for c in std::mem::take(&mut answer.citations) {
-                        if !cits.iter().any(|x| {
-                            x.path == c.path
-                                && x.start_line == c.start_line
-                                && x.end_line == c.end_line
-                        }) {
-                            cits.push(c);
-                        }
-                    }
-                    cits.truncate(opts.limit.max(1));
-                    answer.citations = cits;
-                    answer.notes.append(&mut llm_notes);
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "LLM answer failed; answering from the index");
-                    answer.notes.push(format!(
-                        "LLM unavailable ({e}); this is the index-only answer"
-                    ));
-                }
-            }
+            take_llm_answer(&mut answer, result, opts.limit);
         }
         if !answer.not_found.is_empty() {
             answer.answer = format!(
@@ -386,6 +335,76 @@ impl<'a> Asker<'a> {
             );
         }
         Ok(answer)
+    }
+
+    /// The question read from `clean` text, with notes on how its Chinese words were read.
+    fn understand(&self, v: &SnapshotView<'a>, clean: &str) -> (Question, Vec<String>) {
+        // A Chinese word's English senses: the ones this code names come first.
+        let named = |w: &str| v.names_stem(&crate::terms::stem(w));
+        let q = match self.zh {
+            Zh::Installed => question::understand_named(clean, &named),
+            Zh::Given(dict) => question::understand_in(clean, dict, &named),
+        };
+        let mut notes = Vec::new();
+        if let Some(note) = zh_note(&q) {
+            notes.push(note);
+        }
+        if let Some(why) = &q.zh_untranslated {
+            notes.push(format!(
+                "Chinese words were searched as written, not in English: {why} \
+                 (README, \"Chinese questions\")"
+            ));
+        }
+        (q, notes)
+    }
+}
+
+/// The citations of the plan's units, each place once, at most `limit`.
+fn unit_citations(v: &SnapshotView<'_>, p: &Plan, limit: usize) -> Vec<Citation> {
+    let mut citations: Vec<Citation> = Vec::new();
+    for u in &p.units {
+        let c = crate::answer::citation_of(v, u);
+        if !citations.iter().any(|x| same_place(x, &c)) {
+            citations.push(c);
+        }
+        if citations.len() >= limit {
+            break;
+        }
+    }
+    citations
+}
+
+fn same_place(a: &Citation, b: &Citation) -> bool {
+    a.path == b.path && a.start_line == b.start_line && a.end_line == b.end_line
+}
+
+/// The model's answer in place of the index-only one, its checked citations first and then the
+/// retrieval's (at most `limit`); or, when it failed, a note that the answer is the index's.
+fn take_llm_answer(
+    answer: &mut Answer,
+    result: Result<(String, Vec<Citation>, Vec<String>), LlmError>,
+    limit: usize,
+) {
+    match result {
+        Ok((text, verified, mut llm_notes)) => {
+            answer.mode = AnswerMode::Llm;
+            answer.answer = text;
+            let mut cits = verified;
+            for c in std::mem::take(&mut answer.citations) {
+                if !cits.iter().any(|x| same_place(x, &c)) {
+                    cits.push(c);
+                }
+            }
+            cits.truncate(limit.max(1));
+            answer.citations = cits;
+            answer.notes.append(&mut llm_notes);
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "LLM answer failed; answering from the index");
+            answer.notes.push(format!(
+                "LLM unavailable ({e}); this is the index-only answer"
+            ));
+        }
     }
 }
 

@@ -525,6 +525,14 @@ fn goal(
     Ok(best.map(|(k, _)| k))
 }
 
+/// A call the chain may follow: (callee, confidence, the call's site, call, what picked it among
+/// overriders). `call` numbers the call sites, so one call followed into several overriders is
+/// still one branch.
+type Target = (SymIdx, f32, std::rc::Rc<CallSite>, usize, f32);
+
+/// A callee scored: (callee, score, leaf, call).
+type Scored = (SymIdx, f32, bool, usize);
+
 /// The callees of `node` worth following, strongest first, with their strength. `path` is the
 /// chain so far.
 fn next_steps(
@@ -533,20 +541,57 @@ fn next_steps(
     path: &[SymIdx],
 ) -> Result<Vec<(SymIdx, f32)>, QueryError> {
     let v = ctx.r.view;
-    let me = &v.sym(node).symbol;
+    let me = v.sym(node);
+    let me = &me.symbol;
+    let targets = call_targets(ctx, me, path)?;
+    read_ahead(ctx, node, &targets)?;
+    let mut scored: Vec<Scored> = Vec::new();
+    for (c, confidence, site, call, bonus) in targets {
+        let object_method = is_object_method(v.name(c), v.param_types(c).len())
+            && v.owner_type(c) != v.owner_type(node);
+        if c == node
+            || path.contains(&c)
+            || object_method
+            || !ctx.is_source_callable(c)
+            || scored.iter().any(|(x, _, _, _)| *x == c)
+        {
+            continue;
+        }
+        let step = Step {
+            node,
+            name: &me.name,
+            c,
+            confidence,
+            site: &site,
+            bonus,
+        };
+        if let Some((s, leaf)) = score_step(ctx, &step)? {
+            scored.push((c, s, leaf, call));
+        }
+    }
+    scored.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+    for (c, s, _, _) in &scored {
+        let to = format!("{}.{}", v.owner_name(*c).unwrap_or(""), v.name(*c));
+        tracing::debug!(from = %me.name, to = %to, score = s, "chain callee");
+    }
+    Ok(choose(ctx, &scored))
+}
+
+/// Each call's target of method `me`, then, for a call to a method without a body (an
+/// interface's, an abstract one), the overriders the question's words point to most: the call
+/// goes on in one of them. `path` is the chain so far.
+fn call_targets(
+    ctx: &Ctx<'_, '_, '_>,
+    me: &indexer::model::Symbol,
+    path: &[SymIdx],
+) -> Result<Vec<Target>, QueryError> {
+    let v = ctx.r.view;
     // Types the chain so far creates (`traverse(new CleaningVisitor(..), root)`).
     let mut on_path: Vec<String> = Vec::new();
     for &m in path {
         on_path.extend(ctx.creates(m)?.iter().cloned());
     }
-    // (callee, score, leaf, call): `call` numbers the call sites, so one call followed into
-    // several overriders is still one branch.
-    let mut scored: Vec<(SymIdx, f32, bool, usize)> = Vec::new();
-    // Each call's target, then, for a call to a method without a body (an interface's, an
-    // abstract one), the overriders the question's words point to most: the call goes on in one
-    // of them.
-    // (callee, confidence, the call's site, call, what picked it among overriders)
-    let mut targets: Vec<(SymIdx, f32, std::rc::Rc<CallSite>, usize, f32)> = Vec::new();
+    let mut targets: Vec<Target> = Vec::new();
     for (call, e) in ctx.graph.callees(&me.id)?.into_iter().enumerate() {
         if e.confidence < 0.5 {
             continue;
@@ -555,38 +600,7 @@ fn next_steps(
         let site = std::rc::Rc::new(e.site.clone());
         let abstract_target = v.kind(to).is_callable() && !ctx.r.has_body(to);
         if abstract_target {
-            let receiver = prose_stems(&site.receiver.join(" "));
-            // What points to each candidate: the receiver naming its type, the chain so far
-            // creating it, or the question. Only candidates something points to are read:
-            // reading every candidate's type and text costs more than the rest of the chain.
-            let bonus = |i: SymIdx| {
-                let t = v.owner_type(i)?;
-                let name = v.name(t);
-                let mut bonus = 0.0;
-                if ctx.receiver_names(i, to, &receiver) {
-                    bonus += RECEIVER_NAMED;
-                }
-                if on_path.iter().any(|c| c == name) {
-                    bonus += CREATED_ON_PATH;
-                }
-                let pointed = ctx.top.contains_key(&i) || ctx.owner_hits(name) > 0;
-                (bonus > 0.0 || pointed).then_some(bonus)
-            };
-            let impls = ctx
-                .overriders(to, |i| bonus(i).is_some())
-                .unwrap_or_default();
-            let mut best: Vec<(f32, f32, SymIdx)> = Vec::new();
-            for i in impls.into_iter().filter(|&i| ctx.is_source_callable(i)) {
-                let (Some(mut b), Some(t)) = (bonus(i), v.owner_type(i)) else {
-                    continue;
-                };
-                if ctx.is_created(t)? {
-                    b += CREATED;
-                }
-                best.push((ctx.rel(i)? + b, b, i));
-            }
-            best.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
-            for (_, bonus, i) in best.into_iter().take(IMPLEMENTATIONS_TRIED) {
+            for (bonus, i) in picked_overriders(ctx, to, &site, &on_path)? {
                 let site = site.clone();
                 targets.push((i, e.confidence * DISPATCH_CONFIDENCE, site, call, bonus));
             }
@@ -607,7 +621,59 @@ fn next_steps(
             }
         }
     }
-    // Each target's text and calls are read below: in one batch each.
+    Ok(targets)
+}
+
+/// The overriders of abstract `to` (called with `site`) something points to: the receiver
+/// naming its type, the chain so far creating it (`on_path`), or the question; the strongest
+/// [`IMPLEMENTATIONS_TRIED`], each with what picked it.
+fn picked_overriders(
+    ctx: &Ctx<'_, '_, '_>,
+    to: SymIdx,
+    site: &CallSite,
+    on_path: &[String],
+) -> Result<Vec<(f32, SymIdx)>, QueryError> {
+    let v = ctx.r.view;
+    let receiver = prose_stems(&site.receiver.join(" "));
+    // Only candidates something points to are read: reading every candidate's type and text
+    // costs more than the rest of the chain.
+    let bonus = |i: SymIdx| {
+        let t = v.owner_type(i)?;
+        let name = v.name(t);
+        let mut bonus = 0.0;
+        if ctx.receiver_names(i, to, &receiver) {
+            bonus += RECEIVER_NAMED;
+        }
+        if on_path.iter().any(|c| c == name) {
+            bonus += CREATED_ON_PATH;
+        }
+        let pointed = ctx.top.contains_key(&i) || ctx.owner_hits(name) > 0;
+        (bonus > 0.0 || pointed).then_some(bonus)
+    };
+    let impls = ctx
+        .overriders(to, |i| bonus(i).is_some())
+        .unwrap_or_default();
+    let mut best: Vec<(f32, f32, SymIdx)> = Vec::new();
+    for i in impls.into_iter().filter(|&i| ctx.is_source_callable(i)) {
+        let (Some(mut b), Some(t)) = (bonus(i), v.owner_type(i)) else {
+            continue;
+        };
+        if ctx.is_created(t)? {
+            b += CREATED;
+        }
+        best.push((ctx.rel(i)? + b, b, i));
+    }
+    best.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
+    Ok(best
+        .into_iter()
+        .take(IMPLEMENTATIONS_TRIED)
+        .map(|(_, bonus, i)| (bonus, i))
+        .collect())
+}
+
+/// Reads each target's text and calls (scored next) in one batch each.
+fn read_ahead(ctx: &Ctx<'_, '_, '_>, node: SymIdx, targets: &[Target]) -> Result<(), QueryError> {
+    let v = ctx.r.view;
     let read: Vec<SymIdx> = targets
         .iter()
         .map(|t| t.0)
@@ -621,83 +687,95 @@ fn next_steps(
         .map(|&c| SymbolId(v.id(c).to_string()))
         .collect();
     ctx.graph.prefetch_callees(&ids)?;
-    for (c, confidence, site, call, bonus) in targets {
-        let object_method = is_object_method(v.name(c), v.param_types(c).len())
-            && v.owner_type(c) != v.owner_type(node);
-        if c == node
-            || path.contains(&c)
-            || object_method
-            || !ctx.is_source_callable(c)
-            || scored.iter().any(|(x, _, _, _)| *x == c)
-        {
-            continue;
-        }
-        let mut s = ctx.rel(c)? * confidence + bonus;
-        let (a, b) = (me.name.to_lowercase(), v.name(c).to_lowercase());
-        let same_owner = v.owner_type(c) == v.owner_type(node);
-        let overload = a == b && same_owner;
-        if overload {
-            s += 0.6; // an overload taking over
-        } else if same_owner && (b.contains(&a) || a.contains(&b)) {
-            s += 0.35;
-        }
-        let lines = v.line_span(c);
-        if !ctx.r.has_body(c) {
-            s -= 0.2; // abstract: the work happens in an implementation we cannot pick
-        }
-        // Where the flow goes on: callees that call further into the code base.
-        let leaf = !ctx
-            .graph
-            .callees(&SymbolId(v.id(c).to_string()))?
-            .iter()
-            .any(|e| {
-                e.confidence >= 0.5
-                    && v.by_id(&e.to.0)
-                        .is_some_and(|t| t != c && ctx.is_source_callable(t))
-            });
-        let small_static = !same_owner && lines <= 6 && v.flags(c) & FLAG_STATIC != 0;
-        // An argument check of another type only throws (making its exception is its one
-        // call) and hands nothing on: the flow never goes through it, unless its own name is
-        // what the question is about.
-        if small_static && ctx.owner_hits(v.name(c)) == 0 && is_guard(v, c) {
-            continue;
-        }
-        if leaf && lines <= 5 && !overload && is_accessor(v.name(c)) {
-            s -= 0.3; // getters, setters and predicates on state
-        } else if leaf && small_static {
-            s -= 0.25; // a small static helper of another type: a conversion
-        } else if !leaf {
-            s += 0.15;
-        }
-        if v.kind(c) == SymbolKind::Constructor && !overload {
-            s -= 0.2; // making an object is rarely the step the flow is about
-        }
-        // A helper called from everywhere (an argument check, a status message) is no step of
-        // this flow unless its own name is about the question.
-        if s > 0.1 && !same_owner && ctx.is_helper(c)? {
-            s -= 0.3;
-        }
-        // The call hands on the method's own parameters, or what it made before (`le = new
-        // LoggingEvent(..)`, then `callAppenders(le)`): the flow goes on there; making the
-        // value was a side step.
-        if site.flags & (SITE_PARAM | SITE_LOCAL) != 0 {
-            s += 0.2;
-        }
-        if site.flags & SITE_RETURNED != 0 {
-            // Its result is the method's result: the work is handed on to it.
-            s += 0.15;
-        } else if site.flags & SITE_ARGUMENT != 0 {
-            // It makes an argument of another call (`parse(r, new Parser(b))`): the flow goes
-            // on in the outer call.
-            s -= 0.15;
-        }
-        scored.push((c, s, leaf, call));
+    Ok(())
+}
+
+/// A callee `c` of `node` (named `name`) to score.
+struct Step<'s> {
+    node: SymIdx,
+    name: &'s str,
+    c: SymIdx,
+    confidence: f32,
+    site: &'s CallSite,
+    bonus: f32,
+}
+
+/// How strongly the flow goes on in `step`'s callee, and whether it is a leaf (calls nothing
+/// further into the code base); `None`: the flow never goes through it.
+fn score_step(ctx: &Ctx<'_, '_, '_>, step: &Step<'_>) -> Result<Option<(f32, bool)>, QueryError> {
+    let v = ctx.r.view;
+    let &Step {
+        node,
+        name,
+        c,
+        confidence,
+        site,
+        bonus,
+    } = step;
+    let mut s = ctx.rel(c)? * confidence + bonus;
+    let (a, b) = (name.to_lowercase(), v.name(c).to_lowercase());
+    let same_owner = v.owner_type(c) == v.owner_type(node);
+    let overload = a == b && same_owner;
+    if overload {
+        s += 0.6; // an overload taking over
+    } else if same_owner && (b.contains(&a) || a.contains(&b)) {
+        s += 0.35;
     }
-    scored.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
-    for (c, s, _, _) in &scored {
-        let to = format!("{}.{}", v.owner_name(*c).unwrap_or(""), v.name(*c));
-        tracing::debug!(from = %me.name, to = %to, score = s, "chain callee");
+    let lines = v.line_span(c);
+    if !ctx.r.has_body(c) {
+        s -= 0.2; // abstract: the work happens in an implementation we cannot pick
     }
+    // Where the flow goes on: callees that call further into the code base.
+    let leaf = !ctx
+        .graph
+        .callees(&SymbolId(v.id(c).to_string()))?
+        .iter()
+        .any(|e| {
+            e.confidence >= 0.5
+                && v.by_id(&e.to.0)
+                    .is_some_and(|t| t != c && ctx.is_source_callable(t))
+        });
+    let small_static = !same_owner && lines <= 6 && v.flags(c) & FLAG_STATIC != 0;
+    // An argument check of another type only throws (making its exception is its one
+    // call) and hands nothing on: the flow never goes through it, unless its own name is
+    // what the question is about.
+    if small_static && ctx.owner_hits(v.name(c)) == 0 && is_guard(v, c) {
+        return Ok(None);
+    }
+    if leaf && lines <= 5 && !overload && is_accessor(v.name(c)) {
+        s -= 0.3; // getters, setters and predicates on state
+    } else if leaf && small_static {
+        s -= 0.25; // a small static helper of another type: a conversion
+    } else if !leaf {
+        s += 0.15;
+    }
+    if v.kind(c) == SymbolKind::Constructor && !overload {
+        s -= 0.2; // making an object is rarely the step the flow is about
+    }
+    // A helper called from everywhere (an argument check, a status message) is no step of
+    // this flow unless its own name is about the question.
+    if s > 0.1 && !same_owner && ctx.is_helper(c)? {
+        s -= 0.3;
+    }
+    // The call hands on the method's own parameters, or what it made before (`le = new
+    // LoggingEvent(..)`, then `callAppenders(le)`): the flow goes on there; making the
+    // value was a side step.
+    if site.flags & (SITE_PARAM | SITE_LOCAL) != 0 {
+        s += 0.2;
+    }
+    if site.flags & SITE_RETURNED != 0 {
+        // Its result is the method's result: the work is handed on to it.
+        s += 0.15;
+    } else if site.flags & SITE_ARGUMENT != 0 {
+        // It makes an argument of another call (`parse(r, new Parser(b))`): the flow goes
+        // on in the outer call.
+        s -= 0.15;
+    }
+    Ok(Some((s, leaf)))
+}
+
+/// The strongest of `scored` (strongest first), one per call, with their strength.
+fn choose(ctx: &Ctx<'_, '_, '_>, scored: &[Scored]) -> Vec<(SymIdx, f32)> {
     // The strongest callees, strongest first: the main path before side branches.
     let mut chosen: Vec<(SymIdx, usize)> = Vec::new();
     for x in scored.iter().filter(|x| x.1 >= ctx.threshold) {
@@ -718,7 +796,7 @@ fn next_steps(
                 .map(|x| (x.0, x.3)),
         );
     }
-    Ok(chosen
+    chosen
         .into_iter()
         .map(|(c, call)| {
             let score = scored
@@ -727,7 +805,7 @@ fn next_steps(
                 .map_or(0.0, |x| x.1);
             (c, score)
         })
-        .collect())
+        .collect()
 }
 
 /// A method returning nothing whose body throws (`throw new X(..)`): an argument or state check
